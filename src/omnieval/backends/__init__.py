@@ -1,0 +1,12 @@
+"""Backend stage: requests → responses, one registered class per provider."""
+
+from omnieval.backends.base import (
+    Backend,
+    BackendOptions,
+    backends,
+    create_backend,
+    register_backend,
+    split_model_spec,
+)
+
+__all__ = ["Backend", "BackendOptions", "backends", "create_backend", "register_backend", "split_model_spec"]

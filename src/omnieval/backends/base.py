@@ -1,0 +1,102 @@
+"""The backend protocol and registry.
+
+A backend turns a :class:`Request` into a :class:`Response`. It does no retries and no caching:
+the runner gives every backend those the same way. A backend raises :class:`BackendError` (with
+``retryable`` / ``retry_after`` / ``rate_limited``) when it cannot answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from omnieval.errors import ConfigError
+from omnieval.registry import Registry
+from omnieval.types import MediaPolicy, Request, Response
+from omnieval.types._base import Frozen
+
+__all__ = ["Backend", "BackendOptions", "backends", "create_backend", "register_backend", "split_model_spec"]
+
+
+class BackendOptions(Frozen):
+    """Options common to all backends; backend-specific ones go in ``extra``."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    concurrency: int = 32
+    timeout_s: float = 120.0
+    device: str | None = None
+    dtype: str | None = None
+    batch_size: int = 8
+    media: MediaPolicy | None = None
+    """Per-model override of the tasks' media policy (e.g. a smaller pixel budget)."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Backend(ABC):
+    """Base class of every model backend."""
+
+    provider: ClassVar[str] = ""
+    modalities: ClassVar[frozenset[str]] = frozenset({"text"})
+    """Input modalities the backend accepts; the runner skips samples with others."""
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        self.model = model
+        self.options = options
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+    @abstractmethod
+    async def generate(self, request: Request) -> Response:
+        """Answer one request (or raise BackendError)."""
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
+        """Answer several requests; batching backends override this."""
+        return list(await asyncio.gather(*(self.generate(r) for r in requests), return_exceptions=True))
+
+    def max_connections(self) -> int:
+        """How many requests may be in flight at once."""
+        return max(1, self.options.concurrency)
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records about this backend (never secrets)."""
+        return {"provider": self.provider, "model": self.model, "modalities": sorted(self.modalities)}
+
+    async def aclose(self) -> None:
+        """Release connections, threads or GPU memory."""
+        return None
+
+
+backends: Registry[type[Backend]] = Registry("backend")
+
+
+def register_backend(provider: str) -> Callable[[type[Backend]], type[Backend]]:
+    """Class decorator registering a backend under ``provider`` (the part before ``/``)."""
+
+    def decorate(cls: type[Backend]) -> type[Backend]:
+        cls.provider = provider
+        backends.add(provider, cls)
+        return cls
+
+    return decorate
+
+
+def split_model_spec(spec: str) -> tuple[str, str]:
+    """``openai/gpt-4o`` → (``openai``, ``gpt-4o``); the name may itself contain ``/``."""
+    provider, sep, name = spec.partition("/")
+    if not sep or not provider or not name:
+        raise ConfigError(f"--model must look like PROVIDER/NAME (e.g. openai/gpt-4o), got {spec!r}")
+    return provider, name
+
+
+def create_backend(spec: str, *, options: BackendOptions | None = None) -> Backend:
+    """Build the backend named by ``PROVIDER/NAME``."""
+    provider, name = split_model_spec(spec)
+    cls = backends.get(provider)
+    return cls(name, options=options or BackendOptions())

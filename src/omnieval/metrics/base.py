@@ -1,0 +1,93 @@
+"""The metric and aggregation registries.
+
+A metric is a pure function ``(inp: ScoringInput, **options) -> float | dict[str, float]``; a dict
+reports several named values at once (e.g. RuSLUn's ``intent_em`` and ``slot_f1``). Every value must
+lie in [0, 1]. An aggregation turns per-sample values into one task value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from omnieval.registry import Registry, check_options
+from omnieval.types import MetricRef, SampleResult, ScoringInput
+
+__all__ = [
+    "Aggregation",
+    "BoundMetric",
+    "MetricDef",
+    "aggregations",
+    "bind_metric",
+    "metrics",
+    "register_aggregation",
+    "register_metric",
+]
+
+MetricFn = Callable[..., "float | dict[str, float]"]
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """A registered metric: the function plus facts reports and manifests need."""
+
+    name: str
+    fn: MetricFn
+    version: str = "1"
+    higher_is_better: bool = True
+    description: str = ""
+
+
+Aggregation = Callable[..., float]
+"""``(values, results, **options) -> float`` over the scored samples of one task."""
+
+metrics: Registry[MetricDef] = Registry("metric")
+aggregations: Registry[Aggregation] = Registry("aggregation")
+
+
+def register_metric(
+    name: str, *, version: str = "1", higher_is_better: bool = True
+) -> Callable[[MetricFn], MetricFn]:
+    """Register ``fn`` as metric ``name``; the docstring's first line becomes its description."""
+
+    def decorate(fn: MetricFn) -> MetricFn:
+        doc = (fn.__doc__ or "").strip().splitlines()
+        metrics.add(name, MetricDef(name, fn, version, higher_is_better, doc[0] if doc else ""))
+        return fn
+
+    return decorate
+
+
+def register_aggregation(name: str) -> Callable[[Aggregation], Aggregation]:
+    """Register a task-level aggregation."""
+    return aggregations.register(name)
+
+
+@dataclass(frozen=True)
+class BoundMetric:
+    """A metric reference resolved against the registry, options checked."""
+
+    ref: MetricRef
+    definition: MetricDef
+    aggregation: Aggregation
+
+    def __call__(self, inp: ScoringInput) -> dict[str, float]:
+        value = self.definition.fn(inp, **self.ref.options)
+        if isinstance(value, dict):
+            return {k: float(v) for k, v in value.items()}
+        return {self.ref.key: float(value)}
+
+    def aggregate(self, values: Sequence[float], results: Sequence[SampleResult]) -> float:
+        return float(self.aggregation(values, results, **self.ref.aggregate_options))
+
+
+def bind_metric(ref: MetricRef) -> BoundMetric:
+    """Resolve a metric reference (unknown names and options fail here, at validation time)."""
+    definition = metrics.get(ref.name)
+    check_options(definition.fn, ref.options, what=f"metric {ref.name!r}", n_positional=1)
+    aggregation = aggregations.get(ref.aggregate)
+    check_options(aggregation, ref.aggregate_options, what=f"aggregation {ref.aggregate!r}", n_positional=2)
+    return BoundMetric(ref, definition, aggregation)
+
+

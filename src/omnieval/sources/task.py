@@ -1,0 +1,49 @@
+"""A loaded task: its validated spec plus a lazy sample stream."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from omnieval.types import Sample, TaskSpec
+
+__all__ = ["Task"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task ready to run: the spec, where it lives, and how to stream its samples.
+
+    ``iter_samples`` is called anew for every pass, so a dataset is never held in memory whole.
+    ``iter_demos`` yields the few-shot pool (MERA ``shots`` split) when the task has one.
+    """
+
+    spec: TaskSpec
+    iter_samples: Callable[[], Iterator[Sample]]
+    base_dir: Path | None = None
+    size: int | None = None
+    iter_demos: Callable[[], Iterator[Sample]] | None = None
+    data_fingerprint: str | None = None
+    """Hash of the data files (path, size, mtime, or content) the samples come from."""
+    origin: str = ""
+    """Where the task came from: a YAML path, ``FORMAT:PATH``, or ``builtin``."""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def content_hash(self) -> str:
+        """Hash of the full effective spec: changes whenever the task definition changes."""
+        body = json.dumps(self.spec.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_samples(cls, spec: TaskSpec, samples: Iterable[Sample], **kwargs: object) -> Task:
+        """A task over an in-memory list (tests, generated tasks)."""
+        items = list(samples)
+        return cls(spec=spec, iter_samples=lambda: iter(items), size=len(items), **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,66 @@
+"""The one typed data model shared by every stage (frozen pydantic, ``extra="forbid"``)."""
+
+from omnieval.types.content import (
+    AudioPart,
+    ContentPart,
+    ImagePart,
+    MediaKind,
+    MediaRef,
+    Message,
+    Role,
+    TextPart,
+    VideoPart,
+)
+from omnieval.types.request import GenerationConfig, Request, RequestKind
+from omnieval.types.response import FinishReason, Response, Usage
+from omnieval.types.result import STATES, ParseFailure, ParseOutcome, Parsed, SampleResult, State
+from omnieval.types.sample import Sample
+from omnieval.types.scoring import ScoringInput
+from omnieval.types.task import (
+    FewShotSpec,
+    FieldMap,
+    MediaField,
+    MediaPolicy,
+    MetricRef,
+    PluginRef,
+    PromptSpec,
+    PromptVariant,
+    SourceSpec,
+    TaskSpec,
+)
+
+__all__ = [
+    "STATES",
+    "AudioPart",
+    "ContentPart",
+    "FewShotSpec",
+    "FieldMap",
+    "FinishReason",
+    "GenerationConfig",
+    "ImagePart",
+    "MediaField",
+    "MediaKind",
+    "MediaPolicy",
+    "MediaRef",
+    "Message",
+    "MetricRef",
+    "ParseFailure",
+    "ParseOutcome",
+    "Parsed",
+    "PluginRef",
+    "PromptSpec",
+    "PromptVariant",
+    "Request",
+    "RequestKind",
+    "Response",
+    "Role",
+    "Sample",
+    "SampleResult",
+    "ScoringInput",
+    "SourceSpec",
+    "State",
+    "TaskSpec",
+    "TextPart",
+    "Usage",
+    "VideoPart",
+]

@@ -1,0 +1,67 @@
+"""What the prompt stage hands to a backend."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import Field
+
+from omnieval.types._base import Frozen
+from omnieval.types.content import MediaRef, Message
+
+__all__ = ["GenerationConfig", "Request", "RequestKind"]
+
+RequestKind = Literal["generate", "loglikelihood"]
+"""``generate`` asks for text; ``loglikelihood`` asks for the log-probability of each choice."""
+
+
+class GenerationConfig(Frozen):
+    """Decoding parameters; part of every cache key and every manifest."""
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    top_p: float | None = None
+    stop: tuple[str, ...] = ()
+    seed: int | None = 1234
+
+
+class Request(Frozen):
+    """A fully rendered model request for one sample."""
+
+    task: str
+    sample_id: str
+    messages: tuple[Message, ...]
+    """The chat conversation; the completion format flattens it (see ``prompt``)."""
+    prompt: str | None = None
+    """Plain-completion text, set when the task uses the completion format."""
+    kind: RequestKind = "generate"
+    continuations: tuple[str, ...] = ()
+    """Choice texts to score for ``loglikelihood`` requests."""
+    choices: tuple[str, ...] | None = None
+    """Answer options (baselines use them)."""
+    targets: tuple[str, ...] = ()
+    """Gold answers as the model should write them; only baselines (oracle) may read these."""
+    variant: str | None = None
+    """Prompt variant id assigned to this sample."""
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    blind: bool = False
+    """True when media were removed (blind control run)."""
+
+    @property
+    def media(self) -> tuple[MediaRef, ...]:
+        """Every media reference in message order."""
+        return tuple(m for msg in self.messages for m in msg.media)
+
+    def fingerprint(self, *, backend: str, model: str) -> str:
+        """Stable hash over backend, model, decoding, rendered text and media hashes."""
+        body = self.model_dump(mode="json", exclude={"task", "sample_id", "targets", "variant"})
+        for msg in body["messages"]:
+            if isinstance(msg["content"], list):
+                for part in msg["content"]:
+                    if "media" in part:
+                        media = part["media"]
+                        part["media"] = {"kind": media["kind"], "id": media["sha256"] or media["path"]}
+        payload = json.dumps({"b": backend, "m": model, "r": body}, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode()).hexdigest()

@@ -1,0 +1,54 @@
+"""What a backend returns."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from omnieval.types._base import Frozen
+
+__all__ = ["FinishReason", "Response", "Usage"]
+
+FinishReason = Literal["stop", "length", "error", "content_filter", "other"]
+"""Why generation ended; ``length`` makes the sample ``truncated``."""
+
+
+class Usage(Frozen):
+    """Token counts as the backend reports them."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class Response(Frozen):
+    """One model answer (or failure) for one request."""
+
+    text: str = ""
+    """The answer with reasoning stripped: what parsers see."""
+    raw_text: str | None = None
+    """The full text as the model produced it, when it differs from ``text``."""
+    reasoning: str | None = None
+    """Reasoning content (``<think>`` blocks or a separate reasoning field)."""
+    finish_reason: FinishReason = "stop"
+    usage: Usage = Usage()
+    latency_s: float | None = None
+    error: str | None = None
+    """Set when the backend could not answer; the sample then ends in ``error``."""
+    logprobs: tuple[float, ...] | None = None
+    """Per-choice log-likelihoods for ``loglikelihood`` requests."""
+    cached: bool = False
+    """True when served from the response cache."""
+    extra: dict[str, Any] = {}
+
+    @classmethod
+    def from_text(cls, text: str, **kwargs: Any) -> Response:
+        """Named constructor for baselines, replay and tests."""
+        return cls(text=text, **kwargs)
+
+    @classmethod
+    def from_error(cls, message: str) -> Response:
+        """A failed request."""
+        return cls(text="", finish_reason="error", error=message)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,68 @@
+"""Parse results and per-sample outcomes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from omnieval.types._base import Frozen
+from omnieval.types.response import FinishReason, Usage
+
+__all__ = ["ParseFailure", "ParseOutcome", "Parsed", "SampleResult", "State", "STATES"]
+
+State = Literal["ok", "parse_failed", "truncated", "error", "skipped"]
+"""The one explicit state each sample ends in."""
+
+STATES: tuple[State, ...] = ("ok", "parse_failed", "truncated", "error", "skipped")
+
+
+class Parsed(Frozen):
+    """A successful parse: the extracted answer and how it was found."""
+
+    ok: Literal[True] = True
+    value: Any
+    how: str = ""
+
+
+class ParseFailure(Frozen):
+    """A failed parse, kept as a value so it is counted, never hidden."""
+
+    ok: Literal[False] = False
+    reason: str
+    fallback: Any = None
+    """What the metric scores when a benchmark's rules say to score the raw text anyway."""
+
+
+ParseOutcome = Parsed | ParseFailure
+
+
+class SampleResult(Frozen):
+    """One line of ``samples.jsonl``: everything known about one sample of one run."""
+
+    task: str
+    sample_id: str
+    state: State
+    score: float = 0.0
+    """Primary score in [0, 1]; 0 for every non-ok state (and counted by state)."""
+    metrics: dict[str, float] = Field(default_factory=dict)
+    response: str | None = None
+    raw_response: str | None = None
+    reasoning: str | None = None
+    extracted: Any = None
+    reason: str | None = None
+    """Why the sample is not ``ok`` (error message, skip reason, parse failure)."""
+    targets: tuple[Any, ...] = ()
+    variant: str | None = None
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    latency_s: float | None = None
+    cached: bool = False
+    fingerprint: str | None = None
+    chain: str | None = None
+    chain_index: int | None = None
+    scored: bool = True
+    """False for prediction-only samples (hidden answers): never scored as 0, never averaged."""
+    media_policy: dict[str, Any] = Field(default_factory=dict)
+    """The media processing actually applied (sizes, frames, sample rate)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,24 @@
+"""What a metric sees for one sample."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from omnieval.types._base import Frozen
+
+__all__ = ["ScoringInput"]
+
+
+class ScoringInput(Frozen):
+    """A metric's whole view of one sample: pure data, no run state."""
+
+    response: str
+    """The model's answer text (reasoning stripped)."""
+    prediction: Any = None
+    """The parser's extracted value (or the parse fallback)."""
+    parsed: bool = True
+    targets: tuple[Any, ...] = ()
+    choices: tuple[str, ...] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)

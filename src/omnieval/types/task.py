@@ -1,0 +1,185 @@
+"""The declarative task specification: what a task YAML file validates into."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from omnieval.types._base import Frozen
+from omnieval.types.content import MediaKind
+from omnieval.types.request import GenerationConfig
+
+__all__ = [
+    "FewShotSpec",
+    "FieldMap",
+    "MediaField",
+    "MediaPolicy",
+    "MetricRef",
+    "PluginRef",
+    "PromptSpec",
+    "PromptVariant",
+    "SourceSpec",
+    "TaskSpec",
+]
+
+SourceType = Literal["jsonl", "json", "csv", "parquet", "hf_disk", "hf_folder", "hf_hub", "generator"]
+Modality = Literal["text", "image", "audio", "video"]
+
+
+class PluginRef(Frozen):
+    """A registered plugin by name, with keyword options checked against its signature."""
+
+    name: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        return {"name": value} if isinstance(value, str) else value
+
+
+class MetricRef(PluginRef):
+    """A metric to compute per sample, optionally renamed and aggregated differently."""
+
+    alias: str | None = None
+    """Name under which the metric is reported (defaults to ``name``)."""
+    aggregate: str = "mean"
+    """Registered aggregation over samples (``mean``, ``group_all`` ...)."""
+    aggregate_options: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return self.alias or self.name
+
+
+class MediaField(Frozen):
+    """A dataset column that holds media."""
+
+    field: str
+    kind: MediaKind
+    name: str | None = None
+    """Placeholder name in the text (``<image>``); defaults to the field name."""
+
+
+class FieldMap(Frozen):
+    """Which dataset columns fill which sample attributes (dotted paths reach nested keys)."""
+
+    id: str | None = "id"
+    """Column with the sample id; ``None`` numbers rows from 0."""
+    input: str | None = "question"
+    targets: str | None = "answer"
+    choices: str | None = "choices"
+    media: tuple[MediaField, ...] = ()
+    metadata: tuple[str, ...] | Literal["*"] = "*"
+    """Columns copied into ``Sample.metadata``; ``*`` copies all columns."""
+    chain: str | None = None
+    """Column naming a sequential chain (dialogue id): its samples run in order."""
+    chain_index: str | None = None
+
+
+class SourceSpec(Frozen):
+    """Where samples come from."""
+
+    type: SourceType = "jsonl"
+    path: str | None = None
+    """File or directory, relative to the task file."""
+    name: str | None = None
+    """HF dataset id (``hf_hub``) or generator name (``generator``)."""
+    split: str = "test"
+    config: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    fields: FieldMap = Field(default_factory=FieldMap)
+    adapter: PluginRef | None = None
+    """Registered row adapter for what a field map cannot say (Python escape hatch)."""
+
+
+class PromptVariant(Frozen):
+    """One prompt wording; variants are spread evenly over samples."""
+
+    id: str
+    template: str
+    """jinja2 template; sees ``input``, ``fields``, ``choices``, ``options_block``, ``metadata``, ``history``."""
+    system: str | None = None
+
+
+class FewShotSpec(Frozen):
+    """Demonstrations prepended to each prompt."""
+
+    n: int = 0
+    source: SourceSpec | None = None
+    """Where demos come from; defaults to the task source with ``split`` below."""
+    split: str | None = None
+    seed: int = 1234
+    answer_template: str = "{{ target }}"
+
+
+class PromptSpec(Frozen):
+    """How a sample becomes a request."""
+
+    format: Literal["chat", "completion"] = "chat"
+    system: str | None = None
+    template: str | None = None
+    """Single template; shorthand for one variant named ``default``."""
+    variants: tuple[PromptVariant, ...] = ()
+    fewshot: FewShotSpec = Field(default_factory=FewShotSpec)
+    choice_labels: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    target_as_label: bool = True
+    """For multiple choice: the gold answer as the model should write it is the option letter."""
+    history: Literal["messages", "template"] = "messages"
+    """For chains: earlier turns as chat messages, or only as the ``history`` template variable."""
+    renderer: PluginRef | None = None
+    """Registered Python renderer replacing the template machinery (escape hatch)."""
+
+    def all_variants(self) -> tuple[PromptVariant, ...]:
+        if self.variants:
+            return self.variants
+        template = self.template if self.template is not None else "{{ input }}{{ options_block }}"
+        return (PromptVariant(id="default", template=template),)
+
+
+class MediaPolicy(Frozen):
+    """How media are prepared; recorded per sample. Model options may override it."""
+
+    image_max_side: int | None = None
+    image_max_pixels: int | None = None
+    audio_sample_rate: int = 16000
+    audio_mono: bool = True
+    video_fps: float = 1.0
+    video_max_frames: int = 16
+    video_mode: Literal["frames", "file"] = "frames"
+    max_images: int | None = None
+    """Most images one request may carry (frames count as images)."""
+
+
+class TaskSpec(Frozen):
+    """A complete, validated task definition."""
+
+    name: str
+    version: str = "1"
+    description: str = ""
+    modalities: tuple[Modality, ...] = ("text",)
+    tags: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    language: str = "ru"
+    source: SourceSpec = Field(default_factory=SourceSpec)
+    prompt: PromptSpec = Field(default_factory=PromptSpec)
+    parser: PluginRef = Field(default_factory=lambda: PluginRef(name="strip"))
+    metrics: tuple[MetricRef, ...] = (MetricRef(name="exact_match"),)
+    score: str | None = None
+    """Metric key reported as the task score; defaults to the first metric."""
+    generation: GenerationConfig = Field(default_factory=GenerationConfig)
+    media: MediaPolicy = Field(default_factory=MediaPolicy)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form task facts (licence, human baseline, domain) that reports may show."""
+
+    @property
+    def score_key(self) -> str:
+        return self.score or self.metrics[0].key
+
+    @model_validator(mode="after")
+    def _check_score(self) -> TaskSpec:
+        keys = {m.key for m in self.metrics}
+        if self.score is not None and self.score not in keys and not self.metadata.get("score_from_dict"):
+            raise ValueError(f"score {self.score!r} is not one of the task's metrics {sorted(keys)}")
+        return self
