@@ -16,7 +16,7 @@ from pydantic import Field
 
 from omnieval.errors import ConfigError
 from omnieval.registry import Registry
-from omnieval.types import MediaPolicy, Request, Response
+from omnieval.types import Request, Response
 from omnieval.types._base import Frozen
 
 __all__ = ["Backend", "BackendOptions", "backends", "create_backend", "register_backend", "split_model_spec"]
@@ -32,8 +32,10 @@ class BackendOptions(Frozen):
     device: str | None = None
     dtype: str | None = None
     batch_size: int = 8
-    media: MediaPolicy | None = None
-    """Per-model override of the tasks' media policy (e.g. a smaller pixel budget)."""
+    media: dict[str, Any] = Field(default_factory=dict)
+    """Per-model overrides of the tasks' media policy fields (e.g. ``{"image_max_pixels": 1e6}``)."""
+    media_cache_dir: str | None = None
+    """Where prepared media are cached by content hash (set by the runner per run)."""
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

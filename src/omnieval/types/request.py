@@ -10,21 +10,12 @@ from pydantic import Field
 
 from omnieval.types._base import Frozen
 from omnieval.types.content import MediaRef, Message
+from omnieval.types.task import GenerationConfig, MediaPolicy
 
 __all__ = ["GenerationConfig", "Request", "RequestKind"]
 
 RequestKind = Literal["generate", "loglikelihood"]
 """``generate`` asks for text; ``loglikelihood`` asks for the log-probability of each choice."""
-
-
-class GenerationConfig(Frozen):
-    """Decoding parameters; part of every cache key and every manifest."""
-
-    temperature: float = 0.0
-    max_tokens: int = 256
-    top_p: float | None = None
-    stop: tuple[str, ...] = ()
-    seed: int | None = 1234
 
 
 class Request(Frozen):
@@ -48,6 +39,8 @@ class Request(Frozen):
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     blind: bool = False
     """True when media were removed (blind control run)."""
+    media_policy: MediaPolicy = Field(default_factory=MediaPolicy)
+    """How this request's media must be prepared (task policy, overridden per model)."""
 
     @property
     def media(self) -> tuple[MediaRef, ...]:

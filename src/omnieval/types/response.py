@@ -37,6 +37,8 @@ class Response(Frozen):
     """Per-choice log-likelihoods for ``loglikelihood`` requests."""
     cached: bool = False
     """True when served from the response cache."""
+    media: dict[str, Any] = {}
+    """The media processing the backend actually applied (sizes, frames, sample rate)."""
     extra: dict[str, Any] = {}
 
     @classmethod

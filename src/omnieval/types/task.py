@@ -8,10 +8,10 @@ from pydantic import Field, model_validator
 
 from omnieval.types._base import Frozen
 from omnieval.types.content import MediaKind
-from omnieval.types.request import GenerationConfig
 
 __all__ = [
     "FewShotSpec",
+    "GenerationConfig",
     "FieldMap",
     "MediaField",
     "MediaPolicy",
@@ -25,6 +25,16 @@ __all__ = [
 
 SourceType = Literal["jsonl", "json", "csv", "parquet", "hf_disk", "hf_folder", "hf_hub", "generator"]
 Modality = Literal["text", "image", "audio", "video"]
+
+
+class GenerationConfig(Frozen):
+    """Decoding parameters; part of every cache key and every manifest."""
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    top_p: float | None = None
+    stop: tuple[str, ...] = ()
+    seed: int | None = 1234
 
 
 class PluginRef(Frozen):
