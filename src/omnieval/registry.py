@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from omnieval.errors import RegistryError, TaskFileError
 
-__all__ = ["Registry", "check_options", "load_plugins"]
+__all__ = ["Registry", "check_options", "cli_apps", "load_plugins"]
 
 T = TypeVar("T")
 
@@ -102,3 +102,7 @@ def check_options(fn: Callable[..., Any], options: dict[str, Any], *, what: str,
     unknown = sorted(set(options) - accepted)
     if unknown and not takes_any:
         raise TaskFileError(f"{what} does not take option(s) {unknown}; it takes {sorted(accepted)}")
+
+
+cli_apps: Registry[Any] = Registry("CLI sub-command group")
+"""Typer apps that suites add as ``omnieval NAME ...`` sub-commands (e.g. ``omnieval mera prompts``)."""

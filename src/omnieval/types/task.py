@@ -102,6 +102,8 @@ class SourceSpec(Frozen):
     fields: FieldMap = Field(default_factory=FieldMap)
     adapter: PluginRef | None = None
     """Registered row adapter for what a field map cannot say (Python escape hatch)."""
+    transforms: tuple[PluginRef, ...] = ()
+    """Registered sample transforms applied in order (e.g. CircularEval option rotations)."""
 
 
 class PromptVariant(Frozen):
@@ -136,6 +138,9 @@ class PromptSpec(Frozen):
     choice_labels: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     target_as_label: bool = True
     """For multiple choice: the gold answer as the model should write it is the option letter."""
+    target_template: str | None = None
+    """jinja2 template turning a gold target into the response the oracle baseline gives
+    (sees ``target``, ``sample``); defaults to the option letter (MC) or the target itself."""
     history: Literal["messages", "template"] = "messages"
     """For chains: earlier turns as chat messages, or only as the ``history`` template variable."""
     renderer: PluginRef | None = None

@@ -1,0 +1,27 @@
+"""Leaderboard schemes: ``omnieval leaderboard RUN_DIR... --scheme NAME``.
+
+A scheme reads the ``results.json`` of several runs and returns a JSON-able board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from omnieval.registry import Registry
+
+__all__ = ["Scheme", "register_scheme", "schemes"]
+
+Scheme = Callable[..., "dict[str, Any]"]
+"""``(results: Sequence[dict], /, **options) -> {"rows": [...], ...}``; each ``results`` item is one
+parsed ``results.json`` with an added ``"run_dir"`` key. Options come from CLI ``--option k=v`` pairs
+and from named CLI flags such as ``--weighting``."""
+
+schemes: Registry[Scheme] = Registry("leaderboard scheme")
+
+
+def register_scheme(name: str) -> Callable[[Scheme], Scheme]:
+    """Register a leaderboard scheme."""
+    return schemes.register(name)
+
+

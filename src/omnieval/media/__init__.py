@@ -1,0 +1,1 @@
+"""omnieval.media"""
