@@ -45,6 +45,10 @@ class Backend(ABC):
     provider: ClassVar[str] = ""
     modalities: ClassVar[frozenset[str]] = frozenset({"text"})
     """Input modalities the backend accepts; the runner skips samples with others."""
+    prefers_batches: ClassVar[bool] = False
+    """When True the runner hands ready requests to ``generate_many`` in lists of ``options.batch_size``."""
+    caches_responses: ClassVar[bool] = True
+    """False for backends whose answers are free to recompute (replay, baselines): no cache entries."""
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model

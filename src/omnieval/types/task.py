@@ -141,6 +141,9 @@ class PromptSpec(Frozen):
     target_template: str | None = None
     """jinja2 template turning a gold target into the response the oracle baseline gives
     (sees ``target``, ``sample``); defaults to the option letter (MC) or the target itself."""
+    request_kind: Literal["generate", "loglikelihood"] = "generate"
+    """``loglikelihood`` scores each choice instead of generating (text LMs; the backend answers the
+    label of the most likely choice and fills ``Response.logprobs``)."""
     history: Literal["messages", "template"] = "messages"
     """For chains: earlier turns as chat messages, or only as the ``history`` template variable."""
     renderer: PluginRef | None = None
