@@ -1,0 +1,1 @@
+"""The generic metric library every benchmark uses (registered on import by ``metrics.builtin``)."""

@@ -1,0 +1,39 @@
+"""Task-level aggregations: plain mean and all-or-nothing groups (CircularEval, ruHHH Group EM)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from omnieval.errors import MetricError
+from omnieval.metrics.base import register_aggregation
+from omnieval.types import SampleResult
+
+__all__ = ["group_all", "mean"]
+
+_ONE = 1.0 - 1e-9
+
+
+@register_aggregation("mean")
+def mean(values: Sequence[float], results: Sequence[SampleResult], /) -> float:
+    """Mean of the per-sample values; 0.0 for a task with no scored samples."""
+    return float(sum(values) / len(values)) if values else 0.0
+
+
+@register_aggregation("group_all")
+def group_all(values: Sequence[float], results: Sequence[SampleResult], /, *, key: str) -> float:
+    """Mean over groups, where a group scores 1 only if every one of its samples scored 1.
+
+    Groups are ``results[i].metadata[key]``; a sample without that key is a group of its own.
+    """
+    if len(values) != len(results):
+        raise MetricError(f"aggregation 'group_all': {len(values)} values but {len(results)} results")
+    groups: dict[Hashable, bool] = {}
+    for i, (value, result) in enumerate(zip(values, results, strict=True)):
+        raw = result.metadata.get(key)
+        group: Hashable = ("__single__", i) if raw is None else _hashable(raw)
+        groups[group] = groups.get(group, True) and value >= _ONE
+    return sum(groups.values()) / len(groups) if groups else 0.0
+
+
+def _hashable(value: object) -> Hashable:
+    return value if isinstance(value, Hashable) else repr(value)

@@ -1,0 +1,1 @@
+"""The generic parser library every benchmark uses (registered on import by ``parsers.builtin``)."""

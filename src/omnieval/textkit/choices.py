@@ -1,0 +1,150 @@
+"""Option-letter extraction for multiple-choice answers: strict and lenient, never mixed.
+
+Strict (MARKER's protocol) accepts only a bare letter, optionally followed by punctuation.
+Lenient also reads common shapes ("(B)", "B) text", "Answer: B", "Ответ: Б", "The answer is **C**",
+the text of exactly one option). Cyrillic and Latin look-alikes (А/A, В/B, С/C, Е/E, ...) fold onto
+the label they look like, so "Ответ: В" with Latin labels is B; a letter of the other script that
+looks like no label (Б with Latin labels) is not guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from omnieval.textkit.normalize import normalize_text
+
+__all__ = ["ChoiceHit", "find_choice", "gold_label"]
+
+_HOMOGLYPHS = dict(zip("АВСЕНКМОРТХ", "ABCEHKMOPTX", strict=True))
+_HOMOGLYPHS |= {v: k for k, v in _HOMOGLYPHS.items()}
+MAX_CHARS = 20_000
+_MARKERS = r"(?:answer|ответ|option|choice|вариант)(?:\s+is)?"
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceHit:
+    """The label found (``None`` on failure) and how it was found, or why not."""
+
+    label: str | None
+    how: str
+
+
+@dataclass(frozen=True)
+class _Table:
+    fold: dict[str, str]
+    upper: str
+    strict: re.Pattern[str]
+    marker: re.Pattern[str]
+    leading: re.Pattern[str]
+    bracketed: re.Pattern[str]
+
+
+def _glyphs(label: str) -> set[str]:
+    out = {label, label.lower(), label.upper()}
+    twin = _HOMOGLYPHS.get(label.upper())
+    if twin is not None:
+        out |= {twin, twin.lower()}
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _table(labels: str) -> _Table:
+    fold = {g: label for label in reversed(labels) for g in _glyphs(label)}
+    any_cls = "[" + re.escape("".join(sorted(fold))) + "]"
+    up_cls = "[" + re.escape("".join(sorted(g for g in fold if g.isupper() or not g.isalpha()))) + "]"
+    end = r"(?=\s*(?:$|[).\]*_:,;!?\"»'\n]|\s[-—–]\s|\s\())"
+    return _Table(
+        fold=fold,
+        upper=up_cls,
+        strict=re.compile(rf"\s*({any_cls})[.)!:;,]?\s*"),
+        marker=re.compile(rf"(?<!\w){_MARKERS}\s*[:：\-—–=]?\s*[*_\"'«(\[\s]*({any_cls}){end}", re.IGNORECASE),
+        leading=re.compile(rf"\s*[*_]*[(\[]?\s*({any_cls})\s*(?:[).:\]](?!\s*\w\.)|\s[-—–]\s)"),
+        bracketed=re.compile(rf"\(({up_cls})\)|\[({up_cls})\]|\*\*({up_cls})\*\*"),
+    )
+
+
+def _valid(labels: str, n_options: int | None) -> str:
+    return labels[:n_options] if n_options is not None else labels
+
+
+def _check(label: str, labels: str, how: str) -> ChoiceHit:
+    if label in labels:
+        return ChoiceHit(label, how)
+    return ChoiceHit(None, f"letter {label} is not one of the {len(labels)} options ({labels})")
+
+
+def _bare(text: str) -> str:
+    return text.strip().strip("*_`\"'«»()[] \t\r\n").rstrip(".)!:;,").strip()
+
+
+def _lenient(text: str, table: _Table, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
+    bare = _bare(text)
+    if bare in table.fold:
+        return _check(table.fold[bare], valid, "bare")
+    hits = [table.fold[m.group(1)] for m in table.marker.finditer(text)]
+    if hits:
+        return _check(hits[-1], valid, "marker")
+    found = {table.fold[g] for m in table.bracketed.finditer(text) for g in m.groups() if g}
+    found &= set(valid)
+    if len(found) > 1:
+        return ChoiceHit(None, f"ambiguous: options {', '.join(sorted(found))} all marked")
+    lead = table.leading.match(text)
+    if lead:
+        return _check(table.fold[lead.group(1)], valid, "leading")
+    if found:
+        return ChoiceHit(found.pop(), "bracketed")
+    return _by_text(text, valid, choices)
+
+
+def _by_text(text: str, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
+    if choices:
+        said = f" {normalize_text(text)} "
+        named = [valid[i] for i, c in enumerate(choices[: len(valid)]) if (n := normalize_text(c)) and f" {n} " in said]
+        if len(named) == 1:
+            return ChoiceHit(named[0], "choice_text")
+        if len(named) > 1:
+            return ChoiceHit(None, f"ambiguous: the texts of options {', '.join(named)} all appear")
+    return ChoiceHit(None, "no option letter found")
+
+
+def find_choice(
+    text: str,
+    *,
+    labels: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    choices: Sequence[str] | None = None,
+    strict: bool = False,
+) -> ChoiceHit:
+    """Find the chosen option label in ``text``; the number of options is ``len(choices)`` when given."""
+    table = _table(labels)
+    valid = _valid(labels, len(choices) if choices else None)
+    text = text[-MAX_CHARS:]
+    if strict:
+        m = table.strict.fullmatch(text)
+        if m is None:
+            return ChoiceHit(None, "not a bare option letter")
+        return _check(table.fold[m.group(1)], valid, "strict")
+    return _lenient(text, table, valid, choices)
+
+
+def gold_label(target: Any, *, labels: str, choices: Sequence[str] | None) -> str | None:
+    """The label a gold target stands for: an index, a label (look-alikes folded) or an option text."""
+    if isinstance(target, bool):
+        return None
+    if isinstance(target, int):
+        return labels[target] if 0 <= target < len(labels) else None
+    if not isinstance(target, str):
+        return None
+    text = target.strip()
+    fold = _table(labels).fold
+    if text in fold:
+        return fold[text]
+    if choices:
+        norm = normalize_text(text)
+        for i, choice in enumerate(choices[: len(labels)]):
+            if choice == text or normalize_text(choice) == norm:
+                return labels[i]
+    return None
