@@ -1,0 +1,120 @@
+"""``baseline/random``, ``baseline/first-option``, ``baseline/oracle``: reference points for every task.
+
+The oracle answers the gold target, so a task whose parser and metric do not then score 1.0 is
+mis-defined; random and first-option give the chance level a real model must beat.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from typing import Any, ClassVar
+
+from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.errors import BackendError, ConfigError
+from omnieval.types import Request, Response
+
+__all__ = ["BaselineBackend", "choice_labels", "target_like"]
+
+_LOWER_CYR = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
+_UPPER_CYR = _LOWER_CYR.upper()
+
+
+def choice_labels(n: int) -> str:
+    """Letters the prompt uses for ``n`` options (``A``, ``B``, ...)."""
+    if n > len(string.ascii_uppercase):
+        raise ValueError(f"{n} options exceed the {len(string.ascii_uppercase)} letter labels")
+    return string.ascii_uppercase[:n]
+
+
+def target_like(example: str, rng: random.Random) -> str:
+    """A random string shaped like ``example``: each character replaced by one of its own class."""
+    out = []
+    for ch in example:
+        if ch.isdigit():
+            out.append(rng.choice(string.digits))
+        elif ch in _LOWER_CYR:
+            out.append(rng.choice(_LOWER_CYR))
+        elif ch in _UPPER_CYR:
+            out.append(rng.choice(_UPPER_CYR))
+        elif ch.isascii() and ch.isalpha():
+            out.append(rng.choice(string.ascii_lowercase if ch.islower() else string.ascii_uppercase))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _rng(request: Request) -> random.Random:
+    return random.Random(f"{request.generation.seed}:{request.task}:{request.sample_id}")
+
+
+def _gold(request: Request) -> str:
+    if not request.targets or request.targets[0] in (None, ""):
+        raise BackendError(
+            f"baseline/oracle: task {request.task!r} sample {request.sample_id!r} has no gold answer",
+            retryable=False,
+        )
+    return str(request.targets[0])
+
+
+def _random_answer(request: Request) -> str:
+    rng = _rng(request)
+    if request.choices:
+        try:
+            return rng.choice(choice_labels(len(request.choices)))
+        except ValueError as exc:
+            raise BackendError(
+                f"baseline/random: task {request.task!r} sample {request.sample_id!r}: {exc}"
+            ) from None
+    if request.targets and request.targets[0] not in (None, ""):
+        return target_like(str(request.targets[0]), rng)
+    return str(rng.randrange(10))
+
+
+def _likelihoods(request: Request, mode: str) -> tuple[float, ...]:
+    """Per-continuation log-likelihoods that make the baseline pick its answer."""
+    n = len(request.continuations)
+    if mode == "random":
+        rng = _rng(request)
+        return tuple(-rng.random() for _ in range(n))
+    if mode == "first-option":
+        return tuple(0.0 if i == 0 else -1.0 for i in range(n))
+    gold = _gold(request).strip()
+    texts = [c.strip() for c in request.continuations]
+    if gold in texts:
+        pick = texts.index(gold)
+    elif len(gold) == 1 and gold in string.ascii_uppercase[:n]:
+        pick = string.ascii_uppercase.index(gold)
+    else:
+        raise BackendError(
+            f"baseline/oracle: task {request.task!r} sample {request.sample_id!r}: gold {gold!r} "
+            f"is not one of the continuations {texts}",
+            retryable=False,
+        )
+    return tuple(0.0 if i == pick else -1.0 for i in range(n))
+
+
+@register_backend("baseline")
+class BaselineBackend(Backend):
+    """No model: a fixed answering rule, cheap enough never to cache."""
+
+    modalities = frozenset({"text", "image", "audio", "video"})
+    caches_responses = False
+    MODES: ClassVar[tuple[str, ...]] = ("random", "first-option", "oracle")
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        super().__init__(model, options=options)
+        if model not in self.MODES:
+            raise ConfigError(f"unknown baseline {model!r}; choose one of {', '.join(self.MODES)}")
+
+    async def generate(self, request: Request) -> Response:
+        if request.kind == "loglikelihood":
+            return Response(text="", logprobs=_likelihoods(request, self.model))
+        if self.model == "oracle":
+            return Response(text=_gold(request))
+        if self.model == "first-option":
+            return Response(text="A")
+        return Response(text=_random_answer(request))
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "rule": self.model}

@@ -1,0 +1,361 @@
+"""``openai/NAME``: any OpenAI-compatible server (vLLM, llama.cpp, ``transformers serve``, Ollama, OpenAI).
+
+One pooled HTTP client per backend (aiohttp, or httpx with an injected transport); no retries and
+no caching here (the runner does both, driven by :class:`BackendError` flags). The hot path builds plain dicts and encodes JSON itself
+because the harness budget is about half a millisecond of CPU per sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from omnieval.backends._openai_http import Poster, Reply, TransportFailure, make_poster
+from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.errors import BackendError, ConfigError, MediaError
+from omnieval.types import (
+    AudioPart,
+    FinishReason,
+    ImagePart,
+    MediaPolicy,
+    Message,
+    Request,
+    Response,
+    TextPart,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_FINISH: dict[Any, FinishReason] = {
+    None: "stop",
+    "stop": "stop",
+    "eos": "stop",
+    "end_turn": "stop",
+    "length": "length",
+    "max_tokens": "length",
+    "content_filter": "content_filter",
+}
+MediaFactory = Callable[[MediaPolicy, str | None], Any]
+"""``(policy, cache_dir) -> MediaProcessor``; tests inject fakes, production uses ``omnieval.media``."""
+
+
+def _default_media_factory(policy: MediaPolicy, cache_dir: str | None) -> Any:
+    from omnieval.media import processor_for  # type: ignore[attr-defined]
+
+    return processor_for(policy, cache_dir)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta seconds or an HTTP date); None when absent or unusable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _server_message(reply: Reply) -> str:
+    """The error text a server put in its body, whatever its dialect."""
+    try:
+        body = json.loads(reply.content)
+    except ValueError:
+        return reply.content[:300].decode("utf-8", "replace").strip() or "(empty body)"
+    if isinstance(body, dict):
+        err = body.get("error", body.get("detail", body.get("message")))
+        if isinstance(err, dict):
+            err = err.get("message", err)
+        if err is not None:
+            return str(err)[:500]
+    return str(body)[:300]
+
+
+def _http_error(reply: Reply, where: str) -> BackendError:
+    """Map an HTTP status to the runner's retry vocabulary."""
+    status = reply.status
+    message = _server_message(reply)
+    retry_after = parse_retry_after(reply.retry_after)
+    if status == 429:
+        return BackendError(
+            f"{where}: rate limited (HTTP 429): {message}",
+            retryable=True,
+            rate_limited=True,
+            retry_after=retry_after,
+        )
+    retryable = status >= 500 or status in (408, 409)
+    return BackendError(f"{where}: HTTP {status}: {message}", retryable=retryable, retry_after=retry_after)
+
+
+def _bad_field(where: str, field: str, problem: str) -> BackendError:
+    return BackendError(f"{where}: response field {field!r} {problem}", retryable=True)
+
+
+def _first_choice(data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise BackendError(
+            f"{where}: response body is {type(data).__name__}, expected a JSON object", retryable=True
+        )
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise _bad_field(where, "choices", "is missing or empty")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise _bad_field(where, "choices[0]", "is not an object")
+    return choice
+
+
+def _text_of(content: Any, where: str, field: str) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    raise _bad_field(where, field, f"is {type(content).__name__}, expected text")
+
+
+def _usage(data: dict[str, Any]) -> Usage:
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return Usage()
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    return Usage(
+        prompt_tokens=prompt if isinstance(prompt, int) else None,
+        completion_tokens=completion if isinstance(completion, int) else None,
+    )
+
+
+def _response_from(data: Any, *, chat: bool, where: str, latency: float, media: dict[str, Any]) -> Response:
+    """Build the Response from a parsed body; a missing field is a retryable error naming it."""
+    choice = _first_choice(data, where)
+    reasoning: str | None = None
+    if chat:
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise _bad_field(where, "choices[0].message", "is missing or not an object")
+        text = _text_of(message.get("content"), where, "choices[0].message.content")
+        reasoning = message.get("reasoning_content") or message.get("reasoning") or None
+        if reasoning is not None and not isinstance(reasoning, str):
+            reasoning = str(reasoning)
+    else:
+        if "text" not in choice:
+            raise _bad_field(where, "choices[0].text", "is missing")
+        text = _text_of(choice["text"], where, "choices[0].text")
+    finish: FinishReason = _FINISH.get(choice.get("finish_reason"), "other")
+    return Response(
+        text=text,
+        reasoning=reasoning,
+        finish_reason=finish,
+        usage=_usage(data),
+        latency_s=latency,
+        media=media,
+    )
+
+
+class _MediaEncoder:
+    """Turns media parts into OpenAI content parts and records what processing was applied."""
+
+    def __init__(self, processor: Any, *, video_mode: str) -> None:
+        self.processor = processor
+        self.video_mode = video_mode
+        self.applied: dict[str, Any] = {}
+
+    def parts(self, part: Any) -> list[dict[str, Any]]:
+        ref = part.media
+        if isinstance(part, ImagePart):
+            image = self.processor.image(ref)
+            self.applied[ref.name] = dict(image.applied)
+            return [{"type": "image_url", "image_url": {"url": image.data_url()}}]
+        if isinstance(part, AudioPart):
+            audio = self.processor.audio(ref)
+            self.applied[ref.name] = dict(audio.applied)
+            return [{"type": "input_audio", "input_audio": {"data": audio.base64(), "format": "wav"}}]
+        video = self.processor.video(ref)
+        self.applied[ref.name] = dict(video.applied)
+        if self.video_mode == "file":
+            return [{"type": "video_url", "video_url": {"url": video.data_url()}}]
+        return [{"type": "image_url", "image_url": {"url": frame.data_url()}} for frame in video.frames]
+
+
+def messages_json(messages: tuple[Message, ...], encoder: _MediaEncoder | None) -> list[dict[str, Any]]:
+    """Chat messages as OpenAI JSON; all-text part lists collapse to a string for text-only servers."""
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        content = msg.content
+        if isinstance(content, str):
+            out.append({"role": msg.role, "content": content})
+        elif all(isinstance(p, TextPart) for p in content):
+            out.append({"role": msg.role, "content": "".join(p.text for p in content)})  # type: ignore[union-attr]
+        else:
+            if encoder is None:
+                raise BackendError("media parts need a media encoder")
+            parts: list[dict[str, Any]] = []
+            for p in content:
+                if isinstance(p, TextPart):
+                    parts.append({"type": "text", "text": p.text})
+                else:
+                    parts.extend(encoder.parts(p))
+            out.append({"role": msg.role, "content": parts})
+    return out
+
+
+def _resolve_base_url(options: BackendOptions) -> str:
+    url = (options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"--base-url must be an http(s) URL such as http://localhost:8000/v1, got {url!r}")
+    return url if parts.path not in ("", "/") else f"{url}/v1"
+
+
+@register_backend("openai")
+class OpenAIBackend(Backend):
+    """Chat (or plain completions when ``request.prompt`` is set) over an OpenAI-compatible HTTP API."""
+
+    modalities = frozenset({"text", "image", "audio", "video"})
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        options: BackendOptions,
+        transport: httpx.AsyncBaseTransport | None = None,
+        media_factory: MediaFactory | None = None,
+    ) -> None:
+        super().__init__(model, options=options)
+        self.base_url = _resolve_base_url(options)
+        self.api_key = options.api_key or os.environ.get("OPENAI_API_KEY")
+        if not self.api_key and self.base_url == DEFAULT_BASE_URL:
+            raise ConfigError(
+                "openai backend: set OPENAI_API_KEY (or the api_key option), or pass --base-url"
+            )
+        extra_body = options.extra.get("extra_body", {})
+        if not isinstance(extra_body, dict):
+            raise ConfigError(f"openai backend: option extra_body must be a mapping, got {extra_body!r}")
+        self._extra_body: dict[str, Any] = extra_body
+        self._transport = transport
+        self._media_factory = media_factory or _default_media_factory
+        self._processors: dict[MediaPolicy, Any] = {}
+        self._poster: Poster | None = None
+
+    def _http(self) -> Poster:
+        if self._poster is None:
+            headers = {"content-type": "application/json"}
+            if self.api_key:
+                headers["authorization"] = f"Bearer {self.api_key}"
+            self._poster = make_poster(
+                self.base_url,
+                headers=headers,
+                timeout_s=self.options.timeout_s,
+                limit=self.max_connections(),
+                transport=self._transport,
+                client=self.options.extra.get("http_client"),
+            )
+        return self._poster
+
+    def _where(self, request: Request, path: str) -> str:
+        return f"{self.spec} task {request.task!r} sample {request.sample_id!r} ({self.base_url}{path})"
+
+    def _payload(self, request: Request, key: str, value: Any) -> dict[str, Any]:
+        gen = request.generation
+        payload: dict[str, Any] = {
+            "model": self.model,
+            key: value,
+            "temperature": gen.temperature,
+            "max_tokens": gen.max_tokens,
+        }
+        if gen.top_p is not None:
+            payload["top_p"] = gen.top_p
+        if gen.stop:
+            payload["stop"] = list(gen.stop)
+        if gen.seed is not None:
+            payload["seed"] = gen.seed
+        if self._extra_body:
+            payload.update(self._extra_body)
+        return payload
+
+    def _encode_messages(self, request: Request) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Runs in a worker thread when media are present: decoding and resizing are CPU-bound."""
+        policy = request.media_policy
+        processor = self._processors.get(policy)
+        if processor is None:
+            processor = self._processors[policy] = self._media_factory(policy, self.options.media_cache_dir)
+        encoder = _MediaEncoder(processor, video_mode=policy.video_mode)
+        try:
+            return messages_json(request.messages, encoder), encoder.applied
+        except MediaError as exc:
+            raise BackendError(f"{self._where(request, '')}: {exc}", retryable=False) from exc
+
+    async def _post(self, request: Request, path: str, payload: dict[str, Any]) -> tuple[Any, float]:
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        start = time.perf_counter()
+        try:
+            reply = await self._http().post(path, body)
+        except TransportFailure as exc:
+            where = self._where(request, path)
+            if exc.kind == "timeout":
+                raise BackendError(
+                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})", retryable=True
+                ) from None
+            if exc.kind == "url":
+                raise BackendError(f"{where}: bad URL: {exc}", retryable=False) from None
+            raise BackendError(f"{where}: connection failed: {exc}", retryable=True) from None
+        latency = time.perf_counter() - start
+        if not 200 <= reply.status < 300:
+            raise _http_error(reply, self._where(request, path))
+        try:
+            return json.loads(reply.content), latency
+        except ValueError:
+            snippet = reply.content[:120].decode("utf-8", "replace")
+            where = self._where(request, path)
+            raise BackendError(
+                f"{where}: response body is not valid JSON: {snippet!r}", retryable=True
+            ) from None
+
+    async def generate(self, request: Request) -> Response:
+        if request.kind != "generate":
+            raise BackendError(
+                f"{self._where(request, '')}: the openai backend answers generate requests only, not {request.kind!r}"
+            )
+        media: dict[str, Any] = {}
+        if request.prompt is not None:
+            path, chat, payload = "/completions", False, self._payload(request, "prompt", request.prompt)
+        else:
+            if any(not isinstance(m.content, str) and m.media for m in request.messages):
+                messages, media = await asyncio.to_thread(self._encode_messages, request)
+            else:
+                messages = messages_json(request.messages, None)
+            path, chat, payload = "/chat/completions", True, self._payload(request, "messages", messages)
+        data, latency = await self._post(request, path, payload)
+        return _response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **super().describe(),
+            "base_url": self.base_url,
+            "concurrency": self.options.concurrency,
+            "timeout_s": self.options.timeout_s,
+        }
+
+    async def aclose(self) -> None:
+        if self._poster is not None:
+            await self._poster.aclose()
+            self._poster = None

@@ -1,0 +1,106 @@
+"""``replay/PATH``: answers recorded elsewhere, to score predictions without calling a model.
+
+The JSONL is read once and indexed by ``(task, sample_id)``; every line problem is reported with
+the file and line number before the run starts, and a missing sample is a per-sample error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, cast
+
+from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.errors import BackendError, ConfigError
+from omnieval.types import FinishReason, Request, Response
+
+__all__ = ["ReplayBackend", "load_replay"]
+
+_FINISH = ("stop", "length", "error", "content_filter", "other")
+
+
+def _response_of(value: Any, *, where: str) -> Response:
+    """A recorded response: a plain string or an object with at least ``text``."""
+    if isinstance(value, str):
+        return Response(text=value)
+    if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+        raise ConfigError(f"{where}: field 'response' must be a string or an object with a string 'text'")
+    finish = value.get("finish_reason") or "stop"
+    if finish not in _FINISH:
+        raise ConfigError(f"{where}: field 'response.finish_reason' must be one of {_FINISH}, got {finish!r}")
+    reasoning = value.get("reasoning")
+    raw_text = value.get("raw_text")
+    extra = {k: v for k, v in value.items() if k not in ("text", "finish_reason", "reasoning", "raw_text")}
+    return Response(
+        text=value["text"],
+        reasoning=reasoning if isinstance(reasoning, str) else None,
+        raw_text=raw_text if isinstance(raw_text, str) else None,
+        finish_reason=cast(FinishReason, finish),  # checked against _FINISH above
+        extra=extra,
+    )
+
+
+def _parse_line(line: str, *, where: str) -> tuple[tuple[str, str], Response]:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: not valid JSON ({exc})") from None
+    if not isinstance(row, dict):
+        raise ConfigError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    for field in ("task", "sample_id", "response"):
+        if field not in row:
+            raise ConfigError(f"{where}: missing field {field!r} (lines need task, sample_id, response)")
+    task, sample_id = row["task"], row["sample_id"]
+    if not isinstance(task, str) or not isinstance(sample_id, str | int):
+        raise ConfigError(f"{where}: field 'task' must be a string and 'sample_id' a string or integer")
+    return (task, str(sample_id)), _response_of(row["response"], where=where)
+
+
+def load_replay(path: str | Path) -> dict[tuple[str, str], Response]:
+    """Index a replay file; a duplicate ``(task, sample_id)`` is an error because the answer is ambiguous."""
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"replay file {file} does not exist")
+    index: dict[tuple[str, str], Response] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    with file.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            where = f"replay file {file}, line {number}"
+            key, response = _parse_line(line, where=where)
+            if key in index:
+                raise ConfigError(
+                    f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}"
+                )
+            index[key] = response
+            first_line[key] = number
+    return index
+
+
+@register_backend("replay")
+class ReplayBackend(Backend):
+    """Serves recorded answers; free to recompute, so never cached."""
+
+    modalities = frozenset({"text", "image", "audio", "video"})
+    caches_responses = False
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        super().__init__(model, options=options)
+        path = Path(model).expanduser()
+        if not path.exists() and Path("/" + model).exists():
+            path = Path("/" + model)  # ``replay/abs/path.jsonl`` written without the doubled slash
+        self.path = path
+        self._index = load_replay(self.path)
+
+    async def generate(self, request: Request) -> Response:
+        found = self._index.get((request.task, request.sample_id))
+        if found is None:
+            raise BackendError(
+                f"replay file {self.path} has no response for task {request.task!r} sample {request.sample_id!r}",
+                retryable=False,
+            )
+        return found
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "path": str(self.path), "responses": len(self._index)}

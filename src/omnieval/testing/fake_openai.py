@@ -1,0 +1,317 @@
+"""A fault-injecting OpenAI-compatible server (aiohttp) for tests, benchmarks and users' CI.
+
+Faults are drawn from a hash of ``(seed, prompt, attempt number)``, never from a shared random
+stream, so the same prompts get the same faults whatever order concurrent requests arrive in.
+Requests and successful answers are counted per prompt so tests can prove nothing was lost or
+requested twice.
+
+Run it as ``python -m omnieval.testing.fake_openai --port 8000 --latency-ms 50
+--faults 429:0.05,500:0.05,timeout:0.02,garbage:0.02``; it prints its URL on the first line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+__all__ = ["FAULT_KINDS", "FakeOpenAI", "main", "parse_faults", "prompt_key"]
+
+FAULT_KINDS = ("429", "500", "timeout", "garbage", "reset")
+"""``timeout`` hangs for ``hang_s``; ``garbage`` sends invalid JSON or JSON without ``choices``;
+``reset`` drops the connection without an answer."""
+
+
+def parse_faults(spec: str | None) -> dict[str, float]:
+    """``"429:0.05,500:0.05"`` → ``{"429": 0.05, "500": 0.05}``; rates must sum to at most 1."""
+    faults: dict[str, float] = {}
+    for item in (spec or "").split(","):
+        if not item.strip():
+            continue
+        kind, sep, rate = item.strip().partition(":")
+        if not sep or kind not in FAULT_KINDS:
+            raise ValueError(
+                f"fault {item!r} must look like KIND:RATE with KIND one of {', '.join(FAULT_KINDS)}"
+            )
+        try:
+            faults[kind] = float(rate)
+        except ValueError:
+            raise ValueError(f"fault {item!r}: rate {rate!r} is not a number") from None
+        if not 0.0 <= faults[kind] <= 1.0:
+            raise ValueError(f"fault {item!r}: rate must be within [0, 1]")
+    if sum(faults.values()) > 1.0 + 1e-9:
+        raise ValueError(f"fault rates {faults} sum to more than 1")
+    return faults
+
+
+def prompt_key(body: dict[str, Any]) -> str:
+    """What identifies a sample: the last user message text (chat) or the prompt (completions)."""
+    if "prompt" in body:
+        prompt = body["prompt"]
+        return prompt if isinstance(prompt, str) else json.dumps(prompt, ensure_ascii=False)
+    for msg in reversed(body.get("messages") or []):
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, list):
+                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return str(content)
+    return ""
+
+
+def _uniform(seed: int, key: str, attempt: int) -> tuple[float, int]:
+    digest = hashlib.blake2b(f"{seed}\x00{key}\x00{attempt}".encode(), digest_size=9).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64, digest[8]
+
+
+class FakeOpenAI:
+    """The server; ``start()``/``close()`` in a running loop, or ``with server.in_thread():``."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency_ms: float = 0.0,
+        faults: dict[str, float] | str | None = None,
+        seed: int = 0,
+        answers: dict[str, str] | None = None,
+        answer_pattern: str | None = None,
+        default_answer: str | None = None,
+        reasoning: str | None = None,
+        hang_s: float = 30.0,
+        retry_after: float = 0.0,
+        model: str = "fake",
+    ) -> None:
+        self.host, self.port = host, port
+        self.latency_s = latency_ms / 1000.0
+        self.faults = parse_faults(faults) if isinstance(faults, str) or faults is None else dict(faults)
+        self.seed = seed
+        self.answers = dict(answers or {})
+        self.answer_pattern = re.compile(answer_pattern) if answer_pattern else None
+        self.default_answer = default_answer
+        self.reasoning = reasoning
+        self.hang_s, self.retry_after, self.model = hang_s, retry_after, model
+        self.counts: Counter[str] = Counter()
+        """Requests received per prompt key (every attempt)."""
+        self.successes: Counter[str] = Counter()
+        """Valid answers sent per prompt key: more than one means a duplicated request."""
+        self.faults_served: Counter[str] = Counter()
+        self._runner: web.AppRunner | None = None
+        self._thread_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL including ``/v1``, as ``--base-url`` expects."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    def answer_for(self, key: str) -> str:
+        """Scripted answer: exact map hit, then substring hit, then pattern capture, then default or echo."""
+        if key in self.answers:
+            return self.answers[key]
+        for needle, answer in self.answers.items():
+            if needle in key:
+                return answer
+        if self.answer_pattern is not None and (match := self.answer_pattern.search(key)):
+            return match.group(1) if match.groups() else match.group(0)
+        return key if self.default_answer is None else self.default_answer
+
+    def _pick_fault(self, key: str, attempt: int) -> tuple[str | None, int]:
+        if not self.faults:
+            return None, 0
+        u, extra = _uniform(self.seed, key, attempt)
+        edge = 0.0
+        for kind, rate in self.faults.items():
+            edge += rate
+            if u < edge:
+                return kind, extra
+        return None, extra
+
+    async def _fault_response(self, kind: str, extra: int, request: web.Request) -> web.StreamResponse:
+        self.faults_served[kind] += 1
+        if kind == "429":
+            headers = {"Retry-After": f"{self.retry_after:g}"}
+            return web.json_response(
+                {"error": {"message": "rate limit (injected)"}}, status=429, headers=headers
+            )
+        if kind == "500":
+            return web.json_response({"error": {"message": "internal error (injected)"}}, status=500)
+        if kind == "timeout":
+            await asyncio.sleep(self.hang_s)
+            return web.json_response({"error": {"message": "too late (injected)"}}, status=504)
+        if kind == "reset":
+            if request.transport is not None:
+                request.transport.abort()
+            return web.Response(status=500)
+        body = (
+            b'{"choices": [{"message": '
+            if extra % 2 == 0
+            else b'{"id": "garbage", "object": "chat.completion"}'
+        )
+        return web.Response(body=body, content_type="application/json")
+
+    def _completion(self, body: dict[str, Any], answer: str, *, chat: bool) -> dict[str, Any]:
+        words = answer.split(" ")
+        limit = body.get("max_tokens")
+        finish = "stop"
+        if isinstance(limit, int) and len(words) > limit:
+            answer, finish = " ".join(words[:limit]), "length"
+        usage = {"prompt_tokens": 1, "completion_tokens": min(len(words), limit or len(words))}
+        if chat:
+            message: dict[str, Any] = {"role": "assistant", "content": answer}
+            if self.reasoning is not None:
+                message["reasoning_content"] = self.reasoning
+            choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+        else:
+            choice = {"index": 0, "text": answer, "finish_reason": finish}
+        kind = "chat.completion" if chat else "text_completion"
+        return {"id": "fake", "object": kind, "created": int(time.time()), "model": self.model,
+                "choices": [choice], "usage": usage}  # fmt: skip
+
+    async def _handle(self, request: web.Request, *, chat: bool) -> web.StreamResponse:
+        try:
+            body = json.loads(await request.read())
+        except ValueError:
+            return web.json_response({"error": {"message": "request body is not JSON"}}, status=400)
+        if not isinstance(body, dict) or ("messages" if chat else "prompt") not in body:
+            field = "messages" if chat else "prompt"
+            return web.json_response({"error": {"message": f"missing field {field!r}"}}, status=400)
+        key = prompt_key(body)
+        attempt = self.counts[key]
+        self.counts[key] += 1
+        if self.latency_s > 0:
+            await asyncio.sleep(self.latency_s)
+        kind, extra = self._pick_fault(key, attempt)
+        if kind is not None:
+            return await self._fault_response(kind, extra, request)
+        payload = self._completion(body, self.answer_for(key), chat=chat)
+        self.successes[key] += 1
+        return web.Response(
+            body=json.dumps(payload, ensure_ascii=False).encode(), content_type="application/json"
+        )
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        return await self._handle(request, chat=True)
+
+    async def _completions(self, request: web.Request) -> web.StreamResponse:
+        return await self._handle(request, chat=False)
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model"}]})
+
+    async def _stats(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(self.stats())
+
+    def stats(self) -> dict[str, Any]:
+        """Counters as plain data (also served at ``GET /stats``)."""
+        return {
+            "requests": sum(self.counts.values()),
+            "counts": dict(self.counts),
+            "successes": dict(self.successes),
+            "faults": dict(self.faults_served),
+        }
+
+    async def start(self) -> str:
+        """Bind and serve; returns the base URL (the port is filled in when 0 was asked)."""
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/completions", self._completions)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/stats", self._stats)
+        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
+        await site.start()
+        server = getattr(site, "_server", None)
+        if server is not None and server.sockets:
+            self.port = server.sockets[0].getsockname()[1]
+        return self.url
+
+    async def close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @contextlib.contextmanager
+    def in_thread(self) -> Iterator[FakeOpenAI]:
+        """Serve from a background thread (for tests that run the CLI as a subprocess)."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as exc:  # reported to the caller below
+                failure.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self.close())
+            loop.close()
+
+        thread = threading.Thread(target=serve, name="fake-openai", daemon=True)
+        thread.start()
+        ready.wait(30)
+        if failure:
+            raise failure[0]
+        try:
+            yield self
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m omnieval.testing.fake_openai", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on the first line)")
+    ap.add_argument("--latency-ms", type=float, default=0.0)
+    ap.add_argument("--faults", default="", help=f"KIND:RATE,... with KIND in {', '.join(FAULT_KINDS)}")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--answers", type=Path, help="JSON object: prompt substring -> answer")
+    ap.add_argument("--answer-pattern", help="regex whose first group, found in the prompt, is the answer")
+    ap.add_argument("--default-answer", help="answer when nothing matches (default: echo the prompt)")
+    ap.add_argument("--reasoning", help="also send this as reasoning_content")
+    ap.add_argument("--hang-s", type=float, default=30.0, help="how long a 'timeout' fault hangs")
+    ap.add_argument("--retry-after", type=float, default=0.0, help="Retry-After seconds sent with 429")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until interrupted."""
+    args = _build_parser().parse_args(argv)
+    answers = json.loads(args.answers.read_text(encoding="utf-8")) if args.answers else None
+    server = FakeOpenAI(
+        host=args.host, port=args.port, latency_ms=args.latency_ms, faults=args.faults, seed=args.seed,
+        answers=answers, answer_pattern=args.answer_pattern, default_answer=args.default_answer,
+        reasoning=args.reasoning, hang_s=args.hang_s, retry_after=args.retry_after,
+    )  # fmt: skip
+
+    async def serve() -> None:
+        print(await server.start(), flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await server.close()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()
