@@ -1,1 +1,17 @@
-"""omnieval.store"""
+"""Store: response cache, append-only run records, manifest."""
+
+from omnieval.store.cache import ResponseCache
+from omnieval.store.manifest import environment_info, read_json, write_json
+from omnieval.store.records import RecordWriter, iter_records, open_records, read_records, rewrite_records
+
+__all__ = [
+    "RecordWriter",
+    "ResponseCache",
+    "environment_info",
+    "iter_records",
+    "open_records",
+    "read_json",
+    "read_records",
+    "rewrite_records",
+    "write_json",
+]

@@ -1,0 +1,122 @@
+"""Per-task results from stored records only: counts by state, metric aggregates, bootstrap CI."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from omnieval.metrics import BoundMetric, bind_metric
+from omnieval.sources import Task
+from omnieval.types import STATES, SampleResult
+
+__all__ = ["bootstrap_ci", "compute_results", "task_results"]
+
+
+def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
+    """Percentile bootstrap CI of the mean; ``None`` for fewer than two values."""
+    if len(values) < 2:
+        return None
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_resamples)
+    chunk = max(1, 2_000_000 // len(data))
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        idx = rng.integers(0, len(data), size=(stop - start, len(data)))
+        means[start:stop] = data[idx].mean(axis=1)
+    alpha = (1 - level) / 2
+    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
+class _TaskAccumulator:
+    """Streams one task's records, keeping only what aggregation needs."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.metrics: list[BoundMetric] = [bind_metric(m) for m in task.spec.metrics]
+        self.states: Counter[str] = Counter()
+        self.values: dict[str, list[float]] = defaultdict(list)
+        self.scores: list[float] = []
+        self.kept: list[SampleResult] = []
+        self.need_records = any(m.ref.aggregate != "mean" for m in self.metrics)
+        self.prediction_only = 0
+        self.fallbacks = 0
+        self.blind = 0
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.states[record["state"]] += 1
+        if not record.get("scored", True):
+            self.prediction_only += 1
+            return
+        metrics = record.get("metrics") or {}
+        for key, value in metrics.items():
+            self.values[key].append(float(value))
+        self.scores.append(float(record.get("score", 0.0)))
+        if (record.get("metadata") or {}).get("parse_fallback"):
+            self.fallbacks += 1
+        if self.need_records:
+            self.kept.append(SampleResult.model_validate(record))
+
+    def aggregate(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        by_key = {m.ref.key: m for m in self.metrics}
+        for key, values in self.values.items():
+            metric = by_key.get(key)
+            if metric is None or metric.ref.aggregate == "mean":
+                out[key] = float(np.mean(values)) if values else 0.0
+            else:
+                out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
+        return out
+
+    def result(self) -> dict[str, Any]:
+        metrics = self.aggregate()
+        spec = self.task.spec
+        score = metrics.get(spec.score_key, float(np.mean(self.scores)) if self.scores else 0.0)
+        n = sum(self.states.values())
+        return {
+            "score": score,
+            "n": n,
+            "n_scored": n - self.prediction_only,
+            "states": {s: self.states.get(s, 0) for s in STATES},
+            "metrics": metrics,
+            "score_metric": spec.score_key,
+            "ci95": bootstrap_ci(self.scores) if self.states else None,
+            "prediction_only": self.prediction_only,
+            "parse_fallbacks": self.fallbacks,
+            "version": spec.version,
+            "hash": self.task.content_hash,
+            "modalities": list(spec.modalities),
+            "metadata": spec.metadata,
+        }
+
+
+def task_results(tasks: list[Task], records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Aggregate records (streamed) into per-task result blocks, in task order."""
+    accumulators = {t.name: _TaskAccumulator(t) for t in tasks}
+    for record in records:
+        acc = accumulators.get(record.get("task", ""))
+        if acc is not None:
+            acc.add(record)
+    return {name: acc.result() for name, acc in accumulators.items()}
+
+
+def compute_results(
+    tasks: list[Task], records: Iterable[dict[str, Any]], *, model: str, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The whole ``results.json`` document."""
+    from omnieval import __version__
+
+    per_task = task_results(tasks, records)
+    totals: Counter[str] = Counter()
+    for block in per_task.values():
+        totals.update(block["states"])
+    return {
+        "model": model,
+        "omnieval_version": __version__,
+        "tasks": per_task,
+        "states": {s: totals.get(s, 0) for s in STATES},
+        **(extra or {}),
+    }

@@ -1,0 +1,73 @@
+"""The public functional façade: run, re-score, report. The CLI is a thin layer over this."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omnieval.aggregate import compute_results
+from omnieval.errors import StoreError
+from omnieval.reports import write_report
+from omnieval.runner import RunConfig, RunOutcome, Scorer, resolve_tasks, run
+from omnieval.sources import Task
+from omnieval.store import iter_records, read_json, rewrite_records, write_json
+from omnieval.types import Response, Sample, SampleResult, Usage
+
+__all__ = ["evaluate", "finalize", "rescore"]
+
+
+def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html``."""
+    results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra)
+    write_json(output / "results.json", results)
+    write_report(output, results)
+    return results
+
+
+def evaluate(config: RunConfig) -> tuple[RunOutcome, dict[str, Any]]:
+    """Run (or resume) and aggregate."""
+    outcome = run(config)
+    extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
+    return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra)
+
+
+def _response_of(record: dict[str, Any]) -> Response:
+    text = record.get("raw_response") or record.get("response") or ""
+    usage = Usage.model_validate(record["usage"]) if record.get("usage") else Usage()
+    return Response(
+        text=text,
+        finish_reason=record.get("finish_reason") or "stop",
+        usage=usage,
+        latency_s=record.get("latency_s"),
+        cached=bool(record.get("cached")),
+        media=record.get("media_policy") or {},
+    )
+
+
+def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> dict[str, Any] | SampleResult:
+    if sample is None or record["state"] in ("error", "skipped"):
+        return record
+    keep = {k: record.get(k) for k in ("variant", "fingerprint")}
+    return scorer.score(sample, _response_of(record), **keep)
+
+
+def rescore(run_dir: Path) -> dict[str, Any]:
+    """Re-parse and re-score a finished run from its stored responses; no model is called."""
+    manifest_path = run_dir / "manifest.json"
+    if not manifest_path.exists():
+        raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
+    manifest = read_json(manifest_path)
+    config = RunConfig.model_validate(manifest["config"])
+    tasks = resolve_tasks(config.tasks)
+    records = list(iter_records(run_dir / "samples.jsonl"))
+    out: list[dict[str, Any] | SampleResult] = []
+    for task in tasks:
+        wanted = {str(r["sample_id"]) for r in records if r["task"] == task.name}
+        samples = {s.id: s for s in task.iter_samples() if s.id in wanted}
+        scorer = Scorer.for_task(task.spec)
+        out.extend(_rescored(r, samples.get(str(r["sample_id"])), scorer) for r in records if r["task"] == task.name)
+    names = {t.name for t in tasks}
+    out.extend(r for r in records if r["task"] not in names)
+    rewrite_records(run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out])
+    extra = {"blind": config.blind, "rescored": True}
+    return finalize(run_dir, tasks, model=config.model, extra=extra)

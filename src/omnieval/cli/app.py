@@ -1,0 +1,156 @@
+"""The typer application: one command per verb, suites' sub-command groups mounted at start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
+from omnieval.cli.run_cmd import run_command
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="omnieval",
+    help="Evaluate text, image, audio and video language models. Russian-first, multilingual by design.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.command("run")(run_command)
+Opt = typer.Option
+Arg = typer.Argument
+
+
+@app.command("score")
+def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run directory.")]) -> None:
+    """Re-parse and re-score a run from its stored responses (no model calls)."""
+    from omnieval.api import rescore
+    from omnieval.reports import results_table
+
+    with friendly_errors():
+        results = rescore(run_dir)
+    from rich.console import Console
+
+    Console(width=120).print(results_table(results))
+
+
+@app.command("tasks")
+def tasks_command(json_out: Annotated[bool, Opt("--json", help="Machine-readable output.")] = False) -> None:
+    """List registered tasks: modality, size, metrics, version."""
+    from omnieval.cli.listing import list_tasks
+
+    with friendly_errors():
+        list_tasks(json_out=json_out)
+
+
+@app.command("validate")
+def validate_command(paths: Annotated[list[str], Arg(help="Task YAML files, task names or FORMAT:PATH.")]) -> None:
+    """Validate task definitions: schema, plugin names and options, and every sample of the data."""
+    from omnieval.cli.listing import validate_tasks
+
+    with friendly_errors():
+        validate_tasks(paths)
+
+
+@app.command("diff")
+def diff_command(
+    run_a: Annotated[Path, Arg()],
+    run_b: Annotated[Path, Arg()],
+    json_out: Annotated[bool, Opt("--json")] = False,
+) -> None:
+    """Explain why two runs differ: configuration and versions first, then per-sample flips."""
+    from omnieval.cli.listing import show_diff
+
+    with friendly_errors():
+        show_diff(run_a, run_b, json_out=json_out)
+
+
+@app.command("leaderboard")
+def leaderboard_command(
+    run_dirs: Annotated[list[Path], Arg(help="Run directories (each with results.json).")],
+    scheme: Annotated[str, Opt(help="Leaderboard scheme (mera, megabench, ...).")] = "mera",
+    weighting: Annotated[str | None, Opt(help="Scheme-specific weighting (mera: tasks | modalities).")] = None,
+    option: Annotated[list[str] | None, Opt(help="Scheme option KEY=VALUE (repeatable).")] = None,
+    json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
+) -> None:
+    """Build a leaderboard from several runs' results."""
+    from omnieval.aggregate import schemes
+    from omnieval.store import read_json
+
+    with friendly_errors():
+        results = []
+        for run_dir in run_dirs:
+            path = run_dir / "results.json" if run_dir.is_dir() else run_dir
+            if not path.exists():
+                fail(f"{path} not found: is {run_dir} a finished run directory?")
+            results.append({**read_json(path), "run_dir": str(run_dir)})
+        options = parse_kv(option, option="--option")
+        if weighting is not None:
+            options["weighting"] = weighting
+        board = schemes.get(scheme)(results, **options)
+    if json_out:
+        print_json(board)
+    else:
+        from omnieval.cli.listing import print_board
+
+        print_board(board)
+
+
+@app.command("pack")
+def pack_command(
+    run_dirs: Annotated[list[Path], Arg(help="Run directories to pack.")],
+    fmt: Annotated[str, Opt("--format", help="Submission format (mera, ...).")] = "mera",
+    out: Annotated[Path, Opt("--output", "-o", help="Archive to write.")] = Path("submission.zip"),
+) -> None:
+    """Pack runs into a leaderboard submission archive."""
+    from omnieval.submission.base import packers
+
+    with friendly_errors():
+        path = packers.get(fmt)(list(run_dirs), out)
+    print(f"wrote {path}")
+
+
+@app.command("validate-submission")
+def validate_submission_command(
+    archive: Annotated[Path, Arg()],
+    fmt: Annotated[str, Opt("--format", help="Submission format.")] = "mera",
+    json_out: Annotated[bool, Opt("--json")] = False,
+) -> None:
+    """Check a submission archive: missing tasks, unknown ids, duplicates, wrong types."""
+    from omnieval.submission.base import validators
+
+    with friendly_errors():
+        report = validators.get(fmt)(archive)
+    print_json(report) if json_out else print_json({k: v for k, v in report.items()})
+    if not report.get("ok", False):
+        raise typer.Exit(1)
+
+
+@app.command("report")
+def report_command(run_dir: Annotated[Path, Arg()]) -> None:
+    """Re-render report.html from results.json."""
+    from omnieval.reports import write_report
+    from omnieval.store import read_json
+
+    with friendly_errors():
+        print(write_report(run_dir, read_json(run_dir / "results.json")))
+
+
+def _mount_suites() -> None:
+    from omnieval.registry import cli_apps
+
+    for name, sub in cli_apps.items():
+        app.add_typer(sub, name=name)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    import sys
+
+    builtin = {c.name for c in app.registered_commands if c.name}
+    if len(sys.argv) <= 1 or sys.argv[1] not in builtin:  # suites load only when they may be needed
+        _mount_suites()
+    app()

@@ -1,0 +1,88 @@
+"""Output of the listing / inspection commands: tasks, validate, diff, boards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from omnieval.cli._common import print_json
+
+__all__ = ["list_tasks", "print_board", "show_diff", "validate_tasks"]
+
+
+def list_tasks(*, json_out: bool) -> None:
+    from omnieval.runner import catalog
+    from omnieval.sources import load_task_file
+
+    rows = []
+    for name, path in sorted(catalog().items()):
+        task = load_task_file(path)
+        spec = task.spec
+        rows.append({
+            "name": name, "modalities": list(spec.modalities), "size": task.size,
+            "metrics": [m.key for m in spec.metrics], "version": spec.version, "hash": task.content_hash,
+            "groups": list(spec.groups) + list(spec.tags), "path": str(path),
+        })  # fmt: skip
+    if json_out:
+        print_json(rows)
+        return
+    table = Table(title="omnieval tasks")
+    for col in ("name", "modalities", "size", "metrics", "version", "groups"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], ",".join(r["modalities"]), str(r["size"] or "?"), ",".join(r["metrics"]),
+                      r["version"], ",".join(r["groups"]))  # fmt: skip
+    Console(width=140).print(table)
+    print("Also: jsonl:PATH and importers " + ", ".join(f"{n}:PATH" for n in _importer_names()))
+
+
+def _importer_names() -> list[str]:
+    from omnieval.sources import importers
+
+    return importers.names()
+
+
+def validate_tasks(items: list[str]) -> None:
+    """Validate spec and plugins, then stream every sample so data errors surface now."""
+    from omnieval.runner import resolve_tasks
+
+    for task in resolve_tasks(items):
+        n = sum(1 for _ in task.iter_samples())
+        print(f"ok  {task.name}  ({n} samples, version {task.spec.version}, hash {task.content_hash})")
+
+
+def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
+    from omnieval.reports import diff_runs
+
+    diff = diff_runs(run_a, run_b)
+    if json_out:
+        print_json(diff)
+        return
+    console = Console(width=140)
+    console.print("[bold]Configuration and version differences[/bold]" if diff["config"] else "Configurations match.")
+    for key, pair in diff["config"].items():
+        console.print(f"  {key}: {str(pair['a'])[:60]!s} → {str(pair['b'])[:60]!s}", markup=False)
+    console.print("[bold]Task scores[/bold]")
+    for name, pair in diff["tasks"].items():
+        console.print(f"  {name}: {pair['a']} → {pair['b']}", markup=False)
+    console.print(f"[bold]{diff['n_flips']} samples changed[/bold] (only in A: {diff['only_in_a']}, only in B: {diff['only_in_b']})")
+    for flip in diff["flips"]:
+        console.print(f"  {flip['task']}/{flip['sample_id']}: {flip['a']['state']} {flip['a']['score']} → "
+                      f"{flip['b']['state']} {flip['b']['score']}", markup=False)  # fmt: skip
+
+
+def print_board(board: dict[str, Any]) -> None:
+    rows = board.get("rows", [])
+    if not rows:
+        print("(empty board)")
+        return
+    table = Table(title=str(board.get("title", "leaderboard")))
+    columns = list(rows[0].keys())
+    for col in columns:
+        table.add_column(str(col))
+    for row in rows:
+        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in (row.get(c) for c in columns)))
+    Console(width=160).print(table)

@@ -1,0 +1,102 @@
+"""``omnieval run``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from omnieval.cli._common import fail, friendly_errors, parse_kv
+
+__all__ = ["run_command"]
+
+Opt = typer.Option
+
+
+def run_command(
+    tasks: Annotated[str, Opt("--tasks", "-t", help="Comma-separated task names, groups, YAML paths or FORMAT:PATH.")],
+    model: Annotated[str, Opt("--model", "-m", help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.")],
+    output: Annotated[Path, Opt("--output", "-o", help="Run directory; running again resumes it.")] = Path("runs/latest"),
+    base_url: Annotated[str | None, Opt(help="Base URL of an OpenAI-compatible server.")] = None,
+    api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
+    concurrency: Annotated[int, Opt(help="Requests in flight at once (halves on HTTP 429).")] = 32,
+    timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
+    limit: Annotated[int | None, Opt(help="At most N samples per task.")] = None,
+    sample_ids: Annotated[str | None, Opt(help="Comma-separated sample ids to run.")] = None,
+    temperature: Annotated[float | None, Opt(help="Override every task's temperature.")] = None,
+    max_tokens: Annotated[int | None, Opt(help="Override every task's max new tokens.")] = None,
+    top_p: Annotated[float | None, Opt()] = None,
+    stop: Annotated[list[str] | None, Opt(help="Stop sequence (repeatable).")] = None,
+    gen_seed: Annotated[int | None, Opt(help="Sampling seed sent to the backend.")] = None,
+    seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
+    blind: Annotated[bool, Opt(help="Remove media from prompts (text-only control); marked in results.")] = False,
+    device: Annotated[str | None, Opt(help="Device for local backends (cpu, cuda, ...).")] = None,
+    dtype: Annotated[str | None, Opt(help="dtype for local backends.")] = None,
+    batch_size: Annotated[int, Opt(help="Batch size for local backends.")] = 8,
+    backend_opt: Annotated[list[str] | None, Opt(help="Backend-specific KEY=VALUE (repeatable).")] = None,
+    media_opt: Annotated[list[str] | None, Opt(help="Media policy override KEY=VALUE, e.g. image_max_side=768.")] = None,
+    cache: Annotated[bool, Opt(help="Use the response cache.")] = True,
+    cache_path: Annotated[Path | None, Opt(help="Response cache file (share one across runs).")] = None,
+    retry_errors: Annotated[bool, Opt(help="On resume, retry samples that ended in error.")] = True,
+    max_attempts: Annotated[int, Opt(help="Attempts per request on retryable errors.")] = 6,
+    max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the error rate exceeds R.")] = None,
+    quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
+    dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
+) -> None:
+    """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
+    from omnieval.backends import BackendOptions
+    from omnieval.runner import RetryPolicy, RunConfig
+
+    generation = {"temperature": temperature, "max_tokens": max_tokens, "top_p": top_p,
+                  "stop": tuple(stop) if stop else None, "seed": gen_seed}  # fmt: skip
+    with friendly_errors():
+        config = RunConfig(
+            tasks=(tasks,),
+            model=model,
+            output=output,
+            backend=BackendOptions(
+                base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout, device=device,
+                dtype=dtype, batch_size=batch_size, extra=parse_kv(backend_opt, option="--backend-opt"),
+                media=parse_kv(media_opt, option="--media-opt"),
+            ),  # fmt: skip
+            limit=limit,
+            sample_ids=tuple(s.strip() for s in sample_ids.split(",")) if sample_ids else None,
+            seed=seed,
+            generation={k: v for k, v in generation.items() if v is not None},
+            blind=blind,
+            use_cache=cache,
+            cache_path=cache_path,
+            retry=RetryPolicy(max_attempts=max_attempts),
+            retry_errors=retry_errors,
+            max_error_rate=max_error_rate,
+            quiet=quiet,
+            dry_run=dry_run,
+        )
+        if dry_run:
+            from omnieval.cli.dry_run import print_dry_run
+
+            print_dry_run(config)
+            return
+        _run(config)
+
+
+def _run(config: object) -> None:
+    from rich.console import Console
+
+    from omnieval.api import evaluate
+    from omnieval.reports import results_table
+
+    outcome, results = evaluate(config)  # type: ignore[arg-type]
+    console = Console(stderr=False, width=120)
+    console.print(results_table(results))
+    console.print(f"report: {outcome.output / 'report.html'}")
+    rate = config.max_error_rate  # type: ignore[attr-defined]
+    states = results["states"]
+    total = sum(states.values())
+    if rate is not None and total and states.get("error", 0) / total > rate:
+        print(f"omnieval: error rate {states['error'] / total:.3f} exceeds --max-error-rate {rate}", file=sys.stderr)
+        raise typer.Exit(3)
+    if total == 0 and not any(outcome.states.values()):
+        fail("no samples were selected (check --limit / --sample-ids)", code=1)

@@ -1,0 +1,64 @@
+"""``omnieval diff RUN_A RUN_B``: why two runs differ — configuration first, then per-sample flips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omnieval.store import iter_records, read_json
+
+__all__ = ["diff_runs"]
+
+_IGNORED = {"started", "finished", "status", "output", "cache_path"}
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if key in _IGNORED:
+                continue
+            out.update(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return {prefix: value}
+
+
+def _index(run: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(r["task"], str(r["sample_id"])): r for r in iter_records(run / "samples.jsonl")}
+
+
+def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any]:
+    """Configuration/version differences, score deltas per task, and samples whose score flipped."""
+    man_a, man_b = _flatten(read_json(run_a / "manifest.json")), _flatten(read_json(run_b / "manifest.json"))
+    config = {
+        key: {"a": man_a.get(key), "b": man_b.get(key)}
+        for key in sorted(set(man_a) | set(man_b))
+        if man_a.get(key) != man_b.get(key) and not key.startswith("environment.platform")
+    }
+    recs_a, recs_b = _index(run_a), _index(run_b)
+    flips = []
+    for key in sorted(set(recs_a) & set(recs_b)):
+        a, b = recs_a[key], recs_b[key]
+        if a.get("score") != b.get("score") or a.get("state") != b.get("state"):
+            flips.append({
+                "task": key[0], "sample_id": key[1],
+                "a": {"state": a.get("state"), "score": a.get("score"), "response": a.get("response")},
+                "b": {"state": b.get("state"), "score": b.get("score"), "response": b.get("response")},
+            })  # fmt: skip
+    return {
+        "config": config,
+        "only_in_a": len(set(recs_a) - set(recs_b)),
+        "only_in_b": len(set(recs_b) - set(recs_a)),
+        "n_flips": len(flips),
+        "flips": flips[:max_flips],
+        "tasks": _task_deltas(run_a, run_b),
+    }
+
+
+def _task_deltas(run_a: Path, run_b: Path) -> dict[str, Any]:
+    res_a = read_json(run_a / "results.json")["tasks"] if (run_a / "results.json").exists() else {}
+    res_b = read_json(run_b / "results.json")["tasks"] if (run_b / "results.json").exists() else {}
+    return {
+        name: {"a": res_a.get(name, {}).get("score"), "b": res_b.get(name, {}).get("score")}
+        for name in sorted(set(res_a) | set(res_b))
+    }

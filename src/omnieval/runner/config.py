@@ -1,0 +1,48 @@
+"""The run configuration: one typed object instead of kwarg sprawl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from omnieval.backends import BackendOptions
+from omnieval.types._base import Frozen
+
+__all__ = ["RetryPolicy", "RunConfig"]
+
+
+class RetryPolicy(Frozen):
+    """Exponential backoff for retryable backend errors; a server's Retry-After wins."""
+
+    max_attempts: int = 6
+    base_delay_s: float = 0.5
+    max_delay_s: float = 60.0
+
+
+class RunConfig(Frozen):
+    """Everything ``omnieval run`` needs; recorded whole in the manifest."""
+
+    tasks: tuple[str, ...]
+    """Task names, task YAML paths, or ``FORMAT:PATH`` importer references."""
+    model: str
+    """``PROVIDER/NAME``."""
+    output: Path
+    backend: BackendOptions = Field(default_factory=BackendOptions)
+    limit: int | None = None
+    sample_ids: tuple[str, ...] | None = None
+    seed: int = 1234
+    generation: dict[str, Any] = Field(default_factory=dict)
+    """Overrides of each task's generation parameters (temperature, max_tokens, top_p, stop, seed)."""
+    blind: bool = False
+    """Remove media from every prompt (text-only control); results are marked blind."""
+    use_cache: bool = True
+    cache_path: Path | None = None
+    """Response cache file; defaults to ``OUTPUT/cache.sqlite``."""
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    retry_errors: bool = True
+    """On resume, run samples that ended in ``error`` again."""
+    max_error_rate: float | None = None
+    quiet: bool = False
+    dry_run: bool = False

@@ -1,0 +1,68 @@
+"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures) or quiet log lines."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+__all__ = ["Progress"]
+
+
+class Progress:
+    """Thin wrapper so the runner does not care whether output is rich or quiet."""
+
+    def __init__(self, *, quiet: bool) -> None:
+        self.quiet = quiet or not sys.stderr.isatty()
+        self._rich: Any = None
+        self._ids: dict[str, Any] = {}
+        self._started: dict[str, float] = {}
+        if not self.quiet:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
+            self._rich = RichProgress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]:>7} /s"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[info]}"),
+                refresh_per_second=4,
+                transient=False,
+            )
+
+    def __enter__(self) -> Progress:
+        if self._rich is not None:
+            self._rich.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._rich is not None:
+            self._rich.__exit__(*exc)
+
+    def add(self, name: str, total: int | None, *, done: int = 0) -> None:
+        self._started[name] = time.perf_counter()
+        if self._rich is not None:
+            self._ids[name] = self._rich.add_task(name, total=total, completed=done, rate="-", info="")
+
+    def update(self, name: str, *, done: int, states: dict[str, int]) -> None:
+        if self._rich is None:
+            return
+        elapsed = max(time.perf_counter() - self._started[name], 1e-9)
+        info = f"err {states.get('error', 0)} · parse✗ {states.get('parse_failed', 0)}"
+        info += f" · trunc {states.get('truncated', 0)} · skip {states.get('skipped', 0)}"
+        self._rich.update(self._ids[name], completed=done, rate=f"{sum(states.values()) / elapsed:.1f}", info=info)
+
+    def finish(self, name: str, *, states: dict[str, int]) -> None:
+        if self.quiet:
+            counts = " ".join(f"{k}={v}" for k, v in sorted(states.items()))
+            elapsed = time.perf_counter() - self._started.get(name, time.perf_counter())
+            print(f"[omnieval] {name}: {sum(states.values())} new samples in {elapsed:.1f}s ({counts})", file=sys.stderr)

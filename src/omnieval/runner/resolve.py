@@ -1,0 +1,95 @@
+"""``--tasks`` strings → validated tasks (names, YAML paths, groups, ``FORMAT:PATH``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from omnieval.errors import OmnievalError, TaskFileError
+from omnieval.metrics import bind_metric
+from omnieval.parsers import bind_parser
+from omnieval.prompts import renderers
+from omnieval.registry import load_plugins
+from omnieval.sources import Task, importers, load_task_file, task_dirs
+
+__all__ = ["catalog", "resolve_tasks", "validate_task"]
+
+
+def validate_task(task: Task) -> Task:
+    """Resolve every plugin the task names; the error names the file and key."""
+    spec = task.spec
+    checks: list[tuple[str, Callable[[], object]]] = [("parser", lambda: bind_parser(spec.parser))]
+    for i, ref in enumerate(spec.metrics):
+        checks.append((f"metrics[{i}]", lambda ref=ref: bind_metric(ref)))  # type: ignore[misc]
+    if spec.prompt.renderer is not None:
+        name = spec.prompt.renderer.name
+        checks.append(("prompt.renderer", lambda: renderers.get(name)))
+    for key, check in checks:
+        try:
+            check()
+        except TaskFileError:
+            raise
+        except OmnievalError as exc:
+            raise TaskFileError(str(exc), path=task.origin or spec.name, key=key) from None
+    return task
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, Path]:
+    """Built-in and registered task files by task name (read lazily, name only)."""
+    load_plugins()
+    found: dict[str, Path] = {}
+    for directory in task_dirs():
+        for file in sorted(directory.rglob("*.yaml")):
+            try:
+                data = yaml.safe_load(file.read_text(encoding="utf-8"))
+            except yaml.YAMLError:
+                continue
+            if isinstance(data, dict) and isinstance(data.get("name"), str):
+                found.setdefault(data["name"], file)
+    return found
+
+
+def _groups() -> dict[str, list[str]]:
+    members: dict[str, list[str]] = {}
+    for name, file in catalog().items():
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        for group in list(data.get("groups") or []) + list(data.get("tags") or []):
+            members.setdefault(str(group), []).append(name)
+    return members
+
+
+def _resolve_one(item: str) -> list[Task]:
+    fmt, sep, rest = item.partition(":")
+    if sep and len(fmt) > 1 and fmt in importers:
+        return importers.get(fmt)(rest)
+    path = Path(item)
+    if path.suffix in (".yaml", ".yml") or path.is_file():
+        return [load_task_file(path)]
+    if item in catalog():
+        return [load_task_file(catalog()[item])]
+    groups = _groups()
+    if item in groups:
+        return [load_task_file(catalog()[name]) for name in groups[item]]
+    if sep and len(fmt) > 1:
+        importers.get(fmt)  # raises with close matches
+    known = ", ".join(sorted(catalog())[:30])
+    raise TaskFileError(f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH (known: {known})")
+
+
+def resolve_tasks(items: Iterable[str]) -> list[Task]:
+    """Every task named, validated, in order, without duplicates."""
+    load_plugins()
+    tasks: dict[str, Task] = {}
+    for raw in items:
+        for piece in (p.strip() for p in raw.split(",")):
+            if not piece:
+                continue
+            for task in _resolve_one(piece):
+                if task.name in tasks:
+                    raise TaskFileError(f"task name {task.name!r} appears twice (from {task.origin})")
+                tasks[task.name] = validate_task(task)
+    return list(tasks.values())

@@ -1,0 +1,251 @@
+"""The async pipeline: stream samples → request → (cache | backend) → score → append record.
+
+Independent samples run concurrently (bounded by the backend's connection limit, which halves on
+HTTP 429); a chain (a dialogue) runs one step at a time, each step seeing the model's own earlier
+answers, while other chains and tasks run beside it. Every finished sample is appended to
+``samples.jsonl`` at once, so a killed run resumes where it stopped and never writes a sample twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omnieval.backends import Backend, create_backend
+from omnieval.errors import OmnievalError
+from omnieval.prompts import build_request
+from omnieval.runner.config import RunConfig
+from omnieval.runner.context import TaskContext, pick_demos
+from omnieval.runner.execute import Fetcher
+from omnieval.runner.limiter import AdaptiveLimiter
+from omnieval.runner.progress import Progress
+from omnieval.runner.resolve import resolve_tasks
+from omnieval.runner.resume import DoneIndex, load_done
+from omnieval.runner.scoring import Scorer
+from omnieval.sources import Task
+from omnieval.store import ResponseCache, RecordWriter, environment_info, open_records, write_json
+from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
+
+__all__ = ["RunOutcome", "run", "run_async"]
+
+
+@dataclass
+class RunOutcome:
+    """What a finished run reports back (records are on disk, not in memory)."""
+
+    output: Path
+    tasks: list[Task]
+    states: dict[str, dict[str, int]] = field(default_factory=dict)
+    retries: int = 0
+    backend: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Item:
+    ctx: TaskContext
+    steps: tuple[tuple[int, Sample], ...]
+    """One independent sample, or a whole chain in order."""
+
+
+def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[GenerationConfig, MediaPolicy]:
+    overrides = {k: v for k, v in config.generation.items() if v is not None}
+    generation = task.spec.generation.model_copy(update=overrides)
+    media = task.spec.media.model_copy(update=backend.options.media)
+    return generation, media
+
+
+def _selected(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
+    wanted = set(config.sample_ids) if config.sample_ids else None
+    taken = 0
+    for position, sample in enumerate(task.iter_samples()):
+        if config.limit is not None and taken >= config.limit:
+            return
+        if wanted is not None and sample.id not in wanted:
+            continue
+        taken += 1
+        yield position, sample
+
+
+class _Runner:
+    def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex) -> None:
+        self.config = config
+        self.backend = backend
+        self.writer = writer
+        self.done = done
+        cache = None
+        if config.use_cache and backend.caches_responses:
+            cache = ResponseCache(config.cache_path or config.output / "cache.sqlite")
+        self.cache = cache
+        self.limiter = AdaptiveLimiter(backend.max_connections())
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter)
+        self.progress = Progress(quiet=config.quiet)
+
+    async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
+        for ctx in contexts:
+            chains: dict[str, list[tuple[int, Sample]]] = {}
+            for position, sample in _selected(ctx.task, self.config):
+                if sample.chain is not None:
+                    chains.setdefault(sample.chain, []).append((position, sample))
+                elif not self.done.has(ctx.name, sample.id):
+                    yield _Item(ctx, ((position, sample),))
+                await asyncio.sleep(0) if position % 256 == 0 else None
+            for steps in chains.values():
+                ordered = sorted(steps, key=lambda s: (s[1].chain_index or 0, s[0]))
+                if not all(self.done.has(ctx.name, s.id) for _, s in ordered):
+                    yield _Item(ctx, tuple(ordered))
+
+    async def process(self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]]) -> SampleResult:
+        try:
+            sample = self._hashed(sample)
+            request = build_request(
+                sample,
+                ctx.task.spec,
+                position=position,
+                seed=self.config.seed,
+                generation=ctx.generation,
+                media_policy=ctx.media_policy,
+                demos=pick_demos(ctx.demo_pool, n=ctx.task.spec.prompt.fewshot.n, sample_id=sample.id, seed=self.config.seed),
+                history=history,
+                blind=self.config.blind,
+            )
+        except OmnievalError as exc:
+            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}"))
+        missing = {m.kind for m in request.media} - set(self.backend.modalities)
+        if missing:
+            reason = f"backend {self.backend.provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"
+            return SampleResult(task=ctx.name, sample_id=sample.id, state="skipped", reason=reason, variant=request.variant,
+                                metrics={k: 0.0 for k in ctx.scorer.metric_keys}, chain=sample.chain, chain_index=sample.chain_index)
+        fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
+        response = await self.fetcher.fetch(request, fingerprint)
+        return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint)
+
+    def _hashed(self, sample: Sample) -> Sample:
+        if not sample.media or self.config.blind:
+            return sample
+        from omnieval.media import fingerprint
+
+        return sample.model_copy(update={"media": tuple(fingerprint(m) for m in sample.media)})
+
+    def record(self, ctx: TaskContext, result: SampleResult) -> None:
+        self.writer.write(result)
+        ctx.count(result)
+        done = self.done.count(ctx.name) + sum(ctx.states.values())
+        self.progress.update(ctx.name, done=done, states=dict(ctx.states))
+
+    async def work(self, item: _Item) -> None:
+        history: list[tuple[Sample, str]] = []
+        for position, sample in item.steps:
+            previous = self.done.response(item.ctx.name, sample.id)
+            if previous is not None:
+                history.append((sample, previous))
+                continue
+            result = await self.process(item.ctx, sample, position, history)
+            self.record(item.ctx, result)
+            history.append((sample, result.response or ""))
+
+    async def drive(self, contexts: list[TaskContext]) -> None:
+        queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=4 * self.limiter.maximum)
+        n_workers = self.limiter.maximum * (2 if self.backend.prefers_batches else 1)
+
+        async def worker() -> None:
+            while (item := await queue.get()) is not None:
+                await self.work(item)
+
+        workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
+        try:
+            async for item in self.items(contexts):
+                await queue.put(item)
+            for _ in workers:
+                await queue.put(None)
+            await asyncio.gather(*workers)
+        finally:
+            for w in workers:
+                w.cancel()
+
+
+def _error(message: str) -> Any:
+    from omnieval.types import Response
+
+    return Response.from_error(message)
+
+
+def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex) -> list[TaskContext]:
+    contexts = []
+    for task in tasks:
+        generation, media = _effective(task, config, backend)
+        pool = list(task.iter_demos()) if task.iter_demos is not None and task.spec.prompt.fewshot.n else []
+        total = task.size
+        if total is not None and config.limit is not None:
+            total = min(total, config.limit)
+        if config.sample_ids:
+            total = len(config.sample_ids)
+        contexts.append(TaskContext(task, Scorer.for_task(task.spec), generation, media, pool, total=total))
+    return contexts
+
+
+def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started: str, status: str) -> dict[str, Any]:
+    """The run's full effective configuration and environment."""
+    return {
+        "status": status,
+        "started": started,
+        "finished": dt.datetime.now(dt.UTC).isoformat() if status != "running" else None,
+        "environment": environment_info(),
+        "config": config.model_dump(mode="json", exclude={"backend": {"api_key"}}),
+        "backend": backend.describe(),
+        "tasks": {
+            t.name: {
+                "origin": t.origin,
+                "version": t.spec.version,
+                "hash": t.content_hash,
+                "data_fingerprint": t.data_fingerprint,
+                "size": t.size,
+                "prompt_variants": [v.id for v in t.spec.prompt.all_variants()],
+                "spec": t.spec.model_dump(mode="json"),
+            }
+            for t in tasks
+        },
+    }
+
+
+async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None) -> RunOutcome:
+    """Run (or resume) an evaluation into ``config.output``."""
+    tasks = tasks if tasks is not None else resolve_tasks(config.tasks)
+    backend = backend or create_backend(config.model, options=_with_media_cache(config))
+    config.output.mkdir(parents=True, exist_ok=True)
+    records = config.output / "samples.jsonl"
+    done = load_done(records, retry_errors=config.retry_errors)
+    started = dt.datetime.now(dt.UTC).isoformat()
+    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running"))
+    writer = open_records(records)
+    runner = _Runner(config, backend, writer, done)
+    contexts = _contexts(tasks, config, backend, done)
+    try:
+        with runner.progress:
+            for ctx in contexts:
+                runner.progress.add(ctx.name, ctx.total, done=done.count(ctx.name))
+            await runner.drive(contexts)
+            for ctx in contexts:
+                runner.progress.finish(ctx.name, states=dict(ctx.states))
+    finally:
+        writer.close()
+        if runner.cache is not None:
+            runner.cache.close()
+        await backend.aclose()
+    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished"))
+    return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries, backend.describe())
+
+
+def _with_media_cache(config: RunConfig) -> Any:
+    options = config.backend
+    if options.media_cache_dir is None:
+        options = options.model_copy(update={"media_cache_dir": str(config.output / "media_cache")})
+    return options
+
+
+def run(config: RunConfig, **kwargs: Any) -> RunOutcome:
+    """Synchronous wrapper of :func:`run_async`."""
+    return asyncio.run(run_async(config, **kwargs))

@@ -1,0 +1,108 @@
+"""Response → SampleResult: state, extraction, metrics, score. Used by runs and by re-scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from omnieval.metrics import BoundMetric, bind_metric
+from omnieval.parsers import bind_parser
+from omnieval.prompts import gold_answers
+from omnieval.runner.reasoning import split_reasoning
+from omnieval.types import ParseOutcome, Response, Sample, SampleResult, ScoringInput, State, TaskSpec
+
+__all__ = ["Scorer"]
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A task's parser and metrics, bound once."""
+
+    spec: TaskSpec
+    parse: Callable[[str, Sample], ParseOutcome]
+    metrics: tuple[BoundMetric, ...]
+
+    @classmethod
+    def for_task(cls, spec: TaskSpec) -> Scorer:
+        return cls(spec, bind_parser(spec.parser), tuple(bind_metric(m) for m in spec.metrics))
+
+    @property
+    def metric_keys(self) -> tuple[str, ...]:
+        return tuple(m.ref.key for m in self.metrics)
+
+    def score(self, sample: Sample, response: Response, **record: Any) -> SampleResult:
+        """Decide the sample's one state and its score (0 for every non-ok state)."""
+        base = self._base(sample, response, record)
+        if response.error is not None:
+            return SampleResult(state="error", reason=response.error, **base)
+        answer, reasoning = split_reasoning(response.text)
+        if reasoning is not None or response.reasoning is not None:
+            base.update(reasoning=reasoning or response.reasoning, raw_response=response.text)
+        base["response"] = answer
+        if response.finish_reason == "length":
+            return SampleResult(state="truncated", reason="generation hit max_tokens", **base)
+        if not sample.has_targets:
+            return SampleResult(state="ok", scored=False, reason="prediction only: no gold answer", **base)
+        return self._judge(sample, answer, base)
+
+    def _base(self, sample: Sample, response: Response, record: dict[str, Any]) -> dict[str, Any]:
+        base: dict[str, Any] = {
+            "task": self.spec.name,
+            "sample_id": sample.id,
+            "response": response.text,
+            "targets": tuple(gold_answers(sample, self.spec)),
+            "finish_reason": response.finish_reason,
+            "usage": response.usage,
+            "latency_s": response.latency_s,
+            "cached": response.cached,
+            "chain": sample.chain,
+            "chain_index": sample.chain_index,
+            "media_policy": response.media,
+            "metadata": _json_safe(sample.metadata),
+            "metrics": {k: 0.0 for k in self.metric_keys},
+        }
+        base.update(record)
+        return base
+
+    def _judge(self, sample: Sample, answer: str, base: dict[str, Any]) -> SampleResult:
+        parsed = self.parse(answer, sample)
+        if not parsed.ok:
+            return SampleResult(state="parse_failed", reason=parsed.reason, **base)
+        inp = ScoringInput(
+            response=answer,
+            prediction=parsed.value,
+            targets=base["targets"],
+            choices=sample.choices,
+            metadata=sample.metadata,
+        )
+        values: dict[str, float] = {}
+        for metric in self.metrics:
+            try:
+                values.update(metric(inp))
+            except Exception as exc:  # a metric must never take the run down: the sample says why
+                reason = f"metric {metric.ref.name!r} failed: {type(exc).__name__}: {exc}"
+                return SampleResult(state="error", reason=reason, extracted=_json_safe(parsed.value), **base)
+        bad = {k: v for k, v in values.items() if not 0.0 <= v <= 1.0}
+        if bad:
+            return SampleResult(state="error", reason=f"metric values outside [0, 1]: {bad}", **base)
+        base["metrics"] = values
+        if parsed.how.startswith("fallback"):
+            base["metadata"] = {**base["metadata"], "parse_fallback": parsed.how}
+        score = values.get(self.spec.score_key, 0.0)
+        return SampleResult(state="ok", score=score, extracted=_json_safe(parsed.value), **base)
+
+
+def _json_safe(value: Any) -> Any:
+    """Drop bytes (embedded media) so records stay small JSON."""
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+

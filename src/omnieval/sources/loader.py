@@ -1,0 +1,153 @@
+"""Loading task files: safe YAML → validated :class:`TaskSpec` → :class:`Task`.
+
+Every plugin name a task refers to (parser, metrics, renderer, adapter, transforms, generator) is
+resolved here, so a typo fails at validation time with the file and key named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from omnieval.errors import TaskFileError
+from omnieval.sources.plugins import generators, transforms
+from omnieval.sources.readers import count_rows, read_rows
+from omnieval.sources.rows import row_to_sample
+from omnieval.sources.task import Task
+from omnieval.types import Sample, SourceSpec, TaskSpec
+
+__all__ = ["deep_merge", "load_task_file", "spec_from_dict", "task_from_spec"]
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``override`` into ``base``: dicts merge key by key, everything else is replaced."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskFileError("file not found", path=str(path)) from None
+    except yaml.YAMLError as exc:
+        raise TaskFileError(f"invalid YAML: {exc}", path=str(path)) from None
+    if not isinstance(data, dict):
+        raise TaskFileError("a task file must be a mapping", path=str(path))
+    parent = data.pop("extends", None)
+    if parent is not None:
+        data = deep_merge(_read_yaml((path.parent / str(parent)).resolve()), data)
+    return data
+
+
+def spec_from_dict(data: dict[str, Any], *, path: str) -> TaskSpec:
+    """Validate a raw mapping; the first error names the file and the dotted key."""
+    try:
+        return TaskSpec.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or None
+        more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+        raise TaskFileError(f"{err['msg']}{more}", path=path, key=key) from None
+
+
+def load_task_file(path: str | Path) -> Task:
+    """Load, validate and resolve one task YAML file."""
+    file = Path(path).resolve()
+    spec = spec_from_dict(_read_yaml(file), path=str(file))
+    return task_from_spec(spec, base_dir=file.parent, origin=str(file))
+
+
+def cache_root() -> Path:
+    """Where generated data and caches live (``OMNIEVAL_CACHE`` or ``~/.cache/omnieval``)."""
+    return Path(os.environ.get("OMNIEVAL_CACHE", Path.home() / ".cache" / "omnieval"))
+
+
+def _generated_path(source: SourceSpec) -> Path:
+    """Run the registered generator once per option set; later calls reuse its output."""
+    name = source.name or ""
+    generator = generators.get(name)
+    key = hashlib.sha256(json.dumps([name, source.options], sort_keys=True, default=str).encode()).hexdigest()[:12]
+    out_dir = cache_root() / "generated" / f"{name}-{key}"
+    done = out_dir / ".done"
+    if done.exists():
+        return out_dir / done.read_text().strip()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    produced = Path(generator(out_dir, **source.options))
+    done.write_text(str(produced.relative_to(out_dir)) if produced.is_relative_to(out_dir) else str(produced))
+    return produced
+
+
+def _source_path(source: SourceSpec, base_dir: Path | None) -> Path | None:
+    if source.type == "generator":
+        return _generated_path(source)
+    if source.path is None:
+        return None
+    path = Path(source.path)
+    return path if path.is_absolute() or base_dir is None else (base_dir / path).resolve()
+
+
+def _fingerprint(path: Path | None) -> str | None:
+    if path is None or not path.exists():
+        return None
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    digest = hashlib.sha256()
+    for f in files:
+        stat = f.stat()
+        digest.update(f"{f.name}:{stat.st_size}:{int(stat.st_mtime)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _iter_source(source: SourceSpec, path: Path | None, *, split: str | None = None) -> Iterator[Sample]:
+    media_base = path.parent if path is not None and path.is_file() else path
+    where = str(path) if path is not None else (source.name or source.type)
+    rows = read_rows(source.type, path=path, name=source.name, split=split or source.split, config=source.config)
+    chained = [(r.name, r.options) for r in source.transforms]
+    for index, row in rows:
+        sample = row_to_sample(row, index, source.fields, path=where, base_dir=media_base)
+        items = [sample]
+        for name, options in chained:
+            items = [out for item in items for out in transforms.get(name)(item, **options)]
+        yield from items
+
+
+def task_from_spec(spec: TaskSpec, *, base_dir: Path | None, origin: str) -> Task:
+    """Bind a validated spec to its data source (nothing is read until samples are iterated)."""
+    for i, ref in enumerate(spec.source.transforms):
+        try:
+            transforms.get(ref.name)
+        except Exception as exc:
+            raise TaskFileError(str(exc), path=origin, key=f"source.transforms[{i}]") from None
+    if spec.source.type == "generator" and spec.source.name not in generators:
+        raise TaskFileError(f"unknown data generator {spec.source.name!r}", path=origin, key="source.name")
+    path = _source_path(spec.source, base_dir)
+    size = None if spec.source.transforms else count_rows(spec.source.type, path=path)
+    demo_source = spec.prompt.fewshot.source
+    demos = None
+    if spec.prompt.fewshot.n > 0:
+        demo_spec = demo_source or spec.source
+        demo_path = _source_path(demo_spec, base_dir) if demo_source else path
+        split = spec.prompt.fewshot.split
+        demos = lambda: _iter_source(demo_spec, demo_path, split=split)  # noqa: E731
+    return Task(
+        spec=spec,
+        iter_samples=lambda: _iter_source(spec.source, path),
+        base_dir=base_dir,
+        size=size,
+        iter_demos=demos,
+        data_fingerprint=_fingerprint(path),
+        origin=origin,
+    )
+

@@ -1,0 +1,86 @@
+"""``samples.jsonl``: append-only, one line per finished sample, safe against ``kill -9``.
+
+Each line is written with a single ``write`` and flushed, so a killed run leaves at most one partial
+last line, which :func:`open_records` cuts off before appending again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from omnieval.errors import StoreError
+from omnieval.types import SampleResult
+
+__all__ = ["RecordWriter", "iter_records", "open_records", "read_records", "rewrite_records"]
+
+
+def _repair_tail(path: Path) -> None:
+    """Drop a partial last line left by a crash."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(0)
+        data = fh.read()
+        cut = data.rfind(b"\n") + 1
+        fh.truncate(cut)
+
+
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    """Raw record dicts; a malformed line is an error naming the line (except a crash-cut last line)."""
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as fh:
+        lines = fh.readlines()
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            if lineno == len(lines) and not line.endswith("\n"):
+                return
+            raise StoreError(f"{path}: line {lineno} is not valid JSON") from None
+
+
+def read_records(path: Path) -> list[SampleResult]:
+    return [SampleResult.model_validate(r) for r in iter_records(path)]
+
+
+class RecordWriter:
+    """Appends records; one ``write`` + ``flush`` per line."""
+
+    def __init__(self, fh: IO[str]) -> None:
+        self._fh = fh
+
+    def write(self, result: SampleResult) -> None:
+        self._fh.write(result.model_dump_json(exclude_defaults=False) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def open_records(path: Path) -> RecordWriter:
+    """Open for appending after repairing a crash-cut tail."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _repair_tail(path)
+    return RecordWriter(path.open("a", encoding="utf-8"))
+
+
+def rewrite_records(path: Path, records: list[dict[str, Any]] | list[SampleResult]) -> None:
+    """Atomically replace the file (used to drop error records before a retry, and by re-scoring)."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for rec in records:
+            line = rec.model_dump_json() if isinstance(rec, SampleResult) else json.dumps(rec, ensure_ascii=False)
+            fh.write(line + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
