@@ -1,1 +1,39 @@
-"""omnieval.media"""
+"""omnieval.media: decode, resize, sample, encode and cache images, audio and video under a policy.
+
+Public API (other stages code against these names):
+
+- :func:`fingerprint` fills ``MediaRef.sha256`` (streamed, memoised per file).
+- :class:`MediaProcessor` / :func:`processor_for` prepare refs into :class:`PreparedImage`,
+  :class:`PreparedAudio` and :class:`PreparedVideo`, each with an ``applied`` dict to log.
+- :func:`plan_media_budget` splits a model's per-request image cap between demos and query;
+  :class:`BudgetExceeded` (a :class:`~omnieval.errors.MediaError`) means "skip this sample".
+- :func:`plan_frame_indices` is the frame-sampling rule on its own.
+"""
+
+from omnieval.media.budget import BudgetExceeded, MediaBudget, plan_media_budget
+from omnieval.media.cache import PIPELINE_VERSION, MediaCache
+from omnieval.media.hashing import fingerprint, open_media, read_media
+from omnieval.media.image import fit_size
+from omnieval.media.prepared import PreparedAudio, PreparedImage, PreparedVideo
+from omnieval.media.processor import MediaProcessor, MediaStats, processor_for
+from omnieval.media.sampling import SamplingMode, plan_frame_indices
+
+__all__ = [
+    "PIPELINE_VERSION",
+    "BudgetExceeded",
+    "MediaBudget",
+    "MediaCache",
+    "MediaProcessor",
+    "MediaStats",
+    "PreparedAudio",
+    "PreparedImage",
+    "PreparedVideo",
+    "SamplingMode",
+    "fingerprint",
+    "fit_size",
+    "open_media",
+    "plan_frame_indices",
+    "plan_media_budget",
+    "processor_for",
+    "read_media",
+]
