@@ -132,19 +132,20 @@ def find_choice(
 
 def gold_label(target: Any, *, labels: str, choices: Sequence[str] | None) -> str | None:
     """The label a gold target stands for: an index, a label (look-alikes folded) or an option text."""
+    valid = _valid(labels, len(choices) if choices else None)
     if isinstance(target, bool):
         return None
     if isinstance(target, int):
-        return labels[target] if 0 <= target < len(labels) else None
+        return valid[target] if 0 <= target < len(valid) else None
     if not isinstance(target, str):
         return None
     text = target.strip()
-    fold = _table(labels).fold
-    if text in fold:
-        return fold[text]
+    label = _table(labels).fold.get(text)
+    if label is not None:
+        return label if label in valid else None
     if choices:
         norm = normalize_text(text)
-        for i, choice in enumerate(choices[: len(labels)]):
+        for i, choice in enumerate(choices[: len(valid)]):
             if choice == text or normalize_text(choice) == norm:
-                return labels[i]
+                return valid[i]
     return None
