@@ -2,5 +2,7 @@
 submission packer/validator and the ``omnieval mera`` commands. Importing registers them all."""
 
 from omnieval.benchmarks.mera import cli as cli
+from omnieval.benchmarks.mera import metrics as metrics
+from omnieval.benchmarks.mera import scheme as scheme
 
-__all__ = ["cli"]
+__all__ = ["cli", "metrics", "scheme"]

@@ -22,7 +22,7 @@ __all__ = ["ANSWERS_DIR", "hidden_answers", "make_mini"]
 
 ANSWERS_DIR = ".answers"
 _OE_ANSWERS = ("да", "нет", "3", "красный", "куб", "в пятницу")
-_INTENTS = (
+_INTENTS: tuple[tuple[str, list[dict[str, str]]], ...] = (
     ("RateBook", [{"object_name": "доктор живаго"}, {"rating_value": "три"}]),
     ("PlayMusic", [{"artist": "земфира"}]),
     ("GetWeather", []),

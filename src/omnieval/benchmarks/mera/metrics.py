@@ -1,0 +1,123 @@
+"""MERA-specific metrics: RuSLUn intent EM / slot F1 and the FinalScore (FS) placeholder.
+
+FS = (EM + JS)/2. The judge (JS) is built by a later subsystem; until one is configured ``mera_fs``
+reports EM under the key ``fs`` and the task metadata says JS was not computed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from omnieval.errors import MetricError
+from omnieval.metrics import metrics, register_metric
+from omnieval.textkit.marker import after_marker
+from omnieval.types import ScoringInput
+
+__all__ = ["clean_json_answer", "parse_slu", "ruslun_scores", "slot_f1"]
+
+_FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)\s*```", re.DOTALL)
+_JSON_PREFIX = re.compile(r"^json\s*:?\s*", re.IGNORECASE)
+
+
+def clean_json_answer(text: str) -> str:
+    """RuSLUn cleaning: lowercase, drop code fences, backticks, a ``json:`` prefix and outer quotes."""
+    text = text.strip().lower()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    text = _JSON_PREFIX.sub("", text.replace("`", "").strip()).strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        try:
+            inner = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            inner = None
+        if isinstance(inner, str):
+            text = inner.strip()
+    return text
+
+
+def parse_slu(text: str) -> tuple[str, Counter[tuple[str, str]]] | None:
+    """``(intent, slot multiset)`` from a cleaned answer; ``None`` when it is not the expected JSON."""
+    try:
+        data = json.loads(clean_json_answer(text))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("intent"), str):
+        return None
+    raw = data.get("slots") or []
+    pairs: list[tuple[str, str]] = []
+    items = [raw] if isinstance(raw, dict) else raw if isinstance(raw, list) else None
+    if items is None:
+        return None
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        pairs.extend((str(k).strip(), str(v).strip()) for k, v in item.items())
+    return data["intent"].strip(), Counter(pairs)
+
+
+def slot_f1(pred: Counter[tuple[str, str]], gold: Counter[tuple[str, str]]) -> float:
+    """F1 of two (slot type, value) multisets; 1.0 when both are empty."""
+    if not pred and not gold:
+        return 1.0
+    hit = sum((pred & gold).values())
+    if hit == 0:
+        return 0.0
+    precision, recall = hit / sum(pred.values()), hit / sum(gold.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def ruslun_scores(response: str, gold_text: str) -> dict[str, float]:
+    """``em``, ``intent_em``, ``slot_f1`` and ``fs`` for one answer (best of full text / text after ANSWER)."""
+    gold = parse_slu(gold_text)
+    if gold is None:
+        raise MetricError(f"metric 'mera_ruslun': gold answer is not RuSLUn JSON: {gold_text[:120]!r}")
+    best = {"em": 0.0, "intent_em": 0.0, "slot_f1": 0.0, "fs": 0.0}
+    candidates = [response]
+    tail = after_marker(response)
+    if tail is not None:
+        candidates.append(tail)
+    for candidate in candidates:
+        pred = parse_slu(candidate)
+        if pred is None:
+            continue
+        intent = float(pred[0] == gold[0])
+        f1 = slot_f1(pred[1], gold[1])
+        scores = {"em": float(intent == 1.0 and pred[1] == gold[1]), "intent_em": intent, "slot_f1": f1}
+        scores["fs"] = (intent + f1) / 2
+        if scores["fs"] > best["fs"] or (scores["fs"] == best["fs"] and scores["em"] > best["em"]):
+            best = scores
+    return best
+
+
+@register_metric("mera_ruslun")
+def mera_ruslun(inp: ScoringInput, /) -> dict[str, float]:
+    """RuSLUn: intent exact match, per-sample slot F1, whole-structure EM and FS = (intent EM + slot F1)/2."""
+    golds = [t for t in inp.targets if t not in (None, "")]
+    if not golds:
+        raise MetricError("metric 'mera_ruslun': the sample has no gold answer")
+    gold = golds[0] if isinstance(golds[0], str) else json.dumps(golds[0], ensure_ascii=False)
+    return ruslun_scores(inp.response, gold)
+
+
+@register_metric("mera_fs")
+def mera_fs(inp: ScoringInput, /, *, judge: str | None = None) -> float:
+    """MERA FinalScore (EM + JS)/2; with no judge configured JS is not computed and FS = EM (flagged)."""
+    value = metrics.get("exact_match").fn(inp, answer_marker=True)
+    if isinstance(value, dict):
+        raise MetricError("metric 'mera_fs': exact_match returned several values")
+    em = float(value)
+    if judge is None:
+        return em
+    raise MetricError(f"metric 'mera_fs': judge {judge!r} is not available yet (no judge subsystem)")
+
+
+def judge_note(judge: str | None) -> dict[str, Any]:
+    """Task metadata that flags how FS was computed."""
+    if judge is None:
+        return {"js_computed": False, "fs": "EM (no judge configured: JS not computed, FS falls back to EM)"}
+    return {"js_computed": True, "fs": "(EM + JS) / 2", "judge": judge}

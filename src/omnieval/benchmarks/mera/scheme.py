@@ -1,0 +1,127 @@
+"""The ``mera`` leaderboard scheme: per-modality totals, Attempted Score, Coverage, Total, four boards.
+
+Definitions (paper §3.3.4): a modality total is (1/n_m)·Σ FS over the attempted tasks of the modality;
+Coverage C = (1/M)·Σ_m k_m/n_m; Total T = A·C. The Attempted Score A has two readings:
+
+* ``weighting="tasks"`` (default): the plain mean of FS over all attempted tasks. This is what the
+  paper's Table 6 (the published leaderboard) actually uses, so the default reproduces it.
+* ``weighting="modalities"``: equation (2), A = Σ_m (1/n_m)·Σ_i s_mi / Σ_m k_m/n_m.
+
+Single-modality models get the same A under both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from omnieval.aggregate.schemes import register_scheme
+from omnieval.benchmarks.mera.catalog import MODALITIES, catalogue, find_task
+from omnieval.errors import ConfigError
+
+__all__ = ["WEIGHTINGS", "mera_scheme", "score_model", "task_scores_from_results"]
+
+WEIGHTINGS = ("tasks", "modalities")
+ROW_KEYS = ("model", "total", "attempted", "coverage", "image", "audio", "video")
+
+
+def score_model(scores: Mapping[str, float | None], *, weighting: str = "tasks") -> dict[str, Any]:
+    """Aggregate FS per task name (``None`` = not scored) into totals; every name must be a MERA task."""
+    if weighting not in WEIGHTINGS:
+        raise ConfigError(f"mera scheme: weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
+    tasks = catalogue().by_name()
+    unknown = sorted(set(scores) - set(tasks))
+    if unknown:
+        raise ConfigError(f"mera scheme: unknown task(s) {unknown}")
+    out: dict[str, Any] = {"modalities": {}}
+    weighted_sum = weighted_cov = 0.0
+    attempted: list[float] = []
+    for modality in MODALITIES:
+        n = catalogue().modalities[modality]
+        done = [float(s) for name, s in scores.items() if s is not None and tasks[name].modality == modality]
+        k = len(done)
+        total = sum(done) / n
+        out["modalities"][modality] = {
+            "total": total, "attempted": sum(done) / k if k else 0.0, "coverage": k / n, "k": k, "n": n,
+        }  # fmt: skip
+        weighted_sum += total
+        weighted_cov += k / n
+        attempted.extend(done)
+    coverage = weighted_cov / len(MODALITIES)
+    if weighting == "tasks":
+        score = sum(attempted) / len(attempted) if attempted else 0.0
+    else:
+        score = weighted_sum / weighted_cov if weighted_cov else 0.0
+    out.update(attempted=score, coverage=coverage, total=score * coverage)
+    return out
+
+
+def task_scores_from_results(result: Mapping[str, Any]) -> dict[str, float | None]:
+    """FS per MERA task from one ``results.json`` (``{"model", "tasks": {NAME: {"score": FS}}}``)."""
+    where = result.get("run_dir", "results.json")
+    tasks = result.get("tasks")
+    if not isinstance(tasks, Mapping):
+        raise ConfigError(f"{where}: results.json has no 'tasks' mapping")
+    scores: dict[str, float | None] = {}
+    for name, entry in tasks.items():
+        task = find_task(name)
+        if task is None:
+            raise ConfigError(f"{where}: task {name!r} is not a MERA Multi task")
+        if task.name in scores:
+            raise ConfigError(f"{where}: task {task.name!r} appears twice (as {name!r})")
+        score = entry.get("score") if isinstance(entry, Mapping) else None
+        if score is not None and (not isinstance(score, int | float) or not 0.0 <= score <= 1.0):
+            raise ConfigError(
+                f"{where}: task {name!r} field 'score' must be a number in [0, 1], got {score!r}"
+            )
+        scores[task.name] = None if score is None else float(score)
+    return scores
+
+
+def _row(model: str, agg: Mapping[str, Any]) -> dict[str, Any]:
+    mods = agg["modalities"]
+    values = {"total": agg["total"], "attempted": agg["attempted"], "coverage": agg["coverage"]}
+    values |= {m: mods[m]["total"] for m in MODALITIES}
+    return {"model": model} | {k: round(v, 6) for k, v in values.items()}
+
+
+def _boards(models: Sequence[tuple[str, Mapping[str, Any]]], hb: Mapping[str, Any]) -> dict[str, Any]:
+    boards: dict[str, Any] = {}
+    for m in MODALITIES:
+        entries = [
+            {"model": name, "score": round(a["modalities"][m]["total"], 6),
+             "attempted": round(a["modalities"][m]["attempted"], 6), "coverage": round(a["modalities"][m]["coverage"], 6)}
+            for name, a in models if a["modalities"][m]["k"] > 0
+        ]  # fmt: skip
+        entries.sort(key=lambda e: -e["score"])
+        boards[m] = {"rows": entries, "human_baseline": round(hb["modalities"][m]["total"], 6)}
+    multi = sorted((_row(name, a) for name, a in models), key=lambda r: -r["total"])
+    boards["multi"] = {"rows": multi, "human_baseline": _row("Human Baseline", hb)}
+    return boards
+
+
+@register_scheme("mera")
+def mera_scheme(results: Sequence[Mapping[str, Any]], /, *, weighting: str | None = None) -> dict[str, Any]:
+    """One row per run (``model``, ``total``, ``attempted``, ``coverage``, ``image``, ``audio``, ``video``)
+    plus the image/audio/video/multi boards with human-baseline rows."""
+    weighting = weighting or "tasks"
+    models: list[tuple[str, dict[str, Any]]] = []
+    details = []
+    for result in results:
+        scores = task_scores_from_results(result)
+        model = str(result.get("model") or result.get("run_dir") or "?")
+        agg = score_model(scores, weighting=weighting)
+        models.append((model, agg))
+        unscored = sorted(n for n, s in scores.items() if s is None)
+        details.append({"model": model, "run_dir": result.get("run_dir"), "unscored": unscored,
+                        "attempted_tasks": sorted(n for n, s in scores.items() if s is not None)})  # fmt: skip
+    hb = score_model({t.name: t.human_baseline for t in catalogue().tasks}, weighting=weighting)
+    rows = [_row(name, agg) for name, agg in models]
+    rows.sort(key=lambda r: -r["total"])
+    return {
+        "scheme": "mera",
+        "weighting": weighting,
+        "rows": rows,
+        "boards": _boards(models, hb),
+        "details": details,
+    }

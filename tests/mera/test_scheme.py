@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+
+from omnieval.aggregate.schemes import schemes
+from omnieval.benchmarks.mera.scheme import mera_scheme, score_model
+from omnieval.errors import ConfigError
+
+
+def test_scheme_is_registered() -> None:
+    assert schemes.get("mera") is mera_scheme
+
+
+def test_hand_worked_partial_submission() -> None:
+    # 2 image tasks (0.5, 0.7) and 1 audio task (0.9), no video:
+    # image total = 1.2/11, audio total = 0.9/4, C = (2/11 + 1/4)/3
+    # A(tasks) = 2.1/3 = 0.7; A(eq.2) = (1.2/11 + 0.9/4) / (2/11 + 1/4)
+    scores = {"weird": 0.5, "ruclevr": 0.7, "aquaria": 0.9}
+    coverage = (2 / 11 + 1 / 4) / 3
+    t = score_model(scores, weighting="tasks")
+    assert t["modalities"]["image"]["total"] == pytest.approx(1.2 / 11)
+    assert t["modalities"]["audio"]["attempted"] == pytest.approx(0.9)
+    assert t["coverage"] == pytest.approx(coverage)
+    assert t["attempted"] == pytest.approx(0.7) and t["total"] == pytest.approx(0.7 * coverage)
+    m = score_model(scores, weighting="modalities")
+    a2 = (1.2 / 11 + 0.9 / 4) / (2 / 11 + 1 / 4)
+    assert m["attempted"] == pytest.approx(a2)
+    # equation (2) times coverage is the mean of the modality totals (missing tasks count 0)
+    assert m["total"] == pytest.approx((1.2 / 11 + 0.9 / 4 + 0) / 3)
+
+
+def test_rows_have_the_fixed_keys_and_are_sorted_by_total() -> None:
+    results = [
+        {"model": "weak", "run_dir": "a", "tasks": {"weird": {"score": 0.1}}},
+        {"model": "strong", "run_dir": "b", "tasks": {"ruHHH-Video": {"score": 0.9, "group_em": 0.9}}},
+    ]
+    board = mera_scheme(results, weighting="modalities")
+    assert [r["model"] for r in board["rows"]] == ["strong", "weak"]
+    assert set(board["rows"][0]) == {"model", "total", "attempted", "coverage", "image", "audio", "video"}
+    assert board["rows"][0]["video"] == pytest.approx(0.3)
+    assert [r["model"] for r in board["boards"]["video"]["rows"]] == ["strong"]
+    assert board["boards"]["audio"]["human_baseline"] == pytest.approx(0.895)
+    assert board["boards"]["multi"]["human_baseline"]["coverage"] == 1.0
+
+
+def test_unscored_private_tasks_are_not_attempted() -> None:
+    board = mera_scheme([{"model": "m", "tasks": {"weird": {"score": 1.0}, "realvqa": {"score": None}}}])
+    assert board["rows"][0]["image"] == pytest.approx(1 / 11)
+    assert board["details"][0]["unscored"] == ["realvqa"]
+
+
+def test_bad_results_name_the_run_and_task() -> None:
+    with pytest.raises(ConfigError, match=r"run7.*'mmlu'"):
+        mera_scheme([{"model": "m", "run_dir": "run7", "tasks": {"mmlu": {"score": 0.5}}}])
+    with pytest.raises(ConfigError, match=r"run8.*'weird'.*score"):
+        mera_scheme([{"model": "m", "run_dir": "run8", "tasks": {"weird": {"score": 1.5}}}])
+    with pytest.raises(ConfigError, match="weighting"):
+        mera_scheme([], weighting="samples")
