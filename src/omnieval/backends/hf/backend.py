@@ -1,0 +1,135 @@
+"""``hf/PATH``: local transformers models (text, image, audio and video language models, GGUF).
+
+Requests arrive in lists of ``options.batch_size`` (``prefers_batches``); work runs in a worker
+thread so the event loop stays free, one batch at a time since the model is shared.
+Backend-specific options (``options.extra``): ``gguf_file``, ``gguf_cache`` (default True),
+``gguf_cache_dir``, ``model_class`` (a transformers class name), ``chat_template`` (jinja override).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.backends.hf.generation import Item, generate_batch
+from omnieval.backends.hf.loading import Loaded, load_model
+from omnieval.backends.hf.media import prepare_media
+from omnieval.backends.hf.prompting import build_prompt
+from omnieval.backends.hf.scoring import score_choices
+from omnieval.errors import BackendError
+from omnieval.types import Request, Response
+
+__all__ = ["HFBackend"]
+
+
+@register_backend("hf")
+class HFBackend(Backend):
+    """transformers models run in-process, batched with left padding."""
+
+    modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
+    prefers_batches: ClassVar[bool] = True
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        super().__init__(model, options=options)
+        self._loaded: Loaded | None = None
+        self._lock = threading.Lock()
+
+    def loaded(self) -> Loaded:
+        """Load the model on first use (in the calling worker thread)."""
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = load_model(self.model, options=self.options)
+            return self._loaded
+
+    async def generate(self, request: Request) -> Response:
+        result = (await self.generate_many([request]))[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
+        return await asyncio.to_thread(self.run_batch, list(requests))
+
+    def max_connections(self) -> int:
+        return 1
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info.update({"device": self.options.device, "dtype": self.options.dtype, "batch_size": self.options.batch_size})
+        if self._loaded is not None:
+            info.update({"device": self._loaded.device, "dtype": str(self._loaded.model.dtype),
+                         "modalities": sorted(self._loaded.modalities), "loaded_from": self._loaded.source})
+        return info
+
+    async def aclose(self) -> None:
+        self._loaded = None
+        gc.collect()
+
+    def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
+        """Answer ``requests`` synchronously; per-request failures come back as exceptions."""
+        try:
+            loaded = self.loaded()
+        except BackendError as exc:
+            return [exc for _ in requests]
+        with self._lock:
+            return self._run_locked(loaded, requests)
+
+    def _run_locked(self, loaded: Loaded, requests: list[Request]) -> list[Response | BaseException]:
+        results: list[Response | BaseException | None] = [None] * len(requests)
+        groups: dict[str, list[tuple[int, Item]]] = {}
+        for i, req in enumerate(requests):
+            try:
+                item = self._prepare(loaded, req)
+                if req.kind == "loglikelihood":
+                    results[i] = score_choices(loaded, prompt=item.text, continuations=req.continuations,
+                                               sample_id=req.sample_id, chunk=self.options.batch_size)
+                    continue
+            except BackendError as exc:
+                results[i] = exc
+                continue
+            key = req.generation.model_dump_json() + "|" + ",".join(sorted({m.kind for m in req.media}))
+            groups.setdefault(key, []).append((i, item))
+        size = max(1, self.options.batch_size)
+        for members in groups.values():
+            for start in range(0, len(members), size):
+                chunk = members[start : start + size]
+                for (i, _), res in zip(chunk, self._generate_chunk(loaded, [it for _, it in chunk]), strict=True):
+                    results[i] = res
+        return [r if r is not None else BackendError("internal: no result") for r in results]
+
+    def _generate_chunk(self, loaded: Loaded, items: list[Item]) -> list[Response | BaseException]:
+        """Generate a batch; if the batch fails, retry one by one so the error names its sample."""
+        try:
+            return list(generate_batch(loaded, items))
+        except Exception as exc:
+            if len(items) == 1:
+                req = items[0].request
+                return [BackendError(f"sample {req.sample_id!r}: generation failed: {exc}", retryable=False)]
+        out: list[Response | BaseException] = []
+        for it in items:
+            out.extend(self._generate_chunk(loaded, [it]))
+        return out
+
+    def _prepare(self, loaded: Loaded, req: Request) -> Item:
+        kinds = {m.kind for m in req.media}
+        for kind in sorted(kinds):
+            accepted = kind in loaded.modalities or (kind == "video" and "image" in loaded.modalities)
+            if not accepted:
+                raise BackendError(
+                    f"sample {req.sample_id!r}: model {self.model} does not accept {kind} input "
+                    f"(its processor has no {kind} support; accepts {sorted(loaded.modalities)})",
+                    retryable=False,
+                )
+        if req.kind == "loglikelihood" and kinds:
+            raise BackendError(f"sample {req.sample_id!r}: loglikelihood scoring takes text only", retryable=False)
+        fe = getattr(loaded.processor, "feature_extractor", None)
+        media = prepare_media(req, cache_dir=self.options.media_cache_dir,
+                              sample_rate=getattr(fe, "sampling_rate", None))
+        frames = None if "video" in loaded.modalities else [len(v) for v in media.videos]
+        built = build_prompt(req, processor=loaded.processor, tokenizer=loaded.tokenizer,
+                             override=self.options.extra.get("chat_template"), video_frames=frames)
+        return Item(request=req, text=built.text, media=media, template=built.template)

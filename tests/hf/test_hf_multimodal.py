@@ -1,0 +1,119 @@
+"""The hf backend end to end on tiny LLaVA and Qwen2-Audio models with their real processors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+from PIL import Image
+
+from omnieval.backends import BackendOptions, create_backend
+from omnieval.errors import BackendError
+from omnieval.types import AudioPart, GenerationConfig, ImagePart, MediaRef, Message, Request, TextPart
+
+GREEDY = GenerationConfig(temperature=0.0, max_tokens=6)
+
+
+def _image_request(path: Path, sid: str = "s1", question: str = "How many circles?") -> Request:
+    ref = MediaRef(kind="image", name="image", path=str(path))
+    msg = Message(role="user", content=(ImagePart(media=ref), TextPart(text=question)))
+    return Request(task="t", sample_id=sid, messages=(msg,), generation=GREEDY)
+
+
+def _direct_generate(model_dir: Path, text_msgs: list[dict[str, object]], **media: object) -> list[int]:
+    """Independent reference: the processor, its chat template and model.generate called by hand."""
+    import torch
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    proc = AutoProcessor.from_pretrained(model_dir)
+    model = AutoModelForImageTextToText.from_pretrained(model_dir)
+    text = proc.apply_chat_template(text_msgs, add_generation_prompt=True, tokenize=False)
+    enc = proc(text=[text], return_tensors="pt", **media)
+    with torch.inference_mode():
+        out = model.generate(**enc, max_new_tokens=6, do_sample=False)
+    return [int(t) for t in out[0, enc["input_ids"].shape[1] :]]
+
+
+async def test_llava_image_request_matches_hand_written_pipeline(llava_dir: Path, tmp_path: Path) -> None:
+    img_path = tmp_path / "red.png"
+    Image.new("RGBA", (40, 24), (255, 0, 0, 128)).save(img_path)
+    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions(batch_size=2))
+    resp = await backend.generate(_image_request(img_path))
+    loaded = backend.loaded()  # type: ignore[attr-defined]
+    msgs = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "How many circles?"}]}]
+    white = Image.new("RGB", (40, 24), "white")
+    white.paste(Image.open(img_path), mask=Image.open(img_path).split()[3])
+    expected_ids = _direct_generate(llava_dir, msgs, images=[white])
+    eos = loaded.tokenizer.eos_token_id
+    cut = expected_ids.index(eos) if eos in expected_ids else len(expected_ids)
+    assert resp.text == loaded.tokenizer.decode(expected_ids[:cut], skip_special_tokens=True)
+    assert resp.usage.completion_tokens == cut
+    assert resp.finish_reason == ("length" if cut == 6 else "stop")
+    assert resp.media["image"]["final_size"] == [40, 24]
+    assert resp.extra["template"] == "model"
+    await backend.aclose()
+
+
+async def test_llava_batch_with_images_equals_one_by_one(llava_dir: Path, tmp_path: Path) -> None:
+    paths = []
+    for i, colour in enumerate(["red", "blue", "green"]):
+        paths.append(tmp_path / f"{colour}.png")
+        Image.new("RGB", (16 + 8 * i, 32), colour).save(paths[-1])
+    reqs = [_image_request(p, sid=str(i), question="How many" + " circles" * i) for i, p in enumerate(paths)]
+    batched = create_backend(f"hf/{llava_dir}", options=BackendOptions(batch_size=3))
+    single = create_backend(f"hf/{llava_dir}", options=BackendOptions(batch_size=1))
+    together = await batched.generate_many(reqs)
+    apart = await single.generate_many(reqs)
+    assert [r.text for r in together] == [r.text for r in apart]  # type: ignore[union-attr]
+    assert {r.extra["batch_size"] for r in together} == {3}  # type: ignore[union-attr]
+
+
+async def test_llava_rejects_audio_with_named_modality(llava_dir: Path, tmp_path: Path) -> None:
+    wav = tmp_path / "a.wav"
+    soundfile.write(wav, np.zeros(1600, dtype="float32"), 16000)
+    msg = Message(role="user", content=(AudioPart(media=MediaRef(kind="audio", name="audio", path=str(wav))),))
+    req = Request(task="t", sample_id="a1", messages=(msg,), generation=GREEDY)
+    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions())
+    with pytest.raises(BackendError, match="does not accept audio") as info:
+        await backend.generate(req)
+    assert info.value.retryable is False
+    assert "'a1'" in str(info.value)
+
+
+async def test_corrupt_image_fails_only_its_sample(llava_dir: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(b"\x89PNG not really")
+    good = tmp_path / "ok.png"
+    Image.new("RGB", (8, 8), "blue").save(good)
+    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions(batch_size=4))
+    out = await backend.generate_many([_image_request(bad, sid="bad"), _image_request(good, sid="good")])
+    assert isinstance(out[0], BackendError) and "broken.png" in str(out[0])
+    assert not isinstance(out[1], BaseException) and out[1].ok
+
+
+async def test_qwen2_audio_request_matches_hand_written_pipeline(qwen2_audio_dir: Path, tmp_path: Path) -> None:
+    wav = tmp_path / "tone.wav"
+    tone = (0.3 * np.sin(2 * np.pi * 440 * np.arange(8000) / 8000)).astype("float32")
+    soundfile.write(wav, tone, 8000)  # 8 kHz on disk: the backend must resample to the extractor's 16 kHz
+    ref = MediaRef(kind="audio", name="audio", path=str(wav))
+    msg = Message(role="user", content=(AudioPart(media=ref), TextPart(text="What number?")))
+    req = Request(task="t", sample_id="q1", messages=(msg,), generation=GREEDY)
+    backend = create_backend(f"hf/{qwen2_audio_dir}", options=BackendOptions(extra={"model_class": "Qwen2AudioForConditionalGeneration"}))
+    resp = await backend.generate(req)
+    assert resp.media["audio"]["sample_rate"] == 16000
+    import soxr
+    import torch
+    from transformers import AutoProcessor, Qwen2AudioForConditionalGeneration
+
+    proc = AutoProcessor.from_pretrained(qwen2_audio_dir)
+    model = Qwen2AudioForConditionalGeneration.from_pretrained(qwen2_audio_dir)
+    msgs = [{"role": "user", "content": [{"type": "audio"}, {"type": "text", "text": "What number?"}]}]
+    text = proc.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+    enc = proc(text=[text], audio=[soxr.resample(tone, 8000, 16000)], sampling_rate=16000, return_tensors="pt")
+    with torch.inference_mode():
+        ids = model.generate(**enc, max_new_tokens=6, do_sample=False)[0, enc["input_ids"].shape[1] :].tolist()
+    eos = proc.tokenizer.eos_token_id
+    ids = ids[: ids.index(eos)] if eos in ids else ids
+    assert resp.text == proc.tokenizer.decode(ids, skip_special_tokens=True)
