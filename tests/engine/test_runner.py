@@ -1,0 +1,207 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from omnieval.api import evaluate, rescore
+from omnieval.runner import RetryPolicy, RunConfig, run
+from omnieval.types import Response
+
+from .conftest import ScriptedBackend, options, raise_backend_error, read_samples, write_jsonl
+
+
+def _config(qa_file: Path, out: Path, **kw: object) -> RunConfig:
+    kw.setdefault("backend", options())
+    return RunConfig(tasks=(f"jsonl:{qa_file}",), model="scripted/m", output=out, quiet=True,
+                     retry=RetryPolicy(max_attempts=2, base_delay_s=0.001), **kw)  # type: ignore[arg-type]
+
+
+def test_every_state_is_explicit_and_counted(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    def answer(r):  # noqa: ANN001, ANN202
+        i = int(r.sample_id)
+        if i == 0:
+            return raise_backend_error("boom", retryable=False)
+        if i == 1:
+            return Response(text="partial", finish_reason="length")
+        if i == 2:
+            return "<think>долго думал</think>" + r.targets[0]
+        return r.targets[0] if i % 2 else "wrong"
+
+    scripted.answer = staticmethod(answer)
+    _, results = evaluate(_config(qa_file, tmp_path / "out"))
+    block = results["tasks"]["qa"]
+    assert block["n"] == 10
+    assert block["states"] == {"ok": 8, "parse_failed": 0, "truncated": 1, "error": 1, "skipped": 0}
+    records = {r["sample_id"]: r for r in read_samples(tmp_path / "out")}
+    assert records["0"]["state"] == "error" and "boom" in records["0"]["reason"] and records["0"]["score"] == 0.0
+    assert records["1"]["state"] == "truncated" and records["1"]["score"] == 0.0
+    assert records["2"]["reasoning"] == "долго думал" and records["2"]["response"] == "4" and records["2"]["score"] == 1.0
+    # ok: 2,3,5,7,9 right; 4,6,8 wrong → 5 of 10 samples score 1 (non-ok count as 0)
+    assert block["score"] == pytest.approx(0.5)
+
+
+def test_resume_never_rerequests_or_duplicates(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    out = tmp_path / "out"
+
+    def flaky(r):  # noqa: ANN001, ANN202
+        if int(r.sample_id) >= 6:
+            raise KeyboardInterrupt  # the process dies mid-run
+        return r.targets[0]
+
+    scripted.answer = staticmethod(flaky)
+    with pytest.raises((KeyboardInterrupt, asyncio.CancelledError)):
+        run(_config(qa_file, out, backend=options().model_copy(update={"concurrency": 1})))
+    first = read_samples(out)
+    assert 0 < len(first) < 10
+    done = {r["sample_id"] for r in first}
+    scripted.calls.clear()
+    scripted.answer = staticmethod(lambda r: r.targets[0])
+    _, results = evaluate(_config(qa_file, out))
+    records = read_samples(out)
+    assert sorted(r["sample_id"] for r in records) == sorted(str(i) for i in range(10))
+    assert not any(f"qa/{i}" in scripted.calls for i in done)
+    assert results["tasks"]["qa"]["score"] == 1.0
+    scripted.calls.clear()
+    evaluate(_config(qa_file, out))  # a finished run: nothing is requested again
+    assert not scripted.calls and len(read_samples(out)) == 10
+
+
+def test_resume_retries_errors_without_duplicates(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    out = tmp_path / "out"
+    scripted.answer = staticmethod(lambda r: raise_backend_error("down", retryable=True) if r.sample_id == "3" else r.targets[0])
+    _, results = evaluate(_config(qa_file, out))
+    assert results["tasks"]["qa"]["states"]["error"] == 1
+    assert scripted.calls["qa/3"] == 2  # retried max_attempts times
+    scripted.answer = staticmethod(lambda r: r.targets[0])
+    _, results = evaluate(_config(qa_file, out))
+    assert results["tasks"]["qa"]["states"] == {"ok": 10, "parse_failed": 0, "truncated": 0, "error": 0, "skipped": 0}
+    assert len(read_samples(out)) == 10
+
+
+def test_partial_last_line_from_a_crash_is_dropped(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    out = tmp_path / "out"
+    evaluate(_config(qa_file, out, limit=3))
+    with (out / "samples.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"task": "qa", "sample_id": "3", "sta')  # killed mid-write
+    evaluate(_config(qa_file, out))
+    ids = [r["sample_id"] for r in read_samples(out)]
+    assert sorted(ids) == sorted(str(i) for i in range(10))
+
+
+def test_cache_serves_second_run_and_skips_failures(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    cache = tmp_path / "cache.sqlite"
+    scripted.answer = staticmethod(lambda r: raise_backend_error("x") if r.sample_id == "0" else r.targets[0])
+    evaluate(_config(qa_file, tmp_path / "a", cache_path=cache))
+    scripted.calls.clear()
+    evaluate(_config(qa_file, tmp_path / "b", cache_path=cache))
+    assert dict(scripted.calls) == {"qa/0": 1}  # only the failed sample is asked again
+    cached = [r for r in read_samples(tmp_path / "b") if r["cached"]]
+    assert len(cached) == 9
+
+
+def test_limit_and_sample_ids(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    _, res = evaluate(_config(qa_file, tmp_path / "a", limit=3))
+    assert res["tasks"]["qa"]["n"] == 3
+    _, res = evaluate(_config(qa_file, tmp_path / "b", sample_ids=("2", "7")))
+    assert sorted(r["sample_id"] for r in read_samples(tmp_path / "b")) == ["2", "7"]
+
+
+def test_generation_overrides_reach_the_backend(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    evaluate(_config(qa_file, tmp_path / "a", limit=1, generation={"max_tokens": 5, "temperature": 0.3}))
+    request = scripted.seen[0]
+    assert request.generation.max_tokens == 5 and request.generation.temperature == 0.3
+
+
+def test_chains_run_in_order_with_the_models_own_answers(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    rows = [{"id": f"{d}-{t}", "question": f"turn {t}", "answer": "gold", "dialog": d, "turn": t}
+            for d in ("A", "B") for t in range(4)]  # fmt: skip
+    write_jsonl(tmp_path / "dlg.jsonl", list(reversed(rows)))  # stored out of order on purpose
+    (tmp_path / "dlg.yaml").write_text(
+        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n", encoding="utf-8"
+    )
+    scripted.answer = staticmethod(lambda r: f"own-{r.sample_id}")
+    cfg = RunConfig(tasks=(str(tmp_path / "dlg.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
+    evaluate(cfg)
+    last = next(r for r in scripted.seen if r.sample_id == "A-3")
+    texts = [m.text for m in last.messages]
+    assert texts == ["turn 0", "own-A-0", "turn 1", "own-A-1", "turn 2", "own-A-2", "turn 3"]
+    order_a = [r.sample_id for r in scripted.seen if r.sample_id.startswith("A")]
+    assert order_a == ["A-0", "A-1", "A-2", "A-3"]
+
+
+def test_chain_resume_rebuilds_history_from_records(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    rows = [{"id": f"A-{t}", "question": f"turn {t}", "answer": "g", "dialog": "A", "turn": t} for t in range(3)]
+    write_jsonl(tmp_path / "dlg.jsonl", rows)
+    (tmp_path / "dlg.yaml").write_text(
+        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n", encoding="utf-8"
+    )
+    out = tmp_path / "o"
+
+    def dies_at_turn_2(r):  # noqa: ANN001, ANN202
+        if r.sample_id == "A-2":
+            raise KeyboardInterrupt
+        return f"own-{r.sample_id}"
+
+    scripted.answer = staticmethod(dies_at_turn_2)
+    cfg = RunConfig(tasks=(str(tmp_path / "dlg.yaml"),), model="scripted/m", output=out, quiet=True)
+    with pytest.raises((KeyboardInterrupt, asyncio.CancelledError)):
+        run(cfg)
+    scripted.seen.clear()
+    scripted.answer = staticmethod(lambda r: f"own-{r.sample_id}")
+    evaluate(cfg)
+    assert [r.sample_id for r in scripted.seen] == ["A-2"]
+    assert [m.text for m in scripted.seen[0].messages] == ["turn 0", "own-A-0", "turn 1", "own-A-1", "turn 2"]
+
+
+def test_skipped_when_backend_lacks_modality_and_blind_runs(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (2, 2)).save(tmp_path / "a.png")
+    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "Что на <audio>?", "answer": "x", "audio": "a.png"}])
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nmodalities: [audio]\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: audio, kind: audio}]}}\n",
+        encoding="utf-8",
+    )
+    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
+    _, res = evaluate(cfg)
+    assert res["tasks"]["t"]["states"]["skipped"] == 1
+    assert "audio" in read_samples(tmp_path / "o")[0]["reason"]
+    _, res = evaluate(cfg.model_copy(update={"output": tmp_path / "blind", "blind": True}))
+    assert res["blind"] is True and res["tasks"]["t"]["states"]["ok"] == 1
+    assert scripted.seen[-1].blind and not scripted.seen[-1].media
+
+
+def test_missing_media_file_is_a_counted_error(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "<image>?", "answer": "x", "image": "nope.png"},
+                                       {"id": "2", "question": "q", "answer": "x"}])  # fmt: skip
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: image, kind: image}]}}\n", encoding="utf-8"
+    )
+    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
+    _, res = evaluate(cfg)
+    assert res["tasks"]["t"]["states"]["error"] == 1 and res["tasks"]["t"]["states"]["ok"] == 1
+    bad = next(r for r in read_samples(tmp_path / "o") if r["sample_id"] == "1")
+    assert "nope.png" in bad["reason"]
+
+
+def test_rescore_uses_stored_responses_only(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    out = tmp_path / "o"
+    scripted.answer = staticmethod(lambda r: f"  {r.targets[0]}!! ")
+    _, res = evaluate(_config(qa_file, out))
+    assert res["tasks"]["qa"]["score"] == 1.0  # normalisation strips punctuation and spaces
+    scripted.calls.clear()
+    res2 = rescore(out)
+    assert not scripted.calls
+    assert res2["tasks"]["qa"]["score"] == 1.0 and res2["rescored"] is True
+    assert len(read_samples(out)) == 10
+
+
+def test_prediction_only_samples_are_not_scored_as_zero(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    write_jsonl(tmp_path / "p.jsonl", [{"id": "1", "question": "q", "answer": ""}, {"id": "2", "question": "q", "answer": "a"}])
+    scripted.answer = staticmethod(lambda r: "a")
+    cfg = RunConfig(tasks=(f"jsonl:{tmp_path / 'p.jsonl'}",), model="scripted/m", output=tmp_path / "o", quiet=True)
+    _, res = evaluate(cfg)
+    block = res["tasks"]["p"]
+    assert block["prediction_only"] == 1 and block["n_scored"] == 1 and block["score"] == 1.0
