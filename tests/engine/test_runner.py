@@ -19,7 +19,7 @@ def _config(qa_file: Path, out: Path, **kw: object) -> RunConfig:
 
 
 def test_every_state_is_explicit_and_counted(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
-    def answer(r):  # noqa: ANN001, ANN202
+    def answer(r):
         i = int(r.sample_id)
         if i == 0:
             return raise_backend_error("boom", retryable=False)
@@ -45,7 +45,7 @@ def test_every_state_is_explicit_and_counted(tmp_path: Path, qa_file: Path, scri
 def test_resume_never_rerequests_or_duplicates(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
     out = tmp_path / "out"
 
-    def flaky(r):  # noqa: ANN001, ANN202
+    def flaky(r):
         if int(r.sample_id) >= 6:
             raise KeyboardInterrupt  # the process dies mid-run
         return r.targets[0]
@@ -139,7 +139,7 @@ def test_chain_resume_rebuilds_history_from_records(tmp_path: Path, scripted: ty
     )
     out = tmp_path / "o"
 
-    def dies_at_turn_2(r):  # noqa: ANN001, ANN202
+    def dies_at_turn_2(r):
         if r.sample_id == "A-2":
             raise KeyboardInterrupt
         return f"own-{r.sample_id}"

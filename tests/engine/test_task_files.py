@@ -34,7 +34,7 @@ def test_unknown_key_names_file_and_key(tmp_path: Path) -> None:
 
 def test_wrong_type_names_key(tmp_path: Path) -> None:
     path = _task(tmp_path, "name: t1\ngeneration: {max_tokens: lots}\n")
-    with pytest.raises(TaskFileError, match="generation.max_tokens"):
+    with pytest.raises(TaskFileError, match=r"generation\.max_tokens"):
         load_task_file(path)
 
 

@@ -60,7 +60,7 @@ def run_command(
                 base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout, device=device,
                 dtype=dtype, batch_size=batch_size, extra=parse_kv(backend_opt, option="--backend-opt"),
                 media=parse_kv(media_opt, option="--media-opt"),
-            ),  # fmt: skip
+            ),
             limit=limit,
             sample_ids=tuple(s.strip() for s in sample_ids.split(",")) if sample_ids else None,
             seed=seed,

@@ -26,6 +26,7 @@ class Batcher:
         self.wait_s = wait_s
         self._pending: list[tuple[Request, asyncio.Future[Response]]] = []
         self._timer: asyncio.TimerHandle | None = None
+        self._running: set[asyncio.Task[None]] = set()
 
     async def generate(self, request: Request) -> Response:
         future: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
@@ -42,7 +43,9 @@ class Batcher:
             self._timer = None
         batch, self._pending = self._pending[: self.size], self._pending[self.size :]
         if batch:
-            asyncio.ensure_future(self._run(batch))
+            task = asyncio.ensure_future(self._run(batch))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
         if self._pending:
             self._timer = asyncio.get_running_loop().call_later(self.wait_s, self._flush)
 
@@ -104,11 +107,13 @@ class Fetcher:
                     self.limiter.rate_limited()
                 if not exc.retryable:
                     return Response.from_error(last)
-                await self._sleep(attempt, exc.retry_after)
+                if attempt + 1 < self.retry.max_attempts:
+                    await self._sleep(attempt, exc.retry_after)
                 continue
             except TimeoutError:
                 last = f"no answer within {self._timeout:.0f} s"
-                await self._sleep(attempt, None)
+                if attempt + 1 < self.retry.max_attempts:
+                    await self._sleep(attempt, None)
                 continue
             except Exception as exc:  # an unexpected backend bug becomes this sample's error
                 return Response.from_error(f"{type(exc).__name__}: {exc}")

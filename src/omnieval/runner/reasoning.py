@@ -22,9 +22,8 @@ def split_reasoning(text: str) -> tuple[str, str | None]:
         return text, None
     found = [m.group(2).strip() for m in _BLOCK.finditer(text)]
     answer = _BLOCK.sub("", text)
-    close = None
-    for close in _CLOSE.finditer(answer):
-        pass
+    closes = list(_CLOSE.finditer(answer))
+    close = closes[-1] if closes else None
     if close is not None:
         found.append(answer[: close.start()].strip())
         answer = answer[close.end() :]

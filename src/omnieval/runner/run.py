@@ -27,7 +27,7 @@ from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, load_done
 from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task
-from omnieval.store import ResponseCache, RecordWriter, environment_info, open_records, write_json
+from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 
 __all__ = ["RunOutcome", "run", "run_async"]

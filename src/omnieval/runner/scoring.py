@@ -10,7 +10,7 @@ from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.parsers import bind_parser
 from omnieval.prompts import gold_answers
 from omnieval.runner.reasoning import split_reasoning
-from omnieval.types import ParseOutcome, Response, Sample, SampleResult, ScoringInput, State, TaskSpec
+from omnieval.types import ParseOutcome, Response, Sample, SampleResult, ScoringInput, TaskSpec
 
 __all__ = ["Scorer"]
 

@@ -17,6 +17,7 @@ __all__ = [
     "register_generator",
     "register_importer",
     "register_task_dir",
+    "register_transform",
     "spec_from_dict",
     "task_dirs",
     "task_from_spec",

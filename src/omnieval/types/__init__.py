@@ -13,7 +13,7 @@ from omnieval.types.content import (
 )
 from omnieval.types.request import GenerationConfig, Request, RequestKind
 from omnieval.types.response import FinishReason, Response, Usage
-from omnieval.types.result import STATES, ParseFailure, ParseOutcome, Parsed, SampleResult, State
+from omnieval.types.result import STATES, Parsed, ParseFailure, ParseOutcome, SampleResult, State
 from omnieval.types.sample import Sample
 from omnieval.types.scoring import ScoringInput
 from omnieval.types.task import (

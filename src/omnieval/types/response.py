@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from omnieval.types._base import Frozen
 
 __all__ = ["FinishReason", "Response", "Usage"]
@@ -37,9 +39,9 @@ class Response(Frozen):
     """Per-choice log-likelihoods for ``loglikelihood`` requests."""
     cached: bool = False
     """True when served from the response cache."""
-    media: dict[str, Any] = {}
+    media: dict[str, Any] = Field(default_factory=dict)
     """The media processing the backend actually applied (sizes, frames, sample rate)."""
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:

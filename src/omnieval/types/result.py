@@ -9,7 +9,7 @@ from pydantic import Field
 from omnieval.types._base import Frozen
 from omnieval.types.response import FinishReason, Usage
 
-__all__ = ["ParseFailure", "ParseOutcome", "Parsed", "SampleResult", "State", "STATES"]
+__all__ = ["STATES", "ParseFailure", "ParseOutcome", "Parsed", "SampleResult", "State"]
 
 State = Literal["ok", "parse_failed", "truncated", "error", "skipped"]
 """The one explicit state each sample ends in."""

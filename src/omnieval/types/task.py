@@ -11,8 +11,8 @@ from omnieval.types.content import MediaKind
 
 __all__ = [
     "FewShotSpec",
-    "GenerationConfig",
     "FieldMap",
+    "GenerationConfig",
     "MediaField",
     "MediaPolicy",
     "MetricRef",
