@@ -1,0 +1,48 @@
+"""A small generated MARKER-style demo: Russian school multiple-choice items with 2 to 5 options.
+
+The items mirror MARKER's splits (history, art, geography, mathematics, physics) as plain text, so
+the whole CircularEval and strict/lenient scoring path runs without the real (image) dataset.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from omnieval.errors import SourceError
+from omnieval.sources.plugins import register_generator
+
+__all__ = ["ITEMS", "marker_demo"]
+
+ITEMS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("history", "В каком году произошло Бородинское сражение?", ("1812", "1709", "1853", "1914"), "A"),
+    ("history", "Кто командовал русской армией при Бородино?", ("А. В. Суворов", "М. И. Кутузов", "П. И. Багратион"), "B"),
+    ("history", "Кто основал Санкт-Петербург?", ("Иван Грозный", "Екатерина II", "Пётр I", "Александр I", "Николай I"), "C"),
+    ("art", "Кто написал картину «Утро в сосновом лесу»?", ("И. И. Шишкин", "И. Е. Репин"), "A"),
+    ("art", "К какому направлению относятся передвижники?", ("Импрессионизм", "Кубизм", "Реализм", "Барокко"), "C"),
+    ("geography", "Какая река самая длинная в европейской части России?", ("Дон", "Волга", "Ока", "Кама"), "B"),
+    ("geography", "Столица Республики Татарстан —", ("Уфа", "Самара", "Казань"), "C"),
+    ("geography", "Самое глубокое озеро мира —", ("Ладожское", "Онежское", "Байкал", "Каспийское", "Селигер"), "C"),
+    ("math", "Чему равно 15% от 200?", ("15", "30", "20", "45"), "B"),
+    ("math", "Решите уравнение 2x + 3 = 11. Чему равен x?", ("4", "7"), "A"),
+    ("physics", "Тело падает без начальной скорости 2 с (g = 10 м/с²). Какова его скорость?", ("10 м/с", "20 м/с", "40 м/с", "5 м/с"), "B"),
+    ("physics", "В каких единицах измеряется сила в СИ?", ("Джоуль", "Ватт", "Паскаль", "Ньютон"), "D"),
+)
+"""(split, question, options, gold letter) — hand-written, answers checked by hand."""
+
+
+@register_generator("marker_demo")
+def marker_demo(out_dir: Path, /, *, splits: tuple[str, ...] | list[str] | None = None) -> Path:
+    """Write the demo items (optionally only some ``splits``) to ``marker_demo.jsonl``."""
+    known = sorted({split for split, *_ in ITEMS})
+    wanted = set(splits) if splits else set(known)
+    unknown = wanted - set(known)
+    if unknown:
+        raise SourceError(f"marker_demo: unknown split(s) {sorted(unknown)}; known: {known}", field="splits")
+    path = Path(out_dir) / "marker_demo.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for i, (split, question, options, gold) in enumerate(ITEMS):
+            if split in wanted:
+                row = {"id": f"{split}-{i}", "question": question, "choices": list(options), "answer": gold, "split": split}
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return path
