@@ -19,7 +19,8 @@ from omnieval.media.sampling import SamplingMode, plan_frame_indices
 __all__ = ["VideoInfo", "probe_video", "sample_video"]
 
 T = TypeVar("T")
-_MIME = {"mp4": "video/mp4", "mov": "video/quicktime", "matroska": "video/x-matroska", "webm": "video/webm"}
+_MIME = {"mp4": "video/mp4", "webm": "video/webm", "matroska": "video/x-matroska", "avi": "video/x-msvideo"}
+"""By priority: FFmpeg names one demuxer for MP4 and QuickTime ("mov,mp4,..."); MP4 is what APIs take."""
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,8 @@ class VideoInfo:
 
     @property
     def mime(self) -> str:
-        for name in self.container.split(","):
-            if name in _MIME:
-                return _MIME[name]
-        return "video/mp4"
+        names = set(self.container.split(","))
+        return next((mime for name, mime in _MIME.items() if name in names), "video/mp4")
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -58,9 +57,8 @@ def _open(source: str | BinaryIO, where: str) -> Any:
     try:
         return av.open(source, mode="r")
     except (av.error.FFmpegError, OSError, ValueError) as exc:
-        raise MediaError(
-            f"cannot open video (corrupt, truncated or unsupported): {exc}", path=where
-        ) from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise MediaError(f"cannot open video (corrupt, truncated or unsupported): {reason}", path=where) from None
 
 
 def _count_packets(container: Any, stream: Any) -> int:
