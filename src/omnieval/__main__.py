@@ -1,0 +1,5 @@
+"""``python -m omnieval``."""
+
+from omnieval.cli import main
+
+main()

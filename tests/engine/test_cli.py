@@ -1,0 +1,94 @@
+"""The fixed command-line interfaces, run as a user would (subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import read_samples, write_jsonl
+
+EXE = [sys.executable, "-m", "omnieval"]
+
+
+def omnieval(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*EXE, *args], capture_output=True, text=True, cwd=cwd, timeout=300, check=False)
+
+
+def test_run_writes_the_fixed_outputs(tmp_path: Path, qa_file: Path) -> None:
+    out = tmp_path / "run"
+    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", "baseline/oracle", "--output", str(out),
+                    "--concurrency", "4", "--limit", "5", "--quiet")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["model"] == "baseline/oracle"
+    block = results["tasks"]["qa"]
+    assert block["score"] == 1.0 and block["n"] == 5 and block["states"]["ok"] == 5
+    assert isinstance(block["metrics"], dict) and block["metrics"]["exact_match"] == 1.0
+    for rec in read_samples(out):
+        assert {"task", "sample_id", "state", "response", "score", "metrics"} <= set(rec)
+        assert 0.0 <= rec["score"] <= 1.0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "finished" and manifest["tasks"]["qa"]["hash"]
+    assert manifest["config"]["seed"] == 1234 and "python" in manifest["environment"]
+    assert (out / "report.html").read_text().count("qa") >= 1
+
+
+def test_replay_scores_predictions_made_elsewhere(tmp_path: Path, qa_file: Path) -> None:
+    answers = [{"task": "qa", "sample_id": str(i), "response": str(2 * i if i % 2 else 0)} for i in range(9)]
+    write_jsonl(tmp_path / "answers.jsonl", answers)
+    out = tmp_path / "run"
+    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", f"replay/{tmp_path / 'answers.jsonl'}",
+                    "--output", str(out), "--quiet")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    block = json.loads((out / "results.json").read_text())["tasks"]["qa"]
+    # odd ids right (1,3,5,7), 0 right by chance (2*0 == 0), 2,4,6,8 wrong, sample 9 missing → error
+    assert block["states"]["error"] == 1 and block["score"] == 0.5
+    missing = next(r for r in read_samples(out) if r["sample_id"] == "9")
+    assert missing["state"] == "error" and "9" in missing["reason"]
+
+
+def test_max_error_rate_fails_the_command(tmp_path: Path, qa_file: Path) -> None:
+    write_jsonl(tmp_path / "a.jsonl", [{"task": "qa", "sample_id": "0", "response": "0"}])
+    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", f"replay/{tmp_path / 'a.jsonl'}",
+                    "--output", str(tmp_path / "r"), "--quiet", "--max-error-rate", "0.5")  # fmt: skip
+    assert proc.returncode == 3 and "error rate" in proc.stderr
+
+
+def test_bad_task_file_is_a_clean_error(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text("name: t\nsurce: {}\n", encoding="utf-8")
+    proc = omnieval("run", "--tasks", str(tmp_path / "t.yaml"), "--model", "baseline/oracle", "--output", str(tmp_path / "o"))
+    assert proc.returncode == 2
+    assert "t.yaml" in proc.stderr and "surce" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unknown_provider_is_a_clean_error(tmp_path: Path, qa_file: Path) -> None:
+    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", "opneai/x", "--output", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "openai" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_dry_run_renders_without_a_model(tmp_path: Path) -> None:
+    write_jsonl(tmp_path / "mc.jsonl", [{"id": "1", "question": "Что на <image>?", "choices": ["кот", "пёс"],
+                                         "answer": "пёс"}])  # fmt: skip
+    proc = omnieval("run", "--tasks", f"jsonl:{tmp_path / 'mc.jsonl'}", "--model", "openai/none", "--dry-run",
+                    "--output", str(tmp_path / "o"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "B. пёс" in proc.stdout and "gold ['B']" in proc.stdout
+    assert not (tmp_path / "o" / "samples.jsonl").exists()
+
+
+def test_validate_and_score_and_diff(tmp_path: Path, qa_file: Path) -> None:
+    (tmp_path / "t.yaml").write_text(f"name: qa2\nsource: {{type: jsonl, path: {qa_file}}}\n", encoding="utf-8")
+    proc = omnieval("validate", str(tmp_path / "t.yaml"))
+    assert proc.returncode == 0 and "ok  qa2  (10 samples" in proc.stdout
+    write_jsonl(tmp_path / "a.jsonl", [{"task": "qa", "sample_id": str(i), "response": str(2 * i)} for i in range(10)])
+    write_jsonl(tmp_path / "b.jsonl", [{"task": "qa", "sample_id": str(i), "response": str(i)} for i in range(10)])
+    for name in ("a", "b"):
+        assert omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", f"replay/{tmp_path / (name + '.jsonl')}",
+                        "--output", str(tmp_path / f"run_{name}"), "--quiet").returncode == 0  # fmt: skip
+    proc = omnieval("score", str(tmp_path / "run_a"))
+    assert proc.returncode == 0 and "1.0000" in proc.stdout
+    diff = json.loads(omnieval("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"), "--json").stdout)
+    assert diff["n_flips"] == 9  # only sample 0 (answer 0) agrees
+    assert any(key.startswith("config.model") for key in diff["config"])
