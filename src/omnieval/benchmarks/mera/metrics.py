@@ -94,14 +94,37 @@ def ruslun_scores(response: str, gold_text: str) -> dict[str, float]:
     return best
 
 
-@register_metric("mera_ruslun")
-def mera_ruslun(inp: ScoringInput, /) -> dict[str, float]:
-    """RuSLUn: intent exact match, per-sample slot F1, whole-structure EM and FS = (intent EM + slot F1)/2."""
+def _ruslun(inp: ScoringInput) -> dict[str, float]:
     golds = [t for t in inp.targets if t not in (None, "")]
     if not golds:
-        raise MetricError("metric 'mera_ruslun': the sample has no gold answer")
+        raise MetricError("metric 'mera_ruslun_*': the sample has no gold answer")
     gold = golds[0] if isinstance(golds[0], str) else json.dumps(golds[0], ensure_ascii=False)
     return ruslun_scores(inp.response, gold)
+
+
+# One float metric per value, so that samples in a non-ok state count as 0 under every key.
+@register_metric("mera_ruslun_intent_em")
+def mera_ruslun_intent_em(inp: ScoringInput, /) -> float:
+    """RuSLUn intent exact match (case-insensitive) after JSON cleaning."""
+    return _ruslun(inp)["intent_em"]
+
+
+@register_metric("mera_ruslun_slot_f1")
+def mera_ruslun_slot_f1(inp: ScoringInput, /) -> float:
+    """RuSLUn per-sample slot F1 over (slot type, value) multisets; 1 when both are empty."""
+    return _ruslun(inp)["slot_f1"]
+
+
+@register_metric("mera_ruslun_em")
+def mera_ruslun_em(inp: ScoringInput, /) -> float:
+    """RuSLUn whole-structure exact match: same intent and the same slot multiset."""
+    return _ruslun(inp)["em"]
+
+
+@register_metric("mera_ruslun_fs")
+def mera_ruslun_fs(inp: ScoringInput, /) -> float:
+    """RuSLUn FinalScore: (intent EM + slot F1) / 2 (no judge involved)."""
+    return _ruslun(inp)["fs"]
 
 
 @register_metric("mera_fs")

@@ -1,0 +1,151 @@
+"""``--tasks mera:ROOT`` (every dataset folder under ROOT) or ``mera:ROOT/RuSLUn`` (one dataset).
+
+A dataset folder is a local copy of a dataset repository (``data/test-*.parquet``, optional
+``data/shots-*.parquet``) or a ``save_to_disk`` directory (``test/*.arrow``, ``shots/*.arrow``).
+Folder names match task names case-insensitively, ignoring ``-`` and ``_``. Rows are streamed by
+row group, so a dataset is never held in memory whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from omnieval.benchmarks.mera.catalog import MeraTask, find_task
+from omnieval.benchmarks.mera.rows import RowContext, row_to_sample
+from omnieval.benchmarks.mera.specs import task_spec
+from omnieval.errors import TaskFileError
+from omnieval.sources.importers import register_importer
+from omnieval.sources.task import Task
+from omnieval.types import Sample
+
+__all__ = ["import_mera", "load_dataset_dir", "split_files"]
+
+_BATCH = 64
+
+
+def split_files(dataset_dir: Path, split: str) -> list[Path]:
+    """The files of one split: ``data/<split>-*.parquet`` or ``<split>/*.arrow`` (save_to_disk)."""
+    parquet = sorted((dataset_dir / "data").glob(f"{split}-*.parquet"))
+    if parquet:
+        return parquet
+    return sorted((dataset_dir / split).glob("*.arrow"))
+
+
+def _iter_rows(path: Path) -> Iterator[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        if path.suffix == ".parquet":
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH):
+                yield from batch.to_pylist()
+        else:
+            with pa.memory_map(str(path)) as source:
+                try:
+                    reader = pa.ipc.open_stream(source)
+                except pa.ArrowInvalid:
+                    reader = pa.ipc.open_file(source)  # type: ignore[assignment]
+                for batch in reader:
+                    yield from batch.to_pylist()
+    except (OSError, pa.ArrowException) as exc:
+        raise TaskFileError(f"cannot read dataset file ({exc})", path=str(path)) from None
+
+
+def _count(files: list[Path]) -> int | None:
+    import pyarrow.parquet as pq
+
+    if not all(f.suffix == ".parquet" for f in files):
+        return None
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+
+
+def _min_id(files: list[Path]) -> int:
+    ids = [
+        int(row["meta"]["id"]) for f in files for row in _iter_rows(f) if isinstance(row.get("meta"), dict)
+    ]
+    return min(ids) if ids else 0
+
+
+def _sample_stream(task: MeraTask, dataset_dir: Path, files: list[Path]) -> Iterator[Sample]:
+    min_id = _min_id(files) if task.dialogue else 0
+    seen: set[str] = set()
+    for path in files:
+        ctx = RowContext(task, dataset_dir, path, min_id=min_id)
+        for row in _iter_rows(path):
+            sample = row_to_sample(ctx, row)
+            if sample.id in seen:
+                raise ctx.error("duplicate meta.id", sample_id=sample.id, field="meta.id")
+            seen.add(sample.id)
+            yield sample
+
+
+def _fingerprint(files: list[Path]) -> str:
+    h = hashlib.sha256()
+    for f in files:
+        st = f.stat()
+        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task:
+    """One MERA task from its dataset folder."""
+    task = task or find_task(dataset_dir.name)
+    if task is None:
+        raise TaskFileError(
+            "folder name matches no MERA Multi task (e.g. RuSLUn, ruHHH-Image)", path=str(dataset_dir)
+        )
+    test = split_files(dataset_dir, "test")
+    if not test:
+        raise TaskFileError(
+            f"{task.name}: missing split 'test' (expected data/test-*.parquet or test/*.arrow)",
+            path=str(dataset_dir),
+        )
+    shots = split_files(dataset_dir, "shots")
+    spec = task_spec(task, dataset_dir=dataset_dir)
+    demos = (lambda: _sample_stream(task, dataset_dir, shots)) if shots else None
+    return Task(
+        spec=spec,
+        iter_samples=lambda: _sample_stream(task, dataset_dir, test),
+        base_dir=dataset_dir,
+        size=_count(test),
+        iter_demos=demos,
+        data_fingerprint=_fingerprint(test),
+        origin=f"mera:{dataset_dir}",
+        extra={"mera_task": task.name, "submission_name": task.submission},
+    )
+
+
+def _is_dataset(path: Path) -> bool:
+    return (
+        bool(split_files(path, "test")) or (path / "data").is_dir() or (path / "dataset_dict.json").exists()
+    )
+
+
+@register_importer("mera")
+def import_mera(path: str) -> list[Task]:
+    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one)."""
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise TaskFileError("not a directory", path=str(root))
+    if _is_dataset(root) and find_task(root.name) is not None:
+        return [load_dataset_dir(root)]
+    tasks: list[Task] = []
+    names: dict[str, Path] = {}
+    for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+        task = find_task(child.name)
+        if task is None:
+            continue
+        if task.name in names:
+            raise TaskFileError(
+                f"task {task.name!r} found twice: {names[task.name]} and {child}", path=str(root)
+            )
+        names[task.name] = child
+        tasks.append(load_dataset_dir(child, task=task))
+    if not tasks:
+        raise TaskFileError(
+            "no MERA dataset folders found (expected e.g. ROOT/RuSLUn/data/test-*.parquet)", path=str(root)
+        )
+    return tasks

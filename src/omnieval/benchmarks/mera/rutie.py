@@ -1,0 +1,80 @@
+"""ruTiE dialogues: every turn carries the earlier turns with the model's OWN answers.
+
+As in MERA's context former, an earlier turn is shown compactly (media, question, options,
+``Ответ:``) and the model's answer is reduced to its option letter (``-1`` when none is found);
+the current turn is the full published instruction. The runner runs a dialogue strictly in order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from omnieval.prompts.renderers import RenderContext, register_renderer
+from omnieval.textkit.marker import after_marker
+from omnieval.types import AudioPart, ContentPart, ImagePart, MediaRef, Message, Sample, TextPart, VideoPart
+
+__all__ = ["answer_letter", "compact_turn", "render_rutie", "split_media"]
+
+_LETTER = re.compile(r"(?<![\w])([A-DАБВГ])(?![\w])")
+_PART = {"image": ImagePart, "audio": AudioPart, "video": VideoPart}
+
+
+def answer_letter(answer: str) -> str:
+    """The option letter of an answer (text after ANSWER/ОТВЕТ first), or ``-1``."""
+    for text in (after_marker(answer), answer):
+        if text:
+            match = _LETTER.search(text)
+            if match:
+                return match.group(1)
+    return "-1"
+
+
+def split_media(text: str, media: Sequence[MediaRef]) -> str | tuple[ContentPart, ...]:
+    """Text with ``<name>`` tags turned into media parts; media with no tag go first."""
+    if not media:
+        return text
+    by_name = {m.name: m for m in media}
+    pattern = re.compile("<(" + "|".join(re.escape(n) for n in sorted(by_name, key=len, reverse=True)) + ")>")
+    parts: list[ContentPart] = []
+    used: set[str] = set()
+    cursor = 0
+    for match in pattern.finditer(text):
+        if match.start() > cursor:
+            parts.append(TextPart(text=text[cursor : match.start()]))
+        ref = by_name[match.group(1)]
+        used.add(ref.name)
+        parts.append(_PART[ref.kind](media=ref))
+        cursor = match.end()
+    if cursor < len(text):
+        parts.append(TextPart(text=text[cursor:]))
+    leading: list[ContentPart] = [_PART[m.kind](media=m) for m in media if m.name not in used]
+    return (*leading, *parts)
+
+
+def compact_turn(sample: Sample) -> str:
+    """An earlier turn as MERA shows it in the history: media, question, options, ``Ответ:``."""
+    lines = [f"<{m.name}>" for m in sample.media]
+    question = str(sample.fields.get("question") or "").strip()
+    if question:
+        lines.append(question)
+    lines.extend(f"{chr(ord('A') + i)}. {c}" for i, c in enumerate(sample.choices or ()))
+    lines.append("Ответ:")
+    return "\n".join(lines)
+
+
+@register_renderer("mera_rutie")
+def render_rutie(
+    sample: Sample, ctx: RenderContext, /, *, max_history: int | None = None
+) -> tuple[Message, ...]:
+    """System prompt (if any), earlier turns with the model's own letters, then this turn."""
+    out: list[Message] = []
+    system = ctx.variant.system or ctx.spec.prompt.system
+    if system:
+        out.append(Message(role="system", content=system))
+    history = list(ctx.history)[-max_history:] if max_history else list(ctx.history)
+    for earlier, answer in history:
+        out.append(Message(role="user", content=split_media(compact_turn(earlier), earlier.media)))
+        out.append(Message(role="assistant", content=answer_letter(answer)))
+    out.append(Message(role="user", content=split_media(sample.input, sample.media)))
+    return tuple(out)

@@ -1,0 +1,83 @@
+"""The :class:`TaskSpec` of each MERA task: prompt, parser, metrics (with the fixed result keys), facts.
+
+Result keys: ``em`` for every task, ``group_em`` for ruHHH, ``intent_em`` and ``slot_f1`` for RuSLUn,
+and ``fs`` (the task score, FinalScore). Without a judge, FS falls back to EM and the task metadata
+says so (``judge.js_computed: false``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omnieval.benchmarks.mera.catalog import MeraTask
+from omnieval.benchmarks.mera.metrics import judge_note
+from omnieval.types import GenerationConfig, MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
+
+__all__ = ["GENERATION", "task_metrics", "task_spec"]
+
+GENERATION = GenerationConfig(temperature=0.0, max_tokens=1024, seed=1234)
+"""Greedy decoding and seed 1234 as in MERA's lm-eval runs; room for the five reasoning prompts."""
+
+
+def task_metrics(task: MeraTask) -> tuple[MetricRef, ...]:
+    """The metrics of one task under their fixed result keys."""
+    if task.answer == "JSON":
+        return tuple(
+            MetricRef(name=f"mera_ruslun_{key}", alias=key) for key in ("em", "intent_em", "slot_f1", "fs")
+        )
+    em = MetricRef(name="exact_match", alias="em", options={"answer_marker": True})
+    if task.group_field:
+        group = {"aggregate": "group_all", "aggregate_options": {"key": "mera_group"}}
+        return (
+            em,
+            MetricRef(name="exact_match", alias="group_em", options={"answer_marker": True}, **group),
+            MetricRef(name="mera_fs", alias="fs", **group),
+        )
+    return (em, MetricRef(name="mera_fs", alias="fs"))
+
+
+def _metadata(task: MeraTask, dataset_dir: Path) -> dict[str, Any]:
+    return {
+        "benchmark": "MERA Multi",
+        "mera_task": task.name,
+        "hf_name": task.hf_name,
+        "submission_name": task.submission,
+        "modality": task.modality,
+        "answer_format": task.answer,
+        "paper_metrics": list(task.metrics),
+        "human_baseline": task.human_baseline,
+        "licence": task.licence,
+        "public": task.public,
+        "prediction_only": not task.public,
+        "dataset_size": task.size,
+        "domain_field": task.domain_field,
+        "domains": list(task.domains),
+        "skills": list(task.skills),
+        "judge": {} if task.answer == "JSON" else judge_note(None),
+        "dataset_dir": str(dataset_dir),
+        "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
+    }
+
+
+def task_spec(task: MeraTask, *, dataset_dir: Path) -> TaskSpec:
+    """The spec of one imported task; the published ``instruction`` is the prompt."""
+    prompt = PromptSpec(format="chat", template="{{ input }}")
+    if task.dialogue:
+        prompt = PromptSpec(format="chat", template="{{ input }}", renderer=PluginRef(name="mera_rutie"))
+    return TaskSpec(
+        name=task.name,
+        version="1",
+        description=f"MERA Multi {task.hf_name}: {task.description.en}",
+        modalities=(task.modality,),
+        tags=("mera", f"mera_{task.modality}", "public" if task.public else "private"),
+        groups=("mera", f"mera_{task.modality}"),
+        language="ru",
+        source=SourceSpec(type="parquet", path=str(dataset_dir), split="test"),
+        prompt=prompt,
+        parser=PluginRef(name="strip"),
+        metrics=task_metrics(task),
+        score="fs",
+        generation=GENERATION,
+        metadata=_metadata(task, dataset_dir),
+    )

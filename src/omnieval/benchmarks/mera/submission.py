@@ -1,0 +1,167 @@
+"""MERA submission zip: ``<TaskName>.json`` per task plus ``logs_public.zip``, and its validator.
+
+Layout (MERA's ``log_to_submission.py``): each task file is
+``{"data": {"test": [{"outputs": <answer>, "meta": {"id": <int>}}, ...]}}``, named as in the
+catalogue (``ruHHH_Image.json``, ``ruSLUn.json``, ``ruTiE_Audio.json`` ...).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from omnieval.benchmarks.mera.catalog import MeraTask, catalogue, find_task
+from omnieval.errors import SubmissionError
+from omnieval.submission.base import register_packer, register_validator
+from omnieval.submission.runs import LOG_FILES, latest_records, zip_bytes
+
+__all__ = ["LOGS_NAME", "pack_mera", "validate_mera"]
+
+LOGS_NAME = "logs_public.zip"
+
+
+def _task_file(task: MeraTask, records: dict[str, dict[str, Any]], where: Path) -> bytes:
+    items = []
+    for sample_id, record in records.items():
+        try:
+            ident = int(sample_id)
+        except ValueError:
+            raise SubmissionError(
+                f"{where}: task {task.name!r} sample {sample_id!r}: meta.id must be an integer"
+            ) from None
+        response = record.get("response")
+        items.append({"outputs": "" if response is None else str(response).strip(), "meta": {"id": ident}})
+    items.sort(key=lambda item: item["meta"]["id"])
+    return json.dumps({"data": {"test": items}}, ensure_ascii=False, indent=1).encode()
+
+
+def _logs(run_dirs: list[Path]) -> bytes:
+    files = []
+    for i, run_dir in enumerate(run_dirs):
+        prefix = f"{i:02d}_{run_dir.resolve().name}"
+        files.extend(
+            (f"{prefix}/{name}", (run_dir / name).read_bytes())
+            for name in LOG_FILES
+            if (run_dir / name).is_file()
+        )
+    return zip_bytes(files)
+
+
+@register_packer("mera")
+def pack_mera(run_dirs: list[Path], out: Path, /) -> Path:
+    """Pack the MERA tasks of one or more runs into ``out`` (a zip); other tasks are left out."""
+    found: dict[str, tuple[MeraTask, dict[str, dict[str, Any]], Path]] = {}
+    for run_dir in map(Path, run_dirs):
+        for name, records in latest_records(run_dir).items():
+            task = find_task(name)
+            if task is None:
+                continue
+            if task.name in found:
+                raise SubmissionError(
+                    f"task {task.name!r} is in two runs: {found[task.name][2]} and {run_dir}"
+                )
+            found[task.name] = (task, records, run_dir)
+    if not found:
+        raise SubmissionError(f"no MERA Multi task in {', '.join(map(str, run_dirs))}")
+    files = [
+        (f"{task.submission}.json", _task_file(task, recs, where)) for task, recs, where in found.values()
+    ]
+    files.append((LOGS_NAME, _logs([Path(d) for d in run_dirs])))
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(zip_bytes(sorted(files)))
+    return out
+
+
+def _check_items(task: MeraTask, data: Any, expected: set[str] | None) -> dict[str, Any]:
+    errors: list[str] = []
+    test = (
+        data.get("data", {}).get("test")
+        if isinstance(data, dict) and isinstance(data.get("data"), dict)
+        else None
+    )
+    if not isinstance(test, list):
+        return {"n": 0, "errors": ['expected {"data": {"test": [...]}}']}
+    seen: set[int] = set()
+    for i, item in enumerate(test):
+        where = f"data.test[{i}]"
+        ident = (
+            item.get("meta", {}).get("id")
+            if isinstance(item, dict) and isinstance(item.get("meta"), dict)
+            else None
+        )
+        if not isinstance(ident, int) or isinstance(ident, bool):
+            errors.append(f"{where}: field 'meta.id' must be an integer, got {ident!r}")
+            continue
+        where = f"{where} (id {ident})"
+        outputs = item.get("outputs")
+        if not isinstance(outputs, str) and not (task.answer == "JSON" and isinstance(outputs, dict)):
+            errors.append(f"{where}: field 'outputs' must be a string, got {type(outputs).__name__}")
+        if ident in seen:
+            errors.append(f"{where}: duplicate id")
+        seen.add(ident)
+        if expected is not None and str(ident) not in expected:
+            errors.append(f"{where}: unknown id (not in the test set)")
+    report: dict[str, Any] = {"n": len(test), "errors": errors}
+    if expected is not None:
+        report["missing_ids"] = sorted(expected - {str(x) for x in seen}, key=lambda s: (len(s), s))
+    elif len(test) != task.size:
+        report["note"] = f"{len(test)} answers; the published test set has {task.size}"
+    return report
+
+
+def _expected_ids(data: str | None) -> dict[str, set[str]] | None:
+    if data is None:
+        return None
+    from omnieval.benchmarks.mera.importer import import_mera
+
+    return {t.name: {s.id for s in t.iter_samples()} for t in import_mera(data)}
+
+
+@register_validator("mera")
+def validate_mera(archive: Path, /, *, data: str | None = None, require_all: bool = False) -> dict[str, Any]:
+    """Check a MERA submission zip; ``data`` (a ``mera:`` ROOT) enables the unknown/missing id checks."""
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise SubmissionError(f"{archive}: not a readable zip ({exc})") from None
+    expected = _expected_ids(data)
+    errors: list[str] = []
+    tasks: dict[str, Any] = {}
+    with zf:
+        names = zf.namelist()
+        for name in names:
+            if name == LOGS_NAME or name.endswith("/"):
+                continue
+            task = (
+                find_task(name.removesuffix(".json")) if name.endswith(".json") and "/" not in name else None
+            )
+            if task is None or name != f"{task.submission}.json":
+                hint = f" (expected {task.submission}.json)" if task else ""
+                errors.append(f"{name}: not a MERA Multi task file{hint}")
+                continue
+            try:
+                content = json.loads(zf.read(name))
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                tasks[task.name] = {"file": name, "n": 0, "errors": [f"not valid JSON ({exc})"]}
+                continue
+            ids = None if expected is None else expected.get(task.name, set())
+            tasks[task.name] = {"file": name, **_check_items(task, content, ids)}
+        missing = sorted(t.name for t in catalogue().tasks if t.name not in tasks)
+        warnings = [] if LOGS_NAME in names else [f"{LOGS_NAME} is missing (experts verify runs from it)"]
+    for name, block in tasks.items():
+        errors.extend(f"{block['file']}: {e}" for e in block["errors"])
+        if block.get("missing_ids"):
+            warnings.append(f"{block['file']}: {len(block['missing_ids'])} test ids have no answer")
+    if missing:
+        (errors if require_all else warnings).append(f"missing tasks: {', '.join(missing)}")
+    return {
+        "ok": not errors,
+        "format": "mera",
+        "tasks": tasks,
+        "missing_tasks": missing,
+        "errors": errors,
+        "warnings": warnings,
+    }
