@@ -28,12 +28,15 @@ def task_metrics(task: MeraTask) -> tuple[MetricRef, ...]:
         )
     em = MetricRef(name="exact_match", alias="em", options={"answer_marker": True})
     if task.group_field:
-        group = {"aggregate": "group_all", "aggregate_options": {"key": "mera_group"}}
+        by_group: dict[str, Any] = {"key": "mera_group"}
         return (
             em,
-            MetricRef(name="exact_match", alias="group_em", options={"answer_marker": True}, **group),
-            MetricRef(name="mera_fs", alias="fs", **group),
-        )
+            MetricRef(
+                name="exact_match", alias="group_em", options={"answer_marker": True},
+                aggregate="group_all", aggregate_options=by_group,
+            ),
+            MetricRef(name="mera_fs", alias="fs", aggregate="group_all", aggregate_options=by_group),
+        )  # fmt: skip
     return (em, MetricRef(name="mera_fs", alias="fs"))
 
 

@@ -23,7 +23,7 @@ LOGS_NAME = "logs_public.zip"
 
 
 def _task_file(task: MeraTask, records: dict[str, dict[str, Any]], where: Path) -> bytes:
-    items = []
+    items: list[dict[str, Any]] = []
     for sample_id, record in records.items():
         try:
             ident = int(sample_id)
@@ -38,7 +38,7 @@ def _task_file(task: MeraTask, records: dict[str, dict[str, Any]], where: Path) 
 
 
 def _logs(run_dirs: list[Path]) -> bytes:
-    files = []
+    files: list[tuple[str, bytes]] = []
     for i, run_dir in enumerate(run_dirs):
         prefix = f"{i:02d}_{run_dir.resolve().name}"
         files.extend(
@@ -151,7 +151,7 @@ def validate_mera(archive: Path, /, *, data: str | None = None, require_all: boo
             tasks[task.name] = {"file": name, **_check_items(task, content, ids)}
         missing = sorted(t.name for t in catalogue().tasks if t.name not in tasks)
         warnings = [] if LOGS_NAME in names else [f"{LOGS_NAME} is missing (experts verify runs from it)"]
-    for name, block in tasks.items():
+    for block in tasks.values():
         errors.extend(f"{block['file']}: {e}" for e in block["errors"])
         if block.get("missing_ids"):
             warnings.append(f"{block['file']}: {len(block['missing_ids'])} test ids have no answer")
