@@ -123,3 +123,24 @@ def test_number_parser_failure_and_bad_option() -> None:
     with pytest.raises(ParseError, match="position"):
         parse("number", "1", position="middle")
     assert parse("number", "1 и 2", position="first").value == 1.0  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "letter"),
+    [
+        ("I think the correct option is B because of the map.", "B"),
+        ("**Ответ: C**", "C"),
+        ("answer: d", "D"),
+        ("The correct answer is: B) Париж", "B"),
+        ("Answer: B\nExplanation: option (C) is wrong", "B"),
+    ],
+)
+def test_mc_letter_lenient_more_shapes(text: str, letter: str) -> None:
+    out = parse("mc_letter", text)
+    assert isinstance(out, Parsed), out
+    assert out.value == letter
+
+
+@pytest.mark.parametrize("text", ["ответ: в 1812 году", "Ответ: С другой стороны, неясно", "B и C"])
+def test_mc_letter_lenient_does_not_read_russian_words_as_letters(text: str) -> None:
+    assert isinstance(parse("mc_letter", text), ParseFailure)

@@ -22,7 +22,8 @@ __all__ = ["ChoiceHit", "find_choice", "gold_label"]
 _HOMOGLYPHS = dict(zip("АВСЕНКМОРТХ", "ABCEHKMOPTX", strict=True))
 _HOMOGLYPHS |= {v: k for k, v in _HOMOGLYPHS.items()}
 MAX_CHARS = 20_000
-_MARKERS = r"(?:answer|ответ|option|choice|вариант)(?:\s+is)?"
+_CONTINUES = re.compile(r"[ \t]+\w")
+_MARKERS = r"(?:(answer|ответ)|option|choice|вариант)(?:\s+is)?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +57,11 @@ def _table(labels: str) -> _Table:
     fold = {g: label for label in reversed(labels) for g in _glyphs(label)}
     any_cls = "[" + re.escape("".join(sorted(fold))) + "]"
     up_cls = "[" + re.escape("".join(sorted(g for g in fold if g.isupper() or not g.isalpha()))) + "]"
-    end = r"(?=\s*(?:$|[).\]*_:,;!?\"»'\n]|\s[-—–]\s|\s\())"
     return _Table(
         fold=fold,
         upper=up_cls,
         strict=re.compile(rf"\s*({any_cls})[.)!:;,]?\s*"),
-        marker=re.compile(rf"(?<!\w){_MARKERS}\s*[:：\-—–=]?\s*[*_\"'«(\[\s]*({any_cls}){end}", re.IGNORECASE),
+        marker=re.compile(rf"(?<!\w){_MARKERS}\s*[:：\-—–=]?\s*[*_\"'«(\[\s]*(?P<label>{any_cls})(?!\w)", re.IGNORECASE),
         leading=re.compile(rf"\s*[*_]*[(\[]?\s*({any_cls})\s*(?:[).:\]](?!\s*\w\.)|\s[-—–]\s)"),
         bracketed=re.compile(rf"\(({up_cls})\)|\[({up_cls})\]|\*\*({up_cls})\*\*"),
     )
@@ -81,11 +81,27 @@ def _bare(text: str) -> str:
     return text.strip().strip("*_`\"'«»()[] \t\r\n").rstrip(".)!:;,").strip()
 
 
+def _marker_hits(text: str, table: _Table) -> list[str]:
+    """Labels named after a marker; those after ANSWER/ОТВЕТ outrank "option"/"вариант" mentions.
+
+    A Cyrillic letter followed by more words ("Ответ: В данном случае", "ответ: в 1812 году") is a
+    Russian word, not an option; a Latin one may go on ("The answer is B because ...").
+    """
+    strong: list[str] = []
+    weak: list[str] = []
+    for m in table.marker.finditer(text):
+        letter = m.group("label")
+        if not letter.isascii() and _CONTINUES.match(text, m.end()):
+            continue
+        (strong if m.group(1) else weak).append(table.fold[letter])
+    return strong or weak
+
+
 def _lenient(text: str, table: _Table, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
     bare = _bare(text)
     if bare in table.fold:
         return _check(table.fold[bare], valid, "bare")
-    hits = [table.fold[m.group(1)] for m in table.marker.finditer(text)]
+    hits = _marker_hits(text, table)
     if hits:
         return _check(hits[-1], valid, "marker")
     found = {table.fold[g] for m in table.bracketed.finditer(text) for g in m.groups() if g}
