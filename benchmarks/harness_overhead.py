@@ -1,0 +1,193 @@
+"""Harness overhead: how much slower than the model server itself is ``omnieval run``?
+
+Runs the real CLI as a subprocess (as a user would) against the local fake OpenAI server and
+prints each measure next to its target from the engine issue:
+
+- latency: 5,000 samples at 50 ms server latency, concurrency 64; wall / ideal ≤ 1.5
+  (ideal = n × latency / concurrency);
+- cpu: the same at 0 ms latency; (wall − start-up) / n ≤ 0.5 ms per sample;
+- startup: a 20-sample run against the 0 ms server ≤ 2 s (median of three);
+- rss: peak RSS of a 100,000-sample run < 400 MB;
+- rerun: re-running that finished 100,000-sample run ≤ 5 % of its first run (the 5,000-sample
+  re-run ratio is printed too, but there Python start-up alone exceeds 5 %).
+
+Usage: ``python benchmarks/harness_overhead.py [--samples 5000] [--rss-samples 100000] [--only cpu,startup]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+MEASURES = ("latency", "cpu", "startup", "rss", "rerun")
+
+
+def omnieval_cmd() -> list[str]:
+    """The console script next to this interpreter, else the CLI module."""
+    script = Path(sys.executable).with_name("omnieval")
+    return (
+        [str(script)] if script.is_file() else [sys.executable, "-c", "from omnieval.cli import main; main()"]
+    )
+
+
+@contextlib.contextmanager
+def fake_server(latency_ms: float) -> Iterator[str]:
+    """The fake OpenAI server in its own process (so it does not share the harness's core)."""
+    cmd = [sys.executable, "-m", "omnieval.testing.fake_openai", "--latency-ms", str(latency_ms)]
+    proc = subprocess.Popen([*cmd, "--answer-pattern", r"\[(\d+)\]"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        if not url.startswith("http"):
+            raise RuntimeError(f"fake server did not start (exit {proc.poll()})")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def make_task(path: Path, n: int) -> Path:
+    """A ``jsonl:`` task whose answers the fake server reads from the question."""
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            row = {"id": f"q{i}", "question": f"Вопрос номер [{i}]: сколько будет {i} + 0?", "answer": str(i)}
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return path
+
+
+def run_cli(task: Path, url: str, out: Path, *, concurrency: int) -> tuple[float, float]:
+    """Run ``omnieval run``; returns (wall seconds, peak RSS in MB of that process alone)."""
+    cmd = [*omnieval_cmd(), "run", "--tasks", f"jsonl:{task}", "--model", "openai/fake", "--base-url", url]
+    cmd += ["--concurrency", str(concurrency), "--output", str(out), "--quiet"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode != 0:
+        raise RuntimeError(f"omnieval run exited {proc.returncode}: {stderr[-2000:]}")
+    return wall, usage.ru_maxrss / 1024.0
+
+
+def check_complete(out: Path, n: int) -> None:
+    """A benchmark of a run that lost samples would be meaningless."""
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    (task,) = results["tasks"].values()
+    if task["n"] != n or task["states"].get("ok", 0) != n:
+        raise RuntimeError(f"{out}: expected {n} ok samples, got n={task['n']} states={task['states']}")
+
+
+class Bench:
+    """Runs the requested measures and collects result rows."""
+
+    def __init__(self, args: argparse.Namespace, work: Path) -> None:
+        self.args, self.work = args, work
+        self.rows: list[tuple[str, str, str, bool]] = []
+        self.startup_s: float | None = None
+
+    def row(self, name: str, value: str, target: str, ok: bool) -> None:
+        self.rows.append((name, value, target, ok))
+        print(f"{name:<34} {value:>16}   target {target:<10} {'PASS' if ok else 'FAIL'}", flush=True)
+
+    def run(self, name: str, n: int, url: str) -> tuple[float, float, Path]:
+        task = make_task(self.work / f"{name}.jsonl", n)
+        out = self.work / f"out-{name}"
+        wall, rss = run_cli(task, url, out, concurrency=self.args.concurrency)
+        check_complete(out, n)
+        return wall, rss, out
+
+    def startup(self, url: str) -> float:
+        if self.startup_s is None:
+            walls = [self.run(f"startup{i}", 20, url)[0] for i in range(3)]
+            self.startup_s = statistics.median(walls)
+        return self.startup_s
+
+    def latency(self) -> None:
+        a = self.args
+        with fake_server(a.latency_ms) as url:
+            wall, _, out = self.run("latency", a.samples, url)
+            ideal = a.samples * a.latency_ms / 1000.0 / a.concurrency
+            self.row(f"{a.samples} samples @ {a.latency_ms:g} ms: wall", f"{wall:.2f} s", "", True)
+            self.row("  wall / ideal", f"{wall / ideal:.2f} ×", "≤ 1.5", wall / ideal <= 1.5)
+            again, _ = run_cli(self.work / "latency.jsonl", url, out, concurrency=a.concurrency)
+            self.row("  re-run / first (start-up bound)", f"{100 * again / wall:.1f} %", "info", True)
+
+    def cpu(self) -> None:
+        a = self.args
+        with fake_server(0) as url:
+            startup = self.startup(url)
+            wall, _, _ = self.run("cpu", a.samples, url)
+            per = (wall - startup) * 1000.0 / a.samples
+            self.row(f"{a.samples} samples @ 0 ms: wall", f"{wall:.2f} s", "", True)
+            self.row("  (wall − start-up) per sample", f"{per:.3f} ms", "≤ 0.5 ms", per <= 0.5)
+            self.row(
+                "  wall per sample (incl. start-up)", f"{wall * 1000.0 / a.samples:.3f} ms", "info", True
+            )
+
+    def startup_row(self) -> None:
+        with fake_server(0) as url:
+            s = self.startup(url)
+        self.row("20-sample run (median of 3)", f"{s:.2f} s", "≤ 2 s", s <= 2.0)
+
+    def rss_and_rerun(self, measures: set[str]) -> None:
+        a = self.args
+        with fake_server(0) as url:
+            wall, rss, out = self.run("rss", a.rss_samples, url)
+            if "rss" in measures:
+                self.row(f"{a.rss_samples} samples: peak RSS", f"{rss:.0f} MB", "< 400 MB", rss < 400)
+            if "rerun" in measures:
+                again, _ = run_cli(self.work / "rss.jsonl", url, out, concurrency=a.concurrency)
+                frac = again / wall
+                self.row(f"{a.rss_samples} samples: first run", f"{wall:.1f} s", "", True)
+                self.row(
+                    "  re-run of the finished run",
+                    f"{again:.2f} s ({100 * frac:.1f} %)",
+                    "≤ 5 %",
+                    frac <= 0.05,
+                )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=5000)
+    ap.add_argument("--rss-samples", type=int, default=100_000)
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--latency-ms", type=float, default=50.0)
+    ap.add_argument("--only", default=",".join(MEASURES), help=f"comma list of {', '.join(MEASURES)}")
+    ap.add_argument("--keep", action="store_true", help="keep the run directories")
+    args = ap.parse_args(argv)
+    measures = {m.strip() for m in args.only.split(",") if m.strip()}
+    if unknown := measures - set(MEASURES):
+        ap.error(f"unknown measure(s) {sorted(unknown)}")
+    work = Path(tempfile.mkdtemp(prefix="omnieval-bench-"))
+    bench = Bench(args, work)
+    try:
+        if "startup" in measures:
+            bench.startup_row()
+        if "latency" in measures:
+            bench.latency()
+        if "cpu" in measures:
+            bench.cpu()
+        if measures & {"rss", "rerun"}:
+            bench.rss_and_rerun(measures)
+    finally:
+        if args.keep:
+            print(f"run directories kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(ok for *_, ok in bench.rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
