@@ -100,3 +100,16 @@ def test_task_yaml_can_point_at_the_same_jsonl(tmp_path: Path, qa_file: Path) ->
     (tmp_path / "qa.yaml").write_text(f"name: qa_yaml\nsource: {{type: jsonl, path: {qa_file.name}}}\n", encoding="utf-8")
     task = load_task_file(tmp_path / "qa.yaml")
     assert task.size == 10 and next(task.iter_samples()).targets == ("0",)
+
+
+def test_hf_local_dataset_folder(tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "repo" / "data").mkdir(parents=True)
+    rows = [{"id": str(i), "question": f"q{i}", "answer": f"a{i}"} for i in range(3)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "repo" / "data" / "test-00000-of-00001.parquet")
+    spec = spec_from_dict({"name": "t", "source": {"type": "hf_folder", "path": "repo", "split": "test"}}, path="x")
+    samples = list(task_from_spec(spec, base_dir=tmp_path, origin="x").iter_samples())
+    assert [s.targets for s in samples] == [("a0",), ("a1",), ("a2",)]

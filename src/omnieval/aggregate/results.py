@@ -6,8 +6,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
 from omnieval.types import STATES, SampleResult
@@ -19,6 +17,8 @@ def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0,
     """Percentile bootstrap CI of the mean; ``None`` for fewer than two values."""
     if len(values) < 2:
         return None
+    import numpy as np
+
     data = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     means = np.empty(n_resamples)
@@ -66,7 +66,7 @@ class _TaskAccumulator:
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
-                out[key] = float(np.mean(values)) if values else 0.0
+                out[key] = sum(values) / len(values) if values else 0.0
             else:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
         return out
@@ -74,7 +74,7 @@ class _TaskAccumulator:
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
         spec = self.task.spec
-        score = metrics.get(spec.score_key, float(np.mean(self.scores)) if self.scores else 0.0)
+        score = metrics.get(spec.score_key, sum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
         return {
             "score": score,
