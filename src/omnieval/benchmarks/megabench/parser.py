@@ -1,0 +1,92 @@
+"""The ``megabench`` response parser: MEGA-Bench's per-task parse function, by name.
+
+The task's ``metric_info["response_parse_function"]`` (carried in ``Sample.metadata``) picks the
+mode; the gold answer dict (``Sample.targets[0]``) names the answer fields. The value handed to the
+metric is what the original evaluator calls ``response_obj``: a ``{field: value}`` dict, or the
+whole stripped text for ``dummy``. A JSON answer that cannot be read is not a failure in MEGA-Bench:
+the raw response becomes every field's value, reported as ``how="fallback:raw_response"``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from omnieval.errors import ParseError
+from omnieval.metrics.mega._convert import evaluate_as_string, parse_json
+from omnieval.parsers import register_parser
+from omnieval.parsers.mega.answer import drop_additional_text, extract_answer_content, extract_code_block
+from omnieval.types import Parsed, ParseOutcome, Sample
+
+__all__ = ["PARSE_FUNCTIONS", "answer_fields", "parse_answer_string", "parse_megabench"]
+
+PARSE_FUNCTIONS = ("answer_string", "ascii_answer_string", "verbatim_answer_string", "json", "dummy")
+_SINGLE_FIELD = PARSE_FUNCTIONS[:3]
+_STRICT_MARKER = re.compile(r"\*\*\s*answer\s*:\s*\*\*|answer\s*:", re.IGNORECASE)
+
+
+def answer_fields(gold: dict[str, Any]) -> list[str]:
+    """Answer fields in gold order; ``##``-prefixed fields are reference-free, not answers."""
+    return [k for k in gold if not str(k).startswith("##")]
+
+
+def _strict_normalise(text: str) -> str:
+    """Strict mode: ``ANSWER:`` and ``**Answer:** X`` count as the marker too."""
+    return _STRICT_MARKER.sub("Answer:", text)
+
+
+def parse_answer_string(text: str, *, mode: str, single_line_gold: bool) -> str:
+    """One answer field as MEGA-Bench extracts it (always a string)."""
+    keep = mode != "answer_string"
+    trim = mode != "verbatim_answer_string"
+    content = extract_answer_content(text, keep_spacing=keep, trim=trim)
+    content, is_code = extract_code_block(content, keep_spacing=keep, trim=trim)
+    if not is_code and single_line_gold and not keep:
+        content = drop_additional_text(content)
+    if content.startswith(("{", "[")):
+        obj = parse_json(content)
+        if obj == {} and "{}" not in content:
+            return content
+        if obj == [] and "[]" not in content:
+            return content
+        return str(obj)
+    result = evaluate_as_string(content)
+    return result if isinstance(result, str) else content
+
+
+def _gold_of(sample: Sample) -> dict[str, Any]:
+    gold = sample.targets[0] if sample.targets else None
+    if not isinstance(gold, dict):
+        raise ParseError(f"sample {sample.id!r}: MEGA-Bench gold answer must be a dict, got {type(gold).__name__}")
+    return gold
+
+
+def _parse_json_mode(text: str, gold: dict[str, Any]) -> ParseOutcome:
+    obj = parse_json(text)
+    if isinstance(obj, dict) and obj:
+        return Parsed(value={k: evaluate_as_string(v) for k, v in obj.items()}, how="json")
+    return Parsed(value=dict.fromkeys(gold, text), how="fallback:raw_response")
+
+
+@register_parser("megabench")
+def parse_megabench(text: str, sample: Sample, /, *, strict: bool = False) -> ParseOutcome:
+    """Parse a response with the sample's MEGA-Bench parse function (parity; ``strict`` opt-in)."""
+    info = sample.metadata.get("metric_info") or {}
+    mode = info.get("response_parse_function") if isinstance(info, dict) else None
+    gold = _gold_of(sample)
+    text = text or ""
+    if strict:
+        text = _strict_normalise(text)
+    if mode in _SINGLE_FIELD:
+        fields = answer_fields(gold)
+        if len(fields) != 1:
+            raise ParseError(f"sample {sample.id!r}: {mode} needs exactly one answer field, got {fields}")
+        key = fields[0]
+        single_line = "\n" not in gold[key] if isinstance(gold[key], str) else True
+        value = parse_answer_string(text, mode=str(mode), single_line_gold=single_line)
+        return Parsed(value={key: value}, how=str(mode))
+    if mode == "dummy":
+        return Parsed(value=text.strip(), how="dummy")
+    if mode == "json":
+        return _parse_json_mode(text, gold)
+    raise ParseError(f"sample {sample.id!r}: unknown MEGA-Bench response_parse_function {mode!r}; known: {PARSE_FUNCTIONS}")

@@ -1,0 +1,1 @@
+"""MEGA-Bench answer extraction (pure text steps); the ``megabench`` parser lives with the suite."""
