@@ -17,7 +17,7 @@ def list_tasks(*, json_out: bool) -> None:
     from omnieval.runner import catalog
     from omnieval.sources import load_task_file
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, path in sorted(catalog().items()):
         task = load_task_file(path)
         spec = task.spec
