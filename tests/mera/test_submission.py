@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from omnieval.api import evaluate
+from omnieval.benchmarks.mera.catalog import catalogue
+from omnieval.errors import SubmissionError
+from omnieval.runner.config import RunConfig
+from omnieval.submission.base import packers, validators
+
+
+@pytest.fixture(scope="module")
+def random_run(mini_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("random")
+    evaluate(RunConfig(tasks=(f"mera:{mini_root}",), model="baseline/random", output=out, quiet=True))
+    return out
+
+
+def test_pack_validate_round_trip(random_run: Path, mini_root: Path, tmp_path: Path) -> None:
+    archive = packers.get("mera")([random_run], tmp_path / "submission.zip")
+    with zipfile.ZipFile(archive) as zf:
+        names = set(zf.namelist())
+        assert names == {f"{t.submission}.json" for t in catalogue().tasks} | {"logs_public.zip"}
+        data = json.loads(zf.read("ruHHH_Image.json"))
+        with zipfile.ZipFile(zf.open("logs_public.zip")) as logs:
+            assert any(n.endswith("/samples.jsonl") for n in logs.namelist())
+    items = data["data"]["test"]
+    assert [i["meta"]["id"] for i in items] == [0, 1, 2, 3, 4, 5]
+    assert all(set(i) == {"outputs", "meta"} and i["outputs"] in {"A", "B"} for i in items)
+    report = validators.get("mera")(archive, data=str(mini_root), require_all=True)
+    assert report["ok"], report["errors"]
+    assert report["missing_tasks"] == [] and report["tasks"]["ruslun"]["missing_ids"] == []
+
+
+def _zip(path: Path, files: dict[str, object]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, content in files.items():
+            zf.writestr(name, content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def test_validator_reports_each_problem(mini_root: Path, tmp_path: Path) -> None:
+    items = [
+        {"outputs": "A", "meta": {"id": 0}},
+        {"outputs": "B", "meta": {"id": 0}},
+        {"outputs": 3, "meta": {"id": 1}},
+        {"outputs": "A", "meta": {"id": "2"}},
+        {"outputs": "A", "meta": {"id": 999}},
+    ]
+    archive = _zip(
+        tmp_path / "bad.zip",
+        {"WEIRD.json": {"data": {"test": items}}, "ruhhh_image.json": {}, "Notes.json": {}},
+    )
+    report = validators.get("mera")(archive, data=str(mini_root))
+    assert not report["ok"]
+    errors = "\n".join(report["errors"])
+    assert "WEIRD.json: data.test[1] (id 0): duplicate id" in errors
+    assert "WEIRD.json: data.test[2] (id 1): field 'outputs' must be a string, got int" in errors
+    assert "WEIRD.json: data.test[3]: field 'meta.id' must be an integer, got '2'" in errors
+    assert "WEIRD.json: data.test[4] (id 999): unknown id" in errors
+    assert "ruhhh_image.json: not a MERA Multi task file (expected ruHHH_Image.json)" in errors
+    assert "Notes.json: not a MERA Multi task file" in errors
+    assert "aquaria" in report["missing_tasks"] and any("logs_public.zip" in w for w in report["warnings"])
+    assert report["tasks"]["weird"]["missing_ids"] == ["2", "3", "4", "5"]
+
+
+def test_wrong_shape_and_unreadable_archive(tmp_path: Path) -> None:
+    archive = _zip(tmp_path / "shape.zip", {"ruSLUn.json": {"test": []}})
+    report = validators.get("mera")(archive)
+    assert report["tasks"]["ruslun"]["errors"] == ['expected {"data": {"test": [...]}}'] and not report["ok"]
+    (tmp_path / "junk.zip").write_text("not a zip")
+    with pytest.raises(SubmissionError, match="junk.zip"):
+        validators.get("mera")(tmp_path / "junk.zip")
+
+
+def test_packer_needs_a_run(tmp_path: Path) -> None:
+    with pytest.raises(SubmissionError, match="samples.jsonl not found"):
+        packers.get("mera")([tmp_path], tmp_path / "x.zip")
