@@ -5,6 +5,7 @@ from omnieval.prompts.render import (
     gold_answers,
     options_block,
     oracle_targets,
+    place_media,
     render_messages,
 )
 from omnieval.prompts.renderers import RenderContext, register_renderer, renderers
@@ -16,6 +17,7 @@ __all__ = [
     "gold_answers",
     "options_block",
     "oracle_targets",
+    "place_media",
     "register_renderer",
     "render_messages",
     "renderers",

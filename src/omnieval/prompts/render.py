@@ -25,7 +25,7 @@ from omnieval.types import (
     VideoPart,
 )
 
-__all__ = ["build_request", "gold_answers", "options_block", "oracle_targets", "render_messages"]
+__all__ = ["build_request", "gold_answers", "options_block", "oracle_targets", "place_media", "render_messages"]
 
 _PART = {"image": ImagePart, "audio": AudioPart, "video": VideoPart}
 
@@ -78,7 +78,7 @@ def _variables(sample: Sample, spec: TaskSpec, history: Sequence[tuple[Sample, s
     }
 
 
-def _place_media(text: str, media: Sequence[MediaRef], *, blind: bool) -> str | tuple[ContentPart, ...]:
+def place_media(text: str, media: Sequence[MediaRef], *, blind: bool) -> str | tuple[ContentPart, ...]:
     """Split ``text`` at ``<name>`` placeholders; unplaced media go first; blind drops media."""
     if not media:
         return text
@@ -106,7 +106,7 @@ def _place_media(text: str, media: Sequence[MediaRef], *, blind: bool) -> str | 
 
 def _user_turn(sample: Sample, spec: TaskSpec, variant: PromptVariant, **kw: Any) -> Message:
     text = render_template(variant.template, **_variables(sample, spec, kw.get("history", ())))
-    return Message(role="user", content=_place_media(text, sample.media, blind=kw.get("blind", False)))
+    return Message(role="user", content=place_media(text, sample.media, blind=kw.get("blind", False)))
 
 
 def render_messages(

@@ -6,12 +6,12 @@ lettered options and the gold letter is the position of ``answer`` in ``choices`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from omnieval.errors import SourceError
 from omnieval.sources.importers import register_importer
 from omnieval.sources.loader import task_from_spec
+from omnieval.sources.readers import read_rows
 from omnieval.sources.task import Task
 from omnieval.types import MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
@@ -24,16 +24,8 @@ MC_TEMPLATE = (
 
 
 def _first_row(path: Path) -> dict[str, object]:
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise SourceError(f"line {lineno} is not valid JSON ({exc.msg})", path=str(path)) from None
-                if not isinstance(row, dict):
-                    raise SourceError(f"line {lineno} is not a JSON object", path=str(path))
-                return row
+    for _, row in read_rows("jsonl", path=path):
+        return row
     raise SourceError("the file has no samples", path=str(path))
 
 
