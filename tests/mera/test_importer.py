@@ -111,9 +111,9 @@ def test_save_to_disk_layout(mini_root: Path, tmp_path: Path) -> None:
     for split in ("test", "shots"):
         table = pq.read_table(mini_root / "ruCLEVR" / "data" / f"{split}-00000-of-00001.parquet")
         (target / split).mkdir(parents=True)
-        with pa.OSFile(str(target / split / "data-00000-of-00001.arrow"), "wb") as sink:
-            with pa.ipc.new_stream(sink, table.schema) as writer:
-                writer.write_table(table)
+        arrow = str(target / split / "data-00000-of-00001.arrow")
+        with pa.OSFile(arrow, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
     [task] = importer(str(target))
     assert len(list(task.iter_samples())) == 6 and task.iter_demos is not None
 

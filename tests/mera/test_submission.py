@@ -73,10 +73,10 @@ def test_wrong_shape_and_unreadable_archive(tmp_path: Path) -> None:
     report = validators.get("mera")(archive)
     assert report["tasks"]["ruslun"]["errors"] == ['expected {"data": {"test": [...]}}'] and not report["ok"]
     (tmp_path / "junk.zip").write_text("not a zip")
-    with pytest.raises(SubmissionError, match="junk.zip"):
+    with pytest.raises(SubmissionError, match=r"junk\.zip"):
         validators.get("mera")(tmp_path / "junk.zip")
 
 
 def test_packer_needs_a_run(tmp_path: Path) -> None:
-    with pytest.raises(SubmissionError, match="samples.jsonl not found"):
+    with pytest.raises(SubmissionError, match=r"samples\.jsonl not found"):
         packers.get("mera")([tmp_path], tmp_path / "x.zip")
