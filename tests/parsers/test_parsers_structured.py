@@ -127,3 +127,16 @@ def test_answer_string(text: str, value: str, how: str) -> None:
 
 def test_answer_string_can_require_marker() -> None:
     assert isinstance(parse("answer_string", "Paris", require_marker=True), ParseFailure)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "how"),
+    [
+        ('```json\n{"a": 1}\n```\nlater: {"a": 2}', {"a": 2}, "text:json"),  # the last valid one wins
+        ('{"a": 2}\n```json\n{"a": 3}\n```', {"a": 3}, "fence:json"),
+        ('{it\'s prose} then {"a": 1}', {"a": 1}, "text:json"),  # an apostrophe is no string quote
+        ('{unclosed "quote} and {"b": 2}', {"b": 2}, "text:json"),  # an unclosed span is rescanned
+    ],
+)
+def test_json_last_wins_and_prose_braces(text: str, value: object, how: str) -> None:
+    assert parse("json", text) == Parsed(value=value, how=how)

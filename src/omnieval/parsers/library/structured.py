@@ -9,7 +9,7 @@ from typing import Any
 
 from omnieval.errors import ParseError
 from omnieval.parsers.base import register_parser
-from omnieval.parsers.library._scan import bracket_spans, code_blocks, unwrap_fence
+from omnieval.parsers.library._scan import FENCE, bracket_spans, unwrap_fence
 from omnieval.types import Parsed, ParseFailure, ParseOutcome, Sample
 
 __all__ = ["json_parser", "python_literal"]
@@ -70,28 +70,26 @@ def _load(candidate: str) -> tuple[Any, str] | None:
         return None
 
 
-def _last_json(text: str, types: tuple[type, ...]) -> tuple[Any, str] | None:
-    found: tuple[Any, str] | None = None
-    for start, end in bracket_spans(text):
-        loaded = _load(text[start:end])
-        if loaded is not None and isinstance(loaded[0], types):
-            found = loaded
-    return found
+def _fence_ranges(text: str) -> list[tuple[int, int]]:
+    return [(m.start(2), m.end(2)) for m in FENCE.finditer(text)]
 
 
 @register_parser("json")
 def json_parser(text: str, sample: Sample, /, *, want: str = "object") -> ParseOutcome:
     """The last valid JSON value of kind ``want`` (object, array, any) in the response.
 
-    Code fences are searched first; single quotes, Python literals and trailing commas are
-    repaired; JSON nested as strings is decoded. Only the last 100,000 characters are read.
+    Code fences are looked into like any text (``how`` says when the answer sat in one); single
+    quotes, Python literals and trailing commas are repaired; JSON nested as strings is decoded.
+    Only the last 100,000 characters are read and at most 200 candidates tried.
     """
     if want not in _WANT:
         raise ParseError(f"parser 'json': want must be one of {sorted(_WANT)}, not {want!r}")
     text = text[-MAX_JSON_CHARS:]
-    for where, body in [("fence", b) for b in reversed(code_blocks(text))] + [("text", text)]:
-        loaded = _last_json(body, _WANT[want])
-        if loaded is not None:
+    fences = _fence_ranges(text) if "```" in text else []
+    for start, end in reversed(bracket_spans(text)):
+        loaded = _load(text[start:end])
+        if loaded is not None and isinstance(loaded[0], _WANT[want]):
+            where = "fence" if any(a <= start and end <= b for a, b in fences) else "text"
             return Parsed(value=_inflate(loaded[0]), how=f"{where}:{loaded[1]}")
     return ParseFailure(reason=f"no valid JSON {want} in the response")
 
