@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from omnieval.aggregate import bootstrap_ci, task_results
+from omnieval.sources import Task
+from omnieval.types import MetricRef, TaskSpec
+
+
+def test_bootstrap_ci_brackets_the_mean_and_shrinks_with_n() -> None:
+    rng = random.Random(0)
+    small = [float(rng.random() < 0.6) for _ in range(50)]
+    large = [float(rng.random() < 0.6) for _ in range(5000)]
+    lo_s, hi_s = bootstrap_ci(small)  # type: ignore[misc]
+    lo_l, hi_l = bootstrap_ci(large)  # type: ignore[misc]
+    assert lo_s <= sum(small) / 50 <= hi_s and lo_l <= sum(large) / 5000 <= hi_l
+    assert hi_l - lo_l < hi_s - lo_s
+    # normal approximation: half-width ≈ 1.96·sqrt(p(1-p)/n)
+    p = sum(large) / len(large)
+    assert (hi_l - lo_l) / 2 == pytest.approx(1.96 * (p * (1 - p) / len(large)) ** 0.5, rel=0.15)
+    assert bootstrap_ci([1.0]) is None
+
+
+def _rec(sid: str, state: str, em: float, group: str) -> dict:
+    return {"task": "t", "sample_id": sid, "state": state, "score": em if state == "ok" else 0.0,
+            "metrics": {"em": em if state == "ok" else 0.0, "group_em": em if state == "ok" else 0.0},
+            "metadata": {"group_id": group}}  # fmt: skip
+
+
+def test_group_aggregation_and_state_counts() -> None:
+    spec = TaskSpec(name="t", metrics=(MetricRef(name="exact_match", alias="em"),
+                                       MetricRef(name="exact_match", alias="group_em", aggregate="group_all",
+                                                 aggregate_options={"key": "group_id"})), score="em")  # fmt: skip
+    task = Task.from_samples(spec, [])
+    records = [_rec("1", "ok", 1, "g1"), _rec("2", "ok", 1, "g1"), _rec("3", "ok", 1, "g2"), _rec("4", "error", 0, "g2"),
+               _rec("5", "ok", 0, "g3")]  # fmt: skip
+    block = task_results([task], records)["t"]
+    assert block["states"]["ok"] == 4 and block["states"]["error"] == 1 and block["n"] == 5
+    assert block["metrics"]["em"] == pytest.approx(3 / 5)
+    assert block["metrics"]["group_em"] == pytest.approx(1 / 3)  # only g1 is entirely right
+    assert block["score"] == pytest.approx(3 / 5)
