@@ -113,7 +113,8 @@ def _fingerprint(path: Path | None) -> str | None:
 def _iter_source(source: SourceSpec, path: Path | None, *, split: str | None = None) -> Iterator[Sample]:
     media_base = path.parent if path is not None and path.is_file() else path
     where = str(path) if path is not None else (source.name or source.type)
-    rows = read_rows(source.type, path=path, name=source.name, split=split or source.split, config=source.config)
+    kind = "jsonl" if source.type == "generator" else source.type  # generators write JSONL
+    rows = read_rows(kind, path=path, name=source.name, split=split or source.split, config=source.config)
     chained = [(r.name, r.options) for r in source.transforms]
     for index, row in rows:
         sample = row_to_sample(row, index, source.fields, path=where, base_dir=media_base)
