@@ -91,3 +91,12 @@ def test_verbose_answers_split_strict_from_lenient(task_file: Path, tmp_path: Pa
     assert block["metrics"]["accuracy_strict"] == 0.0
     assert block["metrics"]["format_compliance"] == 0.0
     assert block["score"] == 0.0
+
+
+def test_shipped_task_runs_from_its_generator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OMNIEVAL_CACHE", str(tmp_path / "cache"))
+    config = RunConfig(tasks=("marker_demo",), model="baseline/oracle", output=tmp_path / "run", quiet=True)
+    _, results = evaluate(config)
+    block = results["tasks"]["marker_demo"]
+    assert block["n"] == 44 and block["score"] == 1.0 and block["score_metric"] == "circular_strict"
+    assert list((tmp_path / "cache" / "generated").glob("marker_demo-*/marker_demo.jsonl"))
