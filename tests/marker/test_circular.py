@@ -56,7 +56,8 @@ def test_errors_name_sample_and_field(sample: Sample, field: str) -> None:
 
 
 @given(
-    options=st.lists(st.text(min_size=1, max_size=5), min_size=2, max_size=5, unique=True),
+    # options that are not themselves labels or digits (those read as option texts first, see below)
+    options=st.lists(st.text(min_size=2, max_size=5), min_size=2, max_size=5, unique=True),
     gold=st.integers(min_value=0, max_value=4),
 )
 def test_round_trip(options: list[str], gold: int) -> None:
@@ -75,6 +76,12 @@ def test_round_trip(options: list[str], gold: int) -> None:
         assert rotated.choices[(n - k) % n :] + rotated.choices[: (n - k) % n] == tuple(options)
     # every rotation puts the gold answer at a different position
     assert sorted(r.targets[1] for r in out) == list(range(len(options)))
+
+
+def test_a_target_equal_to_an_option_text_reads_as_that_text() -> None:
+    # same rule as the prompt stage's gold answers: an option text wins over a label reading
+    out = rotate(Sample(id="q", choices=("0", "B"), targets=("B",)))
+    assert [s.targets for s in out] == [("B",), ("B",)]
 
 
 def test_rotate_target_rejects_bool() -> None:
