@@ -1,0 +1,9 @@
+"""MEGA-Bench (TIGER-Lab, ICLR 2025): importer, prompt renderer, parser and leaderboard scheme.
+
+``--tasks megabench:ROWS`` imports rows in the HF dataset schema; scoring uses the
+``megabench.query_score`` metric from :mod:`omnieval.metrics.mega`. See docs/megabench.md.
+"""
+
+from omnieval.benchmarks.megabench import importer, parser, prompt, scheme
+
+__all__ = ["importer", "parser", "prompt", "scheme"]

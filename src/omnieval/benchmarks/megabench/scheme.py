@@ -1,0 +1,126 @@
+"""The ``megabench`` leaderboard scheme: Core / Open / Overall and keyword breakdowns.
+
+Task score = mean query score (``results.json`` ``tasks[NAME].score``). Core and Open are macro
+means over their tasks; per model, Core is the better of its CoT and non-CoT runs (option
+``variant=best|cot|no_cot``). Overall is the task-count-weighted mean
+``(n_core·Core + n_open·Open) / (n_core + n_open)``, i.e. ``(440·Core + 65·Open) / 505`` for the full
+benchmark. Keyword breakdowns average task scores per keyword value over the chosen Core tasks and
+the Open tasks, with task and sample counts. Each task's ``metadata.megabench`` (written by the
+importer) says its set, whether it ran with CoT, and its keywords.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from omnieval.aggregate.schemes import register_scheme
+from omnieval.errors import ConfigError
+
+__all__ = ["DIMENSIONS", "FULL_CORE", "FULL_OPEN", "megabench_board", "overall"]
+
+FULL_CORE, FULL_OPEN = 440, 65
+DIMENSIONS = ("skills", "input_format", "output_format", "app", "num_input")
+
+
+def overall(core: float | None, n_core: int, open_: float | None, n_open: int) -> float | None:
+    """Task-count-weighted mean of the Core and Open scores (either may be missing)."""
+    parts = [(core, n_core), (open_, n_open)]
+    present = [(s, n) for s, n in parts if s is not None and n > 0]
+    if not present:
+        return None
+    return sum(s * n for s, n in present) / sum(n for _, n in present)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _collect(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+    """``model → bucket (core_cot / core_no_cot / open) → task → block``."""
+    models: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
+    for doc in results:
+        model = str(doc.get("model") or doc.get("run_dir") or "?")
+        for name, block in (doc.get("tasks") or {}).items():
+            info = ((block.get("metadata") or {}).get("megabench")) or {}
+            if not info:
+                continue
+            if info.get("set") == "open":
+                bucket = "open"
+            else:
+                bucket = "core_cot" if info.get("cot") else "core_no_cot"
+            models[model][bucket][name] = {**block, "_info": info}
+    return models
+
+
+def _breakdown(blocks: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    stats: dict[str, dict[str, dict[str, float]]] = {}
+    for dim in DIMENSIONS:
+        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for block in blocks:
+            value = block["_info"].get(dim)
+            for key in value if isinstance(value, list) else [value]:
+                if key:
+                    groups[str(key)].append(block)
+        stats[dim] = {
+            key: {
+                "count": len(members),
+                "num_samples": sum(int(b.get("n", 0)) for b in members),
+                "average_score": sum(float(b.get("score", 0.0)) for b in members) / len(members),
+            }
+            for key, members in sorted(groups.items())
+        }
+    return stats
+
+
+def _choose_core(buckets: dict[str, dict[str, dict[str, Any]]], variant: str) -> tuple[str | None, dict[str, dict[str, Any]]]:
+    scores = {b: _mean([float(x.get("score", 0.0)) for x in buckets.get(b, {}).values()]) for b in ("core_cot", "core_no_cot")}
+    if variant in ("cot", "no_cot"):
+        chosen = f"core_{variant}"
+        return (chosen if buckets.get(chosen) else None), dict(buckets.get(chosen, {}))
+    available = [b for b in ("core_cot", "core_no_cot") if scores[b] is not None]
+    if not available:
+        return None, {}
+    best = max(available, key=lambda b: scores[b] or 0.0)
+    return best, dict(buckets[best])
+
+
+def _model_row(model: str, buckets: dict[str, dict[str, dict[str, Any]]], variant: str) -> dict[str, Any]:
+    chosen, core_tasks = _choose_core(buckets, variant)
+    open_tasks = dict(buckets.get("open", {}))
+    core = _mean([float(b.get("score", 0.0)) for b in core_tasks.values()])
+    open_ = _mean([float(b.get("score", 0.0)) for b in open_tasks.values()])
+    n_core, n_open = len(core_tasks), len(open_tasks)
+    n_queries = sum(int(b.get("n", 0)) for b in [*core_tasks.values(), *open_tasks.values()])
+    total = sum(float(b.get("score", 0.0)) * int(b.get("n", 0)) for b in [*core_tasks.values(), *open_tasks.values()])
+    return {
+        "model": model,
+        "overall": overall(core, n_core, open_, n_open),
+        "core": core,
+        "core_cot": _mean([float(b.get("score", 0.0)) for b in buckets.get("core_cot", {}).values()]),
+        "core_no_cot": _mean([float(b.get("score", 0.0)) for b in buckets.get("core_no_cot", {}).values()]),
+        "core_variant": chosen,
+        "open": open_,
+        "n_core_tasks": n_core,
+        "n_open_tasks": n_open,
+        "full_benchmark": n_core == FULL_CORE and n_open == FULL_OPEN,
+        "micro_mean": total / n_queries if n_queries else None,
+        "keyword_stats": _breakdown([*core_tasks.values(), *open_tasks.values()]),
+    }
+
+
+@register_scheme("megabench")
+def megabench_board(results: Sequence[dict[str, Any]], /, *, variant: str = "best") -> dict[str, Any]:
+    """MEGA-Bench leaderboard rows (scores in [0, 1]; the paper prints them ×100)."""
+    if variant not in ("best", "cot", "no_cot"):
+        raise ConfigError(f"megabench scheme: variant must be best, cot or no_cot, got {variant!r}")
+    models = _collect(results)
+    rows = [_model_row(model, buckets, variant) for model, buckets in models.items()]
+    rows.sort(key=lambda r: -(r["overall"] if r["overall"] is not None else -1.0))
+    return {
+        "scheme": "megabench",
+        "formula": "overall = (n_core*core + n_open*open) / (n_core + n_open); full benchmark: (440*core + 65*open) / 505",
+        "columns": ["model", "overall", "core", "core_cot", "core_no_cot", "open", "n_core_tasks", "n_open_tasks"],
+        "rows": rows,
+    }
