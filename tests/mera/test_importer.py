@@ -121,3 +121,17 @@ def test_save_to_disk_layout(mini_root: Path, tmp_path: Path) -> None:
 def test_root_without_datasets(tmp_path: Path) -> None:
     with pytest.raises(TaskFileError, match="no MERA dataset folders"):
         importer(str(tmp_path))
+
+
+def test_generated_media_decode_through_the_media_stage(mini_root: Path, tmp_path: Path) -> None:
+    from omnieval.media.processor import processor_for
+    from omnieval.types import MediaPolicy
+
+    processor = processor_for(MediaPolicy(), tmp_path / "cache")
+    kinds = set()
+    for task in importer(str(mini_root)):
+        sample = next(iter(task.iter_samples()))
+        for ref in sample.media:
+            prepared = processor.prepare(ref)
+            kinds.add((ref.kind, type(prepared).__name__))
+    assert kinds == {("image", "PreparedImage"), ("audio", "PreparedAudio"), ("video", "PreparedVideo")}
