@@ -118,6 +118,12 @@ def test_save_to_disk_layout(mini_root: Path, tmp_path: Path) -> None:
     assert len(list(task.iter_samples())) == 6 and task.iter_demos is not None
 
 
+def test_dataset_folder_with_an_unknown_name(mini_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(mini_root / "WEIRD", tmp_path / "my_copy")
+    with pytest.raises(TaskFileError, match=r"my_copy.*matches no MERA Multi task"):
+        importer(str(tmp_path / "my_copy"))
+
+
 def test_root_without_datasets(tmp_path: Path) -> None:
     with pytest.raises(TaskFileError, match="no MERA dataset folders"):
         importer(str(tmp_path))

@@ -130,8 +130,8 @@ def import_mera(path: str) -> list[Task]:
     root = Path(path).expanduser()
     if not root.is_dir():
         raise TaskFileError("not a directory", path=str(root))
-    if _is_dataset(root) and find_task(root.name) is not None:
-        return [load_dataset_dir(root)]
+    if split_files(root, "test") or (_is_dataset(root) and find_task(root.name) is not None):
+        return [load_dataset_dir(root)]  # one dataset; an unknown folder name is an error naming it
     tasks: list[Task] = []
     names: dict[str, Path] = {}
     for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
