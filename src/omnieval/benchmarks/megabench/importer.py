@@ -109,7 +109,7 @@ def _metadata(name: str, samples: list[Sample], first: dict[str, Any], meta: dic
 
 
 def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot_option: str | None) -> TaskSpec:
-    cot = {"1": True, "0": False}.get(cot_option or "", None)
+    cot = {"1": True, "0": False}.get(cot_option or "")
     renderer_options: dict[str, Any] = {} if cot is None else {"cot": cot}
     recorded = cot if cot is not None else detect_cot(str(first.get("example_text") or ""))
     kinds = {m.kind for s in samples for m in s.media}

@@ -18,9 +18,9 @@ from omnieval.benchmarks.megabench.parser import PARSE_FUNCTIONS, answer_fields
 from omnieval.errors import MetricError, SourceError
 from omnieval.metrics.mega._convert import str_to_iterable
 from omnieval.metrics.mega._table import kind_of
-from omnieval.types import MediaRef, Sample
+from omnieval.types import MediaKind, MediaRef, Sample
 
-__all__ = ["REQUIRED", "RowContext", "TASK_FIELDS", "oracle_answer", "row_to_sample"]
+__all__ = ["REQUIRED", "TASK_FIELDS", "RowContext", "oracle_answer", "row_to_sample"]
 
 REQUIRED = (
     "id", "task_name", "task_description", "global_media", "example_text", "example_media",
@@ -95,31 +95,36 @@ def _media(paths: list[Any], text: str, field: str, ctx: RowContext, sid: str, s
         file = file if file.is_absolute() else ctx.media_root / file
         if ctx.check_media and not file.is_file():
             raise SourceError(f"media file not found: {file}", path=ctx.path, sample_id=sid, field=field)
-        kind = "video" if file.suffix.lower() in VIDEO_SUFFIXES else "image"
+        kind: MediaKind = "video" if file.suffix.lower() in VIDEO_SUFFIXES else "image"
         refs.append(MediaRef(kind=kind, name=f"{kind}_{start + i}", path=str(file)))
     return refs
+
+
+def _first_reference(value: Any, metric: str) -> Any:
+    """``multi_ref_phrase`` golds list acceptable phrases; a perfect answer gives the first one."""
+    if "multi_ref" not in metric:
+        return value
+    refs = str_to_iterable(list, str(value).replace("，", ","))
+    return refs[0] if refs else value
 
 
 def oracle_answer(gold: dict[str, Any], info: dict[str, Any]) -> str:
     """The response a perfect model writes, such that parsing it gives back the gold answer.
 
-    Single-field: ``Answer: <value>`` (``Answer:<value>`` for the whitespace-keeping modes, and the
-    first reference for ``multi_ref_phrase``); JSON: ``Answer: <Python dict>`` on one line;
+    Single-field: ``Answer: <value>`` (``Answer:<value>`` for the whitespace-keeping modes); JSON:
+    ``Answer: <Python dict>`` on one line; ``multi_ref_phrase`` fields give their first reference;
     ``dummy`` (reference-free constraints) has no gold text to give.
     """
     mode = info.get("response_parse_function")
     fields = answer_fields(gold)
+    table = info.get("field_score_function") or {}
     if mode == "dummy" or not fields:
         return ""
+    values = {k: _first_reference(gold[k], str(table.get(k, ""))) for k in fields}
     if mode in PARSE_FUNCTIONS[:3]:
-        value = gold[fields[0]]
-        metric = str((info.get("field_score_function") or {}).get(fields[0], ""))
-        if "multi_ref" in metric:
-            refs = str_to_iterable(list, str(value).replace("，", ","))
-            value = refs[0] if refs else value
         separator = " " if mode == "answer_string" else ""
-        return f"Answer:{separator}{value}"
-    return "Answer: " + repr({k: gold[k] for k in fields})
+        return f"Answer:{separator}{values[fields[0]]}"
+    return "Answer: " + repr(values)
 
 
 def row_to_sample(row: dict[str, Any], ctx: RowContext) -> Sample:

@@ -46,10 +46,8 @@ def _collect(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str,
             info = ((block.get("metadata") or {}).get("megabench")) or {}
             if not info:
                 continue
-            if info.get("set") == "open":
-                bucket = "open"
-            else:
-                bucket = "core_cot" if info.get("cot") else "core_no_cot"
+            core = "core_cot" if info.get("cot") else "core_no_cot"
+            bucket = "open" if info.get("set") == "open" else core
             models[model][bucket][name] = {**block, "_info": info}
     return models
 

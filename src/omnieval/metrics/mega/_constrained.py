@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import itertools
 import re
 from functools import lru_cache
 from typing import Any
 
 from omnieval.metrics.mega._convert import str_to_iterable
-from omnieval.metrics.mega._poetry import count_syllables_options, is_line_iambic, phones_for_word, rhyming_part
+from omnieval.metrics.mega._poetry import (
+    count_syllables_options,
+    is_line_iambic,
+    phones_for_word,
+    rhyming_part,
+)
 from omnieval.metrics.mega._timeout import MetricTimeout, call_with_timeout
 
 __all__ = ["check_constraint", "constrained_generation"]
@@ -222,7 +228,7 @@ def constrained_generation(pred: Any, context: dict[str, Any], *, strict: bool =
     scores = []
     for key, value in context.items():
         try:
-            scores.append(call_with_timeout(lambda k=key, v=value: check_constraint(pred, k, v), CONSTRAINT_TIME_LIMIT_S))
+            scores.append(call_with_timeout(functools.partial(check_constraint, pred, key, value), CONSTRAINT_TIME_LIMIT_S))
         except MetricTimeout:
             scores.append(0.0)
     return min(scores)

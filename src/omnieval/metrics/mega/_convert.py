@@ -8,6 +8,7 @@ original coercions, quirks included, because the per-sample score depends on the
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -209,10 +210,8 @@ def _candidate_values(candidate: str) -> list[Any]:
     try:
         out.append(json.loads(text))
     except (json.JSONDecodeError, RecursionError):
-        try:
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
             out.append(json.loads(_LONE_SINGLE_QUOTE.sub('"', text)))
-        except (json.JSONDecodeError, RecursionError):
-            pass
     for variant in (text, text.replace('\\"', '\\\\"').replace("\\'", "\\\\'")):
         try:
             out.append(safe_literal(variant))

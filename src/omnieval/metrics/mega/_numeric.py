@@ -13,6 +13,7 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from omnieval.metrics.mega._convert import safe_literal, str_to_list
@@ -34,7 +35,7 @@ _BIN = {
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
     ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
 _CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
         ast.Eq: operator.eq, ast.NotEq: operator.ne}
 _NAMES = {"E": 2.718, "True": True, "False": False, "None": None}
@@ -52,7 +53,7 @@ def _pow(base: Any, exp: Any) -> Any:
     return base**exp
 
 
-def _eval_node(node: ast.AST) -> Any:  # noqa: PLR0911 - one branch per node kind
+def _eval_node(node: ast.AST) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -67,11 +68,10 @@ def _eval_node(node: ast.AST) -> Any:  # noqa: PLR0911 - one branch per node kin
         return _CMP[type(node.ops[0])](_eval_node(node.left), _eval_node(node.comparators[0]))
     if isinstance(node, ast.Name) and node.id in _NAMES:
         return _NAMES[node.id]
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "math":
-        if node.attr in _MATH:
-            return _MATH[node.attr]
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in _MATH:
+        return _MATH[node.attr]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
-        fn = _eval_node(node.func)
+        fn: Any = _eval_node(node.func)
         if callable(fn):
             return fn(*[_eval_node(a) for a in node.args])
     raise _Refused(type(node).__name__)
@@ -112,7 +112,7 @@ def number_value(text: Any) -> Any:
         from sympy.parsing.latex import parse_latex
 
         text = str(parse_latex(text))
-    except Exception:  # noqa: BLE001 - any parse failure keeps the raw text, as the original does
+    except Exception:
         pass
     direct = _floatify(text)
     if direct is not None:

@@ -10,6 +10,7 @@ that reaches every goal literal scores 1, not only the reference plan.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["symbolic_planning_test"]
@@ -117,14 +118,18 @@ def _read_domain(domain: str) -> tuple[dict[str, list[str]], dict[str, list[str]
     return params, conds
 
 
+def _replacement(obj: str) -> Callable[[re.Match[str]], str]:
+    return lambda _match: obj
+
+
 def _bind(literal: str, binding: dict[str, str]) -> str:
     for param, obj in binding.items():
-        literal = re.sub(rf"\?{param}(?=[^\w-])", lambda _m, o=obj: o, literal)
+        literal = re.sub(rf"\?{param}(?=[^\w-])", _replacement(obj), literal)
     return literal
 
 
 def _holds(literal: str, state: Any) -> bool:
-    return not (literal in state) if literal.startswith("(not ") else literal in state
+    return literal not in state if literal.startswith("(not ") else literal in state
 
 
 def _apply(state: Any, effects: list[str], binding: dict[str, str]) -> Any:

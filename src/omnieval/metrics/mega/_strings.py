@@ -142,8 +142,5 @@ def bleu(pred: Any, gold: Any, *, strict: bool = False) -> float:
 
     if not isinstance(pred, str) or not isinstance(gold, str):
         return 0.0
-    if strict:
-        result = sacrebleu.corpus_bleu([pred], [[gold]])
-    else:
-        result = sacrebleu.corpus_bleu([gold], [[pred]])
-    return min(1.0, float(result.score) / 100.0) if strict else float(result.score) / 100.0
+    hypothesis, reference = (pred, gold) if strict else (gold, pred)
+    return float(sacrebleu.corpus_bleu([hypothesis], [[reference]]).score) / 100.0

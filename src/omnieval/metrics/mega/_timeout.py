@@ -16,7 +16,7 @@ __all__ = ["MetricTimeout", "call_with_timeout"]
 T = TypeVar("T")
 
 
-class MetricTimeout(Exception):  # noqa: N818 - mirrors the original's TimeoutException
+class MetricTimeout(Exception):
     """A metric step ran past its time limit."""
 
 

@@ -54,7 +54,7 @@ def _safe(fn: Any, *args: Any, strict: bool) -> float:
         value = float(fn(*args, strict=strict))
     except MetricError:
         raise
-    except Exception as exc:  # noqa: BLE001 - the original's policy: a failing metric scores 0
+    except Exception as exc:
         log.debug("megabench metric %s failed: %s", getattr(fn, "__name__", fn), exc)
         return 0.0
     return 0.0 if math.isnan(value) else value
