@@ -19,6 +19,7 @@ from omnieval.media.sampling import SamplingMode, plan_frame_indices
 __all__ = ["VideoInfo", "probe_video", "sample_video"]
 
 T = TypeVar("T")
+MIN_SEEK_FRAMES = 8
 _MIME = {"mp4": "video/mp4", "webm": "video/webm", "matroska": "video/x-matroska", "avi": "video/x-msvideo"}
 """By priority: FFmpeg names one demuxer for MP4 and QuickTime ("mov,mp4,..."); MP4 is what APIs take."""
 
@@ -118,8 +119,13 @@ class _Cursor:
     previous: Any = None
 
     def threshold(self, frame_pts: int) -> int:
+        """Seek only past the longest keyframe spacing seen, and never for a few frames.
+
+        A seek costs a decoder flush plus a keyframe decode, several P-frames' worth, so gaps
+        under ``MIN_SEEK_FRAMES`` are always decoded through.
+        """
         run = self.last_pts - self.last_key if self.last_pts is not None and self.last_key is not None else 0
-        return max(self.gop, run, frame_pts)
+        return max(self.gop, run, MIN_SEEK_FRAMES * frame_pts)
 
     def note(self, frame: Any) -> None:
         self.decoded += 1
@@ -184,7 +190,6 @@ def sample_video(
             info.n_frames, source_fps=info.fps, target_fps=target_fps, max_frames=max_frames, mode=mode
         )
         targets, frame_pts, start = _targets(stream, info, indices)
-        stream.thread_type = "AUTO"
         out: list[tuple[T, float]] = []
         kept_pts = None
         cur = _Cursor(frames=container.decode(stream))
