@@ -56,3 +56,15 @@ def test_bad_results_name_the_run_and_task() -> None:
         mera_scheme([{"model": "m", "run_dir": "run8", "tasks": {"weird": {"score": 1.5}}}])
     with pytest.raises(ConfigError, match="weighting"):
         mera_scheme([], weighting="samples")
+
+
+def test_merge_joins_one_models_runs() -> None:
+    image = {"model": "m", "run_dir": "img", "tasks": {"weird": {"score": 0.5}}}
+    audio = {"model": "m", "run_dir": "aud", "tasks": {"aquaria": {"score": 1.0}}}
+    assert len(mera_scheme([image, audio])["rows"]) == 2
+    board = mera_scheme([image, audio], merge=True)
+    [row] = board["rows"]
+    assert row["coverage"] == pytest.approx((1 / 11 + 1 / 4) / 3, abs=1e-6) and row["attempted"] == pytest.approx(0.75)
+    assert board["details"][0]["run_dirs"] == ["img", "aud"]
+    with pytest.raises(ConfigError, match=r"'m'.*weird.*img.*img2"):
+        mera_scheme([image, {**image, "run_dir": "img2"}], merge=True)

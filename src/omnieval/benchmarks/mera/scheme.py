@@ -102,26 +102,51 @@ def _boards(models: Sequence[tuple[str, Mapping[str, Any]]], hb: Mapping[str, An
     return boards
 
 
-@register_scheme("mera")
-def mera_scheme(results: Sequence[Mapping[str, Any]], /, *, weighting: str | None = None) -> dict[str, Any]:
-    """One row per run (``model``, ``total``, ``attempted``, ``coverage``, ``image``, ``audio``, ``video``)
-    plus the image/audio/video/multi boards with human-baseline rows."""
-    weighting = weighting or "tasks"
-    models: list[tuple[str, dict[str, Any]]] = []
-    details = []
+def _per_model(
+    results: Sequence[Mapping[str, Any]], *, merge: bool
+) -> list[tuple[str, list[str], dict[str, float | None]]]:
+    """``(model, run dirs, scores)`` per run, or per model when ``merge`` joins a model's runs."""
+    out: list[tuple[str, list[str], dict[str, float | None]]] = []
+    index: dict[str, int] = {}
     for result in results:
         scores = task_scores_from_results(result)
         model = str(result.get("model") or result.get("run_dir") or "?")
-        agg = score_model(scores, weighting=weighting)
-        models.append((model, agg))
-        unscored = sorted(n for n, s in scores.items() if s is None)
-        details.append({"model": model, "run_dir": result.get("run_dir"), "unscored": unscored,
+        run_dir = str(result.get("run_dir", "results.json"))
+        if merge and model in index:
+            _, dirs, merged = out[index[model]]
+            twice = sorted(set(merged) & set(scores))
+            if twice:
+                raise ConfigError(
+                    f"mera scheme: model {model!r} has task(s) {twice} in both {dirs} and {run_dir}"
+                )
+            dirs.append(run_dir)
+            merged.update(scores)
+            continue
+        index[model] = len(out)
+        out.append((model, [run_dir], dict(scores)))
+    return out
+
+
+@register_scheme("mera")
+def mera_scheme(
+    results: Sequence[Mapping[str, Any]], /, *, weighting: str | None = None, merge: bool = False
+) -> dict[str, Any]:
+    """One row per run (``model``, ``total``, ``attempted``, ``coverage``, ``image``, ``audio``, ``video``)
+    plus the image/audio/video/multi boards with human-baseline rows. ``merge`` joins the runs of one
+    model (e.g. an image run and an audio run) into one row."""
+    weighting = weighting or "tasks"
+    models: list[tuple[str, dict[str, Any]]] = []
+    details = []
+    for model, dirs, scores in _per_model(results, merge=merge):
+        models.append((model, score_model(scores, weighting=weighting)))
+        details.append({"model": model, "run_dirs": dirs, "unscored": sorted(n for n, s in scores.items() if s is None),
                         "attempted_tasks": sorted(n for n, s in scores.items() if s is not None)})  # fmt: skip
     hb = score_model({t.name: t.human_baseline for t in catalogue().tasks}, weighting=weighting)
     rows = [_row(name, agg) for name, agg in models]
     rows.sort(key=lambda r: -r["total"])
     return {
         "scheme": "mera",
+        "title": f"MERA Multi (Attempted Score weighting: {weighting})",
         "weighting": weighting,
         "rows": rows,
         "boards": _boards(models, hb),
