@@ -64,7 +64,8 @@ def test_merge_joins_one_models_runs() -> None:
     assert len(mera_scheme([image, audio])["rows"]) == 2
     board = mera_scheme([image, audio], merge=True)
     [row] = board["rows"]
-    assert row["coverage"] == pytest.approx((1 / 11 + 1 / 4) / 3, abs=1e-6) and row["attempted"] == pytest.approx(0.75)
+    assert row["coverage"] == pytest.approx((1 / 11 + 1 / 4) / 3, abs=1e-6)
+    assert row["attempted"] == pytest.approx(0.75)
     assert board["details"][0]["run_dirs"] == ["img", "aud"]
     with pytest.raises(ConfigError, match=r"'m'.*weird.*img.*img2"):
         mera_scheme([image, {**image, "run_dir": "img2"}], merge=True)
