@@ -100,3 +100,43 @@ def test_shipped_task_runs_from_its_generator(tmp_path: Path, monkeypatch: pytes
     block = results["tasks"]["marker_demo"]
     assert block["n"] == 44 and block["score"] == 1.0 and block["score_metric"] == "circular_strict"
     assert list((tmp_path / "cache" / "generated").glob("marker_demo-*/marker_demo.jsonl"))
+
+
+class PictureBackend(Backend):
+    """Answers the gold letter and records how many images each request carried."""
+
+    provider = "marker_pictures"
+    modalities: ClassVar[frozenset[str]] = frozenset({"text", "image"})
+    images: ClassVar[dict[str, int]] = {}
+
+    async def generate(self, request: Request) -> Response:
+        type(self).images[request.sample_id] = len(request.media)
+        return Response(text=str(request.targets[0]))
+
+
+if "marker_pictures" not in backends:
+    backends.add("marker_pictures", PictureBackend)
+
+
+def test_image_items_are_drawn(tmp_path: Path) -> None:
+    from PIL import Image
+
+    rows = [json.loads(line) for line in marker_demo(tmp_path, kind="image").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 3
+    for row in rows:
+        with Image.open(tmp_path / row["image"]) as image:
+            assert image.size == (360, 240)
+    with Image.open(tmp_path / rows[0]["image"]) as flag:  # white over blue over red
+        assert [flag.getpixel((180, y)) for y in (40, 120, 200)] == [(255, 255, 255), (0, 57, 166), (213, 43, 30)]
+    with pytest.raises(SourceError, match="kind"):
+        marker_demo(tmp_path, kind="video")
+
+
+def test_shipped_image_task_sends_one_picture_per_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OMNIEVAL_CACHE", str(tmp_path / "cache"))
+    PictureBackend.images.clear()
+    config = RunConfig(tasks=("marker_demo_image",), model="marker_pictures/any", output=tmp_path / "run", quiet=True)
+    _, results = evaluate(config)
+    block = results["tasks"]["marker_demo_image"]
+    assert block["n"] == 4 + 4 + 5 and block["score"] == 1.0
+    assert len(PictureBackend.images) == 13 and set(PictureBackend.images.values()) == {1}

@@ -1,7 +1,8 @@
 """A small generated MARKER-style demo: Russian school multiple-choice items with 2 to 5 options.
 
 The items mirror MARKER's splits (history, art, geography, mathematics, physics) as plain text, so
-the whole CircularEval and strict/lenient scoring path runs without the real (image) dataset.
+the whole CircularEval and strict/lenient scoring path runs without the real (image) dataset;
+``kind: image`` gives a few items whose answer only a generated picture holds (``demo_images``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from omnieval.benchmarks.marker.demo_images import draw_items
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
@@ -32,17 +34,28 @@ ITEMS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
 
 
 @register_generator("marker_demo")
-def marker_demo(out_dir: Path, /, *, splits: tuple[str, ...] | list[str] | None = None) -> Path:
-    """Write the demo items (optionally only some ``splits``) to ``marker_demo.jsonl``."""
-    known = sorted({split for split, *_ in ITEMS})
+def marker_demo(
+    out_dir: Path, /, *, splits: tuple[str, ...] | list[str] | None = None, kind: str = "text"
+) -> Path:
+    """Write the demo items to ``marker_demo.jsonl``: ``kind`` ``text`` or ``image`` (pictures beside it).
+
+    ``splits`` keeps only some of history, art, geography, math, physics.
+    """
+    if kind not in ("text", "image"):
+        raise SourceError(f"marker_demo: kind must be 'text' or 'image', not {kind!r}", field="kind")
+    out = Path(out_dir)
+    if kind == "image":
+        rows = draw_items(out)
+    else:
+        rows = [{"id": f"{split}-{i}", "question": question, "choices": list(options), "answer": gold, "split": split}
+                for i, (split, question, options, gold) in enumerate(ITEMS)]  # fmt: skip
+    known = sorted({row["split"] for row in rows})
     wanted = set(splits) if splits else set(known)
-    unknown = wanted - set(known)
-    if unknown:
-        raise SourceError(f"marker_demo: unknown split(s) {sorted(unknown)}; known: {known}", field="splits")
-    path = Path(out_dir) / "marker_demo.jsonl"
+    if wanted - set(known):
+        raise SourceError(f"marker_demo: unknown split(s) {sorted(wanted - set(known))}; known: {known}", field="splits")
+    path = out / "marker_demo.jsonl"
     with path.open("w", encoding="utf-8") as fh:
-        for i, (split, question, options, gold) in enumerate(ITEMS):
-            if split in wanted:
-                row = {"id": f"{split}-{i}", "question": question, "choices": list(options), "answer": gold, "split": split}
+        for row in rows:
+            if row["split"] in wanted:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return path
