@@ -144,3 +144,11 @@ def test_mc_letter_lenient_more_shapes(text: str, letter: str) -> None:
 @pytest.mark.parametrize("text", ["ответ: в 1812 году", "Ответ: С другой стороны, неясно", "B и C"])
 def test_mc_letter_lenient_does_not_read_russian_words_as_letters(text: str) -> None:
     assert isinstance(parse("mc_letter", text), ParseFailure)
+
+
+def test_mc_letter_numeric_options() -> None:
+    physics = Sample(id="p", choices=("10 м/с", "20 м/с", "40 м/с", "5 м/с"))
+    assert parse("mc_letter", "v = g·t = 10 · 2 = 20", physics) == Parsed(value="B", how="choice_number")
+    assert parse("mc_letter", "Ответ: 40,0", physics) == Parsed(value="C", how="choice_number")
+    assert isinstance(parse("mc_letter", "Ответ: 30", physics), ParseFailure)
+    assert isinstance(parse("mc_letter", "Ответ: 20", physics, strict=True), ParseFailure)

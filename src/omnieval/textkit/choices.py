@@ -2,20 +2,23 @@
 
 Strict (MARKER's protocol) accepts only a bare letter, optionally followed by punctuation.
 Lenient also reads common shapes ("(B)", "B) text", "Answer: B", "Ответ: Б", "The answer is **C**",
-the text of exactly one option). Cyrillic and Latin look-alikes (А/A, В/B, С/C, Е/E, ...) fold onto
-the label they look like, so "Ответ: В" with Latin labels is B; a letter of the other script that
-looks like no label (Б with Latin labels) is not guessed.
+the text of exactly one option, the one option equal to the answer's final number). Cyrillic and
+Latin look-alikes (А/A, В/B, С/C, Е/E, ...) fold onto the label they look like, so "Ответ: В" with
+Latin labels is B; a letter of the other script that looks like no label (Б with Latin labels) is
+not guessed.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from omnieval.textkit.normalize import normalize_text
+from omnieval.textkit.numbers import answer_region, find_numbers, parse_number
 
 __all__ = ["ChoiceHit", "find_choice", "gold_label"]
 
@@ -124,7 +127,25 @@ def _by_text(text: str, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
             return ChoiceHit(named[0], "choice_text")
         if len(named) > 1:
             return ChoiceHit(None, f"ambiguous: the texts of options {', '.join(named)} all appear")
+        by_number = _by_number(text, valid, choices)
+        if by_number is not None:
+            return ChoiceHit(by_number, "choice_number")
     return ChoiceHit(None, "no option letter found")
+
+
+def _by_number(text: str, valid: str, choices: Sequence[str]) -> str | None:
+    """The one option whose number equals the answer's final number (numeric MC: "20 м/с" → "20")."""
+    region, _ = answer_region(text)
+    numbers = find_numbers(region)
+    if not numbers:
+        return None
+    said = numbers[-1].candidates()
+    hits = []
+    for label, choice in zip(valid, choices, strict=False):
+        option = parse_number(choice)
+        if option is not None and any(math.isclose(v, option.value, rel_tol=1e-9, abs_tol=1e-12) for v in said):
+            hits.append(label)
+    return hits[0] if len(hits) == 1 else None
 
 
 def find_choice(
