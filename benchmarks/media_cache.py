@@ -20,8 +20,7 @@ import numpy as np
 import soundfile
 from PIL import Image
 
-from omnieval.media import MediaProcessor
-from omnieval.media import hashing as media_hashing
+from omnieval.media import MediaProcessor, clear_fingerprint_memo
 from omnieval.types import MediaPolicy, MediaRef
 
 
@@ -73,7 +72,7 @@ def make_videos(folder: Path, n: int) -> list[MediaRef]:
 
 def run_once(refs: list[MediaRef], policy: MediaPolicy, cache_dir: Path) -> tuple[float, dict[str, int]]:
     """Prepare every ref as a fresh run would; returns the wall time and the cache states seen."""
-    media_hashing._memo.clear()  # a new process has no fingerprint memo
+    clear_fingerprint_memo()  # a new process has no fingerprint memo
     proc = MediaProcessor(policy, cache_dir=cache_dir)
     states: dict[str, int] = {}
     started = time.perf_counter()

@@ -12,7 +12,7 @@ Public API (other stages code against these names):
 
 from omnieval.media.budget import BudgetExceeded, MediaBudget, plan_media_budget
 from omnieval.media.cache import PIPELINE_VERSION, MediaCache
-from omnieval.media.hashing import fingerprint, open_media, read_media
+from omnieval.media.hashing import clear_fingerprint_memo, fingerprint, open_media, read_media
 from omnieval.media.image import fit_size
 from omnieval.media.prepared import PreparedAudio, PreparedImage, PreparedVideo
 from omnieval.media.processor import MediaProcessor, MediaStats, processor_for
@@ -29,6 +29,7 @@ __all__ = [
     "PreparedImage",
     "PreparedVideo",
     "SamplingMode",
+    "clear_fingerprint_memo",
     "fingerprint",
     "fit_size",
     "open_media",

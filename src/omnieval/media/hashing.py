@@ -11,7 +11,7 @@ from typing import BinaryIO
 from omnieval.errors import MediaError
 from omnieval.types import MediaRef
 
-__all__ = ["fingerprint", "open_media", "read_media"]
+__all__ = ["clear_fingerprint_memo", "fingerprint", "open_media", "read_media"]
 
 _CHUNK = 1 << 20
 _MEMO_MAX = 200_000
@@ -62,6 +62,12 @@ def fingerprint(ref: MediaRef) -> MediaRef:
     except OSError as exc:
         raise MediaError(f"cannot read: {exc.strerror or exc}", path=ref.path) from None
     return ref.model_copy(update={"sha256": known})
+
+
+def clear_fingerprint_memo() -> None:
+    """Forget memoised file hashes (benchmarks simulating a fresh process; tests)."""
+    with _memo_lock:
+        _memo.clear()
 
 
 def open_media(ref: MediaRef) -> BinaryIO:

@@ -143,11 +143,13 @@ class PreparedVideo:
             raise ValueError("this prepared video holds frames only; use .frames")
         return _spill(self.source_bytes, self.mime)
 
+    @property
     def bytes(self) -> builtins.bytes:
+        """The original video bytes (file mode)."""
         if self.source_bytes is not None:
             return self.source_bytes
         return self.path().read_bytes()
 
     def data_url(self) -> str:
         """``data:video/mp4;base64,...`` for backends that take whole videos."""
-        return _data_url(self.bytes(), self.mime)
+        return _data_url(self.bytes, self.mime)

@@ -8,10 +8,12 @@ came from the cache (``cache``: ``hit`` / ``miss`` / ``off``).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import io
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,6 +74,24 @@ class MediaProcessor:
         if ref.kind == "audio":
             return self.audio(ref)
         return self.video(ref)
+
+    async def aprepare(self, ref: MediaRef) -> PreparedImage | PreparedAudio | PreparedVideo:
+        """:meth:`prepare` in a worker thread, so decoding never blocks the runner's event loop."""
+        return await asyncio.to_thread(self.prepare, ref)
+
+    def prepare_many(
+        self, refs: Iterable[MediaRef]
+    ) -> dict[str, PreparedImage | PreparedAudio | PreparedVideo]:
+        """Prepare several refs, keyed by placeholder name in the given order (``<audio_1>``, ``<audio_2>``).
+
+        A repeated name is an error: placeholders must identify their media.
+        """
+        out: dict[str, PreparedImage | PreparedAudio | PreparedVideo] = {}
+        for ref in refs:
+            if ref.name in out:
+                raise MediaError(f"two media share the placeholder name {ref.name!r}", path=ref.describe())
+            out[ref.name] = self.prepare(ref)
+        return out
 
     # images -----------------------------------------------------------------------------------
 

@@ -59,7 +59,9 @@ def _open(source: str | BinaryIO, where: str) -> Any:
         return av.open(source, mode="r")
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise MediaError(f"cannot open video (corrupt, truncated or unsupported): {reason}", path=where) from None
+        raise MediaError(
+            f"cannot open video (corrupt, truncated or unsupported): {reason}", path=where
+        ) from None
 
 
 def _count_packets(container: Any, stream: Any) -> int:
