@@ -26,6 +26,7 @@ def parse(name: str, text: str, **options: object) -> Parsed | ParseFailure:
         ("{'a': 'it''s', 'b': True, 'c': None}", {"a": "its", "b": True, "c": None}, "text:python"),
         ('{"a": [1, 2,], "b": 3,}', {"a": [1, 2], "b": 3}, "text:repaired"),
         ("{'a': true, 'b': null}", {"a": True, "b": None}, "text:python"),
+        ("{'a': 'true story', 'b': None}", {"a": "true story", "b": None}, "text:python"),
         ('{"outer": "{\\"inner\\": 5}"}', {"outer": {"inner": 5}}, "text:json"),
         ('Ответ: {"text": "скобка } в строке"}', {"text": "скобка } в строке"}, "text:json"),
         ('{not json} and {"ok": 1}', {"ok": 1}, "text:json"),

@@ -64,10 +64,14 @@ def _load(candidate: str) -> tuple[Any, str] | None:
         return json.loads(repaired), "repaired"
     except _ERRORS:
         pass
-    try:  # single quotes, True/None, trailing commas: Python literal syntax
-        return ast.literal_eval(_JSON_WORDS.sub(lambda m: _PY_WORDS[m.group(1)], candidate)), "python"
-    except _ERRORS:
-        return None
+    # single quotes, True/None, trailing commas: Python literal syntax; JSON's true/false/null are
+    # rewritten only when needed, since the rewrite would also touch words inside strings
+    for text in (candidate, _JSON_WORDS.sub(lambda m: _PY_WORDS[m.group(1)], candidate)):
+        try:
+            return ast.literal_eval(text), "python"
+        except _ERRORS:
+            continue
+    return None
 
 
 def _fence_ranges(text: str) -> list[tuple[int, int]]:
