@@ -112,3 +112,8 @@ def test_bound_metric_checks_options_and_aggregates() -> None:
         bind_metric(MetricRef(name="exact_match", options={"marker": True}))
     with pytest.raises(TaskFileError, match="does not take"):
         bind_metric(MetricRef(name="exact_match", aggregate="group_all", aggregate_options={"by": "x"}))
+
+
+def test_group_all_needs_a_key() -> None:
+    with pytest.raises(MetricError, match="needs option 'key'"):
+        aggregations.get("group_all")([1.0], [_result("a")])
