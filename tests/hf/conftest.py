@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-import tiny_models  # noqa: E402
+import tiny_models
 
 
 @pytest.fixture(scope="session")

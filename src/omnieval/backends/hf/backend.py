@@ -20,7 +20,7 @@ from omnieval.backends.hf.loading import Loaded, load_model
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.backends.hf.scoring import score_choices
-from omnieval.errors import BackendError
+from omnieval.errors import BackendError, ConfigError
 from omnieval.types import Request, Response
 
 __all__ = ["HFBackend"]
@@ -42,7 +42,10 @@ class HFBackend(Backend):
         """Load the model on first use (in the calling worker thread)."""
         with self._lock:
             if self._loaded is None:
-                self._loaded = load_model(self.model, options=self.options)
+                try:
+                    self._loaded = load_model(self.model, options=self.options)
+                except ConfigError as exc:
+                    raise BackendError(f"hf/{self.model}: {exc}", retryable=False) from exc
             return self._loaded
 
     async def generate(self, request: Request) -> Response:

@@ -154,6 +154,10 @@ def _from_gguf_cache(src: ModelSource, *, options: BackendOptions) -> ModelSourc
         return ModelSource(path=str(cache))
     _, tok = _load_processor(src.path, src.gguf_file)
     model = _load_weights(src, None, options=options.model_copy(update={"dtype": "float32"}), device="cpu")
+    # transformers de-quantised the weights; detach the GGUF quantizer so they save as plain safetensors
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
     tmp = cache.with_name(cache.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)
