@@ -141,3 +141,19 @@ def test_generated_media_decode_through_the_media_stage(mini_root: Path, tmp_pat
             prepared = processor.prepare(ref)
             kinds.add((ref.kind, type(prepared).__name__))
     assert kinds == {("image", "PreparedImage"), ("audio", "PreparedAudio"), ("video", "PreparedVideo")}
+
+
+def test_unlisted_media_input_becomes_a_media_part(weird_copy: Path) -> None:
+    """A ``{bytes, path}`` input the catalogue does not list (e.g. a second image) is still media."""
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+
+    def add_image(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            row["inputs"]["image_2"] = row["inputs"]["image"]
+            row["instruction"] += "\n<image_2>"
+
+    _rewrite(test, add_image)
+    [task] = importer(str(weird_copy))
+    sample = next(iter(task.iter_samples()))
+    assert [(m.name, m.kind) for m in sample.media] == [("image", "image"), ("image_2", "image")]
+    assert "image_2" not in sample.fields and sample.input.endswith("<image_2>")

@@ -71,3 +71,10 @@ def test_rutie_answer_letter() -> None:
     assert answer_letter("Вариант B, потому что A не подходит") == "B"
     assert answer_letter("ОТВЕТ: Б") == "Б"
     assert answer_letter("не знаю") == "-1"
+
+
+def test_ruslun_gold_stored_as_arrow_structs() -> None:
+    """Parquet keeps a list of one-key dicts as structs with every key: absent keys come back null."""
+    gold = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго", "rating_value": null}, {"object_name": null, "rating_value": "три"}]}'
+    pred = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго"}, {"rating_value": "три"}]}'
+    assert ruslun_scores(pred, gold) == {"em": 1.0, "intent_em": 1.0, "slot_f1": 1.0, "fs": 1.0}

@@ -56,7 +56,8 @@ def parse_slu(text: str) -> tuple[str, Counter[tuple[str, str]]] | None:
     for item in items:
         if not isinstance(item, dict):
             return None
-        pairs.extend((str(k).strip(), str(v).strip()) for k, v in item.items())
+        # Arrow stores a list of one-key dicts as structs with every key, absent ones null
+        pairs.extend((str(k).strip(), str(v).strip()) for k, v in item.items() if v is not None)
     return data["intent"].strip(), Counter(pairs)
 
 

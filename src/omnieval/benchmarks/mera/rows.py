@@ -9,7 +9,7 @@ from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask
 from omnieval.errors import SourceError
-from omnieval.types import MediaRef, Sample
+from omnieval.types import MediaKind, MediaRef, Sample
 
 __all__ = ["DIALOGUE_LEN", "RowContext", "row_to_sample"]
 
@@ -29,8 +29,19 @@ class RowContext:
         )
 
 
-def _media(ctx: RowContext, field: str, value: Any, sample_id: str, instruction: str) -> MediaRef | None:
-    kind = ctx.task.media[field]
+def media_fields(task: MeraTask, inputs: dict[str, Any]) -> dict[str, MediaKind]:
+    """The catalogue's media fields plus any other ``{bytes, path}`` input (kind from its name)."""
+    fields: dict[str, MediaKind] = dict(task.media)
+    for key, value in inputs.items():
+        if key not in fields and isinstance(value, dict) and {"bytes", "path"} & set(value):
+            prefix = key.split("_")[0]
+            fields[key] = prefix if prefix in ("image", "audio", "video") else task.modality  # type: ignore[assignment]
+    return fields
+
+
+def _media(
+    ctx: RowContext, field: str, kind: MediaKind, value: Any, sample_id: str, instruction: str
+) -> MediaRef | None:
     tag = f"<{field}>"
     if value is None or value == {} or value == "":
         if tag in instruction:
@@ -71,9 +82,11 @@ def _targets(outputs: Any) -> tuple[str, ...]:
     return (str(outputs),)
 
 
-def _format(ctx: RowContext, instruction: str, inputs: dict[str, Any], sample_id: str) -> str:
-    values = {k: v for k, v in inputs.items() if k not in ctx.task.media}
-    values |= {field: f"<{field}>" for field in ctx.task.media}
+def _format(
+    ctx: RowContext, instruction: str, inputs: dict[str, Any], sample_id: str, media: dict[str, MediaKind]
+) -> str:
+    values = {k: v for k, v in inputs.items() if k not in media}
+    values |= {field: f"<{field}>" for field in media}
     if ctx.task.dialogue:
         values.setdefault("context", "")  # ruTiE history travels as chat turns, not inline
     try:
@@ -128,12 +141,12 @@ def row_to_sample(ctx: RowContext, row: dict[str, Any]) -> Sample:
     for field in (*ctx.task.text, *ctx.task.option_fields[:2]):
         if field not in inputs:
             raise ctx.error(f"missing input field {field!r}", sample_id=sample_id, field=f"inputs.{field}")
-    media = [
-        m for f in ctx.task.media if (m := _media(ctx, f, inputs.get(f), sample_id, instruction)) is not None
-    ]
-    text = _format(ctx, instruction, inputs, sample_id)
+    kinds = media_fields(ctx.task, inputs)
+    refs = (_media(ctx, f, kind, inputs.get(f), sample_id, instruction) for f, kind in kinds.items())
+    media = [m for m in refs if m is not None]
+    text = _format(ctx, instruction, inputs, sample_id, kinds)
     options = tuple(str(inputs[f]) for f in ctx.task.option_fields if inputs.get(f) not in (None, ""))
-    fields = {k: v for k, v in inputs.items() if k not in ctx.task.media}
+    fields = {k: v for k, v in inputs.items() if k not in kinds}
     metadata = _metadata(ctx, meta, inputs, media)
     metadata["prompt_sha"] = hashlib.sha256(instruction.encode()).hexdigest()[:12]
     chain = chain_index = None
