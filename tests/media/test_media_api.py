@@ -52,3 +52,27 @@ def test_file_mode_bytes_property(make_video: Callable[..., Path]) -> None:
     frames = MediaProcessor(MediaPolicy()).video(MediaRef(kind="video", name="v", path=str(path)))
     with pytest.raises(ValueError, match="frames only"):
         frames.path()
+
+
+def test_applied_records_are_plain_json(make_video: Callable[..., Path], tmp_path: Path) -> None:
+    import json
+
+    refs = [
+        MediaRef(kind="image", name="image", data=png()),
+        MediaRef(kind="audio", name="audio_1", data=wav_bytes(np.zeros(800, np.float32), 8000)),
+        MediaRef(kind="video", name="video", path=str(make_video(n_frames=5))),
+    ]
+    for policy in (MediaPolicy(), MediaPolicy(video_mode="file")):
+        for cache_dir in (None, tmp_path):
+            for prepared in MediaProcessor(policy, cache_dir=cache_dir).prepare_many(refs).values():
+                assert json.loads(json.dumps(prepared.applied)) == prepared.applied
+                assert prepared.applied["sha256"] and prepared.applied["source"]
+
+
+def test_importing_the_media_stage_loads_no_heavy_decoder() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, omnieval.media; print(sorted(m for m in ('av', 'soundfile', 'soxr', 'torch') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

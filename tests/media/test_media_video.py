@@ -120,3 +120,20 @@ def test_audio_only_file_is_not_a_video(tmp_path: Path) -> None:
     wav.write_bytes(wav_bytes(np.zeros(1600, np.float32), 16000))
     with pytest.raises(MediaError, match=r"speech\.wav: file has no video stream"):
         MediaProcessor(MediaPolicy()).video(vref(wav))
+
+
+@pytest.mark.parametrize(
+    ("codec", "fmt", "name"),
+    [
+        ("libx264", None, "b_frames.mp4"),
+        ("libx264", "matroska", "b_frames.mkv"),
+        ("libvpx-vp9", "webm", "vp9.webm"),
+    ],
+)
+def test_seeking_lands_on_the_right_frame_across_codecs(
+    make_video: Callable[..., Path], codec: str, fmt: str | None, name: str
+) -> None:
+    path = make_video(name, n_frames=400, gop=30, codec=codec, fmt=fmt)
+    out = MediaProcessor(MediaPolicy(video_max_frames=8)).video(vref(path))
+    assert codes(out) == list(range(0, 400, 50))  # gap = max(10, ceil(400 / 8)) = 50
+    assert out.applied["seeks"] >= 1 and out.applied["decoded_frames"] < 400 // 2
