@@ -24,7 +24,8 @@ def test_strip_keeps_text_and_records_how() -> None:
     ("text", "value", "how"),
     [
         ("Думаю... ОТВЕТ: Париж", "Париж", "marker"),
-        ("answer: 42\nmore text\nAnswer - no colon: 7", "- no colon: 7", "marker"),
+        ("Ответ 5\nещё текст\nОТВЕТ 7", "7", "marker"),  # no colons: the last marker
+        ("answer: 42\nmore text\nAnswer - no colon", "42\nmore text\nAnswer - no colon", "marker"),
         ("**Ответ:** Рим", "Рим", "marker"),
         ("Просто Рим", "Просто Рим", "whole"),
         ("Ответьте, пожалуйста", "Ответьте, пожалуйста", "whole"),
@@ -152,3 +153,9 @@ def test_mc_letter_numeric_options() -> None:
     assert parse("mc_letter", "Ответ: 40,0", physics) == Parsed(value="C", how="choice_number")
     assert isinstance(parse("mc_letter", "Ответ: 30", physics), ParseFailure)
     assert isinstance(parse("mc_letter", "Ответ: 20", physics, strict=True), ParseFailure)
+
+
+def test_answer_marker_prefers_a_marker_with_colon() -> None:
+    out = parse("answer_marker", "Answer: Paris. To answer fully, it is the capital")
+    assert out == Parsed(value="Paris. To answer fully, it is the capital", how="marker")
+    assert parse("answer_marker", "ответ москва") == Parsed(value="москва", how="marker")

@@ -6,7 +6,7 @@ import re
 
 __all__ = ["after_marker", "has_marker"]
 
-_MARKER = re.compile(r"(?<!\w)(?:answer|ответ)(?!\w)[ \t]*\**[ \t]*:?", re.IGNORECASE)
+_MARKER = re.compile(r"(?<!\w)(?:answer|ответ)(?!\w)[ \t]*\**[ \t]*(:?)", re.IGNORECASE)
 _EDGE = " \t\r\n*_`\"'«»—–:"
 
 
@@ -16,10 +16,17 @@ def has_marker(text: str) -> bool:
 
 
 def after_marker(text: str) -> str | None:
-    """Text after the last marker, markdown emphasis and quotes trimmed; ``None`` without a marker."""
-    last = None
-    for last in _MARKER.finditer(text):  # noqa: B007 - we want the final match
-        pass
-    if last is None:
+    """Text after the last marker, markdown emphasis and quotes trimmed; ``None`` without a marker.
+
+    A marker with a colon outranks one without, so "Answer: Paris. To answer fully, ..." gives
+    "Paris ..." rather than the prose after the word "answer".
+    """
+    last = last_colon = None
+    for match in _MARKER.finditer(text):
+        last = match
+        if match.group(1):
+            last_colon = match
+    chosen = last_colon or last
+    if chosen is None:
         return None
-    return text[last.end() :].strip().strip(_EDGE).strip()
+    return text[chosen.end() :].strip().strip(_EDGE).strip()
