@@ -26,14 +26,18 @@ CHOICES = ("Суворов", "Кутузов", "Багратион", "Баркл
 def _em_input(rng: random.Random) -> ScoringInput:
     gold = rng.choice(CITIES)
     said = rng.choice(CITIES)
-    shape = rng.choice(("{a}", "ОТВЕТ: {a}", "Думаю, что это {a}. Ответ: {a}!", "  {a}.  ", "Рассуждаю долго... {a}"))
+    shape = rng.choice(
+        ("{a}", "ОТВЕТ: {a}", "Думаю, что это {a}. Ответ: {a}!", "  {a}.  ", "Рассуждаю долго... {a}")
+    )
     return ScoringInput(response=shape.format(a=said), targets=(gold,))
 
 
 def _mc_input(rng: random.Random) -> ScoringInput:
     gold = rng.choice("ABCD")
     said = rng.choice("ABCDВС")
-    shape = rng.choice(("{a}", "{a}.", "Ответ: {a}", "({a}) вариант", "The answer is **{a}**", "Думаю, Кутузов"))
+    shape = rng.choice(
+        ("{a}", "{a}.", "Ответ: {a}", "({a}) вариант", "The answer is **{a}**", "Думаю, Кутузов")
+    )
     return ScoringInput(response=shape.format(a=said), targets=(gold,), choices=CHOICES)
 
 
@@ -44,7 +48,9 @@ def _num_input(rng: random.Random) -> ScoringInput:
     return ScoringInput(response=shape.format(v=said), targets=(str(value),))
 
 
-KINDS: dict[str, tuple[Callable[[random.Random], ScoringInput], tuple[tuple[str, dict[str, object]], ...]]] = {
+KINDS: dict[
+    str, tuple[Callable[[random.Random], ScoringInput], tuple[tuple[str, dict[str, object]], ...]]
+] = {
     "exact": (_em_input, (("exact_match", {"answer_marker": True}),)),
     "mc": (_mc_input, (("mc_strict_accuracy", {}), ("mc_lenient_accuracy", {}), ("format_compliance", {}))),
     "numeric": (_num_input, (("numeric_match", {}),)),

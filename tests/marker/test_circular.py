@@ -19,13 +19,22 @@ def rotate(sample: Sample, **options: object) -> list[Sample]:
 
 
 def test_four_options_give_four_rotations() -> None:
-    sample = Sample(id="q7", input="?", choices=("w", "x", "y", "z"), targets=("C",), metadata={"split": "art"})
+    sample = Sample(
+        id="q7", input="?", choices=("w", "x", "y", "z"), targets=("C",), metadata={"split": "art"}
+    )
     out = rotate(sample)
     assert [s.id for s in out] == ["q7#rot0", "q7#rot1", "q7#rot2", "q7#rot3"]
-    assert [s.choices for s in out] == [("w", "x", "y", "z"), ("x", "y", "z", "w"), ("y", "z", "w", "x"), ("z", "w", "x", "y")]
+    assert [s.choices for s in out] == [
+        ("w", "x", "y", "z"),
+        ("x", "y", "z", "w"),
+        ("y", "z", "w", "x"),
+        ("z", "w", "x", "y"),
+    ]
     # gold "y" moves: C, B, A, D
     assert [s.targets for s in out] == [("C",), ("B",), ("A",), ("D",)]
-    assert all(s.metadata == {"split": "art", "circular_group": "q7", "rotation": k} for k, s in enumerate(out))
+    assert all(
+        s.metadata == {"split": "art", "circular_group": "q7", "rotation": k} for k, s in enumerate(out)
+    )
     assert all(s.input == "?" for s in out)
 
 

@@ -48,7 +48,9 @@ def task_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(task_file: Path, model: str, out: Path) -> dict[str, Any]:
-    config = RunConfig(tasks=(str(task_file),), model=model, output=out, quiet=True, backend=BackendOptions(concurrency=4))
+    config = RunConfig(
+        tasks=(str(task_file),), model=model, output=out, quiet=True, backend=BackendOptions(concurrency=4)
+    )
     _, results = evaluate(config)
     block: dict[str, Any] = results["tasks"]["marker_demo"]
     return block
@@ -59,7 +61,10 @@ def test_generator_writes_all_items_with_2_to_5_options(tmp_path: Path) -> None:
     assert len(rows) == len(ITEMS) == 12
     assert {len(r["choices"]) for r in rows} == {2, 3, 4, 5}
     assert all(r["answer"] in "ABCDE"[: len(r["choices"])] for r in rows)
-    only = [json.loads(line) for line in marker_demo(tmp_path, splits=["art"]).read_text(encoding="utf-8").splitlines()]
+    only = [
+        json.loads(line)
+        for line in marker_demo(tmp_path, splits=["art"]).read_text(encoding="utf-8").splitlines()
+    ]
     assert {r["split"] for r in only} == {"art"}
     with pytest.raises(SourceError, match="unknown split"):
         marker_demo(tmp_path, splits=["chemistry"])
@@ -69,7 +74,13 @@ def test_oracle_scores_one_everywhere(task_file: Path, tmp_path: Path) -> None:
     block = _run(task_file, "baseline/oracle", tmp_path / "oracle")
     assert block["n"] == N_ROTATIONS == 44
     assert block["metrics"] == pytest.approx(
-        {"circular_strict": 1.0, "circular_lenient": 1.0, "accuracy_strict": 1.0, "accuracy_lenient": 1.0, "format_compliance": 1.0}
+        {
+            "circular_strict": 1.0,
+            "circular_lenient": 1.0,
+            "accuracy_strict": 1.0,
+            "accuracy_lenient": 1.0,
+            "format_compliance": 1.0,
+        }
     )
     assert block["score"] == 1.0
 
@@ -121,21 +132,32 @@ if "marker_pictures" not in backends:
 def test_image_items_are_drawn(tmp_path: Path) -> None:
     from PIL import Image
 
-    rows = [json.loads(line) for line in marker_demo(tmp_path, kind="image").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for line in marker_demo(tmp_path, kind="image").read_text(encoding="utf-8").splitlines()
+    ]
     assert len(rows) == 3
     for row in rows:
         with Image.open(tmp_path / row["image"]) as image:
             assert image.size == (360, 240)
     with Image.open(tmp_path / rows[0]["image"]) as flag:  # white over blue over red
-        assert [flag.getpixel((180, y)) for y in (40, 120, 200)] == [(255, 255, 255), (0, 57, 166), (213, 43, 30)]
+        assert [flag.getpixel((180, y)) for y in (40, 120, 200)] == [
+            (255, 255, 255),
+            (0, 57, 166),
+            (213, 43, 30),
+        ]
     with pytest.raises(SourceError, match="kind"):
         marker_demo(tmp_path, kind="video")
 
 
-def test_shipped_image_task_sends_one_picture_per_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shipped_image_task_sends_one_picture_per_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OMNIEVAL_CACHE", str(tmp_path / "cache"))
     PictureBackend.images.clear()
-    config = RunConfig(tasks=("marker_demo_image",), model="marker_pictures/any", output=tmp_path / "run", quiet=True)
+    config = RunConfig(
+        tasks=("marker_demo_image",), model="marker_pictures/any", output=tmp_path / "run", quiet=True
+    )
     _, results = evaluate(config)
     block = results["tasks"]["marker_demo_image"]
     assert block["n"] == 4 + 4 + 5 and block["score"] == 1.0

@@ -9,7 +9,9 @@ from omnieval.metrics import aggregations, bind_metric, metrics
 from omnieval.types import MetricRef, SampleResult, ScoringInput
 
 
-def score(name: str, response: str, targets: tuple[object, ...], prediction: object = None, **opts: object) -> float:
+def score(
+    name: str, response: str, targets: tuple[object, ...], prediction: object = None, **opts: object
+) -> float:
     inp = ScoringInput(response=response, prediction=prediction, targets=targets)
     value = metrics.get(name).fn(inp, **opts)
     assert isinstance(value, float)

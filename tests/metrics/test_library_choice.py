@@ -31,7 +31,9 @@ def run(name: str, response: str, target: object = "B", **opts: object) -> float
         ("E", 0.0, 0.0, 0.0),  # only four options
     ],
 )
-def test_strict_and_lenient_are_separate(response: str, strict: float, lenient: float, compliant: float) -> None:
+def test_strict_and_lenient_are_separate(
+    response: str, strict: float, lenient: float, compliant: float
+) -> None:
     assert run("mc_strict_accuracy", response) == strict
     assert run("mc_lenient_accuracy", response) == lenient
     assert run("format_compliance", response) == compliant

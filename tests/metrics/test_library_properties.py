@@ -25,7 +25,16 @@ TARGETS: dict[str, tuple[object, ...]] = {
 }
 CHOICES = ("Москва", "Париж", "Лондон", "Рим")
 # Text biased towards the shapes parsers look for: letters of both scripts, digits, markers, LaTeX.
-ALPHABET = st.sampled_from([*list("ABCDabcdАБВГДЕЁабвгдеё0123456789 .,:;%-−/\\{}()[]*\n\t$^"), "ОТВЕТ:", "Answer:", "\\frac{1}{2}", "\\boxed{", "1 000"])
+ALPHABET = st.sampled_from(
+    [
+        *list("ABCDabcdАБВГДЕЁабвгдеё0123456789 .,:;%-−/\\{}()[]*\n\t$^"),
+        "ОТВЕТ:",
+        "Answer:",
+        "\\frac{1}{2}",
+        "\\boxed{",
+        "1 000",
+    ]
+)
 TEXTS = st.one_of(st.text(max_size=200), st.lists(ALPHABET, max_size=60).map("".join))
 
 

@@ -10,8 +10,12 @@ from omnieval.metrics.library.overlap import lcs_length
 from omnieval.types import ScoringInput
 
 
-def score(name: str, response: str, targets: tuple[object, ...], prediction: object = None, **opts: object) -> float:
-    value = metrics.get(name).fn(ScoringInput(response=response, prediction=prediction, targets=targets), **opts)
+def score(
+    name: str, response: str, targets: tuple[object, ...], prediction: object = None, **opts: object
+) -> float:
+    value = metrics.get(name).fn(
+        ScoringInput(response=response, prediction=prediction, targets=targets), **opts
+    )
     assert isinstance(value, float)
     return value
 

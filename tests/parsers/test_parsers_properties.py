@@ -21,7 +21,16 @@ CALLS: list[tuple[str, dict[str, object]]] = [
     ("answer_string", {}),
 ]
 PIECES = st.sampled_from(
-    [*list("{}[]()'\"`:,ABCабв0123456789 \n\\*"), "```json\n", "```", "Answer:", "ОТВЕТ:", "\\boxed{", "true", "None"]
+    [
+        *list("{}[]()'\"`:,ABCабв0123456789 \n\\*"),
+        "```json\n",
+        "```",
+        "Answer:",
+        "ОТВЕТ:",
+        "\\boxed{",
+        "true",
+        "None",
+    ]
 )
 TEXTS = st.one_of(st.text(max_size=300), st.lists(PIECES, max_size=80).map("".join))
 

@@ -78,8 +78,12 @@ def test_python_literal_limits() -> None:
 
 
 def test_regex_parser() -> None:
-    assert parse("regex", "id=12; id=34", pattern=r"id=(\d+)", group=1) == Parsed(value="34", how="regex:last")
-    assert parse("regex", "id=12; id=34", pattern=r"id=(?P<n>\d+)", group="n", occurrence="first").value == "12"  # type: ignore[union-attr]
+    assert parse("regex", "id=12; id=34", pattern=r"id=(\d+)", group=1) == Parsed(
+        value="34", how="regex:last"
+    )
+    assert (
+        parse("regex", "id=12; id=34", pattern=r"id=(?P<n>\d+)", group="n", occurrence="first").value == "12"
+    )  # type: ignore[union-attr]
     assert parse("regex", "ОТВЕТ: да", pattern=r"ответ:\s*(\w+)", group=1, flags="i").value == "да"  # type: ignore[union-attr]
     assert isinstance(parse("regex", "nothing", pattern=r"\d+"), ParseFailure)
     assert isinstance(parse("regex", "b", pattern=r"(a)?b", group=1), ParseFailure)

@@ -22,7 +22,9 @@ ROTATION_KEY = "rotation"
 DEFAULT_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def rotate_target(target: Any, *, n: int, k: int, labels: str, choices: tuple[str, ...], sample_id: str) -> Any:
+def rotate_target(
+    target: Any, *, n: int, k: int, labels: str, choices: tuple[str, ...], sample_id: str
+) -> Any:
     """The gold answer after shifting options left by ``k``, in the shape it was given.
 
     Option texts stay as they are; a label (``"B"``), an index (``1``) or a digit string (``"1"``)
@@ -52,16 +54,21 @@ def circular(sample: Sample, /, *, labels: str = DEFAULT_LABELS) -> list[Sample]
     """N copies of an N-option sample, options rotated, gold remapped, grouped by the original id."""
     choices = sample.choices
     if not choices:
-        raise SourceError("circular: the sample has no answer options to rotate", sample_id=sample.id, field="choices")
+        raise SourceError(
+            "circular: the sample has no answer options to rotate", sample_id=sample.id, field="choices"
+        )
     n = len(choices)
     if n > len(labels):
         raise SourceError(
-            f"circular: {n} options but only {len(labels)} labels ({labels!r})", sample_id=sample.id, field="choices"
+            f"circular: {n} options but only {len(labels)} labels ({labels!r})",
+            sample_id=sample.id,
+            field="choices",
         )
     out: list[Sample] = []
     for k in range(n):
         targets = tuple(
-            rotate_target(t, n=n, k=k, labels=labels, choices=choices, sample_id=sample.id) for t in sample.targets
+            rotate_target(t, n=n, k=k, labels=labels, choices=choices, sample_id=sample.id)
+            for t in sample.targets
         )
         out.append(
             sample.model_copy(

@@ -64,7 +64,9 @@ def _table(labels: str) -> _Table:
         fold=fold,
         upper=up_cls,
         strict=re.compile(rf"\s*({any_cls})[.)!:;,]?\s*"),
-        marker=re.compile(rf"(?<!\w){_MARKERS}\s*[:：\-—–=]?\s*[*_\"'«(\[\s]*(?P<label>{any_cls})(?!\w)", re.IGNORECASE),
+        marker=re.compile(
+            rf"(?<!\w){_MARKERS}\s*[:：\-—–=]?\s*[*_\"'«(\[\s]*(?P<label>{any_cls})(?!\w)", re.IGNORECASE
+        ),
         leading=re.compile(rf"\s*[*_]*[(\[]?\s*({any_cls})\s*(?:[).:\]](?!\s*\w\.)|\s[-—–]\s)"),
         bracketed=re.compile(rf"\(({up_cls})\)|\[({up_cls})\]|\*\*({up_cls})\*\*"),
     )
@@ -122,7 +124,11 @@ def _lenient(text: str, table: _Table, valid: str, choices: Sequence[str] | None
 def _by_text(text: str, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
     if choices:
         said = f" {normalize_text(text)} "
-        named = [valid[i] for i, c in enumerate(choices[: len(valid)]) if (n := normalize_text(c)) and f" {n} " in said]
+        named = [
+            valid[i]
+            for i, c in enumerate(choices[: len(valid)])
+            if (n := normalize_text(c)) and f" {n} " in said
+        ]
         if len(named) == 1:
             return ChoiceHit(named[0], "choice_text")
         if len(named) > 1:
@@ -143,7 +149,9 @@ def _by_number(text: str, valid: str, choices: Sequence[str]) -> str | None:
     hits = []
     for label, choice in zip(valid, choices, strict=False):
         option = parse_number(choice)
-        if option is not None and any(math.isclose(v, option.value, rel_tol=1e-9, abs_tol=1e-12) for v in said):
+        if option is not None and any(
+            math.isclose(v, option.value, rel_tol=1e-9, abs_tol=1e-12) for v in said
+        ):
             hits.append(label)
     return hits[0] if len(hits) == 1 else None
 

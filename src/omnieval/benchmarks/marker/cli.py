@@ -25,7 +25,9 @@ def marker_group() -> None:
 def simplicity_cmd(
     runs: Annotated[list[Path], typer.Argument(help="Run directories, one per model.")],
     task: Annotated[str, typer.Option(help="Task name inside the runs.")] = "marker_demo",
-    metric: Annotated[str | None, typer.Option(help="Metric key per sample (default: the sample score).")] = None,
+    metric: Annotated[
+        str | None, typer.Option(help="Metric key per sample (default: the sample score).")
+    ] = None,
     top: Annotated[int, typer.Option(help="How many hardest and easiest items to show.")] = 60,
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output with all items.")] = False,
 ) -> None:
@@ -39,14 +41,20 @@ def simplicity_cmd(
         typer.echo(f"omnieval marker: {exc}", err=True)
         raise typer.Exit(2) from None
     if json_out:
-        typer.echo(json.dumps({"formula": FORMULA, "items": [asdict(s) for s in stats]}, ensure_ascii=False, indent=2))
+        typer.echo(
+            json.dumps(
+                {"formula": FORMULA, "items": [asdict(s) for s in stats]}, ensure_ascii=False, indent=2
+            )
+        )
         return
     typer.echo(f"formula: {FORMULA}")
     for title, chosen in (("hardest", stats[:top]), ("easiest", stats[::-1][:top])):
         typer.echo(f"\n{title}:")
         for s in chosen:
             cc = "-" if s.chance_corrected is None else f"{s.chance_corrected:.2f}"
-            typer.echo(f"  {s.item:30s} simplicity {s.simplicity:.2f}  weighted {s.weighted:.2f}  chance-corr {cc}")
+            typer.echo(
+                f"  {s.item:30s} simplicity {s.simplicity:.2f}  weighted {s.weighted:.2f}  chance-corr {cc}"
+            )
             for model, answer in s.answers.items():
                 typer.echo(f"      {model}: {answer[:100]}")
 

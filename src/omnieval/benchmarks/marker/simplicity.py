@@ -62,7 +62,9 @@ def _value(record: dict[str, Any], metric: str | None, where: str) -> float:
         return float(record.get("score", 0.0))
     metrics = record.get("metrics") or {}
     if metric not in metrics:
-        raise StoreError(f"{where}: sample {record.get('sample_id')!r} has no metric {metric!r} (has {sorted(metrics)})")
+        raise StoreError(
+            f"{where}: sample {record.get('sample_id')!r} has no metric {metric!r} (has {sorted(metrics)})"
+        )
     return float(metrics[metric])
 
 
@@ -72,8 +74,12 @@ def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun
     if not samples.exists():
         raise StoreError(f"{run_dir}: no samples.jsonl (not a run directory)")
     manifest = Path(run_dir) / "manifest.json"
-    model = str(read_json(manifest).get("config", {}).get("model")) if manifest.exists() else Path(run_dir).name
-    latest = {r["sample_id"]: r for r in iter_records(samples) if r.get("task") == task and r.get("scored", True)}
+    model = (
+        str(read_json(manifest).get("config", {}).get("model")) if manifest.exists() else Path(run_dir).name
+    )
+    latest = {
+        r["sample_id"]: r for r in iter_records(samples) if r.get("task") == task and r.get("scored", True)
+    }
     if not latest:
         raise StoreError(f"{run_dir}: no scored samples of task {task!r}")
     groups: dict[str, list[float]] = defaultdict(list)

@@ -20,13 +20,17 @@ def mean(values: Sequence[float], results: Sequence[SampleResult], /) -> float:
 
 
 @register_aggregation("group_all")
-def group_all(values: Sequence[float], results: Sequence[SampleResult], /, *, key: str | None = None) -> float:
+def group_all(
+    values: Sequence[float], results: Sequence[SampleResult], /, *, key: str | None = None
+) -> float:
     """Mean over groups, where a group scores 1 only if every one of its samples scored 1.
 
     Groups are ``results[i].metadata[key]``; a sample without that key is a group of its own.
     """
     if not key:
-        raise MetricError("aggregation 'group_all' needs option 'key' (the metadata key naming each sample's group)")
+        raise MetricError(
+            "aggregation 'group_all' needs option 'key' (the metadata key naming each sample's group)"
+        )
     if len(values) != len(results):
         raise MetricError(f"aggregation 'group_all': {len(values)} values but {len(results)} results")
     groups: dict[Hashable, bool] = {}

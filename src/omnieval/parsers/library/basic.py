@@ -28,7 +28,9 @@ def answer_marker(text: str, sample: Sample, /) -> ParseOutcome:
 
 
 @register_parser("mc_letter")
-def mc_letter(text: str, sample: Sample, /, *, labels: str = DEFAULT_LABELS, strict: bool = False) -> ParseOutcome:
+def mc_letter(
+    text: str, sample: Sample, /, *, labels: str = DEFAULT_LABELS, strict: bool = False
+) -> ParseOutcome:
     """The chosen option label; ``strict`` accepts only a bare letter (MARKER's protocol)."""
     hit = find_choice(text, labels=labels, choices=sample.choices, strict=strict)
     if hit.label is None:
