@@ -50,6 +50,10 @@ def test_oracle_scores_every_public_task_one(oracle_run: Path) -> None:
     for record in _records(oracle_run):  # hidden answers are never scored (never a silent 0 that counts)
         if not tasks[record["task"]].public:
             assert not (record["state"] == "ok" and record["scored"]), record["sample_id"]
+    # the board counts only the public tasks as attempted: all at 1.0
+    row = mera_scheme([{**results, "run_dir": str(oracle_run)}])["rows"][0]
+    assert row["attempted"] == 1.0
+    assert row["coverage"] == pytest.approx((4 / 11 + 2 / 4 + 1 / 3) / 3, abs=1e-6)
 
 
 def test_oracle_with_the_hidden_answers_scores_all_18_tasks_one(tmp_path: Path) -> None:

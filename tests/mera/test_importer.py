@@ -31,6 +31,7 @@ def test_root_imports_all_18_tasks_with_samples(mini_root: Path) -> None:
             assert bool(s.targets) == info.public
             assert (s.choices is not None) == (info.answer == "MC")
         assert task.spec.score_key == "fs"
+        assert task.spec.metadata["answers_hidden"] == (not info.public)
         keys = {m.key for m in task.spec.metrics}
         assert "em" in keys and task.spec.metadata["licence"] == info.licence
 

@@ -69,6 +69,17 @@ def _min_id(files: list[Path]) -> int:
     return min(ids) if ids else 0
 
 
+def _answers_hidden(files: list[Path]) -> bool:
+    """True when every ``outputs`` is empty (a private test set); parquet reads only that column."""
+    import pyarrow.parquet as pq
+
+    for f in files:
+        rows = pq.read_table(f, columns=["outputs"]).to_pylist() if f.suffix == ".parquet" else _iter_rows(f)
+        if any(r.get("outputs") not in (None, "", {}, []) for r in rows):
+            return False
+    return True
+
+
 def _sample_stream(task: MeraTask, dataset_dir: Path, files: list[Path]) -> Iterator[Sample]:
     min_id = _min_id(files) if task.dialogue else 0
     seen: set[str] = set()
@@ -104,7 +115,7 @@ def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task
             path=str(dataset_dir),
         )
     shots = split_files(dataset_dir, "shots")
-    spec = task_spec(task, dataset_dir=dataset_dir)
+    spec = task_spec(task, dataset_dir=dataset_dir, answers_hidden=_answers_hidden(test))
     demos = (lambda: _sample_stream(task, dataset_dir, shots)) if shots else None
     return Task(
         spec=spec,

@@ -70,7 +70,9 @@ def task_scores_from_results(result: Mapping[str, Any]) -> dict[str, float | Non
         if task.name in scores:
             raise ConfigError(f"{where}: task {task.name!r} appears twice (as {name!r})")
         score = entry.get("score") if isinstance(entry, Mapping) else None
-        if isinstance(entry, Mapping) and entry.get("n_scored") == 0:
+        if isinstance(entry, Mapping) and (
+            entry.get("n_scored") == 0 or (entry.get("metadata") or {}).get("answers_hidden")
+        ):
             score = None  # prediction only (hidden answers): not attempted locally, never a 0
         if score is not None and (not isinstance(score, int | float) or not 0.0 <= score <= 1.0):
             raise ConfigError(

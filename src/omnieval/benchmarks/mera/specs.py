@@ -40,7 +40,7 @@ def task_metrics(task: MeraTask) -> tuple[MetricRef, ...]:
     return (em, MetricRef(name="mera_fs", alias="fs"))
 
 
-def _metadata(task: MeraTask, dataset_dir: Path) -> dict[str, Any]:
+def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[str, Any]:
     return {
         "benchmark": "MERA Multi",
         "mera_task": task.name,
@@ -52,7 +52,8 @@ def _metadata(task: MeraTask, dataset_dir: Path) -> dict[str, Any]:
         "human_baseline": task.human_baseline,
         "licence": task.licence,
         "public": task.public,
-        "prediction_only": not task.public,
+        "answers_hidden": answers_hidden,
+        "prediction_only": answers_hidden,
         "dataset_size": task.size,
         "domain_field": task.domain_field,
         "domains": list(task.domains),
@@ -63,8 +64,12 @@ def _metadata(task: MeraTask, dataset_dir: Path) -> dict[str, Any]:
     }
 
 
-def task_spec(task: MeraTask, *, dataset_dir: Path) -> TaskSpec:
-    """The spec of one imported task; the published ``instruction`` is the prompt."""
+def task_spec(task: MeraTask, *, dataset_dir: Path, answers_hidden: bool = False) -> TaskSpec:
+    """The spec of one imported task; the published ``instruction`` is the prompt.
+
+    ``answers_hidden`` (every ``outputs`` empty, as in private test sets) makes the task prediction-only:
+    the leaderboard never counts it as attempted, whatever state its samples end in.
+    """
     prompt = PromptSpec(format="chat", template="{{ input }}")
     if task.dialogue:
         prompt = PromptSpec(format="chat", template="{{ input }}", renderer=PluginRef(name="mera_rutie"))
@@ -82,5 +87,5 @@ def task_spec(task: MeraTask, *, dataset_dir: Path) -> TaskSpec:
         metrics=task_metrics(task),
         score="fs",
         generation=GENERATION,
-        metadata=_metadata(task, dataset_dir),
+        metadata=_metadata(task, dataset_dir, answers_hidden),
     )
