@@ -1,0 +1,121 @@
+"""Generators for the audio (spoken numbers) and video (moving square) demo tasks.
+
+Audio is spoken by espeak-ng in Russian and English when the program is installed; without it the
+generator falls back to counted beeps (``voice: auto``) and says so in every row
+(``audio_source: tones``) and in the question, so results stay honest either way.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from omnieval.benchmarks.demo._common import check_count, write_jsonl
+from omnieval.errors import SourceError
+from omnieval.sources.plugins import register_generator
+
+__all__ = ["DIRECTIONS", "beeps", "demo_audio", "demo_video", "speak"]
+
+RATE = 16000
+DIRECTIONS = (("left", "влево"), ("right", "вправо"), ("up", "вверх"), ("down", "вниз"))
+"""Answer options of the video task, in presentation order (A-D)."""
+
+_QUESTIONS = {
+    "espeak-ng": ("Какое число произнесено в записи?", "Which number is spoken in the recording?"),
+    "tones": ("Сколько звуковых сигналов в записи?", "How many beeps are in the recording?"),
+}
+
+
+def speak(text: str, *, lang: str, out: Path) -> bool:
+    """Speak ``text`` into ``out`` (WAV) with espeak-ng; False when espeak-ng is not installed."""
+    exe = shutil.which("espeak-ng")
+    if exe is None:
+        return False
+    done = subprocess.run([exe, "-v", lang, "-s", "140", "-w", str(out), text], capture_output=True, check=False)
+    if done.returncode != 0 or not out.is_file():
+        raise SourceError(f"espeak-ng failed for {text!r} ({lang}): {done.stderr.decode(errors='replace')[:200]}")
+    return True
+
+
+def beeps(count: int, *, out: Path, freq: float = 880.0) -> None:
+    """``count`` 0.12 s beeps separated by 0.18 s of silence, 16 kHz mono WAV."""
+    import numpy as np
+    import soundfile
+
+    t = np.arange(int(0.12 * RATE)) / RATE
+    tone = 0.4 * np.sin(2 * np.pi * freq * t) * np.hanning(t.size)
+    gap = np.zeros(int(0.18 * RATE))
+    pieces = [np.zeros(int(0.2 * RATE))]
+    for _ in range(count):
+        pieces += [tone, gap]
+    soundfile.write(out, np.concatenate(pieces).astype("float32"), RATE, subtype="PCM_16")
+
+
+@register_generator("demo.audio")
+def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "auto") -> Path:
+    """Spoken numbers (``voice: espeak``), counted beeps (``tones``), or espeak when present (``auto``)."""
+    check_count("demo.audio", n)
+    if voice not in ("auto", "espeak", "tones"):
+        raise SourceError(f"demo.audio: voice must be auto, espeak or tones, not {voice!r}", field="voice")
+    if voice == "espeak" and shutil.which("espeak-ng") is None:
+        raise SourceError("demo.audio: voice 'espeak' needs espeak-ng installed (apt-get install espeak-ng)")
+    rng = random.Random(seed)
+    out = Path(out_dir)
+    (out / "audio").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for i in range(n):
+        lang = ("ru", "en")[i % 2]
+        rel = f"audio/clip-{i:03d}.wav"
+        value = rng.randint(1, 20)
+        source = "tones"
+        if voice != "tones" and speak(str(value), lang=lang, out=out / rel):
+            source = "espeak-ng"
+        else:
+            value = 1 + value % 6
+            beeps(value, out=out / rel)
+        ru, en = _QUESTIONS[source]
+        rows.append({"id": f"audio-{i:03d}", "audio": rel, "answer": str(value), "lang": lang,
+                     "audio_source": source, "question_ru": ru, "question_en": en})
+    return write_jsonl(out / "demo_audio.jsonl", rows)
+
+
+def _write_video(path: Path, direction: str, *, size: int = 64, frames: int = 16, fps: int = 8) -> None:
+    """A red square crossing a white frame in ``direction`` (MPEG-4 Part 2, readable everywhere)."""
+    import av
+    from PIL import Image, ImageDraw
+
+    side = 12
+    with av.open(str(path), "w") as container:
+        stream: Any = container.add_stream("mpeg4", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = size, size, "yuv420p"
+        for k in range(frames):
+            pos = round(k * (size - side) / (frames - 1))
+            pos = pos if direction in ("right", "down") else size - side - pos
+            x, y = (pos, (size - side) // 2) if direction in ("left", "right") else ((size - side) // 2, pos)
+            img = Image.new("RGB", (size, size), "white")
+            ImageDraw.Draw(img).rectangle((x, y, x + side - 1, y + side - 1), fill=(220, 30, 30))
+            for packet in stream.encode(av.VideoFrame.from_image(img)):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+
+
+@register_generator("demo.video")
+def demo_video(out_dir: Path, /, *, n: int = 16, seed: int = 0) -> Path:
+    """Short clips of a square moving left, right, up or down; the answer is the option letter."""
+    check_count("demo.video", n)
+    rng = random.Random(seed)
+    out = Path(out_dir)
+    (out / "video").mkdir(parents=True, exist_ok=True)
+    order = [i % len(DIRECTIONS) for i in range(n)]
+    rng.shuffle(order)
+    rows = []
+    for i, which in enumerate(order):
+        rel = f"video/move-{i:03d}.mp4"
+        _write_video(out / rel, DIRECTIONS[which][0])
+        rows.append({"id": f"video-{i:03d}", "video": rel, "answer": "ABCD"[which], "direction": DIRECTIONS[which][0],
+                     "choices": [en for en, _ in DIRECTIONS], "choices_ru": [ru for _, ru in DIRECTIONS]})
+    return write_jsonl(out / "demo_video.jsonl", rows)
