@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from omnieval.errors import ConfigError, MediaError
-from omnieval.media import BudgetExceeded, plan_media_budget
-from omnieval.types import MediaPolicy
+from omnieval.media import BudgetExceeded, fit_request_to_budget, plan_media_budget
+from omnieval.types import ImagePart, MediaPolicy, MediaRef, Message, Request, TextPart, VideoPart
 
 
 @pytest.mark.parametrize(
@@ -58,3 +58,52 @@ def test_bad_budget_configuration() -> None:
         plan_media_budget(MediaPolicy(max_images=4), demo_budget=5)
     with pytest.raises(ConfigError, match="query_images"):
         plan_media_budget(MediaPolicy(), query_images=-1)
+
+
+def _request(*messages: Message, **policy: object) -> Request:
+    return Request(task="t", sample_id="s1", messages=messages, media_policy=MediaPolicy(**policy))  # type: ignore[arg-type]
+
+
+def _img(name: str) -> ImagePart:
+    return ImagePart(media=MediaRef(kind="image", name=name, path=f"/x/{name}.png"))
+
+
+def _vid(name: str) -> VideoPart:
+    return VideoPart(media=MediaRef(kind="video", name=name, path=f"/x/{name}.mp4"))
+
+
+def test_fit_request_caps_query_video_frames() -> None:
+    req = _request(
+        Message(role="user", content=(_img("chart"), _vid("clip"), TextPart(text="?"))), max_images=10
+    )
+    fitted, plan = fit_request_to_budget(req)
+    assert plan.query_frames_per_video == 9 and fitted.media_policy.video_max_frames == 9
+    roomy = _request(Message(role="user", content=(_vid("clip"),)), max_images=100, video_max_frames=16)
+    assert fit_request_to_budget(roomy)[0] is roomy
+
+
+def test_fit_request_drops_demo_images_beyond_the_reserved_share() -> None:
+    demo = Message(role="user", content=(_img("d1"), _img("d2"), _img("d3"), TextPart(text="demo")))
+    answer = Message(role="assistant", content="A")
+    query = Message(role="user", content=(_img("q1"), TextPart(text="question")))
+    fitted, plan = fit_request_to_budget(_request(demo, answer, query, max_images=4), demo_budget=1)
+    assert plan.demo_images_dropped == 2
+    assert [m.name for m in fitted.media] == ["d1", "q1"]
+    assert fitted.messages[0].text == "demo" and fitted.messages[2] == query
+
+
+def test_fit_request_splits_frames_when_demos_have_videos() -> None:
+    demo = Message(role="user", content=(_vid("demo_clip"),))
+    query = Message(role="user", content=(_vid("clip"), _img("still")))
+    fitted, plan = fit_request_to_budget(
+        _request(demo, query, max_images=24, video_max_frames=100), demo_budget=2
+    )
+    assert (plan.demo_frames_per_video, plan.query_frames_per_video) == (2, 21)
+    assert fitted.media_policy.video_max_frames == 11  # (24 - 1 image) // 2 videos
+    assert 2 * fitted.media_policy.video_max_frames + 1 <= 24
+
+
+def test_fit_request_over_budget_names_task_and_sample() -> None:
+    req = _request(Message(role="user", content=(_img("a"), _img("b"), _img("c"))), max_images=2)
+    with pytest.raises(BudgetExceeded, match=r"task 't', sample 's1'.*3 query image\(s\).*at most 2"):
+        fit_request_to_budget(req)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import base64
+import itertools
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from media_factory import CODE_H, CODE_W, read_code
 
 from omnieval.errors import MediaError
@@ -137,3 +141,22 @@ def test_seeking_lands_on_the_right_frame_across_codecs(
     out = MediaProcessor(MediaPolicy(video_max_frames=8)).video(vref(path))
     assert codes(out) == list(range(0, 400, 50))  # gap = max(10, ceil(400 / 8)) = 50
     assert out.applied["seeks"] >= 1 and out.applied["decoded_frames"] < 400 // 2
+
+
+@given(
+    n=st.integers(1, 100_000),
+    src=st.floats(1, 120),
+    target=st.floats(0.05, 60),
+    cap=st.integers(1, 512),
+)
+def test_sampling_rule_invariants(n: int, src: float, target: float, cap: int) -> None:
+    idx = plan_frame_indices(n, source_fps=src, target_fps=target, max_frames=cap)
+    assert idx[0] == 0 and len(idx) <= cap and idx[-1] < n
+    gaps = {b - a for a, b in itertools.pairwise(idx)}
+    assert len(gaps) <= 1  # evenly spaced
+    if gaps:
+        gap = gaps.pop()
+        assert gap / src >= 1 / target - 1e-6  # never denser than the target rate
+        rate_gap = max(1, math.ceil(src / target - 1e-9))
+        budget_gap = math.ceil(n / cap)  # MEGA-Bench: the budget sets the gap when it is wider
+        assert gap == max(rate_gap, budget_gap)

@@ -6,11 +6,12 @@ Public API (other stages code against these names):
 - :class:`MediaProcessor` / :func:`processor_for` prepare refs into :class:`PreparedImage`,
   :class:`PreparedAudio` and :class:`PreparedVideo`, each with an ``applied`` dict to log.
 - :func:`plan_media_budget` splits a model's per-request image cap between demos and query;
+  :func:`fit_request_to_budget` applies it to a rendered :class:`~omnieval.types.Request`;
   :class:`BudgetExceeded` (a :class:`~omnieval.errors.MediaError`) means "skip this sample".
 - :func:`plan_frame_indices` is the frame-sampling rule on its own.
 """
 
-from omnieval.media.budget import BudgetExceeded, MediaBudget, plan_media_budget
+from omnieval.media.budget import BudgetExceeded, MediaBudget, fit_request_to_budget, plan_media_budget
 from omnieval.media.cache import PIPELINE_VERSION, MediaCache
 from omnieval.media.hashing import clear_fingerprint_memo, fingerprint, open_media, read_media
 from omnieval.media.image import fit_size
@@ -31,6 +32,7 @@ __all__ = [
     "SamplingMode",
     "clear_fingerprint_memo",
     "fingerprint",
+    "fit_request_to_budget",
     "fit_size",
     "open_media",
     "plan_frame_indices",

@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 
 from omnieval.errors import ConfigError, MediaError
-from omnieval.types import MediaPolicy
+from omnieval.types import ImagePart, MediaPolicy, MediaRef, Message, Request
 from omnieval.types._base import Frozen
 
-__all__ = ["BudgetExceeded", "MediaBudget", "plan_media_budget"]
+__all__ = ["BudgetExceeded", "MediaBudget", "fit_request_to_budget", "plan_media_budget"]
 
 
 class BudgetExceeded(MediaError):
@@ -102,3 +102,71 @@ def _exceeded(counts: dict[str, int], kept: int, demo_frames: int, cap: int) -> 
         parts.append(f"{counts['query_videos']} query video(s) × at least 1 frame")
     need = counts["query_images"] + kept + counts["demo_videos"] * demo_frames + counts["query_videos"]
     return f"exceeds the image budget: {' + '.join(parts)} = {need} images, the model takes at most {cap} (max_images)"
+
+
+def _split_media(request: Request) -> tuple[list[MediaRef], list[MediaRef]]:
+    """(demo media, query media): the query is the last user message, everything before is demos."""
+    last_user = max((i for i, m in enumerate(request.messages) if m.role == "user"), default=-1)
+    demos = [ref for i, m in enumerate(request.messages) if i != last_user for ref in m.media]
+    query = list(request.messages[last_user].media) if last_user >= 0 else []
+    return demos, query
+
+
+def fit_request_to_budget(request: Request, *, demo_budget: int | None = None) -> tuple[Request, MediaBudget]:
+    """Check a rendered request against its policy's ``max_images`` and cap its video frames.
+
+    Media in the last user message are the query; media in earlier messages (few-shot turns) are
+    demos. Demo images beyond ``demo_budget`` are removed from the messages (MEGA-Bench drops
+    them too; the count is in the returned budget). The returned request's
+    ``media_policy.video_max_frames`` is lowered so every video fits; a policy holds one cap for
+    all videos of a request, so when demos carry videos too the frames left after images are
+    split equally over all videos (the exact MEGA-Bench shares are in the returned budget, for
+    callers that pass ``max_frames`` per video). Raises :class:`BudgetExceeded` naming the task
+    and sample when the query alone cannot fit.
+    """
+    demos, query = _split_media(request)
+    policy = request.media_policy
+    n_query_images = sum(r.kind == "image" for r in query)
+    n_videos = {"query": sum(r.kind == "video" for r in query), "demo": sum(r.kind == "video" for r in demos)}
+    plan = plan_media_budget(
+        policy,
+        query_images=n_query_images,
+        query_videos=n_videos["query"],
+        demo_images=sum(r.kind == "image" for r in demos),
+        demo_videos=n_videos["demo"],
+        demo_budget=demo_budget,
+        where=f"task {request.task!r}, sample {request.sample_id!r}",
+    )
+    if plan.demo_images_dropped:
+        request = request.model_copy(
+            update={"messages": _drop_demo_images(request, keep=plan.demo_images_kept)}
+        )
+    frames = policy.video_max_frames
+    if policy.max_images is not None and n_videos["demo"]:
+        left = policy.max_images - plan.demo_images_kept - n_query_images
+        frames = min(frames, left // (n_videos["demo"] + n_videos["query"]))
+    elif policy.max_images is not None and n_videos["query"]:
+        frames = plan.query_frames_per_video
+    if frames >= policy.video_max_frames:
+        return request, plan
+    capped = policy.model_copy(update={"video_max_frames": frames})
+    return request.model_copy(update={"media_policy": capped}), plan
+
+
+def _drop_demo_images(request: Request, *, keep: int) -> tuple[Message, ...]:
+    """The messages with demo image parts after the first ``keep`` removed (query untouched)."""
+    last_user = max((i for i, m in enumerate(request.messages) if m.role == "user"), default=-1)
+    out, seen = [], 0
+    for i, msg in enumerate(request.messages):
+        if i == last_user or isinstance(msg.content, str):
+            out.append(msg)
+            continue
+        parts = []
+        for part in msg.content:
+            if isinstance(part, ImagePart):
+                seen += 1
+                if seen > keep:
+                    continue
+            parts.append(part)
+        out.append(msg.model_copy(update={"content": tuple(parts)}))
+    return tuple(out)
