@@ -190,3 +190,28 @@ def test_corrupt_truncated_and_missing_files_name_the_file(tmp_path: Path) -> No
         proc.image(MediaRef(kind="image", name="image", path=str(tmp_path / "nowhere.png")))
     with pytest.raises(MediaError, match=r"<chart:3 bytes>"):
         proc.image(ref_of(b"abc", name="chart"))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "options"), [("BMP", {}), ("TIFF", {}), ("WEBP", {"lossless": True}), ("PNG", {}), ("PPM", {})]
+)
+def test_common_lossless_formats_decode_exactly(fmt: str, options: dict) -> None:
+    rgb = np.random.default_rng(1).integers(0, 255, (5, 7, 3), dtype=np.uint8)
+    pixels, applied = prep(encode(Image.fromarray(rgb), fmt, **options))
+    assert np.array_equal(pixels, rgb)
+    assert applied["format"] == fmt and applied["final_size"] == [7, 5]
+
+
+def test_fingerprinting_is_cheap_for_repeated_files(tmp_path: Path) -> None:
+    import time
+
+    from omnieval.media import fingerprint
+
+    path = tmp_path / "big.png"
+    path.write_bytes(encode(Image.new("RGB", (1500, 1500))) + bytes(8 << 20))
+    ref = MediaRef(kind="image", name="image", path=str(path))
+    first = fingerprint(ref).sha256
+    started = time.perf_counter()
+    for _ in range(1000):
+        assert fingerprint(ref).sha256 == first
+    assert time.perf_counter() - started < 0.5  # memoised per (path, size, mtime): no re-hashing of 8 MB
