@@ -52,6 +52,8 @@ def test_fingerprint_errors_name_the_file(tmp_path: Path) -> None:
         fingerprint(MediaRef(kind="image", name="image", path=str(tmp_path / "missing.png")))
     with pytest.raises(MediaError, match="is a directory"):
         fingerprint(MediaRef(kind="image", name="image", path=str(tmp_path)))
+    with pytest.raises(MediaError, match=r"https://example\.org/a\.png: remote URLs are not fetched"):
+        fingerprint(MediaRef(kind="image", name="image", path="https://example.org/a.png"))
     with pytest.raises(MediaError, match="neither a path nor embedded bytes"):
         fingerprint(MediaRef(kind="audio", name="audio_1"))
 

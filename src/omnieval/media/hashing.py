@@ -14,6 +14,7 @@ from omnieval.types import MediaRef
 __all__ = ["clear_fingerprint_memo", "fingerprint", "open_media", "read_media"]
 
 _CHUNK = 1 << 20
+_REMOTE = ("http://", "https://", "s3://", "gs://", "hf://")
 _MEMO_MAX = 200_000
 _memo: dict[tuple[str, int, int, int], str] = {}
 _memo_lock = threading.Lock()
@@ -45,6 +46,8 @@ def fingerprint(ref: MediaRef) -> MediaRef:
         return ref.model_copy(update={"sha256": hashlib.sha256(ref.data).hexdigest()})
     if not ref.path:
         raise MediaError(f"{ref.kind} {ref.name!r} has neither a path nor embedded bytes")
+    if ref.path.startswith(_REMOTE):
+        raise MediaError("remote URLs are not fetched during a run; download the media first", path=ref.path)
     try:
         key = _stat_key(ref.path)
         with _memo_lock:
