@@ -112,7 +112,9 @@ def number_value(text: Any) -> Any:
         from sympy.parsing.latex import parse_latex
 
         text = str(parse_latex(text))
-    except Exception:
+    except ImportError:
+        raise
+    except Exception:  # any parse failure keeps the raw text, as the original does
         pass
     direct = _floatify(text)
     if direct is not None:

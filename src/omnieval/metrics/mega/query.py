@@ -54,6 +54,8 @@ def _safe(fn: Any, *args: Any, strict: bool) -> float:
         value = float(fn(*args, strict=strict))
     except MetricError:
         raise
+    except ImportError as exc:  # a missing optional dependency must not read as a wrong answer
+        raise MetricError(f"MEGA-Bench metric {getattr(fn, '__name__', fn)} needs {exc.name or exc}: pip install 'omnieval[megabench]'") from exc
     except Exception as exc:
         log.debug("megabench metric %s failed: %s", getattr(fn, "__name__", fn), exc)
         return 0.0
