@@ -223,3 +223,25 @@ async def test_loglikelihood_requests_are_refused_clearly() -> None:
             req(Message(role="user", content="x"), kind="loglikelihood", continuations=("a",))
         )
     assert not err.value.retryable
+
+
+async def test_max_tokens_field_and_httpx_client_option() -> None:
+    cap = Capture()
+    backend = make_backend(cap, extra={"max_tokens_field": "max_completion_tokens", "http_client": "httpx"})
+    await backend.generate(req(Message(role="user", content="hi")))
+    assert cap.bodies[0]["max_completion_tokens"] == 256 and "max_tokens" not in cap.bodies[0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ({"extra_bdy": {}}, "does not take option(s) ['extra_bdy']"),
+        ({"extra_body": "x"}, "extra_body must be a JSON object"),
+        ({"http_client": "requests"}, "http_client must be aiohttp or httpx"),
+        ({"max_tokens_field": "n"}, "max_tokens_field must be"),
+    ],
+)
+def test_bad_backend_options_fail_before_any_request(extra: dict[str, Any], words: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        make_backend(Capture(), extra=extra)
+    assert words in str(err.value)

@@ -226,6 +226,34 @@ def _resolve_base_url(options: BackendOptions) -> str:
     return url if parts.path not in ("", "/") else f"{url}/v1"
 
 
+_EXTRA_OPTIONS = {
+    "extra_body": "JSON object merged into every request body (e.g. chat_template_kwargs)",
+    "http_client": "aiohttp (default) or httpx",
+    "max_tokens_field": "max_tokens (default) or max_completion_tokens (newer OpenAI models)",
+}
+
+
+def _check_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Validate ``--backend-opt`` keys up front so a typo fails before any request is sent."""
+    unknown = sorted(set(extra) - set(_EXTRA_OPTIONS))
+    if unknown:
+        takes = "; ".join(f"{k}: {v}" for k, v in _EXTRA_OPTIONS.items())
+        raise ConfigError(f"openai backend does not take option(s) {unknown}; it takes {takes}")
+    body = extra.get("extra_body", {})
+    if not isinstance(body, dict):
+        raise ConfigError(f"openai backend: option extra_body must be a JSON object, got {body!r}")
+    if extra.get("http_client", "aiohttp") not in ("aiohttp", "httpx"):
+        raise ConfigError(
+            f"openai backend: http_client must be aiohttp or httpx, got {extra['http_client']!r}"
+        )
+    key = extra.get("max_tokens_field", "max_tokens")
+    if key not in ("max_tokens", "max_completion_tokens"):
+        raise ConfigError(
+            f"openai backend: max_tokens_field must be max_tokens or max_completion_tokens, got {key!r}"
+        )
+    return body, key
+
+
 @register_backend("openai")
 class OpenAIBackend(Backend):
     """Chat (or plain completions when ``request.prompt`` is set) over an OpenAI-compatible HTTP API."""
@@ -247,10 +275,7 @@ class OpenAIBackend(Backend):
             raise ConfigError(
                 "openai backend: set OPENAI_API_KEY (or the api_key option), or pass --base-url"
             )
-        extra_body = options.extra.get("extra_body", {})
-        if not isinstance(extra_body, dict):
-            raise ConfigError(f"openai backend: option extra_body must be a mapping, got {extra_body!r}")
-        self._extra_body: dict[str, Any] = extra_body
+        self._extra_body, self._max_tokens_key = _check_extra(options.extra)
         self._transport = transport
         self._media_factory = media_factory or _default_media_factory
         self._processors: dict[MediaPolicy, Any] = {}
@@ -280,7 +305,7 @@ class OpenAIBackend(Backend):
             "model": self.model,
             key: value,
             "temperature": gen.temperature,
-            "max_tokens": gen.max_tokens,
+            self._max_tokens_key: gen.max_tokens,
         }
         if gen.top_p is not None:
             payload["top_p"] = gen.top_p
