@@ -159,3 +159,10 @@ def test_answer_marker_prefers_a_marker_with_colon() -> None:
     out = parse("answer_marker", "Answer: Paris. To answer fully, it is the capital")
     assert out == Parsed(value="Paris. To answer fully, it is the capital", how="marker")
     assert parse("answer_marker", "ответ москва") == Parsed(value="москва", how="marker")
+
+
+def test_mc_letter_digit_labels() -> None:
+    three = Sample(id="d", choices=("кот", "пёс", "ёж"))
+    assert parse("mc_letter", "Ответ: 2", three, labels="123") == Parsed(value="2", how="marker")
+    assert parse("mc_letter", "3.", three, labels="123", strict=True) == Parsed(value="3", how="strict")
+    assert isinstance(parse("mc_letter", "4", three, labels="1234"), ParseFailure)
