@@ -34,7 +34,7 @@ __all__ = [
 
 MAX_LITERAL_CHARS = 200_000
 """Longer strings are never handed to ``ast.literal_eval`` (its parser recursion is unbounded)."""
-_MAX_DEPTH = 60
+_MAX_DEPTH = 190
 _JSON_CANDIDATES = 2_000
 
 
