@@ -21,10 +21,10 @@ N = 150
 def test_faults_lose_and_duplicate_nothing(tmp_path: Path) -> None:
     task = write_task(tmp_path / "qa.jsonl", N)
     faults = "429:0.1,500:0.1,timeout:0.03,garbage:0.06,reset:0.03"
-    with FakeOpenAI(faults=faults, seed=11, answer_pattern=r"\[(\d+)\]", hang_s=5).in_thread() as server:
+    with FakeOpenAI(faults=faults, seed=11, answer_pattern=r"\[(\d+)\]", hang_s=6).in_thread() as server:
         out = tmp_path / "out"
         run_cli(
-            run_args(task, server.url, out, "--concurrency", "16", "--timeout", "0.5", "--max-attempts", "12")
+            run_args(task, server.url, out, "--concurrency", "16", "--timeout", "2", "--max-attempts", "12")
         )
         stats = server.stats()
     rows = read_samples(out)
@@ -52,7 +52,7 @@ def _wait_for_lines(path: Path, n: int, proc: subprocess.Popen[bytes], deadline_
 
 
 def test_kill_9_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
-    n = 400
+    n = 300
     task = write_task(tmp_path / "qa.jsonl", n)
     with FakeOpenAI(
         latency_ms=25, faults="500:0.05", seed=5, answer_pattern=r"\[(\d+)\]"
