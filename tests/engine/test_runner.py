@@ -205,3 +205,21 @@ def test_prediction_only_samples_are_not_scored_as_zero(tmp_path: Path, scripted
     _, res = evaluate(cfg)
     block = res["tasks"]["p"]
     assert block["prediction_only"] == 1 and block["n_scored"] == 1 and block["score"] == 1.0
+
+
+def test_media_over_budget_is_skipped_with_the_reason(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    from PIL import Image
+
+    for i in range(3):
+        Image.new("RGB", (4, 4), (i * 80, 0, 0)).save(tmp_path / f"{i}.png")
+    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "сколько?", "answer": "3", "imgs": ["0.png", "1.png", "2.png"]}])
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nmodalities: [image]\nmedia: {max_images: 2}\n"
+        "source: {type: jsonl, path: d.jsonl, fields: {media: [{field: imgs, kind: image, name: image}]}}\n",
+        encoding="utf-8",
+    )
+    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
+    _, res = evaluate(cfg)
+    assert res["tasks"]["t"]["states"]["skipped"] == 1 and not scripted.seen
+    record = read_samples(tmp_path / "o")[0]
+    assert "'1'" in record["reason"] and record["state"] == "skipped"

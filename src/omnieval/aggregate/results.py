@@ -48,7 +48,7 @@ class _TaskAccumulator:
 
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
-        if not record.get("scored", True):
+        if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
             return
         metrics = record.get("metrics") or {}
@@ -74,12 +74,16 @@ class _TaskAccumulator:
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
         spec = self.task.spec
+        n_scored = sum(self.states.values()) - self.prediction_only
+        if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
+            metrics = {m.ref.key: 0.0 for m in self.metrics} | metrics
         score = metrics.get(spec.score_key, sum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
         return {
             "score": score,
             "n": n,
-            "n_scored": n - self.prediction_only,
+            "n_scored": n_scored,
+            "scored": n_scored > 0,
             "states": {s: self.states.get(s, 0) for s in STATES},
             "metrics": metrics,
             "score_metric": spec.score_key,

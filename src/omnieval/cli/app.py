@@ -117,14 +117,18 @@ def pack_command(
 def validate_submission_command(
     archive: Annotated[Path, Arg()],
     fmt: Annotated[str, Opt("--format", help="Submission format.")] = "mera",
-    json_out: Annotated[bool, Opt("--json")] = False,
+    data: Annotated[str | None, Opt(help="Dataset root to check ids against (mera: the mera: ROOT).")] = None,
+    option: Annotated[list[str] | None, Opt(help="Validator option KEY=VALUE (repeatable).")] = None,
 ) -> None:
-    """Check a submission archive: missing tasks, unknown ids, duplicates, wrong types."""
+    """Check a submission archive: missing tasks, unknown ids, duplicates, wrong types (JSON report)."""
     from omnieval.submission.base import validators
 
+    options = parse_kv(option, option="--option")
+    if data is not None:
+        options["data"] = data
     with friendly_errors():
-        report = validators.get(fmt)(archive)
-    print_json(report) if json_out else print_json({k: v for k, v in report.items()})
+        report = validators.get(fmt)(archive, **options)
+    print_json(report)
     if not report.get("ok", False):
         raise typer.Exit(1)
 

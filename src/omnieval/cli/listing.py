@@ -74,15 +74,26 @@ def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
                       f"{flip['b']['state']} {flip['b']['score']}", markup=False)  # fmt: skip
 
 
-def print_board(board: dict[str, Any]) -> None:
-    rows = board.get("rows", [])
-    if not rows:
-        print("(empty board)")
-        return
-    table = Table(title=str(board.get("title", "leaderboard")))
+def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:
+    table = Table(title=title)
     columns = list(rows[0].keys())
     for col in columns:
         table.add_column(str(col))
     for row in rows:
         table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in (row.get(c) for c in columns)))
-    Console(width=160).print(table)
+    return table
+
+
+def print_board(board: dict[str, Any]) -> None:
+    """The main rows, then any sub-boards a scheme returns (``{"boards": {name: {"rows": [...]}}}``)."""
+    console = Console(width=160)
+    rows = board.get("rows", [])
+    if not rows:
+        print("(empty board)")
+        return
+    console.print(_rows_table(str(board.get("title", "leaderboard")), rows))
+    for name, sub in (board.get("boards") or {}).items():
+        if isinstance(sub, dict) and sub.get("rows"):
+            extra = {k: v for k, v in sub.items() if k != "rows" and not isinstance(v, dict | list)}
+            note = " · ".join(f"{k.replace('_', ' ')} {v}" for k, v in extra.items())
+            console.print(_rows_table(f"{name} board" + (f" ({note})" if note else ""), sub["rows"]))

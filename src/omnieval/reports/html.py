@@ -40,7 +40,7 @@ def results_table(results: dict[str, Any]) -> Any:
         ci = block.get("ci95")
         table.add_row(
             name,
-            f"{block['score']:.4f}",
+            f"{block['score']:.4f}" if block.get("n_scored", 1) else "– (hidden answers)",
             f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "–",
             str(block["n"]),
             *(str(block["states"].get(s, 0)) for s in STATES),

@@ -117,11 +117,23 @@ class _Runner:
         missing = {m.kind for m in request.media} - set(self.backend.modalities)
         if missing:
             reason = f"backend {self.backend.provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"
-            return SampleResult(task=ctx.name, sample_id=sample.id, state="skipped", reason=reason, variant=request.variant,
-                                metrics={k: 0.0 for k in ctx.scorer.metric_keys}, chain=sample.chain, chain_index=sample.chain_index)
+            return self._skipped(ctx, sample, reason, request.variant)
+        if request.media:
+            from omnieval.media import BudgetExceeded, fit_request_to_budget
+
+            try:
+                request, _ = fit_request_to_budget(request)
+            except BudgetExceeded as exc:
+                return self._skipped(ctx, sample, str(exc), request.variant)
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
         return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint)
+
+    @staticmethod
+    def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None) -> SampleResult:
+        return SampleResult(task=ctx.name, sample_id=sample.id, state="skipped", reason=reason, variant=variant,
+                            metrics={k: 0.0 for k in ctx.scorer.metric_keys}, chain=sample.chain,
+                            chain_index=sample.chain_index, scored=sample.has_targets)  # fmt: skip
 
     def _hashed(self, sample: Sample) -> Sample:
         if not sample.media or self.config.blind:

@@ -43,7 +43,7 @@ class Scorer:
         if response.finish_reason == "length":
             return SampleResult(state="truncated", reason="generation hit max_tokens", **base)
         if not sample.has_targets:
-            return SampleResult(state="ok", scored=False, reason="prediction only: no gold answer", **base)
+            return SampleResult(state="ok", reason="prediction only: no gold answer", **base)
         return self._judge(sample, answer, base)
 
     def _base(self, sample: Sample, response: Response, record: dict[str, Any]) -> dict[str, Any]:
@@ -61,6 +61,7 @@ class Scorer:
             "media_policy": response.media,
             "metadata": _json_safe(sample.metadata),
             "metrics": {k: 0.0 for k in self.metric_keys},
+            "scored": sample.has_targets,
         }
         base.update(record)
         return base

@@ -1,0 +1,30 @@
+"""The built-in sanity check: ``baseline/oracle`` must score 1.0 on every built-in task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from omnieval.api import evaluate
+from omnieval.runner import RunConfig, catalog
+
+
+def _builtin() -> list[str]:
+    return sorted(catalog())
+
+
+def test_there_are_builtin_tasks() -> None:
+    names = _builtin()
+    assert {"demo_text", "demo_image", "demo_audio", "demo_video"} <= set(names), names
+
+
+@pytest.mark.parametrize("name", _builtin())
+def test_oracle_scores_one(name: str, tmp_path: Path) -> None:
+    cfg = RunConfig(tasks=(name,), model="baseline/oracle", output=tmp_path / "run", quiet=True, limit=12)
+    _, results = evaluate(cfg)
+    block = results["tasks"][name]
+    assert block["n"] > 0
+    assert block["states"]["ok"] == block["n"], block["states"]
+    if block["n_scored"]:
+        assert block["score"] == pytest.approx(1.0), block["metrics"]
