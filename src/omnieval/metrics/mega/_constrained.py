@@ -65,8 +65,26 @@ def _lemmatise(phrase: str) -> str:
     return " ".join(_noun_lemma(t) for t in _TOKEN.findall(phrase.lower()))
 
 
+_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "e.g", "i.e", "mt", "no", "fig"})
+
+
 def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text.strip()) if s]
+    """Punkt-like split: after ``.!?`` and whitespace, not after common abbreviations, and not
+    after an ellipsis followed by a lower-case word."""
+    text = text.strip()
+    out, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        before = text[start : match.start()].split()
+        word = before[-1].lower().rstrip(".!?\"')]") if before else ""
+        following = text[match.end() : match.end() + 1]
+        if word in _ABBREVIATIONS and text[match.start() - 1] == ".":
+            continue
+        if text[: match.start()].endswith("..") and following.islower():
+            continue
+        out.append(text[start : match.end()].strip())
+        start = match.end()
+    out.append(text[start:].strip())
+    return [s for s in out if s]
 
 
 def _occurrences(text: str, phrase: str) -> tuple[int, list[tuple[int, int]]]:
