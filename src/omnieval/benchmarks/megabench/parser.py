@@ -72,7 +72,8 @@ def _parse_json_mode(text: str, gold: dict[str, Any]) -> ParseOutcome:
 def parse_megabench(text: str, sample: Sample, /, *, strict: bool = False) -> ParseOutcome:
     """Parse a response with the sample's MEGA-Bench parse function (parity; ``strict`` opt-in)."""
     info = sample.metadata.get("metric_info") or {}
-    mode = info.get("response_parse_function") if isinstance(info, dict) else None
+    raw_mode = info.get("response_parse_function") if isinstance(info, dict) else None
+    mode = raw_mode.lower() if isinstance(raw_mode, str) else raw_mode
     gold = _gold_of(sample)
     text = text or ""
     if strict:
@@ -87,6 +88,6 @@ def parse_megabench(text: str, sample: Sample, /, *, strict: bool = False) -> Pa
         return Parsed(value={key: value}, how=str(mode))
     if mode == "dummy":
         return Parsed(value=text.strip(), how="dummy")
-    if mode == "json":
+    if mode in ("json", "unsupported", None):  # the original's default parser is JSON
         return _parse_json_mode(text, gold)
     raise ParseError(f"sample {sample.id!r}: unknown MEGA-Bench response_parse_function {mode!r}; known: {PARSE_FUNCTIONS}")

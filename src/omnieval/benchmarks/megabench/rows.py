@@ -72,8 +72,8 @@ def _check_metric_info(info: dict[str, Any], gold: dict[str, Any], ctx: RowConte
             kind_of(name)
     except MetricError as exc:
         raise fail(str(exc)) from None
-    mode = info.get("response_parse_function")
-    if mode not in PARSE_FUNCTIONS:
+    mode = str(info.get("response_parse_function")).lower()
+    if mode not in (*PARSE_FUNCTIONS, "unsupported", "none"):
         raise fail(f"unknown response_parse_function {mode!r}; known: {PARSE_FUNCTIONS}")
     if mode in PARSE_FUNCTIONS[:3] and len(answer_fields(gold)) != 1:
         raise fail(f"{mode} needs exactly one answer field, the answer has {answer_fields(gold)}")
@@ -115,7 +115,7 @@ def oracle_answer(gold: dict[str, Any], info: dict[str, Any]) -> str:
     ``Answer: <Python dict>`` on one line; ``multi_ref_phrase`` fields give their first reference;
     ``dummy`` (reference-free constraints) has no gold text to give.
     """
-    mode = info.get("response_parse_function")
+    mode = str(info.get("response_parse_function")).lower()
     fields = answer_fields(gold)
     table = info.get("field_score_function") or {}
     if mode == "dummy" or not fields:
@@ -133,7 +133,10 @@ def row_to_sample(row: dict[str, Any], ctx: RowContext) -> Sample:
     sid = str(row.get("id"))
     if missing:
         raise SourceError(f"missing field(s) {missing}", path=ctx.path, sample_id=sid, field=missing[0])
-    gold = json.loads(json.dumps(_literal(row, "answer", ctx, kind=dict)))  # tuples → lists, as the original
+    try:  # the original round-trips answers through JSON: tuples become lists, int keys strings
+        gold = json.loads(json.dumps(_literal(row, "answer", ctx, kind=dict)))
+    except (TypeError, ValueError) as exc:
+        raise SourceError(f"answer is not JSON-serialisable ({exc})", path=ctx.path, sample_id=sid, field="answer") from None
     info = _literal(row, "metric_info", ctx, kind=dict)
     context = _literal(row, "eval_context", ctx, kind=dict)
     _check_metric_info(info, gold, ctx, sid)
