@@ -50,6 +50,8 @@ class _Refused(Exception):
 def _pow(base: Any, exp: Any) -> Any:
     if isinstance(exp, (int, float)) and abs(exp) > 10_000:
         raise _Refused("exponent too large (the original would time out)")
+    if isinstance(base, int) and isinstance(exp, int) and base.bit_length() * abs(exp) > 1_000_000:
+        raise _Refused("result too large (the original would time out)")
     return base**exp
 
 
