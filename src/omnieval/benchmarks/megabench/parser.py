@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omnieval.errors import ParseError
+from omnieval.errors import MetricError, ParseError
 from omnieval.metrics.mega._convert import evaluate_as_string, parse_json
+from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
 from omnieval.parsers.mega.answer import drop_additional_text, extract_answer_content, extract_code_block
 from omnieval.types import Parsed, ParseOutcome, Sample
@@ -54,11 +55,12 @@ def parse_answer_string(text: str, *, mode: str, single_line_gold: bool) -> str:
     return result if isinstance(result, str) else content
 
 
-def _gold_of(sample: Sample) -> dict[str, Any]:
-    gold = sample.targets[0] if sample.targets else None
-    if not isinstance(gold, dict):
-        raise ParseError(f"sample {sample.id!r}: MEGA-Bench gold answer must be a dict, got {type(gold).__name__}")
-    return gold
+def _mapping(value: Any, *, what: str, sample: Sample) -> dict[str, Any]:
+    """A dict given as itself or as its Python-literal string (as in the HF dataset)."""
+    try:
+        return load_mapping(value, what=what)
+    except MetricError as exc:
+        raise ParseError(f"sample {sample.id!r}: {exc}") from None
 
 
 def _parse_json_mode(text: str, gold: dict[str, Any]) -> ParseOutcome:
@@ -69,12 +71,17 @@ def _parse_json_mode(text: str, gold: dict[str, Any]) -> ParseOutcome:
 
 
 @register_parser("megabench")
-def parse_megabench(text: str, sample: Sample, /, *, strict: bool = False) -> ParseOutcome:
-    """Parse a response with the sample's MEGA-Bench parse function (parity; ``strict`` opt-in)."""
-    info = sample.metadata.get("metric_info") or {}
-    raw_mode = info.get("response_parse_function") if isinstance(info, dict) else None
+def parse_megabench(
+    text: str, sample: Sample, /, *, strict: bool = False, metric_info: dict[str, Any] | None = None
+) -> ParseOutcome:
+    """Parse a response with the task's MEGA-Bench parse function (parity; ``strict`` opt-in).
+
+    ``metric_info`` given as an option (a task file's scoring spec) wins over the sample's own.
+    """
+    info = _mapping(metric_info if metric_info is not None else sample.metadata.get("metric_info") or {}, what="metric_info", sample=sample)
+    raw_mode = info.get("response_parse_function")
     mode = raw_mode.lower() if isinstance(raw_mode, str) else raw_mode
-    gold = _gold_of(sample)
+    gold = _mapping(sample.targets[0] if sample.targets else None, what="gold answer", sample=sample)
     text = text or ""
     if strict:
         text = _strict_normalise(text)

@@ -138,28 +138,32 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _query_metric(inp: ScoringInput, *, strict: bool) -> dict[str, float]:
+def _query_metric(inp: ScoringInput, *, strict: bool, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
     if not inp.targets:
         raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
     meta = inp.metadata
-    if "metric_info" not in meta:
-        raise MetricError("MEGA-Bench query scoring needs metadata['metric_info']")
-    query, scores = score_query(inp.prediction, inp.targets[0], meta["metric_info"], meta.get("eval_context"), strict=strict)
+    info = metric_info if metric_info is not None else meta.get("metric_info")
+    if info is None:
+        raise MetricError("MEGA-Bench query scoring needs metric_info (metric option or metadata['metric_info'])")
+    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict)
     out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0}
     out.update({f"megabench.{f}": _unit(s) for f, s in scores.items() if s >= 0})
     return out
 
 
 @register_metric("megabench.query_score", version=PARITY_VERSION)
-def query_score(inp: ScoringInput, /, *, strict: bool = False) -> dict[str, float]:
-    """MEGA-Bench query score from the parsed fields (parity; ``strict=True`` fixes known quirks)."""
-    return _query_metric(inp, strict=strict)
+def query_score(inp: ScoringInput, /, *, strict: bool = False, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
+    """MEGA-Bench query score from the parsed fields (parity; ``strict=True`` fixes known quirks).
+
+    ``metric_info`` given as an option (a task file's scoring spec) wins over the sample's own.
+    """
+    return _query_metric(inp, strict=strict, metric_info=metric_info)
 
 
 @register_metric("megabench.query_score_strict", version=STRICT_VERSION)
-def query_score_strict(inp: ScoringInput, /) -> dict[str, float]:
+def query_score_strict(inp: ScoringInput, /, *, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
     """MEGA-Bench query score with the documented quirks fixed (not leaderboard-comparable)."""
-    return _query_metric(inp, strict=True)
+    return _query_metric(inp, strict=True, metric_info=metric_info)
 
 
 def _register_single(name: str) -> None:
