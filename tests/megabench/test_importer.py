@@ -135,3 +135,14 @@ def test_oracle_scores_one_on_dev_tasks_except_known_exceptions() -> None:
         "cf_positive_int", "cf_lcp_ratio_str",
     }
     assert imperfect <= known, sorted(imperfect - known)
+
+
+def test_demo_conversion_round_trips_between_cot_and_plain() -> None:
+    from omnieval.benchmarks.megabench.prompt import convert_demo, detect_cot
+
+    plain = convert_demo(DEMO_COT, cot=False, single_field=True)
+    assert detect_cot(plain) is False and "Example Response: Answer: A" in plain
+    assert convert_demo(plain, cot=True, single_field=True) == DEMO_COT
+    multi = "Example Response: {'a': 1}\n" + PLAIN_INSTRUCTION
+    assert convert_demo(multi, cot=True, single_field=False).startswith("Example Response:\n[PLEASE OUTPUT YOUR REASONING]\nAnswer: {'a': 1}")
+    assert detect_cot("") is None

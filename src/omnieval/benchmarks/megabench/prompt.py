@@ -32,6 +32,13 @@ PLAIN_INSTRUCTION = (
     "example(s). Do not output additional contents that violate the specified format."
 )
 COT_RESPONSE = "Example Response:\n[PLEASE OUTPUT YOUR REASONING]\nAnswer: "
+_SAME_LOGIC = "following the same task logic and output format"
+_SAME_FORMAT = "following the same output format"
+INSTRUCTION_PAIRS = (
+    (COT_INSTRUCTION, PLAIN_INSTRUCTION),
+    (COT_INSTRUCTION.replace(_SAME_LOGIC, _SAME_FORMAT), PLAIN_INSTRUCTION.replace(_SAME_LOGIC, _SAME_FORMAT)),
+)
+"""(CoT, non-CoT) closing instructions, with and without demo media (the original's prompt.json)."""
 _PLACEHOLDER = re.compile(r"(<image>|<video>)")
 
 
@@ -39,19 +46,18 @@ def detect_cot(example_text: str) -> bool | None:
     """True for a CoT demo block, False for a plain one, None when there is no demo."""
     if not example_text.strip():
         return None
-    return "[PLEASE OUTPUT YOUR REASONING]" in example_text or COT_INSTRUCTION in example_text
+    return "[PLEASE OUTPUT YOUR REASONING]" in example_text or any(c in example_text for c, _ in INSTRUCTION_PAIRS)
 
 
 def convert_demo(example_text: str, *, cot: bool, single_field: bool) -> str:
     """Rewrite a rendered demo block into the CoT or the non-CoT template."""
     if not example_text.strip() or detect_cot(example_text) is cot:
         return example_text
-    if cot:
-        text = example_text.replace(PLAIN_INSTRUCTION, COT_INSTRUCTION)
-        prefix = "Example Response: Answer: " if single_field else "Example Response: "
-        return text.replace(prefix, COT_RESPONSE)
-    text = example_text.replace(COT_INSTRUCTION, PLAIN_INSTRUCTION)
-    return text.replace(COT_RESPONSE, "Example Response: Answer: " if single_field else "Example Response: ")
+    plain_response = "Example Response: Answer: " if single_field else "Example Response: "
+    text = example_text
+    for with_cot, without in INSTRUCTION_PAIRS:
+        text = text.replace(without, with_cot) if cot else text.replace(with_cot, without)
+    return text.replace(plain_response, COT_RESPONSE) if cot else text.replace(COT_RESPONSE, plain_response)
 
 
 def _media_part(ref: MediaRef) -> ContentPart:
