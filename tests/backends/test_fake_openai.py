@@ -56,15 +56,17 @@ async def test_faults_are_deterministic_per_prompt_and_attempt() -> None:
     assert Counter(results[0].values())["rate"] == served["429"]
 
 
-async def test_each_fault_maps_to_the_right_backend_error() -> None:
+@pytest.mark.parametrize("client", ["raw", "aiohttp", "httpx"])
+async def test_each_fault_maps_to_the_right_backend_error(client: str) -> None:
+    extra = {"http_client": client}
     for kind, expect in [("429", "rate"), ("500", "retry"), ("garbage", "retry"), ("reset", "retry")]:
         server = FakeOpenAI(faults={kind: 1.0}, retry_after=2)
         await server.start()
-        assert await run_all(server, ["x"]) == {"x": expect}, kind
+        assert await run_all(server, ["x", "y"], extra=extra) == {"x": expect, "y": expect}, kind
         await server.close()
     server = FakeOpenAI(faults={"timeout": 1.0}, hang_s=5)
     await server.start()
-    backend = OpenAIBackend("fake", options=BackendOptions(base_url=server.url, timeout_s=0.3))
+    backend = OpenAIBackend("fake", options=BackendOptions(base_url=server.url, timeout_s=0.3, extra=extra))
     with pytest.raises(BackendError, match=r"no answer within 0\.3 s") as err:
         await backend.generate(req("x"))
     assert err.value.retryable

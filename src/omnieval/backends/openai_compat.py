@@ -228,9 +228,12 @@ def _resolve_base_url(options: BackendOptions) -> str:
 
 _EXTRA_OPTIONS = {
     "extra_body": "JSON object merged into every request body (e.g. chat_template_kwargs)",
-    "http_client": "aiohttp (default) or httpx",
+    "http_client": "auto (default: raw asyncio for http://, aiohttp for https://), raw, aiohttp or httpx",
     "max_tokens_field": "max_tokens (default) or max_completion_tokens (newer OpenAI models)",
 }
+
+
+_CLIENTS = ("auto", "raw", "aiohttp", "httpx")
 
 
 def _check_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -242,9 +245,9 @@ def _check_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], str]:
     body = extra.get("extra_body", {})
     if not isinstance(body, dict):
         raise ConfigError(f"openai backend: option extra_body must be a JSON object, got {body!r}")
-    if extra.get("http_client", "aiohttp") not in ("aiohttp", "httpx"):
+    if extra.get("http_client", "auto") not in _CLIENTS:
         raise ConfigError(
-            f"openai backend: http_client must be aiohttp or httpx, got {extra['http_client']!r}"
+            f"openai backend: http_client must be one of {_CLIENTS}, got {extra['http_client']!r}"
         )
     key = extra.get("max_tokens_field", "max_tokens")
     if key not in ("max_tokens", "max_completion_tokens"):
