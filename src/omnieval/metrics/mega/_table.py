@@ -101,7 +101,7 @@ def kind_of(name: str | None) -> str:
     """``field``/``context``/``whole``/``judge``/``not_scored`` for a metric name (None: not scored)."""
     if name is None:
         return "not_scored"
-    key = name.lower()
+    key = str(name).lower()
     for kind, table in (("field", FIELD), ("context", CONTEXT), ("whole", WHOLE)):
         if key in table:
             return kind
@@ -114,5 +114,5 @@ def kind_of(name: str | None) -> str:
 
 def implementation(name: str) -> MetricImpl:
     """The function for a rule-based metric name."""
-    key = name.lower()
+    key = str(name).lower()
     return FIELD.get(key) or CONTEXT.get(key) or WHOLE[key]

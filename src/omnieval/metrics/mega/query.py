@@ -127,9 +127,11 @@ def score_query(
     gold_map = load_mapping(gold, what="answer")
     info_map = load_mapping(info, what="metric_info")
     context_map = load_mapping(context if context is not None else {}, what="eval_context")
-    unknown = [n for n in (info_map.get("field_score_function") or {}).values() if n is not None and n.lower() not in all_names()]
-    if unknown:
-        kind_of(unknown[0])
+    table = info_map.get("field_score_function") or {}
+    if not isinstance(table, dict):
+        raise MetricError("metric_info['field_score_function'] must be a dict")
+    for name in [*table.values(), *(info_map.get("global_aux_metrics") or {}).values()]:
+        kind_of(name)  # an unknown name fails before any field is scored
     scores = field_scores(response_obj, gold_map, info_map, context_map, strict=strict)
     return aggregate_fields(scores, info_map), scores
 
