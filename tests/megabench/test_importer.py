@@ -146,3 +146,18 @@ def test_demo_conversion_round_trips_between_cot_and_plain() -> None:
     multi = "Example Response: {'a': 1}\n" + PLAIN_INSTRUCTION
     assert convert_demo(multi, cot=True, single_field=False).startswith("Example Response:\n[PLEASE OUTPUT YOUR REASONING]\nAnswer: {'a': 1}")
     assert detect_cot("") is None
+
+
+def test_keywords_from_all_task_meta_and_video_parts(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_row(1, query_media="['clip.mp4']", query_text="<video> what happens?")])
+    (tmp_path / "clip.mp4").write_bytes(b"\x00")
+    meta = {"pick_letter": {"app": "Perception", "input_format": "Videos", "output_format": "multiple_choice",
+                            "skills": ["Object Recognition and Classification"], "num_input": "video"}}
+    (tmp_path / "all_task_meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    (task,) = import_megabench(str(path))
+    info = task.spec.metadata["megabench"]
+    assert (info["app"], info["num_input"], info["skills"]) == ("Perception", "video", ["Object Recognition and Classification"])
+    assert task.spec.modalities == ("text", "image", "video")
+    sample = next(task.iter_samples())
+    (message,) = render_megabench(sample, RenderContext(spec=task.spec, variant=task.spec.prompt.all_variants()[0]))
+    assert type(message.content[-2]).__name__ == "VideoPart"
