@@ -134,9 +134,13 @@ async def test_baseline_loglikelihood() -> None:
     ll = dict(kind="loglikelihood", continuations=(" да", " нет", " не знаю"))
     oracle = create_backend("baseline/oracle")
     resp = await oracle.generate(req(targets=("нет",), **ll))
-    assert resp.logprobs == (-1.0, 0.0, -1.0)
+    assert (resp.text, resp.logprobs) == ("B", (-1.0, 0.0, -1.0))
+    assert (await oracle.generate(req(targets=("C",), **ll))).text == "C", "a gold letter names its option"
     first = create_backend("baseline/first-option")
-    assert (await first.generate(req(**ll))).logprobs == (0.0, -1.0, -1.0)
+    resp = await first.generate(req(**ll))
+    assert (resp.text, resp.logprobs) == ("A", (0.0, -1.0, -1.0))
+    rnd = await create_backend("baseline/random").generate(req(**ll))
+    assert rnd.logprobs is not None and rnd.text == "ABC"[rnd.logprobs.index(max(rnd.logprobs))]
     with pytest.raises(BackendError, match="not one of the continuations"):
         await oracle.generate(req(targets=("может быть",), **ll))
 

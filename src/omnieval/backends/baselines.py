@@ -72,7 +72,8 @@ def _random_answer(request: Request) -> str:
 
 
 def _likelihoods(request: Request, mode: str) -> tuple[float, ...]:
-    """Per-continuation log-likelihoods that make the baseline pick its answer."""
+    """Per-continuation log-likelihoods that make the baseline pick its answer (answered as its letter,
+    like the hf backend does)."""
     n = len(request.continuations)
     if mode == "random":
         rng = _rng(request)
@@ -109,7 +110,9 @@ class BaselineBackend(Backend):
 
     async def generate(self, request: Request) -> Response:
         if request.kind == "loglikelihood":
-            return Response(text="", logprobs=_likelihoods(request, self.model))
+            scores = _likelihoods(request, self.model)
+            best = max(range(len(scores)), key=scores.__getitem__) if scores else 0
+            return Response(text=string.ascii_uppercase[best], logprobs=scores)
         if self.model == "oracle":
             return Response(text=_gold(request))
         if self.model == "first-option":
