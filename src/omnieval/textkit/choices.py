@@ -60,14 +60,15 @@ def _table(labels: str) -> _Table:
     fold = {g: label for label in reversed(labels) for g in _glyphs(label)}
     any_cls = "[" + re.escape("".join(sorted(fold))) + "]"
     up_cls = "[" + re.escape("".join(sorted(g for g in fold if g.isupper() or not g.isalpha()))) + "]"
+    # no two adjacent repeats may match the same characters: whitespace runs must not backtrack
     return _Table(
         fold=fold,
         upper=up_cls,
         strict=re.compile(rf"\s*({any_cls})[.)!:;,]?\s*"),
         marker=re.compile(
-            rf"(?<!\w){_MARKERS}\s*[:：\-—–=]?\s*[*_\"'«(\[\s]*(?P<label>{any_cls})(?!\w)", re.IGNORECASE
+            rf"(?<!\w){_MARKERS}[\s:：\-—–=*_\"'«(\[]*(?P<label>{any_cls})(?!\w)", re.IGNORECASE
         ),
-        leading=re.compile(rf"\s*[*_]*[(\[]?\s*({any_cls})\s*(?:[).:\]](?!\s*\w\.)|\s[-—–]\s)"),
+        leading=re.compile(rf"\s*[*_]*(?:[(\[]\s*)?({any_cls})\s*(?:[).:\]](?!\s*\w\.)|\s[-—–]\s)"),
         bracketed=re.compile(rf"\(({up_cls})\)|\[({up_cls})\]|\*\*({up_cls})\*\*"),
     )
 

@@ -20,7 +20,8 @@ __all__ = ["Number", "answer_region", "find_numbers", "parse_number"]
 MAX_CHARS = 20_000
 """Only the last this many characters are scanned, which bounds the cost on runaway outputs."""
 
-_FRAC = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?[\d.,\s]+)\s*\}\s*\{\s*([-+]?[\d.,\s]+)\s*\}")
+_FRAC_ARG = r"\{\s*([-+]?\d[\d.,]*(?:[ \u00a0]\d[\d.,]*)*)\s*\}"
+_FRAC = re.compile(rf"\\[dt]?frac\s*{_FRAC_ARG}\s*{_FRAC_ARG}")
 _LATEX_SUBS = (
     ("{,}", ","),
     ("\\,", ""),

@@ -104,6 +104,8 @@ def python_literal(text: str, sample: Sample, /, *, max_chars: int = 10_000) -> 
 
     The whole (fence-unwrapped) answer is tried first, then its last bracketed span.
     """
+    if len(text) > 2 * max_chars:  # bound the fence search too
+        return ParseFailure(reason=f"answer is {len(text)} characters, over the {max_chars} limit")
     body, fenced = unwrap_fence(text)
     body = body.strip()
     if len(body) > max_chars:
