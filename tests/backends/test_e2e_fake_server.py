@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from omnieval.testing.fake_openai import FakeOpenAI
-from tests.backends.e2e_helpers import outcome, read_samples, run_args, run_cli, write_task
+from tests.backends.e2e_helpers import omnieval_cmd, outcome, read_samples, run_args, run_cli, write_task
 
 pytestmark = pytest.mark.network_server
 
@@ -81,3 +81,33 @@ def test_kill_9_then_resume_equals_uninterrupted_run(tmp_path: Path) -> None:
     ref_results = json.loads((ref_out / "results.json").read_text(encoding="utf-8"))["tasks"]["qa"]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]["qa"]
     assert (results["score"], results["states"]) == (ref_results["score"], ref_results["states"])
+
+
+LL_TASK = """name: ll_task
+source:
+  type: jsonl
+  path: qa.jsonl
+prompt:
+  format: completion
+  request_kind: loglikelihood
+  template: "{{ input }}\\nОтвет:"
+parser: mc_letter
+metrics: [exact_match]
+"""
+
+
+def test_loglikelihood_task_through_echoed_logprobs(tmp_path: Path) -> None:
+    rows = []
+    for i in range(30):
+        favoured = i % 3 if i % 2 == 0 else (i + 1) % 3  # the fake server favours the bracketed option
+        rows.append({"id": f"q{i}", "question": f"Вопрос {i}: [{favoured}]", "answer": str(i % 3),
+                     "choices": ["0", "1", "2"]})  # fmt: skip
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    (tmp_path / "ll.yaml").write_text(LL_TASK, encoding="utf-8")
+    with FakeOpenAI(answer_pattern=r"\[(\d+)\]").in_thread() as server:
+        args = [*omnieval_cmd(), "run", "--tasks", str(tmp_path / "ll.yaml"), "--model", "openai/fake"]
+        run_cli([*args, "--base-url", server.url, "--output", str(tmp_path / "out"), "--quiet"])
+    samples = {r["sample_id"]: r for r in read_samples(tmp_path / "out")}
+    assert len(samples) == 30 and all(r["state"] == "ok" for r in samples.values())
+    assert samples["q0"]["response"] == "A" and samples["q1"]["response"] == "C"
+    assert sum(r["score"] for r in samples.values()) / 30 == pytest.approx(0.5), "the even half is right"

@@ -216,13 +216,15 @@ def test_registered_and_base_url_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     assert create_backend("openai/gpt-4o").api_key == "sk-env"  # type: ignore[attr-defined]
 
 
-async def test_loglikelihood_requests_are_refused_clearly() -> None:
+async def test_loglikelihood_needs_completion_prompt_and_continuations() -> None:
     backend = make_backend(Capture())
-    with pytest.raises(BackendError, match="generate requests only") as err:
+    with pytest.raises(BackendError, match="completion prompt format") as err:
         await backend.generate(
             req(Message(role="user", content="x"), kind="loglikelihood", continuations=("a",))
         )
     assert not err.value.retryable
+    with pytest.raises(BackendError, match="1-26 continuations"):
+        await backend.generate(req(Message(role="user", content="x"), prompt="p", kind="loglikelihood"))
 
 
 async def test_max_tokens_field_and_httpx_client_option() -> None:

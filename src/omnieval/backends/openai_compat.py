@@ -1,36 +1,33 @@
 """``openai/NAME``: any OpenAI-compatible server (vLLM, llama.cpp, ``transformers serve``, Ollama, OpenAI).
 
-One pooled HTTP client per backend (aiohttp, or httpx with an injected transport); no retries and
-no caching here (the runner does both, driven by :class:`BackendError` flags). The hot path builds plain dicts and encodes JSON itself
-because the harness budget is about half a millisecond of CPU per sample.
+One pooled HTTP client per backend (``_openai_http``); no retries and no caching here (the runner
+does both, driven by :class:`BackendError` flags). The hot path builds plain dicts and encodes JSON
+itself because the harness budget is about half a millisecond of CPU per sample. Loglikelihood
+requests (completion format) are scored with echoed prompt log-probs on /completions.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from omnieval.backends._openai_http import Poster, Reply, TransportFailure, make_poster
+from omnieval.backends._openai_http import Poster, TransportFailure, make_poster
+from omnieval.backends._openai_parse import (
+    LABELS,
+    http_error,
+    loglikelihood_payload,
+    loglikelihood_response,
+    parse_retry_after,
+    response_from,
+)
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
-from omnieval.types import (
-    AudioPart,
-    FinishReason,
-    ImagePart,
-    MediaPolicy,
-    Message,
-    Request,
-    Response,
-    TextPart,
-    Usage,
-)
+from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
 
 if TYPE_CHECKING:
     import httpx
@@ -38,15 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-_FINISH: dict[Any, FinishReason] = {
-    None: "stop",
-    "stop": "stop",
-    "eos": "stop",
-    "end_turn": "stop",
-    "length": "length",
-    "max_tokens": "length",
-    "content_filter": "content_filter",
-}
 MediaFactory = Callable[[MediaPolicy, str | None], Any]
 """``(policy, cache_dir) -> MediaProcessor``; tests inject fakes, production uses ``omnieval.media``."""
 
@@ -55,120 +43,6 @@ def _default_media_factory(policy: MediaPolicy, cache_dir: str | None) -> Any:
     from omnieval.media import processor_for  # type: ignore[attr-defined]
 
     return processor_for(policy, cache_dir)
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta seconds or an HTTP date); None when absent or unusable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _server_message(reply: Reply) -> str:
-    """The error text a server put in its body, whatever its dialect."""
-    try:
-        body = json.loads(reply.content)
-    except ValueError:
-        return reply.content[:300].decode("utf-8", "replace").strip() or "(empty body)"
-    if isinstance(body, dict):
-        err = body.get("error", body.get("detail", body.get("message")))
-        if isinstance(err, dict):
-            err = err.get("message", err)
-        if err is not None:
-            return str(err)[:500]
-    return str(body)[:300]
-
-
-def _http_error(reply: Reply, where: str) -> BackendError:
-    """Map an HTTP status to the runner's retry vocabulary."""
-    status = reply.status
-    message = _server_message(reply)
-    retry_after = parse_retry_after(reply.retry_after)
-    if status == 429:
-        return BackendError(
-            f"{where}: rate limited (HTTP 429): {message}",
-            retryable=True,
-            rate_limited=True,
-            retry_after=retry_after,
-        )
-    retryable = status >= 500 or status in (408, 409)
-    return BackendError(f"{where}: HTTP {status}: {message}", retryable=retryable, retry_after=retry_after)
-
-
-def _bad_field(where: str, field: str, problem: str) -> BackendError:
-    return BackendError(f"{where}: response field {field!r} {problem}", retryable=True)
-
-
-def _first_choice(data: Any, where: str) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise BackendError(
-            f"{where}: response body is {type(data).__name__}, expected a JSON object", retryable=True
-        )
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise _bad_field(where, "choices", "is missing or empty")
-    choice = choices[0]
-    if not isinstance(choice, dict):
-        raise _bad_field(where, "choices[0]", "is not an object")
-    return choice
-
-
-def _text_of(content: Any, where: str, field: str) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    raise _bad_field(where, field, f"is {type(content).__name__}, expected text")
-
-
-def _usage(data: dict[str, Any]) -> Usage:
-    usage = data.get("usage")
-    if not isinstance(usage, dict):
-        return Usage()
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    return Usage(
-        prompt_tokens=prompt if isinstance(prompt, int) else None,
-        completion_tokens=completion if isinstance(completion, int) else None,
-    )
-
-
-def _response_from(data: Any, *, chat: bool, where: str, latency: float, media: dict[str, Any]) -> Response:
-    """Build the Response from a parsed body; a missing field is a retryable error naming it."""
-    choice = _first_choice(data, where)
-    reasoning: str | None = None
-    if chat:
-        message = choice.get("message")
-        if not isinstance(message, dict):
-            raise _bad_field(where, "choices[0].message", "is missing or not an object")
-        text = _text_of(message.get("content"), where, "choices[0].message.content")
-        reasoning = message.get("reasoning_content") or message.get("reasoning") or None
-        if reasoning is not None and not isinstance(reasoning, str):
-            reasoning = str(reasoning)
-    else:
-        if "text" not in choice:
-            raise _bad_field(where, "choices[0].text", "is missing")
-        text = _text_of(choice["text"], where, "choices[0].text")
-    finish: FinishReason = _FINISH.get(choice.get("finish_reason"), "other")
-    return Response(
-        text=text,
-        reasoning=reasoning,
-        finish_reason=finish,
-        usage=_usage(data),
-        latency_s=latency,
-        media=media,
-    )
 
 
 class _MediaEncoder:
@@ -348,7 +222,7 @@ class OpenAIBackend(Backend):
             raise BackendError(f"{where}: connection failed: {exc}", retryable=True) from None
         latency = time.perf_counter() - start
         if not 200 <= reply.status < 300:
-            raise _http_error(reply, self._where(request, path))
+            raise http_error(reply, self._where(request, path))
         try:
             return json.loads(reply.content), latency
         except ValueError:
@@ -359,10 +233,8 @@ class OpenAIBackend(Backend):
             ) from None
 
     async def generate(self, request: Request) -> Response:
-        if request.kind != "generate":
-            raise BackendError(
-                f"{self._where(request, '')}: the openai backend answers generate requests only, not {request.kind!r}"
-            )
+        if request.kind == "loglikelihood":
+            return await self._loglikelihood(request)
         media: dict[str, Any] = {}
         if request.prompt is not None:
             path, chat, payload = "/completions", False, self._payload(request, "prompt", request.prompt)
@@ -373,7 +245,19 @@ class OpenAIBackend(Backend):
                 messages = messages_json(request.messages, None)
             path, chat, payload = "/chat/completions", True, self._payload(request, "messages", messages)
         data, latency = await self._post(request, path, payload)
-        return _response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+        return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+
+    async def _loglikelihood(self, request: Request) -> Response:
+        where = self._where(request, "/completions")
+        if request.prompt is None:
+            raise BackendError(
+                f"{where}: loglikelihood over an API needs the task's completion prompt format"
+            )
+        if not 0 < len(request.continuations) <= len(LABELS):
+            raise BackendError(f"{where}: loglikelihood needs 1-{len(LABELS)} continuations")
+        payload = loglikelihood_payload(self.model, request, max_tokens_key=self._max_tokens_key)
+        data, latency = await self._post(request, "/completions", payload)
+        return loglikelihood_response(data, request, where=where, latency=latency)
 
     def describe(self) -> dict[str, Any]:
         return {

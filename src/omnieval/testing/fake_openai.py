@@ -160,7 +160,25 @@ class FakeOpenAI:
         )
         return web.Response(body=body, content_type="application/json")
 
+    def _echo_choice(self, index: int, prompt: str) -> dict[str, Any]:
+        """vLLM-style echo: whitespace-led word tokens, -0.01 for a word equal to the scripted answer
+        (the whole prompt is the key), -1 for others; then one generated token."""
+        answer = self.answer_for(prompt)
+        tokens = [(m.start(), m.group()) for m in re.finditer(r"\s*\S+|\s+$", prompt)]
+        logprobs = [None] + [-0.01 if t.strip() == answer else -1.0 for _, t in tokens[1:]]
+        offsets = [off for off, _ in tokens] + [len(prompt)]
+        lp = {
+            "tokens": [t for _, t in tokens] + ["."],
+            "token_logprobs": [*logprobs, -0.5],
+            "text_offset": offsets,
+        }
+        return {"index": index, "text": prompt + ".", "logprobs": lp, "finish_reason": "length"}
+
     def _completion(self, body: dict[str, Any], answer: str, *, chat: bool) -> dict[str, Any]:
+        if not chat and body.get("echo") and body.get("logprobs"):
+            prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
+            choices = [self._echo_choice(i, str(p)) for i, p in enumerate(prompts)]
+            return {"id": "fake", "object": "text_completion", "model": self.model, "choices": choices}
         words = answer.split(" ")
         limit = body.get("max_tokens")
         finish = "stop"
