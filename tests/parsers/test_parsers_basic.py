@@ -108,7 +108,7 @@ def test_mc_letter_without_choices_uses_all_labels() -> None:
         ("Ответ: 3,5 м/с", 3.5, "marker:last"),
         ("x = 2, значит y = 1 000 000", 1_000_000.0, "whole:last"),
         ("Итак $\\boxed{\\frac{3}{4}}$, а не 5", 0.75, "boxed:last"),
-        ("Ответ: 25%", 0.25, "marker:last:percent"),
+        ("Ответ: 25%", 25.0, "marker:last:percent"),
         ("−7,5", -7.5, "whole:last"),
     ],
 )

@@ -51,5 +51,5 @@ def number(text: str, sample: Sample, /, *, position: str = "last") -> ParseOutc
     if not numbers:
         return ParseFailure(reason=f"no number in the {where} text")
     found = numbers[-1] if position == "last" else numbers[0]
-    value = found.value / 100.0 if found.percent else found.value
-    return Parsed(value=value, how=f"{where}:{position}{':percent' if found.percent else ''}")
+    # "25%" stays 25 (as written, like most gold answers); ``how`` ends in ``:percent``
+    return Parsed(value=found.value, how=f"{where}:{position}{':percent' if found.percent else ''}")
