@@ -12,7 +12,7 @@ import pytest
 from omnieval.backends import BackendOptions
 from omnieval.backends.openai_compat import OpenAIBackend
 from omnieval.errors import BackendError
-from omnieval.testing.fake_openai import FakeOpenAI, parse_faults
+from omnieval.testing.fake_openai import FakeOpenAI, parse_faults, prompt_key
 from omnieval.types import GenerationConfig, Message, Request
 
 
@@ -132,3 +132,16 @@ def test_in_thread_and_command_line() -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_prompt_key_tells_media_apart() -> None:
+    def body(url: str) -> dict[str, object]:
+        parts = [
+            {"type": "text", "text": "Сколько кругов?"},
+            {"type": "image_url", "image_url": {"url": url}},
+        ]
+        return {"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": parts}]}
+
+    a, b = prompt_key(body("data:image/png;base64,AAAA")), prompt_key(body("data:image/png;base64,BBBB"))
+    assert a != b and a.startswith("Сколько кругов?<image_url:")
+    assert prompt_key({"prompt": "p"}) == "p" and prompt_key({"messages": []}) == ""

@@ -55,8 +55,18 @@ def parse_faults(spec: str | None) -> dict[str, float]:
     return faults
 
 
+def _part_text(part: Any) -> str:
+    """Text parts as they are; media parts as ``<type:digest>`` so two images never share a key."""
+    if not isinstance(part, dict):
+        return ""
+    if part.get("type", "text") == "text":
+        return str(part.get("text", ""))
+    digest = hashlib.blake2b(json.dumps(part, sort_keys=True).encode(), digest_size=4).hexdigest()
+    return f"<{part.get('type')}:{digest}>"
+
+
 def prompt_key(body: dict[str, Any]) -> str:
-    """What identifies a sample: the last user message text (chat) or the prompt (completions)."""
+    """What identifies a sample: the last user message (chat) or the prompt (completions)."""
     if "prompt" in body:
         prompt = body["prompt"]
         return prompt if isinstance(prompt, str) else json.dumps(prompt, ensure_ascii=False)
@@ -64,7 +74,7 @@ def prompt_key(body: dict[str, Any]) -> str:
         if isinstance(msg, dict) and msg.get("role") == "user":
             content = msg.get("content")
             if isinstance(content, list):
-                return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+                return "".join(_part_text(p) for p in content)
             return str(content)
     return ""
 
