@@ -71,6 +71,13 @@ class _TaskAccumulator:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
         return out
 
+    def _ci(self) -> tuple[float, float] | None:
+        """Bootstrap CI of a mean score; none for scores aggregated otherwise (groups, circular)."""
+        score_metric = next((m for m in self.metrics if m.ref.key == self.task.spec.score_key), None)
+        if score_metric is not None and score_metric.ref.aggregate != "mean":
+            return None
+        return bootstrap_ci(self.scores)
+
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
         spec = self.task.spec
@@ -87,7 +94,7 @@ class _TaskAccumulator:
             "states": {s: self.states.get(s, 0) for s in STATES},
             "metrics": metrics,
             "score_metric": spec.score_key,
-            "ci95": bootstrap_ci(self.scores) if self.states else None,
+            "ci95": self._ci(),
             "prediction_only": self.prediction_only,
             "parse_fallbacks": self.fallbacks,
             "version": spec.version,

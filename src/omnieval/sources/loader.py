@@ -7,6 +7,7 @@ resolved here, so a typo fails at validation time with the file and key named.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 from collections.abc import Iterator
@@ -75,11 +76,24 @@ def cache_root() -> Path:
     return Path(os.environ.get("OMNIEVAL_CACHE", Path.home() / ".cache" / "omnieval"))
 
 
+def _code_version(fn: object) -> str:
+    """Hash of the generator's source file: changed generator code means regenerated data."""
+    try:
+        source_file = inspect.getsourcefile(fn)  # type: ignore[arg-type]
+    except TypeError:
+        source_file = None
+    if source_file is None:
+        return "unknown"
+    return hashlib.sha256(Path(source_file).read_bytes()).hexdigest()[:12]
+
+
 def _generated_path(source: SourceSpec) -> Path:
     """Run the registered generator once per option set; later calls reuse its output."""
     name = source.name or ""
     generator = generators.get(name)
-    key = hashlib.sha256(json.dumps([name, source.options], sort_keys=True, default=str).encode()).hexdigest()[:12]
+    key = hashlib.sha256(
+        json.dumps([name, source.options, _code_version(generator)], sort_keys=True, default=str).encode()
+    ).hexdigest()[:12]
     out_dir = cache_root() / "generated" / f"{name}-{key}"
     done = out_dir / ".done"
     if done.exists():
