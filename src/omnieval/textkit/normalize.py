@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import re
-import sys
 import unicodedata
 
 __all__ = ["normalize_text", "strip_punctuation", "tokens"]
@@ -14,16 +12,22 @@ _WORD = re.compile(r"\w+")
 _ARTICLES = frozenset({"a", "an", "the"})
 
 
-@functools.cache
-def _punct_table() -> dict[int, str]:
-    """Map every Unicode punctuation code point (category P*) to a space, built once on first use."""
-    limit = min(sys.maxunicode, 0x2FFFF)
-    return {cp: " " for cp in range(limit + 1) if unicodedata.category(chr(cp)).startswith("P")}
+class _PunctuationMap(dict[int, str]):
+    """``str.translate`` table mapping punctuation (category P*) to a space, filled lazily per code point."""
+
+    def __missing__(self, codepoint: int) -> str:
+        char = chr(codepoint)
+        value = " " if unicodedata.category(char).startswith("P") else char
+        self[codepoint] = value
+        return value
+
+
+_PUNCTUATION = _PunctuationMap()
 
 
 def strip_punctuation(text: str) -> str:
-    """Replace punctuation (any script) by spaces; symbols such as ``%`` or ``$`` stay."""
-    return text.translate(_punct_table())
+    """Replace punctuation (any script) by spaces; symbols such as ``$`` or ``+`` stay (``%`` is punctuation in Unicode)."""
+    return text.translate(_PUNCTUATION)
 
 
 def normalize_text(text: str, *, punctuation: bool = True) -> str:
