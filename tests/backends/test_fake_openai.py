@@ -145,3 +145,13 @@ def test_prompt_key_tells_media_apart() -> None:
     a, b = prompt_key(body("data:image/png;base64,AAAA")), prompt_key(body("data:image/png;base64,BBBB"))
     assert a != b and a.startswith("Сколько кругов?<image_url:")
     assert prompt_key({"prompt": "p"}) == "p" and prompt_key({"messages": []}) == ""
+
+
+def test_backend_survives_a_second_event_loop() -> None:
+    """The runner may drive one backend from two ``asyncio.run`` calls; the pool follows the loop."""
+    import asyncio
+
+    with FakeOpenAI(default_answer="ok").in_thread() as server:
+        backend = OpenAIBackend("fake", options=BackendOptions(base_url=server.url))
+        for _ in range(2):
+            assert asyncio.run(backend.generate(req("x"))).text == "ok"

@@ -157,9 +157,13 @@ class OpenAIBackend(Backend):
         self._media_factory = media_factory or _default_media_factory
         self._processors: dict[MediaPolicy, Any] = {}
         self._poster: Poster | None = None
+        self._poster_loop: asyncio.AbstractEventLoop | None = None
 
     def _http(self) -> Poster:
-        if self._poster is None:
+        """The pooled client of the running event loop (a new loop, e.g. a second ``asyncio.run``, gets a new one)."""
+        loop = asyncio.get_running_loop()
+        if self._poster is None or self._poster_loop is not loop:
+            self._poster_loop = loop
             headers = {"content-type": "application/json"}
             if self.api_key:
                 headers["authorization"] = f"Bearer {self.api_key}"
