@@ -20,11 +20,11 @@ N = 150
 
 def test_faults_lose_and_duplicate_nothing(tmp_path: Path) -> None:
     task = write_task(tmp_path / "qa.jsonl", N)
-    faults = "429:0.1,500:0.1,timeout:0.03,garbage:0.06,reset:0.03"
+    faults = "429:0.1,500:0.1,timeout:0.02,garbage:0.06,reset:0.03"
     with FakeOpenAI(faults=faults, seed=11, answer_pattern=r"\[(\d+)\]", hang_s=6).in_thread() as server:
         out = tmp_path / "out"
         run_cli(
-            run_args(task, server.url, out, "--concurrency", "16", "--timeout", "2", "--max-attempts", "12")
+            run_args(task, server.url, out, "--concurrency", "16", "--timeout", "3", "--max-attempts", "12")
         )
         stats = server.stats()
     rows = read_samples(out)
