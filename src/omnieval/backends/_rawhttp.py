@@ -35,8 +35,8 @@ class _Head:
             self.headers[name.strip().lower()] = value.strip()
 
     def keep_alive(self) -> bool:
-        conn = self.headers.get("connection", "").lower()
-        return conn == "keep-alive" if self.version == "HTTP/1.0" else conn != "close"
+        tokens = {t.strip() for t in self.headers.get("connection", "").lower().split(",")}
+        return "keep-alive" in tokens if self.version == "HTTP/1.0" else "close" not in tokens
 
 
 class _Connection(asyncio.Protocol):
