@@ -35,6 +35,9 @@ def _timed(fn, limit: float):  # type: ignore[no-untyped-def]
         "Answer: " + "a, " * 100_000 + "!",
         "**Answer:" + "*" * 200_000,
         "```" + " \n" * 100_000,
+        "Answer: ```" + " " * 200_000,
+        "**Answer:" + " " * 200_000,
+        "```json" + " " * 200_000,
         "\n" * 300_000 + "Answer: B",
     ],
 )
@@ -46,6 +49,14 @@ def test_megabyte_and_nested_responses_parse_in_bounded_time(text: str) -> None:
         parsed = _timed(lambda s=sample: parse_megabench(text, s), 10.0)
         query, _ = _timed(lambda p=parsed, g=gold, i=info: score_query(p.value, g, i, {}), 10.0)
         assert query in (0.0, 1.0)
+
+
+def test_exponential_regexes_of_the_original_run_in_linear_time() -> None:
+    from omnieval.metrics.mega._constrained import constrained_generation
+    from omnieval.metrics.mega._numeric import boxed_single_numerical_match
+
+    assert _timed(lambda: boxed_single_numerical_match("\\boxed{" + "a" * 3000 + "{", "1"), 5.0) == 0.0
+    assert _timed(lambda: constrained_generation(" " * 200_000 + "x", {"rhyming_scheme": "A"}), 5.0) == 0.0
 
 
 def test_deep_nesting_is_refused_not_recursed() -> None:

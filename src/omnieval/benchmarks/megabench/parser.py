@@ -13,10 +13,10 @@ import re
 from typing import Any
 
 from omnieval.errors import MetricError, ParseError
-from omnieval.metrics.mega._convert import evaluate_as_string, parse_json
+from omnieval.metrics.mega._convert import evaluate_as_string, fenced_block, parse_json
 from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
-from omnieval.parsers.mega.answer import drop_additional_text, extract_answer_content, extract_code_block
+from omnieval.parsers.mega.answer import drop_additional_text, extract_answer_content
 from omnieval.types import Parsed, ParseOutcome, Sample
 
 __all__ = ["PARSE_FUNCTIONS", "answer_fields", "parse_answer_string", "parse_megabench"]
@@ -41,7 +41,9 @@ def parse_answer_string(text: str, *, mode: str, single_line_gold: bool) -> str:
     keep = mode != "answer_string"
     trim = mode != "verbatim_answer_string"
     content = extract_answer_content(text, keep_spacing=keep, trim=trim)
-    content, is_code = extract_code_block(content, keep_spacing=keep, trim=trim)
+    if keep and (not content.strip() or len(content) > 10000):
+        content = content.rstrip()
+    content, is_code = fenced_block(content, keep_spacing=keep, trim=trim)
     if not is_code and single_line_gold and not keep:
         content = drop_additional_text(content)
     if content.startswith(("{", "[")):

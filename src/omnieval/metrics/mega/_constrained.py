@@ -184,8 +184,15 @@ def _poem_lines(response: str) -> list[str]:
     for ch in '.,!?:;"':
         text = text.replace(ch, "")
     text = text.replace("-", " ").replace("—", " ")
-    text = re.sub(r" *\(\w\) *(?=\n|$)", "", text)
-    return text.lower().split("\n")
+    return [_drop_scheme_letter(line) for line in text.lower().split("\n")]
+
+
+def _drop_scheme_letter(line: str) -> str:
+    """Remove a trailing ``(a)`` rhyme-scheme label, as ``re.sub(r" *\\(\\w\\) *(?=\\n|$)", "")``."""
+    body = line.rstrip(" ")
+    if len(body) >= 3 and body[-1] == ")" and body[-3] == "(" and re.fullmatch(r"\w", body[-2]):
+        return body[:-3].rstrip(" ")
+    return line
 
 
 def _check_rhymes(lines: list[str], scheme: str) -> float:

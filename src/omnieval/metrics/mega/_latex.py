@@ -65,7 +65,7 @@ def latex_expr_equality(pred: Any, gold: Any, *, strict: bool = False) -> float:
     if not isinstance(pred, str) or not isinstance(gold, str):
         return 0.0
     if len(pred) > 5000 or len(gold) > 5000:
-        return simple_str_match(normalize_latex(pred), normalize_latex(gold))
+        return simple_str_match(pred, gold)
     try:
         return call_with_timeout(lambda: _symbolic_equal(pred, gold), 15.0)
     except (LaTeXParsingError, SympifyError, TypeError, MetricTimeout, NotImplementedError):

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from omnieval.metrics.mega._convert import str_to_iterable
+from omnieval.metrics.mega._convert import fenced_block, str_to_iterable
 
 __all__ = [
     "bleu",
@@ -65,16 +65,13 @@ def exact_str_match_case_insensitive(pred: Any, gold: Any, *, strict: bool = Fal
     return exact_str_match(str(pred).lower(), str(gold).lower(), strict=strict)
 
 
-_RESULT_BLOCK = re.compile(r"```\w*(?:\s*\n+)?(.*?)(?:\n+\s*)?```", re.DOTALL)
-
-
 def code_result_exact_str_match(pred: Any, gold: Any, *, strict: bool = False) -> float:
     """Exact match against the gold's fenced result block (whitespace kept)."""
     answer = str(gold)
     if not answer.strip() or len(answer) > 10000:
         answer = answer.rstrip()
-    match = _RESULT_BLOCK.search(answer)
-    return exact_str_match(pred, match.group(1) if match else answer, strict=strict)
+    block, _ = fenced_block(answer, keep_spacing=True, trim=False)
+    return exact_str_match(pred, block, strict=strict)
 
 
 def _approximate(text: str) -> str:

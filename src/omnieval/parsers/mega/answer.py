@@ -10,15 +10,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = [
-    "drop_additional_text",
-    "extract_answer_content",
-    "extract_code_block",
-    "keep_last_answer",
-]
+__all__ = ["drop_additional_text", "extract_answer_content", "keep_last_answer"]
 
-_BOLD_OR_PLAIN = re.compile(r"\*\*?Answer:\s*(.*?)\*\*?|\bAnswer:\s*(.*)", re.DOTALL)
-_BOLD_OR_PLAIN_RAW = re.compile(r"\*\*?Answer:(.*?)\*\*?|\bAnswer:(.*)", re.DOTALL)
 _BLANK_RUNS = re.compile(r"^[ \t\r\f\v]*$(?:\n^[ \t\r\f\v]*$)+", re.MULTILINE)
 _SHORT_ANSWER = re.compile(
     r"^(?:(?:[a-zA-Z0-9_-]+)(?:,\s*[a-zA-Z0-9_-]+)*|(?:[a-zA-Z0-9_-]+)\.|\((?:[a-zA-Z0-9_-]+)\)$)"
@@ -34,10 +27,47 @@ def keep_last_answer(text: str) -> str:
     return text[:last].replace("Answer:", "") + text[last:]
 
 
+def _answer_span(text: str, *, skip_space: bool) -> str | None:
+    """What ``\\*\\*?Answer:\\s*(.*?)\\*\\*?|\bAnswer:\\s*(.*)`` (DOTALL) captures, in linear time.
+
+    The bold form wins when a ``*`` follows the marker (capturing up to that star); otherwise the
+    plain form captures the rest of the text, provided ``Answer:`` starts a word. ``skip_space=False``
+    is the ASCII form of the pattern, without ``\\s*``.
+    """
+    at = text.find("Answer:")
+    while at >= 0:
+        content = at + len("Answer:")
+        if skip_space:
+            while content < len(text) and text[content].isspace():
+                content += 1
+        bold = at > 0 and text[at - 1] == "*"
+        star = text.find("*", content) if bold else -1
+        if star >= 0:
+            return text[content:star]
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            return text[content:]
+        at = text.find("Answer:", at + 1)
+    return None
+
+
 def _collapse_blank_lines(text: str) -> str:
     # The original's ``^\s*$(\n^\s*$)+`` also lets ``\s`` span newlines; runs of blank lines
     # vanish either way. Restricting ``\s`` to same-line whitespace keeps this linear.
     return _BLANK_RUNS.sub("", text)
+
+
+def _drop_trailing_blank_lines(text: str) -> str:
+    """``re.sub(r"(\n\\s*)+$", "", text)`` without its quadratic backtracking."""
+    kept = text.rstrip()
+    newline = text.find("\n", len(kept))
+    return text[:newline] if newline >= 0 else text
+
+
+def _drop_leading_blank_lines(text: str) -> str:
+    """``re.sub(r"^(\\s*\n)+", "", text)``: whitespace-only leading lines go."""
+    body = text.lstrip()
+    newline = text.rfind("\n", 0, len(text) - len(body))
+    return text[newline + 1 :] if newline >= 0 else text
 
 
 def extract_answer_content(text: str, *, keep_spacing: bool = False, trim: bool = True) -> str:
@@ -47,28 +77,14 @@ def extract_answer_content(text: str, *, keep_spacing: bool = False, trim: bool 
     ``trim=False`` (verbatim) keeps trailing spaces on the last line.
     """
     text = keep_last_answer(text)
-    match = (_BOLD_OR_PLAIN_RAW if keep_spacing else _BOLD_OR_PLAIN).search(text)
-    if match:
-        text = match.group(1) or match.group(2) or ""
+    span = _answer_span(text, skip_space=not keep_spacing)
+    if span is not None:
+        text = span
     if not keep_spacing:
         return text.strip()
     text = _collapse_blank_lines(text)
-    text = text.rstrip() if trim else re.sub(r"(?:\n[ \t\r\f\v]*)+$", "", text)
-    return re.sub(r"^(?:[ \t\r\f\v]*\n)+", "", text)
-
-
-def extract_code_block(text: str, *, keep_spacing: bool = False, trim: bool = True) -> tuple[str, bool]:
-    """Unwrap the first fenced code block; returns ``(content, was_code)``."""
-    if keep_spacing:
-        if not text.strip() or len(text) > 10000:
-            text = text.rstrip()
-        pattern = r"```\w*(?:\s*\n+)?(.*?)\s*```" if trim else r"```\w*(?:\s*\n+)?(.*?)(?:\n+\s*)?```"
-    else:
-        pattern = r"```\w*\s*\n*(.*?)\s*```"
-    match = re.search(pattern, text, flags=re.DOTALL)
-    if not match:
-        return text, False
-    return (match.group(1) if keep_spacing else match.group(1).strip()), True
+    text = text.rstrip() if trim else _drop_trailing_blank_lines(text)
+    return _drop_leading_blank_lines(text)
 
 
 def _is_multiline_answer(text: str) -> bool:
