@@ -56,7 +56,7 @@ def test_exponential_regexes_of_the_original_run_in_linear_time() -> None:
     from omnieval.metrics.mega._numeric import boxed_single_numerical_match
 
     assert _timed(lambda: boxed_single_numerical_match("\\boxed{" + "a" * 3000 + "{", "1"), 5.0) == 0.0
-    assert _timed(lambda: constrained_generation(" " * 200_000 + "x", {"rhyming_scheme": "A"}), 5.0) == 0.0
+    assert _timed(lambda: constrained_generation(" " * 200_000 + "x", {"rhyming_scheme": "A"}), 5.0) == 1.0
 
 
 def test_deep_nesting_is_refused_not_recursed() -> None:
