@@ -247,3 +247,11 @@ def test_bad_backend_options_fail_before_any_request(extra: dict[str, Any], word
     with pytest.raises(ConfigError) as err:
         make_backend(Capture(), extra=extra)
     assert words in str(err.value)
+
+
+async def test_completion_format_refuses_media_instead_of_dropping_it() -> None:
+    cap = Capture()
+    message = Message(role="user", content=(TextPart(text="see"), ImagePart(media=ref("image", "image"))))
+    with pytest.raises(BackendError, match="cannot carry media") as err:
+        await make_backend(cap).generate(req(message, prompt="see <image>"))
+    assert not err.value.retryable and cap.bodies == []

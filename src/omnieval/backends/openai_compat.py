@@ -160,7 +160,7 @@ class OpenAIBackend(Backend):
         self._poster_loop: asyncio.AbstractEventLoop | None = None
 
     def _http(self) -> Poster:
-        """The pooled client of the running event loop (a new loop, e.g. a second ``asyncio.run``, gets a new one)."""
+        """The pooled client of the running event loop (a second ``asyncio.run`` gets a new one)."""
         loop = asyncio.get_running_loop()
         if self._poster is None or self._poster_loop is not loop:
             self._poster_loop = loop
@@ -241,6 +241,10 @@ class OpenAIBackend(Backend):
             return await self._loglikelihood(request)
         media: dict[str, Any] = {}
         if request.prompt is not None:
+            if request.media:
+                raise BackendError(
+                    f"{self._where(request, '')}: the completion format cannot carry media; use chat"
+                )
             path, chat, payload = "/completions", False, self._payload(request, "prompt", request.prompt)
         else:
             if any(not isinstance(m.content, str) and m.media for m in request.messages):
