@@ -38,8 +38,15 @@ def test_board_takes_better_core_variant_and_weights_by_task_count() -> None:
     assert top["model"] == "m" and top["core_variant"] == "core_cot"
     assert top["core"] == pytest.approx(0.7) and top["core_no_cot"] == pytest.approx(0.5)
     assert top["overall"] == pytest.approx((2 * 0.7 + 1 * 0.9) / 3)
-    assert top["keyword_stats"]["app"]["Coding"] == {"count": 1, "num_samples": 15, "average_score": 0.8}
-    assert top["keyword_stats"]["skills"]["Planning and Decision Making"]["average_score"] == pytest.approx(0.9)
+    keywords = board["keyword_stats"]["m"]
+    assert keywords["app"]["Coding"] == {"count": 1, "num_samples": 15, "average_score": 0.8}
+    assert keywords["skills"]["Planning and Decision Making"]["average_score"] == pytest.approx(0.9)
     assert low["model"] == "x" and low["n_core_tasks"] == 1 and low["open"] is None
     forced = schemes.get("megabench")([cot_run, plain_run], variant="no_cot")
     assert forced["rows"][0]["core"] == pytest.approx(0.5)
+
+
+def test_tasks_without_a_demo_follow_their_runs_prompt_mode() -> None:
+    run = {"model": "m", "tasks": {"a": _task(1.0, cot=True), "b": _task(0.0, cot=None)}}
+    (row,) = schemes.get("megabench")([run])["rows"]
+    assert row["core_variant"] == "core_cot" and row["n_core_tasks"] == 2 and row["core"] == 0.5

@@ -37,17 +37,25 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _run_cot(blocks: list[dict[str, Any]]) -> bool:
+    """A run's prompt mode: CoT when its tasks say so (tasks without a demo carry no flag)."""
+    flags = {((b.get("metadata") or {}).get("megabench") or {}).get("cot") for b in blocks}
+    return True in flags and False not in flags
+
+
 def _collect(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
     """``model → bucket (core_cot / core_no_cot / open) → task → block``."""
     models: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
     for doc in results:
         model = str(doc.get("model") or doc.get("run_dir") or "?")
-        for name, block in (doc.get("tasks") or {}).items():
+        tasks = doc.get("tasks") or {}
+        run_cot = _run_cot(list(tasks.values()))
+        for name, block in tasks.items():
             info = ((block.get("metadata") or {}).get("megabench")) or {}
             if not info:
                 continue
-            core = "core_cot" if info.get("cot") else "core_no_cot"
-            bucket = "open" if info.get("set") == "open" else core
+            cot = info.get("cot") if info.get("cot") is not None else run_cot
+            bucket = "open" if info.get("set") == "open" else ("core_cot" if cot else "core_no_cot")
             models[model][bucket][name] = {**block, "_info": info}
     return models
 
@@ -104,8 +112,12 @@ def _model_row(model: str, buckets: dict[str, dict[str, dict[str, Any]]], varian
         "n_open_tasks": n_open,
         "full_benchmark": n_core == FULL_CORE and n_open == FULL_OPEN,
         "micro_mean": total / n_queries if n_queries else None,
-        "keyword_stats": _breakdown([*core_tasks.values(), *open_tasks.values()]),
     }
+
+
+def _model_keywords(buckets: dict[str, dict[str, dict[str, Any]]], variant: str) -> dict[str, dict[str, dict[str, float]]]:
+    _, core_tasks = _choose_core(buckets, variant)
+    return _breakdown([*core_tasks.values(), *buckets.get("open", {}).values()])
 
 
 @register_scheme("megabench")
@@ -121,4 +133,5 @@ def megabench_board(results: Sequence[dict[str, Any]], /, *, variant: str = "bes
         "formula": "overall = (n_core*core + n_open*open) / (n_core + n_open); full benchmark: (440*core + 65*open) / 505",
         "columns": ["model", "overall", "core", "core_cot", "core_no_cot", "open", "n_core_tasks", "n_open_tasks"],
         "rows": rows,
+        "keyword_stats": {model: _model_keywords(buckets, variant) for model, buckets in models.items()},
     }
