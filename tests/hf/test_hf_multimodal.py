@@ -7,11 +7,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
+import tiny_models
 from PIL import Image
 
 from omnieval.backends import BackendOptions, create_backend
 from omnieval.errors import BackendError
-from omnieval.types import AudioPart, GenerationConfig, ImagePart, MediaRef, Message, Request, TextPart
+from omnieval.types import (
+    AudioPart,
+    GenerationConfig,
+    ImagePart,
+    MediaPolicy,
+    MediaRef,
+    Message,
+    Request,
+    TextPart,
+    VideoPart,
+)
 
 GREEDY = GenerationConfig(temperature=0.0, max_tokens=6)
 
@@ -117,3 +128,19 @@ async def test_qwen2_audio_request_matches_hand_written_pipeline(qwen2_audio_dir
     eos = proc.tokenizer.eos_token_id
     ids = ids[: ids.index(eos)] if eos in ids else ids
     assert resp.text == proc.tokenizer.decode(ids, skip_special_tokens=True)
+
+
+async def test_llava_takes_video_as_sampled_frames(llava_dir: Path, tmp_path: Path) -> None:
+    clip = tiny_models.write_video(tmp_path / "clip.mp4", frames=30, fps=10)
+    ref = MediaRef(kind="video", name="video", path=str(clip))
+    msg = Message(role="user", content=(VideoPart(media=ref), TextPart(text="Which way?")))
+    req = Request(task="t", sample_id="v1", messages=(msg,), generation=GREEDY,
+                  media_policy=MediaPolicy(video_fps=1.0, video_max_frames=8))
+    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions())
+    resp = await backend.generate(req)
+    # 3 s at 1 fps: three frames, each an <image> in LLaVA's template (its processor has no video support)
+    loaded = backend.loaded()  # type: ignore[attr-defined]
+    per_image = (32 // 8) ** 2  # 4×4 patches of 8 px; CLS dropped by the "default" feature strategy
+    text_only = len(loaded.tokenizer("USER: <image>\n<image>\n<image>\nWhich way?ASSISTANT:")["input_ids"])
+    assert resp.usage.prompt_tokens == text_only + 3 * (per_image - 1)  # each <image> expands to 16 tokens
+    assert "video" in resp.media

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile
+import tiny_models
 from PIL import Image
 
 from omnieval.backends import BackendOptions
@@ -53,20 +54,6 @@ class FakeLLM:
         return [_Output([1, 2, 3], [_Completion("ok", [5, 6], "length")]) for _ in prompts]
 
 
-def _video(path: Path, *, frames: int, fps: int) -> None:
-    import av
-
-    with av.open(str(path), "w") as out:
-        stream = out.add_stream("mpeg4", rate=fps)
-        stream.width, stream.height, stream.pix_fmt = 32, 32, "yuv420p"
-        for i in range(frames):
-            img = Image.new("RGB", (32, 32), (8 * i, 0, 0))
-            for packet in stream.encode(av.VideoFrame.from_image(img)):
-                out.mux(packet)
-        for packet in stream.encode():
-            out.mux(packet)
-
-
 @pytest.fixture
 def fake(llava_dir: Path) -> tuple[VLLMBackend, FakeLLM, Any]:
     from transformers import AutoProcessor
@@ -82,7 +69,7 @@ async def test_image_audio_video_request_is_built_for_vllm(fake: tuple[VLLMBacke
     backend, llm, proc = fake
     Image.new("RGB", (64, 48), "red").save(tmp_path / "a.png")
     soundfile.write(tmp_path / "a.wav", np.zeros(8000, dtype="float32"), 8000)
-    _video(tmp_path / "v.mp4", frames=20, fps=10)
+    tiny_models.write_video(tmp_path / "v.mp4", frames=20, fps=10)
     parts = (
         ImagePart(media=MediaRef(kind="image", name="image", path=str(tmp_path / "a.png"))),
         AudioPart(media=MediaRef(kind="audio", name="audio", path=str(tmp_path / "a.wav"))),

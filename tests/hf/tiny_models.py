@@ -115,3 +115,20 @@ def build_qwen2_audio(out: Path) -> Path:
     Qwen2AudioForConditionalGeneration(cfg).save_pretrained(out)
     proc.save_pretrained(out)
     return out
+
+
+def write_video(path: Path, *, frames: int, fps: int, size: int = 32) -> Path:
+    """A small MPEG-4 clip whose red channel grows frame by frame."""
+    import av
+    from PIL import Image
+
+    with av.open(str(path), "w") as out:
+        stream: Any = out.add_stream("mpeg4", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = size, size, "yuv420p"
+        for i in range(frames):
+            img = Image.new("RGB", (size, size), (8 * i % 256, 0, 0))
+            for packet in stream.encode(av.VideoFrame.from_image(img)):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)
+    return path
