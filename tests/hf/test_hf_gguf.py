@@ -18,6 +18,7 @@ def gguf_path() -> Path:
 
 
 @pytest.mark.hf
+@pytest.mark.slow  # about 2 minutes the first time (GGUF conversion), 10 s once cached
 async def test_gemma_gguf_greedy_completion(gguf_path: Path) -> None:
     backend = create_backend(f"hf/{gguf_path}", options=BackendOptions(batch_size=2))
     config = GenerationConfig(temperature=0.0, max_tokens=4)

@@ -111,7 +111,7 @@ async def test_qwen2_audio_request_matches_hand_written_pipeline(qwen2_audio_dir
     ref = MediaRef(kind="audio", name="audio", path=str(wav))
     msg = Message(role="user", content=(AudioPart(media=ref), TextPart(text="What number?")))
     req = Request(task="t", sample_id="q1", messages=(msg,), generation=GREEDY)
-    backend = create_backend(f"hf/{qwen2_audio_dir}", options=BackendOptions(extra={"model_class": "Qwen2AudioForConditionalGeneration"}))
+    backend = create_backend(f"hf/{qwen2_audio_dir}", options=BackendOptions())  # auto class from the config
     resp = await backend.generate(req)
     assert resp.media["audio"]["sample_rate"] == 16000
     import soxr
@@ -144,3 +144,11 @@ async def test_llava_takes_video_as_sampled_frames(llava_dir: Path, tmp_path: Pa
     text_only = len(loaded.tokenizer("USER: <image>\n<image>\n<image>\nWhich way?ASSISTANT:")["input_ids"])
     assert resp.usage.prompt_tokens == text_only + 3 * (per_image - 1)  # each <image> expands to 16 tokens
     assert "video" in resp.media
+
+
+async def test_unknown_model_class_option_is_a_clear_error(llava_dir: Path, tmp_path: Path) -> None:
+    Image.new("RGB", (8, 8), "blue").save(tmp_path / "b.png")
+    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions(extra={"model_class": "NoSuchModel"}))
+    with pytest.raises(BackendError, match="NoSuchModel") as info:
+        await backend.generate(_image_request(tmp_path / "b.png"))
+    assert info.value.retryable is False
