@@ -86,6 +86,8 @@ class _Runner:
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
         for ctx in contexts:
+            if ctx.total is not None and self.done.count(ctx.name) >= ctx.total:
+                continue  # finished earlier: no need to stream the data again
             chains: dict[str, list[tuple[int, Sample]]] = {}
             for position, sample in _selected(ctx.task, self.config):
                 if sample.chain is not None:

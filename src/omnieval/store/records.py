@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from omnieval.errors import StoreError
 from omnieval.types import SampleResult
 
@@ -36,17 +38,30 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
     """Raw record dicts; a malformed line is an error naming the line (except a crash-cut last line)."""
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as fh:
-        lines = fh.readlines()
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            if lineno == len(lines) and not line.endswith("\n"):
-                return
-            raise StoreError(f"{path}: line {lineno} is not valid JSON") from None
+    with path.open("rb") as fh:
+        previous: bytes | None = None
+        lineno = 0
+        for line in fh:  # look one line ahead: only the very last line may be cut by a crash
+            record = _parse(previous, path=path, lineno=lineno, last=False) if previous is not None else None
+            if record is not None:
+                yield record
+            previous = line
+            lineno += 1
+        if previous is not None and previous.strip():
+            record = _parse(previous, path=path, lineno=lineno, last=not previous.endswith(b"\n"))
+            if record is not None:
+                yield record
+
+
+def _parse(line: bytes, *, path: Path, lineno: int, last: bool) -> Any:
+    if not line.strip():
+        return None
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        if last:
+            return None
+        raise StoreError(f"{path}: line {lineno} is not valid JSON") from None
 
 
 def read_records(path: Path) -> list[SampleResult]:
