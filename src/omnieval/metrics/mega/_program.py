@@ -47,7 +47,8 @@ for name in ("fork", "forkpty", "system", "popen", "execv", "execve", "execl", "
     if hasattr(os, name):
         setattr(os, name, refuse)
 blocked = {"socket", "_socket", "ssl", "subprocess", "multiprocessing", "ctypes", "_ctypes", "pty",
-           "asyncio", "urllib", "http", "ftplib", "smtplib", "telnetlib", "_posixsubprocess"}
+           "asyncio", "urllib", "http", "ftplib", "smtplib", "telnetlib", "_posixsubprocess", "posix",
+           "importlib", "_imp", "resource", "signal", "_signal"}
 real_import = builtins.__import__
 def guarded_import(name, *args, **kwargs):
     if name.split(".")[0] in blocked:
