@@ -118,3 +118,30 @@ async def test_missing_model_is_a_clear_non_retryable_error(tmp_path: Path) -> N
     with pytest.raises(BackendError, match=r"nope\.gguf") as info:
         await backend.generate(_req("x", "a"))
     assert info.value.retryable is False
+
+
+async def test_dtype_and_device_options_and_manifest_description(llama_dir: Path) -> None:
+    import torch
+
+    backend = create_backend(f"hf/{llama_dir}", options=BackendOptions(device="cpu", dtype="bfloat16"))
+    resp = _ok(await backend.generate_many([_req("2 + 2 =", "a", max_tokens=2)]))[0]
+    assert resp.usage.completion_tokens is not None and resp.usage.completion_tokens >= 1
+    info = backend.describe()
+    assert info["device"] == "cpu" and info["dtype"] == str(torch.bfloat16) and info["modalities"] == ["text"]
+    bad = create_backend(f"hf/{llama_dir}", options=BackendOptions(dtype="float8"))
+    with pytest.raises(BackendError, match="unknown dtype 'float8'"):
+        await bad.generate(_req("x", "a"))
+
+
+async def test_generation_leaves_the_event_loop_free(llama_dir: Path) -> None:
+    import asyncio
+
+    backend = create_backend(f"hf/{llama_dir}", options=BackendOptions())
+    backend.loaded()  # type: ignore[attr-defined]
+    ticks = 0
+    job = asyncio.ensure_future(backend.generate_many([_req(p, str(i), max_tokens=40) for i, p in enumerate(PROMPTS)]))
+    while not job.done():
+        await asyncio.sleep(0.005)
+        ticks += 1
+    assert all(isinstance(r, Response) for r in job.result())
+    assert ticks >= 3  # the loop kept running while the model generated in a worker thread
