@@ -28,3 +28,11 @@ def test_tiny_llava_answers_image_demo_and_rejects_audio(llava_dir: Path, tmp_pa
     assert all(r["state"] in ("ok", "parse_failed", "truncated") for r in image), [r["reason"] for r in image]
     assert all(r["media_policy"] for r in image), image[0]
     assert all(r["state"] == "error" and "does not accept audio" in str(r["reason"]) for r in audio)
+
+
+def test_tiny_qwen2_audio_answers_audio_demo(qwen2_audio_dir: Path, tmp_path: Path) -> None:
+    rows = _run(tmp_path, qwen2_audio_dir, "demo_audio")
+    assert len(rows) == 4
+    assert all(r["state"] in ("ok", "parse_failed", "truncated") for r in rows), [r["reason"] for r in rows]
+    # espeak-ng clips are 22.05 kHz and beeps 16 kHz: both reach the model at its extractor's 16 kHz
+    assert all(r["media_policy"]["audio"]["sample_rate"] == 16000 for r in rows), rows[0]["media_policy"]
