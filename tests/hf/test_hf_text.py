@@ -145,3 +145,17 @@ async def test_generation_leaves_the_event_loop_free(llama_dir: Path) -> None:
         ticks += 1
     assert all(isinstance(r, Response) for r in job.result())
     assert ticks >= 3  # the loop kept running while the model generated in a worker thread
+
+
+async def test_rows_stopped_early_in_a_batch_count_no_padding(llama_dir: Path) -> None:
+    backend = create_backend(f"hf/{llama_dir}", options=BackendOptions(batch_size=4))
+    free = _ok(await backend.generate_many([_req(p, str(i), max_tokens=10) for i, p in enumerate(PROMPTS)]))
+    stop = free[0].text[1:3]
+    assert stop
+    reqs = [_req(p, str(i), max_tokens=10, stop=(stop,)) for i, p in enumerate(PROMPTS)]
+    stopped = _ok(await backend.generate_many(reqs))
+    first = stopped[0]
+    assert first.text == free[0].text[: free[0].text.find(stop)] and first.finish_reason == "stop"
+    # the first row stopped early; its count is the tokens it generated, not the batch's padding
+    assert first.usage.completion_tokens is not None and first.usage.completion_tokens < 10
+    assert first.raw_text is not None and first.raw_text.startswith(first.text + stop)

@@ -73,9 +73,11 @@ def _generation_config(loaded: Loaded, gen: GenerationConfig) -> Any:
     return cfg
 
 
-def _eos_ids(loaded: Loaded) -> set[int]:
+def _end_ids(loaded: Loaded) -> set[int]:
+    """Token ids that end a row: EOS ids, and the pad id that fills rows finished early in a batch."""
     ids: set[int] = set()
-    for value in (loaded.model.generation_config.eos_token_id, loaded.tokenizer.eos_token_id):
+    ends = (loaded.model.generation_config.eos_token_id, loaded.tokenizer.eos_token_id, loaded.tokenizer.pad_token_id)
+    for value in ends:
         if isinstance(value, int):
             ids.add(value)
         elif isinstance(value, list | tuple):
@@ -139,7 +141,7 @@ def generate_batch(loaded: Loaded, items: list[Item]) -> list[Response]:
     elapsed = time.perf_counter() - started
     width = enc["input_ids"].shape[1]
     prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
-    eos = _eos_ids(loaded)
+    eos = _end_ids(loaded)
     responses = []
     for i, item in enumerate(items):
         resp = _to_response(loaded, item, out[i, width:].tolist(), prompt_tokens=int(prompt_lens[i]), eos=eos)
