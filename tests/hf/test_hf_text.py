@@ -159,3 +159,10 @@ async def test_rows_stopped_early_in_a_batch_count_no_padding(llama_dir: Path) -
     # the first row stopped early; its count is the tokens it generated, not the batch's padding
     assert first.usage.completion_tokens is not None and first.usage.completion_tokens < 10
     assert first.raw_text is not None and first.raw_text.startswith(first.text + stop)
+
+
+async def test_broken_chat_template_fails_only_its_sample(llama_dir: Path) -> None:
+    bad = "{{ messages[0].content | no_such_filter }}"
+    backend = create_backend(f"hf/{llama_dir}", options=BackendOptions(extra={"chat_template": bad}))
+    [out] = await backend.generate_many([_req("2 + 2 =", "tpl")])
+    assert isinstance(out, BackendError) and "'tpl'" in str(out) and "no_such_filter" in str(out)

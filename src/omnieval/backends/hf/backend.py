@@ -69,8 +69,13 @@ class HFBackend(Backend):
         return info
 
     async def aclose(self) -> None:
+        device = self._loaded.device if self._loaded is not None else "cpu"
         self._loaded = None
         gc.collect()
+        if device.startswith("cuda"):
+            import torch
+
+            torch.cuda.empty_cache()
 
     def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
         """Answer ``requests`` synchronously; per-request failures come back as exceptions."""
@@ -93,6 +98,9 @@ class HFBackend(Backend):
                     continue
             except BackendError as exc:
                 results[i] = exc
+                continue
+            except Exception as exc:  # a template, tokenizer or scoring failure ends this sample only
+                results[i] = BackendError(f"sample {req.sample_id!r}: {type(exc).__name__}: {exc}", retryable=False)
                 continue
             key = req.generation.model_dump_json() + "|" + ",".join(sorted({m.kind for m in req.media}))
             groups.setdefault(key, []).append((i, item))
