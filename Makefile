@@ -29,6 +29,7 @@ system-deps:
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 
 test: install system-deps lint
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from omnieval.registry import Registry, check_options
 from omnieval.types import MetricRef, SampleResult, ScoringInput
