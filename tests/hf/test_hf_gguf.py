@@ -36,3 +36,19 @@ async def test_gemma_gguf_greedy_completion(gguf_path: Path) -> None:
     assert second.usage.completion_tokens is not None and second.usage.completion_tokens > 0
     loaded = backend.loaded()  # type: ignore[attr-defined]
     assert "/gguf/" in loaded.source and (Path(loaded.source) / "config.json").is_file()
+
+
+@pytest.mark.hf
+@pytest.mark.slow
+async def test_gemma_gguf_loglikelihood_picks_the_known_answer(gguf_path: Path) -> None:
+    backend = create_backend(f"hf/{gguf_path}", options=BackendOptions(batch_size=4))
+    questions = [("The capital of France is", (" Berlin", " Paris", " Madrid", " Rome"), "B"),
+                 ("Столица России —", (" Париж", " Лондон", " Москва"), "C")]
+    reqs = [Request(task="t", sample_id=str(i), messages=(Message(role="user", content=q),), kind="loglikelihood",
+                    continuations=c) for i, (q, c, _) in enumerate(questions)]
+    results = await backend.generate_many(reqs)
+    for (_, choices, gold), resp in zip(questions, results, strict=True):
+        assert not isinstance(resp, BaseException)
+        assert resp.logprobs is not None and len(resp.logprobs) == len(choices)
+        assert all(lp < 0 for lp in resp.logprobs)
+        assert resp.text == gold, resp.logprobs
