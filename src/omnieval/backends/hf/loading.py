@@ -162,8 +162,14 @@ def _from_gguf_cache(src: ModelSource, *, options: BackendOptions) -> ModelSourc
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
-    shutil.rmtree(cache, ignore_errors=True)
-    tmp.replace(cache)
+    if not (cache / "config.json").is_file():
+        shutil.rmtree(cache, ignore_errors=True)  # a half-written folder from an interrupted run
+    try:
+        tmp.replace(cache)
+    except OSError:  # another process finished the same conversion first
+        if not (cache / "config.json").is_file():
+            raise
+    shutil.rmtree(tmp, ignore_errors=True)
     return ModelSource(path=str(cache))
 
 
