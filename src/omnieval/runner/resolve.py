@@ -57,7 +57,7 @@ def _groups() -> dict[str, list[str]]:
     members: dict[str, list[str]] = {}
     for name, file in catalog().items():
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
-        for group in list(data.get("groups") or []) + list(data.get("tags") or []):
+        for group in dict.fromkeys([*(data.get("groups") or []), *(data.get("tags") or [])]):
             members.setdefault(str(group), []).append(name)
     return members
 

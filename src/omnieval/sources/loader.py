@@ -87,12 +87,19 @@ def _code_version(fn: object) -> str:
     return hashlib.sha256(Path(source_file).read_bytes()).hexdigest()[:12]
 
 
+def _environment_key(fn: object) -> str:
+    """A generator may say what else its output depends on (``fn.cache_key()``, e.g. an installed tool)."""
+    key = getattr(fn, "cache_key", None)
+    return str(key()) if callable(key) else ""
+
+
 def _generated_path(source: SourceSpec) -> Path:
     """Run the registered generator once per option set; later calls reuse its output."""
     name = source.name or ""
     generator = generators.get(name)
     key = hashlib.sha256(
-        json.dumps([name, source.options, _code_version(generator)], sort_keys=True, default=str).encode()
+        json.dumps([name, source.options, _code_version(generator), _environment_key(generator)], sort_keys=True,
+                   default=str).encode()
     ).hexdigest()[:12]
     out_dir = cache_root() / "generated" / f"{name}-{key}"
     done = out_dir / ".done"

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omnieval.errors import BackendError, MediaError
-from omnieval.media import processor_for
 from omnieval.types import MediaRef, Request
 
 __all__ = ["PreparedMedia", "prepare_media"]
@@ -36,6 +35,8 @@ def prepare_media(request: Request, *, cache_dir: str | None, sample_rate: int |
     ``sample_rate`` (the model's feature extractor rate) overrides the policy's, and videos are
     always sampled to frames: in-process models take pixels, not files.
     """
+    from omnieval.media import processor_for  # lazy: keeps PIL/numpy out of start-up
+
     update: dict[str, Any] = {"video_mode": "frames"}
     if sample_rate is not None:
         update["audio_sample_rate"] = int(sample_rate)

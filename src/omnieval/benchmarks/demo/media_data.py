@@ -54,6 +54,11 @@ def beeps(count: int, *, out: Path, freq: float = 880.0) -> None:
     soundfile.write(out, np.concatenate(pieces).astype("float32"), RATE, subtype="PCM_16")
 
 
+def _audio_cache_key() -> str:
+    """Generated audio differs with and without espeak-ng: part of the data cache key."""
+    return "espeak" if shutil.which("espeak-ng") else "tones"
+
+
 @register_generator("demo.audio")
 def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "auto") -> Path:
     """Spoken numbers (``voice: espeak``), counted beeps (``tones``), or espeak when present (``auto``)."""
@@ -119,3 +124,6 @@ def demo_video(out_dir: Path, /, *, n: int = 16, seed: int = 0) -> Path:
         rows.append({"id": f"video-{i:03d}", "video": rel, "answer": "ABCD"[which], "direction": DIRECTIONS[which][0],
                      "choices": [en for en, _ in DIRECTIONS], "choices_ru": [ru for _, ru in DIRECTIONS]})
     return write_jsonl(out / "demo_video.jsonl", rows)
+
+
+demo_audio.cache_key = _audio_cache_key  # type: ignore[attr-defined]
