@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,11 @@ from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.metrics.mega.query import score_query
 from omnieval.types import Sample
 
-DEV_CASES = Path("/work/shared/conformance/megabench/dev_cases.jsonl")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEV_CASES = REPO_ROOT.parent / "shared" / "conformance" / "megabench" / "dev_cases.jsonl"
+"""The development cases live in ``../shared`` beside the checkout (as in CI)."""
+SKIP_WITHOUT_CASES = not DEV_CASES.exists() and not os.environ.get("CI")
+"""Outside CI a checkout without ``../shared`` skips these tests; in CI a missing file is a failure."""
 
 
 def _gold(row: dict[str, Any]) -> dict[str, Any]:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.megabench.conformance import DEV_CASES, load_cases
+from tests.megabench.conformance import SKIP_WITHOUT_CASES, load_cases
 
-pytestmark = pytest.mark.skipif(not DEV_CASES.exists(), reason="shared conformance cases not present")
+pytestmark = pytest.mark.skipif(SKIP_WITHOUT_CASES, reason="../shared conformance cases not present")
 
 SKIP_METRICS = {"program_judge", "constrained_generation", "latex_expr_equality"}  # keep the run short
 

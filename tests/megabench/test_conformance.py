@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.megabench.conformance import DEV_CASES, load_cases, score_row
+from tests.megabench.conformance import SKIP_WITHOUT_CASES, load_cases, score_row
 
-pytestmark = pytest.mark.skipif(not DEV_CASES.exists(), reason="shared conformance cases not present")
+pytestmark = pytest.mark.skipif(SKIP_WITHOUT_CASES, reason="../shared conformance cases not present")
 
 
 def test_dev_cases_match_original_scores() -> None:

@@ -17,6 +17,7 @@ from omnieval.prompts.render import oracle_targets
 from omnieval.prompts.renderers import RenderContext
 from omnieval.sources.importers import importers
 from omnieval.types import ImagePart, TextPart
+from tests.megabench.conformance import DEV_CASES, SKIP_WITHOUT_CASES
 
 DEMO_COT = (
     "Demonstration example(s) of the task:\nExample 1:\n<image>\nExample Question: Which?\n"
@@ -117,9 +118,9 @@ def test_inconsistent_task_fields_and_unknown_option(tmp_path: Path) -> None:
 
 
 def test_oracle_scores_one_on_dev_tasks_except_known_exceptions() -> None:
-    dev = Path("/work/shared/conformance/megabench/dev_cases.jsonl")
-    if not dev.exists():
-        pytest.skip("shared conformance cases not present")
+    dev = DEV_CASES
+    if SKIP_WITHOUT_CASES:
+        pytest.skip("../shared conformance cases not present")
     imperfect = set()
     for task in import_megabench(f"{dev}?check_media=0"):
         for sample in task.iter_samples():
