@@ -79,7 +79,7 @@ def rescore(run_dir: Path) -> dict[str, Any]:
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
     manifest = read_json(manifest_path)
     config = RunConfig.model_validate(manifest["config"])
-    tasks = resolve_tasks(config.tasks)
+    tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     records = list(iter_records(run_dir / "samples.jsonl"))
     out: list[dict[str, Any] | SampleResult] = []
     for task in tasks:

@@ -223,3 +223,20 @@ def test_media_over_budget_is_skipped_with_the_reason(tmp_path: Path, scripted: 
     assert res["tasks"]["t"]["states"]["skipped"] == 1 and not scripted.seen
     record = read_samples(tmp_path / "o")[0]
     assert "'1'" in record["reason"] and record["state"] == "skipped"
+
+
+def test_strict_metrics_swaps_in_registered_strict_variants(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    from omnieval.metrics import metrics, register_metric
+
+    if "toy_len" not in metrics:
+        register_metric("toy_len", version="parity-1")(lambda inp: float(len(inp.response) > 0))
+        register_metric("toy_len_strict", version="strict-1")(lambda inp: float(inp.response == inp.targets[0]))
+    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "q", "answer": "a"}])
+    (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\nmetrics: [toy_len]\n", encoding="utf-8")
+    scripted.answer = staticmethod(lambda r: "not a")
+    base = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "p", quiet=True)
+    _, parity = evaluate(base)
+    _, strict = evaluate(base.model_copy(update={"output": tmp_path / "s", "strict_metrics": True}))
+    assert parity["tasks"]["t"]["score"] == 1.0 and strict["tasks"]["t"]["score"] == 0.0
+    assert parity["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len@parity-1"}
+    assert strict["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len_strict@strict-1"}

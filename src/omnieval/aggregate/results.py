@@ -98,6 +98,7 @@ class _TaskAccumulator:
             "prediction_only": self.prediction_only,
             "parse_fallbacks": self.fallbacks,
             "version": spec.version,
+            "metric_versions": {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in self.metrics},
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "metadata": spec.metadata,

@@ -35,6 +35,8 @@ class RunConfig(Frozen):
     seed: int = 1234
     generation: dict[str, Any] = Field(default_factory=dict)
     """Overrides of each task's generation parameters (temperature, max_tokens, top_p, stop, seed)."""
+    strict_metrics: bool = False
+    """Use each metric's fixed ``<name>_strict`` variant instead of benchmark-parity behaviour."""
     blind: bool = False
     """Remove media from every prompt (text-only control); results are marked blind."""
     use_cache: bool = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +16,7 @@ from omnieval.prompts import renderers
 from omnieval.registry import load_plugins
 from omnieval.sources import Task, importers, load_task_file, task_dirs
 
-__all__ = ["catalog", "resolve_tasks", "validate_task"]
+__all__ = ["catalog", "resolve_tasks", "strict_variant", "validate_task"]
 
 
 def validate_task(task: Task) -> Task:
@@ -80,7 +81,27 @@ def _resolve_one(item: str) -> list[Task]:
     raise TaskFileError(f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH (known: {known})")
 
 
-def resolve_tasks(items: Iterable[str]) -> list[Task]:
+def strict_variant(task: Task) -> Task:
+    """The task with every metric (and the parser) that has a ``<name>_strict`` variant swapped for it.
+
+    Parity with a benchmark's original scorer is the default; ``--strict-metrics`` opts into the
+    fixed behaviour, which is registered under its own name and metric version.
+    """
+    from omnieval.metrics import metrics as metric_registry
+    from omnieval.parsers import parsers as parser_registry
+
+    spec = task.spec
+    new_metrics = tuple(
+        m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key}) if f"{m.name}_strict" in metric_registry else m
+        for m in spec.metrics
+    )
+    parser = spec.parser
+    if f"{parser.name}_strict" in parser_registry:
+        parser = parser.model_copy(update={"name": f"{parser.name}_strict"})
+    return dataclasses.replace(task, spec=spec.model_copy(update={"metrics": new_metrics, "parser": parser}))
+
+
+def resolve_tasks(items: Iterable[str], *, strict_metrics: bool = False) -> list[Task]:
     """Every task named, validated, in order, without duplicates."""
     load_plugins()
     tasks: dict[str, Task] = {}
@@ -91,5 +112,5 @@ def resolve_tasks(items: Iterable[str]) -> list[Task]:
             for task in _resolve_one(piece):
                 if task.name in tasks:
                     raise TaskFileError(f"task name {task.name!r} appears twice (from {task.origin})")
-                tasks[task.name] = validate_task(task)
+                tasks[task.name] = validate_task(strict_variant(task) if strict_metrics else task)
     return list(tasks.values())

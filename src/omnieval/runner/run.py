@@ -227,7 +227,7 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
 
 async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``."""
-    tasks = tasks if tasks is not None else resolve_tasks(config.tasks)
+    tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
     records = config.output / "samples.jsonl"
