@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from omnieval.store import iter_records, rewrite_records
+from omnieval.store import rewrite_lines, scan_keys
 
 __all__ = ["DoneIndex", "load_done"]
 
@@ -36,16 +36,15 @@ def load_done(path: Path, *, retry_errors: bool) -> DoneIndex:
     index = DoneIndex()
     if not path.exists():
         return index
-    records = list(iter_records(path))
-    kept = [r for r in records if not (retry_errors and r.get("state") == "error")]
-    if len(kept) != len(records) or _has_partial_tail(path):
-        rewrite_records(path, kept)
-    for rec in kept:
-        task, sample_id = rec["task"], str(rec["sample_id"])
-        index.ids.setdefault(task, set()).add(sample_id)
-        index.counts[task] += 1
-        if rec.get("chain") is not None:
-            index.chain_answers[(task, sample_id)] = rec.get("response") or ""
+    keys = list(scan_keys(path))
+    kept = [k for k in keys if not (retry_errors and k.state == "error")]
+    if len(kept) != len(keys) or _has_partial_tail(path):
+        rewrite_lines(path, [k.line for k in kept])
+    for key in kept:
+        index.ids.setdefault(key.task, set()).add(key.sample_id)
+        index.counts[key.task] += 1
+        if key.chain_answer is not None:
+            index.chain_answers[(key.task, key.sample_id)] = key.chain_answer
     return index
 
 

@@ -2,9 +2,19 @@
 
 from omnieval.store.cache import ResponseCache
 from omnieval.store.manifest import environment_info, read_json, write_json
-from omnieval.store.records import RecordWriter, iter_records, open_records, read_records, rewrite_records
+from omnieval.store.records import (
+    RecordKey,
+    RecordWriter,
+    iter_records,
+    open_records,
+    read_records,
+    rewrite_lines,
+    rewrite_records,
+    scan_keys,
+)
 
 __all__ = [
+    "RecordKey",
     "RecordWriter",
     "ResponseCache",
     "environment_info",
@@ -12,6 +22,8 @@ __all__ = [
     "open_records",
     "read_json",
     "read_records",
+    "rewrite_lines",
     "rewrite_records",
+    "scan_keys",
     "write_json",
 ]

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import orjson
 
 from omnieval.errors import StoreError
 from omnieval.types import SampleResult
 
-__all__ = ["RecordWriter", "iter_records", "open_records", "read_records", "rewrite_records"]
+__all__ = ["RecordKey", "RecordWriter", "iter_records", "open_records", "read_records", "rewrite_lines", "rewrite_records", "scan_keys"]
 
 
 def _repair_tail(path: Path) -> None:
@@ -96,6 +97,52 @@ def rewrite_records(path: Path, records: list[dict[str, Any]] | list[SampleResul
         for rec in records:
             line = rec.model_dump_json() if isinstance(rec, SampleResult) else json.dumps(rec, ensure_ascii=False)
             fh.write(line + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class RecordKey(NamedTuple):
+    """What resuming needs of one record, without parsing the whole line."""
+
+    task: str
+    sample_id: str
+    state: str
+    chain_answer: str | None
+    """The response, for chain steps only (their successors need it as history)."""
+    line: bytes
+
+
+_PREFIX = re.compile(rb'^\{"task":("(?:[^"\\]|\\.)*"),"sample_id":("(?:[^"\\]|\\.)*"),"state":"([a-z_]+)"')
+
+
+def _key(line: bytes, *, path: Path, lineno: int) -> RecordKey:
+    match = _PREFIX.match(line)
+    if match is not None and b'"chain":null' in line:  # the fast path: lines this module wrote
+        task, sample_id = orjson.loads(match[1]), orjson.loads(match[2])
+        return RecordKey(task, str(sample_id), match[3].decode(), None, line)
+    record = _parse(line, path=path, lineno=lineno, last=False)
+    chain = record.get("response") or "" if record.get("chain") is not None else None
+    return RecordKey(record["task"], str(record["sample_id"]), record["state"], chain, line)
+
+
+def scan_keys(path: Path) -> Iterator[RecordKey]:
+    """Keys of every complete record; a crash-cut last line is left out."""
+    if not path.exists():
+        return
+    with path.open("rb") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.endswith(b"\n"):
+                return  # only the very last line can lack its newline
+            if line.strip():
+                yield _key(line, path=path, lineno=lineno)
+
+
+def rewrite_lines(path: Path, lines: list[bytes]) -> None:
+    """Atomically replace the file with raw record lines (no re-serialisation)."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with tmp.open("wb") as fh:
+        fh.writelines(lines)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)

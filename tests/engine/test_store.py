@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from omnieval.store import open_records, read_records, scan_keys
+from omnieval.types import SampleResult
+
+
+def test_scan_keys_fast_path_agrees_with_full_parse(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    writer = open_records(path)
+    odd = ['плain', 'quote"inside', "back\\slash", "unicode ✓"]
+    for i, sid in enumerate(odd):
+        writer.write(SampleResult(task="t\"x", sample_id=sid, state="ok" if i % 2 else "error", response=f"r{i}",
+                                  chain="c" if i == 3 else None, chain_index=i))  # fmt: skip
+    writer.close()
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write('{"task": "t", "sample_id": "cut')  # a crash-cut tail is ignored
+    keys = list(scan_keys(path))
+    full = read_records(path)
+    assert [(k.task, k.sample_id, k.state) for k in keys] == [(r.task, r.sample_id, r.state) for r in full]
+    assert [k.chain_answer for k in keys] == [None, None, None, "r3"]
