@@ -152,3 +152,45 @@ async def test_unknown_model_class_option_is_a_clear_error(llava_dir: Path, tmp_
     with pytest.raises(BackendError, match="NoSuchModel") as info:
         await backend.generate(_image_request(tmp_path / "b.png"))
     assert info.value.retryable is False
+
+
+def _write_video(path: Path, *, n_frames: int, fps: int) -> None:
+    import av
+
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("mpeg4", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = 32, 32, "yuv420p"
+        for i in range(n_frames):
+            arr = np.zeros((32, 32, 3), dtype=np.uint8)
+            arr[:, : 4 * (i + 1)] = 255  # a bar that grows frame by frame
+            for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+
+
+async def test_llava_video_equals_its_sampled_frames_as_images(llava_dir: Path, tmp_path: Path) -> None:
+    video = tmp_path / "bar.mp4"
+    _write_video(video, n_frames=8, fps=2)  # 4 s of video
+    policy = MediaPolicy(video_fps=1.0, video_max_frames=3)
+    ref = MediaRef(kind="video", name="video", path=str(video))
+    msg = Message(role="user", content=(VideoPart(media=ref), TextPart(text="Where does the bar grow?")))
+    request = Request(task="t", sample_id="v", messages=(msg,), generation=GREEDY, media_policy=policy)
+    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions(media_cache_dir=str(tmp_path / "cache")))
+    response = await backend.generate(request)
+    applied = response.media["video"]
+    # 1 fps over 4 s would be 4 frames; the budget of 3 forces uniform sampling
+    assert applied["frames_sampled"] == 3 and applied["timestamps"] == [0.0, 1.5, 3.0], applied
+    # the same frames sent as three images give the same answer: video = its sampled frames
+    from omnieval.media import processor_for
+
+    frames = processor_for(policy, str(tmp_path / "cache")).video(ref).frames
+    paths = []
+    for i, frame in enumerate(frames):
+        paths.append(tmp_path / f"f{i}.png")
+        frame.pil().save(paths[-1])
+    parts = [ImagePart(media=MediaRef(kind="image", name=f"image_{i}", path=str(p))) for i, p in enumerate(paths)]
+    as_images = Request(task="t", sample_id="i", generation=GREEDY, media_policy=policy,
+                        messages=(Message(role="user", content=(*parts, TextPart(text="Where does the bar grow?"))),))  # fmt: skip
+    assert (await backend.generate(as_images)).text == response.text
+    await backend.aclose()
