@@ -43,6 +43,9 @@ demo: install system-deps
 bench: install
 	$(PY) benchmarks/harness_overhead.py
 	$(PY) benchmarks/scoring_throughput.py
+	$(PY) benchmarks/video_sampling.py
+	$(PY) benchmarks/media_cache.py
+	$(PY) benchmarks/hf_batching.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
