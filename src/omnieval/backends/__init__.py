@@ -3,10 +3,19 @@
 from omnieval.backends.base import (
     Backend,
     BackendOptions,
+    InProcessBackend,
     backends,
     create_backend,
     register_backend,
     split_model_spec,
 )
 
-__all__ = ["Backend", "BackendOptions", "backends", "create_backend", "register_backend", "split_model_spec"]
+__all__ = [
+    "Backend",
+    "BackendOptions",
+    "InProcessBackend",
+    "backends",
+    "create_backend",
+    "register_backend",
+    "split_model_spec",
+]

@@ -19,7 +19,15 @@ from omnieval.registry import Registry
 from omnieval.types import Request, Response
 from omnieval.types._base import Frozen
 
-__all__ = ["Backend", "BackendOptions", "backends", "create_backend", "register_backend", "split_model_spec"]
+__all__ = [
+    "Backend",
+    "BackendOptions",
+    "InProcessBackend",
+    "backends",
+    "create_backend",
+    "register_backend",
+    "split_model_spec",
+]
 
 
 class BackendOptions(Frozen):
@@ -77,6 +85,29 @@ class Backend(ABC):
     async def aclose(self) -> None:
         """Release connections, threads or GPU memory."""
         return None
+
+
+class InProcessBackend(Backend):
+    """A model running inside this process: whole batches in a worker thread, one batch at a time."""
+
+    prefers_batches: ClassVar[bool] = True
+    caches_responses: ClassVar[bool] = True
+
+    @abstractmethod
+    def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
+        """Answer a batch synchronously (called in a worker thread)."""
+
+    async def generate(self, request: Request) -> Response:
+        result = (await self.generate_many([request]))[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
+        return await asyncio.to_thread(self.run_batch, list(requests))
+
+    def max_connections(self) -> int:
+        return 1
 
 
 backends: Registry[type[Backend]] = Registry("backend")

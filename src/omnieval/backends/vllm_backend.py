@@ -9,13 +9,12 @@ in ``multi_modal_data``. Options in ``options.extra``: ``engine_args`` (dict pas
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.errors import BackendError
@@ -62,11 +61,10 @@ def sampling_kwargs(gen: GenerationConfig) -> dict[str, Any]:
 
 
 @register_backend("vllm")
-class VLLMBackend(Backend):
+class VLLMBackend(InProcessBackend):
     """Batched offline generation with vLLM; ``llm`` / ``params_factory`` may be injected (tests)."""
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
-    prefers_batches: ClassVar[bool] = True
 
     def __init__(
         self, model: str, *, options: BackendOptions, llm: Any = None,
@@ -99,18 +97,6 @@ class VLLMBackend(Backend):
 
             self._params_factory = SamplingParams
         return self._params_factory(**sampling_kwargs(gen))
-
-    async def generate(self, request: Request) -> Response:
-        result = (await self.generate_many([request]))[0]
-        if isinstance(result, BaseException):
-            raise result
-        return result
-
-    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
-        return await asyncio.to_thread(self.run_batch, list(requests))
-
-    def max_connections(self) -> int:
-        return 1
 
     def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
         """Build every request's input, then one ``LLM.generate`` call for the ones that built."""

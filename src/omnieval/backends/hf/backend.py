@@ -8,13 +8,11 @@ Backend-specific options (``options.extra``): ``gguf_file``, ``gguf_cache`` (def
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import threading
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
 from omnieval.backends.hf.generation import Item, generate_batch
 from omnieval.backends.hf.loading import Loaded, load_model
 from omnieval.backends.hf.media import prepare_media
@@ -27,11 +25,10 @@ __all__ = ["HFBackend"]
 
 
 @register_backend("hf")
-class HFBackend(Backend):
+class HFBackend(InProcessBackend):
     """transformers models run in-process, batched with left padding."""
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
-    prefers_batches: ClassVar[bool] = True
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -47,18 +44,6 @@ class HFBackend(Backend):
                 except ConfigError as exc:
                     raise BackendError(f"hf/{self.model}: {exc}", retryable=False) from exc
             return self._loaded
-
-    async def generate(self, request: Request) -> Response:
-        result = (await self.generate_many([request]))[0]
-        if isinstance(result, BaseException):
-            raise result
-        return result
-
-    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
-        return await asyncio.to_thread(self.run_batch, list(requests))
-
-    def max_connections(self) -> int:
-        return 1
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()

@@ -8,16 +8,15 @@ the current turn is the full published instruction. The runner runs a dialogue s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
+from omnieval.prompts import place_media
 from omnieval.prompts.renderers import RenderContext, register_renderer
 from omnieval.textkit.marker import after_marker
-from omnieval.types import AudioPart, ContentPart, ImagePart, MediaRef, Message, Sample, TextPart, VideoPart
+from omnieval.types import Message, Sample
 
-__all__ = ["answer_letter", "compact_turn", "render_rutie", "split_media"]
+__all__ = ["answer_letter", "compact_turn", "render_rutie"]
 
 _LETTER = re.compile(r"(?<![\w])([A-DАБВГ])(?![\w])")
-_PART = {"image": ImagePart, "audio": AudioPart, "video": VideoPart}
 
 
 def answer_letter(answer: str) -> str:
@@ -28,28 +27,6 @@ def answer_letter(answer: str) -> str:
             if match:
                 return match.group(1)
     return "-1"
-
-
-def split_media(text: str, media: Sequence[MediaRef]) -> str | tuple[ContentPart, ...]:
-    """Text with ``<name>`` tags turned into media parts; media with no tag go first."""
-    if not media:
-        return text
-    by_name = {m.name: m for m in media}
-    pattern = re.compile("<(" + "|".join(re.escape(n) for n in sorted(by_name, key=len, reverse=True)) + ")>")
-    parts: list[ContentPart] = []
-    used: set[str] = set()
-    cursor = 0
-    for match in pattern.finditer(text):
-        if match.start() > cursor:
-            parts.append(TextPart(text=text[cursor : match.start()]))
-        ref = by_name[match.group(1)]
-        used.add(ref.name)
-        parts.append(_PART[ref.kind](media=ref))
-        cursor = match.end()
-    if cursor < len(text):
-        parts.append(TextPart(text=text[cursor:]))
-    leading: list[ContentPart] = [_PART[m.kind](media=m) for m in media if m.name not in used]
-    return (*leading, *parts)
 
 
 def compact_turn(sample: Sample) -> str:
@@ -74,7 +51,7 @@ def render_rutie(
         out.append(Message(role="system", content=system))
     history = list(ctx.history)[-max_history:] if max_history else list(ctx.history)
     for earlier, answer in history:
-        out.append(Message(role="user", content=split_media(compact_turn(earlier), earlier.media)))
+        out.append(Message(role="user", content=place_media(compact_turn(earlier), earlier.media, blind=False)))
         out.append(Message(role="assistant", content=answer_letter(answer)))
-    out.append(Message(role="user", content=split_media(sample.input, sample.media)))
+    out.append(Message(role="user", content=place_media(sample.input, sample.media, blind=False)))
     return tuple(out)
