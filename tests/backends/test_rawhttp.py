@@ -168,7 +168,9 @@ async def test_connection_refused() -> None:
 async def test_client_choice() -> None:
     kwargs = {"headers": {}, "timeout_s": 1.0, "limit": 2}
     cases = [
-        ("http://h:1/v1", None, RawHttpPoster),
+        ("http://h:1/v1", None, AiohttpPoster),  # the default is the well-kept library
+        ("http://h:1/v1", "raw", RawHttpPoster),
+        ("https://h/v1", "raw", AiohttpPoster),  # raw speaks plain http only
         ("https://h/v1", None, AiohttpPoster),
         ("http://h:1/v1", "aiohttp", AiohttpPoster),
         ("http://h:1/v1", "httpx", HttpxPoster),

@@ -114,10 +114,11 @@ def make_poster(
     transport: Any = None,
     client: str | None = None,
 ) -> Poster:
-    """Pick the client: an injected httpx transport wins; ``auto`` is raw for http://, aiohttp for https://."""
+    """Pick the client: an injected httpx transport wins; ``auto`` is aiohttp (a well-kept library);
+    ``raw`` (plain http:// only) is our minimal keep-alive client, about 0.1 ms/request cheaper."""
     if transport is not None or client == "httpx":
         return HttpxPoster(base_url, headers=headers, timeout_s=timeout_s, limit=limit, transport=transport)
-    if client in (None, "auto", "raw") and base_url.startswith("http://"):
+    if client == "raw" and base_url.startswith("http://"):
         from omnieval.backends._rawhttp import RawHttpPoster
 
         return RawHttpPoster(base_url, headers=headers, timeout_s=timeout_s, limit=limit)

@@ -102,7 +102,7 @@ def _resolve_base_url(options: BackendOptions) -> str:
 
 _EXTRA_OPTIONS = {
     "extra_body": "JSON object merged into every request body (e.g. chat_template_kwargs)",
-    "http_client": "auto (default: raw asyncio for http://, aiohttp for https://), raw, aiohttp or httpx",
+    "http_client": "auto (default: aiohttp), raw (minimal asyncio client for http://, ~0.1 ms/request less CPU), aiohttp or httpx",
     "max_tokens_field": "max_tokens (default) or max_completion_tokens (newer OpenAI models)",
 }
 
