@@ -24,7 +24,7 @@ def list_tasks(*, json_out: bool) -> None:
         rows.append({
             "name": name, "modalities": list(spec.modalities), "size": task.size,
             "metrics": [m.key for m in spec.metrics], "version": spec.version, "hash": task.content_hash,
-            "groups": list(spec.groups) + list(spec.tags), "path": str(path),
+            "groups": list(dict.fromkeys([*spec.groups, *spec.tags])), "path": str(path),
         })  # fmt: skip
     if json_out:
         print_json(rows)
@@ -36,7 +36,7 @@ def list_tasks(*, json_out: bool) -> None:
         table.add_row(r["name"], ",".join(r["modalities"]), str(r["size"] or "?"), ",".join(r["metrics"]),
                       r["version"], ",".join(r["groups"]))  # fmt: skip
     Console(width=140).print(table)
-    print("Also: jsonl:PATH and importers " + ", ".join(f"{n}:PATH" for n in _importer_names()))
+    print("Also importers: " + ", ".join(f"{n}:PATH" for n in _importer_names()) + " (e.g. the 18 MERA Multi tasks: mera:ROOT)")
 
 
 def _importer_names() -> list[str]:

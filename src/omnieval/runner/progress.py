@@ -17,6 +17,7 @@ class Progress:
         self._rich: Any = None
         self._ids: dict[str, Any] = {}
         self._started: dict[str, float] = {}
+        self._last: dict[str, float] = {}
         if not self.quiet:
             from rich.progress import (
                 BarColumn,
@@ -54,6 +55,7 @@ class Progress:
             self._ids[name] = self._rich.add_task(name, total=total, completed=done, rate="-", info="")
 
     def update(self, name: str, *, done: int, states: dict[str, int]) -> None:
+        self._last[name] = time.perf_counter()
         if self._rich is None:
             return
         elapsed = max(time.perf_counter() - self._started[name], 1e-9)
@@ -64,5 +66,6 @@ class Progress:
     def finish(self, name: str, *, states: dict[str, int]) -> None:
         if self.quiet:
             counts = " ".join(f"{k}={v}" for k, v in sorted(states.items()))
-            elapsed = time.perf_counter() - self._started.get(name, time.perf_counter())
+            now = time.perf_counter()
+            elapsed = self._last.get(name, now) - self._started.get(name, now)
             print(f"[omnieval] {name}: {sum(states.values())} new samples in {elapsed:.1f}s ({counts})", file=sys.stderr)

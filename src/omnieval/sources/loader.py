@@ -155,7 +155,8 @@ def task_from_spec(spec: TaskSpec, *, base_dir: Path | None, origin: str) -> Tas
     if spec.source.type == "generator" and spec.source.name not in generators:
         raise TaskFileError(f"unknown data generator {spec.source.name!r}", path=origin, key="source.name")
     path = _source_path(spec.source, base_dir)
-    size = None if spec.source.transforms else count_rows(spec.source.type, path=path)
+    counted_as = "jsonl" if spec.source.type == "generator" else spec.source.type  # generators write JSONL
+    size = None if spec.source.transforms else count_rows(counted_as, path=path)
     demo_source = spec.prompt.fewshot.source
     demos = None
     if spec.prompt.fewshot.n > 0:
