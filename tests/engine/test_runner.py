@@ -240,3 +240,29 @@ def test_strict_metrics_swaps_in_registered_strict_variants(tmp_path: Path, scri
     assert parity["tasks"]["t"]["score"] == 1.0 and strict["tasks"]["t"]["score"] == 0.0
     assert parity["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len@parity-1"}
     assert strict["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len_strict@strict-1"}
+
+
+def test_bad_row_mid_run_stops_cleanly_and_keeps_finished_samples(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    from omnieval.errors import SourceError
+
+    rows = [{"id": str(i), "question": "q", "answer": "a"} for i in range(5)] + [{"id": "5", "answer": "a"}]
+    write_jsonl(tmp_path / "d.jsonl", rows)
+    (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\n", encoding="utf-8")
+    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True,
+                    backend=options().model_copy(update={"concurrency": 1}))  # fmt: skip
+    with pytest.raises(SourceError) as err:
+        run(cfg)
+    assert "'5'" in str(err.value) and "'question'" in str(err.value) and "d.jsonl" in str(err.value)
+    assert {r["sample_id"] for r in read_samples(tmp_path / "o")} <= {str(i) for i in range(5)}
+
+
+def test_a_failing_parser_is_a_counted_error(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    from omnieval.parsers import parsers, register_parser
+
+    if "explodes" not in parsers:
+        register_parser("explodes")(lambda text, sample: 1 / 0)
+    (tmp_path / "t.yaml").write_text(f"name: t\nsource: {{type: jsonl, path: {qa_file}}}\nparser: explodes\n", encoding="utf-8")
+    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
+    _, res = evaluate(cfg)
+    assert res["tasks"]["t"]["states"]["error"] == 10
+    assert "ZeroDivisionError" in read_samples(tmp_path / "o")[0]["reason"]

@@ -94,7 +94,8 @@ class _Runner:
                     chains.setdefault(sample.chain, []).append((position, sample))
                 elif not self.done.has(ctx.name, sample.id):
                     yield _Item(ctx, ((position, sample),))
-                await asyncio.sleep(0) if position % 256 == 0 else None
+                if position % 256 == 0:
+                    await asyncio.sleep(0)  # let workers run while a long dataset is skipped through
             for steps in chains.values():
                 ordered = sorted(steps, key=lambda s: (s[1].chain_index or 0, s[0]))
                 if not all(self.done.has(ctx.name, s.id) for _, s in ordered):
@@ -162,6 +163,7 @@ class _Runner:
             history.append((sample, result.response or ""))
 
     async def drive(self, contexts: list[TaskContext]) -> None:
+        """Producer and workers; the first failure of either cancels the rest (never a hang)."""
         queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=4 * self.limiter.maximum)
         n_workers = self.limiter.maximum * (2 if self.backend.prefers_batches else 1)
 
@@ -169,16 +171,22 @@ class _Runner:
             while (item := await queue.get()) is not None:
                 await self.work(item)
 
-        workers = [asyncio.create_task(worker()) for _ in range(n_workers)]
-        try:
+        async def produce() -> None:
             async for item in self.items(contexts):
                 await queue.put(item)
-            for _ in workers:
+            for _ in range(n_workers):
                 await queue.put(None)
-            await asyncio.gather(*workers)
+
+        tasks = [asyncio.create_task(produce()), *(asyncio.create_task(worker()) for _ in range(n_workers))]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+            await asyncio.gather(*tasks)
         finally:
-            for w in workers:
-                w.cancel()
+            for task in tasks:
+                task.cancel()
 
 
 def _error(message: str) -> Any:

@@ -67,7 +67,11 @@ class Scorer:
         return base
 
     def _judge(self, sample: Sample, answer: str, base: dict[str, Any]) -> SampleResult:
-        parsed = self.parse(answer, sample)
+        try:
+            parsed = self.parse(answer, sample)
+        except Exception as exc:  # a parser bug must not take the run down: the sample says why
+            reason = f"parser {self.spec.parser.name!r} failed: {type(exc).__name__}: {exc}"
+            return SampleResult(state="error", reason=reason, **base)
         if not parsed.ok:
             return SampleResult(state="parse_failed", reason=parsed.reason, **base)
         inp = ScoringInput(
