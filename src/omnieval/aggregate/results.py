@@ -43,11 +43,17 @@ class _TaskAccumulator:
         self.kept: list[SampleResult] = []
         self.need_records = any(m.ref.aggregate != "mean" for m in self.metrics)
         self.prediction_only = 0
+        self.reasons: dict[str, list[str]] = defaultdict(list)
+        """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
         self.fallbacks = 0
         self.blind = 0
 
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
+        reason = record.get("reason")
+        kept = self.reasons[record["state"]]
+        if record["state"] != "ok" and reason and len(kept) < 3 and reason not in kept:
+            kept.append(str(reason)[:300])
         if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
             return
@@ -96,6 +102,7 @@ class _TaskAccumulator:
             "score_metric": spec.score_key,
             "ci95": self._ci(),
             "prediction_only": self.prediction_only,
+            "example_reasons": {k: v for k, v in self.reasons.items() if v},
             "parse_fallbacks": self.fallbacks,
             "version": spec.version,
             "metric_versions": {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in self.metrics},

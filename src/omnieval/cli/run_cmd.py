@@ -97,8 +97,18 @@ def _run(config: object) -> None:
     rate = config.max_error_rate  # type: ignore[attr-defined]
     states = results["states"]
     total = sum(states.values())
+    _warn_on_errors(results)
     if rate is not None and total and states.get("error", 0) / total > rate:
         print(f"omnieval: error rate {states['error'] / total:.3f} exceeds --max-error-rate {rate}", file=sys.stderr)
         raise typer.Exit(3)
     if total == 0 and not any(outcome.states.values()):
         fail("no samples were selected (check --limit / --sample-ids)", code=1)
+
+
+def _warn_on_errors(results: dict[str, object]) -> None:
+    """Say why, when most samples of a task ended in error (an unreachable server, a wrong model name)."""
+    for name, block in results["tasks"].items():  # type: ignore[attr-defined]
+        errors, n = block["states"].get("error", 0), block["n"]
+        if n and errors / n >= 0.5:
+            example = (block.get("example_reasons") or {}).get("error", ["?"])[0]
+            print(f"omnieval: warning: {errors} of {n} samples of {name} ended in error, e.g.: {example}", file=sys.stderr)
