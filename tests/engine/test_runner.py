@@ -266,3 +266,25 @@ def test_a_failing_parser_is_a_counted_error(tmp_path: Path, qa_file: Path, scri
     _, res = evaluate(cfg)
     assert res["tasks"]["t"]["states"]["error"] == 10
     assert "ZeroDivisionError" in read_samples(tmp_path / "o")[0]["reason"]
+
+
+def test_demo_share_of_the_image_budget_drops_extra_demo_images(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    from PIL import Image
+
+    rows = []
+    for i in range(4):
+        Image.new("RGB", (4, 4), (60 * i, 0, 0)).save(tmp_path / f"{i}.png")
+        rows.append({"id": str(i), "question": "<image> какой?", "answer": str(i), "image": f"{i}.png"})
+    write_jsonl(tmp_path / "d.jsonl", rows)
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nmodalities: [image]\nmedia: {max_images: 3, demo_max_images: 1}\nprompt: {fewshot: {n: 2}}\n"
+        "source: {type: jsonl, path: d.jsonl, fields: {media: [{field: image, kind: image}]}}\n",
+        encoding="utf-8",
+    )
+    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True, limit=1)
+    _, res = evaluate(cfg)
+    assert res["tasks"]["t"]["states"]["ok"] == 1
+    (request,) = scripted.seen
+    assert len(request.messages) == 5  # two demo turns (user + assistant each) and the query
+    assert len(request.media) == 2  # one demo image kept (the reserved share), the query image
+    assert request.messages[-1].media[0].path.endswith("0.png")

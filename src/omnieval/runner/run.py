@@ -125,7 +125,7 @@ class _Runner:
             from omnieval.media import BudgetExceeded, fit_request_to_budget
 
             try:
-                request, _ = fit_request_to_budget(request)
+                request, _ = fit_request_to_budget(request, demo_budget=request.media_policy.demo_max_images)
             except BudgetExceeded as exc:
                 return self._skipped(ctx, sample, str(exc), request.variant)
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)

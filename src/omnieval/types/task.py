@@ -168,6 +168,8 @@ class MediaPolicy(Frozen):
     video_mode: Literal["frames", "file"] = "frames"
     max_images: int | None = None
     """Most images one request may carry (frames count as images)."""
+    demo_max_images: int | None = None
+    """Share of ``max_images`` reserved for few-shot demonstrations; demo images beyond it are dropped."""
 
 
 class TaskSpec(Frozen):
