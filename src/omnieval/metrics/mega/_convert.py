@@ -15,6 +15,8 @@ from collections.abc import Callable
 from numbers import Number
 from typing import Any
 
+from omnieval.textkit.nesting import nesting_depth
+
 __all__ = [
     "MAX_LITERAL_CHARS",
     "cast_to_dict",
@@ -40,14 +42,7 @@ _JSON_CANDIDATES = 2_000
 
 
 def _too_deep(text: str) -> bool:
-    depth = best = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-            best = max(best, depth)
-        elif ch in ")]}":
-            depth -= 1
-    return best > _MAX_DEPTH
+    return nesting_depth(text) > _MAX_DEPTH
 
 
 def safe_literal(text: str) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 from omnieval.errors import ParseError
 from omnieval.parsers.base import register_parser
 from omnieval.parsers.library._scan import FENCE, bracket_spans, unwrap_fence
+from omnieval.textkit.nesting import nesting_depth
 from omnieval.types import Parsed, ParseFailure, ParseOutcome, Sample
 
 __all__ = ["json_parser", "python_literal"]
@@ -25,14 +26,7 @@ _ERRORS = (ValueError, SyntaxError, TypeError, MemoryError, RecursionError)
 
 
 def _too_deep(text: str) -> bool:
-    depth = peak = 0
-    for ch in text:
-        if ch in "{[(":
-            depth += 1
-            peak = max(peak, depth)
-        elif ch in "}])":
-            depth -= 1
-    return peak > MAX_NESTING
+    return nesting_depth(text) > MAX_NESTING
 
 
 def _inflate(value: Any, depth: int = 0) -> Any:
