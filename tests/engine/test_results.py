@@ -41,3 +41,13 @@ def test_group_aggregation_and_state_counts() -> None:
     assert block["metrics"]["em"] == pytest.approx(3 / 5)
     assert block["metrics"]["group_em"] == pytest.approx(1 / 3)  # only g1 is entirely right
     assert block["score"] == pytest.approx(3 / 5)
+
+
+def test_scores_by_prompt_variant() -> None:
+    spec = TaskSpec(name="t", metrics=(MetricRef(name="exact_match", alias="em"),), score="em")
+    records = [{"task": "t", "sample_id": str(i), "state": "ok", "score": float(i % 3 == 0), "metrics": {"em": float(i % 3 == 0)},
+                "variant": f"p{i % 3}"} for i in range(9)]  # fmt: skip
+    block = task_results([Task.from_samples(spec, [])], records)["t"]
+    assert block["by_variant"] == {"p0": {"n": 3, "score": 1.0}, "p1": {"n": 3, "score": 0.0}, "p2": {"n": 3, "score": 0.0}}
+    single = [dict(r, variant="default") for r in records]
+    assert task_results([Task.from_samples(spec, [])], single)["t"]["by_variant"] == {}

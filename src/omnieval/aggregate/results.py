@@ -40,6 +40,7 @@ class _TaskAccumulator:
         self.states: Counter[str] = Counter()
         self.values: dict[str, list[float]] = defaultdict(list)
         self.scores: list[float] = []
+        self.by_variant: dict[str, list[float]] = defaultdict(list)
         self.kept: list[SampleResult] = []
         self.need_records = any(m.ref.aggregate != "mean" for m in self.metrics)
         self.prediction_only = 0
@@ -61,6 +62,8 @@ class _TaskAccumulator:
         for key, value in metrics.items():
             self.values[key].append(float(value))
         self.scores.append(float(record.get("score", 0.0)))
+        if record.get("variant") is not None:
+            self.by_variant[str(record["variant"])].append(float(record.get("score", 0.0)))
         if (record.get("metadata") or {}).get("parse_fallback"):
             self.fallbacks += 1
         if self.need_records:
@@ -84,6 +87,12 @@ class _TaskAccumulator:
             return None
         return bootstrap_ci(self.scores)
 
+    def _variants(self) -> dict[str, dict[str, float]]:
+        """Mean per-sample score for each prompt variant (prompt sensitivity), when there are several."""
+        if len(self.by_variant) < 2:
+            return {}
+        return {v: {"n": len(xs), "score": sum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())}
+
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
         spec = self.task.spec
@@ -103,6 +112,7 @@ class _TaskAccumulator:
             "ci95": self._ci(),
             "prediction_only": self.prediction_only,
             "example_reasons": {k: v for k, v in self.reasons.items() if v},
+            "by_variant": self._variants(),
             "parse_fallbacks": self.fallbacks,
             "version": spec.version,
             "metric_versions": {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in self.metrics},
