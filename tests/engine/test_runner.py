@@ -288,3 +288,16 @@ def test_demo_share_of_the_image_budget_drops_extra_demo_images(tmp_path: Path, 
     assert len(request.messages) == 5  # two demo turns (user + assistant each) and the query
     assert len(request.media) == 2  # one demo image kept (the reserved share), the query image
     assert request.messages[-1].media[0].path.endswith("0.png")
+
+
+def test_resuming_a_directory_of_another_run_is_refused(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+    from omnieval.errors import ConfigError
+
+    out = tmp_path / "o"
+    evaluate(_config(qa_file, out, limit=3))
+    with pytest.raises(ConfigError, match="generation"):
+        evaluate(_config(qa_file, out, generation={"temperature": 0.9}))
+    with pytest.raises(ConfigError, match="model"):
+        evaluate(_config(qa_file, out).model_copy(update={"model": "baseline/oracle"}))
+    evaluate(_config(qa_file, out))  # same settings, more samples: resumes
+    assert len(read_samples(out)) == 10

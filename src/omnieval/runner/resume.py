@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from omnieval.errors import ConfigError
+from omnieval.runner.config import RunConfig
+from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
 
-__all__ = ["DoneIndex", "load_done"]
+__all__ = ["DoneIndex", "check_resumable", "load_done"]
 
 
 @dataclass
@@ -55,3 +59,28 @@ def _has_partial_tail(path: Path) -> bool:
             return False
         fh.seek(-1, 2)
         return fh.read(1) != b"\n"
+
+
+_SAME = ("model", "generation", "seed", "blind", "strict_metrics")
+"""Settings that change what a finished sample means: resuming under other values would mix two runs."""
+
+
+def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
+    """Refuse to resume an output directory that holds a different run (never mix two runs silently)."""
+    manifest_path = config.output / "manifest.json"
+    if not manifest_path.exists() or not (config.output / "samples.jsonl").exists():
+        return
+    try:
+        old = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ConfigError(f"{manifest_path} is unreadable; use a new --output directory") from None
+    new = config.model_dump(mode="json")
+    changed = [key for key in _SAME if old.get("config", {}).get(key) != new.get(key)]
+    old_tasks = old.get("tasks") or {}
+    changed += [f"task {t.name} (definition changed)" for t in tasks
+                if t.name in old_tasks and old_tasks[t.name].get("hash") != t.content_hash]  # fmt: skip
+    if changed:
+        raise ConfigError(
+            f"{config.output} holds a run with different {', '.join(changed)}; resuming would mix two runs. "
+            "Use another --output directory, or `omnieval score DIR` to re-score stored responses."
+        )

@@ -24,7 +24,7 @@ from omnieval.runner.execute import Fetcher
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.progress import Progress
 from omnieval.runner.resolve import resolve_tasks
-from omnieval.runner.resume import DoneIndex, load_done
+from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
@@ -238,6 +238,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
+    check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
     started = dt.datetime.now(dt.UTC).isoformat()
