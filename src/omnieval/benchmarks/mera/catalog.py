@@ -96,10 +96,25 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[-_\s]", "", name).lower()
 
 
+_ALIASES = {"ruenvvqa": "ruenvaqa", "ruenvqa": "ruenvaqa", "ruslu": "ruslun"}
+"""Spellings the paper itself uses for the same task (its §14 list of name typos)."""
+_PREFIXES = ("datasets", "meraevaluation", "mera")
+
+
 def find_task(name: str) -> MeraTask | None:
-    """The task whose task name, repository name or submission name matches ``name``."""
-    key = normalize_name(name)
+    """The task whose task name, repository name or submission name matches ``name``.
+
+    An owner prefix is ignored (``MERA-evaluation--RuSLUn``, ``MERA-evaluation___ruTiE-Audio``), and
+    the paper's own misspellings (``ruEnvVQA``, ``ruSLU``) resolve.
+    """
+    key = normalize_name(name.replace("/", "-"))
+    keys = [key]
+    for prefix in _PREFIXES:
+        if keys[-1].startswith(prefix) and len(keys[-1]) > len(prefix):
+            keys.append(keys[-1][len(prefix) :])
+    keys += [_ALIASES[k] for k in keys if k in _ALIASES]
     for task in catalogue().tasks:
-        if key in {normalize_name(task.name), normalize_name(task.hf_name), normalize_name(task.submission)}:
+        names = {normalize_name(task.name), normalize_name(task.hf_name), normalize_name(task.submission)}
+        if names & set(keys):
             return task
     return None

@@ -16,6 +16,7 @@ from typing import Any
 from omnieval.benchmarks.mera.catalog import MeraTask, find_task
 from omnieval.benchmarks.mera.rows import RowContext, row_to_sample
 from omnieval.benchmarks.mera.specs import task_spec
+from omnieval.benchmarks.mera.variants import decode_mapping, normalize_id
 from omnieval.errors import TaskFileError
 from omnieval.sources.importers import register_importer
 from omnieval.sources.task import Task
@@ -27,11 +28,26 @@ _BATCH = 64
 
 
 def split_files(dataset_dir: Path, split: str) -> list[Path]:
-    """The files of one split: ``data/<split>-*.parquet`` or ``<split>/*.arrow`` (save_to_disk)."""
-    parquet = sorted((dataset_dir / "data").glob(f"{split}-*.parquet"))
-    if parquet:
-        return parquet
-    return sorted((dataset_dir / split).glob("*.arrow"))
+    """The files of one split, in the layouts a dataset copy may have.
+
+    ``data/<split>-*.parquet`` (the Hub's default), ``data/<split>.parquet``, ``data/<split>/*.parquet``,
+    ``<split>/*.parquet`` and ``default/<split>/*.parquet`` (the Hub's parquet conversion), or
+    ``<split>/*.arrow`` (``save_to_disk``). The first layout that has files wins.
+    """
+    data = dataset_dir / "data"
+    patterns = (
+        (data, f"{split}-*.parquet"),
+        (data, f"{split}.parquet"),
+        (data / split, "*.parquet"),
+        (dataset_dir / split, "*.parquet"),
+        (dataset_dir / "default" / split, "*.parquet"),
+        (dataset_dir / split, "*.arrow"),
+    )
+    for folder, pattern in patterns:
+        found = sorted(folder.glob(pattern))
+        if found:
+            return found
+    return []
 
 
 def _iter_rows(path: Path) -> Iterator[dict[str, Any]]:
@@ -63,18 +79,28 @@ def _count(files: list[Path]) -> int | None:
 
 
 def _min_id(files: list[Path]) -> int:
-    ids = [
-        int(row["meta"]["id"]) for f in files for row in _iter_rows(f) if isinstance(row.get("meta"), dict)
-    ]
+    """The smallest integer ``meta.id`` (ruTiE turns are numbered from it); other ids are skipped."""
+    ids: list[int] = []
+    for f in files:
+        for row in _iter_rows(f):
+            meta = decode_mapping(row.get("meta"))
+            ident = normalize_id(meta.get("id")) if isinstance(meta, dict) else None
+            if ident is not None and ident.lstrip("-").isdigit():
+                ids.append(int(ident))
     return min(ids) if ids else 0
 
 
 def _answers_hidden(files: list[Path]) -> bool:
-    """True when every ``outputs`` is empty (a private test set); parquet reads only that column."""
+    """True when every ``outputs`` is empty or the column is absent (a private test set)."""
     import pyarrow.parquet as pq
 
     for f in files:
-        rows = pq.read_table(f, columns=["outputs"]).to_pylist() if f.suffix == ".parquet" else _iter_rows(f)
+        if f.suffix == ".parquet":
+            if "outputs" not in pq.ParquetFile(f).schema_arrow.names:
+                continue
+            rows: Any = pq.read_table(f, columns=["outputs"]).to_pylist()
+        else:
+            rows = _iter_rows(f)
         if any(r.get("outputs") not in (None, "", {}, []) for r in rows):
             return False
     return True
@@ -135,6 +161,21 @@ def _is_dataset(path: Path) -> bool:
     )
 
 
+def _subdirs(path: Path) -> list[Path]:
+    return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def _candidate_dirs(root: Path) -> list[Path]:
+    """Dataset folders under ROOT, and one level below a folder that is no task (``ROOT/MERA-evaluation/X``)."""
+    out: list[Path] = []
+    for child in _subdirs(root):
+        if find_task(child.name) is None and not _is_dataset(child):
+            out += [p for p in _subdirs(child) if find_task(p.name) is not None]
+        else:
+            out.append(child)
+    return out
+
+
 @register_importer("mera")
 def import_mera(path: str) -> list[Task]:
     """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one)."""
@@ -145,7 +186,7 @@ def import_mera(path: str) -> list[Task]:
         return [load_dataset_dir(root)]  # one dataset; an unknown folder name is an error naming it
     tasks: list[Task] = []
     names: dict[str, Path] = {}
-    for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+    for child in _candidate_dirs(root):
         task = find_task(child.name)
         if task is None:
             continue

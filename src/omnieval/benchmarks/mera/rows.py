@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask
+from omnieval.benchmarks.mera.variants import (
+    decode_mapping,
+    dialogue_position,
+    looks_like_media,
+    mc_targets,
+    media_source,
+    normalize_id,
+    normalize_inputs,
+    option_values,
+    resolve_media_path,
+    rutie_fallback_id,
+    slu_outputs,
+)
 from omnieval.errors import SourceError
 from omnieval.types import MediaKind, MediaRef, Sample
 
@@ -30,11 +44,17 @@ class RowContext:
 
 
 def media_fields(task: MeraTask, inputs: dict[str, Any]) -> dict[str, MediaKind]:
-    """The catalogue's media fields plus any other ``{bytes, path}`` input (kind from its name)."""
+    """The catalogue's media fields plus any other media-like input (kind from its name).
+
+    Media-like: a ``{bytes, path}`` / ``{array, sampling_rate}`` struct, raw bytes, or a string that
+    names a media file (``videos/x.mp4``) under a field called ``image*``/``audio*``/``video*``.
+    """
     fields: dict[str, MediaKind] = dict(task.media)
     for key, value in inputs.items():
-        if key not in fields and isinstance(value, dict) and {"bytes", "path"} & set(value):
-            prefix = key.split("_")[0]
+        if key in fields:
+            continue
+        prefix = key.split("_")[0]
+        if looks_like_media(value):
             fields[key] = prefix if prefix in ("image", "audio", "video") else task.modality  # type: ignore[assignment]
     return fields
 
@@ -43,7 +63,11 @@ def _media(
     ctx: RowContext, field: str, kind: MediaKind, value: Any, sample_id: str, instruction: str
 ) -> MediaRef | None:
     tag = f"<{field}>"
-    if value is None or value == {} or value == "":
+    try:
+        source = media_source(value)
+    except TypeError as exc:
+        raise ctx.error(str(exc), sample_id=sample_id, field=f"inputs.{field}") from None
+    if source is None:
         if tag in instruction:
             raise ctx.error(
                 f"the instruction places {tag} but the media is absent",
@@ -51,19 +75,15 @@ def _media(
                 field=f"inputs.{field}",
             )
         return None
-    if isinstance(value, dict):
-        if value.get("bytes"):
-            return MediaRef(kind=kind, name=field, data=bytes(value["bytes"]))
-        value = value.get("path")
-    if not isinstance(value, str) or not value:
+    if isinstance(source, bytes):
+        return MediaRef(kind=kind, name=field, data=source)
+    path = resolve_media_path(source, dataset_dir=ctx.dataset_dir, data_file=ctx.file)
+    if path is None:
         raise ctx.error(
-            f"expected media bytes or a file path, got {type(value).__name__}",
+            f"media file {source!r} does not exist (looked under {ctx.dataset_dir})",
             sample_id=sample_id,
             field=f"inputs.{field}",
         )
-    path = Path(value) if Path(value).is_absolute() else ctx.dataset_dir / value
-    if not path.is_file():
-        raise ctx.error(f"media file {path} does not exist", sample_id=sample_id, field=f"inputs.{field}")
     return MediaRef(kind=kind, name=field, path=str(path.resolve()))
 
 
@@ -82,25 +102,33 @@ def _targets(outputs: Any) -> tuple[str, ...]:
     return (str(outputs),)
 
 
+_PLACEHOLDER = re.compile(r"(?<!\{)\{(\w+)\}(?!\})")
+
+
 def _format(
     ctx: RowContext, instruction: str, inputs: dict[str, Any], sample_id: str, media: dict[str, MediaKind]
 ) -> str:
-    values = {k: v for k, v in inputs.items() if k not in media}
+    """``instruction.format(**inputs)`` as MERA's ``doc_to_text``; media become ``<field>`` tags.
+
+    Null inputs (an absent ``option_c`` of a binary ruEnvAQA question) format as empty text. An
+    instruction with unescaped literal braces (a JSON example) falls back to replacing only the
+    ``{name}`` placeholders; a placeholder naming a missing input is an error either way.
+    """
+    values = {k: ("" if v is None else v) for k, v in inputs.items() if k not in media}
     values |= {field: f"<{field}>" for field in media}
     if ctx.task.dialogue:
         values.setdefault("context", "")  # ruTiE history travels as chat turns, not inline
+    missing = next((m for m in _PLACEHOLDER.findall(instruction) if m not in values), None)
     try:
-        return instruction.format(**values)
-    except KeyError as exc:
-        raise ctx.error(
-            f"the instruction uses {{{exc.args[0]}}} which is not in inputs",
-            sample_id=sample_id,
-            field=f"inputs.{exc.args[0]}",
-        ) from None
-    except (ValueError, IndexError) as exc:
-        raise ctx.error(
-            f"the instruction is not a valid format string ({exc})", sample_id=sample_id, field="instruction"
-        ) from None
+        if missing is None:
+            return instruction.format(**values)
+    except (KeyError, ValueError, IndexError):
+        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), instruction)
+    raise ctx.error(
+        f"the instruction uses {{{missing}}} which is not in inputs",
+        sample_id=sample_id,
+        field=f"inputs.{missing}",
+    )
 
 
 def _metadata(
@@ -121,41 +149,73 @@ def _metadata(
     return out
 
 
-def row_to_sample(ctx: RowContext, row: dict[str, Any]) -> Sample:
-    """Validate one row and build its sample; errors name the task, file, sample id and field."""
-    meta = row.get("meta")
-    raw_id = meta.get("id") if isinstance(meta, dict) else None
-    if raw_id is None or isinstance(raw_id, bool):
-        raise ctx.error("every row needs meta.id", sample_id=None, field="meta.id")
-    sample_id = str(raw_id)
-    assert isinstance(meta, dict)
-    instruction, inputs = row.get("instruction"), row.get("inputs")
+def _sample_id(ctx: RowContext, meta: Any) -> str:
+    if not isinstance(meta, dict):
+        raise ctx.error("every row needs a meta mapping with id", sample_id=None, field="meta")
+    sample_id = normalize_id(meta.get("id"))
+    if sample_id is None and ctx.task.dialogue:
+        sample_id = rutie_fallback_id(meta)  # MERA's packer rule for ruTiE rows without meta.id
+    if sample_id is None:
+        raise ctx.error(f"every row needs meta.id, got {meta.get('id')!r}", sample_id=None, field="meta.id")
+    return sample_id
+
+
+def _check_row(ctx: RowContext, row: dict[str, Any], sample_id: str) -> tuple[str, dict[str, Any]]:
+    instruction, inputs = row.get("instruction"), decode_mapping(row.get("inputs"))
     if not isinstance(instruction, str) or not instruction.strip():
         raise ctx.error("missing or empty instruction", sample_id=sample_id, field="instruction")
     if not isinstance(inputs, dict):
         raise ctx.error("inputs must be a mapping", sample_id=sample_id, field="inputs")
-    if "outputs" not in row:
-        raise ctx.error(
-            "missing outputs (use an empty string for hidden answers)", sample_id=sample_id, field="outputs"
-        )
+    inputs = normalize_inputs(inputs)
     for field in (*ctx.task.text, *ctx.task.option_fields[:2]):
         if field not in inputs:
             raise ctx.error(f"missing input field {field!r}", sample_id=sample_id, field=f"inputs.{field}")
+    return instruction, inputs
+
+
+def _chain(ctx: RowContext, meta: dict[str, Any], sample_id: str) -> tuple[str | None, int | None]:
+    if not ctx.task.dialogue:
+        return None, None
+    position = dialogue_position(meta)
+    if position is None:
+        try:
+            position = divmod(int(sample_id) - ctx.min_id, DIALOGUE_LEN)
+        except ValueError:
+            raise ctx.error(
+                "ruTiE needs an integer meta.id or meta.dialog_id and meta.question_id",
+                sample_id=sample_id,
+                field="meta.id",
+            ) from None
+    return f"dialog_{position[0]}", int(position[1])
+
+
+def _task_targets(ctx: RowContext, outputs: Any) -> tuple[str, ...]:
+    if ctx.task.answer == "JSON":
+        outputs = slu_outputs(decode_mapping(outputs) if isinstance(outputs, list) else outputs)
+    targets = _targets(outputs)
+    if ctx.task.answer == "MC" and len(targets) == 1:
+        return mc_targets(targets[0])
+    return targets
+
+
+def row_to_sample(ctx: RowContext, row: dict[str, Any]) -> Sample:
+    """Validate one row and build its sample; errors name the task, file, sample id and field.
+
+    A missing ``outputs`` column reads as hidden answers (a private test set), like an empty one.
+    """
+    meta = decode_mapping(row.get("meta"))
+    sample_id = _sample_id(ctx, meta)
+    instruction, inputs = _check_row(ctx, row, sample_id)
     kinds = media_fields(ctx.task, inputs)
     refs = (_media(ctx, f, kind, inputs.get(f), sample_id, instruction) for f, kind in kinds.items())
     media = [m for m in refs if m is not None]
     text = _format(ctx, instruction, inputs, sample_id, kinds)
-    options = tuple(str(inputs[f]) for f in ctx.task.option_fields if inputs.get(f) not in (None, ""))
+    options = option_values(inputs) if ctx.task.answer == "MC" else ()
     fields = {k: v for k, v in inputs.items() if k not in kinds}
     metadata = _metadata(ctx, meta, inputs, media)
     metadata["prompt_sha"] = hashlib.sha256(instruction.encode()).hexdigest()[:12]
-    chain = chain_index = None
-    if ctx.task.dialogue:
-        dialog, turn = meta.get("dialog_id"), meta.get("question_id")
-        if dialog is None or turn is None:
-            dialog, turn = divmod(int(raw_id) - ctx.min_id, DIALOGUE_LEN)
-        chain, chain_index = f"dialog_{dialog}", int(turn)
+    chain, chain_index = _chain(ctx, meta, sample_id)
     return Sample(
-        id=sample_id, input=text, fields=fields, targets=_targets(row["outputs"]), choices=options or None,
-        media=tuple(media), metadata=metadata, chain=chain, chain_index=chain_index,
+        id=sample_id, input=text, fields=fields, targets=_task_targets(ctx, row.get("outputs")),
+        choices=options or None, media=tuple(media), metadata=metadata, chain=chain, chain_index=chain_index,
     )  # fmt: skip
