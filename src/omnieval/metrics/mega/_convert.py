@@ -86,7 +86,8 @@ def str_to_iterable(factory: Callable[..., Any], text: Any) -> Any:
     """MEGA-Bench's ``str_to_iterable``: literal first, else strip brackets and split on commas.
 
     A bracket opened and not closed gives an empty result; ``None`` gives ``""``; a bare number a
-    one-element collection. Non-strings give an empty collection.
+    one-element collection. Non-strings, and literals the collection cannot hold (nested lists in
+    a set, a complex number), give an empty collection, as the original's ``TypeError`` branch does.
     """
     if not isinstance(text, str):
         return factory()
@@ -99,14 +100,19 @@ def str_to_iterable(factory: Callable[..., Any], text: Any) -> Any:
         return factory()
     try:
         value = safe_literal(text)
-    except (SyntaxError, ValueError, TypeError):
+    except (SyntaxError, ValueError):
         inner = text[1:-1] if bracketed else text
         return factory([item.strip() for item in inner.split(",")])
+    except TypeError:  # e.g. ``{[1]: 2}``: the original gives up with an empty collection
+        return factory()
     if value is None:
         return ""
     if isinstance(value, (int, float)):
         value = [value]
-    return factory(value)
+    try:
+        return factory(value)
+    except TypeError:  # unhashable items (``set([[1, 2]])``) or a non-iterable (``1j``): empty
+        return factory()
 
 
 def str_to_set(text: Any) -> Any:
