@@ -21,9 +21,9 @@ def test_domain_subscores_hand_worked(tmp_path: Path) -> None:
     def rec(
         task: str, sid: int, score: float, domain: str, group: int | None = None, scored: bool = True
     ) -> dict[str, object]:
-        meta: dict[str, object] = {"domain": domain} | (
-            {"mera_group": str(group)} if group is not None else {}
-        )
+        meta: dict[str, object] = {"domain": domain}
+        if group is not None:
+            meta["mera_group"] = str(group)
         return {"task": task, "sample_id": str(sid), "score": score, "scored": scored, "metadata": meta}
 
     run = _write_run(tmp_path / "run", [

@@ -56,7 +56,10 @@ def test_decoded_audio_array_becomes_wav_bytes(tmp_path: Path) -> None:
 
 
 def test_two_audio_inputs_in_placeholder_order(tmp_path: Path) -> None:
-    media = {"audio_1": {"bytes": wav(1600), "path": "a.wav"}, "audio_2": {"bytes": wav(800), "path": "b.wav"}}
+    media = {
+        "audio_1": {"bytes": wav(1600), "path": "a.wav"},
+        "audio_2": {"bytes": wav(800), "path": "b.wav"},
+    }
     write_split(tmp_path / "AQUARIA", [mc_row(0, media=media)])
     [sample] = samples(tmp_path / "AQUARIA")
     assert [(m.name, m.kind) for m in sample.media] == [("audio_1", "audio"), ("audio_2", "audio")]

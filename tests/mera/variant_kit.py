@@ -50,7 +50,8 @@ def mc_row(sample_id: Any, *, media: dict[str, Any], outputs: str = "A", **input
     tags = " ".join(f"<{name}>" for name in media)
     options = {f"option_{c}": f"вариант {c}" for c in "abcd"}
     return {
-        "instruction": tags + "\nВопрос: {question}\nA. {option_a}\nB. {option_b}\nC. {option_c}\nD. {option_d}",
+        "instruction": tags
+        + "\nВопрос: {question}\nA. {option_a}\nB. {option_b}\nC. {option_c}\nD. {option_d}",
         "inputs": {**media, "question": f"вопрос {sample_id}", **options, **inputs},
         "outputs": outputs,
         "meta": {"id": sample_id},
