@@ -31,3 +31,27 @@ class TestStrToIterableTypeError:
         assert col.jaccard_index("[[1, 2]]", "[[1, 2], [3, 4]]") == 1.0
         assert col.set_precision("[[9, 9]]", "['a']") == 1.0
         assert col.str_set_equality_comma("[[1, 2]]", "[[1, 2]]") == 1.0
+
+
+class TestLatexNormalisationErrors:
+    # The original's ``replace_greek_letters`` substitutes every char of ``[α-ω]`` through a dict
+    # that lacks the final sigma ``ς`` (U+03C2, inside that range): KeyError. The error is raised
+    # inside LatexExprEquality's try, whose except list (LaTeXParsingError, SympifyError,
+    # TypeError, timeout, NotImplementedError) does not name KeyError, so MetricType.match's
+    # catch-all scores the field 0 - not the simple_str_match fallback (which would give 1 here).
+    def test_final_sigma_scores_zero(self) -> None:
+        from omnieval.metrics.mega import _latex as tex
+        from omnieval.metrics.mega.query import _safe
+
+        assert _safe(tex.latex_expr_equality, "ς", "ς", strict=False) == 0.0
+        assert _safe(tex.text_with_latex_expr_equality, "x $ς$", "x $ς$", strict=False) == 0.0
+        assert _safe(tex.latex_expr_equality, "σ", "σ", strict=False) == 1.0
+
+    # ``replace_macrons_with_latex_overline`` does ``result[-1] = ...`` for a combining macron;
+    # at the very start ``result`` is empty: IndexError, likewise uncaught -> 0.
+    def test_leading_combining_macron_scores_zero(self) -> None:
+        from omnieval.metrics.mega import _latex as tex
+        from omnieval.metrics.mega.query import _safe
+
+        assert _safe(tex.latex_expr_equality, "\u0304x", "x", strict=False) == 0.0
+        assert _safe(tex.latex_expr_equality, "x\u0304", "\\overline{x}", strict=False) == 1.0

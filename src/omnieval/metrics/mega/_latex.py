@@ -33,17 +33,22 @@ def _macrons_to_overline(text: str) -> str:
             out.append(f"\\overline{{{parts[0]}}}" if len(parts) > 1 and parts[1] == "\u0304" else ch)
         elif ch != "\u0304":
             out.append(ch)
-        elif out:
+        else:  # a leading combining macron has nothing to bar: IndexError, as in the original
             out[-1] = f"\\overline{{{out[-1]}}}"
     return "".join(out)
 
 
 def normalize_latex(text: str) -> str:
-    """The original's LaTeX normalisation before parsing."""
+    """The original's LaTeX normalisation before parsing.
+
+    Like the original it raises (KeyError) on ``ς``, which its ``[α-ω]`` range covers but its
+    Greek table lacks, and (IndexError) on a text that starts with a combining macron; the
+    metric then scores 0 (the evaluator's catch-all), not the string fallback.
+    """
     text = text.replace("\\bar", "\\overline")
     text = _macrons_to_overline(text)
     text = re.sub(r"\\overline\{([^}]*)\}_([^{}\\ ]*)", r"\\overline{\1_\2}", text)
-    text = re.sub(r"[α-ωΑ-Ω]", lambda m: "\\" + _GREEK.get(m.group(), m.group()) + " ", text)
+    text = re.sub(r"[α-ωΑ-Ω]", lambda m: "\\" + _GREEK[m.group()] + " ", text)
     text = re.sub(r"\\(begin|end)\{.*?\}(?:\[[^\[\]]*\])?", "", text)
     text = re.sub(r"\\\(|\\\)", "", text)
     return re.sub(r"\\\[|\\\]", "", text)
