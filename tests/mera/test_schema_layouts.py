@@ -167,3 +167,15 @@ def test_hf_datasets_written_parquet_reads(tmp_path: Path) -> None:
     [sample] = samples(tmp_path / "AQUARIA")
     assert sample.id == "11" and [m.name for m in sample.media] == ["audio_1", "audio_2"]
     assert sample.metadata["domain"] == "audio_comparison"
+
+
+def test_group_and_domain_keys_at_either_nesting(tmp_path: Path) -> None:
+    rows = [mc_row(i, media={"image": {"bytes": png(), "path": None}}) for i in range(3)]
+    rows[0]["meta"] |= {"categories": {"category": "honest", "group_id": 7}}  # under categories
+    rows[1]["meta"] |= {"category": "open", "group_id": 7}  # flat
+    rows[2]["meta"] |= {"categories": {"category": "harmless"}, "group_id": 8}  # as the note's example
+    write_split(tmp_path / "ruHHH-Image", rows)
+    got = samples(tmp_path / "ruHHH-Image")
+    assert [(s.metadata["mera_group"], s.metadata["domain"]) for s in got] == [
+        ("7", "honest"), ("7", "open"), ("8", "harmless"),
+    ]  # fmt: skip

@@ -88,10 +88,21 @@ def _media(
 
 
 def _dig(meta: dict[str, Any], dotted: str) -> Any:
+    """A dotted ``meta`` key; when absent, the same leaf at the top or under ``categories``.
+
+    The sources disagree on nesting (``meta.categories.category`` next to ``group_id: 316`` in the
+    ruHHH-Video example), so ``group_id`` and the domain keys are looked up in both places.
+    """
     node: Any = meta
     for key in dotted.split("."):
         node = node.get(key) if isinstance(node, dict) else None
-    return node
+    if node is not None:
+        return node
+    leaf = dotted.rsplit(".", 1)[-1]
+    categories = meta.get("categories")
+    if meta.get(leaf) is not None:
+        return meta.get(leaf)
+    return categories.get(leaf) if isinstance(categories, dict) else None
 
 
 def _targets(outputs: Any) -> tuple[str, ...]:
@@ -139,7 +150,7 @@ def _metadata(
     if task.domain_field:
         out["domain"] = _dig(meta, task.domain_field)
     if task.group_field:
-        group = meta.get(task.group_field)
+        group = _dig(meta, task.group_field)
         if group is None:  # ruHHH-Image: a group is the same image and question
             h = hashlib.sha256(str(inputs.get("question", "")).encode())
             for ref in media:
