@@ -149,3 +149,24 @@ def test_free_text_golds_are_not_rewritten(tmp_path: Path) -> None:
     write_split(tmp_path / "RealVQA", [row])
     [sample] = samples(tmp_path / "RealVQA")
     assert sample.targets == ("в пятницу",)
+
+
+def test_text_that_mentions_a_file_name_stays_text(tmp_path: Path) -> None:
+    row = mc_row(
+        0, media={"image": {"bytes": png(), "path": None}}, hint="фото.png", note="см. файл фото.png"
+    )
+    row["inputs"]["question"] = "scan.png"  # a catalogue text field is never media
+    write_split(tmp_path / "WEIRD", [row])
+    [sample] = samples(tmp_path / "WEIRD")
+    assert [m.name for m in sample.media] == ["image"]
+    assert sample.fields["note"] == "см. файл фото.png" and sample.fields["question"] == "scan.png"
+
+
+def test_unlisted_video_path_under_a_media_key_is_media(tmp_path: Path) -> None:
+    folder = tmp_path / "RealVideoQA"
+    make_video(folder / "samples" / "a.mp4", 1)
+    make_video(folder / "samples" / "b.mp4", 2)
+    row = mc_row(0, media={"video": "samples/a.mp4", "video_2": "samples/b.mp4"})
+    write_split(folder, [row])
+    [sample] = samples(folder)
+    assert [(m.name, m.kind) for m in sample.media] == [("video", "video"), ("video_2", "video")]

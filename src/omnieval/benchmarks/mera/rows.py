@@ -51,10 +51,10 @@ def media_fields(task: MeraTask, inputs: dict[str, Any]) -> dict[str, MediaKind]
     """
     fields: dict[str, MediaKind] = dict(task.media)
     for key, value in inputs.items():
-        if key in fields:
+        if key in fields or key in task.text or key.startswith("option_"):
             continue
         prefix = key.split("_")[0]
-        if looks_like_media(value):
+        if looks_like_media(key, value):
             fields[key] = prefix if prefix in ("image", "audio", "video") else task.modality  # type: ignore[assignment]
     return fields
 

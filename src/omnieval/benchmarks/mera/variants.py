@@ -154,15 +154,18 @@ def encode_wav(array: Any, sampling_rate: int) -> bytes:
     return buffer.getvalue()
 
 
-def looks_like_media(value: Any) -> bool:
-    """A media value outside the catalogue's fields: a media struct, raw bytes or a media file name."""
+def looks_like_media(key: str, value: Any) -> bool:
+    """A media value outside the catalogue's fields: a media struct, raw bytes, or a media file name
+    under a key that names a medium (``video_2: "x.mp4"``; ``hint: "фото.png"`` stays text)."""
     if isinstance(value, dict):
         return bool({"bytes", "path", "array"} & set(value))
     if isinstance(value, bytes):
         return True
-    return (
-        isinstance(value, str) and "\n" not in value and Path(value.strip()).suffix.lower() in _MEDIA_SUFFIXES
-    )
+    if key.split("_")[0] not in ("image", "audio", "video") or not isinstance(value, str):
+        return False
+    if any(ch.isspace() for ch in value.strip()):
+        return False  # a sentence that ends in "photo.png" is text, not a file
+    return Path(value.strip()).suffix.lower() in _MEDIA_SUFFIXES
 
 
 def media_source(value: Any) -> bytes | str | None:
