@@ -55,6 +55,13 @@ def test_split_file_layouts(tmp_path: Path, rel: str) -> None:
     assert [s.id for s in task.iter_samples()] == ["0", "1"] and task.iter_demos is None  # no shots split
 
 
+def test_hub_cache_snapshot_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "datasets--MERA-evaluation--WEIRD" / "snapshots" / "0f3c9a"
+    write_split(folder, [mc_row(4, media={"image": {"bytes": png(), "path": None}})])
+    [task] = importer(str(tmp_path))
+    assert task.name == "weird" and [s.id for s in task.iter_samples()] == ["4"]
+
+
 def test_missing_outputs_column_is_prediction_only(tmp_path: Path) -> None:
     row = mc_row(5, media={"image": {"bytes": png(), "path": None}})
     del row["outputs"]

@@ -127,6 +127,15 @@ def _fingerprint(files: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
+def _snapshot_dir(dataset_dir: Path) -> Path:
+    """A Hub cache folder (``datasets--MERA-evaluation--X/snapshots/<rev>/``) → its newest snapshot."""
+    snapshots = dataset_dir / "snapshots"
+    if split_files(dataset_dir, "test") or not snapshots.is_dir():
+        return dataset_dir
+    revisions = sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    return revisions[-1] if revisions else dataset_dir
+
+
 def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task:
     """One MERA task from its dataset folder."""
     task = task or find_task(dataset_dir.name)
@@ -134,6 +143,7 @@ def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task
         raise TaskFileError(
             "folder name matches no MERA Multi task (e.g. RuSLUn, ruHHH-Image)", path=str(dataset_dir)
         )
+    dataset_dir = _snapshot_dir(dataset_dir)
     test = split_files(dataset_dir, "test")
     if not test:
         raise TaskFileError(
