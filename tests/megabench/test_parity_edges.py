@@ -55,3 +55,32 @@ class TestLatexNormalisationErrors:
 
         assert _safe(tex.latex_expr_equality, "\u0304x", "x", strict=False) == 0.0
         assert _safe(tex.latex_expr_equality, "x\u0304", "\\overline{x}", strict=False) == 1.0
+
+
+class TestProgramJudgeEnvironment:
+    # The original (metrics/scoring/program_judge.py) runs ``exec(self.user_code)`` inside
+    # ``CodeTester.target`` when there is no ``if __name__ == "__main__":`` guard, so the program
+    # sees the judge module's globals: ``__name__`` is "metrics.scoring.program_judge" and the
+    # module's own imports (io, json, pathlib) are usable without importing them. It runs in the
+    # evaluator's Python environment, so stdlib modules that use importlib internally
+    # (dataclasses, pprint) and installed packages (numpy) import normally.
+    def test_module_globals_visible_without_guard(self) -> None:
+        from omnieval.metrics.mega._program import run_program
+
+        assert run_program("print(json.dumps([1, 2]))", []) == "[1, 2]"
+        assert run_program("def f():\n    return json.dumps(2)\nprint(f())", []) == "2"
+        assert run_program("print(__name__)", []) == "metrics.scoring.program_judge"
+
+    def test_stdlib_and_installed_packages_import(self) -> None:
+        from omnieval.metrics.mega._program import run_program
+
+        code = "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\nprint(P(int(input())).x)"
+        assert run_program(code, ["7"]) == "7"
+        assert run_program("import numpy as np\nprint(int(np.array([1, 2]).sum()))", []) == "3"
+
+    def test_dangerous_imports_stay_blocked(self) -> None:
+        from omnieval.metrics.mega._program import run_program
+
+        assert run_program("import subprocess\nprint(1)", []).startswith("ERROR during execution")
+        assert run_program("import importlib\nprint(1)", []).startswith("ERROR during execution")
+        assert run_program("import socket\nprint(1)", []).startswith("ERROR during execution")

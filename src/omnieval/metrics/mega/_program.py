@@ -1,11 +1,14 @@
 """``program_judge``: run the model's Python program on stdin/stdout test cases, never in-process.
 
 Each test case runs in a fresh ``python -I`` child with CPU, memory, file-size and process limits,
-the network, process spawning and ``ctypes`` disabled at the Python level, and a wall-clock kill of
-the whole process group. Inside, the original's harness is reproduced: ``input()`` returns the test
+the network, process spawning and ``ctypes`` disabled at the Python level (``importlib`` only for
+the program's own imports, so stdlib modules such as ``dataclasses`` still load), the installed
+packages importable as in the original's environment (``numpy``), and a wall-clock kill of the
+whole process group. Inside, the original's harness is reproduced: ``input()`` returns the test
 lines (``sys.stdin`` is not fed), stdout is captured and right-stripped, and the program runs as
 ``__main__`` only when it contains the exact guard ``if __name__ == "__main__":``; otherwise it runs
-as the original's function-local ``exec`` (top-level names are locals). Score = passed / total.
+as the original's function-local ``exec`` (top-level names are locals, the judge module's globals
+``io``/``json``/``pathlib`` visible). Score = passed / total.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ TIME_LIMIT_S = 2.0
 """Per-test limit, as in the original."""
 MEMORY_LIMIT_BYTES = 1 << 30
 TIMEOUT_OUTPUT = "ERROR: Code execution exceeded the time limit."
+ORIGINAL_MODULE_NAME = "metrics.scoring.program_judge"
+"""The original ``exec``s a program without a ``__main__`` guard inside its judge module, so the
+program sees that module's ``__name__`` and its imported ``io``/``json``/``pathlib``."""
 
 _HARNESS = r"""
 import builtins, io, json, os, resource, signal, sys
@@ -47,13 +53,16 @@ for name in ("fork", "forkpty", "system", "popen", "execv", "execve", "execl", "
     if hasattr(os, name):
         setattr(os, name, refuse)
 blocked = {"socket", "_socket", "ssl", "subprocess", "multiprocessing", "ctypes", "_ctypes", "pty",
-           "asyncio", "urllib", "http", "ftplib", "smtplib", "telnetlib", "_posixsubprocess", "posix",
-           "importlib", "_imp", "resource", "signal", "_signal"}
+           "_posixsubprocess", "posix", "resource", "signal", "_signal"}
+user_blocked = {"importlib", "_imp", "asyncio", "urllib", "http", "ftplib", "smtplib", "telnetlib"}
+user_names = {"__main__", job["module_name"]}
 real_import = builtins.__import__
-def guarded_import(name, *args, **kwargs):
-    if name.split(".")[0] in blocked:
+def guarded_import(name, globals=None, *args, **kwargs):
+    top = name.split(".")[0]
+    caller = (globals or {}).get("__name__")
+    if top in blocked or (top in user_blocked and caller in user_names):
         raise ImportError(f"module {name!r} is disabled in program_judge")
-    return real_import(name, *args, **kwargs)
+    return real_import(name, globals, *args, **kwargs)
 for mod in list(sys.modules):
     if mod.split(".")[0] in blocked:
         del sys.modules[mod]
@@ -71,7 +80,10 @@ try:
     if job["as_main"]:
         exec(code, {"__name__": "__main__", "__builtins__": builtins})
     else:
-        exec(code, {"__name__": "megabench_program", "__builtins__": builtins}, {})
+        import json as _json, pathlib as _pathlib
+        module = {"__name__": job["module_name"], "__builtins__": builtins, "io": io, "json": _json,
+                  "pathlib": _pathlib}
+        exec(code, module, {})
 except BaseException as exc:
     signal.setitimer(signal.ITIMER_REAL, 0)
     report(f"ERROR during execution: {exc}")
@@ -93,10 +105,10 @@ def run_program(code: str, lines: list[str], *, time_limit_s: float = TIME_LIMIT
     job = {
         "code": code, "lines": [str(x) for x in lines], "fd": write_fd, "wall": time_limit_s,
         "cpu": int(time_limit_s) + 1, "mem": MEMORY_LIMIT_BYTES, "timeout_text": TIMEOUT_OUTPUT,
-        "as_main": 'if __name__ == "__main__":' in code,
+        "as_main": 'if __name__ == "__main__":' in code, "module_name": ORIGINAL_MODULE_NAME,
     }
     proc = subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", _HARNESS], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        [sys.executable, "-I", "-c", _HARNESS], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, pass_fds=(write_fd,), start_new_session=True,
     )
     os.close(write_fd)
