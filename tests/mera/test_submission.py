@@ -55,7 +55,7 @@ def test_validator_reports_each_problem(mini_root: Path, tmp_path: Path) -> None
         tmp_path / "bad.zip",
         {"WEIRD.json": {"data": {"test": items}}, "ruhhh_image.json": {}, "Notes.json": {}},
     )
-    report = validators.get("mera")(archive, data=str(mini_root))
+    report = validators.get("mera")(archive, data=f"mera:{mini_root}")  # the --tasks spelling works too
     assert not report["ok"]
     errors = "\n".join(report["errors"])
     assert "WEIRD.json: data.test[1] (id 0): duplicate id" in errors

@@ -117,7 +117,8 @@ def _expected_ids(data: str | None) -> dict[str, set[str]] | None:
         return None
     from omnieval.benchmarks.mera.importer import import_mera
 
-    return {t.name: {s.id for s in t.iter_samples()} for t in import_mera(data)}
+    root = data.removeprefix("mera:")  # ``--data ROOT`` and ``--data mera:ROOT`` both work
+    return {t.name: {s.id for s in t.iter_samples()} for t in import_mera(root)}
 
 
 @register_validator("mera")
