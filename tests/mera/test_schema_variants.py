@@ -170,3 +170,16 @@ def test_unlisted_video_path_under_a_media_key_is_media(tmp_path: Path) -> None:
     write_split(folder, [row])
     [sample] = samples(folder)
     assert [(m.name, m.kind) for m in sample.media] == [("video", "video"), ("video_2", "video")]
+
+
+def test_string_ids_with_leading_zeros_validate_after_packing(tmp_path: Path) -> None:
+    import zipfile
+
+    from omnieval.submission.base import validators
+
+    write_split(tmp_path / "root" / "WEIRD", [mc_row("007", media={"image": {"bytes": png(), "path": None}})])
+    archive = tmp_path / "sub.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("WEIRD.json", json.dumps({"data": {"test": [{"outputs": "A", "meta": {"id": 7}}]}}))
+    report = validators.get("mera")(archive, data=str(tmp_path / "root"))
+    assert report["tasks"]["weird"]["errors"] == [] and report["tasks"]["weird"]["missing_ids"] == []

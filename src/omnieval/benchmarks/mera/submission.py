@@ -118,7 +118,12 @@ def _expected_ids(data: str | None) -> dict[str, set[str]] | None:
     from omnieval.benchmarks.mera.importer import import_mera
 
     root = data.removeprefix("mera:")  # ``--data ROOT`` and ``--data mera:ROOT`` both work
-    return {t.name: {s.id for s in t.iter_samples()} for t in import_mera(root)}
+    return {t.name: {_as_int_text(s.id) for s in t.iter_samples()} for t in import_mera(root)}
+
+
+def _as_int_text(sample_id: str) -> str:
+    """Submission ids are ints, so a string ``meta.id`` such as ``"007"`` is compared as ``"7"``."""
+    return str(int(sample_id)) if sample_id.strip().lstrip("-").isdigit() else sample_id
 
 
 @register_validator("mera")
