@@ -84,3 +84,12 @@ class TestProgramJudgeEnvironment:
         assert run_program("import subprocess\nprint(1)", []).startswith("ERROR during execution")
         assert run_program("import importlib\nprint(1)", []).startswith("ERROR during execution")
         assert run_program("import socket\nprint(1)", []).startswith("ERROR during execution")
+
+    def test_input_items_are_joined_then_split_into_lines(self) -> None:
+        # CodeTester.run_user_code: input_str = "\n".join(input_data) + "\n", and input() is
+        # patched with input_str.splitlines(): an item "1\n2" yields two input() lines.
+        from omnieval.metrics.mega._program import program_judge
+
+        code = "a = input()\nb = input()\nprint(int(a) + int(b))"
+        assert program_judge(code, {"test_case": [{"input": ["1\n2"], "expected": "3"}]}) == 1.0
+        assert program_judge(code, {"test_case": {"input": ["4", "5"], "expected": "9\n"}}) == 1.0

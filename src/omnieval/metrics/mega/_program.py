@@ -139,6 +139,8 @@ def program_judge(pred: Any, context: dict[str, Any], *, strict: bool = False) -
     code = pred if isinstance(pred, str) else str(pred)
     passed = 0
     for case in cases:
-        output = run_program(code, list(case["input"]))
+        # The original feeds ``("\n".join(input) + "\n").splitlines()`` to ``input()``: an item
+        # holding a newline gives several lines, and a non-string item is a TypeError (score 0).
+        output = run_program(code, ("\n".join(case["input"]) + "\n").splitlines())
         passed += int(output == str(case["expected"]).rstrip())
     return passed / len(cases)
