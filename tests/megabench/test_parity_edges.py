@@ -93,3 +93,18 @@ class TestProgramJudgeEnvironment:
         code = "a = input()\nb = input()\nprint(int(a) + int(b))"
         assert program_judge(code, {"test_case": [{"input": ["1\n2"], "expected": "3"}]}) == 1.0
         assert program_judge(code, {"test_case": {"input": ["4", "5"], "expected": "9\n"}}) == 1.0
+
+
+class TestNoneCastsToEmptySet:
+    # ``str_to_iterable`` returns the STRING "" when the literal is None ("None" response or
+    # gold); the original's ``set_relevance_score`` then does ``set(predicted)``/``set(target)``,
+    # so "" is an empty set: set_precision of "None" has a zero denominator -> 1, and Jaccard of
+    # "None" vs "None" -> 1, vs a non-empty set -> 0.
+    def test_set_precision_of_none_response(self) -> None:
+        assert col.set_precision("None", "['a']") == 1.0
+        assert col.set_precision("['a']", "None") == 0.0
+
+    def test_jaccard_with_none(self) -> None:
+        assert col.jaccard_index("None", "None") == 1.0
+        assert col.jaccard_index("None", "['a']") == 0.0
+        assert col.jaccard_index("['a']", "None") == 0.0

@@ -43,7 +43,10 @@ def _ratio(numerator: int, denominator: int, *, strict: bool) -> float:
     return numerator / denominator
 
 
-def _jaccard(pred: set[Any], gold: set[Any]) -> float:
+def _jaccard(pred: Any, gold: Any) -> float:
+    # ``set()`` first, as the original's ``set_relevance_score``: ``cast_to_set("None")`` is the
+    # string ``""``, which must count as an empty set, not fail.
+    pred, gold = set(pred), set(gold)
     return _ratio(len(pred & gold), len(pred | gold), strict=False)
 
 
@@ -112,7 +115,7 @@ def set_precision(pred: Any, gold: Any, *, strict: bool = False) -> float:
     """|P ∩ G| / |P|; an empty prediction scores 1 in parity (0 in strict mode)."""
     if pred is None:
         return 0.0
-    p, g = cast_to_set(pred), cast_to_set(gold)
+    p, g = set(cast_to_set(pred)), set(cast_to_set(gold))  # "None" casts to "": an empty set
     return _ratio(len(p & g), len(p), strict=strict)
 
 
