@@ -108,3 +108,16 @@ class TestNoneCastsToEmptySet:
         assert col.jaccard_index("None", "None") == 1.0
         assert col.jaccard_index("None", "['a']") == 0.0
         assert col.jaccard_index("['a']", "None") == 0.0
+
+
+
+class TestSyllableEnumerationBudget:
+    # check_constraint's "syllables" case calls count_syllables(line), which lists the syllable
+    # total of EVERY pronunciation combination (itertools.product) under a 10 s SIGALRM; a line of
+    # 15 "the" (3 pronunciations each) is 3**15 = 14.3 M combinations x 15 words, far past 10 s
+    # (about 1 us per word-combination), so the original times out and scores the constraint 0.
+    def test_runaway_enumeration_scores_zero(self) -> None:
+        from omnieval.metrics.mega._constrained import check_constraint
+
+        assert check_constraint(" ".join(["the"] * 15), "syllables", "[15]") == 0.0
+        assert check_constraint(" ".join(["the"] * 8), "syllables", "[8]") == 1.0  # 6561 combinations

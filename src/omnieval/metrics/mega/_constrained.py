@@ -16,6 +16,7 @@ import ast
 import collections
 import functools
 import itertools
+import math
 import re
 from functools import lru_cache
 from typing import Any
@@ -215,14 +216,36 @@ def _check_rhymes(lines: list[str], scheme: str) -> float:
     return 0.0 if any(parts[a] & parts[b] for a, b in itertools.combinations(parts, 2)) else 1.0
 
 
+SYLLABLE_WORK_LIMIT = 10_000_000
+"""Pronunciation combinations x words the original can enumerate within its 10 s limit (about
+1 us each); past that it times out and the constraint scores 0, so parity scores 0 too."""
+
+
+def _enumeration_work(line: str) -> int:
+    words = line.split()
+    return math.prod(len(phones_for_word(w)) for w in words) * max(len(words), 1)
+
+
+def _check_syllables(lines: list[str], value: str) -> float:
+    ranges = _syllable_ranges(value)
+    if len(lines) != len(ranges):
+        return 0.0
+    work = 0
+    for line, (lo, hi) in zip(lines, ranges, strict=True):
+        # The original lists every pronunciation combination of a line (lines in order, stopping
+        # at the first failing one) under a 10 s alarm; a poem past that budget scores 0.
+        work += _enumeration_work(line)
+        if work > SYLLABLE_WORK_LIMIT:
+            return 0.0
+        if not any(lo <= n <= hi for n in count_syllables_options(line)):
+            return 0.0
+    return 1.0
+
+
 def _check_poetry(response: str, key: str, value: str) -> float:
     lines = _poem_lines(response)
     if key == "syllables":
-        ranges = _syllable_ranges(value)
-        if len(lines) != len(ranges):
-            return 0.0
-        ok = all(any(lo <= n <= hi for n in count_syllables_options(line)) for line, (lo, hi) in zip(lines, ranges, strict=True))
-        return 1.0 if ok else 0.0
+        return _check_syllables(lines, value)
     if key == "rhyming_scheme":
         return _check_rhymes(lines, value)
     if key == "poetry_meter":
