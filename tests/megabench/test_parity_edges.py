@@ -121,3 +121,16 @@ class TestSyllableEnumerationBudget:
 
         assert check_constraint(" ".join(["the"] * 15), "syllables", "[15]") == 0.0
         assert check_constraint(" ".join(["the"] * 8), "syllables", "[8]") == 1.0  # 6561 combinations
+
+
+class TestCaseInsensitiveNonStringGold:
+    # ExactStrMatchCaseInsensitive returns 0 only for a non-string response with a string gold,
+    # then calls ``response.lower()`` and ``correct_answer.lower()``: a non-string gold (e.g. the
+    # int 5 in a JSON answer) raises AttributeError, which the evaluator scores 0.
+    def test_int_gold_scores_zero(self) -> None:
+        from omnieval.metrics.mega import _strings as txt
+        from omnieval.metrics.mega.query import _safe
+
+        assert _safe(txt.exact_str_match_case_insensitive, "5", 5, strict=False) == 0.0
+        assert _safe(txt.exact_str_match_case_insensitive, 5, 5, strict=False) == 0.0
+        assert _safe(txt.exact_str_match_case_insensitive, "Paris", "paris", strict=False) == 1.0

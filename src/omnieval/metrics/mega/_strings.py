@@ -62,7 +62,8 @@ def exact_str_match_case_insensitive(pred: Any, gold: Any, *, strict: bool = Fal
     """Exact match of lower-cased strings; a non-string prediction scores 0."""
     if not isinstance(pred, str) and isinstance(gold, str):
         return 0.0
-    return exact_str_match(str(pred).lower(), str(gold).lower(), strict=strict)
+    # No str() here: a non-string gold (an int in a JSON answer) fails on ``.lower()`` -> 0.
+    return exact_str_match(pred.lower(), gold.lower(), strict=strict)
 
 
 def code_result_exact_str_match(pred: Any, gold: Any, *, strict: bool = False) -> float:
