@@ -134,3 +134,14 @@ class TestCaseInsensitiveNonStringGold:
         assert _safe(txt.exact_str_match_case_insensitive, "5", 5, strict=False) == 0.0
         assert _safe(txt.exact_str_match_case_insensitive, 5, 5, strict=False) == 0.0
         assert _safe(txt.exact_str_match_case_insensitive, "Paris", "paris", strict=False) == 1.0
+
+    # SimpleStrMatch str()-s only the response, then calls ``correct_answer.replace``;
+    # CodeResultExactStrMatch and MultipleReferencePhraseEval call ``.strip()``/``.replace`` on the
+    # gold directly: a non-string gold is an AttributeError there, scored 0.
+    def test_other_string_metrics_fail_on_non_string_gold(self) -> None:
+        from omnieval.metrics.mega import _strings as txt
+        from omnieval.metrics.mega.query import _safe
+
+        for fn in (txt.simple_str_match, txt.multi_ref_phrase, txt.code_result_exact_str_match):
+            assert _safe(fn, "5", 5, strict=False) == 0.0
+        assert _safe(txt.simple_str_match, 5, "5", strict=False) == 1.0  # a non-string response is str()-ed

@@ -54,8 +54,8 @@ def _squash(text: str, *, strict: bool) -> str:
 def simple_str_match(pred: Any, gold: Any, *, strict: bool = False) -> float:
     """Exact match after deleting spaces, ``-``, newlines, tabs and dots, lower-cased."""
     response = pred if isinstance(pred, str) else str(pred)
-    answer = gold if isinstance(gold, str) else str(gold)
-    return exact_str_match(_squash(response, strict=strict), _squash(answer, strict=strict), strict=strict)
+    # Only the response is str()-ed: a non-string gold fails on ``.replace`` (scored 0), as there.
+    return exact_str_match(_squash(response, strict=strict), _squash(gold, strict=strict), strict=strict)
 
 
 def exact_str_match_case_insensitive(pred: Any, gold: Any, *, strict: bool = False) -> float:
@@ -68,7 +68,7 @@ def exact_str_match_case_insensitive(pred: Any, gold: Any, *, strict: bool = Fal
 
 def code_result_exact_str_match(pred: Any, gold: Any, *, strict: bool = False) -> float:
     """Exact match against the gold's fenced result block (whitespace kept)."""
-    answer = str(gold)
+    answer = gold  # a non-string gold fails on ``.strip()`` (scored 0), as in the original
     if not answer.strip() or len(answer) > 10000:
         answer = answer.rstrip()
     block, _ = fenced_block(answer, keep_spacing=True, trim=False)
@@ -102,7 +102,7 @@ def normalized_similarity_damerau_levenshtein(pred: Any, gold: Any, *, strict: b
 
 def multi_ref_phrase(pred: Any, gold: Any, *, strict: bool = False) -> float:
     """1 when the prediction simple-matches any of the listed references."""
-    refs = str_to_iterable(list, str(gold).replace("，", ","))
+    refs = str_to_iterable(list, gold.replace("，", ","))  # a non-string gold fails, as there
     for ref in refs:
         if simple_str_match(pred, ref if isinstance(ref, str) else str(ref), strict=strict):
             return 1.0
