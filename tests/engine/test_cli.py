@@ -95,3 +95,14 @@ def test_validate_and_score_and_diff(tmp_path: Path, qa_file: Path) -> None:
     diff = json.loads(omnieval("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"), "--json").stdout)
     assert diff["n_flips"] == 9  # only sample 0 (answer 0) agrees
     assert any(key.startswith("config.model") for key in diff["config"])
+
+
+def test_a_data_error_mid_run_exits_cleanly(tmp_path: Path) -> None:
+    rows = [{"id": str(i), "question": "q", "answer": "a"} for i in range(300)] + [{"id": "x", "answer": "a"}]
+    write_jsonl(tmp_path / "d.jsonl", rows)
+    (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\n", encoding="utf-8")
+    proc = omnieval("run", "--tasks", str(tmp_path / "t.yaml"), "--model", "baseline/oracle", "--output",
+                    str(tmp_path / "o"), "--quiet")  # fmt: skip
+    assert proc.returncode == 2
+    assert "'x'" in proc.stderr and "'question'" in proc.stderr
+    assert "Traceback" not in proc.stderr and "never retrieved" not in proc.stderr

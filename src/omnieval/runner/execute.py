@@ -99,8 +99,8 @@ class Fetcher:
         for attempt in range(self.retry.max_attempts):
             started = time.perf_counter()
             try:
-                async with self.limiter:
-                    response = await asyncio.wait_for(self._call(request), self._timeout)
+                async with self.limiter, asyncio.timeout(self._timeout):  # not wait_for: it can swallow a cancel
+                    response = await self._call(request)
             except BackendError as exc:
                 last = str(exc)
                 if exc.rate_limited:

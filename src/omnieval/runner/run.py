@@ -187,6 +187,7 @@ class _Runner:
         finally:
             for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)  # all stopped before the writer closes
 
 
 def _error(message: str) -> Any:
