@@ -7,6 +7,7 @@ reports EM under the key ``fs`` and the task metadata says JS was not computed.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections import Counter
@@ -100,7 +101,13 @@ def _ruslun(inp: ScoringInput) -> dict[str, float]:
     if not golds:
         raise MetricError("metric 'mera_ruslun_*': the sample has no gold answer")
     gold = golds[0] if isinstance(golds[0], str) else json.dumps(golds[0], ensure_ascii=False)
-    return ruslun_scores(inp.response, gold)
+    return dict(_cached_ruslun_scores(inp.response, gold))
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_ruslun_scores(response: str, gold_text: str) -> tuple[tuple[str, float], ...]:
+    """The four RuSLUn metrics read one parse: clean and score each (response, gold) pair once."""
+    return tuple(ruslun_scores(response, gold_text).items())
 
 
 # One float metric per value, so that samples in a non-ok state count as 0 under every key.
