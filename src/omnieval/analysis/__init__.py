@@ -1,0 +1,1 @@
+"""omnieval.analysis (placeholder package; filled by its issue)."""

@@ -1,0 +1,1 @@
+"""omnieval.executors (placeholder package; filled by its issue)."""

@@ -1,0 +1,1 @@
+"""omnieval.platform (placeholder package; filled by its issue)."""

@@ -1,0 +1,1 @@
+"""omnieval.protect (placeholder package; filled by its issue)."""
