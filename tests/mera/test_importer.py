@@ -105,6 +105,10 @@ def test_missing_meta_id_and_duplicates(weird_copy: Path) -> None:
     [task] = importer(str(weird_copy))
     with pytest.raises(SourceError, match=r"sample '0'.*field 'meta.id'.*duplicate"):
         list(task.iter_samples())
+    # the id scan a run does before its first request reads only meta and names the task and both rows
+    with pytest.raises(SourceError, match=r"task weird.*duplicate sample id '0' at test-00000-of-00001.parquet row 1 and "
+                                          r"test-00000-of-00001.parquet row 3"):
+        task.scan_ids()
 
 
 def test_save_to_disk_layout(mini_root: Path, tmp_path: Path) -> None:

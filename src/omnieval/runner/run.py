@@ -26,7 +26,7 @@ from omnieval.runner.progress import Progress
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
-from omnieval.sources import Task
+from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 
@@ -237,6 +237,7 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
 async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    check_unique_ids(tasks)  # a duplicate id would be lost on resume: fail before the first request
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)

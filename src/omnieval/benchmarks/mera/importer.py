@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask, find_task
-from omnieval.benchmarks.mera.rows import RowContext, row_to_sample
+from omnieval.benchmarks.mera.rows import RowContext, row_id, row_to_sample
 from omnieval.benchmarks.mera.specs import task_spec
 from omnieval.benchmarks.mera.variants import decode_mapping, normalize_id
 from omnieval.errors import TaskFileError
+from omnieval.sources.ids import IdLedger
 from omnieval.sources.importers import register_importer
 from omnieval.sources.task import Task
 from omnieval.types import Sample
@@ -50,13 +51,16 @@ def split_files(dataset_dir: Path, split: str) -> list[Path]:
     return []
 
 
-def _iter_rows(path: Path) -> Iterator[dict[str, Any]]:
+def _iter_rows(path: Path, *, columns: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows by batch; ``columns`` reads only those top-level columns of a Parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         if path.suffix == ".parquet":
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH):
+            parquet = pq.ParquetFile(path)
+            wanted = [c for c in columns if c in parquet.schema_arrow.names] if columns is not None else None
+            for batch in parquet.iter_batches(batch_size=_BATCH, columns=wanted):
                 yield from batch.to_pylist()
         else:
             with pa.memory_map(str(path)) as source:
@@ -106,17 +110,29 @@ def _answers_hidden(files: list[Path]) -> bool:
     return True
 
 
+def _ledger(task: MeraTask, dataset_dir: Path) -> IdLedger:
+    return IdLedger(path=f"{dataset_dir} (task {task.name})", field="meta.id")
+
+
 def _sample_stream(task: MeraTask, dataset_dir: Path, files: list[Path]) -> Iterator[Sample]:
     min_id = _min_id(files) if task.dialogue else 0
-    seen: set[str] = set()
+    ledger = _ledger(task, dataset_dir)
     for path in files:
         ctx = RowContext(task, dataset_dir, path, min_id=min_id)
-        for row in _iter_rows(path):
+        for number, row in enumerate(_iter_rows(path), 1):
             sample = row_to_sample(ctx, row)
-            if sample.id in seen:
-                raise ctx.error("duplicate meta.id", sample_id=sample.id, field="meta.id")
-            seen.add(sample.id)
+            ledger.add(sample.id, f"{path.name} row {number}")
             yield sample
+
+
+def _scan_ids(task: MeraTask, dataset_dir: Path, files: list[Path]) -> None:
+    """Only the ``meta`` column of each file: duplicates fail before a run's first request."""
+    min_id = _min_id(files) if task.dialogue else 0
+    ledger = _ledger(task, dataset_dir)
+    for path in files:
+        ctx = RowContext(task, dataset_dir, path, min_id=min_id)
+        for number, row in enumerate(_iter_rows(path, columns=["meta"]), 1):
+            ledger.add(row_id(ctx, decode_mapping(row.get("meta"))), f"{path.name} row {number}")
 
 
 def _fingerprint(files: list[Path]) -> str:
@@ -156,6 +172,7 @@ def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task
     return Task(
         spec=spec,
         iter_samples=lambda: _sample_stream(task, dataset_dir, test),
+        check_ids=lambda: _scan_ids(task, dataset_dir, test),
         base_dir=dataset_dir,
         size=_count(test),
         iter_demos=demos,
