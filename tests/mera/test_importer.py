@@ -162,3 +162,32 @@ def test_unlisted_media_input_becomes_a_media_part(weird_copy: Path) -> None:
     sample = next(iter(task.iter_samples()))
     assert [(m.name, m.kind) for m in sample.media] == [("image", "image"), ("image_2", "image")]
     assert "image_2" not in sample.fields and sample.input.endswith("<image_2>")
+
+
+def test_only_placeholders_the_instruction_uses_are_required(weird_copy: Path) -> None:
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+
+    def no_question(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            del row["inputs"]["question"]
+            row["instruction"] = "Выберите вариант. <image> A. {option_a} B. {option_b}"
+
+    _rewrite(test, no_question)
+    [task] = importer(str(weird_copy))
+    samples = list(task.iter_samples())
+    assert len(samples) == 3
+    first = pq.read_table(test).to_pylist()[0]["inputs"]
+    assert samples[0].input == f"Выберите вариант. <image> A. {first['option_a']} B. {first['option_b']}"
+    assert "question" not in samples[0].fields
+
+
+def test_a_used_placeholder_without_input_names_task_sample_and_placeholder(weird_copy: Path) -> None:
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+
+    def uses_hint(rows: list[dict[str, Any]]) -> None:
+        rows[2]["instruction"] = "{question} <image> {hint}"
+
+    _rewrite(test, uses_hint)
+    [task] = importer(str(weird_copy))
+    with pytest.raises(SourceError, match=r"sample '2'.*field 'inputs.hint'.*weird: the instruction uses \{hint\}"):
+        list(task.iter_samples())

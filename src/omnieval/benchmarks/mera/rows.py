@@ -178,11 +178,9 @@ def _check_row(ctx: RowContext, row: dict[str, Any], sample_id: str) -> tuple[st
         raise ctx.error("missing or empty instruction", sample_id=sample_id, field="instruction")
     if not isinstance(inputs, dict):
         raise ctx.error("inputs must be a mapping", sample_id=sample_id, field="inputs")
-    inputs = normalize_inputs(inputs)
-    for field in (*ctx.task.text, *ctx.task.option_fields[:2]):
-        if field not in inputs:
-            raise ctx.error(f"missing input field {field!r}", sample_id=sample_id, field=f"inputs.{field}")
-    return instruction, inputs
+    # Only the placeholders the instruction uses are required (``_format``), as in MERA's own
+    # ``doc_to_text``: ``instruction.format(**inputs)`` with whatever inputs the row has.
+    return instruction, normalize_inputs(inputs)
 
 
 def _chain(ctx: RowContext, meta: dict[str, Any], sample_id: str) -> tuple[str | None, int | None]:
