@@ -29,7 +29,7 @@ class Scorer:
 
     @property
     def metric_keys(self) -> tuple[str, ...]:
-        return tuple(m.ref.key for m in self.metrics)
+        return tuple(k for m in self.metrics for k in m.keys)
 
     def score(self, sample: Sample, response: Response, **record: Any) -> SampleResult:
         """Decide the sample's one state and its score (0 for every non-ok state)."""

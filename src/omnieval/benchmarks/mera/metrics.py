@@ -7,7 +7,6 @@ reports EM under the key ``fs`` and the task metadata says JS was not computed.
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import re
 from collections import Counter
@@ -18,7 +17,7 @@ from omnieval.metrics import metrics, register_metric
 from omnieval.textkit.marker import after_marker
 from omnieval.types import ScoringInput
 
-__all__ = ["clean_json_answer", "parse_slu", "ruslun_scores", "slot_f1"]
+__all__ = ["RUSLUN_KEYS", "clean_json_answer", "mera_ruslun", "parse_slu", "ruslun_scores", "slot_f1"]
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)\s*```", re.DOTALL)
 _JSON_PREFIX = re.compile(r"^json\s*:?\s*", re.IGNORECASE)
@@ -96,43 +95,20 @@ def ruslun_scores(response: str, gold_text: str) -> dict[str, float]:
     return best
 
 
-def _ruslun(inp: ScoringInput) -> dict[str, float]:
+RUSLUN_KEYS = ("em", "intent_em", "slot_f1", "fs")
+
+
+@register_metric("mera_ruslun", version="2", outputs=RUSLUN_KEYS)
+def mera_ruslun(inp: ScoringInput, /) -> dict[str, float]:
+    """RuSLUn: ``em`` (intent and slots), ``intent_em``, ``slot_f1`` and ``fs`` = (intent EM + slot F1)/2.
+
+    One metric with declared outputs: a sample in a non-ok state gets 0 under all four keys.
+    """
     golds = [t for t in inp.targets if t not in (None, "")]
     if not golds:
-        raise MetricError("metric 'mera_ruslun_*': the sample has no gold answer")
+        raise MetricError("metric 'mera_ruslun': the sample has no gold answer")
     gold = golds[0] if isinstance(golds[0], str) else json.dumps(golds[0], ensure_ascii=False)
-    return dict(_cached_ruslun_scores(inp.response, gold))
-
-
-@functools.lru_cache(maxsize=64)
-def _cached_ruslun_scores(response: str, gold_text: str) -> tuple[tuple[str, float], ...]:
-    """The four RuSLUn metrics read one parse: clean and score each (response, gold) pair once."""
-    return tuple(ruslun_scores(response, gold_text).items())
-
-
-# One float metric per value, so that samples in a non-ok state count as 0 under every key.
-@register_metric("mera_ruslun_intent_em")
-def mera_ruslun_intent_em(inp: ScoringInput, /) -> float:
-    """RuSLUn intent exact match (case-insensitive) after JSON cleaning."""
-    return _ruslun(inp)["intent_em"]
-
-
-@register_metric("mera_ruslun_slot_f1")
-def mera_ruslun_slot_f1(inp: ScoringInput, /) -> float:
-    """RuSLUn per-sample slot F1 over (slot type, value) multisets; 1 when both are empty."""
-    return _ruslun(inp)["slot_f1"]
-
-
-@register_metric("mera_ruslun_em")
-def mera_ruslun_em(inp: ScoringInput, /) -> float:
-    """RuSLUn whole-structure exact match: same intent and the same slot multiset."""
-    return _ruslun(inp)["em"]
-
-
-@register_metric("mera_ruslun_fs")
-def mera_ruslun_fs(inp: ScoringInput, /) -> float:
-    """RuSLUn FinalScore: (intent EM + slot F1) / 2 (no judge involved)."""
-    return _ruslun(inp)["fs"]
+    return ruslun_scores(inp.response, gold)
 
 
 @register_metric("mera_fs")
