@@ -170,4 +170,6 @@ def test_duplicate_id_within_a_task_names_both_lines(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match=r"task pick_letter.*duplicate sample id '1' at lines 1 and 4"):
         import_megabench(str(path))
     path = _write(tmp_path, [_row(1), _row(2), other])
-    assert [t.name for t in import_megabench(str(path))] == ["pick_letter", "other_task"]
+    tasks = import_megabench(str(path))
+    assert [t.name for t in tasks] == ["pick_letter", "other_task"]
+    assert {t.spec.truncated for t in tasks} == {"score_text"}  # the original scores cut-off text too

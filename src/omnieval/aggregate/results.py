@@ -114,6 +114,7 @@ class _TaskAccumulator:
             "example_reasons": {k: v for k, v in self.reasons.items() if v},
             "by_variant": self._variants(),
             "parse_fallbacks": self.fallbacks,
+            "truncated_scoring": spec.truncated,
             "version": spec.version,
             "metric_versions": {k: f"{m.definition.name}@{m.definition.version}" for m in self.metrics for k in m.keys},
             "hash": self.task.content_hash,

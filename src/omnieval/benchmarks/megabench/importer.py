@@ -127,6 +127,7 @@ def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[st
         parser=PluginRef(name="megabench"),
         metrics=(MetricRef(name="megabench.query_score", alias="megabench_score"),),
         score="megabench_score",
+        truncated="score_text",  # the original evaluator scores the text returned, cut off or not
         generation=GenerationConfig(max_tokens=8192),
         media=MediaPolicy(image_max_side=1000),
         metadata=metadata,

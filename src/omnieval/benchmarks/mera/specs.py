@@ -84,6 +84,7 @@ def task_spec(task: MeraTask, *, dataset_dir: Path, answers_hidden: bool = False
         parser=PluginRef(name="strip"),
         metrics=task_metrics(task),
         score="fs",
+        truncated="score_text",  # MERA scores whatever text came back, cut off or not
         generation=GENERATION,
         metadata=_metadata(task, dataset_dir, answers_hidden),
     )
