@@ -12,8 +12,10 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from omnieval.benchmarks.mera.catalog import MeraTask, find_task
+from omnieval.benchmarks.mera.em import LENIENCIES, Leniency
 from omnieval.benchmarks.mera.rows import RowContext, row_id, row_to_sample
 from omnieval.benchmarks.mera.specs import task_spec
 from omnieval.benchmarks.mera.variants import decode_mapping, normalize_id
@@ -23,7 +25,7 @@ from omnieval.sources.importers import register_importer
 from omnieval.sources.task import Task
 from omnieval.types import Sample
 
-__all__ = ["import_mera", "load_dataset_dir", "split_files"]
+__all__ = ["import_mera", "load_dataset_dir", "split_files", "split_leniency"]
 
 _BATCH = 64
 
@@ -152,7 +154,7 @@ def _snapshot_dir(dataset_dir: Path) -> Path:
     return revisions[-1] if revisions else dataset_dir
 
 
-def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task:
+def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None, lenient: Leniency = Leniency()) -> Task:
     """One MERA task from its dataset folder."""
     task = task or find_task(dataset_dir.name)
     if task is None:
@@ -167,7 +169,7 @@ def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task
             path=str(dataset_dir),
         )
     shots = split_files(dataset_dir, "shots")
-    spec = task_spec(task, dataset_dir=dataset_dir, answers_hidden=_answers_hidden(test))
+    spec = task_spec(task, dataset_dir=dataset_dir, answers_hidden=_answers_hidden(test), lenient=lenient)
     demos = (lambda: _sample_stream(task, dataset_dir, shots)) if shots else None
     return Task(
         spec=spec,
@@ -203,14 +205,31 @@ def _candidate_dirs(root: Path) -> list[Path]:
     return out
 
 
+def split_leniency(spec: str) -> tuple[str, Leniency]:
+    """``ROOT?lenient=fold_yo,nfkc`` → (ROOT, leniencies); ``lenient=all`` turns on every one."""
+    path, _, query = spec.partition("?")
+    options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
+    unknown = sorted(set(options) - {"lenient"})
+    if unknown:
+        raise TaskFileError(f"mera: unknown option(s) {unknown}; known: lenient", path=path)
+    names = [n.strip() for n in options.get("lenient", "").split(",") if n.strip()]
+    if names == ["all"]:
+        names = list(LENIENCIES)
+    bad = sorted(set(names) - set(LENIENCIES))
+    if bad:
+        raise TaskFileError(f"mera: unknown leniency {bad}; known: {', '.join(LENIENCIES)}, all", path=path)
+    return path, Leniency(**{n: True for n in names})
+
+
 @register_importer("mera")
-def import_mera(path: str) -> list[Task]:
-    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one)."""
+def import_mera(spec: str) -> list[Task]:
+    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one), ``?lenient=...`` optional."""
+    path, lenient = split_leniency(spec)
     root = Path(path).expanduser()
     if not root.is_dir():
         raise TaskFileError("not a directory", path=str(root))
     if split_files(root, "test") or (_is_dataset(root) and find_task(root.name) is not None):
-        return [load_dataset_dir(root)]  # one dataset; an unknown folder name is an error naming it
+        return [load_dataset_dir(root, lenient=lenient)]  # one dataset; an unknown folder name is an error naming it
     tasks: list[Task] = []
     names: dict[str, Path] = {}
     for child in _candidate_dirs(root):
@@ -222,7 +241,7 @@ def import_mera(path: str) -> list[Task]:
                 f"task {task.name!r} found twice: {names[task.name]} and {child}", path=str(root)
             )
         names[task.name] = child
-        tasks.append(load_dataset_dir(child, task=task))
+        tasks.append(load_dataset_dir(child, task=task, lenient=lenient))
     if not tasks:
         raise TaskFileError(
             "no MERA dataset folders found (expected e.g. ROOT/RuSLUn/data/test-*.parquet)", path=str(root)

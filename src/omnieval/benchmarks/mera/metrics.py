@@ -12,8 +12,9 @@ import re
 from collections import Counter
 from typing import Any
 
+from omnieval.benchmarks.mera.em import score_em
 from omnieval.errors import MetricError
-from omnieval.metrics import metrics, register_metric
+from omnieval.metrics import register_metric
 from omnieval.textkit.marker import after_marker
 from omnieval.types import ScoringInput
 
@@ -111,16 +112,31 @@ def mera_ruslun(inp: ScoringInput, /) -> dict[str, float]:
     return ruslun_scores(inp.response, gold)
 
 
-@register_metric("mera_fs")
-def mera_fs(inp: ScoringInput, /, *, judge: str | None = None) -> float:
-    """MERA FinalScore (EM + JS)/2; with no judge configured JS is not computed and FS = EM (flagged)."""
-    value = metrics.get("exact_match").fn(inp, answer_marker=True)
-    if isinstance(value, dict):
-        raise MetricError("metric 'mera_fs': exact_match returned several values")
-    em = float(value)
+def _fs(inp: ScoringInput, *, judge: str | None, strict: bool, options: dict[str, Any]) -> float:
+    em = score_em(inp, strict=strict, options=options)
     if judge is None:
         return em
     raise MetricError(f"metric 'mera_fs': judge {judge!r} is not available yet (no judge subsystem)")
+
+
+@register_metric("mera_fs", version="2")
+def mera_fs(
+    inp: ScoringInput, /, *, judge: str | None = None, fold_yo: bool = False, nfkc: bool = False,
+    unicode_punctuation: bool = False, letter_twins: bool = False,
+) -> float:  # fmt: skip
+    """MERA FinalScore (EM + JS)/2 with parity EM; with no judge configured JS is not computed and FS = EM (flagged)."""
+    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
+    return _fs(inp, judge=judge, strict=False, options=options)
+
+
+@register_metric("mera_fs_strict", version="strict-1")
+def mera_fs_strict(
+    inp: ScoringInput, /, *, judge: str | None = None, fold_yo: bool = False, nfkc: bool = False,
+    unicode_punctuation: bool = False, letter_twins: bool = False,
+) -> float:  # fmt: skip
+    """MERA FinalScore with the fixed EM of ``mera_em_strict``."""
+    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
+    return _fs(inp, judge=judge, strict=True, options=options)
 
 
 def judge_note(judge: str | None) -> dict[str, Any]:
