@@ -237,12 +237,13 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
 async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    check_unique_ids(tasks)  # a duplicate id would be lost on resume: fail before the first request
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
+    # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
+    check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     started = dt.datetime.now(dt.UTC).isoformat()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running"))
     writer = open_records(records)
