@@ -192,3 +192,17 @@ def test_a_used_placeholder_without_input_names_task_sample_and_placeholder(weir
     [task] = importer(str(weird_copy))
     with pytest.raises(SourceError, match=r"sample '2'.*field 'inputs.hint'.*weird: the instruction uses \{hint\}"):
         list(task.iter_samples())
+
+
+def test_run_refuses_duplicate_ids_before_any_request(weird_copy: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+    _rewrite(test, lambda rows: rows[2]["meta"].update(id=rows[0]["meta"]["id"]))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"mera:{weird_copy}", "--model",
+                           "baseline/oracle", "-o", str(out), "--quiet"],
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode != 0 and "duplicate sample id '0'" in proc.stderr and "row 1 and" in proc.stderr
+    assert not (out / "samples.jsonl").exists()

@@ -88,7 +88,7 @@ def _min_id(files: list[Path]) -> int:
     """The smallest integer ``meta.id`` (ruTiE turns are numbered from it); other ids are skipped."""
     ids: list[int] = []
     for f in files:
-        for row in _iter_rows(f):
+        for row in _iter_rows(f, columns=["meta"]):
             meta = decode_mapping(row.get("meta"))
             ident = normalize_id(meta.get("id")) if isinstance(meta, dict) else None
             if ident is not None and ident.lstrip("-").isdigit():
