@@ -108,3 +108,19 @@ def test_leniencies_are_chosen_on_the_importer_and_reported(tmp_path: Path) -> N
     assert split_leniency("R?lenient=all")[1] == Leniency(True, True, True, True)
     with pytest.raises(TaskFileError, match=r"unknown leniency.*fold_yo"):
         split_leniency("R?lenient=yo")
+
+
+def test_empty_answer_on_an_a_gold_question_through_the_scorer() -> None:
+    from omnieval.runner.scoring import Scorer
+    from omnieval.sources import Task
+    from omnieval.types import Response, Sample
+
+    from .conftest import task_spec_of
+
+    spec = task_spec_of("weird")
+    sample = Sample(id="1", input="q", targets=("A", "А"))
+    parity = Scorer.for_task(spec).score(sample, Response.from_text(""))
+    assert parity.state == "ok" and parity.metrics == {"em": 1.0, "fs": 1.0}  # MERA's own quirk, kept
+    strict = Scorer.for_task(strict_variant(Task.from_samples(spec, [sample])).spec)
+    assert strict.score(sample, Response.from_text("")).metrics == {"em": 0.0, "fs": 0.0}
+    assert strict.score(sample, Response.from_text("Ответ: A")).metrics == {"em": 1.0, "fs": 1.0}
