@@ -49,18 +49,20 @@ def split_options(spec: str) -> tuple[Path, dict[str, str]]:
     return Path(path).expanduser().resolve(), options
 
 
-def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, row)``: the JSONL line or 1-based row number, for messages."""
+def _kind(path: Path) -> str:
+    """The reader for a rows file or folder."""
     if path.is_dir():
         if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists() or (path / "state.json").exists():
-            kind = "hf_disk"
-        elif any(path.glob("*.parquet")):
-            kind = "parquet"
-        else:
-            raise SourceError("folder holds neither Parquet files nor a saved HF dataset", path=str(path))
-    else:
-        kind = {".jsonl": "jsonl", ".json": "json", ".parquet": "parquet"}.get(path.suffix.lower(), "jsonl")
-    for _, line, row in read_located_rows(kind, path=path):
+            return "hf_disk"
+        if any(path.glob("*.parquet")):
+            return "parquet"
+        raise SourceError("folder holds neither Parquet files nor a saved HF dataset", path=str(path))
+    return {".jsonl": "jsonl", ".json": "json", ".parquet": "parquet"}.get(path.suffix.lower(), "jsonl")
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, row)``: the JSONL line or 1-based row number, for messages."""
+    for _, line, row in read_located_rows(_kind(path), path=path):
         yield line, row
 
 
@@ -154,7 +156,7 @@ def import_megabench(spec: str) -> list[Task]:
     firsts: dict[str, dict[str, Any]] = {}
     grouped: dict[str, list[Sample]] = {}
     ledgers: dict[str, IdLedger] = {}
-    unit = row_unit("jsonl" if path.suffix.lower() == ".jsonl" else "parquet")
+    unit = row_unit(_kind(path))
     digest = hashlib.sha256()
     for line, row in _rows(path):
         name = str(row.get("task_name") or "")
