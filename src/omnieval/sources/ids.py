@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from omnieval.errors import SourceError
+from omnieval.sources.task import Task
 
 __all__ = ["IdLedger", "check_unique_ids"]
 
@@ -33,9 +34,7 @@ class IdLedger:
             )  # fmt: skip
 
 
-def check_unique_ids(tasks: Iterable[object]) -> None:
+def check_unique_ids(tasks: Iterable[Task]) -> None:
     """Scan every task's ids (cheaply where the task can) so a duplicate fails before any request."""
     for task in tasks:
-        scan = getattr(task, "scan_ids", None)
-        if scan is not None:
-            scan()
+        task.scan_ids()
