@@ -1,0 +1,148 @@
+"""Shared machinery of the generated image and video suites: options, seeds and atomic set writing.
+
+Every instance draws from its own ``random.Random`` seeded by ``(suite, seed, index)``, so instance
+``i`` is the same whatever ``n`` is and instances can be made in any order or process. A set is
+written into a hidden sibling folder and moved into place only when complete, so a folder holding
+``manifest.jsonl`` is always a whole set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omnieval.errors import SourceError
+
+__all__ = [
+    "DIFFICULTIES",
+    "LANGS",
+    "MANIFEST",
+    "SetOptions",
+    "build_set",
+    "check_int",
+    "resolve_options",
+]
+
+DIFFICULTIES = ("easy", "medium", "hard")
+LANGS = ("ru", "en")
+MANIFEST = "manifest.jsonl"
+MAX_N = 100_000
+
+MakeItem = Callable[[int, random.Random, str, str, Path], dict[str, Any]]
+"""``(index, rng, difficulty, lang, set_dir) -> row``: draws one instance, writes its media under
+``set_dir`` and returns the manifest row without the common fields (``id``, ``lang``, ...)."""
+
+
+@dataclass(frozen=True)
+class SetOptions:
+    """The resolved options of one generated set."""
+
+    suite: str
+    seed: int
+    """The seed actually used (derived from the secret under ``private_seed``)."""
+    n: int
+    difficulty: str
+    lang: str
+    recorded_seed: int | str
+    """What the manifest shows: the seed, or ``"private"``."""
+    seed_commitment: str | None = None
+    """SHA-256 of the private secret, so the owner can later prove which secret made the set."""
+
+    def difficulty_of(self, index: int) -> str:
+        return DIFFICULTIES[index % 3] if self.difficulty == "mixed" else self.difficulty
+
+    def lang_of(self, index: int) -> str:
+        return LANGS[(index // 3) % 2] if self.lang == "mixed" else self.lang
+
+    def rng_of(self, index: int) -> random.Random:
+        return random.Random(f"{self.suite}:{self.seed}:{index}")
+
+
+def check_int(suite: str, name: str, value: object, *, low: int, high: int) -> int:
+    """An integer option inside ``[low, high]``, or a SourceError naming the suite and option."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise SourceError(f"{suite}: option {name} must be an integer in [{low}, {high}], got {value!r}", field=name)
+    return value
+
+
+def _secret(private_seed: str) -> str:
+    """The secret itself, or the contents of the file named after ``@``."""
+    if private_seed.startswith("@"):
+        path = Path(private_seed[1:]).expanduser()
+        if not path.is_file():
+            raise SourceError("private_seed file not found", path=str(path), field="private_seed")
+        private_seed = path.read_text(encoding="utf-8").strip()
+    if len(private_seed) < 16:
+        raise SourceError("private_seed must be a secret of at least 16 characters (or @FILE holding one)",
+                          field="private_seed")
+    return private_seed
+
+
+def resolve_options(
+    suite: str,
+    *,
+    seed: int,
+    n: int | None,
+    default_n: int,
+    difficulty: str,
+    lang: str,
+    private_seed: str | None,
+) -> SetOptions:
+    """Validate the options every suite shares; a private secret replaces the public seed."""
+    count = check_int(suite, "n", default_n if n is None else n, low=1, high=MAX_N)
+    check_int(suite, "seed", seed, low=0, high=2**63 - 1)
+    if difficulty not in (*DIFFICULTIES, "mixed"):
+        raise SourceError(f"{suite}: difficulty must be easy, medium, hard or mixed, not {difficulty!r}",
+                          field="difficulty")
+    if lang not in (*LANGS, "mixed"):
+        raise SourceError(f"{suite}: lang must be ru, en or mixed, not {lang!r}", field="lang")
+    if private_seed is None:
+        return SetOptions(suite, seed, count, difficulty, lang, recorded_seed=seed)
+    secret = _secret(private_seed)
+    derived = int.from_bytes(hashlib.sha256(f"{secret}\0{suite}\0{seed}".encode()).digest()[:8], "big")
+    commitment = hashlib.sha256(secret.encode()).hexdigest()
+    return SetOptions(suite, derived, count, difficulty, lang, recorded_seed="private", seed_commitment=commitment)
+
+
+def _publish(staging: Path, out_dir: Path) -> None:
+    """Move a finished set into ``out_dir`` (which may exist only as an empty folder)."""
+    if out_dir.exists():
+        if not out_dir.is_dir() or any(out_dir.iterdir()):
+            raise SourceError("output folder is not empty; choose a new one", path=str(out_dir))
+        out_dir.rmdir()
+    os.replace(staging, out_dir)
+
+
+def build_set(out_dir: Path, opts: SetOptions, make_item: MakeItem, *, version: str) -> Path:
+    """Make ``opts.n`` instances into a staging folder, write the manifest, then move it into place."""
+    out_dir = Path(out_dir).absolute()
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise SourceError("output folder is not empty; choose a new one", path=str(out_dir))
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    try:
+        lines = []
+        for index in range(opts.n):
+            difficulty, lang = opts.difficulty_of(index), opts.lang_of(index)
+            row = make_item(index, opts.rng_of(index), difficulty, lang, staging)
+            head = {"id": f"{opts.suite}-{index:05d}", "task": row.pop("task"), "question": row.pop("question"),
+                    "answer": row.pop("answer")}
+            tail = {"lang": lang, "difficulty": difficulty, "suite": opts.suite, "generator": f"{opts.suite}@{version}",
+                    "seed": opts.recorded_seed}
+            if opts.seed_commitment:
+                tail["seed_commitment"] = opts.seed_commitment
+            lines.append(json.dumps({**head, **row, **tail}, ensure_ascii=False, sort_keys=False))
+        (staging / MANIFEST).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _publish(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out_dir / MANIFEST
