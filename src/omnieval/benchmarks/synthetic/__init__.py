@@ -6,8 +6,14 @@ Importing registers the generators ``shapes``, ``charts``, ``tables``, ``text``,
 ``omnieval run --tasks generated:DIR`` runs it.
 """
 
+from omnieval.benchmarks.synthetic import arith as arith
+from omnieval.benchmarks.synthetic import charts as charts
+from omnieval.benchmarks.synthetic import clocks as clocks
 from omnieval.benchmarks.synthetic import importer as importer
 from omnieval.benchmarks.synthetic import metrics as metrics
 from omnieval.benchmarks.synthetic import shapes as shapes
+from omnieval.benchmarks.synthetic import tables as tables
+from omnieval.benchmarks.synthetic import text as text
+from omnieval.benchmarks.synthetic import video as video
 
-__all__ = ["importer", "metrics", "shapes"]
+__all__ = ["arith", "charts", "clocks", "importer", "metrics", "shapes", "tables", "text", "video"]

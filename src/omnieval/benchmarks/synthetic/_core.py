@@ -25,6 +25,7 @@ __all__ = [
     "DIFFICULTIES",
     "LANGS",
     "MANIFEST",
+    "MakeItem",
     "SetOptions",
     "build_set",
     "check_int",

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from omnieval.errors import SourceError
 
-__all__ = ["PALETTE", "Colour", "find_font", "font_id", "load_font", "save_png"]
+__all__ = ["PALETTE", "Colour", "draw_text", "find_font", "font_id", "load_font", "save_png"]
 
 
 class Colour(NamedTuple):
@@ -99,3 +99,9 @@ def save_png(img: Any, path: Path) -> None:
     """Save without metadata chunks, so identical pictures give identical bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     img.save(path, format="PNG", optimize=False, compress_level=6)
+
+
+def draw_text(draw: Any, xy: tuple[float, float], text: str, *, size: int, font: Path, anchor: str = "mm",
+              fill: tuple[int, int, int] = (0, 0, 0)) -> None:
+    """Text at ``xy`` (Pillow anchor, centred by default) in ``font`` at ``size`` pixels."""
+    draw.text(xy, text, font=load_font(font, size), fill=fill, anchor=anchor)
