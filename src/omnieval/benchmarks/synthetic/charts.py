@@ -93,9 +93,9 @@ def _draw(kind: str, labels: list[str], values: list[int], level: str, title: st
         for i, (label, v) in enumerate(zip(labels, values, strict=True)):
             end = start + 3.6 * v
             draw.pieslice(box, start, end, fill=PALETTE[i].rgb)
-            y = 70 + 30 * i
-            draw.rectangle((280, y - 8, 296, y + 8), fill=PALETTE[i].rgb)
-            draw_text(draw, (304, y), f"{label} — {v}%", size=15, font=font, anchor="lm")
+            row_y = 70 + 30 * i
+            draw.rectangle((280, row_y - 8, 296, row_y + 8), fill=PALETTE[i].rgb)
+            draw_text(draw, (304, row_y), f"{label} — {v}%", size=15, font=font, anchor="lm")
             start = end
         return img, {"box": list(box)}
     axis_max, step = _axis(values, level)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +116,14 @@ def _video_policy(rows: list[dict[str, Any]]) -> MediaPolicy:
     return MediaPolicy(video_fps=rate, video_max_frames=max(1, min(64, int(rate * max(seconds or [16.0])))))
 
 
-def _samples(rows: list[tuple[int, dict[str, Any]]], fields: FieldMap, manifest: Path) -> Iterator[Sample]:
-    for index, row in rows:
-        yield row_to_sample(row, index, fields, path=str(manifest), base_dir=manifest.parent)
+def _stream(rows: list[tuple[int, dict[str, Any]]], fields: FieldMap, manifest: Path) -> Callable[[], Iterator[Sample]]:
+    """A fresh sample iterator per pass over one task's rows."""
+
+    def samples() -> Iterator[Sample]:
+        for index, row in rows:
+            yield row_to_sample(row, index, fields, path=str(manifest), base_dir=manifest.parent)
+
+    return samples
 
 
 @register_importer("generated")
@@ -150,7 +155,7 @@ def import_generated(path: str) -> list[Task]:
         lang = Counter(str(r.get("lang", "ru")) for _, r in rows).most_common(1)[0][0]
         policy = _video_policy([r for _, r in rows]) if media == "video" else MediaPolicy()
         spec = _spec(name, answer_type=answer_type, media=media, lang=lang, manifest=manifest, policy=policy)
-        tasks.append(Task(spec=spec, iter_samples=lambda rows=rows, f=spec.source.fields: _samples(rows, f, manifest),
+        tasks.append(Task(spec=spec, iter_samples=_stream(rows, spec.source.fields, manifest),
                           base_dir=manifest.parent, size=len(rows), data_fingerprint=fingerprint,
                           origin=f"generated:{manifest.parent}"))
     return tasks

@@ -45,7 +45,7 @@ def _render(text: str, rng: random.Random, level: str, font: Path) -> Any:
     size, angle = _LEVELS[level][2], _LEVELS[level][3]
     while True:
         face = load_font(font, size)
-        x0, y0, x1, y1 = face.getbbox(text, anchor="mm")
+        x0, _, x1, _ = face.getbbox(text, anchor="mm")
         if x1 - x0 <= _SIZE[0] - 4 * _MARGIN or size <= 12:
             break
         size -= 2
