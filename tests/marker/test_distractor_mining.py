@@ -84,7 +84,7 @@ def test_the_llm_pass_counts_failed_and_unreadable_verdicts(tmp_path: Path) -> N
 def test_items_file_errors_name_the_line_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "items.jsonl"
     bad.write_text('{"id": "1", "question": "q", "answer": "a"}\n{"id": "2", "question": "q"}\n', encoding="utf-8")
-    with pytest.raises(SourceError, match=r"sample '2'.*field 'answer'.*line 2"):
+    with pytest.raises(SourceError, match=r"sample '2'.*field 'answer'.*item 2"):
         load_items(bad)
 
 

@@ -14,7 +14,6 @@ seed), which the output records.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,28 +48,24 @@ class MinedItem:
 
 
 def load_items(path: Path) -> list[Item]:
-    """Items from JSONL (``id``, ``question``, ``answer``, optional ``options`` list); errors name line and field."""
+    """Items from JSONL (``id``, ``question``, ``answer``, optional ``options`` list); errors name row and field."""
+    from omnieval.sources.readers import read_rows
+
     items, seen = [], set()
     if not path.is_file():
         raise SourceError("items file not found", path=str(path))
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"line {number} is not valid JSON ({exc.msg})", path=str(path)) from None
-        sample = str(row.get("id", f"line {number}"))
+    for index, row in read_rows("jsonl", path=path):
+        sample = str(row.get("id", f"row {index + 1}"))
         for key in ("id", "question", "answer"):
             if not isinstance(row.get(key), str | int) or str(row[key]).strip() == "":
-                raise SourceError(f"line {number}: required field missing or empty", path=str(path),
+                raise SourceError(f"item {index + 1}: required field missing or empty", path=str(path),
                                   sample_id=sample, field=key)
         options = row.get("options", [])
         if not isinstance(options, list):
-            raise SourceError(f"line {number}: options must be a list", path=str(path), sample_id=sample,
+            raise SourceError(f"item {index + 1}: options must be a list", path=str(path), sample_id=sample,
                               field="options")
         if sample in seen:
-            raise SourceError(f"line {number}: duplicate id", path=str(path), sample_id=sample, field="id")
+            raise SourceError(f"item {index + 1}: duplicate id", path=str(path), sample_id=sample, field="id")
         seen.add(sample)
         rest = {k: v for k, v in row.items() if k not in ("id", "question", "answer", "options")}
         items.append(Item(sample, str(row["question"]), str(row["answer"]), tuple(str(o) for o in options), rest))
