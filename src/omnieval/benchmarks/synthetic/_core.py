@@ -3,12 +3,12 @@
 Every instance draws from its own ``random.Random`` seeded by ``(suite, seed, index)``, so instance
 ``i`` is the same whatever ``n`` is and instances can be made in any order or process. A set is
 written into a hidden sibling folder and moved into place only when complete, so a folder holding
-``manifest.jsonl`` is always a whole set.
+``manifest.jsonl`` is always a whole set. The seed is written only as the rows' ``seed`` field, which
+``omnieval generate --private-seed FILE`` replaces by a hash commitment for hidden test sets.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -48,14 +48,9 @@ class SetOptions:
 
     suite: str
     seed: int
-    """The seed actually used (derived from the secret under ``private_seed``)."""
     n: int
     difficulty: str
     lang: str
-    recorded_seed: int | str
-    """What the manifest shows: the seed, or ``"private"``."""
-    seed_commitment: str | None = None
-    """SHA-256 of the private secret, so the owner can later prove which secret made the set."""
 
     def difficulty_of(self, index: int) -> str:
         return DIFFICULTIES[index % 3] if self.difficulty == "mixed" else self.difficulty
@@ -74,19 +69,6 @@ def check_int(suite: str, name: str, value: object, *, low: int, high: int) -> i
     return value
 
 
-def _secret(private_seed: str) -> str:
-    """The secret itself, or the contents of the file named after ``@``."""
-    if private_seed.startswith("@"):
-        path = Path(private_seed[1:]).expanduser()
-        if not path.is_file():
-            raise SourceError("private_seed file not found", path=str(path), field="private_seed")
-        private_seed = path.read_text(encoding="utf-8").strip()
-    if len(private_seed) < 16:
-        raise SourceError("private_seed must be a secret of at least 16 characters (or @FILE holding one)",
-                          field="private_seed")
-    return private_seed
-
-
 def resolve_options(
     suite: str,
     *,
@@ -95,9 +77,8 @@ def resolve_options(
     default_n: int,
     difficulty: str,
     lang: str,
-    private_seed: str | None,
 ) -> SetOptions:
-    """Validate the options every suite shares; a private secret replaces the public seed."""
+    """Validate the options every suite shares."""
     count = check_int(suite, "n", default_n if n is None else n, low=1, high=MAX_N)
     check_int(suite, "seed", seed, low=0, high=2**63 - 1)
     if difficulty not in (*DIFFICULTIES, "mixed"):
@@ -105,12 +86,7 @@ def resolve_options(
                           field="difficulty")
     if lang not in (*LANGS, "mixed"):
         raise SourceError(f"{suite}: lang must be ru, en or mixed, not {lang!r}", field="lang")
-    if private_seed is None:
-        return SetOptions(suite, seed, count, difficulty, lang, recorded_seed=seed)
-    secret = _secret(private_seed)
-    derived = int.from_bytes(hashlib.sha256(f"{secret}\0{suite}\0{seed}".encode()).digest()[:8], "big")
-    commitment = hashlib.sha256(secret.encode()).hexdigest()
-    return SetOptions(suite, derived, count, difficulty, lang, recorded_seed="private", seed_commitment=commitment)
+    return SetOptions(suite, seed, count, difficulty, lang)
 
 
 def _publish(staging: Path, out_dir: Path) -> None:
@@ -137,9 +113,7 @@ def build_set(out_dir: Path, opts: SetOptions, make_item: MakeItem, *, version: 
             head = {"id": f"{opts.suite}-{index:05d}", "task": row.pop("task"), "question": row.pop("question"),
                     "answer": row.pop("answer")}
             tail = {"lang": lang, "difficulty": difficulty, "suite": opts.suite, "generator": f"{opts.suite}@{version}",
-                    "seed": opts.recorded_seed}
-            if opts.seed_commitment:
-                tail["seed_commitment"] = opts.seed_commitment
+                    "seed": opts.seed}
             lines.append(json.dumps({**head, **row, **tail}, ensure_ascii=False, sort_keys=False))
         (staging / MANIFEST).write_text("\n".join(lines) + "\n", encoding="utf-8")
         _publish(staging, out_dir)

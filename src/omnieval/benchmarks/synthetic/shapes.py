@@ -238,8 +238,7 @@ def _make(index: int, rng: random.Random, level: str, lang: str, set_dir: Path) 
 
 @register_generator("shapes")
 def shapes(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", private_seed: str | None = None) -> Path:
+           lang: str = "mixed") -> Path:
     """Scenes of coloured shapes: counting, colour, size and relative-position questions."""
-    opts = resolve_options("shapes", seed=seed, n=n, default_n=48, difficulty=difficulty, lang=lang,
-                           private_seed=private_seed)
+    opts = resolve_options("shapes", seed=seed, n=n, default_n=48, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _make, version=VERSION)

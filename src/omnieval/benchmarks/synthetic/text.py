@@ -80,8 +80,7 @@ def _make_item(font: Path) -> MakeItem:
 
 @register_generator("text")
 def text(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-         lang: str = "mixed", private_seed: str | None = None, font: str | None = None) -> Path:
+         lang: str = "mixed", font: str | None = None) -> Path:
     """Cyrillic and Latin pseudo-words to transcribe exactly."""
-    opts = resolve_options("text", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang,
-                           private_seed=private_seed)
+    opts = resolve_options("text", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _make_item(find_font(font)), version=VERSION)

@@ -125,11 +125,10 @@ def _question(ask: str, objects: list[dict[str, Any]], lang: str, rng: random.Ra
 
 @register_generator("video-motion")
 def video_motion(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-                 lang: str = "mixed", private_seed: str | None = None, fps: int = 8, seconds: int = 4,
+                 lang: str = "mixed", fps: int = 8, seconds: int = 4,
                  size: int = 128) -> Path:
     """Short clips of moving squares: count, direction, order of appearance, event second."""
-    opts = resolve_options("video-motion", seed=seed, n=n, default_n=24, difficulty=difficulty, lang=lang,
-                           private_seed=private_seed)
+    opts = resolve_options("video-motion", seed=seed, n=n, default_n=24, difficulty=difficulty, lang=lang)
     check_int("video-motion", "fps", fps, low=1, high=60)
     check_int("video-motion", "seconds", seconds, low=2, high=60)
     check_int("video-motion", "size", size, low=64, high=640)
