@@ -4,7 +4,9 @@ Each suite generates ``--n`` instances into a temporary folder (one process). Th
 two steps every instance goes through is measured by wrapping them: *encode* (PNG writing, or
 MPEG-4 encoding for video) and *draw* (everything else: sampling the instance, drawing it, text
 layout). CPU time is printed beside wall time, since on a shared machine wall time also measures the
-neighbours. Usage: ``python benchmarks/generate_suites_throughput.py [--n 200] [--only shapes,clocks]``.
+neighbours. A second pass with ``--workers`` processes (default 2) prints the parallel rate and its ratio
+to the single-process rate (the files are identical either way). Usage:
+``python benchmarks/generate_suites_throughput.py [--n 200] [--workers 2] [--only shapes,clocks]``.
 
 The function :func:`suites_section` is the part the combined ``generate_throughput.py`` calls.
 """
@@ -41,6 +43,16 @@ def _timed(module: Any, name: str, bucket: list[float]) -> Iterator[None]:
         setattr(module, name, original)
 
 
+def parallel_rate(suite: str, n: int, workers: int) -> float:
+    """Instances per second with ``workers`` processes (same files as one process)."""
+    from omnieval.sources.plugins import generators
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        generators.get(suite)(Path(tmp) / "set", seed=0, n=n, workers=workers)
+        return n / (time.perf_counter() - start)
+
+
 def measure(suite: str, n: int) -> dict[str, float]:
     """Generate ``n`` instances of ``suite``; wall and CPU seconds, instances/s, seconds per step."""
     import importlib
@@ -59,7 +71,7 @@ def measure(suite: str, n: int) -> dict[str, float]:
     return {"wall_s": wall, "cpu_s": cpu, "per_s": n / wall, **steps}
 
 
-def suites_section(n: int, only: tuple[str, ...] = SUITES) -> list[dict[str, Any]]:
+def suites_section(n: int, only: tuple[str, ...] = SUITES, workers: int = 2) -> list[dict[str, Any]]:
     """One row per suite; printed as a table by :func:`main`, reused by generate_throughput.py."""
     import omnieval.benchmarks  # noqa: F401  (registers the suites)
 
@@ -67,7 +79,8 @@ def suites_section(n: int, only: tuple[str, ...] = SUITES) -> list[dict[str, Any
     for suite in only:
         result = measure(suite, n)
         slowest = max(("draw", "encode"), key=lambda step: result[step])
-        rows.append({"suite": suite, "n": n, **result, "slowest": slowest})
+        parallel = parallel_rate(suite, n, workers) if workers > 1 else result["per_s"]
+        rows.append({"suite": suite, "n": n, **result, "slowest": slowest, "parallel_per_s": parallel})
     return rows
 
 
@@ -75,12 +88,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200, help="instances per suite")
     parser.add_argument("--only", default=",".join(SUITES), help="comma-separated suites")
+    parser.add_argument("--workers", type=int, default=2, help="processes for the parallel pass (1: skip it)")
     args = parser.parse_args()
-    rows = suites_section(args.n, tuple(s for s in args.only.split(",") if s))
-    print(f"{'suite':13s} {'n':>5s} {'inst/s':>8s} {'wall s':>7s} {'cpu s':>7s} {'draw s':>7s} {'encode s':>8s}  slowest")
+    rows = suites_section(args.n, tuple(s for s in args.only.split(",") if s), args.workers)
+    print(f"{'suite':13s} {'n':>5s} {'inst/s':>8s} {'wall s':>7s} {'cpu s':>7s} {'draw s':>7s} {'encode s':>8s} "
+          f"{'slowest':>14s} {f'inst/s x{args.workers}':>11s} {'ratio':>6s}")
     for r in rows:
+        share = f"{r['slowest']} {100 * r[r['slowest']] / r['wall_s']:.0f}%"
         print(f"{r['suite']:13s} {r['n']:5d} {r['per_s']:8.1f} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "
-              f"{r['draw']:7.2f} {r['encode']:8.2f}  {r['slowest']} ({100 * r[r['slowest']] / r['wall_s']:.0f}%)")
+              f"{r['draw']:7.2f} {r['encode']:8.2f} {share:>14s} {r['parallel_per_s']:11.1f} "
+              f"{r['parallel_per_s'] / r['per_s']:6.2f}")
 
 
 if __name__ == "__main__":

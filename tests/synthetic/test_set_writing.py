@@ -63,7 +63,7 @@ def test_a_failing_generation_leaves_no_set_behind(tmp_path: Path) -> None:
     opts = _core.resolve_options("demo", seed=0, n=5, default_n=5, difficulty="mixed", lang="mixed")
     out = tmp_path / "set"
     with pytest.raises(RuntimeError, match="disk full"):
-        _core.build_set(out, opts, make, version="1")
+        _core.build_set(out, opts, lambda: make, version="1")
     assert calls == [0, 1, 2]
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
@@ -103,3 +103,10 @@ def test_frame_rate_and_length_options(tmp_path: Path) -> None:
         assert float(stream.average_rate) == 5 and len(frames) == 15
         assert (frames[0].width, frames[0].height) == (96, 96)
     assert row["data"]["fps"] == 5 and row["data"]["seconds"] == 3
+
+
+@pytest.mark.parametrize("suite", ["charts", "video-motion"])
+def test_worker_processes_write_the_same_files(tmp_path: Path, suite: str) -> None:
+    one = _digest(generators.get(suite)(tmp_path / "one", seed=4, n=40).parent)
+    two = _digest(generators.get(suite)(tmp_path / "two", seed=4, n=40, workers=2).parent)
+    assert one == two and len(one) == 41

@@ -25,6 +25,7 @@ __all__ = [
     "DIFFICULTIES",
     "LANGS",
     "MANIFEST",
+    "Factory",
     "MakeItem",
     "SetOptions",
     "build_set",
@@ -40,6 +41,9 @@ MAX_N = 100_000
 MakeItem = Callable[[int, random.Random, str, str, Path], dict[str, Any]]
 """``(index, rng, difficulty, lang, set_dir) -> row``: draws one instance, writes its media under
 ``set_dir`` and returns the manifest row without the common fields (``id``, ``lang``, ...)."""
+Factory = Callable[..., MakeItem]
+"""``(**suite options) -> MakeItem``, module-level so that worker processes can call it."""
+_CHUNK = 16
 
 
 @dataclass(frozen=True)
@@ -98,23 +102,60 @@ def _publish(staging: Path, out_dir: Path) -> None:
     os.replace(staging, out_dir)
 
 
-def build_set(out_dir: Path, opts: SetOptions, make_item: MakeItem, *, version: str) -> Path:
-    """Make ``opts.n`` instances into a staging folder, write the manifest, then move it into place."""
+@dataclass(frozen=True)
+class _Job:
+    """What a worker needs to make instances: picklable (module-level factory, plain arguments)."""
+
+    opts: SetOptions
+    factory: Factory
+    factory_args: tuple[tuple[str, Any], ...]
+    version: str
+    staging: Path
+
+
+def _lines(job: _Job, indices: range) -> list[str]:
+    """Manifest lines of the instances at ``indices`` (their media are written as a side effect)."""
+    opts, make = job.opts, job.factory(**dict(job.factory_args))
+    lines = []
+    for index in indices:
+        difficulty, lang = opts.difficulty_of(index), opts.lang_of(index)
+        row = make(index, opts.rng_of(index), difficulty, lang, job.staging)
+        head = {"id": f"{opts.suite}-{index:05d}", "task": row.pop("task"), "question": row.pop("question"),
+                "answer": row.pop("answer")}
+        tail = {"lang": lang, "difficulty": difficulty, "suite": opts.suite,
+                "generator": f"{opts.suite}@{job.version}", "seed": opts.seed}
+        lines.append(json.dumps({**head, **row, **tail}, ensure_ascii=False))
+    return lines
+
+
+def _make_all(job: _Job, workers: int) -> list[str]:
+    """All lines in index order, made in this process or by ``workers`` processes in chunks."""
+    n = job.opts.n
+    if workers <= 1 or n < 2 * _CHUNK:
+        return _lines(job, range(n))
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [range(start, min(n, start + _CHUNK)) for start in range(0, n, _CHUNK)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return [line for part in pool.map(_lines, [job] * len(chunks), chunks) for line in part]
+
+
+def build_set(out_dir: Path, opts: SetOptions, factory: Factory, *, version: str, workers: int = 1,
+              **factory_args: Any) -> Path:
+    """Make ``opts.n`` instances into a staging folder, write the manifest, then move it into place.
+
+    ``factory(**factory_args)`` returns the per-instance maker; it must be a module-level function so
+    worker processes can rebuild the maker (``workers`` > 1). The files do not depend on ``workers``.
+    """
+    check_int(opts.suite, "workers", workers, low=1, high=64)
     out_dir = Path(out_dir).absolute()
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise SourceError("output folder is not empty; choose a new one", path=str(out_dir))
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
     try:
-        lines = []
-        for index in range(opts.n):
-            difficulty, lang = opts.difficulty_of(index), opts.lang_of(index)
-            row = make_item(index, opts.rng_of(index), difficulty, lang, staging)
-            head = {"id": f"{opts.suite}-{index:05d}", "task": row.pop("task"), "question": row.pop("question"),
-                    "answer": row.pop("answer")}
-            tail = {"lang": lang, "difficulty": difficulty, "suite": opts.suite, "generator": f"{opts.suite}@{version}",
-                    "seed": opts.seed}
-            lines.append(json.dumps({**head, **row, **tail}, ensure_ascii=False, sort_keys=False))
+        job = _Job(opts, factory, tuple(sorted(factory_args.items())), version, staging)
+        lines = _make_all(job, workers)
         (staging / MANIFEST).write_text("\n".join(lines) + "\n", encoding="utf-8")
         _publish(staging, out_dir)
     except BaseException:

@@ -96,7 +96,7 @@ def _make_item(font: Path) -> MakeItem:
 
 @register_generator("math")
 def math_suite(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-               lang: str = "mixed", font: str | None = None) -> Path:
+               lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
     """Rendered arithmetic expressions and linear equations with whole-number answers."""
     opts = resolve_options("math", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
-    return build_set(out_dir, opts, _make_item(find_font(font)), version=VERSION)
+    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

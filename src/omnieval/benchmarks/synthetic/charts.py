@@ -179,7 +179,7 @@ def _make_item(font: Path) -> MakeItem:
 
 @register_generator("charts")
 def charts(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", font: str | None = None) -> Path:
+           lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
     """Bar, line and pie charts with read, compare and compute questions."""
     opts = resolve_options("charts", seed=seed, n=n, default_n=54, difficulty=difficulty, lang=lang)
-    return build_set(out_dir, opts, _make_item(find_font(font)), version=VERSION)
+    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

@@ -76,7 +76,7 @@ def _make_item(font: Path) -> MakeItem:
 
 @register_generator("clocks")
 def clocks(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", font: str | None = None) -> Path:
+           lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
     """Analogue clocks to read as H:MM."""
     opts = resolve_options("clocks", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
-    return build_set(out_dir, opts, _make_item(find_font(font)), version=VERSION)
+    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

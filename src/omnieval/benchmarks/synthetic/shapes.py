@@ -12,7 +12,7 @@ import random
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from omnieval.benchmarks.synthetic._core import build_set, resolve_options
+from omnieval.benchmarks.synthetic._core import MakeItem, build_set, resolve_options
 from omnieval.benchmarks.synthetic._draw import PALETTE, Colour, save_png
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
@@ -236,9 +236,13 @@ def _make(index: int, rng: random.Random, level: str, lang: str, set_dir: Path) 
             "data": {"query": query, "shapes": [s._asdict() for s in placed], "side": side}}
 
 
+def _maker() -> MakeItem:
+    return _make
+
+
 @register_generator("shapes")
 def shapes(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed") -> Path:
+           lang: str = "mixed", workers: int = 1) -> Path:
     """Scenes of coloured shapes: counting, colour, size and relative-position questions."""
     opts = resolve_options("shapes", seed=seed, n=n, default_n=48, difficulty=difficulty, lang=lang)
-    return build_set(out_dir, opts, _make, version=VERSION)
+    return build_set(out_dir, opts, _maker, version=VERSION, workers=workers)

@@ -99,7 +99,7 @@ def _make_item(font: Path) -> MakeItem:
 
 @register_generator("tables")
 def tables(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", font: str | None = None) -> Path:
+           lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
     """Tables of numbers with cell-lookup, sum and arg-max questions."""
     opts = resolve_options("tables", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
-    return build_set(out_dir, opts, _make_item(font=find_font(font)), version=VERSION)
+    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

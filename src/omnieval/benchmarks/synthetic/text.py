@@ -80,7 +80,7 @@ def _make_item(font: Path) -> MakeItem:
 
 @register_generator("text")
 def text(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-         lang: str = "mixed", font: str | None = None) -> Path:
+         lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
     """Cyrillic and Latin pseudo-words to transcribe exactly."""
     opts = resolve_options("text", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
-    return build_set(out_dir, opts, _make_item(find_font(font)), version=VERSION)
+    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

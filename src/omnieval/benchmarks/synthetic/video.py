@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from omnieval.benchmarks.synthetic._core import build_set, check_int, resolve_options
+from omnieval.benchmarks.synthetic._core import MakeItem, build_set, check_int, resolve_options
 from omnieval.benchmarks.synthetic._draw import PALETTE
 from omnieval.sources.plugins import register_generator
 
@@ -123,25 +123,27 @@ def _question(ask: str, objects: list[dict[str, Any]], lang: str, rng: random.Ra
         {"ask": "event", "event": "vanish" if vanishes else "appear", "colour": target["colour"]}
 
 
-@register_generator("video-motion")
-def video_motion(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-                 lang: str = "mixed", fps: int = 8, seconds: int = 4,
-                 size: int = 128) -> Path:
-    """Short clips of moving squares: count, direction, order of appearance, event second."""
-    opts = resolve_options("video-motion", seed=seed, n=n, default_n=24, difficulty=difficulty, lang=lang)
-    check_int("video-motion", "fps", fps, low=1, high=60)
-    check_int("video-motion", "seconds", seconds, low=2, high=60)
-    check_int("video-motion", "size", size, low=64, high=640)
-    size -= size % 2  # yuv420p needs even sides
-
-    def make(index: int, rng: random.Random, level: str, lang_: str, set_dir: Path) -> dict[str, Any]:
+def _make_item(fps: int, seconds: int, size: int) -> MakeItem:
+    def make(index: int, rng: random.Random, level: str, lang: str, set_dir: Path) -> dict[str, Any]:
         ask = _ASKS[(index // 6) % 4]
         objects, _ = _objects(rng, level, seconds=seconds, size=size, at_least=2 if ask == "order" else 1)
-        question, answer, answer_type, query = _question(ask, objects, lang_, rng, seconds)
+        question, answer, answer_type, query = _question(ask, objects, lang, rng, seconds)
         rel = f"videos/{index:05d}.mp4"
         encode(frames_of(objects, fps=fps, seconds=seconds, size=size), set_dir / rel, fps=fps)
         return {"task": f"video_{query['ask']}", "question": question, "answer": answer, "answer_type": answer_type,
                 "video": rel, "data": {"fps": fps, "seconds": seconds, "size": size, "objects": objects,
                                        "query": query}}
 
-    return build_set(out_dir, opts, make, version=VERSION)
+    return make
+
+
+@register_generator("video-motion")
+def video_motion(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
+                 lang: str = "mixed", fps: int = 8, seconds: int = 4, size: int = 128, workers: int = 1) -> Path:
+    """Short clips of moving squares: count, direction, order of appearance, event second."""
+    opts = resolve_options("video-motion", seed=seed, n=n, default_n=24, difficulty=difficulty, lang=lang)
+    check_int("video-motion", "fps", fps, low=1, high=60)
+    check_int("video-motion", "seconds", seconds, low=2, high=60)
+    check_int("video-motion", "size", size, low=64, high=640)
+    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, fps=fps, seconds=seconds,
+                     size=size - size % 2)  # yuv420p needs even sides
