@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from omnieval.errors import ConfigError
@@ -49,13 +50,15 @@ class HFEncoder:
                  device: str = "cpu", max_length: int = 128) -> None:
         if pooling not in ("mean", "cls"):
             raise ConfigError(f"embedder hf/{path}: pooling must be mean or cls, not {pooling!r}")
+        if not Path(path).expanduser().is_dir():
+            raise ConfigError(f"embedder hf/{path}: not a local model folder (nothing is downloaded at run time)")
         from transformers import AutoModel, AutoTokenizer
 
         self.spec = f"hf/{path}"
         self.pooling, self.prefix, self.batch_size, self.max_length = pooling, prefix, batch_size, max_length
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path)
-            model = AutoModel.from_pretrained(path)
+            self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+            model = AutoModel.from_pretrained(path, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"embedder hf/{path}: cannot load a local encoder there ({exc})") from None
         self.model = (model.get_encoder() if model.config.is_encoder_decoder else model).to(device).eval()
