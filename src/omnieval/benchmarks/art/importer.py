@@ -9,7 +9,6 @@ loads a subset.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from urllib.parse import parse_qs
 from omnieval.benchmarks.art.spec import TASKS, load_spec
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.sources.importers import register_importer
+from omnieval.sources.readers import read_rows
 from omnieval.sources.rows import row_to_sample
 from omnieval.sources.task import Task
 from omnieval.types import (
@@ -45,23 +45,18 @@ def read_manifest(folder: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise SourceError("no manifest.jsonl: is this a folder written by `omnieval generate art`?", path=str(folder))
     rows: list[dict[str, Any]] = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"line {line_no}: not valid JSON ({exc.msg})", path=str(path)) from None
+    for index, row in read_rows("jsonl", path=path):
+        line_no = index + 1
         where = {"path": str(path), "sample_id": str(row.get("id", f"line {line_no}"))}
         for key in REQUIRED:
             if key not in row:
-                raise SourceError(f"line {line_no}: missing field", field=key, **where)
+                raise SourceError(f"instance {line_no}: missing field", field=key, **where)
         if row["answer"] not in ("Yes", "No"):
-            raise SourceError(f"line {line_no}: answer must be 'Yes' or 'No', got {row['answer']!r}", field="answer", **where)
+            raise SourceError(f"instance {line_no}: answer must be 'Yes' or 'No', got {row['answer']!r}", field="answer", **where)
         if row["task"] not in TASKS:
-            raise SourceError(f"line {line_no}: unknown ART task {row['task']!r}", field="task", **where)
+            raise SourceError(f"instance {line_no}: unknown ART task {row['task']!r}", field="task", **where)
         if not (folder / row["audio"]).is_file():
-            raise SourceError(f"line {line_no}: audio file {row['audio']} not found", field="audio", **where)
+            raise SourceError(f"instance {line_no}: audio file {row['audio']} not found", field="audio", **where)
         rows.append(row)
     if not rows:
         raise SourceError("manifest.jsonl has no instances", path=str(path))

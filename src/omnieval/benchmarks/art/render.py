@@ -88,17 +88,22 @@ def _with_background(speech: np.ndarray, name: str, assets: AssetPool) -> tuple[
                    "lead_s": BACKGROUND_LEAD_S, "fade_s": BACKGROUND_FADE_S}
 
 
+def _spoken(text: str, speaker: str, voices: Voices, background: str | None,
+            assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
+    """One utterance by one speaker, over its own background when it has one."""
+    audio = _say(text, voices.people[speaker])
+    meta: dict[str, Any] = {"text": text, "speaker": speaker, **_voice_meta(voices.people[speaker])}
+    if background is not None:
+        audio, meta["background"] = _with_background(audio, background, assets)
+    return audio, meta
+
+
 def _speech_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices,
                  assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
     uid = values[item["speech"]]
-    speaker = values[item["speaker"]]
-    text = spec.speech["utterances"][uid]["text"]
-    audio = _say(text, voices.people[speaker])
-    meta: dict[str, Any] = {"kind": "speech", "utterance": uid, "text": text, "speaker": speaker,
-                            **_voice_meta(voices.people[speaker])}
-    if "background" in item:
-        audio, meta["background"] = _with_background(audio, values[item["background"]], assets)
-    return audio, meta
+    background = values[item["background"]] if "background" in item else None
+    audio, meta = _spoken(spec.speech["utterances"][uid]["text"], values[item["speaker"]], voices, background, assets)
+    return audio, {"kind": "speech", "utterance": uid, **meta}
 
 
 def _dialogue_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices,
@@ -111,10 +116,7 @@ def _dialogue_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, 
     turn_meta: list[dict[str, Any]] = []
     offset = 0
     for k, (text, speaker) in enumerate(zip(turns, speakers, strict=True)):
-        audio = _say(text, voices.people[speaker])
-        meta: dict[str, Any] = {"text": text, "speaker": speaker, **_voice_meta(voices.people[speaker])}
-        if per_turn:
-            audio, meta["background"] = _with_background(audio, per_turn[k], assets)
+        audio, meta = _spoken(text, speaker, voices, per_turn[k] if per_turn else None, assets)
         if k:
             pieces.append(silence(GAPS["turn"]))
             offset += round(GAPS["turn"] * RATE)
