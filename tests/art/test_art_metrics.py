@@ -38,3 +38,40 @@ def test_relative_accuracy_divides_by_relevant_answers_only() -> None:
     assert sum(r.metrics["art.relevant"] for r in results) / len(results) == pytest.approx(4 / 5)
     assert over_relevant(absolute, results) == pytest.approx(3 / 4)
     assert over_relevant([0.0], [SampleResult(task="t", sample_id="x", state="ok", metrics={"art.relevant": 0.0})]) == 0.0
+
+
+def _results(path, blocks):  # type: ignore[no-untyped-def]
+    path.mkdir()
+    tasks = {name: {"n_scored": n, "metrics": {"art.relevant": rel, "art.absolute_accuracy": acc,
+                                               "art.relative_accuracy": acc / rel}} for name, (n, rel, acc) in blocks.items()}
+    (path / "results.json").write_text(__import__("json").dumps({"tasks": tasks}), encoding="utf-8")
+    return path
+
+
+def test_summary_averages_repeated_runs_and_pools_tasks_overall(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from omnieval.benchmarks.art.summary import summarize_runs
+
+    # run 1: AA 10 items 8 relevant 6 right; SR 10 items 10 relevant 4 right -> overall 18/20 rel, 10/20 abs, 10/18 rel-acc
+    a = _results(tmp_path / "r1", {"art.AA": (10, 0.8, 0.6), "art.SR": (10, 1.0, 0.4)})
+    # run 2: AA 10/10 relevant 8 right; SR 10 relevant 6 right -> overall 20/20, 14/20, 14/20
+    b = _results(tmp_path / "r2", {"art.AA": (10, 1.0, 0.8), "art.SR": (10, 1.0, 0.6)})
+    table = summarize_runs([a, b])
+    assert table["art.AA"]["art.absolute_accuracy"]["mean"] == pytest.approx(0.7)
+    assert table["art.AA"]["art.absolute_accuracy"]["std"] == pytest.approx(0.1)
+    assert table["overall"]["art.relevant"]["mean"] == pytest.approx((18 / 20 + 1.0) / 2)
+    assert table["overall"]["art.absolute_accuracy"]["mean"] == pytest.approx((10 / 20 + 14 / 20) / 2)
+    assert table["overall"]["art.relative_accuracy"]["mean"] == pytest.approx((10 / 18 + 14 / 20) / 2)
+
+
+def test_summary_command_prints_the_table_and_refuses_mismatched_runs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from omnieval.benchmarks.art.cli import app
+
+    a = _results(tmp_path / "r1", {"art.AA": (4, 1.0, 0.5)})
+    b = _results(tmp_path / "r2", {"art.AA": (4, 1.0, 1.0)})
+    out = CliRunner().invoke(app, ["summary", str(a), str(b)])
+    assert out.exit_code == 0 and "0.7500 ± 0.2500" in out.output
+    c = _results(tmp_path / "r3", {"art.SR": (4, 1.0, 1.0)})
+    bad = CliRunner().invoke(app, ["summary", str(a), str(c)])
+    assert bad.exit_code == 2 and "holds tasks" in bad.output

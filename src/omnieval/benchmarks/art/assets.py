@@ -31,6 +31,8 @@ class AssetPool:
     asset_seed: int = 0
     files: dict[str, np.ndarray] = field(default_factory=dict)
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    clips: dict[tuple[str, str | None], Any] = field(default_factory=dict, compare=False)
+    """Rendered (truncated, transformed) clips of this pool, filled by the renderer as a cache."""
 
     def sound(self, name: str) -> tuple[np.ndarray, dict[str, Any]]:
         if name in self.files:

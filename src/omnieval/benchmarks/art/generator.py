@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -23,7 +24,7 @@ from omnieval.benchmarks.art.render import GAPS, Voices, render
 from omnieval.benchmarks.art.sampler import Planned, check_satisfiable, plan_task
 from omnieval.benchmarks.art.spec import PAPER_LANGUAGES, TASKS, ArtSpec, load_spec
 from omnieval.benchmarks.art.synth import RECIPE_VERSION
-from omnieval.benchmarks.art.tts import check_voice, espeak_version
+from omnieval.benchmarks.art.tts import check_voice, espeak_version, share_between_processes
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
@@ -33,6 +34,7 @@ GENERATOR_VERSION = "art-1"
 SCALES: dict[str, tuple[str, int]] = {"tiny": ("per_template", 2), "art-h": ("total", 24), "full": ("total", 1000)}
 """tiny: 2 per template (one Yes, one No); art-h: 24 per task (the paper's ART-H); full: 1,000 per task."""
 _CHUNK = 24
+_SPEECH_CACHE = ".speech-cache"
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ def _check_voices(voices: Voices, tasks: tuple[str, ...]) -> None:
 
 def _setup(config: _Config) -> None:
     """Per process: the spec, voices and asset pool (assets are re-read; their check already passed)."""
+    share_between_processes(Path(config.out_dir) / _SPEECH_CACHE)
     spec = load_spec(language=config.language, crli_languages=config.crli_languages)
     _STATE.update(config=config, spec=spec, voices=_voices(spec, config.question_voice),
                   assets=load_assets(config.assets, asset_seed=config.asset_seed,
@@ -208,7 +211,11 @@ def generate_art(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     config = _Config(str(out), seed, language, spec.crli_languages, question_voice, assets, asset_seed)
-    rows = _render_all(plan, config, workers or os.cpu_count() or 1)
+    try:
+        rows = _render_all(plan, config, workers or os.cpu_count() or 1)
+    finally:
+        share_between_processes(None)
+        shutil.rmtree(out / _SPEECH_CACHE, ignore_errors=True)
     options = {"seed": seed, "n": total, "per_template": each, "scale": scale, "tasks": list(chosen),
                "language": language, "languages": list(spec.crli_languages), "question_voice": voices.question["voice"],
                "assets": None if assets is None else str(assets), "asset_seed": asset_seed}

@@ -68,7 +68,14 @@ def _say(text: str, voice: dict[str, Any]) -> np.ndarray:
 
 
 def _clip(name: str, assets: AssetPool, transform: str | None) -> tuple[np.ndarray, dict[str, Any]]:
-    """A short sound or tune: ≤ 5 s (cut with a fade-out), then transformed, then ≤ 5 s again."""
+    """A short sound or tune: ≤ 5 s (cut with a fade-out), then transformed, then ≤ 5 s again (cached)."""
+    key = (name, transform)
+    if key not in assets.clips:
+        assets.clips[key] = _make_clip(name, assets, transform)
+    return assets.clips[key]
+
+
+def _make_clip(name: str, assets: AssetPool, transform: str | None) -> tuple[np.ndarray, dict[str, Any]]:
     audio, source = assets.sound(name)
     audio, cut = truncate(audio)
     meta: dict[str, Any] = {"kind": "tune" if transform is not None else "sound", "asset": name, "asset_source": source,

@@ -7,16 +7,20 @@ file is written. Synthesis is deterministic (espeak-ng is a rule-based formant s
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 from omnieval.benchmarks.art.dsp import RATE, edge_fades, normalize, resample
 from omnieval.errors import SourceError
 
-__all__ = ["check_voice", "espeak_version", "installed_voices", "speak"]
+__all__ = ["check_voice", "espeak_version", "installed_voices", "share_between_processes", "speak"]
 
 
 def _exe() -> str:
@@ -57,9 +61,38 @@ def check_voice(voice: str, *, what: str) -> None:
                           f"`espeak-ng --voices=variant` lists them")
 
 
+_SHARED: dict[str, Path] = {}
+
+
+def share_between_processes(folder: Path | None) -> None:
+    """Keep synthesized speech in ``folder`` too, so parallel workers synthesize each clip about once."""
+    _SHARED.clear()
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        _SHARED["dir"] = folder
+
+
 @cache
 def speak(text: str, *, voice: str, speed: int = 150, pitch: int = 50) -> np.ndarray:
     """``text`` spoken by ``voice`` at 16 kHz, normalised to -20 dBFS with 10 ms edge fades (read-only)."""
+    folder = _SHARED.get("dir")
+    if folder is None:
+        out = _synthesize(text, voice=voice, speed=speed, pitch=pitch)
+    else:
+        key = hashlib.sha256(json.dumps([text, voice, speed, pitch]).encode()).hexdigest()[:24]
+        path = folder / f"{key}.npy"
+        if path.exists():
+            out = np.load(path)
+        else:
+            out = _synthesize(text, voice=voice, speed=speed, pitch=pitch)
+            tmp = folder / f"{key}.{os.getpid()}.tmp.npy"
+            np.save(tmp, out)
+            os.replace(tmp, path)
+    out.setflags(write=False)
+    return out
+
+
+def _synthesize(text: str, *, voice: str, speed: int, pitch: int) -> np.ndarray:
     cmd = [_exe(), "-v", voice, "-s", str(speed), "-p", str(pitch), "--stdout", text]
     done = subprocess.run(cmd, capture_output=True, check=False)
     data = done.stdout
@@ -72,6 +105,4 @@ def speak(text: str, *, voice: str, speed: int = 150, pitch: int = 50) -> np.nda
     nonzero = np.flatnonzero(np.abs(pcm) > 1e-3)
     if nonzero.size:
         pcm = pcm[max(nonzero[0] - 80, 0): nonzero[-1] + 80]
-    out = edge_fades(normalize(resample(pcm, rate, RATE)))
-    out.setflags(write=False)
-    return out
+    return edge_fades(normalize(resample(pcm, rate, RATE)))
