@@ -56,6 +56,7 @@ def test_independent_evaluator_agrees_on_every_instance(tiny_rows: list[dict[str
 
 def test_levels_durations_and_gaps_measured_on_the_wavs(tiny_set: Path, tiny_rows: list[dict[str, Any]]) -> None:
     expected = {"louder": -14.0, "quieter": -26.0}
+    cut = 0
     for row in tiny_rows:
         audio = _read(tiny_set, row["audio"])
         assert abs(audio.size / 16000 - row["duration_s"]) < 1e-3
@@ -69,9 +70,14 @@ def test_levels_durations_and_gaps_measured_on_the_wavs(tiny_set: Path, tiny_row
                 tolerance = 1.0 if seg.get("transform") in ("truncated", None) else 0.6
                 assert abs(_db(clip) - target) < tolerance, (row["id"], seg["asset"], seg.get("transform"))
                 assert np.max(np.abs(clip[-16:])) < 0.02  # faded out: no click at the end
+                if seg["truncated_to_5s"] and seg.get("transform") is None:  # cut at 5 s with a 0.5 s fade-out
+                    cut += 1
+                    assert seg["dur_s"] == 5.0
+                    assert _db(clip[-800:]) < _db(clip[-16000:-8000]) - 12
         for before, after in itertools.pairwise(segs):  # the gaps between recordings are silence
             gap = audio[round((before["start_s"] + before["dur_s"]) * 16000) + 2: round(after["start_s"] * 16000) - 2]
             assert gap.size > 0 and np.max(np.abs(gap)) == 0.0
+    assert cut >= 1  # SR plays 6 s ambiences as sounds: some clips were cut
 
 
 def test_background_sits_twenty_db_under_speech_with_fades(tiny_set: Path, tiny_rows: list[dict[str, Any]]) -> None:

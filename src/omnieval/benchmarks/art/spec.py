@@ -191,10 +191,12 @@ def _check(template: Template, spec: ArtSpec) -> None:
             if expr.names() - slots or expr.functions() - functions:
                 bad = sorted((expr.names() - slots) | (expr.functions() - functions))
                 raise SourceError(f"{where}: rule {expr.source!r} uses unknown names {bad}")
-        for name in placeholders(template.question) - slots:
-            raise SourceError(f"{where}: question placeholder {{{name}}} is not a slot")
         if spec.language != "en" and template.id not in spec.edition.get("questions", {}):
             raise SourceError(f"language.yaml: edition {spec.language!r} has no question for {template.id}")
+        texts = [template.question] + ([spec.edition["questions"][template.id]] if spec.language != "en" else [])
+        unknown_slots = sorted(set().union(*(placeholders(text) for text in texts)) - slots)
+        if unknown_slots:
+            raise SourceError(f"{where}: question placeholders {unknown_slots} are not slots ({spec.language} edition)")
         for item in variant.audio:
             unknown = set(item) - _AUDIO_KEYS
             refs = [v for k, v in item.items() if k != "speakers" and k != "backgrounds"]
