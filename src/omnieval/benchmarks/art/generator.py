@@ -140,7 +140,8 @@ def _render_chunk(chunk: list[tuple[int, Planned]]) -> list[dict[str, Any]]:
 
 
 def _render_all(plan: list[tuple[int, Planned]], config: _Config, workers: int) -> list[dict[str, Any]]:
-    chunks = [plan[i: i + _CHUNK] for i in range(0, len(plan), _CHUNK)]
+    size = max(1, min(_CHUNK, -(-len(plan) // (4 * workers))))  # small sets still spread over the workers
+    chunks = [plan[i: i + size] for i in range(0, len(plan), size)]
     if workers <= 1 or len(chunks) <= 1:
         _setup(config)
         return [row for chunk in chunks for row in _render_chunk(chunk)]
