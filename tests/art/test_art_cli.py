@@ -81,6 +81,8 @@ def test_private_seed_is_created_secret_and_never_written_into_the_set(tmp_path:
     assert code == 0 and (again / "manifest.jsonl").read_text(encoding="utf-8") == manifest  # same secret, same set
     code, text = _invoke(*args, "--seed", "3")
     assert code == 2 and "exclude each other" in text
+    code, text = _invoke("generate", "art", "--output", str(out), "--private-seed", str(out / "seed.txt"))
+    assert code == 2 and "outside the output folder" in text
 
 
 @pytest.mark.parametrize("bad", ["?colour=red", "?tasks=AA"])

@@ -124,6 +124,8 @@ def generate_command(
             return
         if private is not None and seed is not None:
             fail("--seed and --private-seed exclude each other")
+        if private is not None and private.expanduser().resolve().is_relative_to(output.expanduser().resolve()):
+            fail("--private-seed must live outside the output folder (the folder is what gets shared)")
         options = {k.replace("-", "_"): v for k, v in parse_kv(opt, option="--opt").items()}
         secret = private_seed(private) if private is not None else None
         given = {"seed": secret if secret is not None else seed, "n": n, "per_template": per_template}
