@@ -107,3 +107,12 @@ def test_art_importer_rejects_a_manifest_with_a_bad_answer(tmp_path: Path) -> No
     with pytest.raises(SourceError, match="answer must be 'Yes' or 'No'") as err:
         import_art(str(tmp_path))
     assert "AA-1" in str(err.value) and "manifest.jsonl" in str(err.value)
+
+
+def test_art_h_subset_of_a_larger_set_loads_alone(tiny_set: Path) -> None:
+    from omnieval.benchmarks.art.importer import import_art
+
+    whole = {t.name: t.size for t in import_art(str(tiny_set))}
+    art_h = {t.name: t.size for t in import_art(f"{tiny_set}?subset=art-h")}
+    assert whole["art.SR"] == 30 and art_h["art.SR"] == 24  # 15 templates x 2 -> the 24 of ART-H
+    assert art_h["art.AA"] == whole["art.AA"] == 12  # a task smaller than 24 is ART-H whole

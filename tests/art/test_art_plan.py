@@ -118,3 +118,15 @@ def test_asset_seed_gives_fresh_but_reproducible_sounds() -> None:
     fresh = synthesize("bell", asset_seed=1)
     assert not np.array_equal(canonical, fresh)
     assert np.array_equal(fresh, synthesize.__wrapped__("bell", asset_seed=1))  # recomputed, not the cache
+
+
+def test_art_h_subset_is_twelve_yes_twelve_no_over_all_templates(spec) -> None:  # type: ignore[no-untyped-def]
+    from omnieval.benchmarks.art.sampler import art_h_subset
+
+    for task in TASKS:
+        plan = plan_task(spec, task, seed=4, total=1000)
+        subset = art_h_subset(plan, spec, task, seed=4)
+        chosen = [plan[i] for i in subset]
+        assert len(chosen) == 24 and sum(p.answer == "Yes" for p in chosen) == 12, task
+        assert {p.template for p in chosen} == {t.id for t in spec.templates[task]}, task
+        assert not any(p.repeat for p in chosen), task

@@ -21,7 +21,7 @@ from typing import Any
 from omnieval.benchmarks.art.assets import AssetPool, load_assets
 from omnieval.benchmarks.art.dsp import RATE, wav_bytes
 from omnieval.benchmarks.art.render import GAPS, Voices, render
-from omnieval.benchmarks.art.sampler import Planned, check_satisfiable, plan_task
+from omnieval.benchmarks.art.sampler import Planned, art_h_subset, check_satisfiable, plan_task
 from omnieval.benchmarks.art.spec import PAPER_LANGUAGES, TASKS, ArtSpec, load_spec
 from omnieval.benchmarks.art.synth import RECIPE_VERSION
 from omnieval.benchmarks.art.tts import check_voice, espeak_version, share_between_processes
@@ -112,7 +112,7 @@ def _setup(config: _Config) -> None:
                                      crli_speakers=tuple(spec.tables["language"])))
 
 
-def _row(index: int, planned: Planned) -> dict[str, Any]:
+def _row(index: int, planned: Planned, in_art_h: bool) -> dict[str, Any]:
     config: _Config = _STATE["config"]
     spec: ArtSpec = _STATE["spec"]
     assets: AssetPool = _STATE["assets"]
@@ -128,18 +128,18 @@ def _row(index: int, planned: Planned) -> dict[str, Any]:
     return {
         "id": ident, "task": planned.task, "template": planned.template, "variant": planned.variant,
         "question": question, "answer": planned.answer, "answer_text": spec.answer_text(planned.answer),
-        "audio": rel, "language": spec.language, "slots": planned.values, "repeat": planned.repeat,
+        "audio": rel, "language": spec.language, "slots": planned.values, "repeat": planned.repeat, "art_h": in_art_h,
         "duration_s": round(audio.size / RATE, 4), "sample_rate": RATE, "clipped_samples": clipped,
         "segments": segments, "seed": config.seed, "plan_index": index,
         "generator": GENERATOR_VERSION,
     }
 
 
-def _render_chunk(chunk: list[tuple[int, Planned]]) -> list[dict[str, Any]]:
-    return [_row(index, planned) for index, planned in chunk]
+def _render_chunk(chunk: list[tuple[int, Planned, bool]]) -> list[dict[str, Any]]:
+    return [_row(*item) for item in chunk]
 
 
-def _render_all(plan: list[tuple[int, Planned]], config: _Config, workers: int) -> list[dict[str, Any]]:
+def _render_all(plan: list[tuple[int, Planned, bool]], config: _Config, workers: int) -> list[dict[str, Any]]:
     size = max(1, min(_CHUNK, -(-len(plan) // (4 * workers))))  # small sets still spread over the workers
     chunks = [plan[i: i + size] for i in range(0, len(plan), size)]
     if workers <= 1 or len(chunks) <= 1:
@@ -156,7 +156,7 @@ def _summary(rows: list[dict[str, Any]], options: dict[str, Any], spec: ArtSpec)
         per_template = Counter((r["template"], r["answer"]) for r in mine)
         counts[task] = {
             "n": len(mine), "Yes": sum(r["answer"] == "Yes" for r in mine), "No": sum(r["answer"] == "No" for r in mine),
-            "repeats": sum(r["repeat"] for r in mine),
+            "repeats": sum(r["repeat"] for r in mine), "art_h": sum(r["art_h"] for r in mine),
             "templates": {t.id: {"Yes": per_template[(t.id, "Yes")], "No": per_template[(t.id, "No")]}
                           for t in spec.templates[task]},
         }
@@ -205,10 +205,12 @@ def generate_art(
     _check_voices(voices, chosen)
     check_satisfiable(spec, list(chosen))
     load_assets(assets, asset_seed=asset_seed, crli_speakers=tuple(spec.tables["language"]))
-    plan: list[tuple[int, Planned]] = []
+    plan: list[tuple[int, Planned, bool]] = []
     for task in TASKS:
         if task in chosen:
-            plan += list(enumerate(plan_task(spec, task, seed=seed, total=total, per_template=each), start=1))
+            planned = plan_task(spec, task, seed=seed, total=total, per_template=each)
+            subset = art_h_subset(planned, spec, task, seed=seed)
+            plan += [(i + 1, p, i in subset) for i, p in enumerate(planned)]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     config = _Config(str(out), seed, language, spec.crli_languages, question_voice, assets, asset_seed)

@@ -3,7 +3,8 @@
 Tasks are named ``art.AA`` ... ``art.TTLR`` (group ``art``). The model gets the WAV (question spoken
 first, then the recordings) and the paper's Yes/No prompt in the set's edition language; the question
 text stays in the sample metadata (for judges and reports), never in the prompt. ``art:DIR?tasks=AA,SR``
-loads a subset.
+loads some tasks; ``art:DIR?subset=art-h`` only the ART-H subset marked in the manifest (24 per task,
+12 Yes / 12 No, spread over templates).
 """
 
 from __future__ import annotations
@@ -86,20 +87,24 @@ def art_task_spec(task: str, *, language: str, manifest: Path) -> TaskSpec:
     )
 
 
-def _parse(spec: str) -> tuple[Path, tuple[str, ...] | None]:
+def _parse(spec: str) -> tuple[Path, tuple[str, ...] | None, bool]:
     path, _, query = spec.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query).items()}
-    unknown = sorted(set(options) - {"tasks"})
+    unknown = sorted(set(options) - {"tasks", "subset"})
     if unknown:
-        raise TaskFileError(f"art: unknown option(s) {unknown}; known: tasks", path=path)
+        raise TaskFileError(f"art: unknown option(s) {unknown}; known: tasks, subset", path=path)
+    if options.get("subset", "art-h") != "art-h":
+        raise TaskFileError(f"art: subset must be 'art-h', got {options['subset']!r}", path=path)
     tasks = tuple(t.strip() for t in options["tasks"].split(",")) if "tasks" in options else None
-    return Path(path).expanduser().resolve(), tasks
+    return Path(path).expanduser().resolve(), tasks, "subset" in options
 
 
 @register_importer("art")
 def import_art(spec: str) -> list[Task]:
-    folder, only = _parse(spec)
+    folder, only, art_h = _parse(spec)
     rows = read_manifest(folder)
+    if art_h:
+        rows = [r for r in rows if r.get("art_h")]
     languages = {r.get("language", "en") for r in rows}
     if len(languages) != 1:
         raise SourceError(f"manifest mixes edition languages {sorted(languages)}", path=str(folder / "manifest.jsonl"))

@@ -19,7 +19,7 @@ from omnieval.benchmarks.art.expr import Ambiguous
 from omnieval.benchmarks.art.spec import ArtSpec, Template
 from omnieval.errors import SourceError
 
-__all__ = ["Planned", "Pools", "allocate", "check_satisfiable", "plan_task", "pools"]
+__all__ = ["ART_H_SIZE", "Planned", "Pools", "allocate", "art_h_subset", "check_satisfiable", "plan_task", "pools"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,14 @@ def _draw(per_variant: list[tuple[str, list[dict[str, Any]]]], k: int, rng: rand
     return out
 
 
+def _yes_counts(quotas: list[int], rng: random.Random) -> list[int]:
+    """Half of each quota; templates with an odd quota alternate the extra Yes (exact task balance)."""
+    odd = [i for i, q in enumerate(quotas) if q % 2]
+    rng.shuffle(odd)
+    extra_yes = set(odd[: (len(odd) + rng.randrange(2)) // 2]) if len(odd) % 2 else set(odd[: len(odd) // 2])
+    return [q // 2 + (1 if i in extra_yes else 0) for i, q in enumerate(quotas)]
+
+
 def plan_task(spec: ArtSpec, task: str, *, seed: int, total: int | None = None,
               per_template: int | None = None) -> list[Planned]:
     """The balanced, shuffled instance plan of one task (no audio yet)."""
@@ -106,14 +114,10 @@ def plan_task(spec: ArtSpec, task: str, *, seed: int, total: int | None = None,
         quotas = [per_template] * len(templates)
     else:
         quotas = allocate(total or 0, [t.weight for t in templates], rng)
-    odd = [i for i, q in enumerate(quotas) if q % 2]
-    rng.shuffle(odd)
-    extra_yes = set(odd[: (len(odd) + rng.randrange(2)) // 2]) if len(odd) % 2 else set(odd[: len(odd) // 2])
     planned: list[Planned] = []
-    for i, (template, quota) in enumerate(zip(templates, quotas, strict=True)):
+    for template, quota, n_yes in zip(templates, quotas, _yes_counts(quotas, rng), strict=True):
         if quota == 0:
             continue
-        n_yes = quota // 2 + (1 if i in extra_yes else 0)
         found = pools(template, spec)
         for answer, k, idx in (("Yes", n_yes, 0), ("No", quota - n_yes, 1)):
             per_variant = [(vid, pair[idx]) for vid, pair in found.items()]
@@ -138,3 +142,22 @@ def check_satisfiable(spec: ArtSpec, tasks: list[str]) -> None:
                                       f"constraints (tasks/{task}.yaml)")
 
 
+
+
+ART_H_SIZE = 24
+"""The paper's human-checkable subset: 24 instances per task, 12 Yes / 12 No."""
+
+
+def art_h_subset(plan: list[Planned], spec: ArtSpec, task: str, *, seed: int) -> set[int]:
+    """Positions in ``plan`` of its ART-H subset, spread over templates by weight (distinct items first)."""
+    if len(plan) <= ART_H_SIZE:
+        return set(range(len(plan)))
+    rng = random.Random(f"art-h:{seed}:{task}")
+    templates = spec.templates[task]
+    quotas = allocate(ART_H_SIZE, [t.weight for t in templates], rng)
+    chosen: set[int] = set()
+    for template, quota, n_yes in zip(templates, quotas, _yes_counts(quotas, rng), strict=True):
+        for answer, k in (("Yes", n_yes), ("No", quota - n_yes)):
+            mine = [i for i, p in enumerate(plan) if p.template == template.id and p.answer == answer]
+            chosen.update(sorted(mine, key=lambda i: plan[i].repeat)[:k])
+    return chosen
