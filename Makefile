@@ -50,7 +50,7 @@ bench: install
 	$(PY) benchmarks/video_sampling.py
 	$(PY) benchmarks/media_cache.py
 	$(PY) benchmarks/hf_batching.py
-	$(PY) benchmarks/generate_suites_throughput.py
+	$(PY) benchmarks/generate_throughput.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
