@@ -7,8 +7,9 @@ from typing import Any
 
 from omnieval.aggregate import compute_results
 from omnieval.errors import StoreError
+from omnieval.executors import ExecutorOptions, execute
 from omnieval.reports import write_report
-from omnieval.runner import RunConfig, RunOutcome, Scorer, resolve_tasks, run
+from omnieval.runner import RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.sources import Task
 from omnieval.store import iter_records, read_json, rewrite_records, write_json
 from omnieval.types import Response, Sample, SampleResult, Usage
@@ -24,10 +25,10 @@ def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, An
     return results
 
 
-def evaluate(config: RunConfig) -> tuple[RunOutcome, dict[str, Any]]:
-    """Run (or resume) and aggregate."""
+def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None) -> tuple[RunOutcome, dict[str, Any]]:
+    """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here)."""
     previous = _reusable_results(config)
-    outcome = run(config)
+    outcome = execute(config, executor=executor)
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous

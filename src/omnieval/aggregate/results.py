@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -53,8 +54,8 @@ class _TaskAccumulator:
         self.states[record["state"]] += 1
         reason = record.get("reason")
         kept = self.reasons[record["state"]]
-        if record["state"] != "ok" and reason and len(kept) < 3 and reason not in kept:
-            kept.append(str(reason)[:300])
+        if record["state"] != "ok" and reason and str(reason)[:300] not in kept:
+            kept[:] = sorted([*kept, str(reason)[:300]])[:3]  # the 3 smallest: the same whatever the record order
         if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
             return
@@ -75,7 +76,7 @@ class _TaskAccumulator:
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
-                out[key] = sum(values) / len(values) if values else 0.0
+                out[key] = math.fsum(values) / len(values) if values else 0.0
             else:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
         return out
@@ -85,13 +86,13 @@ class _TaskAccumulator:
         score_metric = next((m for m in self.metrics if self.task.spec.score_key in m.keys), None)
         if score_metric is not None and score_metric.ref.aggregate != "mean":
             return None
-        return bootstrap_ci(self.scores)
+        return bootstrap_ci(sorted(self.scores))  # record order (completion order) must not matter
 
     def _variants(self) -> dict[str, dict[str, float]]:
         """Mean per-sample score for each prompt variant (prompt sensitivity), when there are several."""
         if len(self.by_variant) < 2:
             return {}
-        return {v: {"n": len(xs), "score": sum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())}
+        return {v: {"n": len(xs), "score": math.fsum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())}
 
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
@@ -99,7 +100,7 @@ class _TaskAccumulator:
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
             metrics = {k: 0.0 for m in self.metrics for k in m.keys} | metrics
-        score = metrics.get(spec.score_key, sum(self.scores) / len(self.scores) if self.scores else 0.0)
+        score = metrics.get(spec.score_key, math.fsum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
         return {
             "score": score,

@@ -45,6 +45,11 @@ def run_command(
     max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the error rate exceeds R.")] = None,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
     dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
+    executor: Annotated[str, Opt(help="Where samples run: local (this process) or ray (shards on a Ray cluster).")] = "local",
+    ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: start a local Ray with this machine's cores).")] = None,
+    workers: Annotated[int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")] = None,
+    gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
+    shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
     from omnieval.backends import BackendOptions
@@ -81,16 +86,26 @@ def run_command(
 
             print_dry_run(config)
             return
-        _run(config)
+        _run(config, executor_options(executor, ray_address=ray_address, workers=workers,
+                                      gpus_per_replica=gpus_per_replica, shard_size=shard_size))  # fmt: skip
 
 
-def _run(config: object) -> None:
+def executor_options(kind: str, **fields: object) -> object:
+    """``--executor`` and its options, checked (an unknown executor is a one-line error)."""
+    from omnieval.executors import ExecutorOptions
+
+    if kind not in ("local", "ray"):
+        fail(f"--executor must be local or ray, got {kind!r}")
+    return ExecutorOptions(kind=kind, **fields)  # type: ignore[arg-type]
+
+
+def _run(config: object, executor: object = None) -> None:
     from rich.console import Console
 
     from omnieval.api import evaluate
     from omnieval.reports import results_table
 
-    outcome, results = evaluate(config)  # type: ignore[arg-type]
+    outcome, results = evaluate(config, executor=executor)  # type: ignore[arg-type]
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
     console.print(f"report: {outcome.output / 'report.html'}")

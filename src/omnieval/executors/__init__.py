@@ -1,1 +1,17 @@
-"""omnieval.executors (placeholder package; filled by its issue)."""
+"""Executors: where a run's samples are computed — here (the runner) or sharded over a Ray cluster."""
+
+from __future__ import annotations
+
+from omnieval.executors.options import ExecutorOptions
+from omnieval.runner import RunConfig, RunOutcome, run
+
+__all__ = ["ExecutorOptions", "execute"]
+
+
+def execute(config: RunConfig, *, executor: ExecutorOptions | None = None) -> RunOutcome:
+    """Run (or resume) ``config`` with the chosen executor; both write the same run directory."""
+    if executor is None or executor.kind == "local":
+        return run(config)
+    from omnieval.executors.ray_executor import run_on_ray
+
+    return run_on_ray(config, executor)

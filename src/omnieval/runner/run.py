@@ -275,3 +275,8 @@ def _with_media_cache(config: RunConfig) -> Any:
 def run(config: RunConfig, **kwargs: Any) -> RunOutcome:
     """Synchronous wrapper of :func:`run_async`."""
     return asyncio.run(run_async(config, **kwargs))
+
+
+def selected_samples(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
+    """The ``(position, sample)`` pairs a run of ``config`` takes from ``task`` (executors split them into shards)."""
+    return _selected(task, config)

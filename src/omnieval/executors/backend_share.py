@@ -1,0 +1,63 @@
+"""A backend as a worker shares it: kept open across shards, and (for API models) under a global gate.
+
+The runner closes its backend when a run ends; a worker runs many shards with one backend (one
+model load per replica), so the wrapper ignores that close. An API model's requests each take a
+slot of the endpoint's gate first, so all workers together never exceed ``--concurrency``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from omnieval.backends import Backend
+from omnieval.types import Request, Response
+
+__all__ = ["Gate", "SharedBackend", "share"]
+
+
+class Gate(Protocol):
+    """Async slot acquisition (the Ray gate actor's handle, or a local stand-in in tests)."""
+
+    async def acquire(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class SharedBackend(Backend):
+    """Delegates to ``inner``; provider, model and capabilities are copied so fingerprints match."""
+
+    def __init__(self, inner: Backend, *, gate: Gate | None) -> None:
+        super().__init__(inner.model, options=inner.options)
+        self.inner = inner
+        self.gate = gate
+
+    async def generate(self, request: Request) -> Response:
+        if self.gate is None:
+            return await self.inner.generate(request)
+        await self.gate.acquire()
+        try:
+            return await self.inner.generate(request)
+        finally:
+            self.gate.release()
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
+        if self.gate is None:
+            return await self.inner.generate_many(requests)
+        return await super().generate_many(requests)  # one slot per request
+
+    def max_connections(self) -> int:
+        return self.inner.max_connections()
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    async def aclose(self) -> None:
+        """Kept open: the worker closes the inner backend when it stops."""
+
+
+def share(inner: Backend, *, gate: Gate | None) -> SharedBackend:
+    """Wrap ``inner`` in a subclass carrying its class-level capabilities (provider, modalities...)."""
+    attrs = {name: getattr(inner, name) for name in ("provider", "modalities", "prefers_batches", "caches_responses")}
+    cls = type(f"Shared{type(inner).__name__}", (SharedBackend,), attrs)
+    return cls(inner, gate=gate)

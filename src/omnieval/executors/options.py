@@ -1,0 +1,30 @@
+"""How a run is executed: here (the runner as it is) or sharded over a Ray cluster."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from omnieval.types._base import Frozen
+
+__all__ = ["ExecutorOptions"]
+
+
+class ExecutorOptions(Frozen):
+    """Executor settings; kept out of :class:`~omnieval.runner.RunConfig` because they never change
+    what a finished sample means (a local run may be resumed on Ray and the other way round)."""
+
+    kind: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    """``ray://HOST:10001`` or ``HOST:6379`` of a running cluster; ``None`` starts a local Ray."""
+    workers: int | None = None
+    """Worker actors (model replicas). Default: the cluster's CPUs for API models; its GPUs divided
+    by ``gpus_per_replica`` (at least 1) for local models."""
+    gpus_per_replica: float | None = None
+    """GPUs each local-model replica requests. Default: 1 when the cluster has GPUs, else 0."""
+    cpus_per_worker: float = 1.0
+    shard_size: int | None = None
+    """Samples per shard. Default: about two shards per worker per task (at least 8)."""
+    max_shard_attempts: int = 3
+    """A shard whose worker was lost is run again on a new worker up to this many times in all."""
+    local_cpus: int | None = None
+    """CPUs of a Ray instance started here (no ``ray_address``). Default: the machine's cores."""

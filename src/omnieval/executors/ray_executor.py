@@ -1,0 +1,286 @@
+"""``--executor ray``: shards over worker actors, lost workers replaced, records merged in plan order.
+
+The driver plans shards (model × task × sample range), gives each idle worker the next unfinished
+shard, keeps the shard's returned records, and rebuilds ``samples.jsonl`` from the shards at the end.
+A shard that is already complete on disk is never sent again. A worker that dies is replaced and its
+shard run again, resuming from whatever of it was already written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import uuid
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from omnieval.backends import Backend, InProcessBackend, create_backend
+from omnieval.errors import ConfigError, OmnievalError
+from omnieval.executors.actors import EndpointGate, ProgressBoard
+from omnieval.executors.options import ExecutorOptions
+from omnieval.executors.shards import (
+    ShardPlan,
+    is_finished,
+    merge_shards,
+    plan_shards,
+    remember_plan,
+    remembered_shard_size,
+    seed_shards,
+    shard_file,
+)
+from omnieval.executors.worker import ShardWorker
+from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
+from omnieval.runner.progress import Progress
+from omnieval.runner.resume import check_resumable
+from omnieval.runner.run import manifest
+from omnieval.sources import Task, check_unique_ids
+from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
+
+__all__ = ["ExecutorError", "run_on_ray"]
+
+POLL_S = 0.5
+
+
+class ExecutorError(OmnievalError):
+    """The cluster could not finish the run (a shard lost its worker too often, Ray missing)."""
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ExecutorError("--executor ray needs Ray: pip install 'omnieval[ray]'") from None
+    return ray
+
+
+def connect(options: ExecutorOptions) -> bool:
+    """Join ``ray_address`` or start a local Ray; True when this call started it (and must stop it)."""
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    if options.ray_address:
+        ray.init(address=options.ray_address, log_to_driver=False)
+    else:
+        cpus = options.local_cpus or os.cpu_count() or 1
+        ray.init(num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
+    return True
+
+
+def _is_local_model(backend: Backend) -> bool:
+    return isinstance(backend, InProcessBackend)
+
+
+def _endpoint(backend: Backend, config: RunConfig) -> str:
+    return f"{backend.provider}|{getattr(backend, 'base_url', None) or config.backend.base_url or ''}"
+
+
+@dataclass
+class _Fleet:
+    """Worker actors and what each is doing."""
+
+    ray: Any
+    config: RunConfig
+    actor_options: dict[str, Any]
+    gate: Any
+    board: Any
+    idle: list[tuple[str, Any]] = field(default_factory=list)
+    busy: dict[Any, tuple[str, Any, ShardPlan]] = field(default_factory=dict)
+
+    def spawn(self) -> None:
+        owner = uuid.uuid4().hex[:12]
+        cls = self.ray.remote(ShardWorker).options(**self.actor_options)
+        self.idle.append((owner, cls.remote(self.config, owner=owner, gate=self.gate, board=self.board)))
+
+    def give(self, plan: ShardPlan, lines: list[bytes]) -> None:
+        owner, actor = self.idle.pop()
+        self.busy[actor.run_shard.remote(plan, lines)] = (owner, actor, plan)
+
+    def lost(self, owner: str, actor: Any) -> None:
+        """A worker died: hand back its gate slots, stop it for good, start a replacement."""
+        if self.gate is not None:
+            self.gate.forget.remote(owner)
+        self.ray.kill(actor, no_restart=True)
+        self.spawn()
+
+    def stop(self) -> None:
+        actors = [a for _, a in self.idle] + [a for _, a, _ in self.busy.values()]
+        for actor in actors:
+            with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
+                self.ray.get(actor.close.remote(), timeout=30)
+            self.ray.kill(actor, no_restart=True)
+
+
+@dataclass
+class _Tally:
+    """New samples, retries and per-shard timing of this invocation."""
+
+    states: dict[str, Counter[str]] = field(default_factory=dict)
+    retries: int = 0
+    shards: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attempts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, plan: ShardPlan, report: dict[str, Any]) -> None:
+        self.states.setdefault(plan.task, Counter()).update(report["new"])
+        self.retries += int(report["retries"])
+        self.shards[plan.key] = {
+            "task": plan.task, "samples": plan.size, "positions": [plan.positions[0], plan.positions[-1]],
+            "new_samples": sum(report["new"].values()), "attempts": self.attempts[plan.key],
+            "started": dt.datetime.fromtimestamp(report["started"], dt.UTC).isoformat(),
+            "wall_s": report["wall_s"], "node": report["node"], "pid": report["pid"], "status": "ran",
+        }  # fmt: skip
+
+
+def _worker_count(options: ExecutorOptions, ray: Any, *, local_model: bool, gpus: float) -> int:
+    if options.workers is not None:
+        if options.workers < 1:
+            raise ConfigError(f"--workers must be at least 1, got {options.workers}")
+        return options.workers
+    resources = ray.cluster_resources()
+    if local_model:
+        return max(1, int(resources.get("GPU", 0) // gpus)) if gpus else 1
+    return max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
+
+
+def _actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
+    return {"num_cpus": options.cpus_per_worker, "num_gpus": gpus, "max_restarts": 0, "max_concurrency": 8}
+
+
+def _start_progress(progress: Progress, tasks: list[Task], plans: list[ShardPlan], current: dict[str, list[RecordKey]]) -> None:
+    """One bar per task over all its shards, starting from what the shard files already hold."""
+    done: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
+    for plan in plans:
+        done[plan.task] += len({k.sample_id for k in current[plan.key]})
+        totals[plan.task] += plan.size
+    for task in tasks:
+        progress.add(task.name, totals[task.name], done=done[task.name])
+
+
+def _show(progress: Progress, board: Any, ray: Any, plans: list[ShardPlan], current: dict[str, list[RecordKey]]) -> None:
+    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA)."""
+    snapshot = ray.get(board.snapshot.remote())
+    done: Counter[str] = Counter()
+    new: dict[str, Counter[str]] = {}
+    for plan in plans:
+        seen = snapshot.get(plan.key)
+        done[plan.task] += seen["done"] if seen else len(current[plan.key])
+        new.setdefault(plan.task, Counter()).update(seen["new"] if seen else {})
+    for task, states in new.items():
+        progress.update(task, done=done[task], states=dict(states))
+
+
+def _describe(config: RunConfig) -> Backend:
+    """The backend as the driver sees it (never loaded here): kind of model and the manifest entry."""
+    return create_backend(config.model, options=config.backend)
+
+
+def _executor_block(options: ExecutorOptions, *, workers: int, shard_size: int, gpus: float, tally: _Tally, old: dict[str, Any]) -> dict[str, Any]:
+    shards = {k: {**v, "status": "done earlier"} for k, v in (old.get("shards") or {}).items()}
+    shards.update(tally.shards)
+    return {"kind": "ray", "address": options.ray_address or "local", "workers": workers, "shard_size": shard_size,
+            "gpus_per_replica": gpus, "shards": shards}  # fmt: skip
+
+
+def _previous_executor(config: RunConfig) -> dict[str, Any]:
+    path = config.output / "manifest.json"
+    try:
+        block = read_json(path).get("executor") if path.exists() else None
+    except (OSError, ValueError):
+        block = None
+    return block if isinstance(block, dict) else {}
+
+
+def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[RecordKey]], *, config: RunConfig,
+           options: ExecutorOptions, tally: _Tally, progress: Progress, plans: list[ShardPlan]) -> None:  # fmt: skip
+    """Hand shards to idle workers until none is left; replace lost workers and run their shards again."""
+    ray = fleet.ray
+    from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
+
+    while todo or fleet.busy:
+        while todo and fleet.idle:
+            plan = todo.popleft()
+            tally.attempts[plan.key] += 1
+            fleet.give(plan, [k.line for k in current[plan.key]])
+        ready, _ = ray.wait(list(fleet.busy), num_returns=1, timeout=POLL_S)
+        _show(progress, fleet.board, ray, plans, current)
+        for ref in ready:
+            owner, actor, plan = fleet.busy.pop(ref)
+            try:
+                report = ray.get(ref)
+            except (RayActorError, WorkerCrashedError):
+                if tally.attempts[plan.key] >= options.max_shard_attempts:
+                    raise ExecutorError(f"shard {plan.key} (task {plan.task}) lost its worker "
+                                        f"{tally.attempts[plan.key]} times; giving up") from None  # fmt: skip
+                fleet.lost(owner, actor)
+                todo.appendleft(plan)
+                continue
+            except RayTaskError as exc:
+                cause = exc.cause if isinstance(exc.cause, BaseException) else None
+                raise (cause if isinstance(cause, OmnievalError) else ExecutorError(f"shard {plan.key}: {exc}")) from None
+            path = shard_file(config.output, plan)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rewrite_lines(path, report["lines"])  # the driver's copy (a no-op rewrite on a shared filesystem)
+            current[plan.key] = list(scan_keys(path))
+            tally.add(plan, report)
+            fleet.idle.append((owner, actor))
+
+
+def run_on_ray(config: RunConfig, options: ExecutorOptions) -> RunOutcome:
+    """Run (or resume) ``config`` on Ray; same directory layout and records as a local run."""
+    ray = _ray()
+    tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    config.output.mkdir(parents=True, exist_ok=True)
+    check_resumable(config, tasks)
+    check_unique_ids(tasks)
+    backend = _describe(config)
+    local_model = _is_local_model(backend)
+    started_here = connect(options)
+    try:
+        return _run(ray, config, options, tasks, backend, local_model=local_model)
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool) -> RunOutcome:
+    gpus = options.gpus_per_replica
+    if gpus is None:
+        gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+    workers = _worker_count(options, ray, local_model=local_model, gpus=gpus)
+    size = options.shard_size or remembered_shard_size(config.output)
+    plans, shard_size = plan_shards(tasks, config, shard_size=size, workers=workers)
+    remember_plan(config.output, plans, shard_size)
+    current = seed_shards(config.output, plans)
+    todo = deque(p for p in plans if not is_finished(current[p.key], p, retry_errors=config.retry_errors))
+    old, tally = _previous_executor(config), _Tally()
+    started = dt.datetime.now(dt.UTC).isoformat()
+
+    def write_manifest(status: str) -> None:
+        block = _executor_block(options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old)
+        write_json(config.output / "manifest.json", {**manifest(config, tasks, backend, started=started, status=status), "executor": block})
+
+    write_manifest("running")
+    progress = Progress(quiet=config.quiet)
+    with progress:
+        _start_progress(progress, tasks, plans, current)
+        if todo:
+            gate = None
+            if not local_model:
+                name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
+                gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
+            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote())
+            for _ in range(min(workers, len(todo))):
+                fleet.spawn()
+            try:
+                _drive(fleet, todo, current, config=config, options=options, tally=tally, progress=progress, plans=plans)
+                _show(progress, fleet.board, ray, plans, current)
+            finally:
+                fleet.stop()
+        for task in tasks:
+            progress.finish(task.name, states=dict(tally.states.get(task.name, {})))
+    merge_shards(config.output, plans)
+    write_manifest("finished")
+    states = {t.name: dict(tally.states.get(t.name, {})) for t in tasks}
+    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe())

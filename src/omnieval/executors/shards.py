@@ -1,0 +1,154 @@
+"""Shards: a task's selected samples cut into ranges, their record files, and the deterministic merge.
+
+A shard is ``model × task × sample range``. Its records live in ``OUTPUT/shards/KEY/samples.jsonl``
+(the runner's own resume works inside it); the run's ``samples.jsonl`` is rebuilt from the shards in
+plan order, so the same configuration always gives the same file, whoever ran which shard.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from omnieval.runner import RunConfig
+from omnieval.runner.run import selected_samples
+from omnieval.sources import Task
+from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
+
+__all__ = [
+    "ShardPlan",
+    "auto_shard_size",
+    "is_finished",
+    "merge_shards",
+    "plan_shards",
+    "remember_plan",
+    "remembered_shard_size",
+    "seed_shards",
+    "shard_file",
+]
+
+MIN_SHARD = 8
+"""Smaller shards cost more in per-shard set-up (manifest, id scan) than they gain in balance."""
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    """One unit of work: some samples of one task (a chain is never split)."""
+
+    key: str
+    task: str
+    sample_ids: tuple[str, ...]
+    positions: tuple[int, ...]
+    """Each sample's position in the task's data: the merge orders records by it."""
+
+    @property
+    def size(self) -> int:
+        return len(self.sample_ids)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60]
+
+
+def auto_shard_size(n_samples: int, *, workers: int) -> int:
+    """About two shards per worker per task: enough to balance, few enough to keep set-up cheap."""
+    return max(MIN_SHARD, math.ceil(n_samples / max(1, 2 * workers)))
+
+
+def _units(task: Task, config: RunConfig) -> list[list[tuple[int, str]]]:
+    """Independent samples one by one; a chain's steps together, at its first step's place."""
+    units: list[list[tuple[int, str]]] = []
+    chains: dict[str, list[tuple[int, str]]] = {}
+    for position, sample in selected_samples(task, config):
+        if sample.chain is None:
+            units.append([(position, sample.id)])
+        elif sample.chain in chains:
+            chains[sample.chain].append((position, sample.id))
+        else:
+            chains[sample.chain] = [(position, sample.id)]
+            units.append(chains[sample.chain])
+    return units
+
+
+def plan_shards(tasks: list[Task], config: RunConfig, *, shard_size: int | None, workers: int) -> tuple[list[ShardPlan], int]:
+    """Every task's selection cut into shards of about ``shard_size`` samples; also the size used."""
+    per_task = [(task, _units(task, config)) for task in tasks]
+    if shard_size is None:
+        largest = max((sum(len(u) for u in units) for _, units in per_task), default=0)
+        shard_size = auto_shard_size(largest, workers=workers)
+    plans: list[ShardPlan] = []
+    for t_index, (task, units) in enumerate(per_task):
+        current: list[tuple[int, str]] = []
+        for unit in [*units, None]:
+            if current and (unit is None or len(current) + len(unit) > shard_size):
+                key = f"{t_index:03d}-{_safe(task.name)}-{len(plans):05d}"
+                plans.append(ShardPlan(key, task.name, tuple(s for _, s in current), tuple(p for p, _ in current)))
+                current = []
+            if unit is not None:
+                current.extend(unit)
+    return plans, shard_size
+
+
+def shard_file(output: Path, plan: ShardPlan) -> Path:
+    return output / "shards" / plan.key / "samples.jsonl"
+
+
+def is_finished(keys: Iterable[RecordKey], plan: ShardPlan, *, retry_errors: bool) -> bool:
+    """Every sample of the shard has a record (an ``error`` record counts only without retry_errors)."""
+    have = {k.sample_id for k in keys if not (retry_errors and k.state == "error")}
+    return all(sid in have for sid in plan.sample_ids)
+
+
+def seed_shards(output: Path, plans: list[ShardPlan]) -> dict[str, list[RecordKey]]:
+    """Each shard's current records; records of ``samples.jsonl`` (an earlier run, local or not) that
+    a shard file lacks are added to it first, so nothing already answered is asked again."""
+    merged = {(k.task, k.sample_id): k for k in scan_keys(output / "samples.jsonl")}
+    current: dict[str, list[RecordKey]] = {}
+    for plan in plans:
+        path = shard_file(output, plan)
+        keys = list(scan_keys(path))
+        have = {k.sample_id for k in keys}
+        extra = [merged[(plan.task, s)] for s in plan.sample_ids if s not in have and (plan.task, s) in merged]
+        if extra:
+            keys += extra
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rewrite_lines(path, [k.line for k in keys])
+        current[plan.key] = keys
+    return current
+
+
+def merge_shards(output: Path, plans: list[ShardPlan]) -> int:
+    """Rebuild ``samples.jsonl``: shard records in plan order (task, then sample position), then any
+    earlier records no shard covers (other tasks); one record per sample, written atomically."""
+    planned: set[tuple[str, str]] = set()
+    out: list[bytes] = []
+    for plan in plans:
+        order = {sid: i for i, sid in enumerate(plan.sample_ids)}
+        latest: dict[str, bytes] = {}
+        for key in scan_keys(shard_file(output, plan)):
+            if key.sample_id in order:
+                latest[key.sample_id] = key.line
+        out.extend(latest[s] for s in sorted(latest, key=order.__getitem__))
+        planned.update((plan.task, s) for s in plan.sample_ids)
+    path = output / "samples.jsonl"
+    out.extend(k.line for k in scan_keys(path) if (k.task, k.sample_id) not in planned)
+    rewrite_lines(path, out)
+    return len(out)
+
+
+def remembered_shard_size(output: Path) -> int | None:
+    """The shard size an earlier run of this directory used (so its shard files keep their keys)."""
+    path = output / "shards" / "plan.json"
+    if not path.exists():
+        return None
+    size = read_json(path).get("shard_size")
+    return int(size) if isinstance(size, int) else None
+
+
+def remember_plan(output: Path, plans: list[ShardPlan], shard_size: int) -> None:
+    (output / "shards").mkdir(parents=True, exist_ok=True)
+    write_json(output / "shards" / "plan.json",
+               {"shard_size": shard_size, "shards": {p.key: {"task": p.task, "n": p.size} for p in plans}})  # fmt: skip

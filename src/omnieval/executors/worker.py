@@ -1,0 +1,137 @@
+"""The shard worker: one backend (one model load) reused for every shard it is given.
+
+A shard runs through the ordinary runner (:func:`omnieval.runner.run_async`) with the shard's sample
+ids and its own output directory, so retries, caching, chains and crash-safe records are the
+runner's own. The worker only adds what a cluster needs: the shared backend, progress reports and
+the shard's records sent back to the driver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from omnieval.backends import Backend, create_backend
+from omnieval.errors import ConfigError
+from omnieval.executors.backend_share import SharedBackend, share
+from omnieval.executors.shards import ShardPlan, shard_file
+from omnieval.runner import RunConfig, resolve_tasks, run_async
+from omnieval.sources import Task
+from omnieval.store import rewrite_lines, scan_keys, write_json
+
+__all__ = ["ShardWorker", "shard_config"]
+
+REPORT_EVERY_S = 0.5
+
+
+def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
+    """The run configuration of one shard: its ids, its own directory, the run's shared caches."""
+    options = config.backend
+    if options.media_cache_dir is None:
+        options = options.model_copy(update={"media_cache_dir": str(config.output / "media_cache")})
+    return config.model_copy(update={
+        "output": shard_file(config.output, plan).parent,
+        "sample_ids": plan.sample_ids,
+        "limit": None,
+        "quiet": True,
+        "cache_path": config.cache_path or config.output / "cache.sqlite",
+        "backend": options,
+    })  # fmt: skip
+
+
+class _GateClient:
+    """The gate actor seen as a :class:`~omnieval.executors.backend_share.Gate`."""
+
+    def __init__(self, handle: Any, owner: str) -> None:
+        self.handle, self.owner = handle, owner
+
+    async def acquire(self) -> None:
+        await self.handle.acquire.remote(self.owner)
+
+    def release(self) -> None:
+        self.handle.release.remote(self.owner)
+
+
+def _counts(path: Path) -> tuple[int, Counter[str]]:
+    states: Counter[str] = Counter(k.state for k in scan_keys(path))
+    return sum(states.values()), states
+
+
+class ShardWorker:
+    """Runs shards one at a time (a Ray actor; plain class so it can be tested without Ray)."""
+
+    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None) -> None:
+        self.config = config
+        self.owner = owner
+        self.gate = _GateClient(gate, owner) if gate is not None else None
+        self.board = board
+        self._tasks: dict[str, Task] | None = None
+        self._backend: SharedBackend | None = None
+
+    def where(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "node": socket.gethostname()}
+
+    def _task(self, name: str) -> Task:
+        if self._tasks is None:
+            tasks = resolve_tasks(self.config.tasks, strict_metrics=self.config.strict_metrics)
+            self._tasks = {t.name: t for t in tasks}
+        if name not in self._tasks:
+            raise ConfigError(f"worker on {socket.gethostname()}: task {name!r} is not among {self.config.tasks}")
+        return self._tasks[name]
+
+    def _shared_backend(self, config: RunConfig) -> Backend:
+        if self._backend is None:
+            self._backend = share(create_backend(config.model, options=config.backend), gate=self.gate)
+        return self._backend
+
+    async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:
+        while True:
+            self._report(plan, path, before)
+            await asyncio.sleep(REPORT_EVERY_S)
+
+    def _report(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:
+        if self.board is None:
+            return
+        done, states = _counts(path)
+        new = {k: v - before.get(k, 0) for k, v in states.items() if v > before.get(k, 0)}
+        self.board.report.remote(plan.key, {"task": plan.task, "done": done, "new": new})
+
+    async def run_shard(self, plan: ShardPlan, lines: list[bytes]) -> dict[str, Any]:
+        """Run (or resume) one shard; returns its records and timing."""
+        config = shard_config(self.config, plan)
+        path = shard_file(self.config.output, plan)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() and lines:  # no shared filesystem: start from the driver's copy
+            rewrite_lines(path, lines)
+        started, clock = time.time(), time.perf_counter()
+        write_json(path.parent / "attempt.json", {**self.where(), "started": started, "owner": self.owner})
+        _, before = _counts(path)
+        task = self._task(plan.task)
+        watcher = asyncio.create_task(self._watch(plan, path, before))
+        try:
+            outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config))
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+        self._report(plan, path, before)
+        return {
+            "key": plan.key,
+            "lines": [k.line for k in scan_keys(path)],
+            "new": dict(outcome.states.get(plan.task, {})),
+            "retries": outcome.retries,
+            "started": started,
+            "wall_s": round(time.perf_counter() - clock, 3),
+            **self.where(),
+        }
+
+    async def close(self) -> None:
+        if self._backend is not None:
+            await self._backend.inner.aclose()
+            self._backend = None
