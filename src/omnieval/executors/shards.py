@@ -7,6 +7,7 @@ plan order, so the same configuration always gives the same file, whoever ran wh
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Iterable
@@ -84,8 +85,10 @@ def plan_shards(tasks: list[Task], config: RunConfig, *, shard_size: int | None,
         current: list[tuple[int, str]] = []
         for unit in [*units, None]:
             if current and (unit is None or len(current) + len(unit) > shard_size):
-                key = f"{t_index:03d}-{_safe(task.name)}-{len(plans):05d}"
-                plans.append(ShardPlan(key, task.name, tuple(s for _, s in current), tuple(p for p, _ in current)))
+                ids = tuple(s for _, s in current)
+                digest = hashlib.blake2b("\x00".join(ids).encode(), digest_size=4).hexdigest()
+                key = f"{t_index:03d}-{_safe(task.name)}-{len(plans):05d}-{digest}"  # other ids, other key
+                plans.append(ShardPlan(key, task.name, ids, tuple(p for p, _ in current)))
                 current = []
             if unit is not None:
                 current.extend(unit)

@@ -1,0 +1,128 @@
+"""``--executor ray`` on a local Ray cluster: same records and results as a local run, lost workers,
+the per-endpoint concurrency limit, resume. One cluster for the module (Ray starts slowly)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.api import evaluate
+from omnieval.executors import ExecutorOptions
+from tests.executors.helpers import CountingServer, config, dialog_task, qa_task, record_set, records, results
+
+pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def on_ray(**kw: Any) -> ExecutorOptions:
+    return ExecutorOptions(kind="ray", **kw)
+
+
+def test_ray_run_equals_local_run(tmp_path: Path, cluster: Any) -> None:
+    tasks = [f"jsonl:{qa_task(tmp_path, 40)}", str(dialog_task(tmp_path))]
+    with CountingServer(latency_ms=10).in_thread() as server:
+        evaluate(config(tasks, server.url, tmp_path / "local"))
+        outcome, _ = evaluate(config(tasks, server.url, tmp_path / "ray"), executor=on_ray(workers=3, shard_size=8))
+        successes = server.stats()["successes"]
+    assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
+    assert results(tmp_path / "ray") == results(tmp_path / "local")
+    assert set(successes.values()) == {2}, "each run asked each prompt exactly once"
+    assert outcome.states == {"qa": {"ok": 40}, "dlg": {"ok": 9}}
+    ids = [r["sample_id"] for r in records(tmp_path / "ray") if r["task"] == "qa"]
+    assert ids == [f"q{i}" for i in range(40)], "merged in plan order, whatever order workers finished in"
+    dialog = [r for r in records(tmp_path / "ray") if r["task"] == "dlg"]
+    assert all(r["response"] == str(r["chain_index"]) for r in dialog)
+    shards = json.loads((tmp_path / "ray" / "manifest.json").read_text())["executor"]["shards"]
+    assert len(shards) == 5 + 2, "40 samples in 8s; 3 dialogs of 3 turns never split (two fit in 8)"
+    assert all(s["attempts"] == 1 and s["wall_s"] > 0 and s["pid"] and s["status"] == "ran" for s in shards.values())
+    assert sum(s["samples"] for s in shards.values()) == 49
+
+
+def _kill_when_started(out: Path, *, min_lines: int, deadline_s: float) -> tuple[str, set[str]]:
+    """SIGKILL the worker of the first shard that has written ``min_lines`` records."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        for attempt in sorted((out / "shards").glob("*/attempt.json")):
+            lines = (attempt.parent / "samples.jsonl")
+            if lines.exists() and lines.read_bytes().count(b"\n") >= min_lines:
+                os.kill(json.loads(attempt.read_text())["pid"], signal.SIGKILL)
+                done = {json.loads(x)["sample_id"] for x in lines.read_text().splitlines() if x.strip()}
+                return attempt.parent.name, done
+        time.sleep(0.02)
+    raise AssertionError("no shard started in time")
+
+
+def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path, cluster: Any) -> None:
+    n = 64
+    task = qa_task(tmp_path, n)
+    out = tmp_path / "ray"
+    failure: list[BaseException] = []
+    with CountingServer(latency_ms=60).in_thread() as server:
+        cfg = config([f"jsonl:{task}"], server.url, out, concurrency=2)
+
+        def run() -> None:
+            try:
+                evaluate(cfg, executor=on_ray(workers=2, shard_size=16))
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        killed, recorded_before = _kill_when_started(out, min_lines=3, deadline_s=120)
+        thread.join(180)
+        successes = server.stats()["successes"]
+    assert not thread.is_alive() and not failure, failure
+    ids = [r["sample_id"] for r in records(out)]
+    assert sorted(ids) == sorted(f"q{i}" for i in range(n)), "every sample exactly once"
+    assert all(r["state"] == "ok" for r in records(out))
+    assert sum(successes.values()) <= n + 2, "only the requests in flight at the kill were asked again"
+    shard = json.loads((out / "manifest.json").read_text())["executor"]["shards"][killed]
+    assert shard["attempts"] == 2, "the lost worker's shard ran again on a new worker"
+    assert shard["new_samples"] <= 16 - len(recorded_before), "what the shard had written was not recomputed"
+
+
+def test_one_concurrency_limit_for_all_workers(tmp_path: Path, cluster: Any) -> None:
+    task = qa_task(tmp_path, 48)
+    with CountingServer(latency_ms=60).in_thread() as server:
+        evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "ray", concurrency=3),
+                 executor=on_ray(workers=3, shard_size=8))  # fmt: skip
+        peak = server.peak
+    assert results(tmp_path / "ray")["states"]["ok"] == 48
+    assert 2 <= peak <= 3, f"3 workers each allowed 3 requests, but the server saw {peak} at once"
+
+
+def test_resume_never_recomputes_finished_work(tmp_path: Path, cluster: Any) -> None:
+    task = f"jsonl:{qa_task(tmp_path, 40)}"
+    out = tmp_path / "run"
+    with CountingServer(latency_ms=5).in_thread() as server:
+        evaluate(config([task], server.url, out, limit=16))  # a local run, stopped early
+        outcome, _ = evaluate(config([task], server.url, out, limit=None), executor=on_ray(workers=2))
+        assert outcome.states == {"qa": {"ok": 24}} and server.stats()["requests"] == 40
+        evaluate(config([task], server.url, tmp_path / "fresh"))
+        assert record_set(out) == record_set(tmp_path / "fresh")
+        assert results(out) == results(tmp_path / "fresh")
+        requests = server.stats()["requests"]
+        again, _ = evaluate(config([task], server.url, out), executor=on_ray(workers=2))
+        assert again.states == {"qa": {}} and server.stats()["requests"] == requests
+        before = record_set(out)
+        (out / "samples.jsonl").unlink()  # finished shards alone are enough to rebuild the run
+        (out / "results.json").unlink()
+        rebuilt, _ = evaluate(config([task], server.url, out), executor=on_ray(workers=2))
+        assert rebuilt.states == {"qa": {}} and server.stats()["requests"] == requests
+    assert record_set(out) == before
+    assert all(s["status"] == "done earlier" for s in json.loads((out / "manifest.json").read_text())["executor"]["shards"].values())

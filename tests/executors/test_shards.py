@@ -1,0 +1,63 @@
+"""Shard planning and merging without Ray; aggregation that does not depend on record order."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from omnieval.aggregate import compute_results
+from omnieval.executors.shards import merge_shards, plan_shards, seed_shards, shard_file
+from omnieval.runner import resolve_tasks
+from tests.executors.helpers import config, dialog_task, qa_task
+
+
+def test_chains_are_never_split_and_sizes_hold(tmp_path: Path) -> None:
+    tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 21)}", str(dialog_task(tmp_path, n_dialogs=5, turns=3))))
+    plans, size = plan_shards(tasks, config([], "http://x/v1", tmp_path / "o"), shard_size=8, workers=1)
+    assert size == 8
+    assert [p.size for p in plans if p.task == "qa"] == [8, 8, 5]
+    assert [p.size for p in plans if p.task == "dlg"] == [6, 6, 3]
+    for plan in plans:
+        dialogs = {sid.split("-")[0] for sid in plan.sample_ids if plan.task == "dlg"}
+        assert all(sum(s.startswith(d + "-") for s in plan.sample_ids) == 3 for d in dialogs)
+    again, _ = plan_shards(tasks, config([], "http://x/v1", tmp_path / "o"), shard_size=8, workers=1)
+    assert [p.key for p in again] == [p.key for p in plans], "the same configuration plans the same shards"
+    limited, _ = plan_shards(tasks, config([], "http://x/v1", tmp_path / "o", limit=4), shard_size=8, workers=1)
+    assert {p.key for p in limited}.isdisjoint(p.key for p in plans), "other samples, other shard keys"
+
+
+def _line(task: str, sid: str, state: str = "ok") -> bytes:
+    return (json.dumps({"task": task, "sample_id": sid, "state": state, "chain": None}) + "\n").encode()
+
+
+def test_merge_orders_by_plan_and_keeps_other_tasks(tmp_path: Path) -> None:
+    tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 10)}",))
+    out = tmp_path / "o"
+    plans, _ = plan_shards(tasks, config([], "http://x/v1", out), shard_size=4, workers=1)
+    out.mkdir()
+    (out / "samples.jsonl").write_bytes(_line("other", "z") + _line("qa", "q9") + _line("qa", "q1", "error"))
+    current = seed_shards(out, plans)
+    assert [k.sample_id for k in current[plans[0].key]] == ["q1"] and [k.sample_id for k in current[plans[2].key]] == ["q9"]
+    for plan in plans:  # workers finish in any order
+        ids = [s for s in plan.sample_ids if s not in ("q1", "q9")]
+        random.Random(plan.key).shuffle(ids)
+        shard_file(out, plan).parent.mkdir(parents=True, exist_ok=True)
+        with shard_file(out, plan).open("ab") as fh:
+            fh.writelines(_line("qa", s) for s in ids)
+    merge_shards(out, plans)
+    ids = [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert ids == [f"q{i}" for i in range(10)] + ["z"]
+
+
+def test_results_do_not_depend_on_record_order(tmp_path: Path) -> None:
+    tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 50)}",))
+    rng = random.Random(3)
+    recs = [{"task": "qa", "sample_id": f"q{i}", "state": "ok" if i % 7 else "error", "score": s,
+             "metrics": {"exact_match": s}, "reason": None if i % 7 else f"boom {i}"}
+            for i, s in enumerate(rng.random() for _ in range(50))]  # fmt: skip
+    first = compute_results(tasks, recs, model="m")
+    shuffled = recs[:]
+    rng.shuffle(shuffled)
+    assert compute_results(tasks, shuffled, model="m") == first
+    assert first["tasks"]["qa"]["ci95"] is not None
