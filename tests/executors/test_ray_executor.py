@@ -126,3 +126,27 @@ def test_resume_never_recomputes_finished_work(tmp_path: Path, cluster: Any) -> 
         assert rebuilt.states == {"qa": {}} and server.stats()["requests"] == requests
     assert record_set(out) == before
     assert all(s["status"] == "done earlier" for s in json.loads((out / "manifest.json").read_text())["executor"]["shards"].values())
+
+
+def test_sweep_runs_every_model_and_resumes_as_a_whole(tmp_path: Path, cluster: Any) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    task = f"jsonl:{qa_task(tmp_path, 20)}"
+    sweep = tmp_path / "sweep.yaml"
+    with CountingServer(latency_ms=5).in_thread() as server:
+        sweep.write_text(f"models: [baseline/oracle, {{model: openai/fake, name: fake, base_url: '{server.url}'}}]\n"
+                         f"tasks: ['{task}']\n", encoding="utf-8")  # fmt: skip
+        args = ["sweep", "--config", str(sweep), "--output", str(tmp_path / "out"), "--executor", "ray",
+                "--workers", "2", "--quiet", "--json"]  # fmt: skip
+        first = CliRunner().invoke(app, args)
+        assert first.exit_code == 0, first.output
+        requests = server.stats()["requests"]
+        second = CliRunner().invoke(app, args)
+        assert second.exit_code == 0, second.output
+        assert server.stats()["requests"] == requests == 20, "the second sweep computed nothing"
+    board = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
+    assert [(r["model"], r["mean"], r["qa"]) for r in board["rows"]] == [("baseline_oracle", 1.0, 1.0), ("fake", 0.4, 0.4)]
+    assert results(tmp_path / "out" / "fake")["tasks"]["qa"]["n"] == 20
+    assert json.loads((tmp_path / "out" / "fake" / "manifest.json").read_text())["executor"]["kind"] == "ray"

@@ -10,6 +10,7 @@ import typer
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.generate_cmd import generate_command
 from omnieval.cli.run_cmd import run_command
+from omnieval.cli.sweep_cmd import sweep_command
 
 __all__ = ["app", "main"]
 
@@ -22,6 +23,7 @@ app = typer.Typer(
 )
 app.command("run")(run_command)
 app.command("generate")(generate_command)
+app.command("sweep")(sweep_command)
 Opt = typer.Option
 Arg = typer.Argument
 
