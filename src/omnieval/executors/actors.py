@@ -18,6 +18,8 @@ class EndpointGate:
 
     Slots are counted per owner (a worker), so the driver can hand back the slots of a worker that
     died holding them (:meth:`forget`); a dead owner's late acquisitions are returned at once.
+    Workers lease several slots per call (see ``_GateClient`` in the worker), so the gate costs one
+    actor call per lease, not per request; ``peak`` counts leased slots, an upper bound of requests.
     """
 
     def __init__(self, limit: int) -> None:
@@ -29,22 +31,29 @@ class EndpointGate:
         self.peak = 0
         self.granted = 0
 
-    async def acquire(self, owner: str) -> None:
+    async def acquire(self, owner: str, most: int = 1) -> int:
+        """Wait for one slot, then take up to ``most`` in all if free (a worker's lease); the count."""
         await self._free.acquire()
+        taken = 1
+        while taken < most and not self._free.locked():
+            await self._free.acquire()  # free: returns at once
+            taken += 1
         if owner in self._dead:
-            self._free.release()
-            return
-        self._held[owner] += 1
-        self.in_flight += 1
-        self.granted += 1
+            for _ in range(taken):
+                self._free.release()
+            return 0
+        self._held[owner] += taken
+        self.in_flight += taken
+        self.granted += taken
         self.peak = max(self.peak, self.in_flight)
+        return taken
 
-    def release(self, owner: str) -> None:
-        if self._held[owner] <= 0:
-            return
-        self._held[owner] -= 1
-        self.in_flight -= 1
-        self._free.release()
+    def release(self, owner: str, count: int = 1) -> None:
+        count = min(count, self._held[owner])
+        self._held[owner] -= count
+        self.in_flight -= count
+        for _ in range(count):
+            self._free.release()
 
     def forget(self, owner: str) -> int:
         """A worker is gone: free every slot it held."""

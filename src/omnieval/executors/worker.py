@@ -46,16 +46,35 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
 
 
 class _GateClient:
-    """The gate actor seen as a :class:`~omnieval.executors.backend_share.Gate`."""
+    """The gate actor seen as a :class:`~omnieval.executors.backend_share.Gate`, through a lease.
 
-    def __init__(self, handle: Any, owner: str) -> None:
-        self.handle, self.owner = handle, owner
+    Slots come from the gate ``lease`` at a time and are kept in a local pool; every ``lease`` freed
+    slots go back. A worker waits at the gate only with an empty pool, and gives back everything
+    when a shard ends (:meth:`give_back`), so an idle worker never sits on slots.
+    """
+
+    def __init__(self, handle: Any, owner: str, *, lease: int) -> None:
+        self.handle, self.owner, self.lease = handle, owner, max(1, lease)
+        self.free = 0
+        self._lock = asyncio.Lock()
 
     async def acquire(self) -> None:
-        await self.handle.acquire.remote(self.owner)
+        while self.free == 0:
+            async with self._lock:  # one lease request at a time per worker
+                if self.free == 0:
+                    self.free += await self.handle.acquire.remote(self.owner, self.lease)
+        self.free -= 1
 
     def release(self) -> None:
-        self.handle.release.remote(self.owner)
+        self.free += 1
+        if self.free >= self.lease:
+            self.handle.release.remote(self.owner, self.free)
+            self.free = 0
+
+    def give_back(self) -> None:
+        if self.free:
+            self.handle.release.remote(self.owner, self.free)
+            self.free = 0
 
 
 def _counts(path: Path) -> tuple[int, Counter[str]]:
@@ -66,10 +85,10 @@ def _counts(path: Path) -> tuple[int, Counter[str]]:
 class ShardWorker:
     """Runs shards one at a time (a Ray actor; plain class so it can be tested without Ray)."""
 
-    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None) -> None:
+    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None, lease: int = 1) -> None:
         self.config = config
         self.owner = owner
-        self.gate = _GateClient(gate, owner) if gate is not None else None
+        self.gate = _GateClient(gate, owner, lease=lease) if gate is not None else None
         self.board = board
         self._tasks: dict[str, Task] | None = None
         self._backend: SharedBackend | None = None
@@ -117,6 +136,8 @@ class ShardWorker:
         try:
             outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config))
         finally:
+            if self.gate is not None:
+                self.gate.give_back()
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher

@@ -1,0 +1,94 @@
+"""Ray executor: wall time with 1, 2 and 4 local workers, and its overhead against the local executor.
+
+Against the fake OpenAI server (its own process) with a fixed latency, the same run is made with
+``--executor local`` and with ``--executor ray`` on 1, 2 and 4 workers, side by side in one
+invocation. Each ray run pays for starting its worker actors; Ray's own start-up (``ray.init``, once
+per process, like a cluster that is already up) is printed apart. The endpoint limit
+(``--concurrency``) is global on Ray, so with the server the bottleneck, more workers cannot go
+faster than the limit allows: that is the point of the limit. With ``--concurrency`` high enough
+that one process's CPU is the bottleneck, workers add throughput until the server saturates.
+
+Goal (issue 15): ray with 1 worker within 1.3 × the local executor on one machine.
+Usage: ``python benchmarks/ray_scaling.py [--samples 3000] [--latency-ms 100] [--concurrency 32]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness_overhead import fake_server  # the same server process as the harness benchmark
+
+from omnieval.api import evaluate
+from omnieval.backends import BackendOptions
+from omnieval.executors import ExecutorOptions
+from omnieval.runner import RunConfig
+
+GOAL = 1.3
+
+
+def _task(path: Path, n: int) -> Path:
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"id": f"q{i}", "question": f"Q{i} [{i % 5}]", "answer": str(i % 5)}) + "\n")
+    return path
+
+
+def _timed(config: RunConfig, executor: ExecutorOptions | None) -> tuple[float, float]:
+    """Wall seconds, and the run's own CPU seconds (driver only: workers are other processes)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    _, results = evaluate(config, executor=executor)
+    assert results["states"]["ok"] == results["tasks"]["scaling"]["n"], results["states"]
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=3000)
+    ap.add_argument("--latency-ms", type=float, default=100.0)
+    ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--workers", default="1,2,4")
+    args = ap.parse_args()
+    import ray
+
+    root = Path(tempfile.mkdtemp(prefix="omnieval-ray-bench-"))
+    try:
+        task = _task(root / "scaling.jsonl", args.samples)
+        with fake_server(args.latency_ms) as url:
+            def config(name: str) -> RunConfig:
+                options = BackendOptions(base_url=url, concurrency=args.concurrency, timeout_s=60)
+                return RunConfig(tasks=(f"jsonl:{task}",), model="openai/fake", output=root / name, backend=options,
+                                 quiet=True, use_cache=False)  # fmt: skip
+
+            ideal = args.samples * args.latency_ms / 1000 / args.concurrency
+            local, local_cpu = _timed(config("local"), None)
+            counts = [int(w) for w in args.workers.split(",")]
+            start = time.perf_counter()
+            ray.init(num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
+            ray_init = time.perf_counter() - start
+            rows = [(w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w))) for w in counts]
+            ray.shutdown()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"{args.samples} samples, server latency {args.latency_ms:g} ms, concurrency {args.concurrency} per endpoint; "
+          f"ideal {ideal:.2f} s; {os.cpu_count()} cores")  # fmt: skip
+    print(f"local executor      wall {local:6.2f} s  ({args.samples / local:7.1f} samples/s, driver CPU {local_cpu:.2f} s)")
+    print(f"ray.init (once)     wall {ray_init:6.2f} s")
+    for workers, wall, cpu in rows:
+        print(f"ray, {workers} worker(s)    wall {wall:6.2f} s  ({args.samples / wall:7.1f} samples/s, driver CPU {cpu:.2f} s)"
+              f"  ratio to local {wall / local:.2f}")  # fmt: skip
+    one = next((wall for w, wall, _ in rows if w == 1), None)
+    if one is not None:
+        verdict = "OK" if one / local <= GOAL else "over"
+        print(f"goal: ray (1 worker) / local = {one / local:.2f} (target ≤ {GOAL}) {verdict}")
+
+
+if __name__ == "__main__":
+    main()
