@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
-EXTRAS ?= dev,metrics,megabench,datasets,hf
+EXTRAS ?= dev,metrics,megabench,datasets,hf,ray
 
 .PHONY: install system-deps test test-fast lint demo bench clean
 
@@ -51,6 +51,7 @@ bench: install
 	$(PY) benchmarks/media_cache.py
 	$(PY) benchmarks/hf_batching.py
 	$(PY) benchmarks/generate_throughput.py
+	$(PY) benchmarks/ray_scaling.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache
