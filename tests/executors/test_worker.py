@@ -1,0 +1,55 @@
+"""The shard worker without Ray: one backend (one model load) for all the shards it runs."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import ClassVar
+
+from omnieval.backends import BackendOptions, InProcessBackend, backends
+from omnieval.executors.shards import plan_shards
+from omnieval.executors.worker import ShardWorker
+from omnieval.runner import RunConfig, resolve_tasks
+from omnieval.types import Request, Response
+from tests.executors.helpers import qa_task, records
+
+
+class LocalModel(InProcessBackend):
+    """A stand-in local model that counts its loads (constructions) and closes."""
+
+    provider = "counting-local"
+    loads: ClassVar[int] = 0
+    closes: ClassVar[int] = 0
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        super().__init__(model, options=options)
+        type(self).loads += 1
+
+    def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
+        return [Response.from_text(r.messages[-1].text.split("[")[1][0]) for r in requests]
+
+    async def aclose(self) -> None:
+        type(self).closes += 1
+
+
+if "counting-local" not in backends:
+    backends.add("counting-local", LocalModel)
+
+
+def test_one_load_for_every_shard_and_closed_once(tmp_path: Path) -> None:
+    task = qa_task(tmp_path, 30)
+    config = RunConfig(tasks=(f"jsonl:{task}",), model="counting-local/m", output=tmp_path / "o", quiet=True)
+    plans, _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=8, workers=1)
+    LocalModel.loads = LocalModel.closes = 0
+    worker = ShardWorker(config, owner="w1")
+
+    async def run_all() -> list[dict[str, object]]:
+        reports = [await worker.run_shard(plan, []) for plan in plans]
+        await worker.close()
+        return reports
+
+    reports = asyncio.run(run_all())
+    assert len(plans) == 4 and [len(r["lines"]) for r in reports] == [8, 8, 8, 6]  # type: ignore[arg-type]
+    assert (LocalModel.loads, LocalModel.closes) == (1, 1), "one load per replica, closed when the worker stops"
+    for plan in plans:
+        assert {r["sample_id"] for r in records(tmp_path / "o" / "shards" / plan.key)} == set(plan.sample_ids)
