@@ -48,14 +48,16 @@ class EndpointGate:
         self.peak = max(self.peak, self.in_flight)
         return taken
 
-    def release(self, owner: str, count: int = 1) -> None:
+    async def release(self, owner: str, count: int = 1) -> None:
+        """Async on purpose: Ray runs an async actor's plain methods off its event loop, where waking a
+        semaphore's waiters is not safe (they would sleep until something else stirs the loop)."""
         count = min(count, self._held[owner])
         self._held[owner] -= count
         self.in_flight -= count
         for _ in range(count):
             self._free.release()
 
-    def forget(self, owner: str) -> int:
+    async def forget(self, owner: str) -> int:
         """A worker is gone: free every slot it held."""
         self._dead.add(owner)
         held = self._held.pop(owner, 0)
@@ -64,7 +66,7 @@ class EndpointGate:
             self._free.release()
         return held
 
-    def stats(self) -> dict[str, int]:
+    async def stats(self) -> dict[str, int]:
         return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
 
 

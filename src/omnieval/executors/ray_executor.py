@@ -272,7 +272,7 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
             if not local_model:
                 name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
                 gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
-            lease = 1  # one slot per request: leases of several slots starved 4 workers in ray_scaling.py
+            lease = 1  # one slot per request: leases of several slots stalled 4 workers in ray_scaling.py
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote(), lease)
             for _ in range(min(workers, len(todo))):
                 fleet.spawn()
