@@ -1,0 +1,81 @@
+"""``omnieval serve`` and ``omnieval platform ...``: the web platform's server and admin commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from omnieval.cli._common import fail, friendly_errors, print_json
+
+__all__ = ["platform_app", "serve_command"]
+
+platform_app = typer.Typer(help="Administer the web platform: benchmarks, users, annotation triples.", no_args_is_help=True)
+DataDir = Annotated[Path, typer.Option("--data-dir", help="Platform data directory (uploads, answers, SQLite).")]
+DbUrl = Annotated[str | None, typer.Option("--database-url", help="SQLAlchemy URL (default: SQLite in the data dir).")]
+
+
+def _settings(data_dir: Path, database_url: str | None):  # type: ignore[no-untyped-def]
+    from omnieval.platform import Settings
+
+    return Settings(data_dir=data_dir, database_url=database_url)
+
+
+def serve_command(
+    data_dir: DataDir, database_url: DbUrl = None,
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+) -> None:  # fmt: skip
+    """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
+    import uvicorn
+
+    from omnieval.platform.app import create_app
+
+    with friendly_errors():
+        app = create_app(_settings(data_dir, database_url))
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@platform_app.command("add-benchmark")
+def add_benchmark_command(
+    data_dir: DataDir,
+    name: Annotated[str, typer.Option(help="Benchmark name shown on the platform.")],
+    tasks: Annotated[str, typer.Option(help="FORMAT:PATH with answers, e.g. mera:ROOT.")],
+    database_url: DbUrl = None,
+) -> None:
+    """Register a benchmark: its tasks and hidden answers (copied into the data dir) and its scheme."""
+    from omnieval.platform.benchmarks import BenchmarkError, add_benchmark
+    from omnieval.platform.db import Database
+
+    with friendly_errors():
+        db = Database(_settings(data_dir, database_url))
+        try:
+            with db.session() as session:
+                counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks)
+        except BenchmarkError as exc:
+            fail(str(exc))
+    print_json({"benchmark": name, "tasks": counts})
+
+
+@platform_app.command("create-user")
+def create_user_command(
+    data_dir: DataDir,
+    username: Annotated[str, typer.Option()],
+    password: Annotated[str, typer.Option()],
+    role: Annotated[str, typer.Option(help="user | reviewer | annotator | admin")] = "user",
+    panel: Annotated[str | None, typer.Option(help="Expert panel (annotators).")] = None,
+    database_url: DbUrl = None,
+) -> None:
+    """Create an account with a role."""
+    from omnieval.platform.accounts import AccountError, create_user
+    from omnieval.platform.db import Database
+
+    with friendly_errors():
+        db = Database(_settings(data_dir, database_url))
+        try:
+            with db.session() as session:
+                user = create_user(session, username=username, password=password, role=role, panel=panel)
+                print_json({"id": user.id, "username": user.username, "role": user.role})
+        except AccountError as exc:
+            fail(str(exc))
