@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import time
 import zipfile
 from collections.abc import Iterator
@@ -71,17 +72,30 @@ def create(settings: Any, username: str, role: str, panel: str | None = None) ->
     db.dispose()
 
 
+@pytest.fixture(scope="session")
+def template_dir(tmp_path_factory: pytest.TempPathFactory, mera_root: Path) -> Path:
+    """A data dir with benchmark ``mera`` and one account per staff role, built once and copied per test."""
+    settings = make_settings(tmp_path_factory.mktemp("template") / "data")
+    add_mera(settings, mera_root)
+    for role in ("reviewer", "annotator", "admin"):
+        create(settings, role, role, panel="literature" if role == "annotator" else None)
+    return settings.data_dir
+
+
 @pytest.fixture
-def platform(tmp_path: Path, mera_root: Path) -> Iterator[Any]:
+def data_dir(tmp_path: Path, template_dir: Path) -> Path:
+    shutil.copytree(template_dir, tmp_path / "data")
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def platform(data_dir: Path) -> Iterator[Any]:
     """A running app (worker on) with benchmark ``mera`` and one account per staff role."""
     from fastapi.testclient import TestClient
 
     from omnieval.platform.app import create_app
 
-    settings = make_settings(tmp_path / "data")
-    add_mera(settings, mera_root)
-    for role in ("reviewer", "annotator", "admin"):
-        create(settings, role, role)
+    settings = make_settings(data_dir)
     with TestClient(create_app(settings)) as client:
         client.settings = settings  # type: ignore[attr-defined]
         yield client

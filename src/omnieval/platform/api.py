@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Request, UploadFile
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -57,6 +57,8 @@ def current_user(session: SessionDep, creds: Annotated[HTTPAuthorizationCredenti
 
 
 UserDep = Annotated[User, Depends(current_user)]
+SubmissionId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+"""Ids are 32-bit database integers: larger ones are a 422, never an overflow."""
 
 
 def _limited(request: Request, kind: str, key: str) -> None:
@@ -120,7 +122,7 @@ def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
 
 
 @router.get("/submissions/{submission_id}")
-def get_submission(submission_id: int, session: SessionDep, user: UserDep) -> dict[str, Any]:
+def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
     try:
         return service.submission_view(session, service.get_submission(session, user, submission_id))
     except service.NotFound as exc:
@@ -128,7 +130,7 @@ def get_submission(submission_id: int, session: SessionDep, user: UserDep) -> di
 
 
 @router.post("/submissions/{submission_id}/publish", status_code=202)
-def publish(submission_id: int, body: PublishRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
+def publish(submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
     try:
         row = service.publish(session, user, submission_id, boards=body.boards, model_info=body.model_info)
     except service.NotFound as exc:
@@ -146,7 +148,7 @@ def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
 
 
 @router.post("/reviews/{submission_id}")
-def review(submission_id: int, body: ReviewRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
+def review(submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
     try:
         row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
     except service.Forbidden as exc:
@@ -172,7 +174,7 @@ def board(
 
 
 @router.get("/models/{submission_id}")
-def model(submission_id: int, session: SessionDep) -> dict[str, Any]:
+def model(submission_id: SubmissionId, session: SessionDep) -> dict[str, Any]:
     try:
         return service.model_page(session, submission_id)
     except service.NotFound as exc:
