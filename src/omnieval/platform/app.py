@@ -19,7 +19,7 @@ def create_app(settings: Settings) -> Any:
     from fastapi.responses import JSONResponse
     from starlette.middleware.sessions import SessionMiddleware
 
-    from omnieval.platform import api, pages
+    from omnieval.platform import api, api_annotation, pages
     from omnieval.platform.db import Database
     from omnieval.platform.jobs import Worker
     from omnieval.platform.ratelimit import RateLimiter
@@ -46,5 +46,6 @@ def create_app(settings: Settings) -> Any:
         return JSONResponse({"detail": "internal error"}, status_code=500)
 
     app.include_router(api.router)
+    app.include_router(api_annotation.router)
     app.include_router(pages.router)
     return app
