@@ -40,7 +40,10 @@ def submission_zip(root: Path, *, right: dict[str, int], extra: dict[str, bytes]
                 outputs = answer if i < n_right else "неверный ответ"
                 items.append({"outputs": outputs, "meta": {"id": int(sid)}})
             zf.writestr(f"{task.submission}.json", json.dumps({"data": {"test": items}}, ensure_ascii=False))
-        zf.writestr("logs_public.zip", b"")
+        logs = io.BytesIO()
+        with zipfile.ZipFile(logs, "w") as inner:
+            inner.writestr("00_run/results.json", "{}")
+        zf.writestr("logs_public.zip", logs.getvalue())
         for member, content in (extra or {}).items():
             zf.writestr(member, content)
     return buf.getvalue()

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from omnieval.platform.models import AnnotationItem, AnnotationScore, User
 
-__all__ = ["Triple", "export_rows", "load_triples", "next_item", "progress", "rationale_problem", "record_score"]
+__all__ = ["Triple", "export_jsonl", "export_rows", "load_triples", "next_item", "progress", "rationale_problem", "record_score"]
 
 _WORD = re.compile(r"\w*[^\W\d_]\w*")
 _CYRILLIC = re.compile(r"[\u0400-\u04FF]")
@@ -165,3 +165,11 @@ def export_rows(session: Session) -> list[dict[str, Any]]:
         .order_by(AnnotationItem.id, User.username)
     )  # fmt: skip
     return [{"item_id": i, "criterion": c, "annotator": u, "score": s, "rationale": r} for i, c, u, s, r in session.execute(query)]
+
+
+def export_jsonl(session: Session, *, rationales: bool = False) -> str:
+    """The export as JSON lines (``rationales`` adds the comments as a fifth key)."""
+    import json
+
+    keep = ("item_id", "criterion", "annotator", "score", *(("rationale",) if rationales else ()))
+    return "".join(json.dumps({k: r[k] for k in keep}, ensure_ascii=False) + "\n" for r in export_rows(session))

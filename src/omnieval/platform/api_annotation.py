@@ -3,7 +3,6 @@ and export (admin)."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path
@@ -71,6 +70,4 @@ def progress(session: SessionDep, user: UserDep) -> dict[str, Any]:
 def export(session: SessionDep, user: UserDep, rationales: bool = False) -> str:
     """JSON lines ``{item_id, criterion, annotator, score}`` (``rationales=true`` adds the comments)."""
     _require(user, "admin")
-    keep = ("item_id", "criterion", "annotator", "score", *(("rationale",) if rationales else ()))
-    rows = annotation.export_rows(session)
-    return "".join(json.dumps({k: r[k] for k in keep}, ensure_ascii=False) + "\n" for r in rows)
+    return annotation.export_jsonl(session, rationales=rationales)
