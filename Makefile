@@ -29,6 +29,10 @@ system-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
 	    || echo "warning: could not install fonts-dejavu-core; generated text suites need font=PATH"; \
 	fi
+	@if { [ ! -x /usr/lib/postgresql/15/bin/initdb ] || [ ! -x /usr/bin/chromium ]; } && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql chromium >/dev/null) \
+	    || echo "warning: could not install postgresql/chromium; the platform's PostgreSQL and browser tests skip"; \
+	fi
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts

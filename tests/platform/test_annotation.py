@@ -18,8 +18,12 @@ def triple(item: str, criterion: str, panel: str, overlap: int = 2, **extra: Any
     }  # fmt: skip
 
 
-def test_routing_overlap_rationale_progress_export(platform: Any, data_dir: Path, tmp_path: Path) -> None:
-    settings = make_settings(data_dir)
+def test_routing_overlap_rationale_progress_export(platform: Any, data_dir: Path) -> None:
+    routing_overlap_rationale_progress_export(platform, make_settings(data_dir))
+
+
+def routing_overlap_rationale_progress_export(platform: Any, settings: Any) -> None:
+    """The whole annotation flow on ``platform`` (whose database ``settings`` point at)."""
     for name, panel in (("lit2", "literature"), ("lit3", "literature"), ("sci1", "science")):
         create(settings, name, "annotator", panel=panel)
     admin = token(platform, "admin")
@@ -49,9 +53,9 @@ def test_routing_overlap_rationale_progress_export(platform: Any, data_dir: Path
     assert post(lit["lit2"], item["id"], None, "Критерий здесь неприменим").status_code == 201
     assert post(lit["lit3"], item["id"], 1, "Третий голос лишний").status_code == 422  # overlap 2 reached
     censor = next(i for i in items if i["criterion"] == "Цензор")
-    nxt = [platform.get("/api/v1/annotation/next", headers=lit["lit3"]).json()["item"]]
-    assert {(nxt[0]["item_id"], nxt[0]["criterion"])} <= {("a2", "Связность"), ("a1", "Цензор")}
-    censor_pk = nxt[0]["id"] if nxt[0]["criterion"] == "Цензор" else nxt[0]["id"] + 1
+    nxt = platform.get("/api/v1/annotation/next", headers=lit["lit3"]).json()["item"]
+    assert (nxt["item_id"], nxt["criterion"]) == ("a2", "Связность")  # fewest scores first, then load order
+    censor_pk = nxt["id"] + 1  # loaded right after a2
     assert post(lit["lit3"], censor_pk, None, "Неприменимо для цензора").status_code == 422  # NA not allowed
     assert post(lit["lit3"], censor_pk, 0, "Нет").status_code == 201  # perfect of a Critical criterion is 0
     assert post(lit["lit2"], censor_pk, 0, "Цензор не сработал").status_code == 201

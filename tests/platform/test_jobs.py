@@ -41,9 +41,13 @@ def _submission(db: Any, sub_id: int) -> Any:
 
 
 def test_stale_worker_cannot_commit_after_its_lease_was_reclaimed(tmp_path: Path, mera_root: Path) -> None:
+    stale_worker_check(make_settings(tmp_path / "data"), mera_root)
+
+
+def stale_worker_check(settings: Any, mera_root: Path) -> None:
+    """Two claimants of one job: only the live lease commits, once (any database ``settings`` name)."""
     from omnieval.platform.jobs import _finish, claim_next
 
-    settings = make_settings(tmp_path / "data")
     db, sub_id = _queued_submission(settings, mera_root)
     first = claim_next(db, lease_s=-1.0)  # a worker that then hangs: its lease is already over
     assert first is not None and _submission(db, sub_id).status == "scoring"
