@@ -86,23 +86,48 @@ def _approved(session: Session, bench: Benchmark, board_name: str) -> dict[str, 
     return {str(r.id): r for r in rows if board_name in r.boards}
 
 
+_BOARD_CACHE: dict[tuple[Any, ...], dict[str, Any]] = {}
+_BOARD_CACHE_SIZE = 256
+
+
+def _approved_ids(session: Session, bench: Benchmark) -> tuple[int, ...]:
+    """The approved set decides a board: results never change after scoring, and re-publishing leaves it."""
+    query = select(Submission.id).where(Submission.benchmark_id == bench.id, Submission.publication == "approved")
+    return tuple(session.scalars(query.order_by(Submission.id)))
+
+
+def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict[str, Any]:
+    """The scheme's board for the approved set, cached by that set (readers never recompute an unchanged board)."""
+    from omnieval.aggregate import schemes
+    from omnieval.registry import load_plugins
+
+    key = (bench.id, bench.scheme, board_name, _approved_ids(session, bench))
+    cached = _BOARD_CACHE.get(key)
+    if cached is not None:
+        return cached
+    load_plugins()
+    subs = _approved(session, bench, board_name)
+    scheme = schemes.get(bench.scheme)([{**(r.results or {}), "model": key} for key, r in subs.items()])
+    part = scheme["boards"][board_name]
+    out = {"title": scheme.get("title"), "rows": [_public_row(row, subs[str(row["model"])]) for row in part["rows"]],
+           "human_baseline": part["human_baseline"]}  # fmt: skip
+    if len(_BOARD_CACHE) >= _BOARD_CACHE_SIZE:
+        _BOARD_CACHE.clear()
+    _BOARD_CACHE[key] = out
+    return out
+
+
 def board(session: Session, benchmark: str, board_name: str, *, sort: str | None = None,
           order: str = "desc", query: str | None = None) -> dict[str, Any]:  # fmt: skip
     """A public board computed by the benchmark's leaderboard scheme (the code of ``omnieval leaderboard``).
 
     Each submission enters the scheme under its id (names may repeat); rows then get the model's name.
     """
-    from omnieval.aggregate import schemes
-    from omnieval.registry import load_plugins
-
     bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
     if bench is None or board_name not in BOARDS:
         raise NotFound(f"no board {benchmark}/{board_name}")
-    load_plugins()
-    subs = _approved(session, bench, board_name)
-    scheme = schemes.get(bench.scheme)([{**(r.results or {}), "model": key} for key, r in subs.items()])
-    part = scheme["boards"][board_name]
-    rows = [_public_row(row, subs[str(row["model"])]) for row in part["rows"]]
+    part = _computed_board(session, bench, board_name)
+    rows = [dict(r) for r in part["rows"]]
     if query:
         rows = [r for r in rows if query.lower() in str(r["model"]).lower()]
     if sort:
@@ -111,7 +136,7 @@ def board(session: Session, benchmark: str, board_name: str, *, sort: str | None
         rows.sort(key=lambda r: (r[sort] is None, r[sort]), reverse=order != "asc")
     hb = part["human_baseline"]
     human = dict(hb) if isinstance(hb, dict) else {"model": "Human Baseline", "total": hb}
-    return {"benchmark": benchmark, "board": board_name, "title": scheme.get("title"), "rows": rows,
+    return {"benchmark": benchmark, "board": board_name, "title": part["title"], "rows": rows,
             "human_baseline": {**human, "human": True}}  # fmt: skip
 
 
