@@ -67,3 +67,17 @@ def routing_overlap_rationale_progress_export(platform: Any, settings: Any) -> N
     assert lines[0] == {"item_id": "a1", "criterion": "Связность", "annotator": "annotator", "score": 2}
     assert {"item_id": "a1", "criterion": "Связность", "annotator": "lit2", "score": None} in lines
     assert len(lines) == 4 and all(set(x) == {"item_id", "criterion", "annotator", "score"} for x in lines)
+
+
+def test_load_triples_cli(data_dir: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    path = tmp_path / "triples.jsonl"
+    path.write_text(json.dumps(triple("x1", "Связность", "literature"), ensure_ascii=False) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)])
+    assert r.exit_code == 0 and json.loads(r.output) == {"loaded": 1}
+    path.write_text('{"item_id": "x2", "criterion": "C"}\n', encoding="utf-8")
+    r = CliRunner().invoke(app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)])
+    assert r.exit_code == 2 and "triples.jsonl:1: field panel" in r.output

@@ -131,3 +131,41 @@ def test_hidden_answers_never_leave_the_server(platform: Any, mera_root: Path, c
     assert '"score"' in everything  # the scan looks at real content
     leaked = [s for s in secrets_ if s in everything or json.dumps(s) in everything]
     assert leaked == []
+
+
+def test_page_forms_need_the_session_csrf_token(platform: Any) -> None:
+    import re
+
+    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory"})
+    assert r.status_code == 403 and "CSRF" in r.json()["detail"]
+    token_ = re.search(r'name="csrf" value="([^"]+)"', platform.get("/register").text)
+    assert token_ is not None
+    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory", "csrf": "forged"})
+    assert r.status_code == 403
+    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory", "csrf": token_.group(1)},
+                      follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303 and r.headers["location"] == "/submit"
+
+
+def test_cli_fixed_interfaces(tmp_path: Path, mera_root: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    data = str(tmp_path / "data")
+    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "mera", "--tasks", f"mera:{mera_root}"])
+    assert r.exit_code == 0 and json.loads(r.output)["tasks"]["ruclevr"] == 6
+    r = CliRunner().invoke(app, ["platform", "create-user", "--data-dir", data, "--username", "boss", "--password", "long-password", "--role", "admin"])
+    assert r.exit_code == 0 and json.loads(r.output)["role"] == "admin"
+    r = CliRunner().invoke(app, ["platform", "create-user", "--data-dir", data, "--username", "x2y", "--password", "long-password", "--role", "king"])
+    assert r.exit_code == 2 and "role must be one of" in r.output
+    hidden = make_mini_hidden(tmp_path)
+    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "hidden", "--tasks", f"mera:{hidden}"])
+    assert r.exit_code == 2 and "has no answer" in r.output
+
+
+def make_mini_hidden(tmp_path: Path) -> Path:
+    """A private task as published: empty ``outputs``, so not loadable as a benchmark with answers."""
+    from omnieval.benchmarks.mera.mini import make_mini
+
+    return make_mini(tmp_path / "hidden", n=3, tasks=["realvqa"])

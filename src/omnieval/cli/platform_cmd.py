@@ -79,3 +79,33 @@ def create_user_command(
                 print_json({"id": user.id, "username": user.username, "role": user.role})
         except AccountError as exc:
             fail(str(exc))
+
+
+@platform_app.command("load-triples")
+def load_triples_command(
+    data_dir: DataDir,
+    file: Annotated[Path, typer.Option(help="JSONL of triples: item_id, criterion, panel, overlap, instruction, answer, "
+                                            "description, rubric, scale, allow_na, [reference, perfect].")],
+    database_url: DbUrl = None,
+) -> None:  # fmt: skip
+    """Load (instruction, answer, criterion) triples for expert annotation."""
+    from pydantic import ValidationError
+
+    from omnieval.platform.annotation import Triple, load_triples
+    from omnieval.platform.db import Database
+
+    triples = []
+    with friendly_errors():
+        if not file.is_file():
+            fail(f"{file} not found")
+        for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                triples.append(Triple.model_validate_json(line))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                fail(f"{file}:{lineno}: field {'.'.join(map(str, first['loc'])) or '?'}: {first['msg']}")
+        db = Database(_settings(data_dir, database_url))
+        with db.session() as session:
+            print_json({"loaded": load_triples(session, triples)})

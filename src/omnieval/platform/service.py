@@ -101,7 +101,8 @@ def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict
     from omnieval.aggregate import schemes
     from omnieval.registry import load_plugins
 
-    key = (bench.id, bench.scheme, board_name, _approved_ids(session, bench))
+    database = str(session.get_bind().engine.url)  # several apps may share a process (tests, tools)
+    key = (database, bench.id, bench.scheme, board_name, _approved_ids(session, bench))
     cached = _BOARD_CACHE.get(key)
     if cached is not None:
         return cached
