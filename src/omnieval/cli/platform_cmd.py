@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -20,6 +22,24 @@ def _settings(data_dir: Path, database_url: str | None):  # type: ignore[no-unty
     from omnieval.platform import Settings
 
     return Settings(data_dir=data_dir, database_url=database_url)
+
+
+@contextmanager
+def _session(data_dir: Path, database_url: str | None) -> Iterator[Any]:
+    """A committed database session; the platform's refusals (bad name, role, data) end in a one-line error."""
+    from omnieval.platform.accounts import AccountError
+    from omnieval.platform.benchmarks import BenchmarkError
+    from omnieval.platform.db import Database
+
+    with friendly_errors():
+        db = Database(_settings(data_dir, database_url))
+        try:
+            with db.session() as session:
+                yield session
+        except (AccountError, BenchmarkError) as exc:
+            fail(str(exc))
+        finally:
+            db.dispose()
 
 
 def serve_command(
@@ -45,16 +65,10 @@ def add_benchmark_command(
     database_url: DbUrl = None,
 ) -> None:
     """Register a benchmark: its tasks and hidden answers (copied into the data dir) and its scheme."""
-    from omnieval.platform.benchmarks import BenchmarkError, add_benchmark
-    from omnieval.platform.db import Database
+    from omnieval.platform.benchmarks import add_benchmark
 
-    with friendly_errors():
-        db = Database(_settings(data_dir, database_url))
-        try:
-            with db.session() as session:
-                counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks)
-        except BenchmarkError as exc:
-            fail(str(exc))
+    with _session(data_dir, database_url) as session:
+        counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks)
     print_json({"benchmark": name, "tasks": counts})
 
 
@@ -68,17 +82,11 @@ def create_user_command(
     database_url: DbUrl = None,
 ) -> None:
     """Create an account with a role."""
-    from omnieval.platform.accounts import AccountError, create_user
-    from omnieval.platform.db import Database
+    from omnieval.platform.accounts import create_user
 
-    with friendly_errors():
-        db = Database(_settings(data_dir, database_url))
-        try:
-            with db.session() as session:
-                user = create_user(session, username=username, password=password, role=role, panel=panel)
-                print_json({"id": user.id, "username": user.username, "role": user.role})
-        except AccountError as exc:
-            fail(str(exc))
+    with _session(data_dir, database_url) as session:
+        user = create_user(session, username=username, password=password, role=role, panel=panel)
+        print_json({"id": user.id, "username": user.username, "role": user.role})
 
 
 @platform_app.command("load-triples")
@@ -92,7 +100,6 @@ def load_triples_command(
     from pydantic import ValidationError
 
     from omnieval.platform.annotation import Triple, load_triples
-    from omnieval.platform.db import Database
 
     triples = []
     with friendly_errors():
@@ -106,6 +113,5 @@ def load_triples_command(
             except ValidationError as exc:
                 first = exc.errors()[0]
                 fail(f"{file}:{lineno}: field {'.'.join(map(str, first['loc'])) or '?'}: {first['msg']}")
-        db = Database(_settings(data_dir, database_url))
-        with db.session() as session:
-            print_json({"loaded": load_triples(session, triples)})
+    with _session(data_dir, database_url) as session:
+        print_json({"loaded": load_triples(session, triples)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Request, UploadFile
@@ -59,6 +60,19 @@ def current_user(session: SessionDep, creds: Annotated[HTTPAuthorizationCredenti
 UserDep = Annotated[User, Depends(current_user)]
 SubmissionId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 """Ids are 32-bit database integers: larger ones are a 422, never an overflow."""
+
+
+@contextmanager
+def http_errors(*, refused: int = 409) -> Iterator[None]:
+    """Service errors as HTTP answers: not found 404, forbidden 403, a refused request ``refused``."""
+    try:
+        yield
+    except service.NotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+    except service.Forbidden as exc:
+        raise HTTPException(403, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(refused, str(exc)) from None
 
 
 def _limited(request: Request, kind: str, key: str) -> None:
@@ -123,20 +137,14 @@ def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
 
 @router.get("/submissions/{submission_id}")
 def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
-    try:
+    with http_errors():
         return service.submission_view(session, service.get_submission(session, user, submission_id))
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
 
 
 @router.post("/submissions/{submission_id}/publish", status_code=202)
 def publish(submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
-    try:
+    with http_errors():
         row = service.publish(session, user, submission_id, boards=body.boards, model_info=body.model_info)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(409, str(exc)) from None
     return {"id": row.id, "publication": row.publication, "boards": row.boards}
 
 
@@ -149,14 +157,8 @@ def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
 
 @router.post("/reviews/{submission_id}")
 def review(submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
-    try:
+    with http_errors():
         row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
-    except service.Forbidden as exc:
-        raise HTTPException(403, str(exc)) from None
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(409, str(exc)) from None
     return {"id": row.id, "publication": row.publication, "comment": row.review_comment}
 
 
@@ -165,17 +167,11 @@ def board(
     benchmark: str, board: str, session: SessionDep,
     sort: str | None = None, order: str = "desc", q: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    try:
+    with http_errors(refused=422):
         return service.board(session, benchmark, board, sort=sort, order=order, query=q)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
 
 
 @router.get("/models/{submission_id}")
 def model(submission_id: SubmissionId, session: SessionDep) -> dict[str, Any]:
-    try:
+    with http_errors():
         return service.model_page(session, submission_id)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None

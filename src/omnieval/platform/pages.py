@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from omnieval.platform import annotation, service
 from omnieval.platform.accounts import AccountError, authenticate, create_user
-from omnieval.platform.api import SessionDep, client_key
+from omnieval.platform.api import SessionDep, client_key, http_errors
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
 from omnieval.platform.submissions import InvalidSubmission, accept_upload
@@ -156,10 +156,8 @@ def _logs(row: Submission) -> list[tuple[str, int]]:
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse)
 def submission_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
     user = _need(request, session)
-    try:
+    with http_errors():
         row = service.get_submission(session, user, submission_id)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
     reviewer = service.can_review(user)
     return _render(request, session, "submission.html", s=service.submission_view(session, row), owner=row.user_id == user.id,
                    reviewer=reviewer, logs=_logs(row) if reviewer else None, boards=service.BOARDS)  # fmt: skip
@@ -171,12 +169,8 @@ async def publish(request: Request, session: SessionDep, submission_id: int) -> 
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
     info = {k: str(form.get(k, "")).strip() for k in service.MODEL_INFO_KEYS if str(form.get(k, "")).strip()}
-    try:
+    with http_errors():
         service.publish(session, user, submission_id, boards=[str(b) for b in form.getlist("boards")], model_info=info)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(409, str(exc)) from None
     return _go(f"/submissions/{submission_id}")
 
 
@@ -192,34 +186,24 @@ def review(request: Request, session: SessionDep, submission_id: int, decision: 
            comment: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
     user = _need(request, session, "reviewer", "admin")
-    try:
+    with http_errors():
         service.review(session, user, submission_id, decision=decision, comment=comment)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(409, str(exc)) from None
     return _go("/reviews")
 
 
 @router.get("/boards/{benchmark}/{board}", response_class=HTMLResponse)
 def board_page(request: Request, session: SessionDep, benchmark: str, board: str, sort: str | None = None,
                order: str = "desc", q: str | None = None) -> HTMLResponse:  # fmt: skip
-    try:
+    with http_errors(refused=422):
         data = service.board(session, benchmark, board, sort=sort, order=order, query=q)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
     columns = BOARD_COLUMNS.get(board, MODALITY_COLUMNS)
     return _render(request, session, "board.html", b=data, columns=columns, sort=sort, order=order, q=q)
 
 
 @router.get("/models/{submission_id}", response_class=HTMLResponse)
 def model_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
-    try:
+    with http_errors():
         data = service.model_page(session, submission_id)
-    except service.NotFound as exc:
-        raise HTTPException(404, str(exc)) from None
     return _render(request, session, "model.html", m=data)
 
 
