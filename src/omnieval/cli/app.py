@@ -143,6 +143,15 @@ def report_command(run_dir: Annotated[Path, Arg()]) -> None:
         print(write_report(run_dir, read_json(run_dir / "results.json")))
 
 
+def _mount_tools() -> None:
+    from omnieval.cli.protect_cmd import protect_app
+
+    app.add_typer(protect_app, name="protect")
+
+
+_mount_tools()
+
+
 def _mount_suites() -> None:
     from omnieval.registry import cli_apps
 
