@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from omnieval.media.audio import resample
-from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection, calibrated_z, to_detection
+from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection, calibrated_z, cosine, to_detection
 from omnieval.protect.keys import keyed_rng, null_rngs
 
 __all__ = ["audio_z", "detect_audio", "embed_audio"]
@@ -75,7 +75,7 @@ def audio_z(data: np.ndarray, rate: int, *, key: str) -> float:
     folded = blocks.reshape(n_blocks, _BLOCK).sum(axis=0)  # every tile adds up coherently
 
     def statistic(pattern: np.ndarray) -> float:
-        return float(np.dot(folded, pattern) / (np.linalg.norm(folded) * np.linalg.norm(pattern) or 1.0))
+        return cosine(folded, pattern)
 
     nulls = [_pattern(rng) for rng in null_rngs(key, purpose=_PURPOSE, n=_N_NULL)]
     return calibrated_z(statistic, _pattern(keyed_rng(key, purpose=_PURPOSE)), nulls)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection, calibrated_z, to_detection
+from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection, calibrated_z, cosine, to_detection
 from omnieval.protect.keys import keyed_rng, null_rngs
 
 __all__ = ["detect_image", "embed_image"]
@@ -71,7 +71,7 @@ def image_z(img: Image.Image, *, key: str, grid: int = 64) -> float:
 
     def statistic(pattern: np.ndarray) -> float:
         reference = _highpass(_to_lattice(_upsample(pattern, (grid * _CELL, grid * _CELL)), grid)).ravel()
-        return float(np.dot(observed, reference) / (np.linalg.norm(reference) * (np.linalg.norm(observed) or 1.0)))
+        return cosine(observed, reference)
 
     nulls = [_pattern(rng, grid) for rng in null_rngs(key, purpose=_PURPOSE, n=_N_NULL)]
     return calibrated_z(statistic, _pattern(keyed_rng(key, purpose=_PURPOSE), grid), nulls)
