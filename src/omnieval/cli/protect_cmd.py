@@ -66,3 +66,34 @@ def detect_command(
         print_json(report)
     else:
         print(f"{report['detected']} of {report['n']} files carry the mark (z > {threshold})")
+
+
+@protect_app.command("ngram")
+def ngram_command(
+    tasks: Annotated[list[str], Opt("--tasks", help="Benchmark tasks (names, YAML paths or FORMAT:PATH).")],
+    corpus: Annotated[list[Path], Opt("--corpus", help="Corpus files or folders (.txt, .jsonl, optionally .gz).")],
+    n: Annotated[int, Opt(help="Words per n-gram.")] = 13,
+    threshold: Annotated[float, Opt(help="Share of a sample's n-grams found in the corpus that flags it.")] = 0.5,
+    text_field: Annotated[str, Opt(help="JSONL field holding a document's text.")] = "text",
+    no_targets: Annotated[bool, Opt("--no-targets", help="Check questions and options only, not answers.")] = False,
+    output: Annotated[Path | None, Opt(help="Write the full per-sample report (JSON) here.")] = None,
+    json_out: Annotated[bool, Opt("--json", help="Print the full report.")] = False,
+) -> None:
+    """n-gram overlap between a benchmark and a text corpus (streamed), with a per-sample report."""
+    import json
+
+    from omnieval.protect.contamination import iter_corpus, ngram_overlap
+    from omnieval.runner.resolve import resolve_tasks
+
+    with friendly_errors():
+        resolved = resolve_tasks(tasks)
+        pairs = ((task.name, sample) for task in resolved for sample in task.iter_samples())
+        report = ngram_overlap(pairs, iter_corpus(corpus, text_field=text_field), n=n, threshold=threshold,
+                               include_targets=not no_targets)
+    if output is not None:
+        output.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    if json_out:
+        print_json(report)
+    else:
+        for name, stats in report["tasks"].items():
+            print(f"{name}: {stats['contaminated']} of {stats['samples']} samples overlap the corpus ({stats['rate']:.1%})")
