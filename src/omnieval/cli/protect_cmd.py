@@ -17,6 +17,15 @@ protect_app = typer.Typer(
 )
 Opt = typer.Option
 Arg = typer.Argument
+
+
+def _mount_msmia() -> None:
+    from omnieval.cli.protect_msmia_cmd import msmia_app
+
+    protect_app.add_typer(msmia_app, name="msmia")
+
+
+_mount_msmia()
 KINDS = ("image-visible", "image-invisible", "audio", "video")
 
 

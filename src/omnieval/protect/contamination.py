@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io
 import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from omnieval.errors import SourceError
 from omnieval.types import Sample
@@ -72,9 +71,10 @@ class NgramIndex:
                     self.first_document[index] = document_id
 
 
-def _open_text(path: Path) -> io.TextIOBase:
-    raw = gzip.open(path, "rt", encoding="utf-8") if path.suffix == ".gz" else path.open(encoding="utf-8")
-    return raw  # type: ignore[return-value]
+def _open_text(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
 
 
 def iter_corpus(paths: Iterable[Path], *, text_field: str = "text") -> Iterator[tuple[str, str]]:
@@ -119,7 +119,8 @@ def ngram_overlap(
     for document_id, text in corpus:
         index.scan(document_id, text)
         documents += 1
-    rows, per_task = [], {}
+    rows: list[dict[str, Any]] = []
+    per_task: dict[str, dict[str, Any]] = {}
     for i, (task, sample_id) in enumerate(index.keys):
         overlap = len(index.matched[i]) / index.sizes[i] if index.sizes[i] else 0.0
         flagged = overlap >= threshold and index.sizes[i] > 0

@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-
 from PIL import Image
 
 from omnieval.errors import ConfigError, MediaError

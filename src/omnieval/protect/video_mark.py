@@ -64,6 +64,7 @@ def mark_video(source: Path, target: Path, *, frame_fn: FrameFn) -> dict[str, An
                         out.mux(packet)
                     continue
                 for frame in packet.decode():
+                    assert isinstance(frame, av.VideoFrame)  # the packet came from the video stream
                     marked = av.VideoFrame.from_image(frame_fn(frame.to_image()))
                     marked.pts, marked.time_base = frame.pts, frame.time_base
                     out.mux(dst.encode(marked.reformat(format=dst.pix_fmt)))

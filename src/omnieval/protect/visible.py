@@ -64,7 +64,7 @@ def _text_mark(text: str, width: int, font_path: Path | None) -> Image.Image:
     font = _font(font_path, size)
     stroke = max(1, size // 25)
     left, top, right, bottom = font.getbbox(text, stroke_width=stroke)
-    mark = Image.new("RGBA", (right - left, bottom - top), (0, 0, 0, 0))
+    mark = Image.new("RGBA", (int(right - left), int(bottom - top)), (0, 0, 0, 0))
     ImageDraw.Draw(mark).text(
         (-left, -top), text, font=font, fill=(255, 255, 255, 255), stroke_width=stroke, stroke_fill=(0, 0, 0, 255)
     )
@@ -73,8 +73,8 @@ def _text_mark(text: str, width: int, font_path: Path | None) -> Image.Image:
 
 def _logo_mark(path: Path, width: int) -> Image.Image:
     try:
-        with Image.open(path) as logo:
-            logo = logo.convert("RGBA")
+        with Image.open(path) as opened:
+            logo = opened.convert("RGBA")
     except (OSError, ValueError) as exc:
         raise MediaError(f"unreadable logo: {exc}", path=str(path)) from None
     height = max(1, round(logo.height * width / logo.width))
