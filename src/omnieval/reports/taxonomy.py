@@ -1,0 +1,96 @@
+"""Capability breakdowns from whatever taxonomy the tasks and samples carry, found generically.
+
+Nothing here knows a benchmark. A *dimension* is any metadata key (nested keys are dotted) whose values
+are short labels (strings, booleans, small integers, or lists of them, where a list means the item
+belongs to several groups, as MERA skills or MEGA-Bench keywords do). Task-level dimensions come from
+each task's ``metadata`` and ``modalities`` and average task scores (macro, as MEGA-Bench does);
+sample-level ones come from record ``metadata`` and the prompt ``variant`` and average sample scores.
+A key is kept when it actually groups: at least two groups, and fewer groups than items.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["Dimension", "sample_dimensions", "task_dimensions"]
+
+Dimension = dict[str, Any]
+"""``{"name", "level": "task" | "sample", "groups": [{"value", "score", "n"}]}``."""
+
+MAX_LABEL = 60
+MAX_GROUPS = 60
+_SKIP = {"circular_group", "parse_fallback", "human_baseline"}
+
+
+def _labels(value: Any) -> list[str] | None:
+    """The group labels of one value, or None when the value is not a categorical label."""
+    if isinstance(value, bool):
+        return [str(value).lower()]
+    if isinstance(value, int):
+        return [str(value)] if abs(value) < 100 else None
+    if isinstance(value, str):
+        return [value] if 0 < len(value) <= MAX_LABEL and "/" not in value and "\n" not in value else None
+    if isinstance(value, list | tuple) and value:
+        labels = [_labels(v) for v in value if not isinstance(v, list | tuple | dict)]
+        if not labels or any(lab is None for lab in labels):
+            return None
+        return sorted({x for lab in labels if lab for x in lab})
+    return None
+
+
+def _flatten(meta: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    for key, value in meta.items():
+        if key in _SKIP or key.startswith("_"):
+            continue
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            yield from _flatten(value, name)
+        else:
+            yield name, value
+
+
+def _grouped(items: Iterable[tuple[dict[str, Any], float]], n_items: int, level: str) -> list[Dimension]:
+    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    rejected: set[str] = set()
+    for labels_by_key, score in items:
+        for key, labels in labels_by_key.items():
+            if labels is None:
+                rejected.add(key)
+                continue
+            for label in labels:
+                sums[key][label].append(score)
+    out = []
+    for key, groups in sums.items():
+        if key in rejected or not 2 <= len(groups) <= MAX_GROUPS or len(groups) >= n_items:
+            continue
+        rows = [{"value": v, "score": sum(xs) / len(xs), "n": len(xs)} for v, xs in sorted(groups.items())]
+        out.append({"name": key, "level": level, "groups": rows})
+    return sorted(out, key=lambda d: d["name"])
+
+
+def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
+    """Dimensions over tasks (macro mean of task scores per group) from task metadata and modalities."""
+    items = []
+    for block in tasks.values():
+        if not block.get("scored", True):
+            continue
+        labels = {key: _labels(value) for key, value in _flatten(block.get("metadata") or {})}
+        if block.get("modalities"):
+            labels["modalities"] = _labels(list(block["modalities"]))
+        items.append((labels, float(block.get("score") or 0.0)))
+    return _grouped(items, len(items), "task")
+
+
+def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
+    """Dimensions over scored samples (mean sample score per group) from record metadata and variant."""
+    items = []
+    for record in records:
+        if not record.get("scored", True):
+            continue
+        labels = {key: _labels(value) for key, value in _flatten(record.get("metadata") or {})}
+        if record.get("variant") is not None:
+            labels["prompt variant"] = [str(record["variant"])]
+        items.append((labels, float(record.get("score") or 0.0)))
+    return _grouped(items, len(items), "sample")

@@ -1,0 +1,150 @@
+"""One viewer entry per sample: what the sample viewer shows, kept compact for the sidecar files.
+
+Records hold the response side (answer, reasoning, extracted value, metrics, judge fields). The prompt
+and media are rebuilt from the task data when the tasks are at hand (the run just finished, or the
+manifest's tasks still resolve); a record that carries ``prompt``/``media`` itself wins. Images become
+small inline thumbnails (up to ``MAX_THUMBNAILS`` per report); audio and video are linked by a path
+relative to the report, so the page plays them from disk without any network request.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["PromptSource", "sample_view"]
+
+MAX_TEXT = 20_000
+MAX_THUMBNAILS = 5_000
+THUMB_SIDE = 320
+_CORE = {
+    "task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
+    "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain",
+    "chain_index", "scored", "media_policy", "metadata", "prompt", "media",
+}  # fmt: skip
+
+
+def _clip(text: Any) -> str | None:
+    if text is None:
+        return None
+    text = text if isinstance(text, str) else orjson.dumps(text, default=str).decode()
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n… [{len(text) - MAX_TEXT} more characters]"
+
+
+def _judge_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """Judge verdicts and rationales, read generically from any field whose name mentions a judge."""
+    found = {k: v for k, v in record.items() if "judge" in k.lower() and v not in (None, "", {}, [])}
+    meta = record.get("metadata") or {}
+    found.update({f"metadata.{k}": v for k, v in meta.items() if "judge" in k.lower() and v not in (None, "", {}, [])})
+    return {k: _clip(v) for k, v in found.items()}
+
+
+class PromptSource:
+    """Prompts and media of the run's samples, rebuilt from its tasks (best effort, said when missing)."""
+
+    def __init__(self, tasks: Iterable[Any] | None, *, report_dir: Path) -> None:
+        self.report_dir = report_dir
+        self.tasks = {t.name: t for t in tasks or ()}
+        self.samples: dict[str, dict[str, Any]] = {}
+        self.thumbnails = 0
+        self.problems: list[str] = []
+
+    def load(self, wanted: dict[str, set[str]]) -> None:
+        for name, ids in wanted.items():
+            task = self.tasks.get(name)
+            if task is None:
+                continue
+            try:
+                self.samples[name] = {s.id: s for s in task.iter_samples() if s.id in ids}
+            except Exception as exc:  # the data may have moved since the run: the report still renders
+                self.problems.append(f"prompts of task {name!r} unavailable: {type(exc).__name__}: {exc}")
+
+    def view(self, record: dict[str, Any]) -> tuple[str | None, list[dict[str, str]]]:
+        task = self.tasks.get(str(record["task"]))
+        sample = self.samples.get(str(record["task"]), {}).get(str(record["sample_id"]))
+        if task is None or sample is None:
+            return None, []
+        try:
+            prompt = self._prompt(task.spec, sample, record.get("variant"))
+        except Exception as exc:  # a renderer needing run-time context (history, demos): say so, keep going
+            prompt = f"(prompt could not be rebuilt: {type(exc).__name__}: {exc})"
+        return prompt, [m for m in (self._media(ref) for ref in sample.media) if m]
+
+    @staticmethod
+    def _prompt(spec: Any, sample: Any, variant_id: str | None) -> str:
+        from omnieval.prompts.render import render_messages
+
+        variants = spec.prompt.all_variants()
+        variant = next((v for v in variants if v.id == variant_id), variants[0])
+        messages = render_messages(sample, spec, variant=variant)
+        if len(messages) == 1 and messages[0].role == "user":
+            return messages[0].text
+        return "\n\n".join(f"[{m.role}]\n{m.text}" for m in messages)
+
+    def _media(self, ref: Any) -> dict[str, str] | None:
+        label = ref.path.rsplit("/", 1)[-1] if ref.path else ref.name
+        if ref.kind == "image" and self.thumbnails < MAX_THUMBNAILS:
+            thumb = _thumbnail(ref)
+            if thumb is not None:
+                self.thumbnails += 1
+                return {"kind": "image", "src": thumb, "label": label}
+        if ref.path:
+            return {"kind": ref.kind, "src": _relative(ref.path, self.report_dir), "label": label}
+        if ref.data and len(ref.data) <= 1_000_000 and ref.kind == "audio":
+            return {"kind": "audio", "src": "data:audio/wav;base64," + base64.b64encode(ref.data).decode(), "label": label}
+        return {"kind": ref.kind, "src": "", "label": f"{label} (embedded, not shown)"}
+
+
+def _thumbnail(ref: Any) -> str | None:
+    from PIL import Image
+
+    try:
+        with Image.open(ref.path if ref.path else io.BytesIO(ref.data or b"")) as img:
+            img.thumbnail((THUMB_SIDE, THUMB_SIDE))
+            out = io.BytesIO()
+            img.convert("RGB").save(out, format="JPEG", quality=75)
+    except (OSError, ValueError):
+        return None
+    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def _relative(path: str, base: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive (Windows): an absolute file path still needs no network
+        return Path(path).as_uri()
+
+
+def _record_media(record: dict[str, Any], report_dir: Path) -> list[dict[str, str]]:
+    out = []
+    for item in record.get("media") or []:
+        if isinstance(item, dict) and (item.get("path") or item.get("src")):
+            src = item.get("src") or _relative(str(item["path"]), report_dir)
+            out.append({"kind": str(item.get("kind", "image")), "src": str(src), "label": str(item.get("name", ""))})
+    return out
+
+
+def sample_view(record: dict[str, Any], prompts: PromptSource) -> dict[str, Any]:
+    """The compact dict the viewer renders for one record."""
+    prompt, media = prompts.view(record)
+    if record.get("prompt"):
+        prompt = record["prompt"] if isinstance(record["prompt"], str) else orjson.dumps(record["prompt"]).decode()
+    media = _record_media(record, prompts.report_dir) or media
+    extras = {k: _clip(v) for k, v in record.items() if k not in _CORE and "judge" not in k.lower() and v is not None}
+    view = {
+        "id": str(record["sample_id"]), "task": str(record["task"]), "state": str(record.get("state")),
+        "score": record.get("score"), "scored": record.get("scored", True), "variant": record.get("variant"),
+        "prompt": _clip(prompt), "media": media, "response": _clip(record.get("response")),
+        "reasoning": _clip(record.get("reasoning")), "extracted": _clip(record.get("extracted")),
+        "targets": _clip(list(record.get("targets") or [])), "metrics": record.get("metrics") or {},
+        "reason": _clip(record.get("reason")), "judge": _judge_fields(record),
+        "finish": record.get("finish_reason"), "latency": record.get("latency_s"),
+        "chain": record.get("chain"), "metadata": _clip(record.get("metadata") or None), "extra": extras,
+    }  # fmt: skip
+    return {k: v for k, v in view.items() if v not in (None, "", [], {})} | {"id": view["id"], "state": view["state"]}
