@@ -73,3 +73,66 @@ def compare_command(
 
 
 analyze_app = typer.Typer(help="Analyses over stored runs: prompt sensitivity, stability, subsets.", no_args_is_help=True)
+
+
+def _write(output: Path, name: str, title: str, built: tuple[list[dict[str, Any]], dict[str, Any]]) -> None:
+    from omnieval.reports.analysis_page import write_analysis
+
+    sections, summary = built
+    path = write_analysis(output, name=name, title=title, sections=sections, summary=summary)
+    for section in sections:
+        for table in section["tables"]:
+            print(f"{section['title']} — {table['title']}: {output / 'tables' / table['name']}.md")
+    print(f"wrote {path}")
+
+
+@analyze_app.command("prompts")
+def prompts_command(
+    run_dirs: Annotated[list[Path], Arg(help="Runs with prompt variants (several models/engines make the OLS meaningful).")],
+    output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
+    metric: Annotated[str | None, Opt(help="Per-sample metric key (default: the sample score).")] = None,
+    task: Annotated[list[str] | None, Opt(help="Only these tasks (repeatable).")] = None,
+) -> None:
+    """MERA prompt sensitivity: OLS metric ~ C(prompt) + C(model) + C(engine), a two-sided test per prompt."""
+    from omnieval.reports.analyses import prompt_sensitivity_analysis
+
+    with friendly_errors():
+        built = prompt_sensitivity_analysis(run_dirs, metric=metric, tasks=task)
+        _write(output, "prompt_sensitivity", "Prompt sensitivity", built)
+
+
+@analyze_app.command("stability")
+def stability_command(
+    run_dirs: Annotated[list[Path], Arg(help="Run directories.")],
+    output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
+    sizes: Annotated[str, Opt(help="Samples per task to try, comma-separated.")] = "3,5,7,9,11,13,15",
+    resamples: Annotated[int, Opt(help="Monte-Carlo repetitions per size.")] = 10_000,
+) -> None:
+    """MEGA-Bench bootstrap stability of the macro score vs samples per task."""
+    from omnieval.reports.analyses import stability_analysis
+
+    with friendly_errors():
+        built = stability_analysis(run_dirs, sizes=[int(s) for s in sizes.split(",") if s.strip()], n_resamples=resamples)
+        _write(output, "stability", "Bootstrap stability vs samples per task", built)
+
+
+@analyze_app.command("subsets")
+def subsets_command(
+    run_dirs: Annotated[list[Path], Arg(help="Run directories.")],
+    output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
+    size: Annotated[int, Opt(help="Samples per draw (ART-H: 216).")] = 216,
+    draws: Annotated[int, Opt(help="Random draws (ART: 100).")] = 100,
+    seed: Annotated[int, Opt()] = 0,
+) -> None:
+    """ART subset stability: score over random subsets of fixed size (mean ± std, min, max)."""
+    from omnieval.reports.analyses import subset_analysis
+
+    with friendly_errors():
+        try:
+            built = subset_analysis(run_dirs, size=size, draws=draws, seed=seed)
+        except ValueError as exc:
+            from omnieval.cli._common import fail
+
+            fail(str(exc))
+            return
+        _write(output, "subsets", "Subset stability", built)

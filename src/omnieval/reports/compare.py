@@ -122,9 +122,23 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     if not any_overlap:
         raise ConfigError(f"the runs share no sample: nothing can be compared pairwise ({', '.join(labels)})")
     doc["multiple_comparisons"] = _holm(doc)
+    doc["human_baseline"] = _human_baselines(runs)
     doc["flips"] = flips
     doc["warnings"] = warnings
     return doc
+
+
+def _human_baselines(runs: list[RunData]) -> dict[str, float]:
+    """Human-baseline scores of the tasks that carry one in their metadata (shown as a leaderboard row)."""
+    from omnieval.reports.html import human_baseline
+
+    found = {}
+    for run in runs:
+        for task, block in run.results.get("tasks", {}).items():
+            value = human_baseline(block.get("metadata") or {})
+            if value is not None:
+                found.setdefault(task, value)
+    return found
 
 
 def _holm(doc: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,11 @@ def leaderboard_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
         scores = {t: b["scores"].get(label) for t, b in doc["tasks"].items()}
         present = [s for s in scores.values() if s is not None]
         rows.append({"run": label, "mean": sum(present) / len(present) if present else None, **scores})
-    return sorted(rows, key=lambda r: -(r["mean"] or 0.0))
+    rows.sort(key=lambda r: -(r["mean"] or 0.0))
+    human = doc.get("human_baseline") or {}
+    if human:
+        rows.append({"run": "human baseline", "mean": None, **{t: human.get(t) for t in doc["tasks"]}})
+    return rows
 
 
 def pairwise_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -53,7 +57,7 @@ def _charts(doc: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, Any]:
              "marker": {"color": PALETTE[i % len(PALETTE)]}, "hovertemplate": label + " · %{x}: %{y:.3f}<extra></extra>"}
             for i, label in enumerate(doc["runs"])]  # fmt: skip
     charts: dict[str, Any] = {"scores": {"data": bars, "layout": _layout(
-        360, barmode="group", yaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb", "title": {"text": "score"}},
+        360, barmode="group", yaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb", "title": {"text": "score"}, "automargin": True},
         xaxis={"automargin": True}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}, bargap=0.25,
     )}}  # fmt: skip
     keys = list(dict.fromkeys((p["a"], p["b"]) for p in pairs))

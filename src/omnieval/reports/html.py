@@ -25,7 +25,7 @@ from omnieval.reports.taxonomy import sample_dimensions, task_dimensions
 from omnieval.reports.views import PromptSource, sample_view
 from omnieval.types import STATES
 
-__all__ = ["ASSETS", "page_assets", "render_page", "results_table", "write_report"]
+__all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
 
 ASSETS = Path(__file__).parent
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=jinja2.select_autoescape(["html", "jinja"]))
@@ -45,12 +45,12 @@ def render_page(template: str, **context: Any) -> str:
     return _ENV.get_template(template).render(**page_assets(), **context)
 
 
-def _human_baseline(meta: dict[str, Any]) -> float | None:
+def human_baseline(meta: dict[str, Any]) -> float | None:
     for key, value in meta.items():
         if key == "human_baseline" and isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
         if isinstance(value, dict):
-            found = _human_baseline(value)
+            found = human_baseline(value)
             if found is not None:
                 return found
     return None
@@ -64,7 +64,7 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "n": block.get("n", 0), "n_scored": block.get("n_scored", block.get("n", 0)),
             "scored": block.get("scored", True), "states": block.get("states") or {},
             "metrics": block.get("metrics") or {}, "score_metric": block.get("score_metric"),
-            "version": block.get("version"), "human_baseline": _human_baseline(block.get("metadata") or {}),
+            "version": block.get("version"), "human_baseline": human_baseline(block.get("metadata") or {}),
             "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
             "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
         })  # fmt: skip

@@ -91,7 +91,10 @@
       if (!m.src) return `<span class="muted">${esc(m.label)}</span>`;
       if (m.kind === "image") return `<a href="${esc(m.src)}" target="_blank"><img loading="lazy" src="${esc(m.src)}" alt="${esc(m.label)}" title="${esc(m.label)}"></a>`;
       if (m.kind === "audio") return `<audio controls preload="none" src="${esc(m.src)}" title="${esc(m.label)}"></audio>`;
-      if (m.kind === "video") return `<video controls preload="metadata" src="${esc(m.src)}" title="${esc(m.label)}"></video>`;
+      if (m.kind === "video") {
+        const frames = (m.frames || []).map((f, i) => `<img class="frame" src="${f}" alt="frame ${i + 1}" title="${esc(m.label)} — frame ${i + 1}">`).join("");
+        return `<div class="frames">${frames}</div><video controls preload="none" src="${esc(m.src)}" title="${esc(m.label)}"></video>`;
+      }
       return `<span>${esc(m.label)}</span>`;
     }).join("");
     return `<div class="field"><div class="k">media</div><div class="media">${html}</div></div>`;

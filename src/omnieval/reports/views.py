@@ -65,7 +65,7 @@ class PromptSource:
             except Exception as exc:  # the data may have moved since the run: the report still renders
                 self.problems.append(f"prompts of task {name!r} unavailable: {type(exc).__name__}: {exc}")
 
-    def view(self, record: dict[str, Any]) -> tuple[str | None, list[dict[str, str]]]:
+    def view(self, record: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
         task = self.tasks.get(str(record["task"]))
         sample = self.samples.get(str(record["task"]), {}).get(str(record["sample_id"]))
         if task is None or sample is None:
@@ -87,13 +87,16 @@ class PromptSource:
             return messages[0].text
         return "\n\n".join(f"[{m.role}]\n{m.text}" for m in messages)
 
-    def _media(self, ref: Any) -> dict[str, str] | None:
+    def _media(self, ref: Any) -> dict[str, Any] | None:
         label = ref.path.rsplit("/", 1)[-1] if ref.path else ref.name
         if ref.kind == "image" and self.thumbnails < MAX_THUMBNAILS:
             thumb = _thumbnail(ref)
             if thumb is not None:
                 self.thumbnails += 1
                 return {"kind": "image", "src": thumb, "label": label}
+        if ref.kind == "video" and ref.path and self.thumbnails < MAX_THUMBNAILS:
+            self.thumbnails += 1
+            return {"kind": "video", "src": _relative(ref.path, self.report_dir), "label": label, "frames": _frames(ref.path)}
         if ref.path:
             return {"kind": ref.kind, "src": _relative(ref.path, self.report_dir), "label": label}
         if ref.data and len(ref.data) <= 1_000_000 and ref.kind == "audio":
@@ -101,17 +104,33 @@ class PromptSource:
         return {"kind": ref.kind, "src": "", "label": f"{label} (embedded, not shown)"}
 
 
+def _jpeg(img: Any, side: int) -> str:
+    img.thumbnail((side, side))
+    out = io.BytesIO()
+    img.convert("RGB").save(out, format="JPEG", quality=75)
+    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+
+
 def _thumbnail(ref: Any) -> str | None:
     from PIL import Image
 
     try:
         with Image.open(ref.path if ref.path else io.BytesIO(ref.data or b"")) as img:
-            img.thumbnail((THUMB_SIDE, THUMB_SIDE))
-            out = io.BytesIO()
-            img.convert("RGB").save(out, format="JPEG", quality=75)
+            return _jpeg(img, THUMB_SIDE)
     except (OSError, ValueError):
         return None
-    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def _frames(path: str, *, count: int = 4) -> list[str]:
+    """A few evenly spaced frames as small thumbnails (empty when the video cannot be decoded)."""
+    from omnieval.errors import MediaError
+    from omnieval.media.video import sample_video
+
+    try:
+        frames, _ = sample_video(path, where=path, target_fps=1.0, max_frames=count, mode="uniform", convert=lambda f: f.to_image())
+    except (MediaError, OSError, ValueError):
+        return []
+    return [_jpeg(img, 160) for img, _ in frames]
 
 
 def _relative(path: str, base: Path) -> str:
