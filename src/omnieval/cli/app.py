@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli import report_cmds
+from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.run_cmd import run_command
 
 __all__ = ["app", "main"]

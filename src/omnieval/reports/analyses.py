@@ -97,7 +97,8 @@ def _scored_by_task(run: RunData) -> dict[str, list[float]]:
 
 def stability_analysis(run_dirs: list[Path], *, sizes: list[int], n_resamples: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """MEGA-Bench's bootstrap: spread of the macro score vs items per task, one curve per run."""
-    curves, table = {}, []
+    curves: dict[str, list[dict[str, Any]]] = {}
+    table: list[dict[str, Any]] = []
     for run in (load_run(d) for d in run_dirs):
         curve = bootstrap_by_task_size(_scored_by_task(run), sizes=sizes, n_resamples=n_resamples)
         curves[run.label] = curve

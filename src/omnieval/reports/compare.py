@@ -132,7 +132,7 @@ def _human_baselines(runs: list[RunData]) -> dict[str, float]:
     """Human-baseline scores of the tasks that carry one in their metadata (shown as a leaderboard row)."""
     from omnieval.reports.html import human_baseline
 
-    found = {}
+    found: dict[str, float] = {}
     for run in runs:
         for task, block in run.results.get("tasks", {}).items():
             value = human_baseline(block.get("metadata") or {})

@@ -5,7 +5,8 @@ are short labels (strings, booleans, small integers, or lists of them, where a l
 belongs to several groups, as MERA skills or MEGA-Bench keywords do). Task-level dimensions come from
 each task's ``metadata`` and ``modalities`` and average task scores (macro, as MEGA-Bench does);
 sample-level ones come from record ``metadata`` and the prompt ``variant`` and average sample scores.
-A key is kept when it actually groups: at least two groups, and fewer groups than items.
+A key is kept when it actually groups: at least two groups, one of them with several items (and, for
+samples, at most one group per two samples, which leaves ids and free text out).
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def _grouped(items: Iterable[tuple[dict[str, Any], float]], n_items: int, level:
                 sums[key][label].append(score)
     out = []
     for key, groups in sums.items():
-        if key in rejected or not 2 <= len(groups) <= MAX_GROUPS or len(groups) >= n_items:
+        if key in rejected or not 2 <= len(groups) <= MAX_GROUPS or max(len(xs) for xs in groups.values()) < 2:
+            continue
+        if level == "sample" and len(groups) > n_items / 2:  # nearly one value per sample: an id or free text
             continue
         rows = [{"value": v, "score": sum(xs) / len(xs), "n": len(xs)} for v, xs in sorted(groups.items())]
         out.append({"name": key, "level": level, "groups": rows})

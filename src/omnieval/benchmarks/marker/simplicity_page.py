@@ -24,7 +24,7 @@ def write_simplicity_page(stats: list[ItemStat], output: Path, *, top: int) -> P
              "layout": {"height": 280, "margin": {"l": 40, "r": 20, "t": 30, "b": 40}, "paper_bgcolor": "rgba(0,0,0,0)",
                         "plot_bgcolor": "rgba(0,0,0,0)", "title": {"text": "weighted simplicity of all items", "font": {"size": 13}},
                         "xaxis": {"range": [0, 1]}, "yaxis": {"gridcolor": "#e5e7eb"}}}  # fmt: skip
-    sections = [
+    sections: list[dict[str, Any]] = [
         {"title": "Item simplicity", "text": f"Reconstructed formula (the article's is lost): {FORMULA}.", "charts": {"simplicity": chart},
          "tables": [{"title": f"Hardest {len(hardest)}", "rows": hardest}, {"title": f"Easiest {len(easiest)}", "rows": easiest}],
          "side_by_side": True},
