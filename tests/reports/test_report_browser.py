@@ -55,6 +55,12 @@ def test_report_renders_and_filters_in_chromium(synthetic_run: Path, tmp_path: P
         cards = _cards(page)
         assert len(cards) == min(20, len(judge_failed)) and {c["state"] for c in cards} == {"judge_failed"}
 
+        page.select_option("#f-state", label="ok")
+        page.select_option("#f-task", label="task_1")
+        _shown(page, sum(r["state"] == "ok" and r["task"] == "task_1" for r in records))
+        first = _cards(page)[0]["text"]  # judge fields are read generically from the record
+        assert "JUDGE_VERDICT" in first.upper() and "Ответ совпадает с эталоном" in first
+
         page.select_option("#f-state", label="all states")
         page.select_option("#f-task", label="task_0")
         page.fill("#f-min", "1")

@@ -13,7 +13,6 @@ from omnieval.reports.embed import plotly_js, script_json
 from omnieval.reports.loading import load_run
 from omnieval.reports.tables import markdown_table, write_table
 from omnieval.reports.taxonomy import sample_dimensions, task_dimensions
-from omnieval.reports.views import PromptSource, sample_view
 
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
 
@@ -80,11 +79,3 @@ def test_results_rebuilt_from_records_when_missing(synthetic_run: Path) -> None:
     scores = [r["score"] for r in run.records if r["task"] == "task_0"]
     assert block["score"] == pytest.approx(sum(scores) / len(scores)) and block["n"] == len(scores)
     assert block["states"]["judge_failed"] == sum(r["state"] == "judge_failed" for r in run.records if r["task"] == "task_0")
-
-
-def test_viewer_entry_reads_judge_fields_generically(tmp_path: Path) -> None:
-    record = {"task": "t", "sample_id": "1", "state": "ok", "score": 1.0, "response": "Да", "targets": ["да"],
-              "judge_verdict": 1, "judge_rationale": "совпадает", "metadata": {"judge_raw": "1"}, "new_field": "kept"}  # fmt: skip
-    view = sample_view(record, PromptSource(None, report_dir=tmp_path))
-    assert view["judge"] == {"judge_verdict": "1", "judge_rationale": "совпадает", "metadata.judge_raw": "1"}
-    assert view["extra"] == {"new_field": "kept"} and view["targets"] == '["да"]'

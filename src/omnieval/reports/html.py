@@ -22,7 +22,7 @@ from omnieval.reports.loading import RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
 from omnieval.reports.taxonomy import sample_dimensions, task_dimensions
-from omnieval.reports.views import PromptSource, sample_view
+from omnieval.reports.views import PromptSource
 from omnieval.types import STATES
 
 __all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
@@ -113,7 +113,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     for record in run.records:
         wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
     prompts.load(wanted)
-    viewer = write_sidecar(out_dir, run.records, states=states, view=lambda r: sample_view(r, prompts))
+    viewer = write_sidecar(out_dir, run.records, run.raw, states=states, extra=prompts.extra if tasks else None)
     _export_tables(out_dir / "report_tables", rows, dims, states)
     charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
     for i, dim in enumerate(dims):

@@ -14,7 +14,40 @@
     s.src = src; s.async = true; s.onerror = onerror;
     document.head.appendChild(s);
   }
-  window.OMNI_CHUNK = function (i, entries) {
+  const CORE = new Set(["task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
+    "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index",
+    "scored", "media_policy", "metadata", "prompt", "media"]);
+  const MAX_TEXT = 20000;
+  const empty = (v) => v === null || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0);
+  function text(v) {
+    if (empty(v)) return undefined;
+    const s = typeof v === "string" ? v : JSON.stringify(v);
+    return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) + `\n… [${s.length - MAX_TEXT} more characters]` : s;
+  }
+  function recordMedia(items) {
+    return (Array.isArray(items) ? items : []).filter((m) => m && (m.src || m.path))
+      .map((m) => ({kind: m.kind || "image", src: m.src || m.path, label: m.name || m.label || ""}));
+  }
+  /* One record as stored in samples.jsonl (+ prompt/media rebuilt from the task data) → what a card shows.
+     Judge verdicts and rationales are any field whose name mentions a judge, so new record fields show up. */
+  function view(rec, added) {
+    const judge = {}, extra = {};
+    for (const [k, v] of Object.entries(rec)) {
+      if (CORE.has(k) || empty(v)) continue;
+      (k.toLowerCase().includes("judge") ? judge : extra)[k] = text(v);
+    }
+    for (const [k, v] of Object.entries(rec.metadata || {})) if (k.toLowerCase().includes("judge") && !empty(v)) judge["metadata." + k] = text(v);
+    const ownMedia = recordMedia(rec.media);
+    return {
+      id: String(rec.sample_id), task: rec.task, state: rec.state, score: rec.score, scored: rec.scored, variant: rec.variant,
+      prompt: text(rec.prompt) || (added && added.prompt), media: ownMedia.length ? ownMedia : (added && added.media) || [],
+      response: text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
+      targets: text(rec.targets && rec.targets.length ? rec.targets : undefined), metrics: rec.metrics || {}, reason: text(rec.reason),
+      judge: judge, extra: extra, metadata: text(rec.metadata),
+    };
+  }
+  window.OMNI_CHUNK = function (i, records, added) {
+    const entries = records.map((r, k) => view(r, added && added[k]));
     chunks.set(i, entries);
     while (chunks.size > KEEP_CHUNKS) chunks.delete(chunks.keys().next().value);
     (waiting.get(i) || []).forEach((resolve) => resolve(entries));

@@ -1,8 +1,10 @@
 """The sample viewer's sidecar: ``report_samples/`` next to the page, read lazily by the browser.
 
 ``index.js`` holds one compact row per sample (task, state, variant, score) so filters and paging work
-on a 100,000-sample run without loading sample texts; ``cNNNNN.js`` files hold the full entries,
-``CHUNK`` at a time, fetched only when a page (or a text search) needs them. They are scripts rather
+on a 100,000-sample run without loading sample texts; ``cNNNNN.js`` files hold ``CHUNK`` records each,
+copied verbatim from ``samples.jsonl`` (so every field a record has, judge fields included, reaches the
+viewer without a re-serialisation pass), plus the prompt and media rebuilt from the task data, fetched
+only when a page (or a text search) needs them. They are scripts rather
 than JSON so a page opened from disk (``file://``) can load them: browsers refuse ``fetch`` there.
 """
 
@@ -22,7 +24,12 @@ CHUNK = 250
 
 
 def write_sidecar(
-    report_dir: Path, records: list[dict[str, Any]], *, states: list[str], view: Callable[[dict[str, Any]], dict[str, Any]]
+    report_dir: Path,
+    records: list[dict[str, Any]],
+    raw: list[bytes],
+    *,
+    states: list[str],
+    extra: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """Write index and chunks; return what the page needs to read them."""
     folder = report_dir / SIDECAR
@@ -42,8 +49,10 @@ def write_sidecar(
         index["c"].append(round(float(record.get("score") or 0.0) * 1000) if scored else -1)
     n_chunks = (len(records) + CHUNK - 1) // CHUNK
     for chunk in range(n_chunks):
-        entries = [view(r) for r in records[chunk * CHUNK : (chunk + 1) * CHUNK]]
-        (folder / f"c{chunk:05d}.js").write_text(f"OMNI_CHUNK({chunk},{script_json(entries)});\n", encoding="utf-8")
+        part = slice(chunk * CHUNK, (chunk + 1) * CHUNK)
+        extras = script_json([extra(r) for r in records[part]]).encode() if extra is not None else b"null"
+        body = b",\n".join(raw[part])
+        (folder / f"c{chunk:05d}.js").write_bytes(b"OMNI_CHUNK(%d,[\n%s],%s);\n" % (chunk, body, extras))
     meta = {"n": len(records), "chunk": CHUNK, "n_chunks": n_chunks, "dir": SIDECAR, "tasks": list(task_of), "variants": list(variant_of), "states": states}
     (folder / "index.js").write_text(f"OMNI_INDEX({script_json({**meta, **index})});\n", encoding="utf-8")
     return meta

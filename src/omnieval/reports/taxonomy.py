@@ -52,48 +52,78 @@ def _flatten(meta: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]
             yield name, value
 
 
-def _grouped(items: Iterable[tuple[dict[str, Any], float]], n_items: int, level: str) -> list[Dimension]:
-    sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    rejected: set[str] = set()
-    for labels_by_key, score in items:
-        for key, labels in labels_by_key.items():
-            if labels is None:
-                rejected.add(key)
+class _Groups:
+    """Running sum and count per (key, label); a key seen once with a non-label value is rejected."""
+
+    def __init__(self) -> None:
+        self.sums: dict[str, dict[str, list[float]]] = defaultdict(dict)
+        self.rejected: set[str] = set()
+        self.items = 0
+        self._memo: dict[Any, list[str] | None] = {}
+
+    def labels(self, value: Any) -> list[str] | None:
+        key = (type(value), value) if isinstance(value, str | int | float | bool) or value is None else None
+        if key is None:
+            return _labels(value)
+        found = self._memo.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._memo[key] = _labels(value)
+        return found  # type: ignore[return-value]
+
+    def add(self, pairs: Iterable[tuple[str, Any]], score: float) -> None:
+        self.items += 1
+        for key, value in pairs:
+            if key in self.rejected:
                 continue
+            labels = self.labels(value)
+            if labels is None:
+                self.rejected.add(key)
+                continue
+            groups = self.sums[key]
             for label in labels:
-                sums[key][label].append(score)
-    out = []
-    for key, groups in sums.items():
-        if key in rejected or not 2 <= len(groups) <= MAX_GROUPS or max(len(xs) for xs in groups.values()) < 2:
-            continue
-        if level == "sample" and len(groups) > n_items / 2:  # nearly one value per sample: an id or free text
-            continue
-        rows = [{"value": v, "score": sum(xs) / len(xs), "n": len(xs)} for v, xs in sorted(groups.items())]
-        out.append({"name": key, "level": level, "groups": rows})
-    return sorted(out, key=lambda d: d["name"])
+                acc = groups.get(label)
+                if acc is None:
+                    groups[label] = [score, 1.0]
+                else:
+                    acc[0] += score
+                    acc[1] += 1
+
+    def dimensions(self, level: str) -> list[Dimension]:
+        out = []
+        for key, groups in self.sums.items():
+            if key in self.rejected or not 2 <= len(groups) <= MAX_GROUPS or max(n for _, n in groups.values()) < 2:
+                continue
+            if level == "sample" and len(groups) > self.items / 2:  # nearly one value per sample: an id or free text
+                continue
+            rows = [{"value": v, "score": total / n, "n": int(n)} for v, (total, n) in sorted(groups.items())]
+            out.append({"name": key, "level": level, "groups": rows})
+        return sorted(out, key=lambda d: d["name"])
+
+
+_MISSING = object()
 
 
 def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
     """Dimensions over tasks (macro mean of task scores per group) from task metadata and modalities."""
-    items = []
+    groups = _Groups()
     for block in tasks.values():
         if not block.get("scored", True):
             continue
-        labels = {key: _labels(value) for key, value in _flatten(block.get("metadata") or {})}
+        pairs = list(_flatten(block.get("metadata") or {}))
         if block.get("modalities"):
-            labels["modalities"] = _labels(list(block["modalities"]))
-        items.append((labels, float(block.get("score") or 0.0)))
-    return _grouped(items, len(items), "task")
+            pairs.append(("modalities", list(block["modalities"])))
+        groups.add(pairs, float(block.get("score") or 0.0))
+    return groups.dimensions("task")
 
 
 def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
     """Dimensions over scored samples (mean sample score per group) from record metadata and variant."""
-    items = []
+    groups = _Groups()
     for record in records:
         if not record.get("scored", True):
             continue
-        labels = {key: _labels(value) for key, value in _flatten(record.get("metadata") or {})}
+        pairs = list(_flatten(record.get("metadata") or {}))
         if record.get("variant") is not None:
-            labels["prompt variant"] = [str(record["variant"])]
-        items.append((labels, float(record.get("score") or 0.0)))
-    return _grouped(items, len(items), "sample")
+            pairs.append(("prompt variant", str(record["variant"])))
+        groups.add(pairs, float(record.get("score") or 0.0))
+    return groups.dimensions("sample")

@@ -1,8 +1,9 @@
-"""One viewer entry per sample: what the sample viewer shows, kept compact for the sidecar files.
+"""Prompts and media for the sample viewer, rebuilt from the task data.
 
-Records hold the response side (answer, reasoning, extracted value, metrics, judge fields). The prompt
-and media are rebuilt from the task data when the tasks are at hand (the run just finished, or the
-manifest's tasks still resolve); a record that carries ``prompt``/``media`` itself wins. Images become
+Records hold the response side (answer, reasoning, extracted value, metrics, judge fields) and reach
+the viewer verbatim. The prompt and media are rebuilt from the task data when the tasks are at hand
+(the run just finished, or the manifest's tasks still resolve); a record that carries ``prompt`` or
+``media`` itself wins in the viewer. Images become
 small inline thumbnails (up to ``MAX_THUMBNAILS`` per report); audio and video are linked by a path
 relative to the report, so the page plays them from disk without any network request.
 """
@@ -18,16 +19,11 @@ from typing import Any
 
 import orjson
 
-__all__ = ["PromptSource", "sample_view"]
+__all__ = ["PromptSource"]
 
 MAX_TEXT = 20_000
 MAX_THUMBNAILS = 5_000
 THUMB_SIDE = 320
-_CORE = {
-    "task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
-    "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain",
-    "chain_index", "scored", "media_policy", "metadata", "prompt", "media",
-}  # fmt: skip
 
 
 def _clip(text: Any) -> str | None:
@@ -35,14 +31,6 @@ def _clip(text: Any) -> str | None:
         return None
     text = text if isinstance(text, str) else orjson.dumps(text, default=str).decode()
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n… [{len(text) - MAX_TEXT} more characters]"
-
-
-def _judge_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """Judge verdicts and rationales, read generically from any field whose name mentions a judge."""
-    found = {k: v for k, v in record.items() if "judge" in k.lower() and v not in (None, "", {}, [])}
-    meta = record.get("metadata") or {}
-    found.update({f"metadata.{k}": v for k, v in meta.items() if "judge" in k.lower() and v not in (None, "", {}, [])})
-    return {k: _clip(v) for k, v in found.items()}
 
 
 class PromptSource:
@@ -64,6 +52,13 @@ class PromptSource:
                 self.samples[name] = {s.id: s for s in task.iter_samples() if s.id in ids}
             except Exception as exc:  # the data may have moved since the run: the report still renders
                 self.problems.append(f"prompts of task {name!r} unavailable: {type(exc).__name__}: {exc}")
+
+    def extra(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """``{"prompt", "media"}`` for one record, or None when its sample is not at hand."""
+        prompt, media = self.view(record)
+        if prompt is None and not media:
+            return None
+        return {"prompt": _clip(prompt), "media": media}
 
     def view(self, record: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
         task = self.tasks.get(str(record["task"]))
@@ -138,32 +133,3 @@ def _relative(path: str, base: Path) -> str:
         return Path(os.path.relpath(path, base)).as_posix()
     except ValueError:  # another drive (Windows): an absolute file path still needs no network
         return Path(path).as_uri()
-
-
-def _record_media(record: dict[str, Any], report_dir: Path) -> list[dict[str, str]]:
-    out = []
-    for item in record.get("media") or []:
-        if isinstance(item, dict) and (item.get("path") or item.get("src")):
-            src = item.get("src") or _relative(str(item["path"]), report_dir)
-            out.append({"kind": str(item.get("kind", "image")), "src": str(src), "label": str(item.get("name", ""))})
-    return out
-
-
-def sample_view(record: dict[str, Any], prompts: PromptSource) -> dict[str, Any]:
-    """The compact dict the viewer renders for one record."""
-    prompt, media = prompts.view(record)
-    if record.get("prompt"):
-        prompt = record["prompt"] if isinstance(record["prompt"], str) else orjson.dumps(record["prompt"]).decode()
-    media = _record_media(record, prompts.report_dir) or media
-    extras = {k: _clip(v) for k, v in record.items() if k not in _CORE and "judge" not in k.lower() and v is not None}
-    view = {
-        "id": str(record["sample_id"]), "task": str(record["task"]), "state": str(record.get("state")),
-        "score": record.get("score"), "scored": record.get("scored", True), "variant": record.get("variant"),
-        "prompt": _clip(prompt), "media": media, "response": _clip(record.get("response")),
-        "reasoning": _clip(record.get("reasoning")), "extracted": _clip(record.get("extracted")),
-        "targets": _clip(list(record.get("targets") or [])), "metrics": record.get("metrics") or {},
-        "reason": _clip(record.get("reason")), "judge": _judge_fields(record),
-        "finish": record.get("finish_reason"), "latency": record.get("latency_s"),
-        "chain": record.get("chain"), "metadata": _clip(record.get("metadata") or None), "extra": extras,
-    }  # fmt: skip
-    return {k: v for k, v in view.items() if v not in (None, "", [], {})} | {"id": view["id"], "state": view["state"]}
