@@ -133,7 +133,11 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
 
 def write_report(run_dir: Path, results: dict[str, Any] | None = None, *, tasks: Iterable[Any] | None = None) -> Path:
     """Render ``report.html`` (plus ``report_samples/`` and ``report_tables/``) in the run directory."""
-    run = load_run(run_dir)
+    run_dir = Path(run_dir)
+    if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
+        run = RunData(run_dir, results, {}, [])
+    else:
+        run = load_run(run_dir)
     if results is not None:
         run.results = results
     html = build_report(run, tasks=tasks)
