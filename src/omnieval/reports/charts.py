@@ -45,9 +45,9 @@ def task_score_chart(tasks: list[dict[str, Any]]) -> dict[str, Any]:
             "hovertemplate": "%{y}: human %{x:.3f}<extra></extra>",
         })  # fmt: skip
     return {"data": data, "layout": _layout(
-        _height(len(names)), xaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb", "title": {"text": "score"}},
+        _height(len(names)) + (30 if baseline else 0), xaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb", "title": {"text": "score"}},
         yaxis={"autorange": "reversed", "automargin": True}, showlegend=bool(baseline),
-        legend={"orientation": "h", "y": -0.15},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     )}  # fmt: skip
 
 
@@ -65,7 +65,7 @@ def state_chart(tasks: list[dict[str, Any]], states: list[str]) -> dict[str, Any
     )}  # fmt: skip
 
 
-def _wrap(label: str, width: int = 28) -> str:
+def _wrap(label: str, width: int = 24) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
@@ -87,8 +87,8 @@ def dimension_charts(dimension: dict[str, Any]) -> list[dict[str, Any]]:
         "type": "scatterpolar", "r": [*(g["score"] for g in groups), groups[0]["score"]], "theta": [*labels, labels[0]],
         "fill": "toself", "fillcolor": "rgba(79,70,229,0.18)", "line": {"color": ACCENT}, "name": dimension["name"],
         "hovertemplate": "%{theta}: %{r:.3f}<extra></extra>",
-    }], "layout": {**_layout(300, margin={"l": 50, "r": 50, "t": 25, "b": 25}),
-                   "polar": {"radialaxis": {"range": [0, 1], "gridcolor": "#e5e7eb", "tickfont": {"size": 10}},
+    }], "layout": {**_layout(280, margin={"l": 70, "r": 70, "t": 28, "b": 28}),
+                   "polar": {"radialaxis": {"range": [0, 1], "gridcolor": "#e5e7eb", "tickvals": [0.5, 1], "tickfont": {"size": 9, "color": "#9ca3af"}},
                              "angularaxis": {"gridcolor": "#e5e7eb", "tickfont": {"size": 11}}, "bgcolor": "rgba(0,0,0,0)"},
                    "showlegend": False}}  # fmt: skip
     return [bar, radar]
