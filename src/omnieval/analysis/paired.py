@@ -44,22 +44,12 @@ def paired_bootstrap_ci(
     a: Sequence[float], b: Sequence[float], *, n_resamples: int = 2000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float] | None:
     """Percentile bootstrap CI of mean(b − a), resampling items (pairs stay together)."""
-    import numpy as np
+    from omnieval.aggregate import bootstrap_ci
 
     if len(a) != len(b):
         raise ValueError(f"paired samples differ in length: {len(a)} vs {len(b)}")
-    if len(a) < 2:
-        return None
-    diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // len(diffs))
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, len(diffs), size=(stop - start, len(diffs)))
-        means[start:stop] = diffs[idx].mean(axis=1)
-    alpha = (1 - level) / 2
-    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+    diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
+    return bootstrap_ci(diffs, n_resamples=n_resamples, seed=seed, level=level)
 
 
 def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> float:
