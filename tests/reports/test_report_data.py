@@ -79,3 +79,16 @@ def test_results_rebuilt_from_records_when_missing(synthetic_run: Path) -> None:
     scores = [r["score"] for r in run.records if r["task"] == "task_0"]
     assert block["score"] == pytest.approx(sum(scores) / len(scores)) and block["n"] == len(scores)
     assert block["states"]["judge_failed"] == sum(r["state"] == "judge_failed" for r in run.records if r["task"] == "task_0")
+
+
+def test_mera_skill_tree_levels_become_dimensions() -> None:
+    from omnieval.benchmarks.mera.catalog import catalogue
+    from omnieval.benchmarks.mera.taxonomy import skill_levels, skills
+
+    tasks = {t.name: {"score": i / 10, "modalities": [t.modality],
+                      "metadata": {"skills": list(t.skills), "skill_levels": skill_levels(t.skills), "domain_field": None, "domains": []}}
+             for i, t in enumerate(catalogue().of_modality("image"))}  # fmt: skip
+    dims = {d["name"]: d for d in task_dimensions(tasks)}
+    assert {"skills", "skill_levels.L1", "skill_levels.L2"} <= set(dims)  # None and [] values do not hide a key
+    top = {g["value"] for g in dims["skill_levels.L1"]["groups"]}
+    assert top <= {s.path[0] for s in skills().values()} and len(top) >= 2

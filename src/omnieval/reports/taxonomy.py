@@ -75,6 +75,8 @@ class _Groups:
         for key, value in pairs:
             if key in self.rejected:
                 continue
+            if value is None or value == "" or value == [] or value == ():  # absent here, not a non-label
+                continue
             labels = self.labels(value)
             if labels is None:
                 self.rejected.add(key)
