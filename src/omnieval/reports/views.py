@@ -4,7 +4,8 @@ Records hold the response side (answer, reasoning, extracted value, metrics, jud
 the viewer verbatim. The prompt and media are rebuilt from the task data when the tasks are at hand
 (the run just finished, or the manifest's tasks still resolve); a record that carries ``prompt`` or
 ``media`` itself wins in the viewer. Images become
-small inline thumbnails (up to ``MAX_THUMBNAILS`` per report); audio and video are linked by a path
+small inline thumbnails (up to ``MAX_THUMBNAILS`` per report) and videos get a strip of frames (up to
+``MAX_FRAME_STRIPS``); audio and video are linked by a path
 relative to the report, so the page plays them from disk without any network request.
 """
 
@@ -22,7 +23,10 @@ import orjson
 __all__ = ["PromptSource"]
 
 MAX_TEXT = 20_000
-MAX_THUMBNAILS = 5_000
+MAX_THUMBNAILS = 2_000
+"""Images beyond this are linked by relative path instead (the browser loads them lazily)."""
+MAX_FRAME_STRIPS = 200
+"""Videos beyond this get a player only (decoding frames costs tens of milliseconds per video)."""
 THUMB_SIDE = 320
 
 
@@ -41,6 +45,7 @@ class PromptSource:
         self.tasks = {t.name: t for t in tasks or ()}
         self.samples: dict[str, dict[str, Any]] = {}
         self.thumbnails = 0
+        self.strips = 0
         self.problems: list[str] = []
 
     def load(self, wanted: dict[str, set[str]]) -> None:
@@ -89,8 +94,8 @@ class PromptSource:
             if thumb is not None:
                 self.thumbnails += 1
                 return {"kind": "image", "src": thumb, "label": label}
-        if ref.kind == "video" and ref.path and self.thumbnails < MAX_THUMBNAILS:
-            self.thumbnails += 1
+        if ref.kind == "video" and ref.path and self.strips < MAX_FRAME_STRIPS:
+            self.strips += 1
             return {"kind": "video", "src": _relative(ref.path, self.report_dir), "label": label, "frames": _frames(ref.path)}
         if ref.path:
             return {"kind": ref.kind, "src": _relative(ref.path, self.report_dir), "label": label}
@@ -111,6 +116,7 @@ def _thumbnail(ref: Any) -> str | None:
 
     try:
         with Image.open(ref.path if ref.path else io.BytesIO(ref.data or b"")) as img:
+            img.draft("RGB", (THUMB_SIDE, THUMB_SIDE))  # JPEG: decode at reduced scale, much faster for photos
             return _jpeg(img, THUMB_SIDE)
     except (OSError, ValueError):
         return None
