@@ -96,16 +96,19 @@
     const q = $("f-search").value.trim().toLowerCase();
     if (q) {
       const kept = [];
-      let lastChunk = -1;
-      for (let k = 0; k < found.length; k++) {
-        const pos = found[k], c = Math.floor(pos / V.chunk);
-        if (c !== lastChunk) {
-          lastChunk = c;
-          $("v-count").textContent = `searching… ${c + 1} of ${V.n_chunks} parts, ${kept.length} found`;
-        }
-        const e = await entry(pos);
+      const byChunk = new Map();
+      for (const pos of found) {
+        const c = Math.floor(pos / V.chunk);
+        if (!byChunk.has(c)) byChunk.set(c, []);
+        byChunk.get(c).push(pos);
+      }
+      const order = [...byChunk.keys()];
+      for (let k = 0; k < order.length; k++) {
+        order.slice(k + 1, k + 4).forEach((next) => chunk(next));  // read ahead while this part is scanned
+        const entries = await chunk(order[k]);
         if (mine !== generation) return;
-        if (haystack(e).includes(q)) kept.push(pos);
+        for (const pos of byChunk.get(order[k])) if (haystack(entries[pos % V.chunk]).includes(q)) kept.push(pos);
+        $("v-count").textContent = `searching… ${k + 1} of ${order.length} parts, ${kept.length} found`;
       }
       found = kept;
     }
