@@ -81,3 +81,16 @@ def test_marker_simplicity_page_shows_hardest_and_easiest(tmp_path: Path) -> Non
     assert summary["easiest"][0]["simplicity"] == pytest.approx(1.0)
     html = (tmp_path / "out" / "simplicity.html").read_text(encoding="utf-8")
     assert "Hardest 1" in html and "Easiest 1" in html and "m1:2" in html
+
+
+def test_report_of_a_killed_run_says_what_it_could_not_read(tmp_path: Path) -> None:
+    run = write_synthetic_run(tmp_path / "killed", n_samples=50, seed=4)
+    (run / "results.json").unlink()  # killed before aggregation
+    with (run / "samples.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"task": "task_1", "sample_id": "task_1-999", "state": "ok", "resp')
+    proc = _cli("report", str(run))
+    assert proc.returncode == 0, proc.stderr
+    html = (run / "report.html").read_text(encoding="utf-8")
+    assert "1 unreadable line in samples.jsonl" in html
+    assert "no results.json (unfinished run?)" in html
+    assert (run / "report_samples" / "index.js").read_text().count("task_1") == 1
