@@ -19,12 +19,13 @@ REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
 
 def test_task_dimensions_found_generically_and_macro_averaged() -> None:
     tasks = {
-        "a": {"score": 0.2, "modalities": ["text", "image"], "metadata": {"suite": {"skills": ["ocr", "count"]}, "licence": "CC-BY", "path": "/x/a"}},
-        "b": {"score": 0.6, "modalities": ["text", "audio"], "metadata": {"suite": {"skills": ["count"]}, "licence": "CC-BY", "path": "/x/b"}},
-        "c": {"score": 1.0, "modalities": ["text", "image"], "metadata": {"suite": {"skills": ["ocr"]}, "licence": "MIT", "path": "/x/c"}},
+        "a": {"score": 0.2, "modalities": ["text", "image"], "metadata": {"suite": {"skills": ["ocr", "count"]}, "licence": "CC-BY", "path": "/x/a"}, "language": "ru"},
+        "b": {"score": 0.6, "modalities": ["text", "audio"], "metadata": {"suite": {"skills": ["count"]}, "licence": "CC-BY", "path": "/x/b"}, "language": "ru"},
+        "c": {"score": 1.0, "modalities": ["text", "image"], "metadata": {"suite": {"skills": ["ocr"]}, "licence": "MIT", "path": "/x/c"}, "language": "en"},
     }  # fmt: skip
     dims = {d["name"]: d for d in task_dimensions(tasks)}
-    assert set(dims) == {"suite.skills", "licence", "modalities"}  # paths are not labels
+    assert set(dims) == {"suite.skills", "licence", "modalities", "language"}  # paths are not labels
+    assert {g["value"]: g["score"] for g in dims["language"]["groups"]} == {"ru": pytest.approx(0.4), "en": 1.0}
     skills = {g["value"]: (g["score"], g["n"]) for g in dims["suite.skills"]["groups"]}
     assert skills == {"count": (pytest.approx(0.4), 2), "ocr": (pytest.approx(0.6), 2)}
     modal = {g["value"]: g["score"] for g in dims["modalities"]["groups"]}

@@ -118,6 +118,7 @@ class _TaskAccumulator:
             "metric_versions": {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in self.metrics},
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
+            "language": spec.language,
             "metadata": spec.metadata,
         }
 

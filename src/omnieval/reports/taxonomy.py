@@ -114,6 +114,8 @@ def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
         pairs = list(_flatten(block.get("metadata") or {}))
         if block.get("modalities"):
             pairs.append(("modalities", list(block["modalities"])))
+        if block.get("language"):
+            pairs.append(("language", block["language"]))
         groups.add(pairs, float(block.get("score") or 0.0))
     return groups.dimensions("task")
 
