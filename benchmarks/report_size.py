@@ -7,6 +7,8 @@ fields, every state, a task and sample taxonomy; see ``omnieval.testing.runs``),
 
 * render: ``write_report`` wall time (records read, breakdowns, sidecar and tables written);
 * size: ``report.html`` alone and with its ``report_samples/`` sidecar;
+* first paint: header, summary and task table are drawn before plotly.js is parsed (it sits at the
+  end of the page);
 * interactive: Debian's headless Chromium (Playwright) from navigation to every chart drawn and the
   first page of samples shown (with its two largest parts: loading the inlined plotly.js, drawing the
   charts); then the time a state filter takes to update the list.
@@ -51,6 +53,8 @@ def measure(n: int, root: Path) -> dict[str, float]:
         marks = probe.page.evaluate("Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
         row["plotly_s"] = marks["omni-plotly-loaded"] / 1000
         row["charts_s"] = (marks["omni-charts-drawn"] - marks["omni-plotly-loaded"]) / 1000
+        paint = probe.page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
+        row["first_paint_s"] = paint / 1000 if paint else float("nan")
         assert not probe.console_errors and not probe.remote_requests, (probe.console_errors, probe.remote_requests)
         probe.page.evaluate("document.body.dataset.viewer = 'busy'")
         t0 = time.perf_counter()
@@ -67,13 +71,13 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     if chromium_path() is None:
         print("note: Chromium not found (apt-get install chromium): browser timings skipped")
-    print(f"{'samples':>8} {'render s':>9} {'(cpu s)':>8} {'html MB':>8} {'sidecar MB':>11} {'interactive s':>14} {'(plotly.js':>11} {'charts)':>8} {'filter s':>9}")
+    print(f"{'samples':>8} {'render s':>9} {'(cpu s)':>8} {'html MB':>8} {'sidecar MB':>11} {'first paint s':>14} {'interactive s':>14} {'(plotly.js':>11} {'charts)':>8} {'filter s':>9}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             row = measure(n, Path(tmp))
             rows.append(row)
-            print(f"{n:>8} {row['render_s']:>9.2f} {row['render_cpu_s']:>8.2f} {row['html_mb']:>8.2f} {row['sidecar_mb']:>11.1f} "
+            print(f"{n:>8} {row['render_s']:>9.2f} {row['render_cpu_s']:>8.2f} {row['html_mb']:>8.2f} {row['sidecar_mb']:>11.1f} {row.get('first_paint_s', float('nan')):>14.2f} "
                   f"{row.get('interactive_s', float('nan')):>14.2f} {row.get('plotly_s', float('nan')):>11.2f} "
                   f"{row.get('charts_s', float('nan')):>8.2f} {row.get('filter_s', float('nan')):>9.2f}")  # fmt: skip
     big = rows[-1]

@@ -169,12 +169,14 @@
     if (mine !== generation) return;
     $("v-list").innerHTML = entries.length ? entries.map(card).join("") : `<div class="empty">No sample matches these filters.</div>`;
     document.body.dataset.viewer = "ready";
+    if (!performance.getEntriesByName("omni-first-page").length) performance.mark("omni-first-page");
   }
 
   function options(select, values, label) {
     select.innerHTML = `<option value="">${label}</option>` + values.map((v, i) => `<option value="${i}">${esc(v)}</option>`).join("");
   }
   window.OMNI_INDEX = function (data) {
+    performance.mark("omni-index-loaded");
     index = data;
     options($("f-task"), data.tasks, "all tasks");
     options($("f-state"), data.states, "all states");
