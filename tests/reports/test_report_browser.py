@@ -25,7 +25,11 @@ def _records(run: Path) -> list[dict[str, Any]]:
 
 
 def _shown(page: Any, expected: int) -> None:
-    page.wait_for_function(f"document.getElementById('v-count').textContent.replace(/,/g, '').startsWith('{expected} of')")
+    """Wait until the viewer has finished updating and shows ``expected`` matching samples."""
+    page.wait_for_function(
+        "document.body.dataset.viewer === 'ready' && "
+        f"document.getElementById('v-count').textContent.replace(/,/g, '').startsWith('{expected} of')"
+    )
 
 
 def _cards(page: Any) -> list[dict[str, str]]:
@@ -82,7 +86,7 @@ def test_report_renders_and_filters_in_chromium(synthetic_run: Path, tmp_path: P
         page.fill("#f-search", "")
         _shown(page, len(records))
         page.click("#v-next")
-        page.wait_for_function("document.getElementById('v-page').textContent.startsWith('page 2')")
+        page.wait_for_function("document.body.dataset.viewer === 'ready' && document.getElementById('v-page').textContent.startsWith('page 2')")
         assert _cards(page)[0]["text"].count("task_0-000020") == 1
         shot = tmp_path / "report.png"
         page.screenshot(path=str(shot), full_page=False)

@@ -91,6 +91,7 @@
 
   async function apply() {
     const mine = ++generation;
+    document.body.dataset.viewer = "busy";
     page = 0;
     let found = indexMatches();
     const q = $("f-search").value.trim().toLowerCase();
@@ -159,6 +160,7 @@
 
   async function render() {
     const mine = generation;
+    document.body.dataset.viewer = "busy";
     const total = matches.length, pages = Math.max(1, Math.ceil(total / PAGE));
     page = Math.min(page, pages - 1);
     const slice = matches.slice(page * PAGE, page * PAGE + PAGE);
@@ -183,7 +185,7 @@
     options($("f-variant"), data.variants, data.variants.length ? "all variants" : "—");
     $("f-variant").disabled = !data.variants.length;
     let timer = null;
-    const later = () => { clearTimeout(timer); timer = setTimeout(apply, 250); };
+    const later = () => { document.body.dataset.viewer = "busy"; clearTimeout(timer); timer = setTimeout(apply, 250); };
     ["f-task", "f-state", "f-variant"].forEach((id) => $(id).addEventListener("change", apply));
     ["f-min", "f-max", "f-search"].forEach((id) => $(id).addEventListener("input", later));
     $("v-prev").addEventListener("click", () => { page--; render(); window.scrollTo(0, $("samples").offsetTop); });
