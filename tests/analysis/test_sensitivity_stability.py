@@ -32,6 +32,7 @@ def test_ols_coefficients_match_least_squares() -> None:
     assert by_prompt["p2"]["coef"] == pytest.approx(beta[2])
     assert by_prompt["p2"]["significant"] and by_prompt["p2"]["p_value"] < 1e-6
     assert not by_prompt["p1"]["significant"]
+    assert out["warning"] is None
 
 
 def test_single_level_factor_is_dropped_and_said() -> None:

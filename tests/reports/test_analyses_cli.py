@@ -46,10 +46,12 @@ def test_analyze_commands_write_tables_and_pages(tmp_path: Path) -> None:
     b = write_synthetic_run(tmp_path / "vllm-run", n_samples=240, model="vllm/tiny", skill=0.4, seed=2)
     c = write_synthetic_run(tmp_path / "other-run", n_samples=240, model="vllm/other", skill=0.7, seed=3)
     out = tmp_path / "analysis"
-    proc = _cli("analyze", "prompts", str(a), str(b), str(c), "--output", str(out))
+    proc = _cli("analyze", "prompts", str(a), str(b), str(c), "--factor", "difficulty", "--output", str(out))
     assert proc.returncode == 0, proc.stderr
     fits = json.loads((out / "prompt_sensitivity.json").read_text())["fits"]
-    assert fits["task_0"]["formula"] == "metric ~ C(prompt) + C(model) + C(engine)"
+    assert fits["task_0"]["formula"] == "metric ~ C(prompt) + C(model) + C(engine) + C(f_difficulty)"
+    assert "rank-deficient" in fits["task_0"]["warning"]  # synthetic difficulty follows the prompt exactly
+    assert "WARNING: task 'task_0'" in proc.stderr
     assert [p["prompt"] for p in fits["task_0"]["prompts"]] == ["p1", "p2"]
     assert (out / "tables" / "prompt_sensitivity_per_prompt.csv").exists()
 

@@ -53,8 +53,15 @@ def prompt_sensitivity(
             "prompt": prompt, "coef": float(fit.params[name]), "std_err": float(fit.bse[name]),
             "t": float(fit.tvalues[name]), "p_value": p_value, "significant": bool(p_value < alpha),
         })  # fmt: skip
+    columns = fit.model.exog.shape[1]
+    warning = (
+        f"the design is rank-deficient (rank {fit.model.rank} < {columns} columns): some factors are collinear "
+        "with the prompt, so its coefficients are not identifiable"
+        if fit.model.rank < columns else None
+    )
     return {
         "formula": formula.replace(terms[0], "C(prompt)"),
+        "warning": warning,
         "baseline_prompt": prompts[0],
         "dropped_factors": dropped,
         "n_obs": int(fit.nobs),

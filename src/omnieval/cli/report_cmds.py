@@ -92,12 +92,16 @@ def prompts_command(
     output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
     metric: Annotated[str | None, Opt(help="Per-sample metric key (default: the sample score).")] = None,
     task: Annotated[list[str] | None, Opt(help="Only these tasks (repeatable).")] = None,
+    factor: Annotated[list[str] | None, Opt(help="Extra factor: a sample metadata key, e.g. domain (repeatable).")] = None,
 ) -> None:
     """MERA prompt sensitivity: OLS metric ~ C(prompt) + C(model) + C(engine), a two-sided test per prompt."""
     from omnieval.reports.analyses import prompt_sensitivity_analysis
 
     with friendly_errors():
-        built = prompt_sensitivity_analysis(run_dirs, metric=metric, tasks=task)
+        built = prompt_sensitivity_analysis(run_dirs, metric=metric, tasks=task, factors=factor)
+        for name, fit in built[1]["fits"].items():
+            if fit["warning"]:
+                print(f"WARNING: task {name!r}: {fit['warning']}", file=sys.stderr)
         _write(output, "prompt_sensitivity", "Prompt sensitivity", built)
 
 

@@ -41,8 +41,19 @@ def _layout(height: int, **extra: Any) -> dict[str, Any]:
             "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", **extra}  # fmt: skip
 
 
-def prompt_sensitivity_analysis(run_dirs: list[Path], *, metric: str | None = None, tasks: list[str] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Sections and summary: one OLS ``metric ~ C(prompt) + C(model) + C(engine)`` per task."""
+def _dotted(meta: dict[str, Any], path: str) -> Any:
+    value: Any = meta
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def prompt_sensitivity_analysis(
+    run_dirs: list[Path], *, metric: str | None = None, tasks: list[str] | None = None, factors: list[str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Sections and summary: one OLS ``metric ~ C(prompt) + C(model) + C(engine) [+ C(factor)...]`` per task;
+    extra factors (MERA's frames, domain) are sample metadata keys, dotted for nested ones."""
+    names = {f: "f_" + "".join(c if c.isalnum() else "_" for c in f) for f in factors or []}
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for run in (load_run(d) for d in run_dirs):
         model, engine = model_and_engine(run)
@@ -51,11 +62,13 @@ def prompt_sensitivity_analysis(run_dirs: list[Path], *, metric: str | None = No
                 continue
             value = _value(record, metric)
             if value is not None:
-                rows[str(record["task"])].append({"metric": value, "prompt": str(record["variant"]), "model": model, "engine": engine})
+                meta = record.get("metadata") or {}
+                extra = {name: str(_dotted(meta, f)) for f, name in names.items()}
+                rows[str(record["task"])].append({"metric": value, "prompt": str(record["variant"]), "model": model, "engine": engine, **extra})
     fits, skipped, table = {}, {}, []
     for task, task_rows in rows.items():
         try:
-            fits[task] = prompt_sensitivity(task_rows)
+            fits[task] = prompt_sensitivity(task_rows, extra_factors=list(names.values()))
         except ValueError as exc:
             skipped[task] = str(exc)
             continue
@@ -75,7 +88,7 @@ def prompt_sensitivity_analysis(run_dirs: list[Path], *, metric: str | None = No
                               yaxis={"zeroline": True, "zerolinecolor": "#111827", "gridcolor": "#e5e7eb", "automargin": True})}  # fmt: skip
     summary_rows = [{"task": t, "formula": f["formula"], "baseline": f["baseline_prompt"], "n_obs": f["n_obs"],
                      "significant_prompts": sum(p["significant"] for p in f["prompts"]), "prompt_sensitive": f["prompt_sensitive"],
-                     "dropped_factors": ", ".join(f["dropped_factors"])} for t, f in fits.items()]  # fmt: skip
+                     "dropped_factors": ", ".join(f["dropped_factors"]), "warning": f["warning"]} for t, f in fits.items()]  # fmt: skip
     sections = [{
         "title": "Prompt sensitivity (OLS, two-sided t-test per prompt, α = 0.05)",
         "text": "metric ~ C(prompt) + C(model) + C(engine), fitted per task with statsmodels; each prompt's coefficient is "
