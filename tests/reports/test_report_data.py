@@ -42,6 +42,8 @@ def test_sample_dimensions_skip_ids_and_free_text() -> None:
     assert set(dims) == {"difficulty", "prompt variant"}  # row_id (large ints) and question (one per sample) dropped
     difficulty = {g["value"]: g["score"] for g in dims["difficulty"]["groups"]}
     assert difficulty == {"easy": 0.0, "hard": 1.0}
+    levels = sample_dimensions([{"score": 1.0, "metadata": {"level": lv}} for lv in (10, 2, 2, 10, 1, 1)] * 2)
+    assert [g["value"] for g in levels[0]["groups"]] == ["1", "2", "10"]  # numeric labels in numeric order
 
 
 def test_script_json_cannot_close_the_script_or_link_remote() -> None:

@@ -85,6 +85,7 @@ def prompt_sensitivity_analysis(
             "marker": {"color": ["#ef4444" if p["significant"] else "#9ca3af" for p in prompts]},
             "hovertemplate": "%{x}: β=%{y:.3f}<extra></extra>",
         }], "layout": _layout(300, title={"text": f"{task}: β vs prompt {fit['baseline_prompt']}", "font": {"size": 13}},
+                              xaxis={"type": "category"},
                               yaxis={"zeroline": True, "zerolinecolor": "#111827", "gridcolor": "#e5e7eb", "automargin": True})}  # fmt: skip
     summary_rows = [{"task": t, "formula": f["formula"], "baseline": f["baseline_prompt"], "n_obs": f["n_obs"],
                      "significant_prompts": sum(p["significant"] for p in f["prompts"]), "prompt_sensitive": f["prompt_sensitive"],
@@ -143,7 +144,8 @@ def subset_analysis(run_dirs: list[Path], *, size: int, draws: int, seed: int = 
                        "marker": {"color": "#4f46e5"}, "name": "mean ± std"},
                       {"type": "scatter", "mode": "markers", "x": [r["run"] for r in table], "y": [r["full_mean"] for r in table],
                        "marker": {"symbol": "diamond", "size": 10, "color": "#f59e0b"}, "name": "full set"}],
-             "layout": _layout(320, yaxis={"range": [0, 1], "gridcolor": "#e5e7eb", "automargin": True}, legend={"orientation": "h", "y": 1.1})}  # fmt: skip
+             "layout": _layout(320, xaxis={"type": "category"}, yaxis={"range": [0, 1], "gridcolor": "#e5e7eb", "automargin": True},
+                               legend={"orientation": "h", "y": 1.1})}  # fmt: skip
     sections = [{
         "title": f"Subset stability: {draws} random draws of {size} samples",
         "text": "Each draw takes samples without replacement from all scored samples of a run (ART §8.2 does not say whether "

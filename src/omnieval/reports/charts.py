@@ -46,7 +46,7 @@ def task_score_chart(tasks: list[dict[str, Any]]) -> dict[str, Any]:
         })  # fmt: skip
     return {"data": data, "layout": _layout(
         _height(len(names)) + (30 if baseline else 0), xaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb", "title": {"text": "score"}},
-        yaxis={"autorange": "reversed", "automargin": True}, showlegend=bool(baseline),
+        yaxis={"autorange": "reversed", "automargin": True, "type": "category"}, showlegend=bool(baseline),
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     )}  # fmt: skip
 
@@ -61,7 +61,7 @@ def state_chart(tasks: list[dict[str, Any]], states: list[str]) -> dict[str, Any
     ]  # fmt: skip
     return {"data": data, "layout": _layout(
         _height(len(names)) + 30, barmode="stack", xaxis={"gridcolor": "#e5e7eb", "title": {"text": "samples"}},
-        yaxis={"autorange": "reversed", "automargin": True}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+        yaxis={"autorange": "reversed", "automargin": True, "type": "category"}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     )}  # fmt: skip
 
 
@@ -79,7 +79,7 @@ def dimension_charts(dimension: dict[str, Any]) -> list[dict[str, Any]]:
         "customdata": [g["n"] for g in groups], "marker": {"color": "#0ea5e9"},
         "hovertemplate": "%{y}: %{x:.3f} (n=%{customdata} " + unit + ")<extra></extra>",
     }], "layout": _layout(
-        _height(len(groups)), xaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb"}, yaxis={"autorange": "reversed", "automargin": True},
+        _height(len(groups)), xaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb"}, yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
     )}  # fmt: skip
     if not 3 <= len(groups) <= 16:
         return [bar]
@@ -89,6 +89,6 @@ def dimension_charts(dimension: dict[str, Any]) -> list[dict[str, Any]]:
         "hovertemplate": "%{theta}: %{r:.3f}<extra></extra>",
     }], "layout": {**_layout(280, margin={"l": 70, "r": 70, "t": 28, "b": 28}),
                    "polar": {"radialaxis": {"range": [0, 1], "gridcolor": "#e5e7eb", "tickvals": [0.5, 1], "tickfont": {"size": 9, "color": "#9ca3af"}},
-                             "angularaxis": {"gridcolor": "#e5e7eb", "tickfont": {"size": 11}}, "bgcolor": "rgba(0,0,0,0)"},
+                             "angularaxis": {"gridcolor": "#e5e7eb", "tickfont": {"size": 11}, "type": "category"}, "bgcolor": "rgba(0,0,0,0)"},
                    "showlegend": False}}  # fmt: skip
     return [bar, radar]

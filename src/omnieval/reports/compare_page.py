@@ -58,7 +58,7 @@ def _charts(doc: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, Any]:
             for i, label in enumerate(doc["runs"])]  # fmt: skip
     charts: dict[str, Any] = {"scores": {"data": bars, "layout": _layout(
         360, barmode="group", yaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb", "title": {"text": "score"}, "automargin": True},
-        xaxis={"automargin": True}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}, bargap=0.25,
+        xaxis={"automargin": True, "type": "category"}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0}, bargap=0.25,
     )}}  # fmt: skip
     keys = list(dict.fromkeys((p["a"], p["b"]) for p in pairs))
     for i, (a, b) in enumerate(keys):
@@ -72,7 +72,7 @@ def _charts(doc: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, Any]:
                         "arrayminus": [(r["diff"] - r["ci95_low"]) if r["ci95_low"] is not None else 0 for r in rows],
                         "color": "#9ca3af"},
             "hovertemplate": "%{y}: Δ=%{x:.3f}<extra></extra>",
-        }], "layout": _layout(max(180, 60 + 28 * len(rows)), yaxis={"autorange": "reversed", "automargin": True},
+        }], "layout": _layout(max(180, 60 + 28 * len(rows)), yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
                               xaxis={"zeroline": True, "zerolinecolor": "#111827", "gridcolor": "#e5e7eb",
                                      "title": {"text": f"score({b}) − score({a})"}}, showlegend=False)}  # fmt: skip
     return charts

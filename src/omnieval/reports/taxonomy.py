@@ -97,12 +97,20 @@ class _Groups:
                 continue
             if level == "sample" and len(groups) > self.items / 2:  # nearly one value per sample: an id or free text
                 continue
-            rows = [{"value": v, "score": total / n, "n": int(n)} for v, (total, n) in sorted(groups.items())]
+            rows = [{"value": v, "score": total / n, "n": int(n)} for v, (total, n) in sorted(groups.items(), key=_order)]
             out.append({"name": key, "level": level, "groups": rows})
         return sorted(out, key=lambda d: d["name"])
 
 
 _MISSING = object()
+
+
+def _order(item: tuple[str, Any]) -> tuple[int, float, str]:
+    """Numeric labels in numeric order (2 before 10), then the rest alphabetically."""
+    try:
+        return (0, float(item[0]), item[0])
+    except ValueError:
+        return (1, 0.0, item[0])
 
 
 def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
