@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
-EXTRAS ?= dev,metrics,megabench,datasets,hf
+EXTRAS ?= dev,metrics,megabench,datasets,hf,analysis
 
 .PHONY: install system-deps test test-fast lint demo bench clean
 
@@ -29,6 +29,13 @@ system-deps:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
 	    || echo "warning: could not install fonts-dejavu-core; generated text suites need font=PATH"; \
 	fi
+	@# Debian's chromium: the HTML reports are tested in a real headless browser (Playwright, executable_path).
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; the report browser tests will be skipped"; \
+	  else echo "note: chromium not found; the report browser tests will be skipped"; fi; \
+	fi
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts
@@ -51,6 +58,7 @@ bench: install
 	$(PY) benchmarks/media_cache.py
 	$(PY) benchmarks/hf_batching.py
 	$(PY) benchmarks/generate_throughput.py
+	$(PY) benchmarks/report_size.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -119,6 +119,7 @@ class _TaskAccumulator:
             "metric_versions": {k: f"{m.definition.name}@{m.definition.version}" for m in self.metrics for k in m.keys},
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
+            "language": spec.language,
             "metadata": spec.metadata,
         }
 

@@ -13,6 +13,7 @@ from typing import Any
 from omnieval.benchmarks.mera.catalog import MeraTask
 from omnieval.benchmarks.mera.em import Leniency
 from omnieval.benchmarks.mera.metrics import judge_note
+from omnieval.benchmarks.mera.taxonomy import skill_levels
 from omnieval.types import GenerationConfig, MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
 __all__ = ["GENERATION", "em_note", "task_metrics", "task_spec"]
@@ -68,6 +69,7 @@ def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[s
         "domain_field": task.domain_field,
         "domains": list(task.domains),
         "skills": list(task.skills),
+        "skill_levels": skill_levels(task.skills),
         "judge": {} if task.answer == "JSON" else judge_note(None),
         "dataset_dir": str(dataset_dir),
         "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
