@@ -20,7 +20,7 @@ def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, An
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html``."""
     results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra)
     write_json(output / "results.json", results)
-    write_report(output, results)
+    write_report(output, results, tasks=tasks)
     return results
 
 

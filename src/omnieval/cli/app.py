@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
+from omnieval.cli import report_cmds
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
+from omnieval.cli.generate_cmd import generate_command
+from omnieval.cli.protect_cmd import protect_app
 from omnieval.cli.run_cmd import run_command
 
 __all__ = ["app", "main"]
@@ -20,6 +23,11 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("run")(run_command)
+app.command("generate")(generate_command)
+app.command("report")(report_cmds.report_command)
+app.command("compare")(report_cmds.compare_command)
+app.add_typer(report_cmds.analyze_app, name="analyze")
+app.add_typer(protect_app, name="protect")
 Opt = typer.Option
 Arg = typer.Argument
 
@@ -141,15 +149,6 @@ def report_command(run_dir: Annotated[Path, Arg()]) -> None:
 
     with friendly_errors():
         print(write_report(run_dir, read_json(run_dir / "results.json")))
-
-
-def _mount_tools() -> None:
-    from omnieval.cli.protect_cmd import protect_app
-
-    app.add_typer(protect_app, name="protect")
-
-
-_mount_tools()
 
 
 def _mount_suites() -> None:
