@@ -78,6 +78,10 @@ class Backend(ABC):
         """How many requests may be in flight at once."""
         return max(1, self.options.concurrency)
 
+    def endpoint(self) -> str:
+        """Where requests go, for error messages (a URL for HTTP backends)."""
+        return str(getattr(self, "base_url", None) or self.spec)
+
     def describe(self) -> dict[str, Any]:
         """What the manifest records about this backend (never secrets)."""
         return {"provider": self.provider, "model": self.model, "modalities": sorted(self.modalities)}

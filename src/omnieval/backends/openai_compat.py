@@ -216,17 +216,20 @@ class OpenAIBackend(Backend):
         try:
             reply = await self._http().post(path, body)
         except TransportFailure as exc:
-            where = self._where(request, path)
+            where, url = self._where(request, path), self.base_url + path
             if exc.kind == "timeout":
                 raise BackendError(
-                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})", retryable=True
+                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})", retryable=True,
+                    transport="timeout", url=url,
                 ) from None
             if exc.kind == "url":
-                raise BackendError(f"{where}: bad URL: {exc}", retryable=False) from None
-            raise BackendError(f"{where}: connection failed: {exc}", retryable=True) from None
+                raise BackendError(f"{where}: bad URL: {exc}", transport="url", url=url) from None
+            raise BackendError(
+                f"{where}: connection failed: {exc}", retryable=True, transport=exc.kind, url=url
+            ) from None
         latency = time.perf_counter() - start
         if not 200 <= reply.status < 300:
-            raise http_error(reply, self._where(request, path))
+            raise http_error(reply, self._where(request, path), url=self.base_url + path)
         try:
             return json.loads(reply.content), latency
         except ValueError:

@@ -18,6 +18,7 @@ from typing import Any
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import OmnievalError
 from omnieval.prompts import build_request
+from omnieval.runner.breaker import CircuitBreaker
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext, pick_demos
 from omnieval.runner.execute import Fetcher
@@ -81,7 +82,8 @@ class _Runner:
             cache = ResponseCache(config.cache_path or config.output / "cache.sqlite")
         self.cache = cache
         self.limiter = AdaptiveLimiter(backend.max_connections())
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter)
+        breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
         self.progress = Progress(quiet=config.quiet)
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
