@@ -48,7 +48,7 @@ def run_command(
     dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
-    from omnieval.backends import BackendOptions
+    from omnieval.backends import BackendOptions, check_backend_options
     from omnieval.runner import RetryPolicy, RunConfig
 
     generation = {"temperature": temperature, "max_tokens": max_tokens, "top_p": top_p,
@@ -78,6 +78,7 @@ def run_command(
             quiet=quiet,
             dry_run=dry_run,
         )
+        check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:
             from omnieval.cli.dry_run import print_dry_run
 
