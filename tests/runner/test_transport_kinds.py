@@ -48,3 +48,19 @@ def _wrapped(inner: BaseException) -> Exception:
 )
 def test_kind_found_down_the_exception_chain(inner: BaseException, kind: str) -> None:
     assert connection_kind(_wrapped(inner)) == kind
+
+
+@pytest.mark.parametrize("client", ["aiohttp", "httpx"])
+async def test_https_to_a_plain_http_server_is_tls(client: str) -> None:
+    from omnieval.testing.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI()
+    url = await server.start()
+    poster = make_poster(url.replace("http://", "https://"), headers={}, timeout_s=5, limit=2, client=client)
+    try:
+        with pytest.raises(TransportFailure) as err:
+            await poster.post("/chat/completions", b"{}")
+    finally:
+        await poster.aclose()
+        await server.close()
+    assert err.value.kind == "tls"
