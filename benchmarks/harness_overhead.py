@@ -299,7 +299,7 @@ def breaker_micro(bench: Bench) -> None:
     import asyncio
 
     from omnieval.backends import Backend, BackendOptions
-    from omnieval.runner.breaker import CircuitBreaker
+    from omnieval.backends.breaker import CircuitBreaker
     from omnieval.runner.config import RetryPolicy
     from omnieval.runner.execute import Fetcher
     from omnieval.runner.limiter import AdaptiveLimiter

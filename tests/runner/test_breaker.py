@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from omnieval.backends.breaker import DEFAULT_THRESHOLD, CircuitBreaker, EndpointDown, classify
 from omnieval.errors import BackendError
-from omnieval.runner.breaker import DEFAULT_THRESHOLD, CircuitBreaker, EndpointDown, classify
 from omnieval.types import Response
 
 URL = "http://127.0.0.1:9/v1/chat/completions"

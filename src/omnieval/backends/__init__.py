@@ -10,10 +10,13 @@ from omnieval.backends.base import (
     register_backend,
     split_model_spec,
 )
+from omnieval.backends.breaker import CircuitBreaker, EndpointDown
 
 __all__ = [
     "Backend",
     "BackendOptions",
+    "CircuitBreaker",
+    "EndpointDown",
     "InProcessBackend",
     "backends",
     "check_backend_options",

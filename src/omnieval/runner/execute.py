@@ -8,8 +8,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 from omnieval.backends import Backend
+from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import BackendError
-from omnieval.runner.breaker import CircuitBreaker
 from omnieval.runner.config import RetryPolicy
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.store import ResponseCache

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
+from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import OmnievalError
-from omnieval.runner.breaker import CircuitBreaker
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
