@@ -45,7 +45,7 @@ def run_command(
     max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the share of samples in error exceeds R. Default: exit 3 only when every sample ended in error (rate 1.0).")] = None,
     breaker_threshold: Annotated[int, Opt(help="Stop the run (exit 2, unfinished samples resumable) after N identical non-transient failures in a row: connection refused, DNS/TLS error, HTTP 401/403/404, unknown model. 0 disables.")] = 4,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
-    dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
+    dry_run: Annotated[bool, Opt(help="Print the requests as the runner renders them, then totals (requests, prompt characters and estimated tokens, images, audio seconds, video frames); call no model.")] = False,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
     from omnieval.backends import BackendOptions, check_backend_options
