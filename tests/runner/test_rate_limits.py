@@ -30,16 +30,18 @@ def _run(task: Path, url: str, out: Path, *, concurrency: int) -> None:
 def test_concurrency_drops_after_a_429_burst_then_recovers(tmp_path: Path) -> None:
     n, concurrency = 360, 16
     task = write_task(tmp_path / "qa.jsonl", n)
-    with FakeOpenAI(latency_ms=40, burst_429=concurrency, answer_pattern=r"\[(\d+)\]").in_thread() as server:
+    with FakeOpenAI(latency_ms=50, burst_429=concurrency, answer_pattern=r"\[(\d+)\]").in_thread() as server:
         _run(task, server.url, tmp_path / "out", concurrency=concurrency)
         arrivals = list(server.arrivals)
     assert len(arrivals) == n + concurrency, "every 429 retried once, nothing else repeated"
     burst, after = arrivals[:concurrency], arrivals[concurrency:]
     assert max(a.in_flight for a in burst) >= concurrency // 2, "the burst arrived concurrently"
-    right_after = [a.in_flight for a in after[:6]]  # the limit went 16 → 1 and climbs one step per full window
-    assert max(right_after) <= 3, f"in flight right after the burst: {right_after}"
+    # the limit went 16 → 1 and climbs one step per `limit` successes: 1+2+...+5 > 16 requests to pass 5
+    # (without halving these 16 arrivals reach 16 in flight)
+    right_after = [a.in_flight for a in after[:concurrency]]
+    assert max(right_after) <= concurrency // 2, f"in flight right after the burst: {right_after}"
     tail = [a.in_flight for a in after[-80:]]
-    assert max(tail) >= concurrency - 2 and statistics.median(tail) >= concurrency // 2, (
+    assert max(tail) >= concurrency * 3 // 4 and statistics.median(tail) >= concurrency // 3, (
         f"concurrency never recovered: {tail}"
     )
 
