@@ -25,6 +25,10 @@ system-deps:
 	      || echo "warning: could not install espeak-ng/sox/ffmpeg; audio demo data falls back to tones"; \
 	  else echo "note: espeak-ng not found; audio demo data falls back to tones"; fi; \
 	fi
+	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
+	    || echo "warning: could not install fonts-dejavu-core; generated text suites need font=PATH"; \
+	fi
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts
@@ -46,6 +50,7 @@ bench: install
 	$(PY) benchmarks/video_sampling.py
 	$(PY) benchmarks/media_cache.py
 	$(PY) benchmarks/hf_batching.py
+	$(PY) benchmarks/generate_throughput.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -71,7 +71,7 @@ class _TaskAccumulator:
 
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        by_key = {m.ref.key: m for m in self.metrics}
+        by_key = {k: m for m in self.metrics for k in m.keys}
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
@@ -82,7 +82,7 @@ class _TaskAccumulator:
 
     def _ci(self) -> tuple[float, float] | None:
         """Bootstrap CI of a mean score; none for scores aggregated otherwise (groups, circular)."""
-        score_metric = next((m for m in self.metrics if m.ref.key == self.task.spec.score_key), None)
+        score_metric = next((m for m in self.metrics if self.task.spec.score_key in m.keys), None)
         if score_metric is not None and score_metric.ref.aggregate != "mean":
             return None
         return bootstrap_ci(self.scores)
@@ -98,7 +98,7 @@ class _TaskAccumulator:
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
-            metrics = {m.ref.key: 0.0 for m in self.metrics} | metrics
+            metrics = {k: 0.0 for m in self.metrics for k in m.keys} | metrics
         score = metrics.get(spec.score_key, sum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
         return {
@@ -114,8 +114,9 @@ class _TaskAccumulator:
             "example_reasons": {k: v for k, v in self.reasons.items() if v},
             "by_variant": self._variants(),
             "parse_fallbacks": self.fallbacks,
+            "truncated_scoring": spec.truncated,
             "version": spec.version,
-            "metric_versions": {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in self.metrics},
+            "metric_versions": {k: f"{m.definition.name}@{m.definition.version}" for m in self.metrics for k in m.keys},
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "metadata": spec.metadata,

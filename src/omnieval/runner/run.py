@@ -27,7 +27,7 @@ from omnieval.runner.progress import Progress
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
-from omnieval.sources import Task
+from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 
@@ -227,6 +227,8 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
+    # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
+    check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     started = dt.datetime.now(dt.UTC).isoformat()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running"))
     writer = open_records(records)

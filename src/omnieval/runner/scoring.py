@@ -29,7 +29,7 @@ class Scorer:
 
     @property
     def metric_keys(self) -> tuple[str, ...]:
-        return tuple(m.ref.key for m in self.metrics)
+        return tuple(k for m in self.metrics for k in m.keys)
 
     def score(self, sample: Sample, response: Response, **record: Any) -> SampleResult:
         """Decide the sample's one state and its score (0 for every non-ok state)."""
@@ -41,10 +41,23 @@ class Scorer:
             base.update(reasoning=reasoning or response.reasoning, raw_response=response.text)
         base["response"] = answer
         if response.finish_reason == "length":
-            return SampleResult(state="truncated", reason="generation hit max_tokens", **base)
+            return self._truncated(sample, answer, base)
         if not sample.has_targets:
             return SampleResult(state="ok", reason="prediction only: no gold answer", **base)
         return self._judge(sample, answer, base)
+
+    def _truncated(self, sample: Sample, answer: str, base: dict[str, Any]) -> SampleResult:
+        """State ``truncated`` either way; the task's ``truncated`` rule says whether the text is scored."""
+        reason = "generation hit max_tokens"
+        if self.spec.truncated == "zero" or not sample.has_targets:
+            return SampleResult(state="truncated", reason=reason, **base)
+        judged = self._judge(sample, answer, base)
+        if judged.state == "error":
+            return judged
+        why = f"{reason}; scored on the text returned (task rule truncated: score_text)"
+        if judged.state == "parse_failed":
+            why += f"; {judged.reason}"
+        return judged.model_copy(update={"state": "truncated", "reason": why})
 
     def _base(self, sample: Sample, response: Response, record: dict[str, Any]) -> dict[str, Any]:
         base: dict[str, Any] = {
