@@ -137,3 +137,12 @@ def test_cli_dry_run_prints_totals_and_calls_nothing(tmp_path: Path) -> None:
     assert "requests" in result.output and "est prompt tokens" in result.output
     assert result.output.count("fs · s") == 4 and "demo " in result.output
     assert not (tmp_path / "o").exists()
+
+
+def test_dry_run_refuses_duplicate_ids_as_the_run_does(tmp_path: Path) -> None:
+    from omnieval.errors import OmnievalError
+
+    write_jsonl(tmp_path / "d.jsonl", [{"id": "7", "question": "a", "answer": "1"}, {"id": "7", "question": "b", "answer": "2"}])
+    config = RunConfig(tasks=(f"jsonl:{tmp_path / 'd.jsonl'}",), model="openai/x", output=tmp_path / "o")
+    with pytest.raises(OmnievalError, match="duplicate"):
+        list(plan_requests(config))

@@ -21,7 +21,7 @@ from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex
 from omnieval.runner.run import _contexts, _selected
-from omnieval.sources import Task
+from omnieval.sources import Task, check_unique_ids
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, MediaRef, Request, Sample, TextPart, VideoPart
 
 __all__ = ["Planned", "Totals", "estimate_tokens", "plan_requests"]
@@ -164,6 +164,7 @@ def _steps(ctx: TaskContext, config: RunConfig) -> Iterator[tuple[int, Sample]]:
 def plan_requests(config: RunConfig, *, tasks: list[Task] | None = None) -> Iterator[Planned]:
     """Every request the run would send (in the runner's order), rendered by the runner's code."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    check_unique_ids(tasks)  # the run refuses duplicate ids before its first request; so does its preview
     provider, _ = split_model_spec(config.model)
     modalities = backends.get(provider).modalities
     stand_in = cast(Backend, _OptionsOnly(config.backend))
