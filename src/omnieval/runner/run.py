@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
+from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import OmnievalError
-from omnieval.prompts import build_request
 from omnieval.runner.config import RunConfig
-from omnieval.runner.context import TaskContext, pick_demos
+from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
 from omnieval.runner.limiter import AdaptiveLimiter
+from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
@@ -81,7 +82,8 @@ class _Runner:
             cache = ResponseCache(config.cache_path or config.output / "cache.sqlite")
         self.cache = cache
         self.limiter = AdaptiveLimiter(backend.max_connections())
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter)
+        breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
         self.progress = Progress(quiet=config.quiet)
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
@@ -104,30 +106,13 @@ class _Runner:
     async def process(self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]]) -> SampleResult:
         try:
             sample = self._hashed(sample)
-            request = build_request(
-                sample,
-                ctx.task.spec,
-                position=position,
-                seed=self.config.seed,
-                generation=ctx.generation,
-                media_policy=ctx.media_policy,
-                demos=pick_demos(ctx.demo_pool, n=ctx.task.spec.prompt.fewshot.n, sample_id=sample.id, seed=self.config.seed),
-                history=history,
-                blind=self.config.blind,
-            )
+            request = prepare_request(ctx, sample, position=position, history=history, seed=self.config.seed,
+                                      blind=self.config.blind, provider=self.backend.provider,
+                                      modalities=self.backend.modalities)  # fmt: skip
         except OmnievalError as exc:
             return ctx.scorer.score(sample, _error(f"could not build the request: {exc}"))
-        missing = {m.kind for m in request.media} - set(self.backend.modalities)
-        if missing:
-            reason = f"backend {self.backend.provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"
-            return self._skipped(ctx, sample, reason, request.variant)
-        if request.media:
-            from omnieval.media import BudgetExceeded, fit_request_to_budget
-
-            try:
-                request, _ = fit_request_to_budget(request, demo_budget=request.media_policy.demo_max_images)
-            except BudgetExceeded as exc:
-                return self._skipped(ctx, sample, str(exc), request.variant)
+        if isinstance(request, Skip):
+            return self._skipped(ctx, sample, request.reason, request.variant)
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
         return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint)
