@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, print_json
+
+if TYPE_CHECKING:
+    from omnieval.protect.audioseal_mark import AudioSealMarker
 
 __all__ = ["protect_app"]
 
@@ -43,6 +46,7 @@ def mark_command(
     font: Annotated[Path | None, Opt(help="TrueType font for --text (default: DejaVu Sans if installed).")] = None,
     strength: Annotated[float, Opt(help="Invisible image mark amplitude in grey levels.")] = 4.0,
     snr_db: Annotated[float, Opt("--snr-db", help="Audio mark level below the signal, dB.")] = 20.0,
+    audioseal_generator: Annotated[Path | None, Opt(help="AudioSeal generator checkpoint: mark audio with AudioSeal.")] = None,
 ) -> None:
     """Mark every media file under --input into the same relative paths under --output."""
     from omnieval.protect.files import MarkSettings, mark_tree
@@ -54,7 +58,9 @@ def mark_command(
         overlay = None
         if text is not None or logo is not None:
             overlay = Overlay(text=text, logo=logo, position=position, scale=scale, opacity=opacity, font=font)  # type: ignore[arg-type]
-        settings = MarkSettings(kind=kind, key=key, overlay=overlay, strength=strength, snr_db=snr_db)  # type: ignore[arg-type]
+        audioseal = _audioseal(generator=audioseal_generator, detector=None)
+        settings = MarkSettings(kind=kind, key=key, overlay=overlay, strength=strength, snr_db=snr_db,  # type: ignore[arg-type]
+                                audioseal=audioseal)
         print_json(mark_tree(input_dir, output_dir, settings))
 
 
@@ -62,19 +68,29 @@ def mark_command(
 def detect_command(
     kind: Annotated[str, Opt(help="image-invisible | audio")],
     input_dir: Annotated[Path, Opt("--input", help="Folder (or one file) to check.")],
-    key: Annotated[str, Opt(help="The key the mark was made with.")],
+    key: Annotated[str | None, Opt(help="The key the mark was made with.")] = None,
     threshold: Annotated[float, Opt(help="Detection threshold on the calibrated z-score.")] = 4.0,
+    audioseal_detector: Annotated[Path | None, Opt(help="AudioSeal detector checkpoint: detect AudioSeal marks.")] = None,
     json_out: Annotated[bool, Opt("--json", help="Print the JSON report (default: a summary).")] = False,
 ) -> None:
     """Check every media file for the keyed mark: {"n", "detected", "files": [...]}."""
     from omnieval.protect.files import detect_tree
 
     with friendly_errors():
-        report = detect_tree(input_dir, kind=kind, key=key, threshold=threshold)
+        audioseal = _audioseal(generator=None, detector=audioseal_detector)
+        report = detect_tree(input_dir, kind=kind, key=key, threshold=threshold, audioseal=audioseal)
     if json_out:
         print_json(report)
     else:
-        print(f"{report['detected']} of {report['n']} files carry the mark (z > {threshold})")
+        print(f"{report['detected']} of {report['n']} files carry the mark ({report['method']}, threshold {report['threshold']})")
+
+
+def _audioseal(*, generator: Path | None, detector: Path | None) -> AudioSealMarker | None:
+    if generator is None and detector is None:
+        return None
+    from omnieval.protect.audioseal_mark import AudioSealMarker
+
+    return AudioSealMarker(generator=generator, detector=detector)
 
 
 @protect_app.command("ngram")

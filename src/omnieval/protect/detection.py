@@ -19,7 +19,8 @@ class Detection(Frozen):
     """Whether one file carries the keyed mark, and how sure the detector is."""
 
     detected: bool
-    z: float
+    z: float | None
+    """Calibrated score of the keyed methods; None for detectors that give a probability only (AudioSeal)."""
     confidence: float
 
 

@@ -17,6 +17,7 @@ from omnieval.errors import ConfigError, MediaError
 from omnieval.media.audio import decode_audio
 from omnieval.media.image import decode_image
 from omnieval.protect.audio_mark import detect_audio, embed_audio
+from omnieval.protect.audioseal_mark import AudioSealMarker
 from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection
 from omnieval.protect.image_invisible import detect_image, embed_image
 from omnieval.protect.video_mark import mark_video
@@ -34,9 +35,13 @@ class MarkSettings:
     """Everything a mark needs, checked once before any file is touched."""
 
     def __init__(
-        self, *, kind: Kind, key: str | None, overlay: Overlay | None, strength: float = 4.0, snr_db: float = 20.0
+        self, *, kind: Kind, key: str | None, overlay: Overlay | None, strength: float = 4.0, snr_db: float = 20.0,
+        audioseal: AudioSealMarker | None = None,
     ) -> None:
-        if kind in ("image-invisible", "audio") and not key:
+        self.audioseal = audioseal
+        if kind == "audio" and audioseal is not None:
+            key = key or None
+        elif kind in ("image-invisible", "audio") and not key:
             raise ConfigError(f"--kind {kind} needs --key (the secret the detector will need)")
         if kind in ("image-visible", "video"):
             if overlay is None:
@@ -89,7 +94,10 @@ def _mark_audio(path: Path, target: Path, settings: MarkSettings) -> None:
     with path.open("rb") as fh:
         data, rate, _ = decode_audio(fh, where=str(path))
     info = soundfile.info(str(path))
-    marked = embed_audio(data, rate, key=settings.key or "", snr_db=settings.snr_db)
+    if settings.audioseal is not None:
+        marked = settings.audioseal.embed(data, rate)
+    else:
+        marked = embed_audio(data, rate, key=settings.key or "", snr_db=settings.snr_db)
     soundfile.write(str(target), marked, rate, subtype=info.subtype, format=info.format)
 
 
@@ -166,19 +174,26 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
     return {"kind": settings.kind, "input": str(source), "output": str(output), **counts}
 
 
-def _detect_file(path: Path, *, kind: str, key: str, threshold: float) -> Detection:
+def _detect_file(path: Path, *, kind: str, key: str, threshold: float, audioseal: AudioSealMarker | None) -> Detection:
     if kind == "audio":
         with path.open("rb") as fh:
             data, rate, _ = decode_audio(fh, where=str(path))
+        if audioseal is not None:
+            return audioseal.detect(data, rate)
         return detect_audio(data, rate, key=key, threshold=threshold)
     return detect_image(_read_image(path), key=key, threshold=threshold)
 
 
-def detect_tree(source: Path, *, kind: str, key: str, threshold: float = DEFAULT_THRESHOLD) -> dict[str, Any]:
+def detect_tree(
+    source: Path, *, kind: str, key: str | None, threshold: float = DEFAULT_THRESHOLD,
+    audioseal: AudioSealMarker | None = None,
+) -> dict[str, Any]:
     """``{"n", "detected", "files": [{"path", "detected", "confidence", "z"}]}`` over every media file."""
     if kind not in ("image-invisible", "audio"):
         raise ConfigError(f"detection is for --kind image-invisible or audio, not {kind!r}")
-    if not key:
+    if audioseal is not None and kind != "audio":
+        raise ConfigError("AudioSeal detects audio marks only")
+    if not key and audioseal is None:
         raise ConfigError("--key is required for detection")
     suffixes = AUDIO_SUFFIXES if kind == "audio" else IMAGE_SUFFIXES
     paths = [p for p in _media_files(source, suffixes) if p.suffix.lower() != ".parquet"] if source.is_dir() else [source]
@@ -186,9 +201,11 @@ def detect_tree(source: Path, *, kind: str, key: str, threshold: float = DEFAULT
         raise MediaError(f"no {kind.split('-')[0]} files to check", path=str(source))
     files = []
     for path in paths:
-        found = _detect_file(path, kind=kind, key=key, threshold=threshold)
+        found = _detect_file(path, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal)
         rel = str(path.relative_to(source)) if source.is_dir() else path.name
         files.append({"path": rel, "detected": found.detected, "confidence": found.confidence, "z": found.z})
-    return {"n": len(files), "detected": sum(f["detected"] for f in files), "threshold_z": threshold, "files": files}
+    method = "audioseal" if audioseal is not None else "keyed"
+    return {"n": len(files), "detected": sum(f["detected"] for f in files), "method": method,
+            "threshold": audioseal.threshold if audioseal is not None else threshold, "files": files}
 
 
