@@ -141,16 +141,6 @@ def validate_submission_command(
         raise typer.Exit(1)
 
 
-@app.command("report")
-def report_command(run_dir: Annotated[Path, Arg()]) -> None:
-    """Re-render report.html from results.json."""
-    from omnieval.reports import write_report
-    from omnieval.store import read_json
-
-    with friendly_errors():
-        print(write_report(run_dir, read_json(run_dir / "results.json")))
-
-
 def _mount_suites() -> None:
     from omnieval.registry import cli_apps
 
