@@ -70,7 +70,7 @@ def _score_one(
     name: str | None, value: Any, gold: Any, whole: Any, context: dict[str, Any], *, strict: bool
 ) -> float | None:
     kind = kind_of(name)
-    if kind in ("not_scored", "judge"):
+    if kind in ("not_scored", "judge"):  # judge fields are filled from the judge's verdicts
         return None
     fn = implementation(str(name))
     if kind == "field":
@@ -81,9 +81,19 @@ def _score_one(
 
 
 def field_scores(
-    response_obj: Any, gold: dict[str, Any], info: dict[str, Any], context: dict[str, Any], *, strict: bool = False
+    response_obj: Any,
+    gold: dict[str, Any],
+    info: dict[str, Any],
+    context: dict[str, Any],
+    *,
+    strict: bool = False,
+    judged: dict[str, float] | None = None,
 ) -> dict[str, float]:
-    """Per-field scores (unscored fields left out); negative means "not applicable"."""
+    """Per-field scores (unscored fields left out); negative means "not applicable".
+
+    ``judged`` holds the judge's field scores (verdict / 10, or 1/0 for ASCII art) for the fields
+    scored by ``gpt_4o_as_judge`` / ``ascii_art_gpt4o_judge``; a judge field without one is unscored.
+    """
     table = info.get("field_score_function") or {}
     if not isinstance(table, dict):
         raise MetricError("metric_info['field_score_function'] must be a dict")
@@ -92,6 +102,7 @@ def field_scores(
         s = _score_one(table.get(field), _get(response_obj, field), gold_value, response_obj, context, strict=strict)
         if s is not None:
             scores[field] = s
+    scores.update(_judged_scores(table, info, judged or {}))
     aux = info.get("global_aux_metrics") or {}
     whole = copy.deepcopy(response_obj)
     for field, name in aux.items():
@@ -99,6 +110,15 @@ def field_scores(
         if s is not None:
             scores[field] = s
     return scores
+
+
+def _judged_scores(table: dict[str, Any], info: dict[str, Any], judged: dict[str, float]) -> dict[str, float]:
+    """The judge's field scores, for judge-scored fields only (a verdict for any other field is a bug)."""
+    judge_fields = {f for f, m in {**table, **(info.get("global_aux_metrics") or {})}.items() if kind_of(m) == "judge"}
+    stray = sorted(set(judged) - judge_fields)
+    if stray:
+        raise MetricError(f"judge verdicts for field(s) {stray} that are not judge-scored (judge fields: {sorted(judge_fields)})")
+    return {f: float(v) for f, v in judged.items()}
 
 
 def aggregate_fields(scores: dict[str, float], info: dict[str, Any]) -> float:
@@ -121,9 +141,9 @@ def aggregate_fields(scores: dict[str, float], info: dict[str, Any]) -> float:
 
 
 def score_query(
-    response_obj: Any, gold: Any, info: Any, context: Any, *, strict: bool = False
+    response_obj: Any, gold: Any, info: Any, context: Any, *, strict: bool = False, judged: dict[str, float] | None = None
 ) -> tuple[float, dict[str, float]]:
-    """The original's query score (may be -1) and the per-field scores."""
+    """The original's query score (may be -1) and the per-field scores (``judged``: see :func:`field_scores`)."""
     gold_map = load_mapping(gold, what="answer")
     info_map = load_mapping(info, what="metric_info")
     context_map = load_mapping(context if context is not None else {}, what="eval_context")
@@ -132,7 +152,7 @@ def score_query(
         raise MetricError("metric_info['field_score_function'] must be a dict")
     for name in [*table.values(), *(info_map.get("global_aux_metrics") or {}).values()]:
         kind_of(name)  # an unknown name fails before any field is scored
-    scores = field_scores(response_obj, gold_map, info_map, context_map, strict=strict)
+    scores = field_scores(response_obj, gold_map, info_map, context_map, strict=strict, judged=judged)
     return aggregate_fields(scores, info_map), scores
 
 

@@ -1,0 +1,118 @@
+"""ART descriptive protocol: an LLM judge reads (question, expected Yes/No, free-form answer) and writes
+two lines, ``Relevant`` or ``Irrelevant``, then ``Correct`` / ``Incorrect`` (when relevant) or an
+explanation (when irrelevant) (art_audio.md §5.5).
+
+The system prompt is the paper's Listing 1, kept word for word because the verdicts depend on it
+(benchmark parity). The user message follows the listing's examples. :func:`read_art_verdict` is the
+one grammar; two registered parsers expose it to the judge stage: ``art.judge_verdict`` (1 when
+relevant and correct, the paper's absolute accuracy) and ``art.judge_relevance`` (1 when relevant,
+the paper's % relevant). Relative accuracy is their ratio over samples.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from omnieval.parsers import register_parser
+from omnieval.types import Message, Parsed, ParseFailure, ParseOutcome, Sample
+
+__all__ = ["SYSTEM_PROMPT", "ArtVerdict", "judge_messages", "judge_relevance", "judge_verdict", "read_art_verdict"]
+
+SYSTEM_PROMPT = """You will receive a question, an expected answer (which can always be reduced to "Yes" or "No"), and an actual answer that was given. Your task is to check whether the given answer is relevant to the question. If it is relevant, respond with "Relevant" on the first line, followed by another line stating whether the given answer is correct or incorrect compared to the expected answer. If it is irrelevant, respond with "Irrelevant" on the first line, followed by an explanation on the next line.
+
+Example Input:
+Question: Are there as many dog barks as there are bell rings?
+Expected Answer: No
+Given Answer: There are more dog barks than bell rings.
+
+Example Output:
+Relevant
+Incorrect
+
+Example Input:
+Question: Is one of the recordings a quieter version of the other one?
+Expected Answer: Yes
+Given Answer: Yes, the second recording is a shortened version of the first one.
+
+Example Output:
+Irrelevant
+The answer does not address the question about the quieter audio."""
+"""ART's judge system prompt (paper Listing 1, verbatim)."""
+
+
+@dataclass(frozen=True)
+class ArtVerdict:
+    """A judge's decision on one answer."""
+
+    relevant: bool
+    correct: bool
+    """Always False for an irrelevant answer."""
+    explanation: str = ""
+
+
+def judge_messages(*, question: str, expected: str, answer: str) -> tuple[Message, ...]:
+    """System prompt plus ``Question / Expected Answer / Given Answer`` as in the listing's examples."""
+    user = f"Question: {question.strip()}\nExpected Answer: {expected.strip()}\nGiven Answer: {answer.strip()}"
+    return (Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user))
+
+
+_DECORATION = re.compile(r"^[\s>*_`#\-•]+|[\s*_`]+$")
+_HEADER = re.compile(r"^(?:example\s+)?output\s*:?\s*$", re.IGNORECASE)
+_FIRST_WORD = re.compile(r"^([a-z]+)\b\W*(.*)$", re.IGNORECASE | re.DOTALL)
+_RELEVANCE = {"relevant": True, "irrelevant": False}
+_CORRECTNESS = {"correct": True, "incorrect": False}
+
+
+def _lines(text: str) -> list[str]:
+    lines = [_DECORATION.sub("", line) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    while lines and _HEADER.match(lines[0]):  # "Output:" echoed from the examples
+        lines.pop(0)
+    return lines
+
+
+def _first_word(line: str) -> tuple[str, str]:
+    m = _FIRST_WORD.match(line)
+    return (m.group(1).lower(), m.group(2).strip()) if m else ("", line)
+
+
+def read_art_verdict(text: str) -> ArtVerdict | ParseFailure:
+    """Line 1 Relevant/Irrelevant; if relevant, line 2 Correct/Incorrect. Anything else fails, saying why."""
+    lines = _lines(text or "")
+    if not lines:
+        return ParseFailure(reason="empty judge output: expected 'Relevant' or 'Irrelevant' on the first line")
+    word, rest = _first_word(lines[0])
+    if word not in _RELEVANCE:
+        return ParseFailure(reason=f"first line must start with Relevant or Irrelevant, got {lines[0][:80]!r}")
+    if not _RELEVANCE[word]:
+        return ArtVerdict(relevant=False, correct=False, explanation=" ".join([rest, *lines[1:]]).strip())
+    if rest:
+        return ParseFailure(reason=f"first line must be only 'Relevant', got {lines[0][:80]!r}")
+    if len(lines) < 2:
+        return ParseFailure(reason="'Relevant' without a second line saying Correct or Incorrect")
+    word2, rest2 = _first_word(lines[1])
+    if word2 not in _CORRECTNESS:
+        return ParseFailure(reason=f"second line must start with Correct or Incorrect, got {lines[1][:80]!r}")
+    later = [w for w, _ in map(_first_word, lines[2:]) if w in _CORRECTNESS or w in _RELEVANCE]
+    if later:
+        return ParseFailure(reason=f"more than one verdict line: {lines[1][:40]!r} and a later {later[0]!r}")
+    return ArtVerdict(relevant=True, correct=_CORRECTNESS[word2], explanation=" ".join([rest2, *lines[2:]]).strip())
+
+
+@register_parser("art.judge_verdict")
+def judge_verdict(text: str, sample: Sample, /) -> ParseOutcome:
+    """ART judge: 1 when the answer is relevant and correct, else 0 (``how`` says relevant/irrelevant)."""
+    verdict = read_art_verdict(text)
+    if isinstance(verdict, ParseFailure):
+        return verdict
+    return Parsed(value=int(verdict.correct), how="relevant" if verdict.relevant else "irrelevant")
+
+
+@register_parser("art.judge_relevance")
+def judge_relevance(text: str, sample: Sample, /) -> ParseOutcome:
+    """ART judge: 1 when the answer is relevant to the question, else 0."""
+    verdict = read_art_verdict(text)
+    if isinstance(verdict, ParseFailure):
+        return verdict
+    return Parsed(value=int(verdict.relevant), how="correct" if verdict.correct else "incorrect")
