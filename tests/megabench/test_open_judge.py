@@ -1,0 +1,171 @@
+"""MEGA-Bench Open tasks: the judge prompt from a task's own criteria, and Open / Overall scoring on
+hand-worked cases (judge score N → field score N/10, fields aggregated with the task's weights)."""
+
+from __future__ import annotations
+
+import pytest
+
+from omnieval.benchmarks.megabench.judge import SCORE_FORMAT, fill_criteria, judge_content, judged_fields, query_media
+from omnieval.benchmarks.megabench.scheme import megabench_board
+from omnieval.errors import MetricError
+from omnieval.metrics.mega.query import score_query
+from omnieval.types import ImagePart, MediaRef, Sample, TextPart, VideoPart
+
+CRITERIA = (
+    "Evaluate the video summary against the reference.\n"
+    "Scores 1-3: misses the main event; 4-7: main event, missing details; 8-10: complete and faithful.\n"
+    "Question: {question}\nReference: {ref}\nModel Response: {resp}\nRequired length: {length}\n"
+)
+CONFIG = {
+    "judge_model_type": "with image",
+    "eval_criteria_prompt": CRITERIA,
+    "reference_type": "reference",
+    "template_mapping": {"question": "example_question", "ref": "answers.reference", "resp": "model_output", "length": "eval_context.length"},
+}
+INFO = {
+    "field_score_function": {"reference": "gpt_4o_as_judge"},
+    "aggregation": {"function": "mean", "field_weights": {"reference": 1}},
+    "response_parse_function": "answer_string",
+    "gpt4o_eval_configs": CONFIG,
+}
+
+
+def _media(kind: str, name: str) -> MediaRef:
+    return MediaRef(kind=kind, name=name, path=f"/data/{name}")  # type: ignore[arg-type]
+
+
+def _sample(info: dict[str, object] = INFO) -> Sample:
+    media = (_media("image", "global"), _media("image", "demo"), _media("video", "query_video"), _media("image", "query_image"))
+    return Sample(
+        id="q7",
+        input="Summarise the video <video> and the frame <image>.",
+        fields={"query_text": "Summarise the video <video> and the frame <image>."},
+        targets=({"reference": "A dog catches a frisbee."},),
+        media=media,
+        metadata={"metric_info": info, "eval_context": {"length": "one sentence"}, "megabench_media_counts": [1, 1, 2]},
+    )
+
+
+def test_criteria_placeholders_are_filled_from_their_sources() -> None:
+    text = fill_criteria(CONFIG, response="The dog jumps.", question="Q?", reference={"reference": "R."}, context={"length": "short"})
+    assert "Question: Q?\nReference: R.\nModel Response: The dog jumps.\nRequired length: short" in text
+    assert text.endswith(SCORE_FORMAT)  # the task's criteria do not say how to answer: ours is appended
+
+
+def test_score_format_not_appended_when_the_criteria_have_one() -> None:
+    config = {**CONFIG, "eval_criteria_prompt": CRITERIA + "Answer as:\n**Score**: <1-10>\n**Score explanation**: <why>"}
+    text = fill_criteria(config, response="r", question="q", reference={"reference": "R"}, context={"length": "x"})
+    assert SCORE_FORMAT not in text and text.count("**Score**") == 1
+
+
+def test_judge_content_with_query_media_only() -> None:
+    parts = judge_content(_sample(), "A dog plays.")
+    assert [type(p) for p in parts] == [VideoPart, ImagePart, TextPart]  # query media only, in order
+    assert [p.media.name for p in parts[:2]] == ["query_video", "query_image"]  # type: ignore[union-attr]
+    assert "Model Response: A dog plays." in parts[-1].text  # type: ignore[union-attr]
+    assert "Question: Summarise the video <video>" in parts[-1].text  # type: ignore[union-attr]
+
+
+def test_judge_content_text_only_and_overrides() -> None:
+    text_only = {**INFO, "gpt4o_eval_configs": {**CONFIG, "judge_model_type": "text only"}}
+    assert [type(p) for p in judge_content(_sample(text_only), "r")] == [TextPart]
+    assert len(judge_content(_sample(text_only), "r", media="always")) == 3
+    assert len(judge_content(_sample(), "r", media="never")) == 1
+    assert [m.name for m in query_media(_sample())] == ["query_video", "query_image"]
+
+
+@pytest.mark.parametrize(
+    ("mapping", "why"),
+    [
+        ({"question": "example_question", "ref": "answers.missing", "resp": "model_output", "length": "eval_context.length"}, "no 'missing' in answers"),
+        ({"question": "example_question", "ref": "answers.reference", "resp": "model_output"}, "placeholder(s) ['length']"),
+        ({"question": "the_question", "ref": "answers.reference", "resp": "model_output", "length": "eval_context.length"}, "is not model_output"),
+    ],
+)
+def test_broken_judge_config_is_a_clear_error(mapping: dict[str, str], why: str) -> None:
+    info = {**INFO, "gpt4o_eval_configs": {**CONFIG, "template_mapping": mapping}}
+    with pytest.raises(MetricError, match=why.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+        judge_content(_sample(info), "r")
+
+
+def test_missing_judge_config_names_the_sample() -> None:
+    info = {k: v for k, v in INFO.items() if k != "gpt4o_eval_configs"}
+    with pytest.raises(MetricError, match="sample q7: metric_info has no 'gpt4o_eval_configs'"):
+        judge_content(_sample(info), "r")
+
+
+# --- scoring, worked by hand -------------------------------------------------------------------
+
+
+def test_open_task_query_scores_are_verdict_over_ten() -> None:
+    gold = {"reference": "A dog catches a frisbee."}
+    scores = [score_query({"reference": "x"}, gold, INFO, {}, judged={"reference": n / 10})[0] for n in (7, 10, 1)]
+    assert scores == pytest.approx([0.7, 1.0, 0.1])
+    assert sum(scores) / 3 == pytest.approx(0.6)  # task score: (0.7 + 1.0 + 0.1) / 3
+
+
+def test_unjudged_open_query_is_not_applicable() -> None:
+    query, fields = score_query({"reference": "x"}, {"reference": "R"}, INFO, {})
+    assert (query, fields) == (-1.0, {})  # no verdict: the judge field is unscored, never 0
+
+
+def test_mixed_judge_and_rule_fields_use_the_task_weights() -> None:
+    # Scibench-style: an open-ended solution judged, plus a numeric final answer scored by rule
+    info = {
+        "field_score_function": {"solution": "gpt_4o_as_judge", "answer": "general_single_numerical_match"},
+        "aggregation": {"function": "mean", "field_weights": {"solution": 1, "answer": 3}},
+        "response_parse_function": "json",
+        "gpt4o_eval_configs": CONFIG,
+    }
+    gold = {"solution": "F = ma = 2 * 3", "answer": "6"}
+    query, fields = score_query({"solution": "6 N by Newton", "answer": "6"}, gold, info, {}, judged={"solution": 0.6})
+    assert fields == {"answer": 1.0, "solution": 0.6}
+    assert query == pytest.approx((1 * 0.6 + 3 * 1.0) / 4)  # 0.9
+    query_wrong, _ = score_query({"solution": "?", "answer": "7"}, gold, info, {}, judged={"solution": 0.2})
+    assert query_wrong == pytest.approx((1 * 0.2 + 3 * 0.0) / 4)  # 0.05
+
+
+def test_ascii_art_judge_field_and_min_aggregation() -> None:
+    info = {
+        "field_score_function": {"art": "ascii_art_gpt4o_judge"},
+        "aggregation": {"function": "min", "field_weights": {"art": 1}},
+        "response_parse_function": "ascii_answer_string",
+    }
+    assert judged_fields(info) == {"art": "ascii_art_gpt4o_judge"}
+    assert score_query({"art": " /\\_/\\ "}, {"art": " /\\_/\\ "}, info, {}, judged={"art": 1.0})[0] == 1.0
+    assert score_query({"art": "x"}, {"art": " /\\_/\\ "}, info, {}, judged={"art": 0.0})[0] == 0.0
+
+
+def test_a_verdict_for_a_rule_field_is_refused() -> None:
+    info = {**INFO, "field_score_function": {"reference": "exact_str_match"}}
+    with pytest.raises(MetricError, match="not judge-scored"):
+        score_query({"reference": "x"}, {"reference": "x"}, info, {}, judged={"reference": 0.5})
+
+
+def _block(score: float, n: int, kind: str, cot: bool = False) -> dict[str, object]:
+    return {"score": score, "n": n, "metadata": {"megabench": {"set": kind, "cot": cot, "app": "Perception"}}}
+
+
+def test_open_and_overall_as_the_paper_defines() -> None:
+    # Core tasks 0.5 and 0.7 (n=15 each) → Core 0.6; Open tasks 0.6 (the worked task above) and 0.9 → Open 0.75
+    doc = {
+        "model": "m",
+        "tasks": {
+            "core_a": _block(0.5, 15, "core"),
+            "core_b": _block(0.7, 15, "core"),
+            "open_a": _block(0.6, 3, "open"),
+            "open_b": _block(0.9, 5, "open"),
+        },
+    }
+    row = megabench_board([doc])["rows"][0]
+    assert row["core"] == pytest.approx(0.6)
+    assert row["open"] == pytest.approx(0.75)
+    assert row["overall"] == pytest.approx((2 * 0.6 + 2 * 0.75) / 4)  # task-count weighted: 0.675
+    assert row["micro_mean"] == pytest.approx((0.5 * 15 + 0.7 * 15 + 0.6 * 3 + 0.9 * 5) / 38)
+
+
+def test_full_benchmark_overall_weights() -> None:
+    tasks = {f"c{i}": _block(0.5, 1, "core") for i in range(440)} | {f"o{i}": _block(0.3, 1, "open") for i in range(65)}
+    row = megabench_board([{"model": "m", "tasks": tasks}])["rows"][0]
+    assert row["full_benchmark"] is True
+    assert row["overall"] == pytest.approx((440 * 0.5 + 65 * 0.3) / 505)  # 0.474257...
