@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from omnieval.benchmarks.megabench.judge import SCORE_FORMAT, fill_criteria, judge_content, judged_fields, query_media
+from omnieval.benchmarks.megabench.judge import (
+    SCORE_FORMAT,
+    fill_criteria,
+    judge_content,
+    judged_fields,
+    query_media,
+)
 from omnieval.benchmarks.megabench.scheme import megabench_board
 from omnieval.errors import MetricError
 from omnieval.metrics.mega.query import score_query

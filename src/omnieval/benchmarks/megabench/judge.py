@@ -25,7 +25,17 @@ from omnieval.errors import MetricError
 from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
 from omnieval.parsers.library.scores import read_scale_score
-from omnieval.types import ContentPart, ImagePart, MediaRef, Parsed, ParseFailure, ParseOutcome, Sample, TextPart, VideoPart
+from omnieval.types import (
+    ContentPart,
+    ImagePart,
+    MediaRef,
+    Parsed,
+    ParseFailure,
+    ParseOutcome,
+    Sample,
+    TextPart,
+    VideoPart,
+)
 
 __all__ = [
     "ASCII_QUESTION",
