@@ -175,3 +175,26 @@ def test_full_benchmark_overall_weights() -> None:
     row = megabench_board([{"model": "m", "tasks": tasks}])["rows"][0]
     assert row["full_benchmark"] is True
     assert row["overall"] == pytest.approx((440 * 0.5 + 65 * 0.3) / 505)  # 0.474257...
+
+
+def test_ascii_art_is_rendered_as_two_square_images_and_a_question() -> None:
+    import io
+
+    from PIL import Image
+
+    from omnieval.benchmarks.megabench.ascii_art import ascii_judge_content, render_ascii
+    from omnieval.benchmarks.megabench.judge import ASCII_QUESTION
+
+    cat = " /\\_/\\\n( o.o )\n > ^ <"
+    image = Image.open(io.BytesIO(render_ascii(cat)))
+    assert image.size == (224, 224)
+    assert image.convert("L").getextrema()[0] < 64  # something dark was drawn
+    assert render_ascii(cat) != render_ascii(cat.replace(" ", ""))  # spacing is part of ASCII art
+    assert Image.open(io.BytesIO(render_ascii(""))).size == (224, 224)
+    sample = Sample(id="a1", input="Draw a cat", targets=({"art": cat},))
+    parts = ascii_judge_content(sample, "=^.^=")
+    assert [type(p) for p in parts] == [ImagePart, ImagePart, TextPart]
+    assert parts[1].media.data == render_ascii(cat)  # type: ignore[union-attr]
+    assert parts[2].text == ASCII_QUESTION  # type: ignore[union-attr]
+    with pytest.raises(MetricError, match="sample a1: no reference ASCII art"):
+        ascii_judge_content(Sample(id="a1", input="x", targets=({},)), "x")
