@@ -46,7 +46,8 @@ def render_ascii(text: str, *, size: int = 224) -> bytes:
     body = "\n".join(lines) if any(line.strip() for line in lines) else " "
     probe = ImageDraw.Draw(Image.new("L", (1, 1), 255))
     left, top, right, bottom = probe.multiline_textbbox((0, 0), body, font=_font())
-    width, height = max(1, right - left) + 2 * _MARGIN, max(1, bottom - top) + 2 * _MARGIN
+    width = int(max(1, right - left)) + 2 * _MARGIN
+    height = int(max(1, bottom - top)) + 2 * _MARGIN
     canvas = Image.new("L", (width, height), 255)
     ImageDraw.Draw(canvas).multiline_text((_MARGIN - left, _MARGIN - top), body, font=_font(), fill=0)
     scale = min(size / width, size / height)
