@@ -8,13 +8,18 @@ import pytest
 from omnieval.benchmarks.megabench.judge import (
     SCORE_FORMAT,
     fill_criteria,
-    judge_content,
+    judge_media,
+    judge_prompt,
     judged_fields,
     query_media,
 )
+from omnieval.benchmarks.megabench.judge_protocol import megabench_ascii_art, megabench_open
 from omnieval.benchmarks.megabench.scheme import megabench_board
 from omnieval.errors import MetricError
+from omnieval.judges import JudgeInput, get_judge_template
 from omnieval.metrics.mega.query import score_query
+from omnieval.prompts.render import place_media
+from omnieval.prompts.templates import render_template
 from omnieval.types import ImagePart, MediaRef, Sample, TextPart, VideoPart
 
 CRITERIA = (
@@ -64,20 +69,31 @@ def test_score_format_not_appended_when_the_criteria_have_one() -> None:
     assert SCORE_FORMAT not in text and text.count("**Score**") == 1
 
 
-def test_judge_content_with_query_media_only() -> None:
-    parts = judge_content(_sample(), "A dog plays.")
-    assert [type(p) for p in parts] == [VideoPart, ImagePart, TextPart]  # query media only, in order
-    assert [p.media.name for p in parts[:2]] == ["query_video", "query_image"]  # type: ignore[union-attr]
-    assert "Model Response: A dog plays." in parts[-1].text  # type: ignore[union-attr]
-    assert "Question: Summarise the video <video>" in parts[-1].text  # type: ignore[union-attr]
+def _judge_message(sample: Sample, answer: str, protocol: object = megabench_open, template: str = "megabench_open", **options: object) -> object:
+    """What the judge stage sends: the protocol's call rendered with the template, media placed."""
+    plan = protocol(JudgeInput(sample, "rendered prompt", answer, ()), **options)  # type: ignore[operator]
+    (call,) = plan.calls
+    text = render_template(get_judge_template(template).user, **call.variables)
+    return place_media(text, call.media, blind=False)
 
 
-def test_judge_content_text_only_and_overrides() -> None:
+def test_judge_message_with_query_media_only() -> None:
+    parts = _judge_message(_sample(), "Some reasoning.\nAnswer: A dog plays.")
+    assert [type(p) for p in parts] == [VideoPart, ImagePart, TextPart]  # type: ignore[union-attr]
+    assert [p.media.name for p in parts[:2]] == ["query_video", "query_image"]  # type: ignore[index]
+    text = parts[-1].text  # type: ignore[index]
+    assert "Model Response: A dog plays." in text  # the parsed field value, as the original judge sees it
+    assert "Question: Summarise the video <video>" in text and "Reference: A dog catches a frisbee." in text
+
+
+def test_judge_message_text_only_and_overrides() -> None:
     text_only = {**INFO, "gpt4o_eval_configs": {**CONFIG, "judge_model_type": "text only"}}
-    assert [type(p) for p in judge_content(_sample(text_only), "r")] == [TextPart]
-    assert len(judge_content(_sample(text_only), "r", media="always")) == 3
-    assert len(judge_content(_sample(), "r", media="never")) == 1
+    assert isinstance(_judge_message(_sample(text_only), "Answer: r"), str)
+    assert len(judge_media(_sample(text_only), media="always")) == 2
+    assert judge_media(_sample(), media="never") == ()
+    assert isinstance(_judge_message(_sample(), "Answer: r", media="never"), str)
     assert [m.name for m in query_media(_sample())] == ["query_video", "query_image"]
+    assert judge_prompt(_sample(), "X").endswith(SCORE_FORMAT)
 
 
 @pytest.mark.parametrize(
@@ -91,13 +107,13 @@ def test_judge_content_text_only_and_overrides() -> None:
 def test_broken_judge_config_is_a_clear_error(mapping: dict[str, str], why: str) -> None:
     info = {**INFO, "gpt4o_eval_configs": {**CONFIG, "template_mapping": mapping}}
     with pytest.raises(MetricError, match=why.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
-        judge_content(_sample(info), "r")
+        judge_prompt(_sample(info), "r")
 
 
 def test_missing_judge_config_names_the_sample() -> None:
     info = {k: v for k, v in INFO.items() if k != "gpt4o_eval_configs"}
     with pytest.raises(MetricError, match="sample q7: metric_info has no 'gpt4o_eval_configs'"):
-        judge_content(_sample(info), "r")
+        judge_prompt(_sample(info), "r")
 
 
 # --- scoring, worked by hand -------------------------------------------------------------------
@@ -182,7 +198,7 @@ def test_ascii_art_is_rendered_as_two_square_images_and_a_question() -> None:
 
     from PIL import Image
 
-    from omnieval.benchmarks.megabench.ascii_art import ascii_judge_content, render_ascii
+    from omnieval.benchmarks.megabench.ascii_art import ascii_media, render_ascii
     from omnieval.benchmarks.megabench.judge import ASCII_QUESTION
 
     cat = " /\\_/\\\n( o.o )\n > ^ <"
@@ -191,10 +207,13 @@ def test_ascii_art_is_rendered_as_two_square_images_and_a_question() -> None:
     assert image.convert("L").getextrema()[0] < 64  # something dark was drawn
     assert render_ascii(cat) != render_ascii(cat.replace(" ", ""))  # spacing is part of ASCII art
     assert Image.open(io.BytesIO(render_ascii(""))).size == (224, 224)
-    sample = Sample(id="a1", input="Draw a cat", targets=({"art": cat},))
-    parts = ascii_judge_content(sample, "=^.^=")
-    assert [type(p) for p in parts] == [ImagePart, ImagePart, TextPart]
-    assert parts[1].media.data == render_ascii(cat)  # type: ignore[union-attr]
-    assert parts[2].text == ASCII_QUESTION  # type: ignore[union-attr]
+    info = {"field_score_function": {"art": "ascii_art_gpt4o_judge"}, "aggregation": {"function": "mean", "field_weights": {"art": 1}},
+            "response_parse_function": "ascii_answer_string"}  # fmt: skip
+    sample = Sample(id="a1", input="Draw a cat", targets=({"art": cat},), metadata={"metric_info": info})
+    parts = _judge_message(sample, "Answer:=^.^=", megabench_ascii_art, "megabench_ascii_art")
+    assert [type(p) for p in parts] == [ImagePart, ImagePart, TextPart]  # type: ignore[union-attr]
+    assert parts[0].media.data == render_ascii("=^.^=")  # type: ignore[index]
+    assert parts[1].media.data == render_ascii(cat)  # type: ignore[index]
+    assert parts[2].text == ASCII_QUESTION  # type: ignore[index]
     with pytest.raises(MetricError, match="sample a1: no reference ASCII art"):
-        ascii_judge_content(Sample(id="a1", input="x", targets=({},)), "x")
+        ascii_media(Sample(id="a1", input="x", targets=({},)), "x")

@@ -14,11 +14,10 @@ import io
 from pathlib import Path
 from typing import Any
 
-from omnieval.benchmarks.megabench.judge import ASCII_QUESTION
 from omnieval.errors import MetricError
-from omnieval.types import ContentPart, ImagePart, MediaRef, Sample, TextPart
+from omnieval.types import MediaRef, Sample
 
-__all__ = ["FONT_CANDIDATES", "ascii_judge_content", "render_ascii"]
+__all__ = ["FONT_CANDIDATES", "ascii_media", "render_ascii"]
 
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
@@ -59,14 +58,13 @@ def render_ascii(text: str, *, size: int = 224) -> bytes:
     return out.getvalue()
 
 
-def ascii_judge_content(sample: Sample, response: str, *, field: str | None = None) -> tuple[ContentPart, ...]:
-    """Image of the response, image of the reference, then the yes/no question."""
+def ascii_media(sample: Sample, response: str, *, field: str | None = None) -> tuple[MediaRef, MediaRef]:
+    """The response's and the reference's ASCII art as two in-memory images, in that order."""
     gold = sample.targets[0] if sample.targets and isinstance(sample.targets[0], dict) else {}
     key = field or next((k for k in gold if not str(k).startswith("##")), None)
     if key is None or key not in gold:
         raise MetricError(f"sample {sample.id}: no reference ASCII art (answer field {key!r}) to compare with")
-    images = (
-        ImagePart(media=MediaRef(kind="image", name="response_art", data=render_ascii(response))),
-        ImagePart(media=MediaRef(kind="image", name="reference_art", data=render_ascii(str(gold[key])))),
+    return (
+        MediaRef(kind="image", name="response_art", data=render_ascii(response)),
+        MediaRef(kind="image", name="reference_art", data=render_ascii(str(gold[key]))),
     )
-    return (*images, TextPart(text=ASCII_QUESTION))

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from omnieval.benchmarks.megabench.judge import judge_config_error
+from omnieval.benchmarks.megabench.judge_protocol import judge_spec
 from omnieval.benchmarks.megabench.prompt import detect_cot
 from omnieval.benchmarks.megabench.rows import TASK_FIELDS, RowContext, row_to_sample
 from omnieval.errors import SourceError, TaskFileError
@@ -128,6 +130,7 @@ def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[st
         generation=GenerationConfig(max_tokens=8192),
         media=MediaPolicy(image_max_side=1000),
         metadata=metadata,
+        judge=judge_spec(samples[0].metadata["metric_info"]),
     )
 
 
@@ -157,6 +160,9 @@ def import_megabench(spec: str) -> list[Task]:
         if not name:
             raise SourceError("empty task_name", path=str(path), sample_id=str(row.get("id")), field="task_name")
         sample = row_to_sample(row, ctx)
+        judge_problem = judge_config_error(sample)
+        if judge_problem:
+            raise SourceError(judge_problem, path=str(path), sample_id=sample.id, field="metric_info")
         key = f"{name}\x00{sample.id}"
         if key in seen:
             raise SourceError(f"duplicate id in task {name!r}", path=str(path), sample_id=sample.id, field="id")

@@ -25,17 +25,7 @@ from omnieval.errors import MetricError
 from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
 from omnieval.parsers.library.scores import read_scale_score
-from omnieval.types import (
-    ContentPart,
-    ImagePart,
-    MediaRef,
-    Parsed,
-    ParseFailure,
-    ParseOutcome,
-    Sample,
-    TextPart,
-    VideoPart,
-)
+from omnieval.types import MediaRef, Parsed, ParseFailure, ParseOutcome, Sample
 
 __all__ = [
     "ASCII_QUESTION",
@@ -44,7 +34,9 @@ __all__ = [
     "ascii_art_verdict",
     "fill_criteria",
     "judge_config",
-    "judge_content",
+    "judge_config_error",
+    "judge_media",
+    "judge_prompt",
     "judge_score",
     "judged_fields",
     "query_media",
@@ -123,25 +115,34 @@ def query_media(sample: Sample) -> list[MediaRef]:
     return list(sample.media[counts[0] + counts[1] :])
 
 
-def _media_part(ref: MediaRef) -> ContentPart:
-    return VideoPart(media=ref) if ref.kind == "video" else ImagePart(media=ref)
-
-
-def judge_content(sample: Sample, response: str, *, media: str = "task") -> tuple[ContentPart, ...]:
-    """The judge's user message: query media first when judged "with image", then the filled criteria.
-
-    ``media``: ``task`` follows the task's ``judge_model_type``; ``always`` / ``never`` override it.
-    """
-    if media not in ("task", "always", "never"):
-        raise MetricError(f"megabench judge: media must be task, always or never, got {media!r}")
+def judge_prompt(sample: Sample, response: str) -> str:
+    """The judge's text for one response: the task's criteria filled in (plus the score format if absent)."""
     config = judge_config(sample)
     gold = sample.targets[0] if sample.targets and isinstance(sample.targets[0], dict) else {}
     context = load_mapping(sample.metadata.get("eval_context") or {}, what=f"sample {sample.id}: eval_context")
     question = str(sample.fields.get("query_text") or sample.input)
-    text = fill_criteria(config, response=response, question=question, reference=gold, context=context)
-    with_media = media == "always" or (media == "task" and str(config.get("judge_model_type", "")).strip().lower() == "with image")
-    parts: list[ContentPart] = [_media_part(ref) for ref in query_media(sample)] if with_media else []
-    return (*parts, TextPart(text=text))
+    return fill_criteria(config, response=response, question=question, reference=gold, context=context)
+
+
+def judge_media(sample: Sample, *, media: str = "task") -> tuple[MediaRef, ...]:
+    """The query media when the task is judged "with image" (``media``: task / always / never)."""
+    if media not in ("task", "always", "never"):
+        raise MetricError(f"megabench judge: media must be task, always or never, got {media!r}")
+    kind = str(judge_config(sample).get("judge_model_type", "")).strip().lower()
+    with_media = media == "always" or (media == "task" and kind == "with image")
+    return tuple(query_media(sample)) if with_media else ()
+
+
+def judge_config_error(sample: Sample) -> str | None:
+    """Why this sample's judge prompt cannot be built (checked at import time), or None."""
+    if "gpt_4o_as_judge" not in judged_fields(load_mapping(sample.metadata.get("metric_info") or {}, what="metric_info")).values():
+        return None
+    try:
+        judge_prompt(sample, "RESPONSE")
+        judge_media(sample)
+    except MetricError as exc:
+        return str(exc)
+    return None
 
 
 @register_parser("megabench.judge_score")

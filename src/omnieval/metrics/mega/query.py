@@ -160,14 +160,16 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _query_metric(inp: ScoringInput, *, strict: bool, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
+def _query_metric(
+    inp: ScoringInput, *, strict: bool, metric_info: Any = None, judged: dict[str, float] | None = None
+) -> dict[str, float]:
     if not inp.targets:
         raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
     meta = inp.metadata
     info = metric_info if metric_info is not None else meta.get("metric_info")
     if info is None:
         raise MetricError("MEGA-Bench query scoring needs metric_info (metric option or metadata['metric_info'])")
-    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict)
+    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict, judged=judged)
     out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0}
     out.update({f"megabench.{f}": _unit(s) for f, s in scores.items() if s >= 0})
     return out
@@ -186,6 +188,38 @@ def query_score(inp: ScoringInput, /, *, strict: bool = False, metric_info: dict
 def query_score_strict(inp: ScoringInput, /, *, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
     """MEGA-Bench query score with the documented quirks fixed (not leaderboard-comparable)."""
     return _query_metric(inp, strict=True, metric_info=metric_info)
+
+
+def _judged_query_metric(
+    inp: ScoringInput, *, strict: bool, judge_key: str, metric_info: dict[str, Any] | None
+) -> dict[str, float]:
+    if judge_key not in inp.judgements:
+        raise MetricError(f"no judge value {judge_key!r} for this sample (judged keys: {sorted(inp.judgements)})")
+    info = load_mapping(metric_info if metric_info is not None else inp.metadata.get("metric_info"), what="metric_info")
+    tables = {**(info.get("field_score_function") or {}), **(info.get("global_aux_metrics") or {})}
+    fields = [f for f, m in tables.items() if kind_of(m) == "judge"]
+    if len(fields) != 1:
+        raise MetricError(f"one judge value per sample scores exactly one judge-scored field; metric_info has {fields}")
+    return _query_metric(inp, strict=strict, metric_info=info, judged={fields[0]: inp.judgements[judge_key]})
+
+
+@register_metric("megabench.query_score_judged", version=PARITY_VERSION)
+def query_score_judged(
+    inp: ScoringInput, /, *, judge_key: str = "megabench_judge", metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
+    """MEGA-Bench query score of an Open task: the judge value (verdict / 10) scores the judge field.
+
+    Rule-scored fields of the same task are scored as usual and aggregated with the task's weights.
+    """
+    return _judged_query_metric(inp, strict=False, judge_key=judge_key, metric_info=metric_info)
+
+
+@register_metric("megabench.query_score_judged_strict", version=STRICT_VERSION)
+def query_score_judged_strict(
+    inp: ScoringInput, /, *, judge_key: str = "megabench_judge", metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
+    """MEGA-Bench judged query score with the documented rule-metric quirks fixed."""
+    return _judged_query_metric(inp, strict=True, judge_key=judge_key, metric_info=metric_info)
 
 
 def _register_single(name: str) -> None:
