@@ -3,21 +3,35 @@ two lines, ``Relevant`` or ``Irrelevant``, then ``Correct`` / ``Incorrect`` (whe
 explanation (when irrelevant) (art_audio.md §5.5).
 
 The system prompt is the paper's Listing 1, kept word for word because the verdicts depend on it
-(benchmark parity). The user message follows the listing's examples. :func:`read_art_verdict` is the
-one grammar; two registered parsers expose it to the judge stage: ``art.judge_verdict`` (1 when
-relevant and correct, the paper's absolute accuracy) and ``art.judge_relevance`` (1 when relevant,
-the paper's % relevant). Relative accuracy is their ratio over samples.
+(benchmark parity). The user message follows the listing's examples (template ``art_descriptive@1``,
+protocol ``art_descriptive``: the question text from the sample, the expected Yes/No, the model's
+answer). :func:`read_art_verdict` is the one grammar; two registered parsers expose it to the judge
+stage: ``art.judge_verdict`` (1 when relevant and correct: the judge value is the paper's absolute
+accuracy) and ``art.judge_relevance`` (1 when relevant). :func:`descriptive_summary` reads the stored
+raw judge outputs of a run back into % relevant, absolute and relative accuracy.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from omnieval.judges import CallSpec, JudgeInput, JudgePlan, register_judge_protocol, register_judge_template
 from omnieval.parsers import register_parser
-from omnieval.types import Message, Parsed, ParseFailure, ParseOutcome, Sample
+from omnieval.types import Parsed, ParseFailure, ParseOutcome, Sample
 
-__all__ = ["SYSTEM_PROMPT", "ArtVerdict", "judge_messages", "judge_relevance", "judge_verdict", "read_art_verdict"]
+__all__ = [
+    "SYSTEM_PROMPT",
+    "TEMPLATE",
+    "ArtVerdict",
+    "art_descriptive",
+    "descriptive_summary",
+    "judge_relevance",
+    "judge_verdict",
+    "read_art_verdict",
+]
 
 SYSTEM_PROMPT = """You will receive a question, an expected answer (which can always be reduced to "Yes" or "No"), and an actual answer that was given. Your task is to check whether the given answer is relevant to the question. If it is relevant, respond with "Relevant" on the first line, followed by another line stating whether the given answer is correct or incorrect compared to the expected answer. If it is irrelevant, respond with "Irrelevant" on the first line, followed by an explanation on the next line.
 
@@ -51,10 +65,24 @@ class ArtVerdict:
     explanation: str = ""
 
 
-def judge_messages(*, question: str, expected: str, answer: str) -> tuple[Message, ...]:
-    """System prompt plus ``Question / Expected Answer / Given Answer`` as in the listing's examples."""
-    user = f"Question: {question.strip()}\nExpected Answer: {expected.strip()}\nGiven Answer: {answer.strip()}"
-    return (Message(role="system", content=SYSTEM_PROMPT), Message(role="user", content=user))
+TEMPLATE = register_judge_template(
+    "art_descriptive",
+    version="1",
+    system=SYSTEM_PROMPT,
+    user="Question: {{ question | trim }}\nExpected Answer: {{ expected | trim }}\nGiven Answer: {{ answer | trim }}",
+    description="ART descriptive protocol (paper Listing 1): Relevant/Irrelevant, then Correct/Incorrect",
+)
+
+
+@register_judge_protocol("art_descriptive")
+def art_descriptive(inp: JudgeInput, /, *, question_field: str = "question") -> JudgePlan:
+    """One call: the spoken question's text (``question_field`` of the sample's metadata, where the
+    ``art:DIR`` importer keeps it, or of its fields; else its input), the expected Yes/No (the gold)
+    and the model's free-form answer."""
+    sample = inp.sample
+    question = str(sample.metadata.get(question_field) or sample.fields.get(question_field) or sample.input)
+    expected = inp.targets[0] if inp.targets else ""
+    return JudgePlan((CallSpec("answer", {"question": question, "expected": expected, "answer": inp.answer}),))
 
 
 _DECORATION = re.compile(r"^[\s>*_`#\-•]+|[\s*_`]+$")
@@ -116,3 +144,31 @@ def judge_relevance(text: str, sample: Sample, /) -> ParseOutcome:
     if isinstance(verdict, ParseFailure):
         return verdict
     return Parsed(value=int(verdict.relevant), how="correct" if verdict.correct else "incorrect")
+
+
+def descriptive_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """% relevant, absolute accuracy (correct / all) and relative accuracy (correct / relevant) from the
+    raw judge outputs stored in a run's records; samples whose judge failed are counted apart."""
+    relevant = correct = judged = failed = 0
+    for record in records:
+        judge = record.get("judge") or {}
+        if not judge:
+            continue
+        if judge.get("value") is None:
+            failed += 1
+            continue
+        attempts = [a for call in judge.get("calls") or () for a in call.get("attempts") or ()]
+        verdict = read_art_verdict(str(attempts[-1].get("raw") or "")) if attempts else None
+        if not isinstance(verdict, ArtVerdict):
+            failed += 1
+            continue
+        judged += 1
+        relevant += verdict.relevant
+        correct += verdict.correct
+    return {
+        "judged": judged,
+        "judge_failed": failed,
+        "relevant": relevant / judged if judged else None,
+        "absolute_accuracy": correct / judged if judged else None,
+        "relative_accuracy": correct / relevant if relevant else None,
+    }

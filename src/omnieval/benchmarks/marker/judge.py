@@ -12,11 +12,12 @@ N (1-5) per model.
 
 from __future__ import annotations
 
+from omnieval.judges import register_judge_template
 from omnieval.parsers import register_parser
 from omnieval.parsers.library.scores import read_scale_score
-from omnieval.types import Message, ParseOutcome, Sample
+from omnieval.types import GenerationConfig, JudgeSpec, ParseOutcome, PluginRef, Sample
 
-__all__ = ["RUBRIC", "RUBRIC_SCALE", "judge_messages", "rubric_score"]
+__all__ = ["RUBRIC", "RUBRIC_SCALE", "TEMPLATE", "TEMPLATE_CORRECTNESS", "judge_spec", "rubric_score"]
 
 RUBRIC_SCALE = (1, 5)
 RUBRIC = (
@@ -44,13 +45,28 @@ def _instruction(*, correctness: bool) -> str:
     )
 
 
-def judge_messages(*, question: str, answer: str, reference: str | None = None, correctness: bool = False) -> tuple[Message, ...]:
-    """System instruction with the rubric; the problem, the reference solution (if any) and the answer."""
-    parts = [f"Задача:\n{question.strip()}"]
-    if reference:
-        parts.append(f"Эталонное решение:\n{reference.strip()}")
-    parts.append(f"Решение модели:\n{answer.strip()}")
-    return (Message(role="system", content=_instruction(correctness=correctness)), Message(role="user", content="\n\n".join(parts)))
+_USER = (
+    "Задача:\n{{ question | trim }}\n\n"
+    "{% if gold %}Эталонное решение:\n{{ gold | trim }}\n\n{% endif %}"
+    "Решение модели:\n{{ answer | trim }}"
+)
+TEMPLATE = register_judge_template(
+    "marker_physics_rubric", version="1", system=_instruction(correctness=False), user=_USER,
+    description="MARKER open-ended physics: the article's 1-5 rubric (language and terminology)",
+)
+TEMPLATE_CORRECTNESS = register_judge_template(
+    "marker_physics_rubric_correctness", version="1", system=_instruction(correctness=True), user=_USER,
+    description="MARKER 1-5 rubric plus an explicit correctness criterion (not the article's protocol)",
+)
+
+
+def judge_spec(*, correctness: bool = False) -> JudgeSpec:
+    """The judge of an open-ended physics task: ``direct`` protocol (problem, reference, answer), the
+    rubric template, verdict 1-5, sample value verdict / 5 (the article's mean score = 5 × mean value)."""
+    template = TEMPLATE_CORRECTNESS if correctness else TEMPLATE
+    return JudgeSpec(key="rubric", template=template.ref, parser=PluginRef(name="marker.rubric_score"),
+                     scale=(float(RUBRIC_SCALE[0]), float(RUBRIC_SCALE[1])),
+                     generation=GenerationConfig(temperature=0.0, max_tokens=512))  # fmt: skip
 
 
 @register_parser("marker.rubric_score")
