@@ -39,7 +39,7 @@ def judge_spec(*, grouped: bool) -> JudgeSpec:
     """The judge of one MERA task (``grouped`` for ruHHH-Image/Video)."""
     fs = MetricRef(name="mera_fs", alias="fs")
     extra: tuple[MetricRef, ...] = ()
-    derived = {"fs": ("em", "js")}
+    derived: dict[str, tuple[str, ...]] = {"fs": ("em", "js")}
     if grouped:
         by_group = {"key": "mera_group"}
         extra = (MetricRef(name="judge_value", alias="group_js", options={"key": "js"}, aggregate="group_all",
