@@ -107,7 +107,7 @@ def _split(rows: list[Triplet], s: TrainSettings) -> tuple[list[Triplet], list[T
     return shuffled[n_test + n_dev :], shuffled[n_test : n_test + n_dev], shuffled[:n_test]
 
 
-def _scores(labels: list[int], preds: list[int], rows: list[Triplet]) -> dict[str, float]:
+def _scores(labels: list[int], preds: list[int], rows: list[Triplet]) -> dict[str, float | None]:
     from sklearn.metrics import f1_score, precision_score, recall_score
 
     exact = [p for p, t in zip(preds, rows, strict=True) if t.prediction.strip() == t.gold.strip()]
