@@ -4,8 +4,8 @@ the ``judge`` block of each ``samples.jsonl`` record, plus a Markdown section fo
 Runs judged with the same judge version are repeats of one judge (flip rate); runs with different
 versions are different judges (agreement; Cohen's κ when both are binary). Within each run: the
 length-bias check (verdict vs the length of the judged response), the judge's cost, and the position
-swap for pairwise protocols, whose calls come in pairs labelled ``X`` and ``X:swapped`` with verdict
-1 = the first answer shown wins, 0 = the second, 0.5 = a tie.
+swap for pairwise protocols, whose calls come in pairs labelled ``ab`` / ``ba`` (or ``X`` /
+``X:swapped``) with verdict 1 = the first answer shown wins, 0 = the second, 0.5 = a tie.
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ def _swap_pairs(items: Mapping[Item, Mapping[str, Any]]) -> list[tuple[str | Non
     for record in items.values():
         calls = {str(c.get("label")): c.get("verdict") for c in record["judge"].get("calls") or ()}
         for label, verdict in calls.items():
-            if not label.endswith(SWAP_SUFFIX) and label + SWAP_SUFFIX in calls:
-                pairs.append((_slot(verdict), _slot(calls[label + SWAP_SUFFIX])))
+            swapped = "ba" if label == "ab" else label + SWAP_SUFFIX
+            if not label.endswith(SWAP_SUFFIX) and swapped in calls:
+                pairs.append((_slot(verdict), _slot(calls[swapped])))
     return pairs
 
 

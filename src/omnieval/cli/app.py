@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from omnieval.cli import judge_audit as _judge_audit  # noqa: F401  (adds `judge audit` to the judge group)
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.judge_cmd import judge_app, rejudge_command
 from omnieval.cli.run_cmd import run_command
