@@ -158,10 +158,21 @@ def test_ascii_art_judge_field_and_min_aggregation() -> None:
     assert score_query({"art": "x"}, {"art": " /\\_/\\ "}, info, {}, judged={"art": 0.0})[0] == 0.0
 
 
-def test_a_verdict_for_a_rule_field_is_refused() -> None:
-    info = {**INFO, "field_score_function": {"reference": "exact_str_match"}}
-    with pytest.raises(MetricError, match="not judge-scored"):
-        score_query({"reference": "x"}, {"reference": "x"}, info, {}, judged={"reference": 0.5})
+def test_judged_metric_scores_the_judge_field_from_the_judge_value() -> None:
+    from omnieval.metrics import bind_metric
+    from omnieval.types import MetricRef, ScoringInput
+
+    metric = bind_metric(MetricRef(name="megabench.query_score_judged", alias="megabench_score"))
+    inp = ScoringInput(response="Answer: x", prediction={"reference": "x"}, targets=({"reference": "R"},),
+                       metadata={"metric_info": INFO}, judgements={"megabench_judge": 0.7})  # fmt: skip
+    out = metric(inp)
+    assert out["megabench_score"] == pytest.approx(0.7) and out["megabench_judged"] == 1.0
+    two = {**INFO, "field_score_function": {"reference": "gpt_4o_as_judge", "other": "gpt_4o_as_judge"},
+           "aggregation": {"function": "mean", "field_weights": {"reference": 1, "other": 1}}}  # fmt: skip
+    with pytest.raises(MetricError, match="exactly one judge-scored answer field"):
+        metric(inp.model_copy(update={"metadata": {"metric_info": two}}))
+    with pytest.raises(MetricError, match="no judge value 'megabench_judge'"):
+        metric(inp.model_copy(update={"judgements": {}}))
 
 
 def _block(score: float, n: int, kind: str, cot: bool = False) -> dict[str, object]:

@@ -70,7 +70,7 @@ def _score_one(
     name: str | None, value: Any, gold: Any, whole: Any, context: dict[str, Any], *, strict: bool
 ) -> float | None:
     kind = kind_of(name)
-    if kind in ("not_scored", "judge"):  # judge fields are filled from the judge's verdicts
+    if kind in ("not_scored", "judge"):
         return None
     fn = implementation(str(name))
     if kind == "field":
@@ -91,18 +91,22 @@ def field_scores(
 ) -> dict[str, float]:
     """Per-field scores (unscored fields left out); negative means "not applicable".
 
-    ``judged`` holds the judge's field scores (verdict / 10, or 1/0 for ASCII art) for the fields
-    scored by ``gpt_4o_as_judge`` / ``ascii_art_gpt4o_judge``; a judge field without one is unscored.
+    An LLM-judged field is scored only when ``judged`` holds its verdict (a score in [0, 1]);
+    without one it is left out, as no rule can score it.
     """
     table = info.get("field_score_function") or {}
     if not isinstance(table, dict):
         raise MetricError("metric_info['field_score_function'] must be a dict")
     scores: dict[str, float] = {}
     for field, gold_value in gold.items():
-        s = _score_one(table.get(field), _get(response_obj, field), gold_value, response_obj, context, strict=strict)
+        name = table.get(field)
+        if kind_of(name) == "judge":
+            if judged and field in judged:
+                scores[field] = float(judged[field])
+            continue
+        s = _score_one(name, _get(response_obj, field), gold_value, response_obj, context, strict=strict)
         if s is not None:
             scores[field] = s
-    scores.update(_judged_scores(table, info, judged or {}))
     aux = info.get("global_aux_metrics") or {}
     whole = copy.deepcopy(response_obj)
     for field, name in aux.items():
@@ -110,15 +114,6 @@ def field_scores(
         if s is not None:
             scores[field] = s
     return scores
-
-
-def _judged_scores(table: dict[str, Any], info: dict[str, Any], judged: dict[str, float]) -> dict[str, float]:
-    """The judge's field scores, for judge-scored fields only (a verdict for any other field is a bug)."""
-    judge_fields = {f for f, m in {**table, **(info.get("global_aux_metrics") or {})}.items() if kind_of(m) == "judge"}
-    stray = sorted(set(judged) - judge_fields)
-    if stray:
-        raise MetricError(f"judge verdicts for field(s) {stray} that are not judge-scored (judge fields: {sorted(judge_fields)})")
-    return {f: float(v) for f, v in judged.items()}
 
 
 def aggregate_fields(scores: dict[str, float], info: dict[str, Any]) -> float:
@@ -141,9 +136,10 @@ def aggregate_fields(scores: dict[str, float], info: dict[str, Any]) -> float:
 
 
 def score_query(
-    response_obj: Any, gold: Any, info: Any, context: Any, *, strict: bool = False, judged: dict[str, float] | None = None
+    response_obj: Any, gold: Any, info: Any, context: Any, *, strict: bool = False,
+    judged: dict[str, float] | None = None,
 ) -> tuple[float, dict[str, float]]:
-    """The original's query score (may be -1) and the per-field scores (``judged``: see :func:`field_scores`)."""
+    """The original's query score (may be -1) and the per-field scores."""
     gold_map = load_mapping(gold, what="answer")
     info_map = load_mapping(info, what="metric_info")
     context_map = load_mapping(context if context is not None else {}, what="eval_context")
@@ -160,16 +156,14 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _query_metric(
-    inp: ScoringInput, *, strict: bool, metric_info: Any = None, judged: dict[str, float] | None = None
-) -> dict[str, float]:
+def _query_metric(inp: ScoringInput, *, strict: bool, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
     if not inp.targets:
         raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
     meta = inp.metadata
     info = metric_info if metric_info is not None else meta.get("metric_info")
     if info is None:
         raise MetricError("MEGA-Bench query scoring needs metric_info (metric option or metadata['metric_info'])")
-    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict, judged=judged)
+    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict)
     out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0}
     out.update({f"megabench.{f}": _unit(s) for f, s in scores.items() if s >= 0})
     return out
@@ -195,12 +189,17 @@ def _judged_query_metric(
 ) -> dict[str, float]:
     if judge_key not in inp.judgements:
         raise MetricError(f"no judge value {judge_key!r} for this sample (judged keys: {sorted(inp.judgements)})")
+    if not inp.targets:
+        raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
     info = load_mapping(metric_info if metric_info is not None else inp.metadata.get("metric_info"), what="metric_info")
-    tables = {**(info.get("field_score_function") or {}), **(info.get("global_aux_metrics") or {})}
-    fields = [f for f, m in tables.items() if kind_of(m) == "judge"]
-    if len(fields) != 1:
-        raise MetricError(f"one judge value per sample scores exactly one judge-scored field; metric_info has {fields}")
-    return _query_metric(inp, strict=strict, metric_info=info, judged={fields[0]: inp.judgements[judge_key]})
+    fields = [f for f, m in (info.get("field_score_function") or {}).items() if kind_of(m) == "judge"]
+    if len(fields) != 1 or any(kind_of(m) == "judge" for m in (info.get("global_aux_metrics") or {}).values()):
+        raise MetricError(f"one judge value per sample scores exactly one judge-scored answer field; metric_info has {fields}")
+    judged = {fields[0]: float(inp.judgements[judge_key])}
+    query, scores = score_query(inp.prediction, inp.targets[0], info, inp.metadata.get("eval_context"), strict=strict, judged=judged)
+    out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0, "megabench_judged": 1.0}
+    out.update({f"megabench.{f}": _unit(v) for f, v in scores.items() if v >= 0})
+    return out
 
 
 @register_metric("megabench.query_score_judged", version=PARITY_VERSION)
