@@ -22,7 +22,7 @@ class _Classify(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         SEEN.append(body)
-        question, gold, answer = str(body["input"]).split("[SEP]")
+        _question, gold, answer = str(body["input"]).split("[SEP]")
         probs = [0.2, 0.8] if gold.strip().lower() == answer.strip().lower() else [0.7, 0.3]
         data = json.dumps({"data": [{"probs": probs}]}).encode() if self.path == "/classify" else b"{}"
         self.send_response(200 if self.path == "/classify" else 404)
