@@ -128,22 +128,25 @@ def read_art_verdict(text: str) -> ArtVerdict | ParseFailure:
     return ArtVerdict(relevant=True, correct=_CORRECTNESS[word2], explanation=" ".join([rest2, *lines[2:]]).strip())
 
 
-@register_parser("art.judge_verdict")
-def judge_verdict(text: str, sample: Sample, /) -> ParseOutcome:
-    """ART judge: 1 when the answer is relevant and correct, else 0 (``how`` says relevant/irrelevant)."""
+def _as_parsed(text: str, *, relevance: bool) -> ParseOutcome:
     verdict = read_art_verdict(text)
     if isinstance(verdict, ParseFailure):
         return verdict
+    if relevance:
+        return Parsed(value=int(verdict.relevant), how="correct" if verdict.correct else "incorrect")
     return Parsed(value=int(verdict.correct), how="relevant" if verdict.relevant else "irrelevant")
+
+
+@register_parser("art.judge_verdict")
+def judge_verdict(text: str, sample: Sample, /) -> ParseOutcome:
+    """ART judge: 1 when the answer is relevant and correct, else 0 (``how`` says relevant/irrelevant)."""
+    return _as_parsed(text, relevance=False)
 
 
 @register_parser("art.judge_relevance")
 def judge_relevance(text: str, sample: Sample, /) -> ParseOutcome:
     """ART judge: 1 when the answer is relevant to the question, else 0."""
-    verdict = read_art_verdict(text)
-    if isinstance(verdict, ParseFailure):
-        return verdict
-    return Parsed(value=int(verdict.relevant), how="correct" if verdict.correct else "incorrect")
+    return _as_parsed(text, relevance=True)
 
 
 def descriptive_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
