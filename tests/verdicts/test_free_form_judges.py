@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from omnieval.benchmarks.art.judge import SYSTEM_PROMPT, art_descriptive, descriptive_summary
+from omnieval.benchmarks.art.judge import judge_spec as art_judge_spec
 from omnieval.benchmarks.marker.judge import RUBRIC, judge_spec
 from omnieval.judges import Judge, JudgeInput, create_judge_backend, get_judge_template
 from omnieval.prompts.templates import render_template
-from omnieval.types import JudgeSpec, PluginRef, Sample
+from omnieval.types import Sample
 
 
 def _replay(tmp_path: Path, task: str, outputs: dict[str, str]) -> str:
@@ -24,8 +25,7 @@ def _replay(tmp_path: Path, task: str, outputs: dict[str, str]) -> str:
     return f"replay/{path}"
 
 
-ART_SPEC = JudgeSpec(key="art_correct", protocol=PluginRef(name="art_descriptive"), template="art_descriptive",
-                     parser=PluginRef(name="art.judge_verdict"), scale=(0.0, 1.0))  # fmt: skip
+ART_SPEC = art_judge_spec()
 
 
 def _art_sample(i: str, question: str, answer: str) -> Sample:

@@ -20,7 +20,7 @@ from typing import Any
 
 from omnieval.judges import CallSpec, JudgeInput, JudgePlan, register_judge_protocol, register_judge_template
 from omnieval.parsers import register_parser
-from omnieval.types import Parsed, ParseFailure, ParseOutcome, Sample
+from omnieval.types import GenerationConfig, JudgeSpec, Parsed, ParseFailure, ParseOutcome, PluginRef, Sample
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -29,6 +29,7 @@ __all__ = [
     "art_descriptive",
     "descriptive_summary",
     "judge_relevance",
+    "judge_spec",
     "judge_verdict",
     "read_art_verdict",
 ]
@@ -126,6 +127,17 @@ def read_art_verdict(text: str) -> ArtVerdict | ParseFailure:
     if later:
         return ParseFailure(reason=f"more than one verdict line: {lines[1][:40]!r} and a later {later[0]!r}")
     return ArtVerdict(relevant=True, correct=_CORRECTNESS[word2], explanation=" ".join([rest2, *lines[2:]]).strip())
+
+
+def judge_spec(*, question_field: str = "question") -> JudgeSpec:
+    """The judge of a descriptive ART task: verdict 1 (relevant and correct) or 0.
+
+    Decoding follows the paper's judge settings for Llama 3.3 (Table 7: temperature 0.6, top-p 0.9);
+    ``--judge-temperature 0`` makes it deterministic (and cacheable) at the cost of parity.
+    """
+    return JudgeSpec(key="art_correct", protocol=PluginRef(name="art_descriptive", options={"question_field": question_field}),
+                     template=TEMPLATE.ref, parser=PluginRef(name="art.judge_verdict"), scale=(0.0, 1.0),
+                     generation=GenerationConfig(temperature=0.6, top_p=0.9, max_tokens=128))  # fmt: skip
 
 
 def _as_parsed(text: str, *, relevance: bool) -> ParseOutcome:
