@@ -47,6 +47,7 @@ GPT4O_STYLE = (
         ("Score = 4 (the response is partially correct)", 4),
         ("**Score**: 5\n\nExplanation... so the final **Score**: 5", 5),  # the same score twice is fine
         ("Score: 7.0", 7),
+        ("<think>Maybe Score: 3? No, it covers more.</think>\n**Score**: 8", 8),  # scratch scores ignored
     ],
 )
 def test_megabench_score_accepts(text: str, value: int) -> None:
@@ -67,6 +68,7 @@ def test_megabench_score_accepts(text: str, value: int) -> None:
         ("**Score**: 4\n**Score explanation**: ... On reflection, **Score**: 6", "conflicting"),
         ("Score: 8/100", "/100 scale"),
         ("Score: 4 out of 5", "/5 scale"),
+        ("<think>The response is close to the reference, Score: 7 seems", "reasoning was cut off"),
     ],
 )
 def test_megabench_score_rejects(text: str, why: str) -> None:

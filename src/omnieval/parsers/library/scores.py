@@ -19,6 +19,8 @@ __all__ = ["ScoreHit", "find_scores", "read_scale_score"]
 
 _NUMBER = r"(?P<num>[-+−]?\d+(?:[.,]\d+)?)(?:\s*(?:/|из|out\s+of)\s*(?P<den>\d+))?"
 _MARKUP = r"[*_`]*"
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_OPEN_THINK = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ def read_scale_score(
     """
     if not text or not text.strip():
         return ParseFailure(reason=f"empty judge output: no {what}")
+    text = _THINK.sub("", text)  # a reasoning judge's scratch scores are not its verdict
+    if _OPEN_THINK.search(text):
+        return ParseFailure(reason=f"the judge's reasoning was cut off before a {what}")
     hits = find_scores(text, labels=labels, tags=tags)
     if not hits:
         forms = ", ".join([f"'{labels[0].capitalize()}: N'", *(f"'<{t}>N</{t}>'" for t in tags[:1])])
