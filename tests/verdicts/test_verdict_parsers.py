@@ -82,7 +82,7 @@ def test_megabench_score_does_not_read_an_explanation_number() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("yes", 1), ("No", 0), ("**Yes.** Both show a cat.", 1), ("no, they differ", 0), ("I think the answer is yes.", 1)],
+    [("yes", 1), ("No", 0), ("<think>the first is a cat, yes? no...</think>No", 0), ("**Yes.** Both show a cat.", 1), ("no, they differ", 0), ("I think the answer is yes.", 1)],
 )
 def test_ascii_verdict(text: str, value: int) -> None:
     _ok(ascii_art_verdict(text, SAMPLE), value)
@@ -149,6 +149,7 @@ def test_marker_rubric_rejects(text: str, why: str) -> None:
         ("Example Output:\nRelevant\nCorrect", 1, 1),
         ("\n\nrelevant\n\ncorrect\n", 1, 1),
         ("Relevant\nCorrect - both say there are more barks.", 1, 1),
+        ("<think>Irrelevant? No, it answers.</think>\nRelevant\nIncorrect", 0, 1),
     ],
 )
 def test_art_accepts(text: str, correct: int, relevant: int) -> None:
@@ -168,6 +169,7 @@ def test_art_accepts(text: str, correct: int, relevant: int) -> None:
         ("Relevant\nIncorrect\nRelevant\nCorrect", "more than one verdict line"),
         ("Relevant: the answer addresses the question", "only 'Relevant'"),
         ("Релевантно\nВерно", "first line"),
+        ("<think>Relevant\nCorrect", "reasoning was cut off"),
     ],
 )
 def test_art_rejects(text: str, why: str) -> None:

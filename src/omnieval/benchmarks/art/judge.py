@@ -20,6 +20,7 @@ from typing import Any
 
 from omnieval.judges import CallSpec, JudgeInput, JudgePlan, register_judge_protocol, register_judge_template
 from omnieval.parsers import register_parser
+from omnieval.parsers.library.scores import drop_reasoning
 from omnieval.types import GenerationConfig, JudgeSpec, Parsed, ParseFailure, ParseOutcome, PluginRef, Sample
 
 __all__ = [
@@ -108,7 +109,10 @@ def _first_word(line: str) -> tuple[str, str]:
 
 def read_art_verdict(text: str) -> ArtVerdict | ParseFailure:
     """Line 1 Relevant/Irrelevant; if relevant, line 2 Correct/Incorrect. Anything else fails, saying why."""
-    lines = _lines(text or "")
+    answer = drop_reasoning(text or "")
+    if answer is None:
+        return ParseFailure(reason="the judge's reasoning was cut off before a verdict")
+    lines = _lines(answer)
     if not lines:
         return ParseFailure(reason="empty judge output: expected 'Relevant' or 'Irrelevant' on the first line")
     word, rest = _first_word(lines[0])

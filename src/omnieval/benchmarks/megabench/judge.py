@@ -24,7 +24,7 @@ from typing import Any
 from omnieval.errors import MetricError
 from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
-from omnieval.parsers.library.scores import read_scale_score
+from omnieval.parsers.library.scores import drop_reasoning, read_scale_score
 from omnieval.types import MediaRef, Parsed, ParseFailure, ParseOutcome, Sample
 
 __all__ = [
@@ -160,7 +160,10 @@ def ascii_art_verdict(text: str, sample: Sample, /) -> ParseOutcome:
 
     The original scores 1 whenever "yes" occurs anywhere (so "eyes" or "no, not yes" count as yes).
     """
-    words = [w.lower() for w in _WORD.findall(text or "")]
+    answer = drop_reasoning(text or "")
+    if answer is None:
+        return ParseFailure(reason="the ASCII-art judge's reasoning was cut off before yes or no")
+    words = [w.lower() for w in _WORD.findall(answer)]
     if not words:
         return ParseFailure(reason="empty ASCII-art judge output: expected yes or no")
     if words[0] in ("yes", "no"):

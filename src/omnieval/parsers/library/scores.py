@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from omnieval.types import Parsed, ParseFailure, ParseOutcome
 
-__all__ = ["ScoreHit", "find_scores", "read_scale_score"]
+__all__ = ["ScoreHit", "drop_reasoning", "find_scores", "read_scale_score"]
 
 _NUMBER = r"(?P<num>[-+−]?\d+(?:[.,]\d+)?)(?:\s*(?:/|из|out\s+of)\s*(?P<den>\d+))?"
 _MARKUP = r"[*_`]*"
@@ -47,6 +47,12 @@ def _label_pattern(labels: Sequence[str]) -> re.Pattern[str]:
 def _tag_pattern(tags: Sequence[str]) -> re.Pattern[str]:
     names = "|".join(re.escape(tag) for tag in tags)
     return re.compile(rf"<(?P<tag>{names})>\s*{_NUMBER}\s*(?P<close></(?P=tag)>)?", re.IGNORECASE)
+
+
+def drop_reasoning(text: str) -> str | None:
+    """``text`` without ``<think>…</think>`` blocks; None when a reasoning block is never closed."""
+    text = _THINK.sub("", text)
+    return None if _OPEN_THINK.search(text) else text
 
 
 def find_scores(text: str, *, labels: Sequence[str], tags: Sequence[str] = ()) -> list[ScoreHit]:
@@ -90,8 +96,8 @@ def read_scale_score(
     """
     if not text or not text.strip():
         return ParseFailure(reason=f"empty judge output: no {what}")
-    text = _THINK.sub("", text)  # a reasoning judge's scratch scores are not its verdict
-    if _OPEN_THINK.search(text):
+    text = drop_reasoning(text)  # a reasoning judge's scratch scores are not its verdict
+    if text is None:
         return ParseFailure(reason=f"the judge's reasoning was cut off before a {what}")
     hits = find_scores(text, labels=labels, tags=tags)
     if not hits:
