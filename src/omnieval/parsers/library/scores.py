@@ -96,13 +96,13 @@ def read_scale_score(
     """
     if not text or not text.strip():
         return ParseFailure(reason=f"empty judge output: no {what}")
-    text = drop_reasoning(text)  # a reasoning judge's scratch scores are not its verdict
-    if text is None:
+    answer = drop_reasoning(text)  # a reasoning judge's scratch scores are not its verdict
+    if answer is None:
         return ParseFailure(reason=f"the judge's reasoning was cut off before a {what}")
-    hits = find_scores(text, labels=labels, tags=tags)
+    hits = find_scores(answer, labels=labels, tags=tags)
     if not hits:
         forms = ", ".join([f"'{labels[0].capitalize()}: N'", *(f"'<{t}>N</{t}>'" for t in tags[:1])])
-        return ParseFailure(reason=f"no {what} found (expected {forms}): {_clip(text)}")
+        return ParseFailure(reason=f"no {what} found (expected {forms}): {_clip(answer)}")
     values: list[int] = []
     for hit in hits:
         if hit.truncated:
