@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from omnieval.benchmarks.megabench.importer import import_megabench
+from omnieval.benchmarks.megabench.scheme import megabench_board
 from omnieval.errors import SourceError
 
 AGG = "'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}"
@@ -88,6 +89,10 @@ def test_judged_open_tasks_by_hand(tmp_path: Path) -> None:
     assert summary["judge"]["judge_failed"] == 1 and summary["judge"]["n_judged"] == 2
     # the task score averages the judged samples: (0.7 + 1.0) / 2; the failure is counted, not scored
     assert summary["score"] == pytest.approx(0.85)
+    # the board: Core = 0.5 (one task); Open = (0.85 + 1.0) / 2; Overall = (1·0.5 + 2·0.925) / 3
+    row = megabench_board([{k: v for k, v in results.items() if k != "_records"}])["rows"][0]
+    assert (row["core"], row["open"], row["n_open_tasks"]) == (pytest.approx(0.5), pytest.approx(0.925), 2)
+    assert row["overall"] == pytest.approx((0.5 + 2 * 0.925) / 3)
 
 
 @pytest.mark.slow
