@@ -102,3 +102,32 @@ def test_audit_command_on_a_judged_run(tmp_path: Path) -> None:
     assert (out / "judge_audit.md").read_text(encoding="utf-8").startswith("## Judge audit")
     missing = omnieval("judge", "audit", str(tmp_path / "nope"))
     assert missing.returncode == 2 and "not an omnieval run directory" in missing.stderr
+
+
+PAIRWISE_TASK = """\
+name: qa_pairwise
+source: {type: jsonl, path: qa.jsonl}
+prompt: {template: "{{ input }}"}
+metrics: [{name: exact_match, alias: em}]
+judge: {key: win, protocol: pairwise, template: pairwise_preference, parser: pairwise_preference, scale: [0, 1]}
+"""
+
+
+@pytest.mark.slow
+def test_position_swap_audit_catches_a_first_slot_judge(tmp_path: Path) -> None:
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": i, "question": f"q{i}", "answer": "a"}) + "\n" for i in "12"), encoding="utf-8")
+    (tmp_path / "task.yaml").write_text(PAIRWISE_TASK, encoding="utf-8")
+    lines = [{"task": "qa_pairwise", "sample_id": i, "response": "b"} for i in "12"]
+    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    # a replay judge answers the same for both orders: "A" means "the first answer shown", whichever it is
+    verdicts = [{"task": "qa_pairwise", "sample_id": i, "response": "**A**"} for i in "12"]
+    (tmp_path / "judge.jsonl").write_text("".join(json.dumps(x) + "\n" for x in verdicts), encoding="utf-8")
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", str(tmp_path / "task.yaml"), "--model",
+                           f"replay/{tmp_path / 'answers.jsonl'}", "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out)],
+                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [[c["label"] for c in r["judge"]["calls"]] for r in records] == [["ab", "ba"], ["ab", "ba"]]
+    swap = audit_runs({"run": records})["runs"]["run"]["position_swap"]
+    assert (swap["items"], swap["consistent"], swap["first_slot"], swap["consistency"]) == (2, 0, 2, 0.0)

@@ -187,3 +187,19 @@ def test_art_irrelevant_keeps_explanation() -> None:
 def test_parsers_are_registered() -> None:
     for name in ("megabench.judge_score", "megabench.ascii_art_verdict", "marker.rubric_score", "art.judge_verdict", "art.judge_relevance"):
         assert parsers.get(name) is not None
+
+
+@pytest.mark.parametrize(("text", "value"), [("A", 1.0), ("**B**\nbecause it is complete", 0.0), ("=", 0.5), ("Ответ А", 1.0),
+                                             ("В", 0.0), ("tie", 0.5), ("Answer B.", 0.0), ("A — it is more complete than B.", 1.0)])  # fmt: skip
+def test_pairwise_preference(text: str, value: float) -> None:
+    from omnieval.judges.pairwise import pairwise_preference
+
+    outcome = pairwise_preference(text, SAMPLE)
+    assert isinstance(outcome, Parsed) and outcome.value == value
+
+
+@pytest.mark.parametrize("text", ["Both are good.", "AB", "Авторы правы", "A or B, hard to say", "A = B"])
+def test_pairwise_preference_failures(text: str) -> None:
+    from omnieval.judges.pairwise import pairwise_preference
+
+    _fails(pairwise_preference(text, SAMPLE), "first line")
