@@ -110,6 +110,13 @@ def test_broken_judge_config_is_a_clear_error(mapping: dict[str, str], why: str)
         judge_prompt(_sample(info), "r")
 
 
+@pytest.mark.parametrize("criteria", ["Output JSON like {\"score\": 1} {resp}", "Rate {resp} {", "Rate {} {resp}"])
+def test_criteria_that_are_not_format_strings_fail_clearly(criteria: str) -> None:
+    config = {**CONFIG, "eval_criteria_prompt": criteria}
+    with pytest.raises(MetricError, match="eval_criteria_prompt"):
+        fill_criteria(config, response="r", question="q", reference={"reference": "R"}, context={"length": "x"})
+
+
 def test_missing_judge_config_names_the_sample() -> None:
     info = {k: v for k, v in INFO.items() if k != "gpt4o_eval_configs"}
     with pytest.raises(MetricError, match="sample q7: metric_info has no 'gpt4o_eval_configs'"):

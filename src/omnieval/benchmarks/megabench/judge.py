@@ -101,11 +101,14 @@ def fill_criteria(
         str(name): _source_value(str(src), response=response, question=question, reference=reference, context=context)
         for name, src in config["template_mapping"].items()
     }
-    used = {name for _, name, _, _ in string.Formatter().parse(template) if name}
-    missing = sorted(used - set(values))
-    if missing:
-        raise MetricError(f"eval_criteria_prompt uses placeholder(s) {missing} that template_mapping does not define")
-    text = template.format_map(values)
+    try:
+        used = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+        missing = sorted(used - set(values))
+        if missing:
+            raise MetricError(f"eval_criteria_prompt uses placeholder(s) {missing} that template_mapping does not define")
+        text = template.format_map(values)
+    except (ValueError, KeyError, IndexError, AttributeError) as exc:  # stray braces, format specs
+        raise MetricError(f"eval_criteria_prompt is not a valid format string: {type(exc).__name__}: {exc}") from None
     return text if _HAS_FORMAT.search(text) else f"{text.rstrip()}\n\n{SCORE_FORMAT}"
 
 
