@@ -89,6 +89,7 @@ def test_judged_open_tasks_by_hand(tmp_path: Path) -> None:
     assert summary["judge"]["judge_failed"] == 1 and summary["judge"]["n_judged"] == 2
     # the task score averages the judged samples: (0.7 + 1.0) / 2; the failure is counted, not scored
     assert summary["score"] == pytest.approx(0.85)
+    assert summary["metrics"]["megabench_judged"] > 0  # what the megabench scheme reads as "computed"
     # the board: Core = 0.5 (one task); Open = (0.85 + 1.0) / 2; Overall = (1·0.5 + 2·0.925) / 3
     row = megabench_board([{k: v for k, v in results.items() if k != "_records"}])["rows"][0]
     assert (row["core"], row["open"], row["n_open_tasks"]) == (pytest.approx(0.5), pytest.approx(0.925), 2)
