@@ -143,6 +143,15 @@ def _check_same_task_fields(first: dict[str, Any], row: dict[str, Any], path: st
             )
 
 
+def _check_judge_configs(grouped: dict[str, list[Sample]], path: str) -> None:
+    """An Open task's judge prompt must build for every query, so a broken config fails at import."""
+    for samples in grouped.values():
+        for sample in samples:
+            problem = judge_config_error(sample)
+            if problem:
+                raise SourceError(problem, path=path, sample_id=sample.id, field="metric_info")
+
+
 @register_importer("megabench")
 def import_megabench(spec: str) -> list[Task]:
     """Tasks from MEGA-Bench rows, one per ``task_name``, in first-seen order."""
@@ -160,9 +169,6 @@ def import_megabench(spec: str) -> list[Task]:
         if not name:
             raise SourceError("empty task_name", path=str(path), sample_id=str(row.get("id")), field="task_name")
         sample = row_to_sample(row, ctx)
-        judge_problem = judge_config_error(sample)
-        if judge_problem:
-            raise SourceError(judge_problem, path=str(path), sample_id=sample.id, field="metric_info")
         key = f"{name}\x00{sample.id}"
         if key in seen:
             raise SourceError(f"duplicate id in task {name!r}", path=str(path), sample_id=sample.id, field="id")
@@ -175,6 +181,7 @@ def import_megabench(spec: str) -> list[Task]:
         digest.update(json.dumps(row, sort_keys=True, default=str).encode())
     if not grouped:
         raise SourceError("no rows", path=str(path))
+    _check_judge_configs(grouped, str(path))
     meta = _task_meta(path)
     fingerprint = digest.hexdigest()[:16]
     return [
