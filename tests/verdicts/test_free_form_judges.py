@@ -105,3 +105,22 @@ def test_marker_rubric_in_a_judged_run(tmp_path: Path) -> None:
     assert task["metrics"]["rubric"] == pytest.approx((5 / 5 + 4 / 5) / 2)  # mean rubric score 4.5 = 5 × 0.9
     records = {json.loads(line)["sample_id"]: json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()}
     assert "outside the scale" in records["p3"]["reason"]
+
+
+@pytest.mark.slow
+def test_judge_plugins_register_through_the_suites(tmp_path: Path) -> None:
+    """A fresh process finds the ART, MARKER and pairwise judge plugins by name (no direct import)."""
+    (tmp_path / "d.jsonl").write_text(json.dumps({"id": "1", "question": "q", "answer": "Yes"}) + "\n", encoding="utf-8")
+    tasks = {
+        "art": "{protocol: art_descriptive, template: art_descriptive, parser: art.judge_verdict, scale: [0, 1]}",
+        "marker": "{protocol: direct, template: marker_physics_rubric, parser: marker.rubric_score, scale: [1, 5]}",
+        "pair": "{protocol: pairwise, template: pairwise_preference, parser: pairwise_preference, scale: [0, 1]}",
+    }
+    paths = []
+    for name, judge in tasks.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(f"name: {name}\nsource: {{type: jsonl, path: d.jsonl}}\nprompt: {{template: '{{{{ input }}}}'}}\njudge: {judge}\n", encoding="utf-8")
+        paths.append(str(path))
+    done = subprocess.run([sys.executable, "-m", "omnieval", "validate", *paths], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("ok ") == 3
