@@ -131,3 +131,19 @@ def test_position_swap_audit_catches_a_first_slot_judge(tmp_path: Path) -> None:
     assert [[c["label"] for c in r["judge"]["calls"]] for r in records] == [["ab", "ba"], ["ab", "ba"]]
     swap = audit_runs({"run": records})["runs"]["run"]["position_swap"]
     assert (swap["items"], swap["consistent"], swap["first_slot"], swap["consistency"]) == (2, 0, 2, 0.0)
+
+
+def test_several_tasks_are_also_audited_one_by_one() -> None:
+    def rec(task: str, sid: str, value: float, version: str) -> dict[str, Any]:
+        return {**_record(sid, value, version=version), "task": task}
+
+    run_a = [rec("bin", "1", 1, "A"), rec("bin", "2", 0, "A"), rec("score", "1", 0.7, "A2")]
+    run_b = [rec("bin", "1", 1, "B"), rec("bin", "2", 1, "B"), rec("score", "1", 0.7, "B2")]
+    audit = audit_runs({"a": run_a, "b": run_b})
+    assert sorted(audit["runs"]["a"]["tasks"]) == ["bin", "score"]
+    assert audit["runs"]["a"]["tasks"]["bin"]["samples"] == 2
+    (pair,) = audit["agreement"]
+    assert pair["kind"] == "scored"  # the run mixes scales; per task the binary judge gets its κ
+    assert pair["tasks"]["bin"]["kind"] == "binary" and pair["tasks"]["bin"]["agreement"] == 0.5
+    assert pair["tasks"]["score"]["exact_agreement"] == 1.0
+    assert "| a · bin |" in audit_markdown(audit)

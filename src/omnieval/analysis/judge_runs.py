@@ -47,8 +47,24 @@ def _swap_pairs(items: Mapping[Item, Mapping[str, Any]]) -> list[tuple[str | Non
     return pairs
 
 
+def _by_task(items: Mapping[Item, Mapping[str, Any]]) -> dict[str, dict[Item, Mapping[str, Any]]]:
+    groups: dict[str, dict[Item, Mapping[str, Any]]] = defaultdict(dict)
+    for key, record in items.items():
+        groups[key[0]][key] = record
+    return dict(groups)
+
+
 def _run_audit(items: Mapping[Item, Mapping[str, Any]]) -> dict[str, Any]:
-    judges = Counter(f"{r['judge'].get('judge')}@{r['judge'].get('version')}" for r in items.values())
+    """The run's audit; with several judged tasks, each task's own too (verdict scales differ by task)."""
+    out = _group_audit(items)
+    tasks = _by_task(items)
+    if len(tasks) > 1:
+        out["tasks"] = {task: _group_audit(group) for task, group in sorted(tasks.items())}
+    return out
+
+
+def _group_audit(items: Mapping[Item, Mapping[str, Any]]) -> dict[str, Any]:
+    judges = Counter(str(r["judge"].get("version") or r["judge"].get("judge")) for r in items.values())  # "spec#hash"
     values = [r["judge"].get("value") for r in items.values()]
     lengths = [len(str(r.get("response") or "")) for r in items.values()]
     swaps = _swap_pairs(items)
@@ -101,7 +117,12 @@ def audit_runs(runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any
             repeats[version] = {"runs": names, **flip_rate(table)}
     pairs = []
     for (va, na), (vb, nb) in combinations([(v, names[0]) for v, names in by_version.items()], 2):
-        pairs.append({"first": na, "second": nb, "first_version": va, "second_version": vb, **_agreement(_values(judged[na]), _values(judged[nb]))})
+        pair = {"first": na, "second": nb, "first_version": va, "second_version": vb, **_agreement(_values(judged[na]), _values(judged[nb]))}
+        tasks_a, tasks_b = _by_task(judged[na]), _by_task(judged[nb])
+        shared = sorted(tasks_a.keys() & tasks_b.keys())
+        if len(shared) > 1:
+            pair["tasks"] = {t: _agreement(_values(tasks_a[t]), _values(tasks_b[t])) for t in shared}
+        pairs.append(pair)
     return {
         "runs": {name: _run_audit(its) for name, its in judged.items()},
         "runs_without_judge": empty,
@@ -118,14 +139,24 @@ def _fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _agreement_line(label: str, pair: Mapping[str, Any]) -> str:
+    head = f"Agreement {label}: " if label else ""
+    if pair["kind"] == "binary":
+        note = f" ({pair['note']})" if pair["note"] else ""
+        return f"{head}{_fmt(pair['agreement'])} over {pair['items']} items, Cohen's κ {_fmt(pair['kappa'])}{note}."
+    return f"{head}exact {_fmt(pair['exact_agreement'])}, mean |Δ| {_fmt(pair['mean_abs_difference'])} over {pair['items']} items."
+
+
 def audit_markdown(audit: Mapping[str, Any]) -> str:
     """A "Judge audit" report section: cost, failures and length bias per run; flips; agreement."""
     lines = ["## Judge audit", "", "| run | judge | samples | judge_failed | requests | cached | tokens | judge time, s | length bias (Spearman) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for name, run in audit["runs"].items():
-        cost, bias = run["cost"], run["length_bias"]
-        lines.append(f"| {name} | {', '.join(run['judges'])} | {run['samples']} | {run['judge_failed']} | {cost['requests']} | "
-                     f"{cost['cached']} | {cost['total_tokens']} | {_fmt(cost['latency_s'], 1)} | {_fmt(bias['spearman'])} |")
+        rows = [(name, run), *((f"{name} · {task}", sub) for task, sub in (run.get("tasks") or {}).items())]
+        for label, part in rows:
+            cost, bias = part["cost"], part["length_bias"]
+            lines.append(f"| {label} | {', '.join(part['judges'])} | {part['samples']} | {part['judge_failed']} | {cost['requests']} | "
+                         f"{cost['cached']} | {cost['total_tokens']} | {_fmt(cost['latency_s'], 1)} | {_fmt(bias['spearman'])} |")
     for name, run in audit["runs"].items():
         if run["position_swap"]:
             swap = run["position_swap"]
@@ -135,12 +166,8 @@ def audit_markdown(audit: Mapping[str, Any]) -> str:
         lines += ["", f"Repeated judging ({version}, runs {', '.join(rep['runs'])}): flip rate {_fmt(rep['flip_rate'])} "
                   f"({rep['flipped']} of {rep['items']} items)."]
     for pair in audit["agreement"]:
-        if pair["kind"] == "binary":
-            lines += ["", f"Agreement {pair['first']} vs {pair['second']}: {_fmt(pair['agreement'])} over {pair['items']} items, "
-                      f"Cohen's κ {_fmt(pair['kappa'])}{' (' + pair['note'] + ')' if pair['note'] else ''}."]
-        else:
-            lines += ["", f"Agreement {pair['first']} vs {pair['second']}: exact {_fmt(pair['exact_agreement'])}, "
-                      f"mean |Δ| {_fmt(pair['mean_abs_difference'])} over {pair['items']} items."]
+        lines += ["", _agreement_line(f"{pair['first']} vs {pair['second']}", pair)]
+        lines += [f"- {task}: {_agreement_line('', part)}" for task, part in (pair.get("tasks") or {}).items()]
     if audit["runs_without_judge"]:
         lines += ["", f"Runs without judge records: {', '.join(audit['runs_without_judge'])}."]
     return "\n".join(lines) + "\n"
