@@ -13,7 +13,7 @@ import pytest
 
 from omnieval.benchmarks.megabench.importer import import_megabench
 from omnieval.benchmarks.megabench.scheme import megabench_board
-from omnieval.errors import SourceError
+from omnieval.errors import SourceError, TaskFileError
 
 AGG = "'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}"
 CRITERIA = "Compare the response with the reference.\\nReference: {ref}\\nResponse: {resp}\\nQuestion: {q}"
@@ -123,3 +123,7 @@ def test_open_task_spec_has_a_judge(tmp_path: Path) -> None:
     assert judge is not None and (judge.scale, judge.value_divisor, judge.parser.name) == ((1.0, 10.0), 10.0, "megabench.judge_score")
     ascii_judge = specs["ascii_cat"].judge
     assert ascii_judge is not None and ascii_judge.protocol.name == "megabench_ascii_art"
+    always = {t.name: t.spec for t in import_megabench(f"{rows}?judge_media=always")}["open_summary"].judge
+    assert always is not None and always.protocol.options == {"media": "always"}
+    with pytest.raises(TaskFileError, match="judge_media must be task, always or never"):
+        import_megabench(f"{rows}?judge_media=sometimes")

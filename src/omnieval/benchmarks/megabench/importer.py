@@ -7,7 +7,9 @@ follow the path as a query string: ``megabench:rows.jsonl?cot=1&media_root=/data
   dataset's own ``example_text`` is used as is (its mode is detected and recorded);
 - ``media_root``: folder media paths are relative to (default: the rows file's folder, or
   ``$MEGABENCH_MEDIA_ROOT``);
-- ``check_media``: ``0`` skips the media-file existence check.
+- ``check_media``: ``0`` skips the media-file existence check;
+- ``judge_media``: ``task`` (default: each Open task's own "with image" setting), ``always`` or
+  ``never`` send the query media to the judge.
 
 Keyword metadata (application, input/output format, skills, number of visual inputs) comes from an
 ``all_task_meta.json`` beside the rows (or ``$MEGABENCH_TASK_META``) when present; the Core/Open
@@ -44,9 +46,11 @@ def split_options(spec: str) -> tuple[Path, dict[str, str]]:
     """``PATH?k=v&...`` → (path, options); unknown options are an error."""
     path, _, query = spec.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-    unknown = sorted(set(options) - {"cot", "media_root", "check_media"})
+    unknown = sorted(set(options) - {"cot", "media_root", "check_media", "judge_media"})
     if unknown:
-        raise TaskFileError(f"megabench: unknown option(s) {unknown}; known: cot, media_root, check_media", path=path)
+        raise TaskFileError(f"megabench: unknown option(s) {unknown}; known: cot, media_root, check_media, judge_media", path=path)
+    if options.get("judge_media", "task") not in ("task", "always", "never"):
+        raise TaskFileError(f"megabench: judge_media must be task, always or never, got {options['judge_media']!r}", path=path)
     return Path(path).expanduser().resolve(), options
 
 
@@ -110,7 +114,9 @@ def _metadata(name: str, samples: list[Sample], first: dict[str, Any], meta: dic
     }
 
 
-def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot_option: str | None) -> TaskSpec:
+def _spec(
+    name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot_option: str | None, judge_media: str = "task"
+) -> TaskSpec:
     cot = {"1": True, "0": False}.get(cot_option or "")
     renderer_options: dict[str, Any] = {} if cot is None else {"cot": cot}
     recorded = cot if cot is not None else detect_cot(str(first.get("example_text") or ""))
@@ -130,7 +136,7 @@ def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[st
         generation=GenerationConfig(max_tokens=8192),
         media=MediaPolicy(image_max_side=1000),
         metadata=metadata,
-        judge=judge_spec(samples[0].metadata["metric_info"]),
+        judge=judge_spec(samples[0].metadata["metric_info"], media=judge_media),
     )
 
 
@@ -185,6 +191,11 @@ def import_megabench(spec: str) -> list[Task]:
     meta = _task_meta(path)
     fingerprint = digest.hexdigest()[:16]
     return [
-        Task.from_samples(_spec(n, s, firsts[n], meta, options.get("cot")), s, origin=f"megabench:{path}", data_fingerprint=fingerprint)
+        Task.from_samples(
+            _spec(n, s, firsts[n], meta, options.get("cot"), options.get("judge_media", "task")),
+            s,
+            origin=f"megabench:{path}",
+            data_fingerprint=fingerprint,
+        )
         for n, s in grouped.items()
     ]

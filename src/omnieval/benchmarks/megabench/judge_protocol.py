@@ -84,8 +84,9 @@ def megabench_ascii_art(inp: JudgeInput, /) -> JudgePlan:
     return JudgePlan(calls, combine="first")
 
 
-def judge_spec(info: dict[str, Any]) -> JudgeSpec | None:
-    """The JudgeSpec of a task with judge-scored fields (None for a Core task)."""
+def judge_spec(info: dict[str, Any], *, media: str = "task") -> JudgeSpec | None:
+    """The JudgeSpec of a task with judge-scored fields (None for a Core task); ``media`` overrides
+    whether the 1-10 judge sees the query media (``task`` keeps each task's own setting)."""
     kinds = set(judged_fields(info).values())
     if not kinds:
         return None
@@ -94,6 +95,7 @@ def judge_spec(info: dict[str, Any]) -> JudgeSpec | None:
         return JudgeSpec(key=JUDGE_KEY, protocol=PluginRef(name="megabench_ascii_art"), template=ASCII_TEMPLATE.ref,
                          parser=PluginRef(name="megabench.ascii_art_verdict"), scale=(0.0, 1.0), metrics=metrics,
                          generation=GenerationConfig(temperature=0.0, max_tokens=16))  # fmt: skip
-    return JudgeSpec(key=JUDGE_KEY, protocol=PluginRef(name="megabench_open"), template=OPEN_TEMPLATE.ref,
+    options = {} if media == "task" else {"media": media}
+    return JudgeSpec(key=JUDGE_KEY, protocol=PluginRef(name="megabench_open", options=options), template=OPEN_TEMPLATE.ref,
                      parser=PluginRef(name="megabench.judge_score"), scale=(float(JUDGE_SCALE[0]), float(JUDGE_SCALE[1])),
                      divide_by=10.0, metrics=metrics, generation=GenerationConfig(temperature=0.0, max_tokens=1024))  # fmt: skip
