@@ -70,3 +70,19 @@ def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
         assert r["metrics"]["js"] == max(c["verdict"] for c in r["judge"]["calls"])
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["enc"]["mode"] == "classifier"
+
+
+def test_classifier_truncation_is_meras_first_and_last_tokens(trained: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from omnieval.backends import BackendOptions
+    from omnieval.judges import create_judge_backend
+
+    backend = create_judge_backend(f"hf/{trained}", options=BackendOptions())
+    assert backend.classifies and backend.sep_token() == "[SEP]"
+    text = "столица франции [SEP] париж [SEP] " + "лондон " * 30
+    tok = AutoTokenizer.from_pretrained(trained)
+    ids = tok.encode(text)  # special tokens counted, as MERA's tokenizer.encode
+    assert len(ids) > 20
+    assert backend.truncations(text, max_tokens=20, offset=5) == [tok.decode(ids[:15]), tok.decode(ids[-15:])]
+    assert backend.truncations(text, max_tokens=len(ids) + 5, offset=5) == [text]
