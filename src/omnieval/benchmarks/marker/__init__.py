@@ -1,18 +1,17 @@
 """MARKER (Russian educational VLM benchmark): CircularEval, strict/lenient MC scoring, a demo task.
 
 Importing registers the ``circular`` transform, the ``marker_demo`` data generator, the task
-directory holding ``marker_demo.yaml``, the ``omnieval marker simplicity`` command and the open-ended
-physics judge (1-5 rubric template and verdict parser).
+directory holding ``marker_demo.yaml`` and the ``omnieval marker simplicity`` command.
 """
 
 from pathlib import Path
 
 from omnieval.benchmarks.marker import cli as cli
 from omnieval.benchmarks.marker import demo as demo
-from omnieval.benchmarks.marker import judge as judge
+from omnieval.benchmarks.marker import judge as judge  # the open-ended physics rubric judge
 from omnieval.sources import circular as circular
 from omnieval.sources.catalog import register_task_dir
 
 register_task_dir(Path(__file__).parent / "tasks")
 
-__all__ = ["circular", "cli", "demo", "judge"]
+__all__ = ["circular", "cli", "demo"]
