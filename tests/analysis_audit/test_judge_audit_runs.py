@@ -69,30 +69,37 @@ def test_scored_judges_are_compared_by_difference() -> None:
 
 
 TASK = """\
-name: qa_judged
-source: {type: jsonl, path: qa.jsonl}
-prompt: {template: "{{ input }}"}
-metrics: [{name: exact_match, alias: em}]
-judge: {key: js, protocol: direct, template: binary_equivalence, parser: judge_binary, scale: [0, 1]}
+name: {name}
+source: {{type: jsonl, path: qa.jsonl}}
+prompt: {{template: "{{{{ input }}}}"}}
+metrics: [{{name: exact_match, alias: em}}]
+judge: {judge}
 """
+BINARY = "{key: js, protocol: direct, template: binary_equivalence, parser: judge_binary, scale: [0, 1]}"
+PAIRWISE = "{key: win, protocol: pairwise, template: pairwise_preference, parser: pairwise_preference, scale: [0, 1]}"
+
+
+def omnieval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False)
+
+
+def _judged_run(tmp_path: Path, name: str, judge: str, answers: dict[str, str], verdicts: dict[str, str]) -> Path:
+    """A one-task run: replayed answers, judged by a replay judge with the given raw outputs."""
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": i, "question": f"q{i}", "answer": "a"}) + "\n" for i in answers), encoding="utf-8")
+    (tmp_path / "task.yaml").write_text(TASK.format(name=name, judge=judge), encoding="utf-8")
+    for file, table in (("answers.jsonl", answers), ("judge.jsonl", verdicts)):
+        lines = [{"task": name, "sample_id": i, "response": text} for i, text in table.items()]
+        (tmp_path / file).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    out = tmp_path / "run"
+    done = omnieval("run", "--tasks", str(tmp_path / "task.yaml"), "--model", f"replay/{tmp_path / 'answers.jsonl'}",
+                    "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    return out
 
 
 @pytest.mark.slow
 def test_audit_command_on_a_judged_run(tmp_path: Path) -> None:
-    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": i, "question": f"q{i}", "answer": "a"}) + "\n" for i in "123"), encoding="utf-8")
-    (tmp_path / "task.yaml").write_text(TASK, encoding="utf-8")
-    lines = [{"task": "qa_judged", "sample_id": i, "response": r} for i, r in (("1", "a"), ("2", "b long answer"), ("3", "a"))]
-    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    verdicts = [{"task": "qa_judged", "sample_id": i, "response": v} for i, v in (("1", "1"), ("2", "0"), ("3", "1"))]
-    (tmp_path / "judge.jsonl").write_text("".join(json.dumps(x) + "\n" for x in verdicts), encoding="utf-8")
-    out = tmp_path / "run"
-
-    def omnieval(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False)
-
-    done = omnieval("run", "--tasks", str(tmp_path / "task.yaml"), "--model", f"replay/{tmp_path / 'answers.jsonl'}",
-                    "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out))  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
+    out = _judged_run(tmp_path, "qa_judged", BINARY, {"1": "a", "2": "b long answer", "3": "a"}, {"1": "1", "2": "0", "3": "1"})
     audit = omnieval("judge", "audit", str(out), "--repeats", "2", "--json")
     assert audit.returncode == 0, audit.stderr[-2000:]
     data = json.loads(audit.stdout)
@@ -104,29 +111,10 @@ def test_audit_command_on_a_judged_run(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "not an omnieval run directory" in missing.stderr
 
 
-PAIRWISE_TASK = """\
-name: qa_pairwise
-source: {type: jsonl, path: qa.jsonl}
-prompt: {template: "{{ input }}"}
-metrics: [{name: exact_match, alias: em}]
-judge: {key: win, protocol: pairwise, template: pairwise_preference, parser: pairwise_preference, scale: [0, 1]}
-"""
-
-
 @pytest.mark.slow
 def test_position_swap_audit_catches_a_first_slot_judge(tmp_path: Path) -> None:
-    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": i, "question": f"q{i}", "answer": "a"}) + "\n" for i in "12"), encoding="utf-8")
-    (tmp_path / "task.yaml").write_text(PAIRWISE_TASK, encoding="utf-8")
-    lines = [{"task": "qa_pairwise", "sample_id": i, "response": "b"} for i in "12"]
-    (tmp_path / "answers.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     # a replay judge answers the same for both orders: "A" means "the first answer shown", whichever it is
-    verdicts = [{"task": "qa_pairwise", "sample_id": i, "response": "**A**"} for i in "12"]
-    (tmp_path / "judge.jsonl").write_text("".join(json.dumps(x) + "\n" for x in verdicts), encoding="utf-8")
-    out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", str(tmp_path / "task.yaml"), "--model",
-                           f"replay/{tmp_path / 'answers.jsonl'}", "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out)],
-                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
+    out = _judged_run(tmp_path, "qa_pairwise", PAIRWISE, {"1": "b", "2": "b"}, {"1": "**A**", "2": "**A**"})
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [[c["label"] for c in r["judge"]["calls"]] for r in records] == [["ab", "ba"], ["ab", "ba"]]
     swap = audit_runs({"run": records})["runs"]["run"]["position_swap"]
