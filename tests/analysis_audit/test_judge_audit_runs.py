@@ -135,3 +135,13 @@ def test_several_tasks_are_also_audited_one_by_one() -> None:
     assert pair["tasks"]["bin"]["kind"] == "binary" and pair["tasks"]["bin"]["agreement"] == 0.5
     assert pair["tasks"]["score"]["exact_agreement"] == 1.0
     assert "| a · bin |" in audit_markdown(audit)
+
+
+def test_repeat_judging_refuses_bad_requests(tmp_path: Path) -> None:
+    from omnieval.analysis.judge_repeat import repeat_judging
+    from omnieval.errors import ConfigError, StoreError
+
+    with pytest.raises(ConfigError, match="at least 1 repeat"):
+        repeat_judging(tmp_path, None, repeats=0)
+    with pytest.raises(StoreError, match="no manifest.json"):
+        repeat_judging(tmp_path, None, repeats=2)
