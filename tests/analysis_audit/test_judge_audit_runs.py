@@ -143,5 +143,5 @@ def test_repeat_judging_refuses_bad_requests(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="at least 1 repeat"):
         repeat_judging(tmp_path, None, repeats=0)
-    with pytest.raises(StoreError, match="no manifest.json"):
+    with pytest.raises(StoreError, match=r"no manifest\.json"):
         repeat_judging(tmp_path, None, repeats=2)
