@@ -100,3 +100,21 @@ def test_training_scores_match_scikit_learn() -> None:
     assert got["recall"] == pytest.approx(sklearn.recall_score(labels, preds))
     assert got["em_agreement"] == pytest.approx(2 / 3)  # rows 1, 3, 5 are exact; predicted 1, 0, 1
     assert _scores([0, 0], [0, 0], rows[:2])["f1"] == 0.0
+
+
+def test_training_data_problems_name_file_line_and_field(tmp_path: Path) -> None:
+    from omnieval.errors import ConfigError
+    from omnieval.judges.train import read_triplets
+
+    csv_file = tmp_path / "t.csv"
+    csv_file.write_text("question,gold,prediction,label\n" + "".join(f"q{i},a,{'a' if i % 2 else 'b'},{i % 2}\n" for i in range(6)),
+                        encoding="utf-8")  # fmt: skip
+    assert [t.label for t in read_triplets(csv_file)] == [0, 1, 0, 1, 0, 1]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": 1}\n{"question": "q", "gold": "a", "label": 1}\n',
+                   encoding="utf-8")  # fmt: skip
+    with pytest.raises(ConfigError, match=r"bad.jsonl, line 2: missing field 'prediction'"):
+        read_triplets(bad)
+    bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": "yes"}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"line 1: field 'label' must be 0 or 1, got 'yes'"):
+        read_triplets(bad)
