@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate, rejudge
+from omnieval.api import evaluate, rejudge, rescore
 from omnieval.benchmarks.mera.mini import make_mini
 from omnieval.benchmarks.mera.scheme import mera_scheme
 from omnieval.runner import JudgeConfig, RunConfig, resolve_tasks
@@ -95,6 +95,9 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
         assert r["judge"]["judge"] == judge2.removeprefix("replay/") or r["judge"]["judge"] == judge2
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"] != before[("ruclevr", clevr[0])]["judge"]["version"]
+    rescored = rescore(out)  # re-scoring calls no judge: the stored verdicts stand
+    assert rescored["tasks"]["ruclevr"]["metrics"] == results2["tasks"]["ruclevr"]["metrics"]
+    assert rescored["tasks"]["ruhhh_image"]["metrics"] == results2["tasks"]["ruhhh_image"]["metrics"]
 
 
 def test_without_a_judge_fs_is_em_and_says_so(root: Path, tmp_path: Path) -> None:
