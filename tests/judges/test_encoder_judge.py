@@ -54,7 +54,8 @@ def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
                                                 for i, (_, _, p, _) in enumerate(ROWS)), encoding="utf-8")  # fmt: skip
     (tmp_path / "task.yaml").write_text(
         "name: enc\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
-        "judge: {protocol: {name: reference_match}, derived: {fs: [em, js]}}\n", encoding="utf-8")
+        "judge: {protocol: {name: reference_match}, template: binary_equivalence, derived: {fs: [em, js]}}\n",
+        encoding="utf-8")
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", "-t", str(tmp_path / "task.yaml"), "-m", f"replay/{tmp_path / 'ans.jsonl'}",
                                       "-o", str(out), "-q", "--judge", f"hf/{trained}", "--judge-batch-size", "4"])  # fmt: skip
@@ -118,3 +119,17 @@ def test_training_data_problems_name_file_line_and_field(tmp_path: Path) -> None
     bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": "yes"}\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"line 1: field 'label' must be 0 or 1, got 'yes'"):
         read_triplets(bad)
+
+
+def test_rejudge_command_line_replaces_the_encoder_verdicts(trained: Path, tmp_path: Path) -> None:
+    test_trained_encoder_judges_a_run(trained, tmp_path)
+    judge = tmp_path / "j.jsonl"
+    judge.write_text("".join(json.dumps({"task": "enc", "sample_id": str(i), "response": "Оценка: 0"}) + "\n"
+                             for i in range(len(ROWS))), encoding="utf-8")  # fmt: skip
+    result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "run"), "--judge", f"replay/{judge}",
+                                      "--judge-concurrency", "2", "--judge-retries", "0"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    block = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["enc"]
+    assert block["metrics"]["js"] == 0.0 and block["judge"]["n_judged"] == 6
+    missing = CliRunner().invoke(app, ["rejudge", str(tmp_path / "nope"), "--judge", f"replay/{judge}"])
+    assert missing.exit_code == 2 and "no manifest.json" in missing.output
