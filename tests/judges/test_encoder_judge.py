@@ -133,3 +133,18 @@ def test_rejudge_command_line_replaces_the_encoder_verdicts(trained: Path, tmp_p
     assert block["metrics"]["js"] == 0.0 and block["judge"]["n_judged"] == 6
     missing = CliRunner().invoke(app, ["rejudge", str(tmp_path / "nope"), "--judge", f"replay/{judge}"])
     assert missing.exit_code == 2 and "no manifest.json" in missing.output
+
+
+def test_a_retrained_judge_in_the_same_folder_gets_a_new_version(trained: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from omnieval.backends import BackendOptions
+    from omnieval.judges import Judge, create_judge_backend
+    from omnieval.types import JudgeSpec
+
+    copy = shutil.copytree(trained, tmp_path / "judge")
+    first = Judge("t", JudgeSpec(), create_judge_backend(f"hf/{copy}", options=BackendOptions())).version
+    config = json.loads((copy / "config.json").read_text(encoding="utf-8"))
+    (copy / "config.json").write_text(json.dumps({**config, "retrained": True}), encoding="utf-8")
+    second = Judge("t", JudgeSpec(), create_judge_backend(f"hf/{copy}", options=BackendOptions())).version
+    assert first != second and first.startswith(f"hf_classifier/{copy}#")
