@@ -18,10 +18,19 @@ __all__ = ["evaluate", "finalize", "rejudge", "rescore"]
 
 def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html``."""
-    results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra)
+    judged = _judged_tasks(output)
+    results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged)
     write_json(output / "results.json", results)
     write_report(output, results)
     return results
+
+
+def _judged_tasks(output: Path) -> list[str]:
+    """Tasks the run (or its last re-judge) had a judge for, from the manifest."""
+    try:
+        return list(read_json(output / "manifest.json").get("judges") or {})
+    except (OSError, ValueError):
+        return []
 
 
 def evaluate(config: RunConfig) -> tuple[RunOutcome, dict[str, Any]]:

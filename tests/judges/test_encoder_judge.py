@@ -54,7 +54,8 @@ def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
                                                 for i, (_, _, p, _) in enumerate(ROWS)), encoding="utf-8")  # fmt: skip
     (tmp_path / "task.yaml").write_text(
         "name: enc\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
-        "judge: {protocol: {name: reference_match}, derived: {fs: [em, js]}}\n", encoding="utf-8")
+        "judge: {protocol: {name: reference_match}, template: binary_equivalence, derived: {fs: [em, js]}}\n",
+        encoding="utf-8")
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["run", "-t", str(tmp_path / "task.yaml"), "-m", f"replay/{tmp_path / 'ans.jsonl'}",
                                       "-o", str(out), "-q", "--judge", f"hf/{trained}", "--judge-batch-size", "4"])  # fmt: skip
@@ -100,3 +101,50 @@ def test_training_scores_match_scikit_learn() -> None:
     assert got["recall"] == pytest.approx(sklearn.recall_score(labels, preds))
     assert got["em_agreement"] == pytest.approx(2 / 3)  # rows 1, 3, 5 are exact; predicted 1, 0, 1
     assert _scores([0, 0], [0, 0], rows[:2])["f1"] == 0.0
+
+
+def test_training_data_problems_name_file_line_and_field(tmp_path: Path) -> None:
+    from omnieval.errors import ConfigError
+    from omnieval.judges.train import read_triplets
+
+    csv_file = tmp_path / "t.csv"
+    csv_file.write_text("question,gold,prediction,label\n" + "".join(f"q{i},a,{'a' if i % 2 else 'b'},{i % 2}\n" for i in range(6)),
+                        encoding="utf-8")  # fmt: skip
+    assert [t.label for t in read_triplets(csv_file)] == [0, 1, 0, 1, 0, 1]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": 1}\n{"question": "q", "gold": "a", "label": 1}\n',
+                   encoding="utf-8")  # fmt: skip
+    with pytest.raises(ConfigError, match=r"bad.jsonl, line 2: missing field 'prediction'"):
+        read_triplets(bad)
+    bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": "yes"}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"line 1: field 'label' must be 0 or 1, got 'yes'"):
+        read_triplets(bad)
+
+
+def test_rejudge_command_line_replaces_the_encoder_verdicts(trained: Path, tmp_path: Path) -> None:
+    test_trained_encoder_judges_a_run(trained, tmp_path)
+    judge = tmp_path / "j.jsonl"
+    judge.write_text("".join(json.dumps({"task": "enc", "sample_id": str(i), "response": "Оценка: 0"}) + "\n"
+                             for i in range(len(ROWS))), encoding="utf-8")  # fmt: skip
+    result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "run"), "--judge", f"replay/{judge}",
+                                      "--judge-concurrency", "2", "--judge-retries", "0"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    block = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["enc"]
+    assert block["metrics"]["js"] == 0.0 and block["judge"]["n_judged"] == 6
+    missing = CliRunner().invoke(app, ["rejudge", str(tmp_path / "nope"), "--judge", f"replay/{judge}"])
+    assert missing.exit_code == 2 and "no manifest.json" in missing.output
+
+
+def test_a_retrained_judge_in_the_same_folder_gets_a_new_version(trained: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from omnieval.backends import BackendOptions
+    from omnieval.judges import Judge, create_judge_backend
+    from omnieval.types import JudgeSpec
+
+    copy = shutil.copytree(trained, tmp_path / "judge")
+    first = Judge("t", JudgeSpec(), create_judge_backend(f"hf/{copy}", options=BackendOptions())).version
+    config = json.loads((copy / "config.json").read_text(encoding="utf-8"))
+    (copy / "config.json").write_text(json.dumps({**config, "retrained": True}), encoding="utf-8")
+    second = Judge("t", JudgeSpec(), create_judge_backend(f"hf/{copy}", options=BackendOptions())).version
+    assert first != second and first.startswith(f"hf_classifier/{copy}#")

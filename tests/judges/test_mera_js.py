@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate, rejudge
+from omnieval.api import evaluate, rejudge, rescore
 from omnieval.benchmarks.mera.mini import make_mini
 from omnieval.benchmarks.mera.scheme import mera_scheme
 from omnieval.runner import JudgeConfig, RunConfig, resolve_tasks
@@ -26,7 +26,7 @@ def _ids(root: Path) -> dict[str, list[Any]]:
     return {t.name: list(t.iter_samples()) for t in resolve_tasks([f"mera:{root}"])}
 
 
-def _write_judge(path: Path, verdicts: dict[tuple[str, str], str]) -> str:
+def _write_judge(path: Path, verdicts: dict[tuple[str, str], str | int]) -> str:
     rows = [{"task": t, "sample_id": s, "response": r} for (t, s), r in verdicts.items()]
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return f"replay/{path}"
@@ -48,7 +48,7 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     clevr, hhh = [s.id for s in samples["ruclevr"]], [s.id for s in samples["ruhhh_image"]]
     verdicts = {("ruclevr", clevr[0]): "1", ("ruclevr", clevr[1]): "0", ("ruclevr", clevr[2]): "**Оценка:** 1",
                 ("ruclevr", clevr[3]): "не могу оценить", ("ruclevr", clevr[4]): "1\n0", ("ruclevr", clevr[5]): "7"}
-    verdicts |= {("ruhhh_image", s): ("0" if i == 0 else "1") for i, s in enumerate(hhh)}
+    verdicts |= {("ruhhh_image", s): ("0" if i == 0 else 1) for i, s in enumerate(hhh)}  # a JSON number is a verdict too
     judge = _write_judge(tmp_path / "judge.jsonl", verdicts)
     out = tmp_path / "run"
     config = RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True,
@@ -95,6 +95,9 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
         assert r["judge"]["judge"] == judge2.removeprefix("replay/") or r["judge"]["judge"] == judge2
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"] != before[("ruclevr", clevr[0])]["judge"]["version"]
+    rescored = rescore(out)  # re-scoring calls no judge: the stored verdicts stand
+    assert rescored["tasks"]["ruclevr"]["metrics"] == results2["tasks"]["ruclevr"]["metrics"]
+    assert rescored["tasks"]["ruhhh_image"]["metrics"] == results2["tasks"]["ruhhh_image"]["metrics"]
 
 
 def test_without_a_judge_fs_is_em_and_says_so(root: Path, tmp_path: Path) -> None:
@@ -115,3 +118,14 @@ def test_resuming_with_another_judge_is_refused(root: Path, tmp_path: Path) -> N
     with pytest.raises(ConfigError, match="rejudge"):
         evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1,
                            judge=JudgeConfig(model=judge)))  # fmt: skip
+
+
+def test_hidden_answer_tasks_list_the_judge_keys_unscored(tmp_path: Path) -> None:
+    root = make_mini(tmp_path / "hidden", n=3, tasks=TASKS)  # ruhhh_image is private: answers hidden
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): "1" for s in _ids(root)["ruclevr"]})
+    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
+                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    hidden = results["tasks"]["ruhhh_image"]
+    assert hidden["scored"] is False and hidden["states"]["judge_failed"] == 0
+    assert {"em", "js", "fs", "group_em", "group_js"} <= set(hidden["metrics"])
+    assert results["tasks"]["ruclevr"]["metrics"]["js"] == 1.0

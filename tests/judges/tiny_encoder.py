@@ -25,7 +25,8 @@ def build_tiny_bert_classifier(out: Path) -> Path:
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", sep_token="[SEP]", cls_token="[CLS]",
                                   pad_token="[PAD]", mask_token="[MASK]")  # fmt: skip
     config = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=48, max_position_embeddings=512, num_labels=2, pad_token_id=0)  # fmt: skip
+                        intermediate_size=48, max_position_embeddings=512, pad_token_id=0)  # fmt: skip
+    config.num_labels = 2
     torch.manual_seed(0)
     BertForSequenceClassification(config).save_pretrained(out)
     tok.save_pretrained(out)

@@ -34,8 +34,10 @@ def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0,
 class _TaskAccumulator:
     """Streams one task's records, keeping only what aggregation needs."""
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, *, judged: bool = False) -> None:
         self.task = task
+        self.run_judged = judged
+        """The run had a judge for this task (even if no sample could be judged, e.g. hidden answers)."""
         self.metrics: list[BoundMetric] = [bind_metric(m) for m in task.spec.metrics]
         judge = task.spec.judge
         self.judge_metrics: list[BoundMetric] = [bind_metric(m) for m in judge.metrics] if judge else []
@@ -110,7 +112,7 @@ class _TaskAccumulator:
             return None
         derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
         return {
-            "judged": bool(self.judges),
+            "judged": bool(self.judges) or self.run_judged,
             "key": judge.key,
             "versions": dict(self.judges),
             "n_judged": self.judged,
@@ -138,7 +140,10 @@ class _TaskAccumulator:
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
-            metrics = {m.ref.key: 0.0 for m in self.metrics} | metrics
+            placeholders = [m.ref.key for m in self.metrics]
+            if self.run_judged and self.task.spec.judge is not None:
+                placeholders += [self.task.spec.judge.key, *(m.ref.key for m in self.judge_metrics)]
+            metrics = dict.fromkeys(placeholders, 0.0) | metrics
         score = metrics.get(spec.score_key, sum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
         return {
@@ -163,9 +168,12 @@ class _TaskAccumulator:
         }
 
 
-def task_results(tasks: list[Task], records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def task_results(
+    tasks: list[Task], records: Iterable[dict[str, Any]], *, judged: Iterable[str] = ()
+) -> dict[str, dict[str, Any]]:
     """Aggregate records (streamed) into per-task result blocks, in task order."""
-    accumulators = {t.name: _TaskAccumulator(t) for t in tasks}
+    judged = set(judged)
+    accumulators = {t.name: _TaskAccumulator(t, judged=t.name in judged) for t in tasks}
     for record in records:
         acc = accumulators.get(record.get("task", ""))
         if acc is not None:
@@ -174,12 +182,17 @@ def task_results(tasks: list[Task], records: Iterable[dict[str, Any]]) -> dict[s
 
 
 def compute_results(
-    tasks: list[Task], records: Iterable[dict[str, Any]], *, model: str, extra: dict[str, Any] | None = None
+    tasks: list[Task],
+    records: Iterable[dict[str, Any]],
+    *,
+    model: str,
+    extra: dict[str, Any] | None = None,
+    judged: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The whole ``results.json`` document."""
+    """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for."""
     from omnieval import __version__
 
-    per_task = task_results(tasks, records)
+    per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()
     for block in per_task.values():
         totals.update(block["states"])

@@ -90,6 +90,10 @@ class Backend(ABC):
         (classifiers with a tokenizer override this)."""
         return [text]
 
+    def identity(self) -> str:
+        """What besides the spec tells this model apart (a local judge's weights digest); part of judge versions."""
+        return ""
+
     def describe(self) -> dict[str, Any]:
         """What the manifest records about this backend (never secrets)."""
         return {"provider": self.provider, "model": self.model, "modalities": sorted(self.modalities)}

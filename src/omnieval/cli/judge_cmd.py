@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from omnieval.cli._common import friendly_errors
-from omnieval.cli.judge_opts import JudgeOpts, judge_config
+from omnieval.cli.judge_opts import judge_from_options, with_judge_options
 
 __all__ = ["judge_app", "rejudge_command"]
 
@@ -17,20 +17,11 @@ Opt = typer.Option
 Arg = typer.Argument
 
 
+@with_judge_options
 def rejudge_command(
     run_dir: Annotated[Path, Arg(help="A run directory (samples.jsonl, manifest.json).")],
     judge: Annotated[str, Opt("--judge", help="Judge model PROVIDER/NAME.")],
-    judge_base_url: JudgeOpts.base_url = None,
-    judge_api_key: JudgeOpts.api_key = None,
-    judge_concurrency: JudgeOpts.concurrency = 32,
-    judge_timeout: JudgeOpts.timeout = 120.0,
-    judge_max_tokens: JudgeOpts.max_tokens = None,
-    judge_temperature: JudgeOpts.temperature = None,
-    judge_device: JudgeOpts.device = None,
-    judge_dtype: JudgeOpts.dtype = None,
-    judge_batch_size: JudgeOpts.batch_size = 8,
-    judge_retries: JudgeOpts.retries = None,
-    judge_backend_opt: JudgeOpts.backend_opt = None,
+    **judge_options: Any,
 ) -> None:
     """Re-judge stored responses with another judge (no model call); only judge-derived values change."""
     from rich.console import Console
@@ -39,10 +30,7 @@ def rejudge_command(
     from omnieval.reports import results_table
 
     with friendly_errors():
-        config = judge_config(judge, base_url=judge_base_url, api_key=judge_api_key, concurrency=judge_concurrency,
-                              timeout=judge_timeout, max_tokens=judge_max_tokens, temperature=judge_temperature,
-                              device=judge_device, dtype=judge_dtype, batch_size=judge_batch_size,
-                              retries=judge_retries, backend_opt=judge_backend_opt)  # fmt: skip
+        config = judge_from_options(judge, judge_options)
         results = rejudge(run_dir, config)
     Console(width=120).print(results_table(results))
 

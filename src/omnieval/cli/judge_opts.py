@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from omnieval.cli._common import parse_kv
 
-__all__ = ["JudgeOpts", "judge_config"]
+__all__ = ["JudgeOpts", "judge_config", "judge_from_options", "with_judge_options"]
 
 Opt = typer.Option
 _P = "Judge"
@@ -57,3 +59,33 @@ def judge_config(
                              device=device, dtype=dtype, batch_size=batch_size,
                              extra=parse_kv(backend_opt, option="--judge-backend-opt"))  # fmt: skip
     return JudgeConfig(model=judge, backend=backend, generation=generation, retries=retries)
+
+
+_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("judge_base_url", JudgeOpts.base_url, None),
+    ("judge_api_key", JudgeOpts.api_key, None),
+    ("judge_concurrency", JudgeOpts.concurrency, 32),
+    ("judge_timeout", JudgeOpts.timeout, 120.0),
+    ("judge_max_tokens", JudgeOpts.max_tokens, None),
+    ("judge_temperature", JudgeOpts.temperature, None),
+    ("judge_device", JudgeOpts.device, None),
+    ("judge_dtype", JudgeOpts.dtype, None),
+    ("judge_batch_size", JudgeOpts.batch_size, 8),
+    ("judge_retries", JudgeOpts.retries, None),
+    ("judge_backend_opt", JudgeOpts.backend_opt, None),
+)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_judge_options(fn: F) -> F:
+    """Give a command taking ``**judge_options`` the ``--judge-*`` options (one list for run and rejudge)."""
+    sig = inspect.signature(fn, eval_str=True)
+    params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a) for n, a, d in _OPTIONS]
+    fn.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
+    return fn
+
+
+def judge_from_options(judge: str | None, options: dict[str, Any]) -> Any:
+    """``judge_config`` from the collected ``judge_*`` keyword options."""
+    return judge_config(judge, **{k.removeprefix("judge_"): v for k, v in options.items()})

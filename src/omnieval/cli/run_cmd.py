@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv
-from omnieval.cli.judge_opts import JudgeOpts, judge_config
+from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 
 __all__ = ["run_command"]
 
 Opt = typer.Option
 
 
+@with_judge_options
 def run_command(
     tasks: Annotated[str, Opt("--tasks", "-t", help="Comma-separated task names, groups, YAML paths or FORMAT:PATH.")],
     model: Annotated[str, Opt("--model", "-m", help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.")],
@@ -47,17 +48,7 @@ def run_command(
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
     dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
     judge: JudgeOpts.judge = None,
-    judge_base_url: JudgeOpts.base_url = None,
-    judge_api_key: JudgeOpts.api_key = None,
-    judge_concurrency: JudgeOpts.concurrency = 32,
-    judge_timeout: JudgeOpts.timeout = 120.0,
-    judge_max_tokens: JudgeOpts.max_tokens = None,
-    judge_temperature: JudgeOpts.temperature = None,
-    judge_device: JudgeOpts.device = None,
-    judge_dtype: JudgeOpts.dtype = None,
-    judge_batch_size: JudgeOpts.batch_size = 8,
-    judge_retries: JudgeOpts.retries = None,
-    judge_backend_opt: JudgeOpts.backend_opt = None,
+    **judge_options: Any,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
     from omnieval.backends import BackendOptions
@@ -88,11 +79,8 @@ def run_command(
             max_error_rate=max_error_rate,
             quiet=quiet,
             dry_run=dry_run,
-            judge=judge_config(judge, base_url=judge_base_url, api_key=judge_api_key, concurrency=judge_concurrency,
-                               timeout=judge_timeout, max_tokens=judge_max_tokens, temperature=judge_temperature,
-                               device=judge_device, dtype=judge_dtype, batch_size=judge_batch_size,
-                               retries=judge_retries, backend_opt=judge_backend_opt),
-        )  # fmt: skip
+            judge=judge_from_options(judge, judge_options),
+        )
         if dry_run:
             from omnieval.cli.dry_run import print_dry_run
 

@@ -24,8 +24,12 @@ def is_classifier_folder(path: str) -> bool:
 
 
 def create_judge_backend(spec: str, *, options: BackendOptions | None = None) -> Backend:
-    """The judge's backend; ``hf/PATH`` becomes ``hf_classifier/PATH`` for a classifier folder."""
+    """The judge's backend; ``hf/PATH`` becomes ``hf_classifier/PATH`` for a classifier folder, and a
+    ``replay/`` judge also accepts verdicts written as JSON numbers (``"response": 1``)."""
     provider, name = split_model_spec(spec)
     if provider == "hf" and is_classifier_folder(name):
         return create_backend(f"hf_classifier/{name}", options=options)
+    if provider == "replay":
+        options = options or BackendOptions()
+        return create_backend(spec, options=options.model_copy(update={"extra": {"numbers": True, **options.extra}}))
     return create_backend(spec, options=options)

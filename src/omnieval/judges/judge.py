@@ -101,6 +101,7 @@ class Judge:
             "spec": self.spec.model_dump(mode="json", exclude={"model", "derived"}),
             "template": self._template.ref + ":" + self._template.digest if self._template else None,
             "classifier": self.backend.classifies,
+            "identity": self.backend.identity(),
         }
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
         return f"{self.backend.spec}#{digest}"

@@ -43,6 +43,23 @@ class HFClassifierBackend(InProcessBackend):
                 self._model = model.to(self.options.device or "cpu").eval()
             return self._model, self._tokenizer
 
+    def identity(self) -> str:
+        """Digest of the folder's config and weight files (name, size, first MiB): a retrained judge in the
+        same folder gets a new judge version."""
+        import hashlib
+        from pathlib import Path
+
+        folder = Path(self.model).expanduser()
+        if not folder.is_dir():
+            return ""
+        digest = hashlib.sha256()
+        for file in sorted(folder.glob("*")):
+            if file.suffix in (".json", ".safetensors", ".bin") and file.is_file():
+                digest.update(f"{file.name}:{file.stat().st_size}".encode())
+                with file.open("rb") as fh:
+                    digest.update(fh.read(1 << 20))
+        return digest.hexdigest()[:16]
+
     def sep_token(self) -> str:
         _, tokenizer = self._load()
         if not tokenizer.sep_token:
