@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
-EXTRAS ?= dev,metrics,megabench,datasets,hf
+EXTRAS ?= dev,metrics,megabench,datasets,hf,analysis
 
 .PHONY: install system-deps test test-fast lint demo bench clean
 
@@ -24,6 +24,17 @@ system-deps:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox ffmpeg >/dev/null) \
 	      || echo "warning: could not install espeak-ng/sox/ffmpeg; audio demo data falls back to tones"; \
 	  else echo "note: espeak-ng not found; audio demo data falls back to tones"; fi; \
+	fi
+	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
+	    || echo "warning: could not install fonts-dejavu-core; generated text suites need font=PATH"; \
+	fi
+	@# Debian's chromium: the HTML reports are tested in a real headless browser (Playwright, executable_path).
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "warning: could not install chromium; the report browser tests will be skipped"; \
+	  else echo "note: chromium not found; the report browser tests will be skipped"; fi; \
 	fi
 
 lint: install
@@ -46,6 +57,8 @@ bench: install
 	$(PY) benchmarks/video_sampling.py
 	$(PY) benchmarks/media_cache.py
 	$(PY) benchmarks/hf_batching.py
+	$(PY) benchmarks/generate_throughput.py
+	$(PY) benchmarks/report_size.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

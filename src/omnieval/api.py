@@ -21,7 +21,7 @@ def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, An
     judged = _judged_tasks(output)
     results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged)
     write_json(output / "results.json", results)
-    write_report(output, results)
+    write_report(output, results, tasks=tasks)
     return results
 
 

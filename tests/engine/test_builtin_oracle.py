@@ -26,5 +26,7 @@ def test_oracle_scores_one(name: str, tmp_path: Path) -> None:
     block = results["tasks"][name]
     assert block["n"] > 0
     assert block["states"]["ok"] == block["n"], block["states"]
-    if block["n_scored"]:
-        assert block["score"] == pytest.approx(1.0), block["metrics"]
+    # every built-in task has gold answers: a task that scored nothing would be a broken check
+    assert block["n_scored"] == block["n"] and block["prediction_only"] == 0, block
+    assert block["score"] == pytest.approx(1.0), block["metrics"]
+    assert all(v == pytest.approx(1.0) for v in block["metrics"].values()), block["metrics"]

@@ -129,3 +129,21 @@ def test_hidden_answer_tasks_list_the_judge_keys_unscored(tmp_path: Path) -> Non
     assert hidden["scored"] is False and hidden["states"]["judge_failed"] == 0
     assert {"em", "js", "fs", "group_em", "group_js"} <= set(hidden["metrics"])
     assert results["tasks"]["ruclevr"]["metrics"]["js"] == 1.0
+
+
+def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_path: Path) -> None:
+    samples = _ids(root)["ruclevr"]
+    answers = tmp_path / "answers.jsonl"
+    rows = [{"task": "ruclevr", "sample_id": s.id,
+             "response": {"text": f"Думаю... ОТВЕТ: {s.targets[0]}", "finish_reason": "length" if i == 0 else "stop"}}
+            for i, s in enumerate(samples)]  # fmt: skip
+    answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): ("0" if i == 0 else "1") for i, s in enumerate(samples)})
+    out = tmp_path / "r"
+    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model=f"replay/{answers}", output=out, quiet=True,
+                                    sample_ids=tuple(s.id for s in samples), judge=JudgeConfig(model=judge)))  # fmt: skip
+    block = results["tasks"]["ruclevr"]
+    assert block["states"]["truncated"] == 1 and block["states"]["judge_failed"] == 0
+    first = next(r for r in _records(out) if r["task"] == "ruclevr" and r["sample_id"] == samples[0].id)
+    assert first["state"] == "truncated" and first["metrics"]["js"] == 0.0 and first["judge"]["value"] == 0.0
+    assert block["metrics"]["js"] == pytest.approx(5 / 6)

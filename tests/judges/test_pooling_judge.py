@@ -72,16 +72,35 @@ def test_pooling_judge_takes_the_argmax_and_the_max_over_candidates(server: str,
     assert all(b["model"] == "mera-judge" and b["truncate_prompt_tokens"] == 8192 for b in SEEN)
 
 
-def test_a_dead_judge_endpoint_is_judge_failed_and_counted(tmp_path: Path) -> None:
+def _dead_url() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
-    _, results = evaluate(_config(tmp_path, f"http://127.0.0.1:{port}"))
+    return f"http://127.0.0.1:{port}"
+
+
+def test_a_dead_judge_endpoint_trips_the_breaker_and_the_run_resumes(server: str, tmp_path: Path) -> None:
+    from omnieval.backends import EndpointDown
+
+    dead = _dead_url()
+    with pytest.raises(EndpointDown, match=f"judge {dead}.*connection refused"):
+        evaluate(_config(tmp_path, dead))
+    out = tmp_path / "run"
+    records = (out / "samples.jsonl").read_text(encoding="utf-8") if (out / "samples.jsonl").exists() else ""
+    assert records.strip() == ""  # no sample recorded unjudged: all of them stay resumable
+    judge = JudgeConfig(model="pooling/mera-judge", backend=BackendOptions(base_url=server, timeout_s=5))
+    _, results = evaluate(_config(tmp_path, server).model_copy(update={"judge": judge}))
+    assert results["tasks"]["pq"]["states"]["ok"] == 3 and results["tasks"]["pq"]["metrics"]["js"] == pytest.approx(2 / 3)
+
+
+def test_without_the_breaker_a_dead_judge_endpoint_is_judge_failed_and_counted(tmp_path: Path) -> None:
+    dead = _dead_url()
+    _, results = evaluate(_config(tmp_path, dead).model_copy(update={"breaker_threshold": 0}))
     block = results["tasks"]["pq"]
     assert block["states"]["judge_failed"] == 3 and "js" not in block["metrics"]
     assert block["metrics"]["em"] == pytest.approx(1 / 3)
     reason = block["example_reasons"]["judge_failed"][0]
-    assert "unreachable" in reason and str(port) in reason
+    assert "unreachable" in reason and dead.rsplit(":", 1)[1] in reason
 
 
 def test_an_openai_judge_is_cached_so_rejudging_with_it_is_free(tmp_path: Path) -> None:

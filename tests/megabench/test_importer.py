@@ -162,3 +162,14 @@ def test_keywords_from_all_task_meta_and_video_parts(tmp_path: Path) -> None:
     sample = next(task.iter_samples())
     (message,) = render_megabench(sample, RenderContext(spec=task.spec, variant=task.spec.prompt.all_variants()[0]))
     assert type(message.content[-2]).__name__ == "VideoPart"
+
+
+def test_duplicate_id_within_a_task_names_both_lines(tmp_path: Path) -> None:
+    other = _row(1, task_name="other_task")  # the same id in another task is fine
+    path = _write(tmp_path, [_row(1), _row(2), other, _row(1)])
+    with pytest.raises(SourceError, match=r"task pick_letter.*duplicate sample id '1' at lines 1 and 4"):
+        import_megabench(str(path))
+    path = _write(tmp_path, [_row(1), _row(2), other])
+    tasks = import_megabench(str(path))
+    assert [t.name for t in tasks] == ["pick_letter", "other_task"]
+    assert {t.spec.truncated for t in tasks} == {"score_text"}  # the original scores cut-off text too

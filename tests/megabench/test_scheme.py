@@ -10,8 +10,11 @@ from omnieval.aggregate.schemes import schemes
 from omnieval.benchmarks.megabench.scheme import overall
 
 
-def _task(score: float, *, set_: str = "core", cot: bool | None = None, n: int = 15, **kw: Any) -> dict[str, Any]:
-    return {"score": score, "n": n, "states": {"ok": n}, "metrics": {}, "metadata": {"megabench": {"set": set_, "cot": cot, **kw}}}
+def _task(score: float, *, set_: str = "core", cot: bool | None = None, n: int = 15, judged: float = 1.0,
+          **kw: Any) -> dict[str, Any]:  # fmt: skip
+    metrics = {"megabench_score": score, "megabench_judged": judged if set_ == "open" else 0.0}
+    return {"score": score, "n": n, "states": {"ok": n}, "metrics": metrics,
+            "metadata": {"megabench": {"set": set_, "cot": cot, **kw}}}  # fmt: skip
 
 
 def test_overall_formula_matches_paper_table_2() -> None:
@@ -50,3 +53,21 @@ def test_tasks_without_a_demo_follow_their_runs_prompt_mode() -> None:
     run = {"model": "m", "tasks": {"a": _task(1.0, cot=True), "b": _task(0.0, cot=None)}}
     (row,) = schemes.get("megabench")([run])["rows"]
     assert row["core_variant"] == "core_cot" and row["n_core_tasks"] == 2 and row["core"] == 0.5
+
+
+def test_open_task_without_a_judged_query_is_not_computed_never_zero() -> None:
+    run = {"model": "m", "tasks": {
+        "c1": _task(0.8, cot=True), "c2": _task(0.4, cot=True),
+        "o_unjudged": _task(0.0, set_="open", judged=0.0, skills=["Planning"]),
+        "o_judged": _task(0.6, set_="open", judged=0.2),  # one judged query in five is enough
+    }}  # fmt: skip
+    (row,) = schemes.get("megabench")([run])["rows"]
+    assert row["open_not_computed"] == ["o_unjudged"] and row["overall_partial"] is True
+    assert row["open"] == pytest.approx(0.6) and row["n_open_tasks"] == 1
+    assert row["overall"] == pytest.approx((2 * 0.6 + 1 * 0.6) / 3)  # (n_core·Core + n_open·Open), 0 left out
+    assert "Planning" not in schemes.get("megabench")([run])["keyword_stats"]["m"]["skills"]
+    only_unjudged = {"model": "m", "tasks": {"c1": _task(0.8, cot=True), "o": _task(0.0, set_="open", judged=0.0)}}
+    (row,) = schemes.get("megabench")([only_unjudged])["rows"]
+    assert row["open"] is None and row["overall"] == pytest.approx(0.8) and row["overall_partial"] is True
+    (full,) = schemes.get("megabench")([{"model": "m", "tasks": {"c1": _task(0.8, cot=True)}}])["rows"]
+    assert full["overall_partial"] is False and full["open_not_computed"] == []

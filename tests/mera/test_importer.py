@@ -11,6 +11,7 @@ import pytest
 from omnieval.benchmarks.mera.catalog import catalogue
 from omnieval.benchmarks.mera.mini import make_mini
 from omnieval.errors import SourceError, TaskFileError
+from omnieval.metrics import bind_metric
 from omnieval.sources.importers import importers
 
 importer = importers.get("mera")
@@ -32,7 +33,7 @@ def test_root_imports_all_18_tasks_with_samples(mini_root: Path) -> None:
             assert (s.choices is not None) == (info.answer == "MC")
         assert task.spec.score_key == "fs"
         assert task.spec.metadata["answers_hidden"] == (not info.public)
-        keys = {m.key for m in task.spec.metrics}
+        keys = {k for m in task.spec.metrics for k in bind_metric(m).keys}
         assert "em" in keys and task.spec.metadata["licence"] == info.licence
 
 
@@ -105,6 +106,10 @@ def test_missing_meta_id_and_duplicates(weird_copy: Path) -> None:
     [task] = importer(str(weird_copy))
     with pytest.raises(SourceError, match=r"sample '0'.*field 'meta.id'.*duplicate"):
         list(task.iter_samples())
+    # the id scan a run does before its first request reads only meta and names the task and both rows
+    with pytest.raises(SourceError, match=r"task weird.*duplicate sample id '0' at test-00000-of-00001.parquet row 1 and "
+                                          r"test-00000-of-00001.parquet row 3"):
+        task.scan_ids()
 
 
 def test_save_to_disk_layout(mini_root: Path, tmp_path: Path) -> None:
@@ -158,3 +163,46 @@ def test_unlisted_media_input_becomes_a_media_part(weird_copy: Path) -> None:
     sample = next(iter(task.iter_samples()))
     assert [(m.name, m.kind) for m in sample.media] == [("image", "image"), ("image_2", "image")]
     assert "image_2" not in sample.fields and sample.input.endswith("<image_2>")
+
+
+def test_only_placeholders_the_instruction_uses_are_required(weird_copy: Path) -> None:
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+
+    def no_question(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            del row["inputs"]["question"]
+            row["instruction"] = "Выберите вариант. <image> A. {option_a} B. {option_b}"
+
+    _rewrite(test, no_question)
+    [task] = importer(str(weird_copy))
+    samples = list(task.iter_samples())
+    assert len(samples) == 3
+    first = pq.read_table(test).to_pylist()[0]["inputs"]
+    assert samples[0].input == f"Выберите вариант. <image> A. {first['option_a']} B. {first['option_b']}"
+    assert "question" not in samples[0].fields
+
+
+def test_a_used_placeholder_without_input_names_task_sample_and_placeholder(weird_copy: Path) -> None:
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+
+    def uses_hint(rows: list[dict[str, Any]]) -> None:
+        rows[2]["instruction"] = "{question} <image> {hint}"
+
+    _rewrite(test, uses_hint)
+    [task] = importer(str(weird_copy))
+    with pytest.raises(SourceError, match=r"sample '2'.*field 'inputs.hint'.*weird: the instruction uses \{hint\}"):
+        list(task.iter_samples())
+
+
+def test_run_refuses_duplicate_ids_before_any_request(weird_copy: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    test = weird_copy / "data" / "test-00000-of-00001.parquet"
+    _rewrite(test, lambda rows: rows[2]["meta"].update(id=rows[0]["meta"]["id"]))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"mera:{weird_copy}", "--model",
+                           "baseline/oracle", "-o", str(out), "--quiet"],
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert proc.returncode != 0 and "duplicate sample id '0'" in proc.stderr and "row 1 and" in proc.stderr
+    assert not (out / "samples.jsonl").exists()

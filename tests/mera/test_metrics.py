@@ -63,7 +63,7 @@ def test_group_em_hand_worked() -> None:
     values = [float(v) for v in right]
     assert refs["group_em"].aggregate(values, results) == pytest.approx(0.5)
     assert refs["fs"].aggregate(values, results) == pytest.approx(0.5)
-    assert sum(values) / len(values) == pytest.approx(5 / 6)  # plain EM for contrast
+    assert refs["em"].aggregate(values, results) == pytest.approx(5 / 6)  # plain EM is a per-pair mean
 
 
 def test_rutie_answer_letter() -> None:
@@ -78,3 +78,20 @@ def test_ruslun_gold_stored_as_arrow_structs() -> None:
     gold = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго", "rating_value": null}, {"object_name": null, "rating_value": "три"}]}'
     pred = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго"}, {"rating_value": "три"}]}'
     assert ruslun_scores(pred, gold) == {"em": 1.0, "intent_em": 1.0, "slot_f1": 1.0, "fs": 1.0}
+
+
+def test_ruslun_is_one_metric_whose_four_keys_are_zero_on_a_failed_sample() -> None:
+    from omnieval.runner.scoring import Scorer
+    from omnieval.types import Response, Sample
+
+    from .conftest import task_spec_of
+
+    spec = task_spec_of("ruslun")
+    assert [m.name for m in spec.metrics] == ["mera_ruslun"] and spec.score_key == "fs"
+    scorer = Scorer.for_task(spec)
+    sample = Sample(id="1", input="q", targets=(GOLD,))
+    failed = scorer.score(sample, Response.from_error("server down"))
+    assert failed.state == "error" and failed.metrics == {"em": 0.0, "intent_em": 0.0, "slot_f1": 0.0, "fs": 0.0}
+    ok = scorer.score(sample, Response.from_text('{"intent": "RateBook", "slots": [{"rating_value": "три"}]}'))
+    # intent right; 1 of 1 predicted slot right, 1 of 3 gold found: P = 1, R = 1/3, F1 = 1/2; FS = 3/4
+    assert ok.metrics == pytest.approx({"em": 0.0, "intent_em": 1.0, "slot_f1": 0.5, "fs": 0.75}) and ok.score == 0.75

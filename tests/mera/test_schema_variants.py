@@ -17,9 +17,9 @@ from omnieval.types import ScoringInput
 from tests.mera.variant_kit import importer, mc_row, png, samples, wav, write_split
 
 
-def _em(response: str, targets: tuple[str, ...]) -> float:
+def _em(response: str, targets: tuple[str, ...], **options: bool) -> float:
     inp = ScoringInput(response=response, prediction=response, targets=targets)
-    return float(metrics.get("exact_match").fn(inp, answer_marker=True))  # type: ignore[arg-type]
+    return float(metrics.get("mera_em").fn(inp, **options))  # type: ignore[arg-type]
 
 
 def test_meta_id_int_string_and_float_upcast(tmp_path: Path) -> None:
@@ -123,25 +123,26 @@ def test_null_options_of_a_binary_question_format_as_empty(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    ("gold", "answer", "em"),
+    ("gold", "answer", "em", "parity"),
     [
-        ("Б", "B", 1.0),  # Cyrillic gold, Latin answer: same position
-        ("B", "Б", 1.0),
-        ("В", "C", 1.0),  # Cyrillic В is the THIRD letter
-        ("В", "B", 0.0),  # ... not the look-alike Latin B
-        ("C", "Ответ: В", 1.0),
-        (" b ", "B", 1.0),  # stray spaces and lowercase
-        ("г.", "D", 1.0),
-        ("A", "Б", 0.0),
+        ("Б", "B", 1.0, 0.0),  # Cyrillic gold, Latin answer: same position (MERA itself: no match)
+        ("B", "Б", 1.0, 0.0),
+        ("В", "C", 1.0, 0.0),  # Cyrillic В is the THIRD letter
+        ("В", "B", 0.0, 0.0),  # ... not the look-alike Latin B
+        ("C", "Ответ: В", 1.0, 0.0),
+        (" b ", "B", 1.0, 1.0),  # stray spaces and lowercase
+        ("г.", "D", 1.0, 0.0),
+        ("A", "Б", 0.0, 0.0),
     ],
 )
-def test_option_letters_in_either_alphabet(tmp_path: Path, gold: str, answer: str, em: float) -> None:
+def test_option_letters_in_either_alphabet(tmp_path: Path, gold: str, answer: str, em: float, parity: float) -> None:
     row = mc_row(0, media={"image": {"bytes": png(), "path": None}}, outputs=gold)
     row["instruction"] = "{context}" + row["instruction"]
     write_split(tmp_path / "ruTiE-Image", [row])
     [sample] = samples(tmp_path / "ruTiE-Image")
     assert sample.targets[0] == gold
-    assert _em(answer, sample.targets) == em
+    assert _em(answer, sample.targets, letter_twins=True) == em
+    assert _em(answer, sample.targets) == parity
 
 
 def test_free_text_golds_are_not_rewritten(tmp_path: Path) -> None:

@@ -86,9 +86,9 @@ class _TaskAccumulator:
 
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        by_key = {m.ref.key: m for m in self.metrics}
+        by_key = {k: m for m in self.metrics for k in m.keys}
         if self.judges:  # judged run: the judge's metrics replace the plain ones of the same key
-            by_key.update({m.ref.key: m for m in self.judge_metrics})
+            by_key.update({k: m for m in self.judge_metrics for k in m.keys})
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
@@ -103,7 +103,7 @@ class _TaskAccumulator:
 
     def _metric_versions(self) -> dict[str, str]:
         used = [*self.metrics, *(self.judge_metrics if self.judges else [])]
-        return {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in used}
+        return {k: f"{m.definition.name}@{m.definition.version}" for m in used for k in m.keys}
 
     def _judge_block(self) -> dict[str, Any] | None:
         """How the task's judge values were made (``None`` for tasks without a judge)."""
@@ -124,7 +124,7 @@ class _TaskAccumulator:
 
     def _ci(self) -> tuple[float, float] | None:
         """Bootstrap CI of a mean score; none for scores aggregated otherwise (groups, circular)."""
-        score_metric = next((m for m in self.metrics if m.ref.key == self.task.spec.score_key), None)
+        score_metric = next((m for m in self.metrics if self.task.spec.score_key in m.keys), None)
         if score_metric is not None and score_metric.ref.aggregate != "mean":
             return None
         return bootstrap_ci(self.scores)
@@ -140,9 +140,9 @@ class _TaskAccumulator:
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
-            placeholders = [m.ref.key for m in self.metrics]
+            placeholders = [k for m in self.metrics for k in m.keys]
             if self.run_judged and self.task.spec.judge is not None:
-                placeholders += [self.task.spec.judge.key, *(m.ref.key for m in self.judge_metrics)]
+                placeholders += [self.task.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys)]
             metrics = dict.fromkeys(placeholders, 0.0) | metrics
         score = metrics.get(spec.score_key, sum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
@@ -159,11 +159,13 @@ class _TaskAccumulator:
             "example_reasons": {k: v for k, v in self.reasons.items() if v},
             "by_variant": self._variants(),
             "parse_fallbacks": self.fallbacks,
+            "truncated_scoring": spec.truncated,
             "version": spec.version,
             "metric_versions": self._metric_versions(),
             "judge": self._judge_block(),
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
+            "language": spec.language,
             "metadata": spec.metadata,
         }
 

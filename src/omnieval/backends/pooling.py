@@ -15,8 +15,22 @@ from typing import Any, ClassVar
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import Request, Response
+from omnieval.types._base import Frozen
 
-__all__ = ["PoolingBackend"]
+__all__ = ["PoolingBackend", "PoolingOptions"]
+
+
+class PoolingOptions(Frozen):
+    """``--judge-backend-opt`` keys of the pooling backend."""
+
+    path: str = "/classify"
+    """Endpoint path under the base URL."""
+    truncate_prompt_tokens: int | None = 8192
+    """Sent with every request (MERA's value for its judge)."""
+    sep_token: str = "[SEP]"
+    """Separator between question, gold and answer when no tokenizer is given."""
+    tokenizer: str | None = None
+    """A local tokenizer folder: its sep_token, and MERA's left/right truncation client-side."""
 
 
 @register_backend("pooling")
@@ -24,15 +38,18 @@ class PoolingBackend(Backend):
     """A remote text classifier; no batching (one input per request, as MERA's scorer sends)."""
 
     classifies: ClassVar[bool] = True
+    extra_options = PoolingOptions
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
         if not options.base_url:
             raise ConfigError("pooling/ needs --judge-base-url (the classification server, e.g. http://host:8000)")
-        self.url = options.base_url.rstrip("/") + str(options.extra.get("path", "/classify"))
-        self.truncate = options.extra.get("truncate_prompt_tokens", 8192)
-        self._sep = str(options.extra.get("sep_token", "[SEP]"))
-        self._tokenizer_path = options.extra.get("tokenizer")
+        settings = PoolingOptions.model_validate(options.extra)
+        self.base_url = options.base_url
+        self.url = options.base_url.rstrip("/") + settings.path
+        self.truncate = settings.truncate_prompt_tokens
+        self._sep = settings.sep_token
+        self._tokenizer_path = settings.tokenizer
         self._tokenizer: Any = None
         self._client: Any = None
 
@@ -67,11 +84,14 @@ class PoolingBackend(Backend):
         try:
             reply = await self._client.post(self.url, json=body)
         except httpx.HTTPError as exc:
-            raise BackendError(f"classification endpoint {self.url} unreachable: {type(exc).__name__}: {exc}", retryable=True) from exc
+            kind = "refused" if isinstance(exc, httpx.ConnectError) else "timeout" if isinstance(exc, httpx.TimeoutException) else "connection"
+            raise BackendError(f"classification endpoint {self.url} unreachable: {type(exc).__name__}: {exc}",
+                               retryable=True, transport=kind, url=self.url) from exc  # fmt: skip
         if reply.status_code >= 400:
             retry = reply.status_code == 429 or reply.status_code >= 500
             raise BackendError(f"classification endpoint {self.url} answered HTTP {reply.status_code}: {reply.text[:200]}",
-                               retryable=retry, rate_limited=reply.status_code == 429)  # fmt: skip
+                               retryable=retry, rate_limited=reply.status_code == 429, status=reply.status_code,
+                               url=self.url, server_message=reply.text[:200])  # fmt: skip
         try:
             probs = [float(p) for p in reply.json()["data"][0]["probs"]]
         except (ValueError, KeyError, IndexError, TypeError) as exc:

@@ -88,13 +88,14 @@ class ReplayBackend(Backend):
     modalities = frozenset({"text", "image", "audio", "video"})
     caches_responses = False
 
-    def __init__(self, model: str, *, options: BackendOptions) -> None:
+    def __init__(self, model: str, *, options: BackendOptions, numbers: bool = False) -> None:
+        """``numbers``: accept JSON numbers as responses (judge verdicts written as ``1``)."""
         super().__init__(model, options=options)
         path = Path(model).expanduser()
         if not path.exists() and Path("/" + model).exists():
             path = Path("/" + model)  # ``replay/abs/path.jsonl`` written without the doubled slash
         self.path = path
-        self._index = load_replay(self.path, numbers=bool(options.extra.get("numbers", False)))
+        self._index = load_replay(self.path, numbers=numbers)
 
     async def generate(self, request: Request) -> Response:
         found = self._index.get((request.task, request.sample_id))

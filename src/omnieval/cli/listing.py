@@ -50,6 +50,7 @@ def validate_tasks(items: list[str]) -> None:
     from omnieval.runner import resolve_tasks
 
     for task in resolve_tasks(items):
+        task.scan_ids()
         n = sum(1 for _ in task.iter_samples())
         print(f"ok  {task.name}  ({n} samples, version {task.spec.version}, hash {task.content_hash})")
 

@@ -30,6 +30,7 @@ def create_judge_backend(spec: str, *, options: BackendOptions | None = None) ->
     if provider == "hf" and is_classifier_folder(name):
         return create_backend(f"hf_classifier/{name}", options=options)
     if provider == "replay":
-        options = options or BackendOptions()
-        return create_backend(spec, options=options.model_copy(update={"extra": {"numbers": True, **options.extra}}))
+        from omnieval.backends.replay import ReplayBackend
+
+        return ReplayBackend(name, options=options or BackendOptions(), numbers=True)
     return create_backend(spec, options=options)

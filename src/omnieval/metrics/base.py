@@ -1,8 +1,11 @@
 """The metric and aggregation registries.
 
 A metric is a pure function ``(inp: ScoringInput, **options) -> float | dict[str, float]``; a dict
-reports several named values at once (e.g. RuSLUn's ``intent_em`` and ``slot_f1``). Every value must
-lie in [0, 1]. An aggregation turns per-sample values into one task value.
+reports several named values at once (e.g. RuSLUn's ``intent_em`` and ``slot_f1``). A metric that
+returns a dict declares its result keys (``outputs=``) so that a sample in a non-ok state gets 0
+under *every* key, not only under the reference's key (otherwise the other keys' means would skip
+the failed samples). Every value must lie in [0, 1]. An aggregation turns per-sample values into
+one task value.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from omnieval.errors import MetricError
 from omnieval.registry import Registry, check_options
 from omnieval.types import MetricRef, SampleResult, ScoringInput
 
@@ -36,6 +40,9 @@ class MetricDef:
     version: str = "1"
     higher_is_better: bool = True
     description: str = ""
+    outputs: tuple[str, ...] = ()
+    """Result keys of a dict-returning metric: always present, all set to 0 on a non-ok sample.
+    A metric may add further per-sample diagnostics (MEGA-Bench's per-field scores) beyond these."""
 
 
 Aggregation = Callable[..., float]
@@ -46,13 +53,16 @@ aggregations: Registry[Aggregation] = Registry("aggregation")
 
 
 def register_metric(
-    name: str, *, version: str = "1", higher_is_better: bool = True
+    name: str, *, version: str = "1", higher_is_better: bool = True, outputs: tuple[str, ...] = ()
 ) -> Callable[[MetricFn], MetricFn]:
-    """Register ``fn`` as metric ``name``; the docstring's first line becomes its description."""
+    """Register ``fn`` as metric ``name``; the docstring's first line becomes its description.
+
+    ``outputs``: the keys of a metric that returns a dict (see :attr:`MetricDef.outputs`).
+    """
 
     def decorate(fn: MetricFn) -> MetricFn:
         doc = (fn.__doc__ or "").strip().splitlines()
-        metrics.add(name, MetricDef(name, fn, version, higher_is_better, doc[0] if doc else ""))
+        metrics.add(name, MetricDef(name, fn, version, higher_is_better, doc[0] if doc else "", tuple(outputs)))
         return fn
 
     return decorate
@@ -71,9 +81,17 @@ class BoundMetric:
     definition: MetricDef
     aggregation: Aggregation
 
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Result keys this metric always reports (zero-filled on a non-ok sample)."""
+        return self.definition.outputs or (self.ref.key,)
+
     def __call__(self, inp: ScoringInput) -> dict[str, float]:
         value = self.definition.fn(inp, **self.ref.options)
         if isinstance(value, dict):
+            missing = [k for k in self.definition.outputs if k not in value]
+            if missing:
+                raise MetricError(f"metric {self.ref.name!r} did not return its declared output(s) {missing}")
             return {k: float(v) for k, v in value.items()}
         return {self.ref.key: float(value)}
 

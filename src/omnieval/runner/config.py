@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from omnieval.backends import BackendOptions
+from omnieval.backends.breaker import DEFAULT_THRESHOLD
 from omnieval.types._base import Frozen
 
 __all__ = ["JudgeConfig", "RetryPolicy", "RunConfig"]
@@ -60,6 +61,9 @@ class RunConfig(Frozen):
     retry_errors: bool = True
     """On resume, run samples that ended in ``error`` again."""
     max_error_rate: float | None = None
+    """Exit code 3 above this share of samples in error; None: only when every sample is in error."""
+    breaker_threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0)
+    """Stop after this many identical non-transient failures in a row (``backends/breaker.py``); 0: never."""
     quiet: bool = False
     dry_run: bool = False
     judge: JudgeConfig | None = None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend
+from omnieval.backends.breaker import DEFAULT_THRESHOLD, CircuitBreaker
 from omnieval.judges import Judge, create_judge_backend
 from omnieval.runner.config import JudgeConfig, RetryPolicy
 from omnieval.runner.execute import Fetcher
@@ -59,7 +60,9 @@ class JudgeStage:
     """The run's judges by task name, and the background judging of finished samples."""
 
     def __init__(self, *, tasks: list[Task], judge: JudgeConfig | None, retry: RetryPolicy,
-                 cache_path: Path | None, max_pending: int = 256) -> None:  # fmt: skip
+                 cache_path: Path | None, breaker_threshold: int = DEFAULT_THRESHOLD,
+                 max_pending: int = 256) -> None:  # fmt: skip
+        self._breaker_threshold = breaker_threshold
         self.judges: dict[str, Judge] = {}
         self._endpoints: dict[str, _Endpoint] = {}
         self._cache_path = cache_path
@@ -91,11 +94,13 @@ class JudgeStage:
         return self._endpoints[model]
 
     def _fetcher(self, backend: Backend) -> Fetcher:
-        """The judge's own pool: batching backends get room for whole batches (hook for the breaker)."""
+        """The judge's own pool (batching backends get room for whole batches) and its own circuit breaker:
+        a dead or misconfigured judge endpoint stops the run, naming the endpoint, as a dead model would."""
         maximum = backend.max_connections()
         if backend.prefers_batches:
             maximum = max(1, backend.options.batch_size) * 2
-        return Fetcher(backend, cache=self._cache, retry=self._retry, limiter=AdaptiveLimiter(maximum))
+        breaker = CircuitBreaker(f"judge {backend.endpoint()}", threshold=self._breaker_threshold)
+        return Fetcher(backend, cache=self._cache, retry=self._retry, limiter=AdaptiveLimiter(maximum), breaker=breaker)
 
     def for_task(self, name: str) -> Judge | None:
         return self.judges.get(name)

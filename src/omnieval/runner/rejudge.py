@@ -80,7 +80,7 @@ def _history(records: list[dict[str, Any]], sample: Sample, answers: dict[str, s
 async def rejudge_records(run_dir: Path, config: RunConfig, tasks: list[Task], records: list[dict[str, Any]],
                           judge: JudgeConfig) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """Records re-judged by ``judge`` (other tasks' records untouched) and the judges' descriptions."""
-    stage = JudgeStage(tasks=tasks, judge=judge, retry=config.retry,
+    stage = JudgeStage(tasks=tasks, judge=judge, retry=config.retry, breaker_threshold=config.breaker_threshold,
                        cache_path=run_dir / "judge_cache.sqlite" if config.use_cache else None)  # fmt: skip
     try:
         by_task: dict[str, list[dict[str, Any]]] = {}

@@ -15,7 +15,7 @@ from omnieval.parsers import bind_parser
 from omnieval.prompts import renderers
 from omnieval.registry import check_options, load_plugins
 from omnieval.sources import Task, importers, load_task_file, task_dirs
-from omnieval.types import JudgeSpec
+from omnieval.types import JudgeSpec, MetricRef
 
 __all__ = ["catalog", "resolve_tasks", "strict_variant", "validate_task"]
 
@@ -112,14 +112,18 @@ def strict_variant(task: Task) -> Task:
     from omnieval.parsers import parsers as parser_registry
 
     spec = task.spec
-    new_metrics = tuple(
-        m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key}) if f"{m.name}_strict" in metric_registry else m
-        for m in spec.metrics
-    )
+
+    def swap(refs: tuple[MetricRef, ...]) -> tuple[MetricRef, ...]:
+        return tuple(m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key})
+                     if f"{m.name}_strict" in metric_registry else m for m in refs)  # fmt: skip
+
     parser = spec.parser
     if f"{parser.name}_strict" in parser_registry:
         parser = parser.model_copy(update={"name": f"{parser.name}_strict"})
-    return dataclasses.replace(task, spec=spec.model_copy(update={"metrics": new_metrics, "parser": parser}))
+    update: dict[str, object] = {"metrics": swap(spec.metrics), "parser": parser}
+    if spec.judge is not None:  # the metrics computed after the judge get their fixed variants too
+        update["judge"] = spec.judge.model_copy(update={"metrics": swap(spec.judge.metrics)})
+    return dataclasses.replace(task, spec=spec.model_copy(update=update))
 
 
 def resolve_tasks(items: Iterable[str], *, strict_metrics: bool = False) -> list[Task]:

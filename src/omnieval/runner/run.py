@@ -16,19 +16,20 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
+from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import OmnievalError
 from omnieval.judges import Judge
-from omnieval.prompts import build_request
 from omnieval.runner.config import RunConfig
-from omnieval.runner.context import TaskContext, pick_demos
+from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
 from omnieval.runner.judging import JudgeStage, judge_question
 from omnieval.runner.limiter import AdaptiveLimiter
+from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
-from omnieval.sources import Task
+from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 
@@ -86,7 +87,8 @@ class _Runner:
             cache = ResponseCache(config.cache_path or config.output / "cache.sqlite")
         self.cache = cache
         self.limiter = AdaptiveLimiter(backend.max_connections())
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter)
+        breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
         self.progress = Progress(quiet=config.quiet)
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
@@ -110,30 +112,13 @@ class _Runner:
         """The scored sample and the judge's question (the rendered prompt; ``None`` before rendering)."""
         try:
             sample = self._hashed(sample)
-            request = build_request(
-                sample,
-                ctx.task.spec,
-                position=position,
-                seed=self.config.seed,
-                generation=ctx.generation,
-                media_policy=ctx.media_policy,
-                demos=pick_demos(ctx.demo_pool, n=ctx.task.spec.prompt.fewshot.n, sample_id=sample.id, seed=self.config.seed),
-                history=history,
-                blind=self.config.blind,
-            )
+            request = prepare_request(ctx, sample, position=position, history=history, seed=self.config.seed,
+                                      blind=self.config.blind, provider=self.backend.provider,
+                                      modalities=self.backend.modalities)  # fmt: skip
         except OmnievalError as exc:
             return ctx.scorer.score(sample, _error(f"could not build the request: {exc}")), None
-        missing = {m.kind for m in request.media} - set(self.backend.modalities)
-        if missing:
-            reason = f"backend {self.backend.provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"
-            return self._skipped(ctx, sample, reason, request.variant), None
-        if request.media:
-            from omnieval.media import BudgetExceeded, fit_request_to_budget
-
-            try:
-                request, _ = fit_request_to_budget(request, demo_budget=request.media_policy.demo_max_images)
-            except BudgetExceeded as exc:
-                return self._skipped(ctx, sample, str(exc), request.variant), None
+        if isinstance(request, Skip):
+            return self._skipped(ctx, sample, request.reason, request.variant), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
         return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint), judge_question(request)
@@ -214,7 +199,8 @@ def _error(message: str) -> Any:
     return Response.from_error(message)
 
 
-def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex, judges: JudgeStage) -> list[TaskContext]:
+def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex,
+              judges: JudgeStage | None = None) -> list[TaskContext]:  # fmt: skip
     contexts = []
     for task in tasks:
         generation, media = _effective(task, config, backend)
@@ -224,7 +210,7 @@ def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: Done
             total = min(total, config.limit)
         if config.sample_ids:
             total = len(config.sample_ids)
-        scorer = Scorer.for_task(task.spec, judged=judges.for_task(task.name) is not None)
+        scorer = Scorer.for_task(task.spec, judged=judges is not None and judges.for_task(task.name) is not None)
         contexts.append(TaskContext(task, scorer, generation, media, pool, total=total))
     return contexts
 
@@ -263,8 +249,11 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
+    # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
+    check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     started = dt.datetime.now(dt.UTC).isoformat()
-    judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config))
+    judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
+                        breaker_threshold=config.breaker_threshold)  # fmt: skip
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)

@@ -36,15 +36,18 @@ class Scorer:
         """Keys whose values come from the judge (empty when the task is not judged in this run)."""
         if not self.judged or self.spec.judge is None:
             return ()
-        return tuple(dict.fromkeys((self.spec.judge.key, *(m.ref.key for m in self.judge_metrics))))
+        return tuple(dict.fromkeys((self.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys))))
 
     @property
     def metric_keys(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*(m.ref.key for m in self.metrics), *self.judge_keys)))
+        return tuple(dict.fromkeys((*(k for m in self.metrics for k in m.keys), *self.judge_keys)))
 
     def needs_judge(self, result: SampleResult) -> bool:
-        """Only answered, scored samples are judged; every other state keeps its own count and zeros."""
-        return self.judged and result.state == "ok" and result.scored
+        """Scored samples whose text was scored are judged: ``ok`` ones, and ``truncated`` ones when the
+        task scores truncated text (MERA judges whatever came back); other states keep their zeros."""
+        if not self.judged or not result.scored:
+            return False
+        return result.state == "ok" or (result.state == "truncated" and self.spec.truncated == "score_text")
 
     def with_judgement(self, sample: Sample, result: SampleResult, record: JudgeRecord) -> SampleResult:
         """The sample after its judge: judge-derived values added, or ``judge_failed`` with them left out."""
@@ -75,7 +78,7 @@ class Scorer:
             return result.model_copy(update={"state": "error", "reason": f"metric values outside [0, 1]: {bad}",
                                              "score": 0.0, "judge": record})  # fmt: skip
         score = values.get(self.spec.score_key, 0.0)
-        return result.model_copy(update={"state": "ok", "reason": None, "metrics": values, "score": score, "judge": record})
+        return result.model_copy(update={"metrics": values, "score": score, "judge": record})
 
     def score(self, sample: Sample, response: Response, **record: Any) -> SampleResult:
         """Decide the sample's one state and its score (0 for every non-ok state)."""
@@ -87,10 +90,23 @@ class Scorer:
             base.update(reasoning=reasoning or response.reasoning, raw_response=response.text)
         base["response"] = answer
         if response.finish_reason == "length":
-            return SampleResult(state="truncated", reason="generation hit max_tokens", **base)
+            return self._truncated(sample, answer, base)
         if not sample.has_targets:
             return SampleResult(state="ok", reason="prediction only: no gold answer", **base)
         return self._judge(sample, answer, base)
+
+    def _truncated(self, sample: Sample, answer: str, base: dict[str, Any]) -> SampleResult:
+        """State ``truncated`` either way; the task's ``truncated`` rule says whether the text is scored."""
+        reason = "generation hit max_tokens"
+        if self.spec.truncated == "zero" or not sample.has_targets:
+            return SampleResult(state="truncated", reason=reason, **base)
+        judged = self._judge(sample, answer, base)
+        if judged.state == "error":
+            return judged
+        why = f"{reason}; scored on the text returned (task rule truncated: score_text)"
+        if judged.state == "parse_failed":
+            why += f"; {judged.reason}"
+        return judged.model_copy(update={"state": "truncated", "reason": why})
 
     def _base(self, sample: Sample, response: Response, record: dict[str, Any]) -> dict[str, Any]:
         base: dict[str, Any] = {

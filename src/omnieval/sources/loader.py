@@ -18,9 +18,10 @@ import yaml
 from pydantic import ValidationError
 
 from omnieval.errors import TaskFileError
+from omnieval.sources.ids import IdLedger
 from omnieval.sources.plugins import generators, transforms
-from omnieval.sources.readers import count_rows, read_rows
-from omnieval.sources.rows import row_to_sample
+from omnieval.sources.readers import count_rows, read_located_rows, row_unit
+from omnieval.sources.rows import row_to_sample, sample_id_of
 from omnieval.sources.task import Task
 from omnieval.types import Sample, SourceSpec, TaskSpec
 
@@ -135,14 +136,36 @@ def _iter_source(source: SourceSpec, path: Path | None, *, split: str | None = N
     media_base = path.parent if path is not None and path.is_file() else path
     where = str(path) if path is not None else (source.name or source.type)
     kind = "jsonl" if source.type == "generator" else source.type  # generators write JSONL
-    rows = read_rows(kind, path=path, name=source.name, split=split or source.split, config=source.config)
+    rows = read_located_rows(kind, path=path, name=source.name, split=split or source.split, config=source.config)
     chained = [(r.name, r.options) for r in source.transforms]
-    for index, row in rows:
+    ledger = _ledger(source, where, kind)
+    for index, line, row in rows:
         sample = row_to_sample(row, index, source.fields, path=where, base_dir=media_base)
+        if ledger is not None:
+            ledger.add(sample.id, line)
         items = [sample]
         for name, options in chained:
             items = [out for item in items for out in transforms.get(name)(item, **options)]
         yield from items
+
+
+def _ledger(source: SourceSpec, where: str, kind: str) -> IdLedger | None:
+    """Ids from an id column must be unique; positional ids (no id column) are unique by construction."""
+    return IdLedger(path=where, field=source.fields.id, unit=row_unit(kind)) if source.fields.id else None
+
+
+def _scan_ids(source: SourceSpec, path: Path | None, *, split: str | None = None) -> None:
+    """Read only the id of every row (Parquet: only the id column) and raise on a duplicate."""
+    where = str(path) if path is not None else (source.name or source.type)
+    kind = "jsonl" if source.type == "generator" else source.type
+    ledger = _ledger(source, where, kind)
+    if ledger is None or source.fields.id is None:
+        return
+    columns = [source.fields.id.split(".")[0]]
+    rows = read_located_rows(kind, path=path, name=source.name, split=split or source.split, config=source.config,
+                             columns=columns)  # fmt: skip
+    for index, line, row in rows:
+        ledger.add(sample_id_of(row, index, source.fields, path=where), line)
 
 
 def task_from_spec(spec: TaskSpec, *, base_dir: Path | None, origin: str) -> Task:
@@ -167,6 +190,7 @@ def task_from_spec(spec: TaskSpec, *, base_dir: Path | None, origin: str) -> Tas
     return Task(
         spec=spec,
         iter_samples=lambda: _iter_source(spec.source, path),
+        check_ids=lambda: _scan_ids(spec.source, path),
         base_dir=base_dir,
         size=size,
         iter_demos=demos,

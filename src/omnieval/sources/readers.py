@@ -1,7 +1,9 @@
 """Row readers for local files and Hugging Face datasets; every reader streams.
 
-A reader yields ``(row_index, row_dict)`` pairs. Rows are never all held in memory, except for a
-plain JSON file, which must be parsed whole by nature.
+A reader yields ``(row_index, line, row_dict)``: ``row_index`` counts rows from 0 (the positional
+sample id), ``line`` is where the row sits for error messages (the file line of a JSONL row, else the
+1-based row number). Rows are never all held in memory, except for a plain JSON file, which must be
+parsed whole by nature.
 """
 
 from __future__ import annotations
@@ -14,12 +16,18 @@ from typing import Any
 
 from omnieval.errors import SourceError, TaskFileError
 
-__all__ = ["count_rows", "read_rows"]
+__all__ = ["count_rows", "read_located_rows", "read_rows", "row_unit"]
 
 Row = dict[str, Any]
+Located = Iterator[tuple[int, int, Row]]
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, Row]]:
+def _numbered(rows: Iterator[tuple[int, Row]]) -> Located:
+    for index, row in rows:
+        yield index, index + 1, row
+
+
+def _jsonl(path: Path, columns: list[str] | None = None) -> Located:
     with path.open(encoding="utf-8") as fh:
         index = 0
         for lineno, line in enumerate(fh, 1):
@@ -31,11 +39,11 @@ def _jsonl(path: Path) -> Iterator[tuple[int, Row]]:
                 raise SourceError(f"line {lineno} is not valid JSON ({exc.msg})", path=str(path)) from None
             if not isinstance(row, dict):
                 raise SourceError(f"line {lineno} is not a JSON object", path=str(path))
-            yield index, row
+            yield index, lineno, row
             index += 1
 
 
-def _json(path: Path) -> Iterator[tuple[int, Row]]:
+def _json(path: Path, columns: list[str] | None = None) -> Located:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -49,15 +57,16 @@ def _json(path: Path) -> Iterator[tuple[int, Row]]:
     for index, row in enumerate(data):
         if not isinstance(row, dict):
             raise SourceError(f"item {index} is not an object", path=str(path))
-        yield index, row
+        yield index, index + 1, row
 
 
-def _csv(path: Path) -> Iterator[tuple[int, Row]]:
+def _csv(path: Path, columns: list[str] | None = None) -> Located:
     with path.open(encoding="utf-8", newline="") as fh:
-        yield from enumerate(csv.DictReader(fh))
+        yield from _numbered(enumerate(csv.DictReader(fh)))
 
 
-def _parquet(path: Path) -> Iterator[tuple[int, Row]]:
+def _parquet(path: Path, columns: list[str] | None = None) -> Located:
+    """Row groups in turn; ``columns`` (top-level names) reads only those, e.g. for an id scan."""
     import pyarrow.parquet as pq
 
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
@@ -67,9 +76,10 @@ def _parquet(path: Path) -> Iterator[tuple[int, Row]]:
             reader = pq.ParquetFile(file)
         except Exception as exc:
             raise SourceError(f"cannot read Parquet ({exc})", path=str(file)) from None
-        for batch in reader.iter_batches(batch_size=256):
+        wanted = [c for c in columns if c in reader.schema_arrow.names] if columns is not None else None
+        for batch in reader.iter_batches(batch_size=256, columns=wanted):
             for row in batch.to_pylist():
-                yield index, row
+                yield index, index + 1, row
                 index += 1
 
 
@@ -91,19 +101,38 @@ def _hf(source_type: str, *, path: Path | None, name: str | None, split: str, co
     yield from enumerate(ds)
 
 
-def read_rows(
-    source_type: str, *, path: Path | None, name: str | None = None, split: str = "test", config: str | None = None
-) -> Iterator[tuple[int, Row]]:
-    """Stream ``(index, row)`` from a source."""
+def read_located_rows(
+    source_type: str,
+    *,
+    path: Path | None,
+    name: str | None = None,
+    split: str = "test",
+    config: str | None = None,
+    columns: list[str] | None = None,
+) -> Located:
+    """Stream ``(index, line, row)`` from a source; ``columns`` is a hint some formats use to read less."""
     if source_type in ("hf_disk", "hf_folder", "hf_hub"):
-        yield from _hf(source_type, path=path, name=name, split=split, config=config)
+        yield from _numbered(_hf(source_type, path=path, name=name, split=split, config=config))
         return
     if path is None:
         raise TaskFileError(f"source type {source_type!r} needs a path")
     if not path.exists():
         raise SourceError("file not found", path=str(path))
     reader = {"jsonl": _jsonl, "json": _json, "csv": _csv, "parquet": _parquet}[source_type]
-    yield from reader(path)
+    yield from reader(path, columns)
+
+
+def read_rows(
+    source_type: str, *, path: Path | None, name: str | None = None, split: str = "test", config: str | None = None
+) -> Iterator[tuple[int, Row]]:
+    """Stream ``(index, row)`` from a source."""
+    for index, _, row in read_located_rows(source_type, path=path, name=name, split=split, config=config):
+        yield index, row
+
+
+def row_unit(source_type: str) -> str:
+    """What the ``line`` of :func:`read_located_rows` counts in this format (for messages)."""
+    return "line" if source_type == "jsonl" else "row"
 
 
 def count_rows(source_type: str, *, path: Path | None) -> int | None:

@@ -9,7 +9,7 @@ from typing import Any
 from omnieval.errors import SourceError
 from omnieval.types import FieldMap, MediaField, MediaRef, Sample
 
-__all__ = ["get_field", "media_ref", "row_to_sample"]
+__all__ = ["get_field", "media_ref", "row_to_sample", "sample_id_of"]
 
 _MISSING = object()
 
@@ -67,12 +67,17 @@ def media_ref(value: Any, spec: MediaField, *, base_dir: Path | None, where: dic
     raise SourceError(f"unsupported media value of type {type(value).__name__}", field=spec.field, **where)
 
 
-def row_to_sample(row: dict[str, Any], index: int, fields: FieldMap, *, path: str, base_dir: Path | None) -> Sample:
-    """Map one row to a sample; a missing required field is an error naming file, sample and field."""
+def sample_id_of(row: dict[str, Any], index: int, fields: FieldMap, *, path: str) -> str:
+    """The row's id column as text, or its position when the source has no id column."""
     raw_id = get_field(row, fields.id) if fields.id else index
     if raw_id is _MISSING or raw_id is None:
         raise SourceError(f"row {index} has no id", path=path, field=fields.id)
-    sample_id = str(raw_id)
+    return str(raw_id)
+
+
+def row_to_sample(row: dict[str, Any], index: int, fields: FieldMap, *, path: str, base_dir: Path | None) -> Sample:
+    """Map one row to a sample; a missing required field is an error naming file, sample and field."""
+    sample_id = sample_id_of(row, index, fields, path=path)
     where = {"path": path, "sample_id": sample_id}
     text = get_field(row, fields.input) if fields.input else ""
     if text is _MISSING:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from omnieval.errors import SourceError
 from omnieval.types import Sample, TaskSpec
 
 __all__ = ["Task"]
@@ -31,6 +32,8 @@ class Task:
     origin: str = ""
     """Where the task came from: a YAML path, ``FORMAT:PATH``, or ``builtin``."""
     extra: dict[str, object] = field(default_factory=dict)
+    check_ids: Callable[[], None] | None = None
+    """Reads only the ids and raises on a duplicate; ``None`` means :meth:`scan_ids` streams the samples."""
 
     @property
     def name(self) -> str:
@@ -41,6 +44,20 @@ class Task:
         """Hash of the full effective spec: changes whenever the task definition changes."""
         body = json.dumps(self.spec.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+    def scan_ids(self) -> None:
+        """Raise :class:`~omnieval.errors.SourceError` if two samples share an id (before a run starts)."""
+        if self.check_ids is not None:
+            self.check_ids()
+            return
+        seen: dict[str, int] = {}
+        for position, sample in enumerate(self.iter_samples(), 1):
+            first = seen.setdefault(sample.id, position)
+            if first != position:
+                raise SourceError(
+                    f"duplicate sample id {sample.id!r} at samples {first} and {position}",
+                    path=self.origin or self.name, sample_id=sample.id, field="id",
+                )
 
     @classmethod
     def from_samples(cls, spec: TaskSpec, samples: Iterable[Sample], **kwargs: object) -> Task:

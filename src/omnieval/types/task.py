@@ -237,6 +237,15 @@ class TaskSpec(Frozen):
     metrics: tuple[MetricRef, ...] = (MetricRef(name="exact_match"),)
     score: str | None = None
     """Metric key reported as the task score; defaults to the first metric."""
+    truncated: Literal["zero", "score_text"] = "zero"
+    """How a response cut off at ``max_tokens`` is scored; its state is ``truncated`` either way.
+
+    ``zero`` (the engine default): a cut-off answer is unfinished, so it earns nothing. Scoring it
+    would credit text that merely contains the answer on its way elsewhere (a model listing every
+    option before running out of tokens) and make scores depend on the token budget.
+    ``score_text``: score whatever text came back, as benchmarks whose original scorers do so
+    (MERA, MEGA-Bench) require for parity.
+    """
     generation: GenerationConfig = Field(default_factory=GenerationConfig)
     media: MediaPolicy = Field(default_factory=MediaPolicy)
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -2,6 +2,8 @@
 
 Requests arrive in lists of ``options.batch_size`` (``prefers_batches``); work runs in a worker
 thread so the event loop stays free, one batch at a time since the model is shared.
+``hf/PATH`` must exist locally (a mistyped path is an error, never a Hub lookup); ``hf/hub:ORG/NAME`` fetches
+from the Hugging Face Hub, refused when ``HF_HUB_OFFLINE`` is set.
 Backend-specific options (``options.extra``): ``gguf_file``, ``gguf_cache`` (default True),
 ``gguf_cache_dir``, ``model_class`` (a transformers class name), ``chat_template`` (jinja override).
 """
@@ -14,14 +16,30 @@ from typing import Any, ClassVar
 
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
 from omnieval.backends.hf.generation import Item, generate_batch
-from omnieval.backends.hf.loading import Loaded, load_model
+from omnieval.backends.hf.loading import Loaded, load_model, resolve_source
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.backends.hf.scoring import score_choices
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import Request, Response
+from omnieval.types._base import Frozen
 
-__all__ = ["HFBackend"]
+__all__ = ["HFBackend", "HFOptions"]
+
+
+class HFOptions(Frozen):
+    """``--backend-opt`` keys of the hf backend."""
+
+    gguf_file: str | None = None
+    """A GGUF file inside the model folder to load (de-quantised once, then cached)."""
+    gguf_cache: bool = True
+    """Keep the de-quantised GGUF model for later loads."""
+    gguf_cache_dir: str | None = None
+    """Where to keep it (default ~/.cache/omnieval)."""
+    model_class: str | None = None
+    """A transformers class name to load with, e.g. AutoModelForImageTextToText."""
+    chat_template: str | None = None
+    """A jinja chat template overriding the model's own."""
 
 
 @register_backend("hf")
@@ -29,9 +47,11 @@ class HFBackend(InProcessBackend):
     """transformers models run in-process, batched with left padding."""
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
+    extra_options = HFOptions
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
+        resolve_source(model, options=options)  # a mistyped path fails now, not once per batch
         self._loaded: Loaded | None = None
         self._lock = threading.Lock()
 

@@ -13,8 +13,16 @@ from typing import Any, ClassVar
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
 from omnieval.errors import BackendError
 from omnieval.types import Request, Response
+from omnieval.types._base import Frozen
 
-__all__ = ["HFClassifierBackend"]
+__all__ = ["HFClassifierBackend", "HFClassifierOptions"]
+
+
+class HFClassifierOptions(Frozen):
+    """``--judge-backend-opt`` keys of the hf_classifier backend."""
+
+    max_length: int = 8192
+    """Most tokens per input (MERA's RuModernBERT judge reads 8,192)."""
 
 
 @register_backend("hf_classifier")
@@ -22,13 +30,14 @@ class HFClassifierBackend(InProcessBackend):
     """An encoder classifier run in-process; one padded forward pass per batch."""
 
     classifies: ClassVar[bool] = True
+    extra_options = HFClassifierOptions
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
-        self.max_length = int(options.extra.get("max_length", 8192))
+        self.max_length = HFClassifierOptions.model_validate(options.extra).max_length
 
     def _load(self) -> tuple[Any, Any]:
         with self._lock:

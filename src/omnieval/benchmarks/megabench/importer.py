@@ -32,8 +32,9 @@ from omnieval.benchmarks.megabench.prompt import detect_cot
 from omnieval.benchmarks.megabench.rows import TASK_FIELDS, RowContext, row_to_sample
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.metrics.mega._table import JUDGE
+from omnieval.sources.ids import IdLedger
 from omnieval.sources.importers import register_importer
-from omnieval.sources.readers import read_rows
+from omnieval.sources.readers import read_located_rows, row_unit
 from omnieval.sources.task import Task
 from omnieval.types import GenerationConfig, MediaPolicy, MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
 
@@ -54,18 +55,21 @@ def split_options(spec: str) -> tuple[Path, dict[str, str]]:
     return Path(path).expanduser().resolve(), options
 
 
-def _rows(path: Path) -> Iterator[dict[str, Any]]:
+def _kind(path: Path) -> str:
+    """The reader for a rows file or folder."""
     if path.is_dir():
         if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists() or (path / "state.json").exists():
-            kind = "hf_disk"
-        elif any(path.glob("*.parquet")):
-            kind = "parquet"
-        else:
-            raise SourceError("folder holds neither Parquet files nor a saved HF dataset", path=str(path))
-    else:
-        kind = {".jsonl": "jsonl", ".json": "json", ".parquet": "parquet"}.get(path.suffix.lower(), "jsonl")
-    for _, row in read_rows(kind, path=path):
-        yield row
+            return "hf_disk"
+        if any(path.glob("*.parquet")):
+            return "parquet"
+        raise SourceError("folder holds neither Parquet files nor a saved HF dataset", path=str(path))
+    return {".jsonl": "jsonl", ".json": "json", ".parquet": "parquet"}.get(path.suffix.lower(), "jsonl")
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, row)``: the JSONL line or 1-based row number, for messages."""
+    for _, line, row in read_located_rows(_kind(path), path=path):
+        yield line, row
 
 
 def _task_meta(path: Path) -> dict[str, Any]:
@@ -133,6 +137,7 @@ def _spec(
         parser=PluginRef(name="megabench"),
         metrics=(MetricRef(name="megabench.query_score", alias="megabench_score"),),
         score="megabench_score",
+        truncated="score_text",  # the original evaluator scores the text returned, cut off or not
         generation=GenerationConfig(max_tokens=8192),
         media=MediaPolicy(image_max_side=1000),
         metadata=metadata,
@@ -168,17 +173,16 @@ def import_megabench(spec: str) -> list[Task]:
     ctx = RowContext(path=str(path), media_root=Path(root), check_media=options.get("check_media", "1") != "0")
     firsts: dict[str, dict[str, Any]] = {}
     grouped: dict[str, list[Sample]] = {}
-    seen: set[str] = set()
+    ledgers: dict[str, IdLedger] = {}
+    unit = row_unit(_kind(path))
     digest = hashlib.sha256()
-    for row in _rows(path):
+    for line, row in _rows(path):
         name = str(row.get("task_name") or "")
         if not name:
             raise SourceError("empty task_name", path=str(path), sample_id=str(row.get("id")), field="task_name")
         sample = row_to_sample(row, ctx)
-        key = f"{name}\x00{sample.id}"
-        if key in seen:
-            raise SourceError(f"duplicate id in task {name!r}", path=str(path), sample_id=sample.id, field="id")
-        seen.add(key)
+        ledger = ledgers.setdefault(name, IdLedger(path=f"{path} (task {name})", field="id", unit=unit))
+        ledger.add(sample.id, line)  # ids are unique within a task; tasks may reuse each other's
         if name in firsts:
             _check_same_task_fields(firsts[name], row, str(path))
         else:

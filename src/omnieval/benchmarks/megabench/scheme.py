@@ -7,6 +7,12 @@ means over their tasks; per model, Core is the better of its CoT and non-CoT run
 benchmark. Keyword breakdowns average task scores per keyword value over the chosen Core tasks and
 the Open tasks, with task and sample counts. Each task's ``metadata.megabench`` (written by the
 importer) says its set, whether it ran with CoT, and its keywords.
+
+An Open task none of whose queries was judged (``metrics.megabench_judged`` = 0: no judge verdict
+reached the query metric) is *not computed*: it is left out of Open and of the keyword breakdown,
+listed in ``open_not_computed``, and the row says ``overall_partial: true`` (Overall then covers Core
+and the computed Open tasks only). It is never averaged in as 0. Once a judge fills the judged
+fields, the same tasks are computed normally.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 from omnieval.aggregate.schemes import register_scheme
 from omnieval.errors import ConfigError
 
-__all__ = ["DIMENSIONS", "FULL_CORE", "FULL_OPEN", "megabench_board", "overall"]
+__all__ = ["DIMENSIONS", "FULL_CORE", "FULL_OPEN", "judged", "megabench_board", "overall"]
 
 FULL_CORE, FULL_OPEN = 440, 65
 DIMENSIONS = ("skills", "input_format", "output_format", "app", "num_input")
@@ -31,6 +37,11 @@ def overall(core: float | None, n_core: int, open_: float | None, n_open: int) -
     if not present:
         return None
     return sum(s * n for s, n in present) / sum(n for _, n in present)
+
+
+def judged(block: dict[str, Any]) -> bool:
+    """At least one query of the task carried a judge verdict (an Open task's score means something)."""
+    return float((block.get("metrics") or {}).get("megabench_judged", 0.0)) > 0.0
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -56,6 +67,8 @@ def _collect(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str,
                 continue
             cot = info.get("cot") if info.get("cot") is not None else run_cot
             bucket = "open" if info.get("set") == "open" else ("core_cot" if cot else "core_no_cot")
+            if bucket == "open" and not judged(block):
+                bucket = "open_not_computed"
             models[model][bucket][name] = {**block, "_info": info}
     return models
 
@@ -110,6 +123,8 @@ def _model_row(model: str, buckets: dict[str, dict[str, dict[str, Any]]], varian
         "open": open_,
         "n_core_tasks": n_core,
         "n_open_tasks": n_open,
+        "open_not_computed": sorted(buckets.get("open_not_computed", {})),
+        "overall_partial": bool(buckets.get("open_not_computed")),
         "full_benchmark": n_core == FULL_CORE and n_open == FULL_OPEN,
         "micro_mean": total / n_queries if n_queries else None,
     }
@@ -131,7 +146,8 @@ def megabench_board(results: Sequence[dict[str, Any]], /, *, variant: str = "bes
     return {
         "scheme": "megabench",
         "formula": "overall = (n_core*core + n_open*open) / (n_core + n_open); full benchmark: (440*core + 65*open) / 505",
-        "columns": ["model", "overall", "core", "core_cot", "core_no_cot", "open", "n_core_tasks", "n_open_tasks"],
+        "columns": ["model", "overall", "core", "core_cot", "core_no_cot", "open", "n_core_tasks", "n_open_tasks",
+                    "overall_partial"],
         "rows": rows,
         "keyword_stats": {model: _model_keywords(buckets, variant) for model, buckets in models.items()},
     }

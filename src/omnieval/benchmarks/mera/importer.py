@@ -12,17 +12,20 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from omnieval.benchmarks.mera.catalog import MeraTask, find_task
-from omnieval.benchmarks.mera.rows import RowContext, row_to_sample
+from omnieval.benchmarks.mera.em import LENIENCIES, Leniency
+from omnieval.benchmarks.mera.rows import RowContext, row_id, row_to_sample
 from omnieval.benchmarks.mera.specs import task_spec
 from omnieval.benchmarks.mera.variants import decode_mapping, normalize_id
 from omnieval.errors import TaskFileError
+from omnieval.sources.ids import IdLedger
 from omnieval.sources.importers import register_importer
 from omnieval.sources.task import Task
 from omnieval.types import Sample
 
-__all__ = ["import_mera", "load_dataset_dir", "split_files"]
+__all__ = ["import_mera", "load_dataset_dir", "split_files", "split_leniency"]
 
 _BATCH = 64
 
@@ -50,13 +53,16 @@ def split_files(dataset_dir: Path, split: str) -> list[Path]:
     return []
 
 
-def _iter_rows(path: Path) -> Iterator[dict[str, Any]]:
+def _iter_rows(path: Path, *, columns: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows by batch; ``columns`` reads only those top-level columns of a Parquet file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         if path.suffix == ".parquet":
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH):
+            parquet = pq.ParquetFile(path)
+            wanted = [c for c in columns if c in parquet.schema_arrow.names] if columns is not None else None
+            for batch in parquet.iter_batches(batch_size=_BATCH, columns=wanted):
                 yield from batch.to_pylist()
         else:
             with pa.memory_map(str(path)) as source:
@@ -82,7 +88,7 @@ def _min_id(files: list[Path]) -> int:
     """The smallest integer ``meta.id`` (ruTiE turns are numbered from it); other ids are skipped."""
     ids: list[int] = []
     for f in files:
-        for row in _iter_rows(f):
+        for row in _iter_rows(f, columns=["meta"]):
             meta = decode_mapping(row.get("meta"))
             ident = normalize_id(meta.get("id")) if isinstance(meta, dict) else None
             if ident is not None and ident.lstrip("-").isdigit():
@@ -106,17 +112,29 @@ def _answers_hidden(files: list[Path]) -> bool:
     return True
 
 
+def _ledger(task: MeraTask, dataset_dir: Path) -> IdLedger:
+    return IdLedger(path=f"{dataset_dir} (task {task.name})", field="meta.id")
+
+
 def _sample_stream(task: MeraTask, dataset_dir: Path, files: list[Path]) -> Iterator[Sample]:
     min_id = _min_id(files) if task.dialogue else 0
-    seen: set[str] = set()
+    ledger = _ledger(task, dataset_dir)
     for path in files:
         ctx = RowContext(task, dataset_dir, path, min_id=min_id)
-        for row in _iter_rows(path):
+        for number, row in enumerate(_iter_rows(path), 1):
             sample = row_to_sample(ctx, row)
-            if sample.id in seen:
-                raise ctx.error("duplicate meta.id", sample_id=sample.id, field="meta.id")
-            seen.add(sample.id)
+            ledger.add(sample.id, f"{path.name} row {number}")
             yield sample
+
+
+def _scan_ids(task: MeraTask, dataset_dir: Path, files: list[Path]) -> None:
+    """Only the ``meta`` column of each file: duplicates fail before a run's first request."""
+    min_id = _min_id(files) if task.dialogue else 0
+    ledger = _ledger(task, dataset_dir)
+    for path in files:
+        ctx = RowContext(task, dataset_dir, path, min_id=min_id)
+        for number, row in enumerate(_iter_rows(path, columns=["meta"]), 1):
+            ledger.add(row_id(ctx, decode_mapping(row.get("meta"))), f"{path.name} row {number}")
 
 
 def _fingerprint(files: list[Path]) -> str:
@@ -136,7 +154,7 @@ def _snapshot_dir(dataset_dir: Path) -> Path:
     return revisions[-1] if revisions else dataset_dir
 
 
-def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task:
+def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None, lenient: Leniency = Leniency()) -> Task:
     """One MERA task from its dataset folder."""
     task = task or find_task(dataset_dir.name)
     if task is None:
@@ -151,11 +169,12 @@ def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None) -> Task
             path=str(dataset_dir),
         )
     shots = split_files(dataset_dir, "shots")
-    spec = task_spec(task, dataset_dir=dataset_dir, answers_hidden=_answers_hidden(test))
+    spec = task_spec(task, dataset_dir=dataset_dir, answers_hidden=_answers_hidden(test), lenient=lenient)
     demos = (lambda: _sample_stream(task, dataset_dir, shots)) if shots else None
     return Task(
         spec=spec,
         iter_samples=lambda: _sample_stream(task, dataset_dir, test),
+        check_ids=lambda: _scan_ids(task, dataset_dir, test),
         base_dir=dataset_dir,
         size=_count(test),
         iter_demos=demos,
@@ -186,14 +205,31 @@ def _candidate_dirs(root: Path) -> list[Path]:
     return out
 
 
+def split_leniency(spec: str) -> tuple[str, Leniency]:
+    """``ROOT?lenient=fold_yo,nfkc`` → (ROOT, leniencies); ``lenient=all`` turns on every one."""
+    path, _, query = spec.partition("?")
+    options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
+    unknown = sorted(set(options) - {"lenient"})
+    if unknown:
+        raise TaskFileError(f"mera: unknown option(s) {unknown}; known: lenient", path=path)
+    names = [n.strip() for n in options.get("lenient", "").split(",") if n.strip()]
+    if names == ["all"]:
+        names = list(LENIENCIES)
+    bad = sorted(set(names) - set(LENIENCIES))
+    if bad:
+        raise TaskFileError(f"mera: unknown leniency {bad}; known: {', '.join(LENIENCIES)}, all", path=path)
+    return path, Leniency(**{n: True for n in names})
+
+
 @register_importer("mera")
-def import_mera(path: str) -> list[Task]:
-    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one)."""
+def import_mera(spec: str) -> list[Task]:
+    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one), ``?lenient=...`` optional."""
+    path, lenient = split_leniency(spec)
     root = Path(path).expanduser()
     if not root.is_dir():
         raise TaskFileError("not a directory", path=str(root))
     if split_files(root, "test") or (_is_dataset(root) and find_task(root.name) is not None):
-        return [load_dataset_dir(root)]  # one dataset; an unknown folder name is an error naming it
+        return [load_dataset_dir(root, lenient=lenient)]  # one dataset; an unknown folder name is an error naming it
     tasks: list[Task] = []
     names: dict[str, Path] = {}
     for child in _candidate_dirs(root):
@@ -205,7 +241,7 @@ def import_mera(path: str) -> list[Task]:
                 f"task {task.name!r} found twice: {names[task.name]} and {child}", path=str(root)
             )
         names[task.name] = child
-        tasks.append(load_dataset_dir(child, task=task))
+        tasks.append(load_dataset_dir(child, task=task, lenient=lenient))
     if not tasks:
         raise TaskFileError(
             "no MERA dataset folders found (expected e.g. ROOT/RuSLUn/data/test-*.parquet)", path=str(root)

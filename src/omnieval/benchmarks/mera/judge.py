@@ -14,6 +14,7 @@ every pair in it is judged 1), FS = (Group EM + Group JS)/2.
 
 from __future__ import annotations
 
+from omnieval.benchmarks.mera.em import Leniency
 from omnieval.judges import register_judge_template
 from omnieval.types import JudgeSpec, MetricRef, PluginRef
 
@@ -35,16 +36,17 @@ MERA_BINARY = register_judge_template(
 )
 
 
-def judge_spec(*, grouped: bool) -> JudgeSpec:
-    """The judge of one MERA task (``grouped`` for ruHHH-Image/Video)."""
-    fs = MetricRef(name="mera_fs", alias="fs")
+def judge_spec(*, grouped: bool, lenient: Leniency = Leniency()) -> JudgeSpec:
+    """The judge of one MERA task (``grouped`` for ruHHH-Image/Video; ``lenient``: the task's EM leniencies)."""
+    options = {k: True for k, on in lenient.enabled().items() if on}
+    fs = MetricRef(name="mera_fs", alias="fs", options=options)
     extra: tuple[MetricRef, ...] = ()
     derived: dict[str, tuple[str, ...]] = {"fs": ("em", "js")}
     if grouped:
         by_group = {"key": "mera_group"}
         extra = (MetricRef(name="judge_value", alias="group_js", options={"key": "js"}, aggregate="group_all",
                            aggregate_options=by_group),)  # fmt: skip
-        fs = MetricRef(name="mera_fs", alias="fs", aggregate="group_all", aggregate_options=by_group)
+        fs = MetricRef(name="mera_fs", alias="fs", options=options, aggregate="group_all", aggregate_options=by_group)
         derived = {"fs": ("group_em", "group_js")}
     return JudgeSpec(
         key="js",

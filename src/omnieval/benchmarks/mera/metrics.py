@@ -7,18 +7,18 @@ judge JS is not computed, FS is EM and the results' ``judge`` block says so.
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import re
 from collections import Counter
 from typing import Any
 
+from omnieval.benchmarks.mera.em import score_em
 from omnieval.errors import MetricError
-from omnieval.metrics import metrics, register_metric
+from omnieval.metrics import register_metric
 from omnieval.textkit.marker import after_marker
 from omnieval.types import ScoringInput
 
-__all__ = ["clean_json_answer", "parse_slu", "ruslun_scores", "slot_f1"]
+__all__ = ["RUSLUN_KEYS", "clean_json_answer", "mera_ruslun", "parse_slu", "ruslun_scores", "slot_f1"]
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)\s*```", re.DOTALL)
 _JSON_PREFIX = re.compile(r"^json\s*:?\s*", re.IGNORECASE)
@@ -96,54 +96,47 @@ def ruslun_scores(response: str, gold_text: str) -> dict[str, float]:
     return best
 
 
-def _ruslun(inp: ScoringInput) -> dict[str, float]:
+RUSLUN_KEYS = ("em", "intent_em", "slot_f1", "fs")
+
+
+@register_metric("mera_ruslun", version="2", outputs=RUSLUN_KEYS)
+def mera_ruslun(inp: ScoringInput, /) -> dict[str, float]:
+    """RuSLUn: ``em`` (intent and slots), ``intent_em``, ``slot_f1`` and ``fs`` = (intent EM + slot F1)/2.
+
+    One metric with declared outputs: a sample in a non-ok state gets 0 under all four keys.
+    """
     golds = [t for t in inp.targets if t not in (None, "")]
     if not golds:
-        raise MetricError("metric 'mera_ruslun_*': the sample has no gold answer")
+        raise MetricError("metric 'mera_ruslun': the sample has no gold answer")
     gold = golds[0] if isinstance(golds[0], str) else json.dumps(golds[0], ensure_ascii=False)
-    return dict(_cached_ruslun_scores(inp.response, gold))
+    return ruslun_scores(inp.response, gold)
 
 
-@functools.lru_cache(maxsize=64)
-def _cached_ruslun_scores(response: str, gold_text: str) -> tuple[tuple[str, float], ...]:
-    """The four RuSLUn metrics read one parse: clean and score each (response, gold) pair once."""
-    return tuple(ruslun_scores(response, gold_text).items())
-
-
-# One float metric per value, so that samples in a non-ok state count as 0 under every key.
-@register_metric("mera_ruslun_intent_em")
-def mera_ruslun_intent_em(inp: ScoringInput, /) -> float:
-    """RuSLUn intent exact match (case-insensitive) after JSON cleaning."""
-    return _ruslun(inp)["intent_em"]
-
-
-@register_metric("mera_ruslun_slot_f1")
-def mera_ruslun_slot_f1(inp: ScoringInput, /) -> float:
-    """RuSLUn per-sample slot F1 over (slot type, value) multisets; 1 when both are empty."""
-    return _ruslun(inp)["slot_f1"]
-
-
-@register_metric("mera_ruslun_em")
-def mera_ruslun_em(inp: ScoringInput, /) -> float:
-    """RuSLUn whole-structure exact match: same intent and the same slot multiset."""
-    return _ruslun(inp)["em"]
-
-
-@register_metric("mera_ruslun_fs")
-def mera_ruslun_fs(inp: ScoringInput, /) -> float:
-    """RuSLUn FinalScore: (intent EM + slot F1) / 2 (no judge involved)."""
-    return _ruslun(inp)["fs"]
-
-
-@register_metric("mera_fs", version="2")
-def mera_fs(inp: ScoringInput, /) -> float:
-    """MERA FinalScore (EM + JS)/2 per sample; EM alone when the run has no judge (JS not computed)."""
-    value = metrics.get("exact_match").fn(inp, answer_marker=True)
-    if isinstance(value, dict):
-        raise MetricError("metric 'mera_fs': exact_match returned several values")
-    em = float(value)
+def _fs(inp: ScoringInput, *, strict: bool, options: dict[str, Any]) -> float:
+    """(EM + JS)/2 when the run judged the sample (``inp.judgements["js"]``); EM when it has no judge."""
+    em = score_em(inp, strict=strict, options=options)
     js = inp.judgements.get("js")
     return em if js is None else (em + js) / 2
+
+
+@register_metric("mera_fs", version="3")
+def mera_fs(
+    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False,
+    unicode_punctuation: bool = False, letter_twins: bool = False,
+) -> float:  # fmt: skip
+    """MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM."""
+    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
+    return _fs(inp, strict=False, options=options)
+
+
+@register_metric("mera_fs_strict", version="strict-2")
+def mera_fs_strict(
+    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False,
+    unicode_punctuation: bool = False, letter_twins: bool = False,
+) -> float:  # fmt: skip
+    """MERA FinalScore with the fixed EM of ``mera_em_strict``."""
+    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
+    return _fs(inp, strict=True, options=options)
 
 
 def judge_note() -> dict[str, Any]:

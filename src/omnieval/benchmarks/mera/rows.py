@@ -25,7 +25,7 @@ from omnieval.benchmarks.mera.variants import (
 from omnieval.errors import SourceError
 from omnieval.types import MediaKind, MediaRef, Sample
 
-__all__ = ["DIALOGUE_LEN", "RowContext", "row_to_sample"]
+__all__ = ["DIALOGUE_LEN", "RowContext", "row_id", "row_to_sample"]
 
 DIALOGUE_LEN = 500
 """ruTiE: turns per dialogue, used to derive the dialogue from ``meta.id`` when no ``dialog_id`` is given."""
@@ -160,7 +160,8 @@ def _metadata(
     return out
 
 
-def _sample_id(ctx: RowContext, meta: Any) -> str:
+def row_id(ctx: RowContext, meta: Any) -> str:
+    """``meta.id`` as text (ruTiE rows without one take MERA's packer id)."""
     if not isinstance(meta, dict):
         raise ctx.error("every row needs a meta mapping with id", sample_id=None, field="meta")
     sample_id = normalize_id(meta.get("id"))
@@ -177,11 +178,9 @@ def _check_row(ctx: RowContext, row: dict[str, Any], sample_id: str) -> tuple[st
         raise ctx.error("missing or empty instruction", sample_id=sample_id, field="instruction")
     if not isinstance(inputs, dict):
         raise ctx.error("inputs must be a mapping", sample_id=sample_id, field="inputs")
-    inputs = normalize_inputs(inputs)
-    for field in (*ctx.task.text, *ctx.task.option_fields[:2]):
-        if field not in inputs:
-            raise ctx.error(f"missing input field {field!r}", sample_id=sample_id, field=f"inputs.{field}")
-    return instruction, inputs
+    # Only the placeholders the instruction uses are required (``_format``), as in MERA's own
+    # ``doc_to_text``: ``instruction.format(**inputs)`` with whatever inputs the row has.
+    return instruction, normalize_inputs(inputs)
 
 
 def _chain(ctx: RowContext, meta: dict[str, Any], sample_id: str) -> tuple[str | None, int | None]:
@@ -215,7 +214,7 @@ def row_to_sample(ctx: RowContext, row: dict[str, Any]) -> Sample:
     A missing ``outputs`` column reads as hidden answers (a private test set), like an empty one.
     """
     meta = decode_mapping(row.get("meta"))
-    sample_id = _sample_id(ctx, meta)
+    sample_id = row_id(ctx, meta)
     instruction, inputs = _check_row(ctx, row, sample_id)
     kinds = media_fields(ctx.task, inputs)
     refs = (_media(ctx, f, kind, inputs.get(f), sample_id, instruction) for f, kind in kinds.items())

@@ -12,34 +12,45 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask
+from omnieval.benchmarks.mera.em import Leniency
 from omnieval.benchmarks.mera.judge import judge_spec
 from omnieval.benchmarks.mera.metrics import judge_note
+from omnieval.benchmarks.mera.taxonomy import skill_levels
 from omnieval.types import GenerationConfig, MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
-__all__ = ["GENERATION", "task_metrics", "task_spec"]
+__all__ = ["GENERATION", "em_note", "task_metrics", "task_spec"]
 
 GENERATION = GenerationConfig(temperature=0.0, max_tokens=1024, seed=1234)
 """Greedy decoding and seed 1234 as in MERA's lm-eval runs; room for the five reasoning prompts."""
 
 
-def task_metrics(task: MeraTask) -> tuple[MetricRef, ...]:
-    """The metrics of one task under their fixed result keys."""
+def task_metrics(task: MeraTask, *, lenient: Leniency = Leniency()) -> tuple[MetricRef, ...]:
+    """The metrics of one task under their fixed result keys; ``lenient`` turns on EM leniencies."""
     if task.answer == "JSON":
-        return tuple(
-            MetricRef(name=f"mera_ruslun_{key}", alias=key) for key in ("em", "intent_em", "slot_f1", "fs")
-        )
-    em = MetricRef(name="exact_match", alias="em", options={"answer_marker": True})
+        return (MetricRef(name="mera_ruslun", alias="fs"),)  # reports em, intent_em, slot_f1 and fs
+    options = {k: True for k, on in lenient.enabled().items() if on}
+    em = MetricRef(name="mera_em", alias="em", options=options)
     if task.group_field:
         by_group: dict[str, Any] = {"key": "mera_group"}
         return (
             em,
-            MetricRef(
-                name="exact_match", alias="group_em", options={"answer_marker": True},
-                aggregate="group_all", aggregate_options=by_group,
-            ),
-            MetricRef(name="mera_fs", alias="fs", aggregate="group_all", aggregate_options=by_group),
+            MetricRef(name="mera_em", alias="group_em", options=options, aggregate="group_all",
+                      aggregate_options=by_group),
+            MetricRef(name="mera_fs", alias="fs", options=options, aggregate="group_all", aggregate_options=by_group),
         )  # fmt: skip
-    return (em, MetricRef(name="mera_fs", alias="fs"))
+    return (em, MetricRef(name="mera_fs", alias="fs", options=options))
+
+
+def em_note(task: MeraTask, lenient: Leniency) -> dict[str, Any]:
+    """How EM is computed, reported with the task (``results.json`` → ``metadata.exact_match``)."""
+    if task.answer == "JSON":
+        return {"rule": "RuSLUn JSON: intent and slot multiset both exact"}
+    return {
+        "rule": "SQuAD normalisation as MERA's compute_exact; best of whole answer and text after ANSWER/ОТВЕТ",
+        "quirk": "a gold letter A normalises to empty (article), so an empty answer scores 1 on A-gold "
+                 "questions; --strict-metrics fixes it",
+        "leniencies": lenient.enabled(),
+    }  # fmt: skip
 
 
 def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[str, Any]:
@@ -60,13 +71,16 @@ def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[s
         "domain_field": task.domain_field,
         "domains": list(task.domains),
         "skills": list(task.skills),
+        "skill_levels": skill_levels(task.skills),
         "judge": {} if task.answer == "JSON" else judge_note(),
         "dataset_dir": str(dataset_dir),
         "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
     }
 
 
-def task_spec(task: MeraTask, *, dataset_dir: Path, answers_hidden: bool = False) -> TaskSpec:
+def task_spec(
+    task: MeraTask, *, dataset_dir: Path, answers_hidden: bool = False, lenient: Leniency = Leniency()
+) -> TaskSpec:
     """The spec of one imported task; the published ``instruction`` is the prompt.
 
     ``answers_hidden`` (every ``outputs`` empty, as in private test sets) makes the task prediction-only:
@@ -86,9 +100,10 @@ def task_spec(task: MeraTask, *, dataset_dir: Path, answers_hidden: bool = False
         source=SourceSpec(type="parquet", path=str(dataset_dir), split="test"),
         prompt=prompt,
         parser=PluginRef(name="strip"),
-        metrics=task_metrics(task),
-        judge=None if task.answer == "JSON" else judge_spec(grouped=bool(task.group_field)),
+        metrics=task_metrics(task, lenient=lenient),
+        judge=None if task.answer == "JSON" else judge_spec(grouped=bool(task.group_field), lenient=lenient),
         score="fs",
+        truncated="score_text",  # MERA scores whatever text came back, cut off or not
         generation=GENERATION,
-        metadata=_metadata(task, dataset_dir, answers_hidden),
+        metadata={**_metadata(task, dataset_dir, answers_hidden), "exact_match": em_note(task, lenient)},
     )

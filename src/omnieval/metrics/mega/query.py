@@ -24,7 +24,7 @@ from omnieval.metrics.mega._convert import evaluate_as_string
 from omnieval.metrics.mega._table import all_names, implementation, kind_of
 from omnieval.types import ScoringInput
 
-__all__ = ["PARITY_VERSION", "STRICT_VERSION", "field_scores", "load_mapping", "query_score", "score_query"]
+__all__ = ["JUDGED_KEY", "PARITY_VERSION", "QUERY_OUTPUTS", "STRICT_VERSION", "field_scores", "load_mapping", "query_score", "score_query"]
 
 PARITY_VERSION = "ee324ab-parity"
 """Scores equal MEGA-Bench's evaluator at commit ee324ab, quirks included."""
@@ -163,13 +163,26 @@ def _query_metric(inp: ScoringInput, *, strict: bool, metric_info: dict[str, Any
     info = metric_info if metric_info is not None else meta.get("metric_info")
     if info is None:
         raise MetricError("MEGA-Bench query scoring needs metric_info (metric option or metadata['metric_info'])")
-    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict)
-    out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0}
+    judged = meta.get(JUDGED_KEY) or None
+    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict, judged=judged)
+    out = {
+        "megabench_score": _unit(query),
+        "megabench_not_applicable": 1.0 if query < 0 else 0.0,
+        "megabench_judged": 1.0 if judged and any(f in scores for f in judged) else 0.0,
+    }
     out.update({f"megabench.{f}": _unit(s) for f, s in scores.items() if s >= 0})
     return out
 
 
-@register_metric("megabench.query_score", version=PARITY_VERSION)
+QUERY_OUTPUTS = ("megabench_score", "megabench_not_applicable", "megabench_judged")
+"""Always reported (0 on a non-ok sample); ``megabench.<field>`` per-field scores come on top."""
+JUDGED_KEY = "megabench_judge_scores"
+"""Sample metadata key where a judge stage leaves ``{field: score in [0, 1]}`` for LLM-judged fields.
+``megabench_judged`` = 1 for a query with at least one such verdict; an Open task with none is not
+computed by the ``megabench`` scheme (never averaged in as 0)."""
+
+
+@register_metric("megabench.query_score", version=PARITY_VERSION, outputs=QUERY_OUTPUTS)
 def query_score(inp: ScoringInput, /, *, strict: bool = False, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
     """MEGA-Bench query score from the parsed fields (parity; ``strict=True`` fixes known quirks).
 
@@ -178,7 +191,7 @@ def query_score(inp: ScoringInput, /, *, strict: bool = False, metric_info: dict
     return _query_metric(inp, strict=strict, metric_info=metric_info)
 
 
-@register_metric("megabench.query_score_strict", version=STRICT_VERSION)
+@register_metric("megabench.query_score_strict", version=STRICT_VERSION, outputs=QUERY_OUTPUTS)
 def query_score_strict(inp: ScoringInput, /, *, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
     """MEGA-Bench query score with the documented quirks fixed (not leaderboard-comparable)."""
     return _query_metric(inp, strict=True, metric_info=metric_info)
