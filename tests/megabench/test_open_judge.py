@@ -182,8 +182,9 @@ def test_judged_metric_scores_the_judge_field_from_the_judge_value() -> None:
         metric(inp.model_copy(update={"judgements": {}}))
 
 
-def _block(score: float, n: int, kind: str, cot: bool = False) -> dict[str, object]:
-    return {"score": score, "n": n, "metadata": {"megabench": {"set": kind, "cot": cot, "app": "Perception"}}}
+def _block(score: float, n: int, kind: str, cot: bool = False, judged: bool = True) -> dict[str, object]:
+    metrics = {"megabench_score": score, "megabench_judged": 1.0 if judged else 0.0}
+    return {"score": score, "n": n, "metrics": metrics, "metadata": {"megabench": {"set": kind, "cot": cot, "app": "Perception"}}}
 
 
 def test_open_and_overall_as_the_paper_defines() -> None:
@@ -202,6 +203,14 @@ def test_open_and_overall_as_the_paper_defines() -> None:
     assert row["open"] == pytest.approx(0.75)
     assert row["overall"] == pytest.approx((2 * 0.6 + 2 * 0.75) / 4)  # task-count weighted: 0.675
     assert row["micro_mean"] == pytest.approx((0.5 * 15 + 0.7 * 15 + 0.6 * 3 + 0.9 * 5) / 38)
+
+
+def test_an_unjudged_open_task_is_not_computed() -> None:
+    doc = {"model": "m", "tasks": {"core_a": _block(0.6, 15, "core"), "open_a": _block(0.9, 5, "open"),
+                                   "open_b": _block(0.0, 5, "open", judged=False)}}  # fmt: skip
+    row = megabench_board([doc])["rows"][0]
+    assert row["open"] == pytest.approx(0.9) and row["open_not_computed"] == ["open_b"]  # never averaged in as 0
+    assert row["overall"] == pytest.approx((0.6 + 0.9) / 2) and row["overall_partial"] is True
 
 
 def test_full_benchmark_overall_weights() -> None:
