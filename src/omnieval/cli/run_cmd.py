@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv
+from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 
 __all__ = ["run_command"]
 
 Opt = typer.Option
 
 
+@with_judge_options
 def run_command(
     tasks: Annotated[str, Opt("--tasks", "-t", help="Comma-separated task names, groups, YAML paths or FORMAT:PATH.")],
     model: Annotated[str, Opt("--model", "-m", help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.")],
@@ -46,6 +48,8 @@ def run_command(
     breaker_threshold: Annotated[int, Opt(help="Stop the run (exit 2, unfinished samples resumable) after N identical non-transient failures in a row: connection refused, DNS/TLS error, HTTP 401/403/404, unknown model. 0 disables.")] = 4,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
     dry_run: Annotated[bool, Opt(help="Print the requests as the runner renders them, then totals (requests, prompt characters and estimated tokens, images, audio seconds, video frames); call no model.")] = False,
+    judge: JudgeOpts.judge = None,
+    **judge_options: Any,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
     from omnieval.backends import BackendOptions, check_backend_options
@@ -77,6 +81,7 @@ def run_command(
             breaker_threshold=breaker_threshold,
             quiet=quiet,
             dry_run=dry_run,
+            judge=judge_from_options(judge, judge_options),
         )
         check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:
