@@ -154,3 +154,26 @@ def test_loss_is_conditioned_on_the_image(tmp_path: Path) -> None:
     first, again, other = loss(paths[0]), loss(paths[0]), loss(paths[1])
     assert first == again and np.isfinite(first) and first > 0
     assert abs(first - other) > 1e-6  # a different image changes the text's loss
+
+
+def test_masking_with_a_local_fill_model(tmp_path: Path) -> None:
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    from omnieval.protect.msmia.perturb import masked_lm_filler
+
+    tok = tiny_models.bpe_tokenizer(["[MASK]"])
+    tok.mask_token = "[MASK]"
+    tok.save_pretrained(tmp_path / "mlm")
+    torch.manual_seed(0)
+    BertForMaskedLM(BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                               intermediate_size=32, max_position_embeddings=128)).save_pretrained(tmp_path / "mlm")
+    fill = masked_lm_filler(str(tmp_path / "mlm"))
+    words = ["red", "blue", "green", "один", "два", "три"]
+    out = fill(list(words), [1, 4])
+    assert len(out) == len(words)
+    assert [w for i, w in enumerate(out) if i not in (1, 4)] == [w for i, w in enumerate(words) if i not in (1, 4)]
+    assert "[MASK]" not in " ".join(out) and all(out[i] for i in (1, 4))
+    neighbours = perturb(" ".join(words), k_per_kind=2, seed=3, fill=fill)
+    assert [k for k, _ in neighbours].count("mask") == 2
+    assert neighbours == perturb(" ".join(words), k_per_kind=2, seed=3, fill=fill)

@@ -95,3 +95,21 @@ def test_parquet_image_column_marked_and_other_columns_kept(tmp_path: Path) -> N
     pq.write_table(pa.table({"id": ["a"], "text": ["no media"]}), src / "test.parquet")
     code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(src), "--output", str(tmp_path / "o2"), "--key", "p")
     assert code != 0 and "test.parquet" in text and "no image column" in text
+
+
+def test_hf_save_to_disk_dataset_images_marked(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+
+    from omnieval.protect import detect_image
+
+    pictures = [textured_image(seed, (256, 192)) for seed in (4, 5)]
+    ds = datasets.Dataset.from_dict({"id": ["x", "y"], "image": pictures}, features=datasets.Features(
+        {"id": datasets.Value("string"), "image": datasets.Image()}))
+    ds.save_to_disk(str(tmp_path / "hf"))
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(tmp_path / "hf"),
+                      "--output", str(tmp_path / "hf_marked"), "--key", "h")
+    assert code == 0 and json.loads(text)["parquet_cells"] == 2, text
+    back = datasets.load_from_disk(str(tmp_path / "hf_marked"))
+    assert back["id"] == ["x", "y"] and back.features["image"] == datasets.Image()
+    for row in back:
+        assert detect_image(row["image"], key="h").detected

@@ -29,6 +29,8 @@ Kind = Literal["image-visible", "image-invisible", "audio", "video"]
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff"})
 AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".ogg"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".mkv", ".webm", ".avi", ".mov"})
+TABLE_SUFFIXES = frozenset({".parquet", ".arrow"})
+"""Tables whose image columns are marked cell by cell (Parquet, and HF ``save_to_disk`` Arrow shards)."""
 
 
 class MarkSettings:
@@ -69,7 +71,7 @@ class MarkSettings:
 
 
 def _media_files(root: Path, suffixes: frozenset[str]) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in suffixes | {".parquet"})
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in suffixes | TABLE_SUFFIXES)
 
 
 def _read_image(path: Path) -> Image.Image:
@@ -115,14 +117,15 @@ def _image_bytes_fn(settings: MarkSettings, where: str) -> Callable[[bytes], byt
     return convert
 
 
-def _mark_parquet(path: Path, target: Path, settings: MarkSettings) -> int:
-    """Mark the image columns (HF ``{bytes, path}`` structs or raw binary) of one Parquet file."""
-    from omnieval.protect.tables import mark_parquet_images
+def _mark_table_file(path: Path, target: Path, settings: MarkSettings) -> int:
+    """Mark the image columns (HF ``{bytes, path}`` structs or raw binary) of a Parquet or Arrow file."""
+    from omnieval.protect.tables import mark_arrow_images, mark_parquet_images
 
     if settings.kind not in ("image-visible", "image-invisible"):
         shutil.copy2(path, target)
         return 0
-    return mark_parquet_images(path, target, convert=_image_bytes_fn(settings, str(path)))
+    mark = mark_parquet_images if path.suffix.lower() == ".parquet" else mark_arrow_images
+    return mark(path, target, convert=_image_bytes_fn(settings, str(path)))
 
 
 @contextmanager
@@ -158,19 +161,20 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
             target = tmp / path.relative_to(source)
             target.parent.mkdir(parents=True, exist_ok=True)
             suffix = path.suffix.lower()
-            if suffix == ".parquet":
-                counts["parquet_cells"] += _mark_parquet(path, target, settings)
-            elif suffix not in settings.suffixes:
+            if suffix in TABLE_SUFFIXES:
+                counts["parquet_cells"] += _mark_table_file(path, target, settings)
+                continue
+            if suffix not in settings.suffixes:
                 shutil.copy2(path, target)
                 counts["copied"] += 1
                 continue
-            elif settings.kind == "audio":
+            if settings.kind == "audio":
                 _mark_audio(path, target, settings)
             elif settings.kind == "video":
                 mark_video(path, target, frame_fn=settings.image_fn())
             else:
                 _save_image(settings.image_fn()(_read_image(path)), target, like=path)
-            counts["marked"] += suffix != ".parquet"
+            counts["marked"] += 1
     return {"kind": settings.kind, "input": str(source), "output": str(output), **counts}
 
 
@@ -196,7 +200,7 @@ def detect_tree(
     if not key and audioseal is None:
         raise ConfigError("--key is required for detection")
     suffixes = AUDIO_SUFFIXES if kind == "audio" else IMAGE_SUFFIXES
-    paths = [p for p in _media_files(source, suffixes) if p.suffix.lower() != ".parquet"] if source.is_dir() else [source]
+    paths = [p for p in _media_files(source, suffixes) if p.suffix.lower() not in TABLE_SUFFIXES] if source.is_dir() else [source]
     if not paths:
         raise MediaError(f"no {kind.split('-')[0]} files to check", path=str(source))
     files = []
