@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
+from omnieval.cli import judge_audit as _judge_audit  # noqa: F401  (adds `judge audit` to the judge group)
 from omnieval.cli import report_cmds
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.generate_cmd import generate_command
 from omnieval.cli.judge_cmd import judge_app, rejudge_command
+from omnieval.cli.protect_cmd import protect_app
 from omnieval.cli.run_cmd import run_command
 
 __all__ = ["app", "main"]
@@ -29,6 +31,7 @@ app.command("generate")(generate_command)
 app.command("report")(report_cmds.report_command)
 app.command("compare")(report_cmds.compare_command)
 app.add_typer(report_cmds.analyze_app, name="analyze")
+app.add_typer(protect_app, name="protect")
 Opt = typer.Option
 Arg = typer.Argument
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from omnieval.judges import pairwise as pairwise
 from omnieval.judges import protocols as protocols
 from omnieval.judges.templates import register_judge_template
 

@@ -10,16 +10,18 @@ Backend-specific options (``options.extra``): ``gguf_file``, ``gguf_cache`` (def
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import threading
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
-from omnieval.backends.hf.generation import Item, generate_batch
+from omnieval.backends.hf.generation import Item, encode_batch, generate_batch
 from omnieval.backends.hf.loading import Loaded, load_model, resolve_source
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
-from omnieval.backends.hf.scoring import score_choices
+from omnieval.backends.hf.scoring import conditioned_nll, score_choices
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import Request, Response
 from omnieval.types._base import Frozen
@@ -116,6 +118,21 @@ class HFBackend(InProcessBackend):
                 for (i, _), res in zip(chunk, self._generate_chunk(loaded, [it for _, it in chunk]), strict=True):
                     results[i] = res
         return [r if r is not None else BackendError("internal: no result") for r in results]
+
+    def text_losses(self, request: Request, texts: Sequence[str]) -> list[float]:
+        """Mean per-token loss of each text as the answer to ``request`` (its media included).
+
+        Membership inference compares these losses for a sample's text and its perturbed neighbours.
+        """
+        loaded = self.loaded()
+        with self._lock:
+            item = self._prepare(loaded, request)
+
+            def encode(full: str) -> object:
+                return encode_batch(loaded, [dataclasses.replace(item, text=full)])
+
+            return [conditioned_nll(loaded, prompt=item.text, text=t, encode=encode, sample_id=request.sample_id)
+                    for t in texts]
 
     def _generate_chunk(self, loaded: Loaded, items: list[Item]) -> list[Response | BaseException]:
         """Generate a batch; if the batch fails, retry one by one so the error names its sample."""
