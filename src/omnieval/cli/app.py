@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
+from omnieval.cli.judge_agreement import judge_agreement_command
 from omnieval.cli.run_cmd import run_command
 
 __all__ = ["app", "main"]
@@ -20,6 +21,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("run")(run_command)
+app.command("judge-agreement")(judge_agreement_command)
 Opt = typer.Option
 Arg = typer.Argument
 
