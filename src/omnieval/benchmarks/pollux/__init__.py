@@ -1,0 +1,9 @@
+"""POLLUX (Martynov et al.): task and criteria taxonomies as data, the criteria matcher, items and
+expert-annotation import, judge output parsing and the judge-versus-expert statistics.
+Importing registers the ``pollux`` CLI group, the ``pollux:`` importer and the ``pollux_judge`` parser."""
+
+from omnieval.benchmarks.pollux import cli as cli
+from omnieval.benchmarks.pollux import items as items
+from omnieval.benchmarks.pollux import parser as parser
+
+__all__ = ["cli", "items", "parser"]

@@ -1,0 +1,123 @@
+"""End to end over files: items + expert annotations (+ judge outputs) → cleaned triples, audit,
+judge-versus-expert report and tables. Judge lines carry either a ``score`` or the judge's
+``raw_output`` (parsed by the POLLUX parser); every line ends in a counted state: ``scored``,
+``judge_failed`` (unparseable, out of scale, wrong language) or ``rejected`` (unknown item/criterion)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, Literal
+
+from omnieval.benchmarks.pollux.annotations import aggregate, clean, import_annotations, resolve_criterion
+from omnieval.benchmarks.pollux.items import PolluxItem, load_items
+from omnieval.benchmarks.pollux.matcher import match_criteria
+from omnieval.benchmarks.pollux.parser import parse_judge_output
+from omnieval.benchmarks.pollux.stats import judge_report
+from omnieval.benchmarks.pollux.tables import expert_table, judge_table
+from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
+from omnieval.errors import SourceError
+from omnieval.sources.readers import read_rows
+
+__all__ = ["evaluate", "load_judge_scores"]
+
+Triple = tuple[str, str, str]
+
+
+def load_judge_scores(
+    path: Path, items: dict[str, PolluxItem], *, check_feedback: bool = False
+) -> tuple[dict[Triple, float], dict[str, Any]]:
+    """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts."""
+    path = Path(path)
+    if not path.exists():
+        raise SourceError("file not found", path=str(path))
+    scores: dict[Triple, float] = {}
+    states: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    for index, row in read_rows("csv" if path.suffix == ".csv" else "jsonl", path=path):
+        item = items.get(str(row.get("item_id")))
+        variants = match_criteria(task_type=item.task_type, subtype=item.task_subtype, style=item.functional_style,
+                                  ethics=item.ethics_flag) if item else []  # fmt: skip
+        variant = resolve_criterion(str(row.get("criterion")), variants) if item else None
+        if item is None or variant is None or not row.get("model"):
+            states["rejected"] += 1
+            reasons["unknown item" if item is None else "criterion not in the item's set" if variant is None
+                    else "missing model"] += 1  # fmt: skip
+            continue
+        triple = (item.id, str(row["model"]), variant.id)
+        if triple in scores:
+            raise SourceError(f"row {index + 1}: a second judge score for this triple", path=str(path),
+                              sample_id=item.id, field="criterion")  # fmt: skip
+        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better, check_feedback)
+        if score is None:
+            states["judge_failed"] += 1
+            reasons[reason] += 1
+            continue
+        states["scored"] += 1
+        scores[triple] = score
+    return scores, {"states": dict(states), "reasons": dict(reasons)}
+
+
+def _score(row: dict[str, Any], low: int, high: int, better: bool, check: bool) -> tuple[float | None, str]:
+    if row.get("raw_output") not in (None, ""):
+        parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=check,
+                                    higher_is_better=better)  # fmt: skip
+        return (float(parsed.value["score"]), "") if parsed.ok else (None, parsed.reason)  # type: ignore[union-attr]
+    value = row.get("score")
+    try:
+        score = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None, "score missing or not a number"
+    if not low <= score <= high:
+        return None, f"score outside the criterion scale {low}..{high}"
+    return score, ""
+
+
+def evaluate(
+    *,
+    items_path: Path,
+    annotations_path: Path,
+    judge_paths: dict[str, Path] | None = None,
+    out_dir: Path | None = None,
+    critical_scope: Literal["answer", "triple"] = "answer",
+    reference: Literal["mode", "mean"] = "mode",
+    seed: int = 0,
+    strict: bool = False,
+) -> dict[str, Any]:
+    """Import, clean, aggregate; with judges, the judge report; with ``out_dir``, every table file."""
+    items = {i.id: i for i in load_items(items_path)}
+    variants = {v.id: v for v in criteria_taxonomy().variants}
+    estimates, audit = import_annotations(annotations_path, items, strict=strict)
+    kept, steps = clean(estimates, variants, critical_scope=critical_scope)
+    samples, all_na = aggregate(kept, items, variants)
+    result: dict[str, Any] = {"import": audit.as_dict(), "cleaning": steps, "n_samples": len(samples),
+                              "n_all_na_triples": all_na, "judges": {}}  # fmt: skip
+    tables = [expert_table(samples, by="task_type", title="Table 1: mean expert score by task type"),
+              expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion")]  # fmt: skip
+    reports = {}
+    for name, path in (judge_paths or {}).items():
+        scores, judge_audit = load_judge_scores(path, items)
+        reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
+        result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
+    for grouping in ("model", "task_type", "criterion"):
+        for metric in ("mae", "judge_vc", "spearman"):
+            if reports:
+                tables.append(judge_table(reports, grouping=grouping, metric=metric))
+    if out_dir is not None:
+        _write(out_dir, result, tables)
+    return result
+
+
+def _write(out_dir: Path, result: dict[str, Any], tables: list[Any]) -> None:
+    import json
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "pollux_report.json").write_text(json.dumps(result, ensure_ascii=False, indent=2, default=str),
+                                                encoding="utf-8")  # fmt: skip
+    markdown = []
+    for index, table in enumerate(tables, 1):
+        stem = f"table_{index:02d}"
+        (out_dir / f"{stem}.csv").write_text(table.to_csv(), encoding="utf-8")
+        (out_dir / f"{stem}.json").write_text(table.to_json(), encoding="utf-8")
+        markdown.append(table.to_markdown())
+    (out_dir / "tables.md").write_text("\n".join(markdown), encoding="utf-8")
