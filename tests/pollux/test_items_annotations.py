@@ -91,7 +91,7 @@ def test_import_rejects_bad_rows_by_reason(mini: dict[str, Path]) -> None:
 def test_cleaning_audit_hand_worked(mini: dict[str, Path]) -> None:
     items = {i.id: i for i in load_items(mini["items"])}
     estimates, _ = import_annotations(mini["annotations"], items)
-    kept, steps = clean(estimates, variants())
+    _kept, steps = clean(estimates, variants())
     counts = [(s["step"], s["estimates"], s["triples"]) for s in steps]
     assert counts == [
         ("imported", 19, 9),
