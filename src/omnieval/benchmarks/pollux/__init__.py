@@ -4,6 +4,7 @@ Importing registers the ``pollux`` CLI group, the ``pollux:`` importer and the `
 
 from omnieval.benchmarks.pollux import cli as cli
 from omnieval.benchmarks.pollux import items as items
+from omnieval.benchmarks.pollux import judge_task as judge_task
 from omnieval.benchmarks.pollux import parser as parser
 
-__all__ = ["cli", "items", "parser"]
+__all__ = ["cli", "items", "judge_task", "parser"]

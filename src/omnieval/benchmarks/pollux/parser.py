@@ -32,8 +32,11 @@ def parse_judge_output(
     max_score: int,
     check_feedback: bool = False,
     higher_is_better: bool = True,
+    allow_real: bool = False,
 ) -> Parsed | ParseFailure:
-    """Feedback and integer score from one judge answer, checked against the scale ``[min_score, max_score]``."""
+    """Feedback and score from one judge answer, checked against the scale ``[min_score, max_score]``.
+
+    ``allow_real`` is for regression judges, whose score is a real number (still never clipped)."""
     tolerated: list[str] = []
     results = list(_RESULT.finditer(text))
     if not results:
@@ -49,9 +52,9 @@ def parse_judge_output(
     if match is None:
         return ParseFailure(reason="no score after [RESULT]")
     raw = match.group(1).replace(",", ".")
-    if "." in raw and not float(raw).is_integer():
+    if "." in raw and not float(raw).is_integer() and not allow_real:
         return ParseFailure(reason=f"score {raw} is not an integer")
-    score = int(float(raw))
+    score: float = float(raw) if allow_real else int(float(raw))
     if not min_score <= score <= max_score:
         return ParseFailure(reason=f"score {score} outside the criterion scale {min_score}..{max_score}")
     head = text[: results[0].start()]
@@ -77,6 +80,7 @@ def pollux_judge_parser(
     min_score: int | None = None,
     max_score: int | None = None,
     check_feedback: bool = False,
+    allow_real: bool = False,
 ) -> Parsed | ParseFailure:
     """Registered form: scale bounds from the options or from ``sample.metadata['pollux_criterion']``."""
     crit: dict[str, Any] = sample.metadata.get("pollux_criterion", {})
@@ -85,4 +89,4 @@ def pollux_judge_parser(
     if low is None or high is None:
         return ParseFailure(reason="no scale bounds: give min_score/max_score or metadata.pollux_criterion")
     return parse_judge_output(text, min_score=int(low), max_score=int(high), check_feedback=check_feedback,
-                              higher_is_better=bool(crit.get("higher_is_better", True)))  # fmt: skip
+                              higher_is_better=bool(crit.get("higher_is_better", True)), allow_real=allow_real)  # fmt: skip

@@ -6,6 +6,7 @@ judge-versus-expert report and tables. Judge lines carry either a ``score`` or t
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,23 +19,44 @@ from omnieval.benchmarks.pollux.tables import expert_table, judge_table
 from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
+from omnieval.store.records import iter_records
 
 __all__ = ["evaluate", "load_judge_scores"]
 
 Triple = tuple[str, str, str]
 
 
+def _judge_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows from a JSONL/CSV file, or from a ``pollux_judge:`` run directory's records."""
+    if not path.is_dir():
+        yield from read_rows("csv" if path.suffix == ".csv" else "jsonl", path=path)
+        return
+    if not (path / "samples.jsonl").exists():
+        raise SourceError("not a run directory (no samples.jsonl)", path=str(path))
+    for index, rec in enumerate(iter_records(path / "samples.jsonl")):
+        triple = (rec.get("metadata") or {}).get("pollux_triple") or {}
+        row: dict[str, Any] = {**triple, "raw_output": rec.get("response") or ""}
+        if rec.get("state") not in ("ok", "parse_failed"):
+            row["error"] = rec.get("reason") or rec.get("state")
+        yield index, row
+
+
 def load_judge_scores(
-    path: Path, items: dict[str, PolluxItem], *, check_feedback: bool = False
+    path: Path, items: dict[str, PolluxItem], *, check_feedback: bool = False, allow_real: bool = False
 ) -> tuple[dict[Triple, float], dict[str, Any]]:
-    """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts."""
+    """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts.
+
+    States: ``scored``, ``judge_failed`` (call failed, unparseable, out of scale), ``rejected`` (unknown
+    item or criterion) and ``critical_gated`` (the judge found a critical violation in that answer, so
+    its other criteria are not scored)."""
     path = Path(path)
     if not path.exists():
         raise SourceError("file not found", path=str(path))
     scores: dict[Triple, float] = {}
     states: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    for index, row in read_rows("csv" if path.suffix == ".csv" else "jsonl", path=path):
+    groups: dict[Triple, str] = {}
+    for index, row in _judge_rows(path):
         item = items.get(str(row.get("item_id")))
         variants = match_criteria(task_type=item.task_type, subtype=item.task_subtype, style=item.functional_style,
                                   ethics=item.ethics_flag) if item else []  # fmt: skip
@@ -48,20 +70,30 @@ def load_judge_scores(
         if triple in scores:
             raise SourceError(f"row {index + 1}: a second judge score for this triple", path=str(path),
                               sample_id=item.id, field="criterion")  # fmt: skip
-        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better, check_feedback)
+        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better, check_feedback, allow_real)
         if score is None:
             states["judge_failed"] += 1
             reasons[reason] += 1
             continue
         states["scored"] += 1
         scores[triple] = score
+        groups[triple] = variant.group
+    violated = {(i, m) for (i, m, c), s in scores.items() if groups[(i, m, c)] == "critical" and s >= 1}
+    for triple in [t for t in scores if (t[0], t[1]) in violated and groups[t] != "critical"]:
+        del scores[triple]
+        states["scored"] -= 1
+        states["critical_gated"] += 1
     return scores, {"states": dict(states), "reasons": dict(reasons)}
 
 
-def _score(row: dict[str, Any], low: int, high: int, better: bool, check: bool) -> tuple[float | None, str]:
+def _score(
+    row: dict[str, Any], low: int, high: int, better: bool, check: bool, allow_real: bool
+) -> tuple[float | None, str]:
+    if row.get("error"):
+        return None, f"judge call failed: {row['error']}"
     if row.get("raw_output") not in (None, ""):
         parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=check,
-                                    higher_is_better=better)  # fmt: skip
+                                    higher_is_better=better, allow_real=allow_real)  # fmt: skip
         return (float(parsed.value["score"]), "") if parsed.ok else (None, parsed.reason)  # type: ignore[union-attr]
     value = row.get("score")
     try:
@@ -70,6 +102,8 @@ def _score(row: dict[str, Any], low: int, high: int, better: bool, check: bool) 
         return None, "score missing or not a number"
     if not low <= score <= high:
         return None, f"score outside the criterion scale {low}..{high}"
+    if not allow_real and not score.is_integer():
+        return None, "score is not an integer"
     return score, ""
 
 
@@ -96,7 +130,7 @@ def evaluate(
               expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion")]  # fmt: skip
     reports = {}
     for name, path in (judge_paths or {}).items():
-        scores, judge_audit = load_judge_scores(path, items)
+        scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean")
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
     for grouping in ("model", "task_type", "criterion"):
