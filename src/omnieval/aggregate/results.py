@@ -37,12 +37,17 @@ class _TaskAccumulator:
     def __init__(self, task: Task) -> None:
         self.task = task
         self.metrics: list[BoundMetric] = [bind_metric(m) for m in task.spec.metrics]
+        judge = task.spec.judge
+        self.judge_metrics: list[BoundMetric] = [bind_metric(m) for m in judge.metrics] if judge else []
+        self.judged = 0
+        self.judges: Counter[str] = Counter()
+        """Judge versions seen in the records (a rejudge replaces them all)."""
         self.states: Counter[str] = Counter()
         self.values: dict[str, list[float]] = defaultdict(list)
         self.scores: list[float] = []
         self.by_variant: dict[str, list[float]] = defaultdict(list)
         self.kept: list[SampleResult] = []
-        self.need_records = any(m.ref.aggregate != "mean" for m in self.metrics)
+        self.need_records = any(m.ref.aggregate != "mean" for m in [*self.metrics, *self.judge_metrics])
         self.prediction_only = 0
         self.reasons: dict[str, list[str]] = defaultdict(list)
         """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
@@ -58,9 +63,17 @@ class _TaskAccumulator:
         if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
             return
+        judge = record.get("judge")
+        if judge:
+            self.judges[str(judge.get("version"))] += 1
+            self.judged += judge.get("value") is not None
         metrics = record.get("metrics") or {}
         for key, value in metrics.items():
             self.values[key].append(float(value))
+        if record["state"] == "judge_failed":  # no judge value: never a score, only a count
+            if self.need_records:
+                self.kept.append(SampleResult.model_validate(record))
+            return
         self.scores.append(float(record.get("score", 0.0)))
         if record.get("variant") is not None:
             self.by_variant[str(record["variant"])].append(float(record.get("score", 0.0)))
@@ -72,13 +85,40 @@ class _TaskAccumulator:
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}
         by_key = {m.ref.key: m for m in self.metrics}
+        if self.judges:  # judged run: the judge's metrics replace the plain ones of the same key
+            by_key.update({m.ref.key: m for m in self.judge_metrics})
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
                 out[key] = sum(values) / len(values) if values else 0.0
             else:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
+        judge = self.task.spec.judge
+        for key, parts in (judge.derived.items() if judge and self.judges else ()):
+            if all(p in out for p in parts):
+                out[key] = sum(out[p] for p in parts) / len(parts)
         return out
+
+    def _metric_versions(self) -> dict[str, str]:
+        used = [*self.metrics, *(self.judge_metrics if self.judges else [])]
+        return {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in used}
+
+    def _judge_block(self) -> dict[str, Any] | None:
+        """How the task's judge values were made (``None`` for tasks without a judge)."""
+        judge = self.task.spec.judge
+        if judge is None:
+            return None
+        derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
+        return {
+            "judged": bool(self.judges),
+            "key": judge.key,
+            "versions": dict(self.judges),
+            "n_judged": self.judged,
+            "judge_failed": self.states.get("judge_failed", 0),
+            "derived": {k: f"mean({v})" for k, v in derived.items()} if self.judges else {},
+            "note": "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
+            if self.judges else "not judged in this run (no --judge and no default judge model): judge-derived values not computed",
+        }  # fmt: skip
 
     def _ci(self) -> tuple[float, float] | None:
         """Bootstrap CI of a mean score; none for scores aggregated otherwise (groups, circular)."""
@@ -115,7 +155,8 @@ class _TaskAccumulator:
             "by_variant": self._variants(),
             "parse_fallbacks": self.fallbacks,
             "version": spec.version,
-            "metric_versions": {m.ref.key: f"{m.definition.name}@{m.definition.version}" for m in self.metrics},
+            "metric_versions": self._metric_versions(),
+            "judge": self._judge_block(),
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "metadata": spec.metadata,

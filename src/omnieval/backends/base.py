@@ -57,6 +57,9 @@ class Backend(ABC):
     """When True the runner hands ready requests to ``generate_many`` in lists of ``options.batch_size``."""
     caches_responses: ClassVar[bool] = True
     """False for backends whose answers are free to recompute (replay, baselines): no cache entries."""
+    classifies: ClassVar[bool] = False
+    """True for text classifiers (encoder judges): they answer ``classify`` requests with the label as
+    text and the class probabilities in ``Response.extra["probs"]``."""
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model
@@ -77,6 +80,15 @@ class Backend(ABC):
     def max_connections(self) -> int:
         """How many requests may be in flight at once."""
         return max(1, self.options.concurrency)
+
+    def sep_token(self) -> str:
+        """The separator a classifier's tokenizer puts between segments (classifiers override)."""
+        raise ConfigError(f"backend {self.spec!r} is not a text classifier: it has no separator token")
+
+    def truncations(self, text: str, *, max_tokens: int, offset: int) -> list[str]:
+        """``[text]``, or its right and left truncations when longer than ``max_tokens - offset`` tokens
+        (classifiers with a tokenizer override this)."""
+        return [text]
 
     def describe(self) -> dict[str, Any]:
         """What the manifest records about this backend (never secrets)."""

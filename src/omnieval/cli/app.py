@@ -9,6 +9,7 @@ import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.judge_agreement import judge_agreement_command
+from omnieval.cli.judge_cmd import judge_app, rejudge_command
 from omnieval.cli.run_cmd import run_command
 
 __all__ = ["app", "main"]
@@ -22,6 +23,8 @@ app = typer.Typer(
 )
 app.command("run")(run_command)
 app.command("judge-agreement")(judge_agreement_command)
+app.command("rejudge")(rejudge_command)
+app.add_typer(judge_app, name="judge")
 Opt = typer.Option
 Arg = typer.Argument
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv
+from omnieval.cli.judge_opts import JudgeOpts, judge_config
 
 __all__ = ["run_command"]
 
@@ -45,6 +46,18 @@ def run_command(
     max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the error rate exceeds R.")] = None,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
     dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
+    judge: JudgeOpts.judge = None,
+    judge_base_url: JudgeOpts.base_url = None,
+    judge_api_key: JudgeOpts.api_key = None,
+    judge_concurrency: JudgeOpts.concurrency = 32,
+    judge_timeout: JudgeOpts.timeout = 120.0,
+    judge_max_tokens: JudgeOpts.max_tokens = None,
+    judge_temperature: JudgeOpts.temperature = None,
+    judge_device: JudgeOpts.device = None,
+    judge_dtype: JudgeOpts.dtype = None,
+    judge_batch_size: JudgeOpts.batch_size = 8,
+    judge_retries: JudgeOpts.retries = None,
+    judge_backend_opt: JudgeOpts.backend_opt = None,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
     from omnieval.backends import BackendOptions
@@ -75,7 +88,11 @@ def run_command(
             max_error_rate=max_error_rate,
             quiet=quiet,
             dry_run=dry_run,
-        )
+            judge=judge_config(judge, base_url=judge_base_url, api_key=judge_api_key, concurrency=judge_concurrency,
+                               timeout=judge_timeout, max_tokens=judge_max_tokens, temperature=judge_temperature,
+                               device=judge_device, dtype=judge_dtype, batch_size=judge_batch_size,
+                               retries=judge_retries, backend_opt=judge_backend_opt),
+        )  # fmt: skip
         if dry_run:
             from omnieval.cli.dry_run import print_dry_run
 

@@ -10,7 +10,7 @@ from pydantic import Field
 from omnieval.backends import BackendOptions
 from omnieval.types._base import Frozen
 
-__all__ = ["RetryPolicy", "RunConfig"]
+__all__ = ["JudgeConfig", "RetryPolicy", "RunConfig"]
 
 
 class RetryPolicy(Frozen):
@@ -19,6 +19,20 @@ class RetryPolicy(Frozen):
     max_attempts: int = 6
     base_delay_s: float = 0.5
     max_delay_s: float = 60.0
+
+
+class JudgeConfig(Frozen):
+    """The run's judge (``--judge SPEC`` and the ``--judge-*`` options); applies to every task that
+    declares a ``judge`` and replaces the task's default judge model."""
+
+    model: str
+    """``PROVIDER/NAME`` of the judge, e.g. ``openai/gpt-4o``, ``hf/./judge``, ``replay/judge.jsonl``."""
+    backend: BackendOptions = Field(default_factory=BackendOptions)
+    """The judge's own connection options: its concurrency pool is separate from the model's."""
+    generation: dict[str, Any] = Field(default_factory=dict)
+    """Overrides of each task's judge decoding (temperature, max_tokens)."""
+    retries: int | None = None
+    """Overrides each task's bound on verdict retries."""
 
 
 class RunConfig(Frozen):
@@ -48,3 +62,5 @@ class RunConfig(Frozen):
     max_error_rate: float | None = None
     quiet: bool = False
     dry_run: bool = False
+    judge: JudgeConfig | None = None
+    """The run's judge; ``None`` judges only tasks whose ``judge.model`` names a default."""

@@ -1,7 +1,7 @@
-"""MERA-specific metrics: RuSLUn intent EM / slot F1 and the FinalScore (FS) placeholder.
+"""MERA-specific metrics: RuSLUn intent EM / slot F1 and the per-sample FinalScore (FS).
 
-FS = (EM + JS)/2. The judge (JS) is built by a later subsystem; until one is configured ``mera_fs``
-reports EM under the key ``fs`` and the task metadata says JS was not computed.
+FS = (EM + JS)/2. In a judged run (``--judge``) ``mera_fs`` sees the judge value ``js``; without a
+judge JS is not computed, FS is EM and the results' ``judge`` block says so.
 """
 
 from __future__ import annotations
@@ -135,20 +135,17 @@ def mera_ruslun_fs(inp: ScoringInput, /) -> float:
     return _ruslun(inp)["fs"]
 
 
-@register_metric("mera_fs")
-def mera_fs(inp: ScoringInput, /, *, judge: str | None = None) -> float:
-    """MERA FinalScore (EM + JS)/2; with no judge configured JS is not computed and FS = EM (flagged)."""
+@register_metric("mera_fs", version="2")
+def mera_fs(inp: ScoringInput, /) -> float:
+    """MERA FinalScore (EM + JS)/2 per sample; EM alone when the run has no judge (JS not computed)."""
     value = metrics.get("exact_match").fn(inp, answer_marker=True)
     if isinstance(value, dict):
         raise MetricError("metric 'mera_fs': exact_match returned several values")
     em = float(value)
-    if judge is None:
-        return em
-    raise MetricError(f"metric 'mera_fs': judge {judge!r} is not available yet (no judge subsystem)")
+    js = inp.judgements.get("js")
+    return em if js is None else (em + js) / 2
 
 
-def judge_note(judge: str | None) -> dict[str, Any]:
-    """Task metadata that flags how FS was computed."""
-    if judge is None:
-        return {"js_computed": False, "fs": "EM (no judge configured: JS not computed, FS falls back to EM)"}
-    return {"js_computed": True, "fs": "(EM + JS) / 2", "judge": judge}
+def judge_note() -> dict[str, Any]:
+    """Task metadata that says how FS is computed."""
+    return {"fs": "(EM + JS) / 2 when the run has a judge (--judge); EM when it has none (JS not computed)"}

@@ -1,8 +1,9 @@
 """The :class:`TaskSpec` of each MERA task: prompt, parser, metrics (with the fixed result keys), facts.
 
 Result keys: ``em`` for every task, ``group_em`` for ruHHH, ``intent_em`` and ``slot_f1`` for RuSLUn,
-and ``fs`` (the task score, FinalScore). Without a judge, FS falls back to EM and the task metadata
-says so (``judge.js_computed: false``).
+and ``fs`` (the task score, FinalScore). Every task but RuSLUn declares MERA's judge (JudgeScore,
+``js``; ``group_js`` for ruHHH); with ``--judge`` FS = (EM + JS)/2 (ruHHH: (Group EM + Group JS)/2),
+without one FS falls back to EM and the results' ``judge`` block says JS was not computed.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask
+from omnieval.benchmarks.mera.judge import judge_spec
 from omnieval.benchmarks.mera.metrics import judge_note
 from omnieval.types import GenerationConfig, MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
@@ -58,7 +60,7 @@ def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[s
         "domain_field": task.domain_field,
         "domains": list(task.domains),
         "skills": list(task.skills),
-        "judge": {} if task.answer == "JSON" else judge_note(None),
+        "judge": {} if task.answer == "JSON" else judge_note(),
         "dataset_dir": str(dataset_dir),
         "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
     }
@@ -85,6 +87,7 @@ def task_spec(task: MeraTask, *, dataset_dir: Path, answers_hidden: bool = False
         prompt=prompt,
         parser=PluginRef(name="strip"),
         metrics=task_metrics(task),
+        judge=None if task.answer == "JSON" else judge_spec(grouped=bool(task.group_field)),
         score="fs",
         generation=GENERATION,
         metadata=_metadata(task, dataset_dir, answers_hidden),

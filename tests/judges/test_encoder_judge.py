@@ -1,0 +1,72 @@
+"""A tiny random-weight encoder judge: trained a few steps by ``omnieval judge train``, then used in a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from omnieval.cli.app import app
+from tests.judges.tiny_encoder import build_tiny_bert_classifier
+
+pytest.importorskip("transformers")
+
+ROWS = [("столица франции", "париж", "париж", 1), ("столица франции", "париж", "лондон", 0),
+        ("цвет неба", "синий", "синий", 1), ("цвет неба", "синий", "красный", 0),
+        ("сколько будет 2 2", "четыре", "четыре", 1), ("сколько будет 2 2", "четыре", "пять", 0)]  # fmt: skip
+
+
+def _write_training(path: Path) -> Path:
+    lines = [json.dumps({"question": q, "gold": g, "prediction": p, "label": y, "source": f"s{i // 6}"},
+                        ensure_ascii=False) for i, (q, g, p, y) in enumerate(ROWS * 4)]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("enc")
+    base = build_tiny_bert_classifier(root / "base")
+    data = _write_training(root / "train.jsonl")
+    out = root / "judge"
+    result = CliRunner().invoke(app, ["judge", "train", str(data), "--base", str(base), "--output", str(out),
+                                      "--epochs", "3", "--batch-size", "8", "--lr", "1e-3"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{") :])
+    assert set(report["test"]) >= {"f1", "precision", "recall", "em_agreement"}
+    assert sum(report["splits"].values()) == 24
+    return out
+
+
+def test_train_saves_a_loadable_judge_with_a_report(trained: Path) -> None:
+    report = json.loads((trained / "judge_report.json").read_text(encoding="utf-8"))
+    assert len(report["history"]) >= 1 and report["class_weights"] == [1.0, 1.0]  # 2 sources of 3+3 rows in train: balanced
+    assert 0.0 <= report["test"]["f1"] <= 1.0
+    assert json.loads((trained / "config.json").read_text())["architectures"] == ["BertForSequenceClassification"]
+
+
+def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": str(i), "question": q, "answer": g}, ensure_ascii=False) + "\n"
+                                               for i, (q, g, _, _) in enumerate(ROWS)), encoding="utf-8")  # fmt: skip
+    (tmp_path / "ans.jsonl").write_text("".join(json.dumps({"task": "enc", "sample_id": str(i), "response": p}, ensure_ascii=False) + "\n"
+                                                for i, (_, _, p, _) in enumerate(ROWS)), encoding="utf-8")  # fmt: skip
+    (tmp_path / "task.yaml").write_text(
+        "name: enc\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
+        "judge: {protocol: {name: reference_match}, derived: {fs: [em, js]}}\n", encoding="utf-8")
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "-t", str(tmp_path / "task.yaml"), "-m", f"replay/{tmp_path / 'ans.jsonl'}",
+                                      "-o", str(out), "-q", "--judge", f"hf/{trained}", "--judge-batch-size", "4"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    block = results["tasks"]["enc"]
+    assert block["states"]["ok"] == 6 and "js" in block["metrics"]
+    records = [json.loads(x) for x in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    for r in records:
+        call = r["judge"]["calls"][0]["attempts"][0]
+        assert len(call["extra"]["probs"]) == 2 and call["raw"] in ("0", "1")
+        assert int(call["raw"]) == max(range(2), key=call["extra"]["probs"].__getitem__)  # argmax of the probabilities
+        assert r["metrics"]["js"] == max(c["verdict"] for c in r["judge"]["calls"])
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["judges"]["enc"]["mode"] == "classifier"
