@@ -100,3 +100,25 @@ def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(mini: dict[st
     assert sum(states.values()) == 34 and states.get("rejected", 0) == 0
     overall = result["judges"]["reg"]["report"]["overall"]["all"]
     assert overall["n_excluded_no_mode"] == 0  # regression judges are compared with the mean
+
+
+def test_judged_run_one_call_per_criterion_then_evaluate(mini: dict[str, Path], tmp_path: Path) -> None:
+    answers = write_jsonl(tmp_path / "answers.jsonl", [{"task": "pollux", "sample_id": a["item_id"],
+                                                         "response": a["answer"]} for a in ANSWERS])  # fmt: skip
+    verdicts = write_jsonl(tmp_path / "judge.jsonl", [
+        {"task": "pollux", "sample_id": "i1", "response": "[FEEDBACK] Ответ хороший, ошибок нет. [RESULT] 2 [END]"},
+        {"task": "pollux", "sample_id": "i2", "response": "[FEEDBACK] Код верный. [RESULT] 1 [END]"}])  # fmt: skip
+    out = tmp_path / "judged"
+    proc = omnieval("run", "--tasks", f"pollux:{mini['items']}", "--model", f"replay/{answers}",
+                    "--judge", f"replay/{verdicts}", "--output", str(out), "--quiet")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (rec,) = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()
+              if json.loads(line)["sample_id"] == "i1"]  # fmt: skip
+    labels = [c["label"] for c in rec["judge"]["calls"]]
+    assert len(labels) == 17 and labels[0] == "critical_format@universal"  # one call per criterion
+    result = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": out})
+    audit = result["judges"]["j"]["audit"]
+    # i1: the two critical criteria get 2 on a 0..1 scale → judge_failed (checked per criterion, never
+    # clipped), its 15 others are scored; i2's 1 is a critical violation → its 15 others are gated
+    assert audit["states"] == {"scored": 15 + 2, "judge_failed": 2, "critical_gated": 15}
+    assert audit["reasons"] == {"score outside the criterion scale 0..1": 2}

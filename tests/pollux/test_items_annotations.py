@@ -118,12 +118,18 @@ def test_aggregation_mean_mode_vc(mini: dict[str, Path]) -> None:
     assert {s.macrogroup for s in samples} == {"text_transformation", "technical"}
 
 
-def test_pollux_importer_makes_unscored_generation_samples(mini: dict[str, Path]) -> None:
+def test_pollux_importer_makes_judged_generation_samples(mini: dict[str, Path]) -> None:
+    from omnieval.benchmarks.pollux.judging import NO_GOLD
     from omnieval.sources import importers
 
     (task,) = importers.get("pollux")(str(mini["items"]))
     samples = list(task.iter_samples())
-    assert [s.id for s in samples] == ["i1", "i2"] and not samples[0].has_targets
+    assert [s.id for s in samples] == ["i1", "i2"] and samples[0].targets == (NO_GOLD,)
+    assert task.spec.judge is not None and task.spec.judge.protocol.name == "pollux_criteria"
+    assert task.spec.judge.template == "pollux_ru@1" and task.spec.metrics[0].name == "pollux_answered"
+    (en,) = importers.get("pollux")(f"{mini['items']}?template=en&regression=1")
+    assert en.spec.judge is not None and en.spec.judge.template == "pollux_en@1"
+    assert en.spec.judge.parser.options["allow_real"] is True
     assert samples[1].fields["reference_answer"] == "def f(): ..."
     assert samples[1].metadata["pollux"]["task_type"] == "Code creation"
 

@@ -5,7 +5,8 @@ Importing registers the ``pollux`` CLI group, the ``pollux:`` importer and the `
 from omnieval.benchmarks.pollux import cli as cli
 from omnieval.benchmarks.pollux import items as items
 from omnieval.benchmarks.pollux import judge_task as judge_task
+from omnieval.benchmarks.pollux import judging as judging
 from omnieval.benchmarks.pollux import parser as parser
 from omnieval.benchmarks.pollux import regression as regression
 
-__all__ = ["cli", "items", "judge_task", "parser", "regression"]
+__all__ = ["cli", "items", "judge_task", "judging", "parser", "regression"]

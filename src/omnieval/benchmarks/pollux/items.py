@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qs
 
 from pydantic import ValidationError
 
 from omnieval.benchmarks.pollux.matcher import resolve_style
-from omnieval.benchmarks.pollux.taxonomy import Frozen, Style, task_taxonomy
+from omnieval.benchmarks.pollux.taxonomy import Frozen, Style, criteria_taxonomy, task_taxonomy
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.sources.importers import register_importer
 from omnieval.sources.readers import read_rows
 from omnieval.sources.task import Task
-from omnieval.types import PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.types import MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
 
 __all__ = ["PolluxItem", "composition", "expected_levels", "load_items"]
 
@@ -139,20 +140,36 @@ def composition(items: list[PolluxItem], *, compare: bool = True) -> dict[str, A
 
 
 def _sample(item: PolluxItem) -> Sample:
+    from omnieval.benchmarks.pollux.judging import NO_GOLD
+
     meta = item.model_dump(exclude={"instruction", "reference_answer", "id"})
     return Sample(id=item.id, input=item.instruction, fields={"reference_answer": item.reference_answer},
-                  metadata={"pollux": meta})  # fmt: skip
+                  targets=(NO_GOLD,), metadata={"pollux": meta})  # fmt: skip
 
 
 @register_importer("pollux")
-def import_pollux(path: str) -> list[Task]:
-    """``--tasks pollux:ITEMS``: one generative task whose samples are the instructions (no gold answers,
-    so the run records answers for the judge instead of scoring them)."""
+def import_pollux(spec_text: str) -> list[Task]:
+    """``--tasks pollux:ITEMS[?template=ru|en&missing_reference=omit|placeholder&regression=1]``: one generative
+    task whose samples are the instructions; answers are recorded (metric ``pollux_answered``) and judged
+    criterion by criterion when the run names ``--judge``."""
+    from omnieval.benchmarks.pollux.judging import pollux_judge_spec
+
+    path, _, query = spec_text.partition("?")
+    options = {k: v[-1] for k, v in parse_qs(query).items()}
+    if set(options) - {"template", "missing_reference", "regression"} or options.get("template", "ru") not in ("ru", "en") \
+            or options.get("missing_reference", "omit") not in ("omit", "placeholder"):
+        raise TaskFileError("pollux: options are template=ru|en, missing_reference=omit|placeholder, regression=1",
+                            path=path)  # fmt: skip
     file = Path(path).expanduser().resolve()
     items = load_items(file)
+    judge = pollux_judge_spec(template=options.get("template", "ru"),  # type: ignore[arg-type]
+                              missing_reference=options.get("missing_reference", "omit"),
+                              regression=options.get("regression") == "1")  # fmt: skip
     spec = TaskSpec(name="pollux", description=f"POLLUX instructions from {file.name}",
-                    prompt=PromptSpec(template="{{ input }}"), parser=PluginRef(name="strip"),
-                    metadata={"suite": "pollux", "taxonomy": task_taxonomy().version})  # fmt: skip
+                    prompt=PromptSpec(template="{{ input }}"), parser=PluginRef(name="strip"), judge=judge,
+                    metrics=(MetricRef(name="pollux_answered"),),
+                    metadata={"suite": "pollux", "taxonomy": task_taxonomy().version,
+                              "criteria": criteria_taxonomy().version})  # fmt: skip
     samples = [_sample(i) for i in items]
     return [Task(spec=spec, iter_samples=lambda: iter(samples), base_dir=file.parent, size=len(samples),
                  origin=f"pollux:{file}")]  # fmt: skip

@@ -82,11 +82,15 @@ def pollux_judge_parser(
     check_feedback: bool = False,
     allow_real: bool = False,
 ) -> Parsed | ParseFailure:
-    """Registered form: scale bounds from the options or from ``sample.metadata['pollux_criterion']``."""
+    """Registered form, for the runner and the judge core: ``Parsed(value=<score>)``. Scale bounds come
+    from the options or from ``sample.metadata['pollux_criterion']``; with neither it is a failure."""
     crit: dict[str, Any] = sample.metadata.get("pollux_criterion", {})
     low = min_score if min_score is not None else crit.get("min")
     high = max_score if max_score is not None else crit.get("max")
     if low is None or high is None:
         return ParseFailure(reason="no scale bounds: give min_score/max_score or metadata.pollux_criterion")
-    return parse_judge_output(text, min_score=int(low), max_score=int(high), check_feedback=check_feedback,
-                              higher_is_better=bool(crit.get("higher_is_better", True)), allow_real=allow_real)  # fmt: skip
+    parsed = parse_judge_output(text, min_score=int(low), max_score=int(high), check_feedback=check_feedback,
+                                higher_is_better=bool(crit.get("higher_is_better", True)), allow_real=allow_real)  # fmt: skip
+    if not parsed.ok:
+        return parsed
+    return Parsed(value=parsed.value["score"], how=parsed.how)

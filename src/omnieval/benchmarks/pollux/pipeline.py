@@ -5,6 +5,7 @@ judge-versus-expert report and tables. Judge lines carry either a ``score`` or t
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,18 +28,50 @@ Triple = tuple[str, str, str]
 
 
 def _judge_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Rows from a JSONL/CSV file, or from a ``pollux_judge:`` run directory's records."""
+    """Rows from a JSONL/CSV file, or from a run directory: a ``pollux_judge:`` run (the judge was the
+    model; its raw output is the response) or a ``pollux:`` run judged with ``--judge`` (one judge call
+    per criterion in each record's ``judge.calls``)."""
     if not path.is_dir():
         yield from read_rows("csv" if path.suffix == ".csv" else "jsonl", path=path)
         return
     if not (path / "samples.jsonl").exists():
         raise SourceError("not a run directory (no samples.jsonl)", path=str(path))
-    for index, rec in enumerate(iter_records(path / "samples.jsonl")):
+    model = _run_model(path)
+    index = 0
+    for rec in iter_records(path / "samples.jsonl"):
+        if rec.get("task") == "pollux":
+            for call in _judged_calls(rec, model):
+                yield index, call
+                index += 1
+            continue
         triple = (rec.get("metadata") or {}).get("pollux_triple") or {}
         row: dict[str, Any] = {**triple, "raw_output": rec.get("response") or ""}
         if rec.get("state") not in ("ok", "parse_failed"):
             row["error"] = rec.get("reason") or rec.get("state")
         yield index, row
+        index += 1
+
+
+def _run_model(path: Path) -> str:
+    results = path / "results.json"
+    if results.exists():
+        return str(json.loads(results.read_text(encoding="utf-8")).get("model", path.name))
+    return path.name
+
+
+def _judged_calls(rec: dict[str, Any], model: str) -> Iterator[dict[str, Any]]:
+    judge = rec.get("judge")
+    if not judge:
+        yield {"item_id": rec.get("sample_id"), "model": model, "no_answer": rec.get("reason") or rec.get("state")}
+        return
+    for call in judge.get("calls") or ():
+        attempts = call.get("attempts") or [{}]
+        last = attempts[-1]
+        row = {"item_id": rec.get("sample_id"), "model": model, "criterion": call.get("label"),
+               "score": call.get("verdict"), "raw": last.get("raw")}  # fmt: skip
+        if call.get("verdict") is None:
+            row["error"] = last.get("error") or "no verdict"
+        yield row
 
 
 def load_judge_scores(
@@ -47,7 +80,7 @@ def load_judge_scores(
     """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts.
 
     States: ``scored``, ``judge_failed`` (call failed, unparseable, out of scale), ``rejected`` (unknown
-    item or criterion) and ``critical_gated`` (the judge found a critical violation in that answer, so
+    item or criterion), ``no_answer`` (the model under test gave none) and ``critical_gated`` (the judge found a critical violation in that answer, so
     its other criteria are not scored)."""
     path = Path(path)
     if not path.exists():
@@ -57,6 +90,10 @@ def load_judge_scores(
     reasons: Counter[str] = Counter()
     groups: dict[Triple, str] = {}
     for index, row in _judge_rows(path):
+        if "no_answer" in row:
+            states["no_answer"] += 1
+            reasons[f"no answer to judge: {row['no_answer']}"] += 1
+            continue
         item = items.get(str(row.get("item_id")))
         variants = match_criteria(task_type=item.task_type, subtype=item.task_subtype, style=item.functional_style,
                                   ethics=item.ethics_flag) if item else []  # fmt: skip

@@ -10,33 +10,59 @@ decides: ``"omit"`` drops the reference section (the judges "accept reference-fr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from omnieval.benchmarks.pollux.taxonomy import CriterionVariant
 
-__all__ = ["NoReference", "build_judge_prompt", "critical_gate"]
+__all__ = ["TEMPLATES", "NoReference", "build_judge_prompt", "critical_gate", "judge_variables", "render"]
 
-RU_SECTIONS = ("### Задание для оценки:", "### Эталонный ответ:", "### Ответ для оценки:",
-               "### Критерий оценки:", "### Шкала оценивания по критерию:")  # fmt: skip
-EN_HEADER = """### Task Description:
+RU_TEMPLATE = """### Задание для оценки:
+{{ instruction }}
+{% if reference_answer is not none %}
+### Эталонный ответ:
+{{ reference_answer }}
+{% endif %}
+### Ответ для оценки:
+{{ answer }}
+
+### Критерий оценки:
+{{ criteria_name }}
+
+### Шкала оценивания по критерию:
+{{ criteria_rubrics }}"""
+EN_TEMPLATE = """### Task Description:
 You are provided with the following: an instruction (which may include an input), a response to evaluate, a reference answer and an evaluation criterion with a detailed scale.
 1. Write detailed feedback assessing the quality of the response strictly according to the provided evaluation scale. Do not give a general evaluation, base your assessment entirely on the scale.
 2. Assign a score to the response by referring to the scale. The score must correspond to a single scale point and its description.
 3. Format your output as follows: "[FEEDBACK] (Write detailed feedback regarding the evaluated response and the assigned score, reason step by step and explain each point.) [RESULT] (An integer score within the boundaries of the criterion scale.)"
 4. Do not include any additional openings, closings, or explanations.
 5. Write feedback in Russian.
-6. Write [END] after you are done."""
-EN_SECTIONS = ("### The instruction to evaluate:", "### Reference answer:", "### Response to evaluate:",
-               "### Score name", "### Score Rubrics:")  # fmt: skip
+6. Write [END] after you are done.
+
+### The instruction to evaluate:
+{{ instruction }}
+{% if reference_answer is not none %}
+### Reference answer:
+{{ reference_answer }}
+{% endif %}
+### Response to evaluate:
+{{ answer }}
+
+### Score name
+{{ criteria_name }}
+
+### Score Rubrics:
+{{ criteria_rubrics }}"""
+TEMPLATES = {"ru": RU_TEMPLATE, "en": EN_TEMPLATE}
 PLACEHOLDER = {"ru": "Эталонный ответ отсутствует.", "en": "No reference answer is available."}
-TEMPLATE_VERSION = "pollux-judge-prompt-1"
+TEMPLATE_VERSION = "1"
 
 
 class NoReference(ValueError):
     """The criterion variant compares with a reference answer and the item has none."""
 
 
-def build_judge_prompt(
+def judge_variables(
     *,
     instruction: str,
     answer: str,
@@ -45,8 +71,8 @@ def build_judge_prompt(
     template: Literal["ru", "en"] = "ru",
     missing_reference: Literal["omit", "placeholder"] = "omit",
     with_description: bool = True,
-) -> str:
-    """One judge prompt for one criterion; slots as App. M.1 names them."""
+) -> dict[str, str | None]:
+    """The template slots as App. M.1 names them (``criteria.name`` → ``criteria_name``)."""
     if not (reference or "").strip():
         if criterion.requires_reference:
             raise NoReference(f"criterion {criterion.id} requires a reference answer")
@@ -55,11 +81,20 @@ def build_judge_prompt(
     if with_description and criterion.description:
         rubrics = f"{criterion.description}\n{rubrics}"
     name = criterion.name_ru if template == "ru" and criterion.name_ru else criterion.name
-    heads = RU_SECTIONS if template == "ru" else EN_SECTIONS
-    bodies = (instruction, reference, answer, name, rubrics)
-    parts = [f"{head}\n{body}" for head, body in zip(heads, bodies, strict=True) if body is not None]
-    text = "\n\n".join(parts)
-    return f"{EN_HEADER}\n\n{text}" if template == "en" else text
+    return {"instruction": instruction, "reference_answer": reference, "answer": answer,
+            "criteria_name": name, "criteria_rubrics": rubrics}  # fmt: skip
+
+
+def render(template: str, variables: dict[str, str | None]) -> str:
+    import jinja2
+
+    env = jinja2.Environment(keep_trailing_newline=False, autoescape=False, undefined=jinja2.StrictUndefined)
+    return env.from_string(template).render(**variables)
+
+
+def build_judge_prompt(*, template: Literal["ru", "en"] = "ru", **kwargs: Any) -> str:
+    """One judge prompt for one criterion (keyword arguments as :func:`judge_variables`)."""
+    return render(TEMPLATES[template], judge_variables(template=template, **kwargs))
 
 
 def critical_gate(
