@@ -73,6 +73,20 @@ def vc_band(vc: float) -> str:
     return "excellent"
 
 
+def _vc_by_replaced_rater(labels: Sequence[Label], judge: Label) -> list[float]:
+    """VC after replacing rater i by the judge, for every i: one count update each, no re-counting."""
+    counts = _counts(labels)
+    n = len(labels)
+    out = []
+    for label in labels:
+        counts[label] -= 1
+        counts[judge] += 1
+        out.append(max(counts.values()) / n)
+        counts[judge] -= 1
+        counts[label] += 1
+    return out
+
+
 def judge_substitution_vc(labels: Sequence[Label], judge: Label, *, trials: int, rng: object) -> float:
     """Mean VC after replacing one randomly chosen rater's label with the judge's, over ``trials`` draws.
 
@@ -81,22 +95,11 @@ def judge_substitution_vc(labels: Sequence[Label], judge: Label, *, trials: int,
     if trials < 1:
         raise ValueError("trials must be at least 1")
     picks = rng.integers(0, len(labels), size=trials)  # type: ignore[attr-defined]
-    base = list(labels)
-    total = 0.0
-    for index in picks:
-        trial = base.copy()
-        trial[int(index)] = judge
-        total += verdict_confidence(trial)
-    return total / trials
+    by_rater = _vc_by_replaced_rater(labels, judge)
+    return sum(by_rater[int(i)] for i in picks) / trials
 
 
 def judge_substitution_vc_exact(labels: Sequence[Label], judge: Label) -> float:
     """The expectation the random trials estimate: the mean over every choice of replaced rater."""
-    base = list(labels)
-    values = []
-    for index in range(len(base)):
-        trial = base.copy()
-        trial[index] = judge
-        values.append(verdict_confidence(trial))
-    return sum(values) / len(values)
-
+    by_rater = _vc_by_replaced_rater(labels, judge)
+    return sum(by_rater) / len(by_rater)
