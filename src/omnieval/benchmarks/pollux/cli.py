@@ -119,4 +119,58 @@ def evaluate_cmd(
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
 
 
+
+@app.command("synth-prompts")
+def synth_prompts_cmd(out: Annotated[Path, typer.Argument(help="JSONL of instruction-generation prompts to write.")]) -> None:
+    """§3.2d instruction-generation prompts, one per task type × subtype × complexity level."""
+    from omnieval.benchmarks.pollux.synthetic import generation_prompts
+
+    rows = list(generation_prompts())
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    typer.echo(f"wrote {len(rows)} prompts to {out}")
+
+
+@app.command("dedup")
+def dedup_cmd(
+    synthetic: Annotated[Path, Opt(help="JSONL {id, task_type, text} of generated instructions.")],
+    expert: Annotated[Path, Opt(help="JSONL {task_type, text} of expert instructions (thresholds).")],
+    embedder: Annotated[str, Opt(help="Local transformers model folder for embeddings.")],
+    max_non_russian: Annotated[float, Opt(help="Language filter: drop above this share of non-Russian tokens.")] = 0.05,
+) -> None:
+    """Language filter, then Algorithm 1 (cosine and chrF within task type, expert thresholds); JSON report."""
+    from omnieval.benchmarks.pollux.synthetic import hf_embedder, non_russian_share, semantic_dedup
+    from omnieval.sources.readers import read_rows
+
+    rows = [r for _, r in read_rows("jsonl", path=synthetic)]
+    russian = [r for r in rows if non_russian_share(str(r["text"])) <= max_non_russian]
+    experts = [r for _, r in read_rows("jsonl", path=expert)]
+    report = semantic_dedup(russian, experts, embed=hf_embedder(embedder))
+    typer.echo(json.dumps({"n_input": len(rows), "language_filtered": len(rows) - len(russian),
+                           "counts": dict(report.counts), "kept": report.kept, "review": report.review,
+                           "removed": report.removed}, ensure_ascii=False, indent=2))  # fmt: skip
+
+
+@app.command("export-training")
+def export_training_cmd(
+    judge_run: Annotated[Path, typer.Argument(help="A pollux_judge: run of the teacher (template=en).")],
+    items: Annotated[Path, Opt(help="The synthetic items the teacher judged.")],
+    answers: Annotated[Path, Opt(help="The answers it judged (JSONL or a pollux: run).")],
+    out: Annotated[Path, Opt(help="JSONL of training pairs to write.")],
+    target: Annotated[str, Opt(help="seq2seq ([FEEDBACK]…[RESULT]…[END]) or regression (the score).")] = "seq2seq",
+) -> None:
+    """Training pairs from teacher verdicts: RU training prompt → verdict text or score."""
+    from omnieval.benchmarks.pollux.synthetic import export_training_pairs
+    from omnieval.errors import OmnievalError
+
+    if target not in ("seq2seq", "regression"):
+        _fail(ValueError("--target is seq2seq or regression"))
+    try:
+        pairs, counts = export_training_pairs(judge_run, items, answers, target=target)
+    except OmnievalError as exc:
+        _fail(exc)
+        return
+    out.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
+    typer.echo(json.dumps(counts))
+
+
 cli_apps.add("pollux", app)
