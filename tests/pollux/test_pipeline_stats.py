@@ -34,6 +34,8 @@ def test_judge_report_hand_worked(mini: dict[str, Path], tmp_path: Path) -> None
     md = (tmp_path / "out" / "tables.md").read_text(encoding="utf-8")
     assert "Table 1: mean expert score by task type" in md and "mae by model" in md
     assert (tmp_path / "out" / "table_01.csv").exists() and (tmp_path / "out" / "pollux_report.json").exists()
+    page = (tmp_path / "out" / "pollux_report.html").read_text(encoding="utf-8")
+    assert "Confusion matrices: j" in page and "<h4>technical</h4>" in page and "mae by split" in page
 
 
 def test_tables_show_a_dash_for_cells_not_evaluated(mini: dict[str, Path], tmp_path: Path) -> None:

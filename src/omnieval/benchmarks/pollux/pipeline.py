@@ -170,7 +170,7 @@ def evaluate(
         scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean")
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
-    for grouping in ("model", "task_type", "criterion"):
+    for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
         for metric in ("mae", "judge_vc", "spearman"):
             if reports:
                 tables.append(judge_table(reports, grouping=grouping, metric=metric))
@@ -192,3 +192,6 @@ def _write(out_dir: Path, result: dict[str, Any], tables: list[Any]) -> None:
         (out_dir / f"{stem}.json").write_text(table.to_json(), encoding="utf-8")
         markdown.append(table.to_markdown())
     (out_dir / "tables.md").write_text("\n".join(markdown), encoding="utf-8")
+    from omnieval.benchmarks.pollux.html import html_report
+
+    (out_dir / "pollux_report.html").write_text(html_report(result, tables), encoding="utf-8")
