@@ -74,7 +74,7 @@ def test_unmatched_and_na_are_counted_not_scored(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "needle"),
     [
-        ("not json", "line 2: not JSON"),
+        ("not json", "line 2 is not valid JSON"),
         ('{"item_id": "A", "criterion": "c1", "score": 1}', "field 'annotator'"),
         ('{"item_id": "A", "criterion": "c1", "annotator": "a1", "score": 2}', "scored this item twice"),
         ('{"item_id": "A", "criterion": "c1", "annotator": "z", "score": "good"}', "field 'score'"),

@@ -8,7 +8,6 @@ present in only one file are counted in the output, never silently scored.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -47,31 +46,23 @@ def _number(value: Any, *, path: Path, line: int, item: str) -> float | None:
         try:
             value = float(str(value).strip())
         except ValueError:
-            raise SourceError(f"line {line}: score {value!r} is not a number or NA", path=str(path),
+            raise SourceError(f"row {line}: score {value!r} is not a number or NA", path=str(path),
                               sample_id=item, field="score") from None  # fmt: skip
     if not math.isfinite(float(value)):
-        raise SourceError(f"line {line}: score {value!r} is not finite", path=str(path), sample_id=item,
+        raise SourceError(f"row {line}: score {value!r} is not finite", path=str(path), sample_id=item,
                           field="score")  # fmt: skip
     return float(value)
 
 
 def _rows(path: Path, fields: tuple[str, ...]) -> Iterable[tuple[int, dict[str, Any]]]:
-    if not path.exists():
-        raise SourceError("file not found", path=str(path))
-    with path.open(encoding="utf-8") as handle:
-        for lineno, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            try:
-                row = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise SourceError(f"line {lineno}: not JSON ({exc.msg})", path=str(path)) from None
-            if not isinstance(row, dict):
-                raise SourceError(f"line {lineno}: expected a JSON object", path=str(path))
-            for name in fields:
-                if name not in row or (name != "score" and row[name] in (None, "")):
-                    raise SourceError(f"line {lineno}: missing field", path=str(path), field=name)
-            yield lineno, row
+    """(row number, row) with every required field present; bad JSON is an error naming the line."""
+    from omnieval.sources.readers import read_rows
+
+    for index, row in read_rows("jsonl", path=path):
+        for name in fields:
+            if name not in row or (name != "score" and row[name] in (None, "")):
+                raise SourceError(f"row {index + 1}: missing field", path=str(path), field=name)
+        yield index + 1, row
 
 
 def load_agreement_files(human_path: Path, judge_path: Path) -> AgreementInput:
@@ -82,7 +73,7 @@ def load_agreement_files(human_path: Path, judge_path: Path) -> AgreementInput:
         score = _number(row["score"], path=human_path, line=lineno, item=f"{item[0]}/{item[1]}")
         annotator = str(row["annotator"])
         if annotator in data.human.get(item, {}):
-            raise SourceError(f"line {lineno}: annotator {annotator!r} scored this item twice",
+            raise SourceError(f"row {lineno}: annotator {annotator!r} scored this item twice",
                               path=str(human_path), sample_id=f"{item[0]}/{item[1]}", field="annotator")  # fmt: skip
         if score is None:
             data.n_human_na += 1
@@ -92,7 +83,7 @@ def load_agreement_files(human_path: Path, judge_path: Path) -> AgreementInput:
     for lineno, row in _rows(judge_path, ("item_id", "criterion", "score")):
         item = (str(row["item_id"]), str(row["criterion"]))
         if item in seen:
-            raise SourceError(f"line {lineno}: a second judge score for this item", path=str(judge_path),
+            raise SourceError(f"row {lineno}: a second judge score for this item", path=str(judge_path),
                               sample_id=f"{item[0]}/{item[1]}", field="score")  # fmt: skip
         seen.add(item)
         score = _number(row["score"], path=judge_path, line=lineno, item=f"{item[0]}/{item[1]}")
