@@ -89,3 +89,18 @@ def test_cli_evaluate(mini: dict[str, Path], tmp_path: Path) -> None:
     summary = json.loads(proc.stdout)
     assert summary["import"]["rejected"]["unknown item_id"] == 1
     assert summary["judges"]["j"]["overall"]["mae"] == pytest.approx(1 / 3)
+
+
+def test_judge_feedback_in_the_wrong_language_is_judge_failed(mini: dict[str, Path], tmp_path: Path) -> None:
+    from .conftest import write_jsonl
+
+    judge = write_jsonl(tmp_path / "j.jsonl", [
+        {"item_id": "i1", "model": "m1", "criterion": "speech_errors", "raw_output": "[FEEDBACK] Two speech errors here. [RESULT] 0 [END]"},
+        {"item_id": "i1", "model": "m1", "criterion": "literacy", "raw_output": "[FEEDBACK] Одна ошибка в запятой. [RESULT] 1 [END]"},
+    ])  # fmt: skip
+    lenient = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": judge})
+    assert lenient["judges"]["j"]["audit"]["states"] == {"scored": 2}
+    strict = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": judge},
+                      check_feedback=True)  # fmt: skip
+    assert strict["judges"]["j"]["audit"]["states"] == {"scored": 1, "judge_failed": 1}
+    assert strict["judges"]["j"]["audit"]["reasons"] == {"feedback: rationale is not in Russian": 1}

@@ -130,3 +130,11 @@ def test_cli_criteria_json() -> None:
     bad = subprocess.run([sys.executable, "-m", "omnieval", "pollux", "criteria", "--task-type", "Nope"],
                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert bad.returncode == 2 and "unknown POLLUX task type" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_every_task_type_gets_criteria_beyond_the_universal_ones() -> None:
+    for task in task_taxonomy().task_types:
+        for sub in task.subtypes or (None,):
+            variants = match_criteria(task_type=task.name, subtype=sub.name if sub else None)
+            specific = [v for v in variants if v.group in ("domain", "task")]
+            assert specific, (task.name, sub)

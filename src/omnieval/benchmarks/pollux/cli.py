@@ -94,6 +94,7 @@ def evaluate_cmd(
     reference: Annotated[str, Opt(help="mode (generative judges) or mean (regression judges).")] = "mode",
     seed: Annotated[int, Opt()] = 0,
     strict: Annotated[bool, Opt(help="Stop at the first bad annotation row instead of counting it.")] = False,
+    check_feedback: Annotated[bool, Opt(help="Judge rationales must be Russian, ≥2 words unless perfect.")] = False,
 ) -> None:
     """Clean and aggregate expert annotations; compare judges with the experts; write the tables."""
     from omnieval.benchmarks.pollux.pipeline import evaluate
@@ -109,7 +110,8 @@ def evaluate_cmd(
         _fail(ValueError("--critical-scope is answer|triple and --reference is mode|mean"))
     try:
         result = evaluate(items_path=items, annotations_path=annotations, judge_paths=judges, out_dir=out,
-                          critical_scope=critical_scope, reference=reference, seed=seed, strict=strict)  # type: ignore[arg-type]  # fmt: skip
+                          critical_scope=critical_scope, reference=reference, seed=seed, strict=strict,  # type: ignore[arg-type]
+                          check_feedback=check_feedback)  # fmt: skip
     except OmnievalError as exc:
         _fail(exc)
         return

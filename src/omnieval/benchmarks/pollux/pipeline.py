@@ -128,6 +128,11 @@ def _score(
 ) -> tuple[float | None, str]:
     if row.get("error"):
         return None, f"judge call failed: {row['error']}"
+    if check and row.get("raw"):  # a judge-core verdict: re-read its raw text for the rationale rule
+        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=True,
+                                    higher_is_better=better, allow_real=allow_real)  # fmt: skip
+        if not parsed.ok:
+            return None, parsed.reason  # type: ignore[union-attr]
     if row.get("raw_output") not in (None, ""):
         parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=check,
                                     higher_is_better=better, allow_real=allow_real)  # fmt: skip
@@ -154,6 +159,7 @@ def evaluate(
     reference: Literal["mode", "mean"] = "mode",
     seed: int = 0,
     strict: bool = False,
+    check_feedback: bool = False,
 ) -> dict[str, Any]:
     """Import, clean, aggregate; with judges, the judge report; with ``out_dir``, every table file."""
     items = {i.id: i for i in load_items(items_path)}
@@ -167,7 +173,8 @@ def evaluate(
               expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion")]  # fmt: skip
     reports = {}
     for name, path in (judge_paths or {}).items():
-        scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean")
+        scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean",
+                                                check_feedback=check_feedback)  # fmt: skip
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
     for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
