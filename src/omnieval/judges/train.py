@@ -107,7 +107,7 @@ def _split(rows: list[Triplet], s: TrainSettings) -> tuple[list[Triplet], list[T
     return shuffled[n_test + n_dev :], shuffled[n_test : n_test + n_dev], shuffled[:n_test]
 
 
-def _scores(labels: list[int], preds: list[int], rows: list[Triplet]) -> dict[str, float]:
+def _scores(labels: list[int], preds: list[int], rows: list[Triplet]) -> dict[str, float | None]:
     from sklearn.metrics import f1_score, precision_score, recall_score
 
     exact = [p for p, t in zip(preds, rows, strict=True) if t.prediction.strip() == t.gold.strip()]
@@ -186,10 +186,10 @@ def train_judge(data: Path, *, base: str, output: Path, settings: TrainSettings 
             optim.step()
             schedule.step()
             optim.zero_grad()
-        dev_scores = _scores([t.label for t in dev], m.predict(dev), dev)
-        history.append({"epoch": epoch + 1, "loss": float(loss.item()), "dev_f1": dev_scores["f1"]})
-        if dev_scores["f1"] > best:
-            best, waited = dev_scores["f1"], 0
+        dev_f1 = float(_scores([t.label for t in dev], m.predict(dev), dev)["f1"] or 0.0)
+        history.append({"epoch": epoch + 1, "loss": float(loss.item()), "dev_f1": dev_f1})
+        if dev_f1 > best:
+            best, waited = dev_f1, 0
             best_state = {k: v.detach().clone() for k, v in m.model.state_dict().items()}
         else:
             waited += 1
