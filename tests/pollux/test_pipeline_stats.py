@@ -36,6 +36,12 @@ def test_judge_report_hand_worked(mini: dict[str, Path], tmp_path: Path) -> None
     assert (tmp_path / "out" / "table_01.csv").exists() and (tmp_path / "out" / "pollux_report.json").exists()
     page = (tmp_path / "out" / "pollux_report.html").read_text(encoding="utf-8")
     assert "Confusion matrices: j" in page and "<h4>technical</h4>" in page and "mae by split" in page
+    assert "spearman by model, standard split" in md
+    table10 = json.loads((tmp_path / "out" / "table_03.json").read_text(encoding="utf-8"))
+    assert table10["title"].startswith("Table 10") and table10["columns"] == ["Experts", "j"]
+    m1 = next(r for r in table10["rows"] if r["model"] == "m1")
+    # experts: mean of per-triple means (0, 1.5, 5/3, 0.5, 1, 2); judge: mean of its 5 scores (0, 1, 1, 0, 2)
+    assert m1["Experts"] == pytest.approx((0 + 1.5 + 5 / 3 + 0.5 + 1 + 2) / 6) and m1["j"] == pytest.approx(0.8)
 
 
 def test_tables_show_a_dash_for_cells_not_evaluated(mini: dict[str, Path], tmp_path: Path) -> None:

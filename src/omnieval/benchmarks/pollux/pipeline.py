@@ -16,7 +16,7 @@ from omnieval.benchmarks.pollux.items import PolluxItem, load_items
 from omnieval.benchmarks.pollux.matcher import match_criteria
 from omnieval.benchmarks.pollux.parser import parse_judge_output
 from omnieval.benchmarks.pollux.stats import judge_report
-from omnieval.benchmarks.pollux.tables import expert_table, judge_table
+from omnieval.benchmarks.pollux.tables import expert_table, judge_table, score_table
 from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
@@ -171,16 +171,28 @@ def evaluate(
                               "n_all_na_triples": all_na, "judges": {}}  # fmt: skip
     tables = [expert_table(samples, by="task_type", title="Table 1: mean expert score by task type"),
               expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion")]  # fmt: skip
-    reports = {}
+    reports: dict[str, dict[str, Any]] = {}
+    per_split: dict[str, dict[str, dict[str, Any]]] = {}
+    splits = sorted({s.split for s in samples})
     for name, path in (judge_paths or {}).items():
         scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean",
                                                 check_feedback=check_feedback)  # fmt: skip
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
+        for split in splits:
+            subset = [s for s in samples if s.split == split]
+            per_split.setdefault(split, {})[name] = judge_report(subset, scores, seed=seed, reference=reference,
+                                                                 groupings=("overall", "model"))  # fmt: skip
+    if reports:
+        tables.append(score_table(samples, reports, title="Table 10: mean score by model, experts and judges"))
     for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
         for metric in ("mae", "judge_vc", "spearman"):
             if reports:
                 tables.append(judge_table(reports, grouping=grouping, metric=metric))
+    for split, split_reports in per_split.items():
+        for metric in ("mae", "judge_vc", "spearman"):
+            tables.append(judge_table(split_reports, grouping="model", metric=metric,
+                                      title=f"{metric} by model, {split} split"))  # fmt: skip
     if out_dir is not None:
         _write(out_dir, result, tables)
     return result

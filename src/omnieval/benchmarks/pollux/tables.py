@@ -14,7 +14,7 @@ from typing import Any
 
 from omnieval.benchmarks.pollux.annotations import AggregatedSample
 
-__all__ = ["Table", "expert_table", "judge_table"]
+__all__ = ["Table", "expert_table", "judge_table", "score_table"]
 
 MISSING = "—"
 
@@ -79,3 +79,21 @@ def judge_table(reports: Mapping[str, Mapping[str, Any]], *, grouping: str, metr
         overall = report.get("overall", {}).get("all", {})
         cells[("Avg.", judge)] = overall.get(metric)
     return Table(title or f"{metric} by {grouping}", grouping, (*sorted(keys), "Avg."), tuple(reports), cells)
+
+
+def score_table(samples: Sequence[AggregatedSample], reports: Mapping[str, Mapping[str, Any]], *, title: str) -> Table:
+    """Table 10's layout: per evaluated model, the experts' mean score and each judge's mean score over the
+    triples it judged (MAE beside it is in the judge × model MAE table)."""
+    cells: dict[tuple[str, str], float | None] = {}
+    by_model: dict[str, list[float]] = defaultdict(list)
+    for s in samples:
+        by_model[s.model].append(s.mean)
+        by_model["Avg."].append(s.mean)
+    for model, means in by_model.items():
+        cells[(model, "Experts")] = _mean(means)
+    for judge, report in reports.items():
+        for model, block in report.get("model", {}).items():
+            cells[(model, judge)] = block.get("mean_judge")
+        cells[("Avg.", judge)] = report.get("overall", {}).get("all", {}).get("mean_judge")
+    rows = (*sorted(set(by_model) - {"Avg."}), "Avg.")
+    return Table(title, "model", rows, ("Experts", *reports), cells)
