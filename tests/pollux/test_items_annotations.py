@@ -71,6 +71,7 @@ def test_composition_counts_and_deviations(mini: dict[str, Path]) -> None:
     report = composition(load_items(mini["items"]))
     assert report["per_task"] == {"Code creation": {"easy": 1}, "Editing": {"easy": 1}}
     assert report["n_with_reference"] == 1 and len(report["missing_task_types"]) == 33
+    assert report["mean_criteria"] == 17.0
     editing = [d for d in report["deviations"] if d["task_type"] == "Editing"]
     assert {"task_type": "Editing", "complexity": "easy", "expected": 10, "got": 1} in editing
 
@@ -130,6 +131,8 @@ def test_pollux_importer_makes_judged_generation_samples(mini: dict[str, Path]) 
     (en,) = importers.get("pollux")(f"{mini['items']}?template=en&regression=1")
     assert en.spec.judge is not None and en.spec.judge.template == "pollux_en@1"
     assert en.spec.judge.parser.options["allow_real"] is True
+    (seven,) = importers.get("pollux")(f"{mini['items']}?models=seven")
+    assert [s.id for s in seven.iter_samples()] == ["i1"]  # Code creation was a three-model task
     assert samples[1].fields["reference_answer"] == "def f(): ..."
     assert samples[1].metadata["pollux"]["task_type"] == "Code creation"
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs
 
 from pydantic import ValidationError
 
-from omnieval.benchmarks.pollux.matcher import resolve_style
+from omnieval.benchmarks.pollux.matcher import mean_set_size, resolve_style
 from omnieval.benchmarks.pollux.taxonomy import Frozen, Style, criteria_taxonomy, task_taxonomy
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.sources.importers import register_importer
@@ -135,6 +135,7 @@ def composition(items: list[PolluxItem], *, compare: bool = True) -> dict[str, A
         "n_ethics": sum(i.ethics_flag for i in items),
         "n_with_reference": sum(i.reference_answer is not None for i in items),
         "missing_task_types": [t.name for t in task_taxonomy().task_types if t.name not in per_task],
+        "mean_criteria": mean_set_size((i.task_type, i.task_subtype, i.functional_style, i.ethics_flag) for i in items),
         "deviations": deviations,
     }
 
@@ -149,19 +150,23 @@ def _sample(item: PolluxItem) -> Sample:
 
 @register_importer("pollux")
 def import_pollux(spec_text: str) -> list[Task]:
-    """``--tasks pollux:ITEMS[?template=ru|en&missing_reference=omit|placeholder&regression=1]``: one generative
-    task whose samples are the instructions; answers are recorded (metric ``pollux_answered``) and judged
-    criterion by criterion when the run names ``--judge``."""
+    """``--tasks pollux:ITEMS[?template=ru|en&missing_reference=omit|placeholder&regression=1&models=all|seven]``:
+    one generative task whose samples are the instructions; answers are recorded (metric ``pollux_answered``)
+    and judged criterion by criterion when the run names ``--judge``. ``models=seven`` leaves out the QA and
+    Technical task types the paper ran on three models only (the per-task model subsets)."""
     from omnieval.benchmarks.pollux.judging import pollux_judge_spec
 
     path, _, query = spec_text.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query).items()}
-    if set(options) - {"template", "missing_reference", "regression"} or options.get("template", "ru") not in ("ru", "en") \
+    if set(options) - {"template", "missing_reference", "regression", "models"} or options.get("models", "all") not in (
+            "all", "seven") or options.get("template", "ru") not in ("ru", "en") \
             or options.get("missing_reference", "omit") not in ("omit", "placeholder"):
-        raise TaskFileError("pollux: options are template=ru|en, missing_reference=omit|placeholder, regression=1",
-                            path=path)  # fmt: skip
+        raise TaskFileError("pollux: options are template=ru|en, missing_reference=omit|placeholder, regression=1, "
+                            "models=all|seven", path=path)  # fmt: skip
     file = Path(path).expanduser().resolve()
     items = load_items(file)
+    if options.get("models") == "seven":  # a model outside the paper's three: skip the 3-model task types
+        items = [i for i in items if task_taxonomy().get(i.task_type).models != 3]
     judge = pollux_judge_spec(template=options.get("template", "ru"),  # type: ignore[arg-type]
                               missing_reference=options.get("missing_reference", "omit"),
                               regression=options.get("regression") == "1")  # fmt: skip
