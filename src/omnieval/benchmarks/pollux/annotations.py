@@ -233,7 +233,7 @@ def aggregate(
         labels = [int(s) for s in scores]
         mode = unique_mode(labels)
         out.append(AggregatedSample(
-            item_id=item_id, model=model, criterion=criterion, criterion_name=variant.name, group=variant.group,
+            item_id=item_id, model=model, criterion=criterion, criterion_name=variant.short, group=variant.group,
             task_type=item.task_type, macrogroup=tax.get(item.task_type).macrogroup, split=item.split or "standard",
             n_annotations=len(scores), n_na=len(rows) - len(scores), scores=tuple(scores),
             mean=sum(scores) / len(scores), mode=None if mode is None else float(mode), vc=verdict_confidence(labels),
