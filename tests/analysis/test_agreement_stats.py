@@ -90,3 +90,15 @@ def test_confusion_matrix_rounds_real_predictions_half_up() -> None:
     out = confusion_matrix([0, 1, 2, 2], [0.4, 1.5, 2.0, 3.7], labels=[0, 1, 2])
     assert out["matrix"] == [[1, 0, 0], [0, 0, 1], [0, 0, 1]]
     assert out["n_outside_labels"] == 1
+
+
+def test_real_valued_judge_enters_vc_rounded_and_mae_unrounded() -> None:
+    from omnieval.analysis.judge_agreement import AgreementInput, judge_agreement
+
+    data = AgreementInput(human={("x", "c"): {"a": 2.0, "b": 2.0, "c": 1.0}}, judge={("x", "c"): 1.6})
+    out = judge_agreement(data, reference="mode")
+    assert out["mae"] == pytest.approx(0.4)  # |1.6 - 2|
+    # 1.6 rounds half-up to 2: replacing a 2 keeps 2/3, replacing the 1 gives 3/3 → (2/3 + 2/3 + 1) / 3
+    assert out["judge_vc_expected"] == pytest.approx(7 / 9)
+    mean = judge_agreement(data, reference="mean")
+    assert mean["mae"] == pytest.approx(abs(1.6 - 5 / 3))
