@@ -90,11 +90,15 @@ def test_dawid_skene_recovers_the_reliable_rater() -> None:
 def test_cli_evaluate(mini: dict[str, Path], tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "omnieval", "pollux", "evaluate", "--items", str(mini["items"]),
                            "--annotations", str(mini["annotations"]), "--judge", f"j={mini['judge']}",
-                           "--out", str(tmp_path / "r")], capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+                           "--out", str(tmp_path / "r"), "--family", "j=m1"], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["import"]["rejected"]["unknown item_id"] == 1
     assert summary["judges"]["j"]["overall"]["mae"] == pytest.approx(1 / 3)
+    family = summary["judges"]["j"]["self_family"]  # only m1 evaluated: no other family to compare with
+    assert family["own_family_bias"] == pytest.approx(summary["judges"]["j"]["overall"]["mean_bias"])
+    assert family["self_family_gap"] is None
 
 
 def test_judge_feedback_in_the_wrong_language_is_judge_failed(mini: dict[str, Path], tmp_path: Path) -> None:

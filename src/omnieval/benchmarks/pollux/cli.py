@@ -95,6 +95,8 @@ def evaluate_cmd(
     seed: Annotated[int, Opt()] = 0,
     strict: Annotated[bool, Opt(help="Stop at the first bad annotation row instead of counting it.")] = False,
     check_feedback: Annotated[bool, Opt(help="Judge rationales must be Russian, ≥2 words unless perfect.")] = False,
+    family: Annotated[list[str] | None, Opt(help="JUDGE=MODEL,MODEL: the judge's own family among the evaluated "
+                                                 "models, for the self-family bias (repeatable).")] = None,
 ) -> None:
     """Clean and aggregate expert annotations; compare judges with the experts; write the tables."""
     from omnieval.benchmarks.pollux.pipeline import evaluate
@@ -106,18 +108,24 @@ def evaluate_cmd(
         if not sep:
             _fail(ValueError(f"--judge expects NAME=PATH, got {spec!r}"))
         judges[name] = Path(path)
+    families = {}
+    for spec in family or []:
+        name, sep, models = spec.partition("=")
+        if not sep:
+            _fail(ValueError(f"--family expects JUDGE=MODEL,MODEL, got {spec!r}"))
+        families[name] = [m.strip() for m in models.split(",") if m.strip()]
     if critical_scope not in ("answer", "triple") or reference not in ("mode", "mean"):
         _fail(ValueError("--critical-scope is answer|triple and --reference is mode|mean"))
     try:
         result = evaluate(items_path=items, annotations_path=annotations, judge_paths=judges, out_dir=out,
                           critical_scope=critical_scope, reference=reference, seed=seed, strict=strict,  # type: ignore[arg-type]
-                          check_feedback=check_feedback)  # fmt: skip
+                          check_feedback=check_feedback, families=families)  # fmt: skip
     except OmnievalError as exc:
         _fail(exc)
         return
     summary = {"import": result["import"], "cleaning": result["cleaning"], "n_samples": result["n_samples"],
-               "judges": {n: {"audit": j["audit"], "overall": j["report"]["overall"]["all"]}
-                          for n, j in result["judges"].items()}}  # fmt: skip
+               "judges": {n: {"audit": j["audit"], "overall": j["report"]["overall"]["all"],
+                              "self_family": j.get("self_family")} for n, j in result["judges"].items()}}  # fmt: skip
     typer.echo(json.dumps(summary, ensure_ascii=False, indent=2, default=str))
 
 

@@ -15,7 +15,7 @@ from omnieval.benchmarks.pollux.annotations import aggregate, clean, import_anno
 from omnieval.benchmarks.pollux.items import PolluxItem, load_items
 from omnieval.benchmarks.pollux.matcher import match_criteria
 from omnieval.benchmarks.pollux.parser import parse_judge_output
-from omnieval.benchmarks.pollux.stats import judge_report
+from omnieval.benchmarks.pollux.stats import judge_report, self_family_bias
 from omnieval.benchmarks.pollux.tables import expert_table, judge_table, score_table
 from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
 from omnieval.errors import SourceError
@@ -160,6 +160,7 @@ def evaluate(
     seed: int = 0,
     strict: bool = False,
     check_feedback: bool = False,
+    families: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """Import, clean, aggregate; with judges, the judge report; with ``out_dir``, every table file."""
     items = {i.id: i for i in load_items(items_path)}
@@ -179,6 +180,8 @@ def evaluate(
                                                 check_feedback=check_feedback)  # fmt: skip
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
+        if families and name in families:
+            result["judges"][name]["self_family"] = self_family_bias(reports[name], family_models=families[name])
         for split in splits:
             subset = [s for s in samples if s.split == split]
             per_split.setdefault(split, {})[name] = judge_report(subset, scores, seed=seed, reference=reference,
