@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from omnieval.errors import ConfigError
+
 __all__ = ["dawid_skene", "krippendorff_alpha"]
 
 Units = Mapping[Any, Mapping[str, float]]
@@ -31,8 +33,10 @@ def krippendorff_alpha(
     values = np.unique(data[~np.isnan(data)])
     if len(values) < 2:
         return None
-    import krippendorff
-
+    try:
+        import krippendorff
+    except ImportError:
+        raise ConfigError("Krippendorff's alpha needs `pip install omnieval[analysis]` (the krippendorff package)") from None
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=values))
 
 

@@ -16,6 +16,7 @@ from omnieval.analysis import confusion_matrix
 from omnieval.analysis.judge_agreement import AgreementInput, judge_agreement
 from omnieval.analysis.reliability import krippendorff_alpha
 from omnieval.benchmarks.pollux.annotations import AggregatedSample
+from omnieval.errors import ConfigError
 
 __all__ = ["GROUPINGS", "judge_report", "self_family_bias"]
 
@@ -68,8 +69,11 @@ def judge_report(
         out[name] = {key: _block(rows, judge, seed=seed, trials=trials, reference=reference)
                      for key, rows in sorted(buckets.items())}  # fmt: skip
     out["confusion"] = _confusions(samples, judge)
-    out["expert_alpha"] = krippendorff_alpha(
-        {(s.item_id, s.model, s.criterion): {str(i): v for i, v in enumerate(s.scores)} for s in samples})
+    try:
+        out["expert_alpha"] = krippendorff_alpha(
+            {(s.item_id, s.model, s.criterion): {str(i): v for i, v in enumerate(s.scores)} for s in samples})
+    except ConfigError as exc:  # an extra: the report stands without it, and says why
+        out["expert_alpha"], out["expert_alpha_note"] = None, str(exc)
     return out
 
 
