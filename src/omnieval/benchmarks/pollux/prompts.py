@@ -16,21 +16,7 @@ from omnieval.benchmarks.pollux.taxonomy import CriterionVariant
 
 __all__ = ["TEMPLATES", "NoReference", "build_judge_prompt", "critical_gate", "judge_variables", "render"]
 
-RU_TEMPLATE = """### Задание для оценки:
-{{ instruction }}
-{% if reference_answer is not none %}
-### Эталонный ответ:
-{{ reference_answer }}
-{% endif %}
-### Ответ для оценки:
-{{ answer }}
-
-### Критерий оценки:
-{{ criteria_name }}
-
-### Шкала оценивания по критерию:
-{{ criteria_rubrics }}"""
-EN_TEMPLATE = """### Task Description:
+EN_HEADER = """### Task Description:
 You are provided with the following: an instruction (which may include an input), a response to evaluate, a reference answer and an evaluation criterion with a detailed scale.
 1. Write detailed feedback assessing the quality of the response strictly according to the provided evaluation scale. Do not give a general evaluation, base your assessment entirely on the scale.
 2. Assign a score to the response by referring to the scale. The score must correspond to a single scale point and its description.
@@ -39,20 +25,26 @@ You are provided with the following: an instruction (which may include an input)
 5. Write feedback in Russian.
 6. Write [END] after you are done.
 
-### The instruction to evaluate:
-{{ instruction }}
-{% if reference_answer is not none %}
-### Reference answer:
-{{ reference_answer }}
-{% endif %}
-### Response to evaluate:
-{{ answer }}
+"""
+SLOTS = ("instruction", "reference_answer", "answer", "criteria_name", "criteria_rubrics")
 
-### Score name
-{{ criteria_name }}
 
-### Score Rubrics:
-{{ criteria_rubrics }}"""
+def _layout(headings: tuple[str, str, str, str, str], *, header: str = "") -> str:
+    """App. M.1's section layout as jinja: one heading per slot; the reference section only when given."""
+    parts = []
+    for heading, slot in zip(headings, SLOTS, strict=True):
+        section = f"{heading}\n{{{{ {slot} }}}}"
+        if slot == "reference_answer":
+            section = f"{{% if reference_answer is not none %}}\n{section}\n{{% endif %}}"
+        parts.append(section)
+    text = "\n\n".join(parts).replace("\n\n{% if", "\n{% if").replace("{% endif %}\n\n", "{% endif %}\n")
+    return header + text
+
+
+RU_TEMPLATE = _layout(("### Задание для оценки:", "### Эталонный ответ:", "### Ответ для оценки:",
+                       "### Критерий оценки:", "### Шкала оценивания по критерию:"))  # fmt: skip
+EN_TEMPLATE = _layout(("### The instruction to evaluate:", "### Reference answer:", "### Response to evaluate:",
+                       "### Score name", "### Score Rubrics:"), header=EN_HEADER)  # fmt: skip
 TEMPLATES = {"ru": RU_TEMPLATE, "en": EN_TEMPLATE}
 PLACEHOLDER = {"ru": "Эталонный ответ отсутствует.", "en": "No reference answer is available."}
 TEMPLATE_VERSION = "1"
