@@ -42,6 +42,10 @@ def test_judge_report_hand_worked(mini: dict[str, Path], tmp_path: Path) -> None
     m1 = next(r for r in table10["rows"] if r["model"] == "m1")
     # experts: mean of per-triple means (0, 1.5, 5/3, 0.5, 1, 2); judge: mean of its 5 scores (0, 1, 1, 0, 2)
     assert m1["Experts"] == pytest.approx((0 + 1.5 + 5 / 3 + 0.5 + 1 + 2) / 6) and m1["j"] == pytest.approx(0.8)
+    vc = json.loads((tmp_path / "out" / "table_05.json").read_text(encoding="utf-8"))
+    assert vc["title"] == "judge_vc by model" and vc["columns"] == ["Experts", "j"]
+    # inter-expert VC over the six cleaned triples: 1, 1/2, 2/3, 1/2, 1, 1
+    assert vc["rows"][0]["Experts"] == pytest.approx((1 + 0.5 + 2 / 3 + 0.5 + 1 + 1) / 6)
 
 
 def test_tables_show_a_dash_for_cells_not_evaluated(mini: dict[str, Path], tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from omnieval.benchmarks.pollux.annotations import aggregate, clean, import_anno
 from omnieval.benchmarks.pollux.items import PolluxItem, load_items
 from omnieval.benchmarks.pollux.matcher import match_criteria
 from omnieval.benchmarks.pollux.parser import parse_judge_output
-from omnieval.benchmarks.pollux.stats import judge_report, self_family_bias
-from omnieval.benchmarks.pollux.tables import expert_table, judge_table, score_table
+from omnieval.benchmarks.pollux.stats import GROUPINGS, judge_report, self_family_bias
+from omnieval.benchmarks.pollux.tables import expert_table, expert_vc, judge_table, score_table
 from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
@@ -189,9 +189,11 @@ def evaluate(
     if reports:
         tables.append(score_table(samples, reports, title="Table 10: mean score by model, experts and judges"))
     for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
+        experts = expert_vc(samples, GROUPINGS[grouping])
         for metric in ("mae", "judge_vc", "spearman"):
             if reports:
-                tables.append(judge_table(reports, grouping=grouping, metric=metric))
+                tables.append(judge_table(reports, grouping=grouping, metric=metric,
+                                          experts=experts if metric == "judge_vc" else None))  # fmt: skip
     for split, split_reports in per_split.items():
         for metric in ("mae", "judge_vc", "spearman"):
             tables.append(judge_table(split_reports, grouping="model", metric=metric,

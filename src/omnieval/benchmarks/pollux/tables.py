@@ -8,13 +8,13 @@ import csv
 import io
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from omnieval.benchmarks.pollux.annotations import AggregatedSample
 
-__all__ = ["Table", "expert_table", "judge_table", "score_table"]
+__all__ = ["Table", "expert_table", "expert_vc", "judge_table", "score_table"]
 
 MISSING = "—"
 
@@ -68,17 +68,37 @@ def expert_table(samples: Sequence[AggregatedSample], *, by: str = "task_type", 
                  {k: _mean(v) for k, v in cells.items()})  # fmt: skip
 
 
-def judge_table(reports: Mapping[str, Mapping[str, Any]], *, grouping: str, metric: str, title: str = "") -> Table:
-    """rows = the grouping's keys, columns = judges; the "Avg." row is each judge's overall value."""
+def judge_table(
+    reports: Mapping[str, Mapping[str, Any]],
+    *,
+    grouping: str,
+    metric: str,
+    title: str = "",
+    experts: Mapping[str, float | None] | None = None,
+) -> Table:
+    """rows = the grouping's keys, columns = judges; the "Avg." row is each judge's overall value.
+    ``experts`` adds a first "Experts" column (inter-expert VC in Tables 14–16)."""
     cells: dict[tuple[str, str], float | None] = {}
-    keys: set[str] = set()
+    keys: set[str] = set(k for k in (experts or {}) if k != "Avg.")
+    for key, value in (experts or {}).items():
+        cells[(key, "Experts")] = value
     for judge, report in reports.items():
         for key, block in report.get(grouping, {}).items():
             keys.add(key)
             cells[(key, judge)] = block.get(metric)
         overall = report.get("overall", {}).get("all", {})
         cells[("Avg.", judge)] = overall.get(metric)
-    return Table(title or f"{metric} by {grouping}", grouping, (*sorted(keys), "Avg."), tuple(reports), cells)
+    columns = ("Experts", *reports) if experts is not None else tuple(reports)
+    return Table(title or f"{metric} by {grouping}", grouping, (*sorted(keys), "Avg."), columns, cells)
+
+
+def expert_vc(samples: Sequence[AggregatedSample], key: Callable[[AggregatedSample], str]) -> dict[str, float | None]:
+    """Mean inter-expert Verdict Confidence per group (and "Avg." over all triples)."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for s in samples:
+        groups[key(s)].append(s.vc)
+        groups["Avg."].append(s.vc)
+    return {k: _mean(v) for k, v in groups.items()}
 
 
 def score_table(samples: Sequence[AggregatedSample], reports: Mapping[str, Mapping[str, Any]], *, title: str) -> Table:
