@@ -122,3 +122,26 @@ def test_export_training_pairs_from_a_teacher_run(mini: dict[str, Path], tmp_pat
     assert pairs[0]["target"].startswith("[FEEDBACK] ") and pairs[0]["target"].endswith("[RESULT] 0 [END]")
     reg, _ = export_training_pairs(out, mini["items"], answers, target="regression")
     assert {p["target"] for p in reg} <= {0.0, 2.0} and json.dumps(reg)
+
+
+def test_instruction_generation_through_a_run(tmp_path: Path) -> None:
+    from omnieval.benchmarks.pollux.items import load_items
+    from omnieval.benchmarks.pollux.synthetic import synthetic_items
+
+    prompts = [p for p in generation_prompts() if p["task_type"] in ("Editing", "Rephrasing")][:3]
+    prompts_file = write_jsonl(tmp_path / "prompts.jsonl", prompts)
+    replies = ["[PROBLEM] Исправьте ошибки в заметке о городском парке. [END]",
+               "[PROBLEM] Please rewrite this paragraph about the weather. [END]",  # not Russian: filtered
+               "Здравствуйте! Вот задача."]  # no [PROBLEM]: counted  # fmt: skip
+    replay = write_jsonl(tmp_path / "gen.jsonl", [{"task": "pollux_synth", "sample_id": str(i), "response": r}
+                                                  for i, r in enumerate(replies)])  # fmt: skip
+    out = tmp_path / "gen_run"
+    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"pollux_synth:{prompts_file}",
+                           "--model", f"replay/{replay}", "--output", str(out), "--quiet"], capture_output=True,
+                          text=True, timeout=300, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    items, counts = synthetic_items(out)
+    assert counts == {"kept": 1, "language_filtered": 1, "no_problem": 1}
+    path = write_jsonl(tmp_path / "synth_items.jsonl", items)
+    (item,) = load_items(path)  # the output is a valid POLLUX items file
+    assert item.instruction == "Исправьте ошибки в заметке о городском парке." and item.task_type == "Editing"

@@ -8,5 +8,6 @@ from omnieval.benchmarks.pollux import judge_task as judge_task
 from omnieval.benchmarks.pollux import judging as judging
 from omnieval.benchmarks.pollux import parser as parser
 from omnieval.benchmarks.pollux import regression as regression
+from omnieval.benchmarks.pollux import synth_task as synth_task
 
-__all__ = ["cli", "items", "judge_task", "judging", "parser", "regression"]
+__all__ = ["cli", "items", "judge_task", "judging", "parser", "regression", "synth_task"]

@@ -140,6 +140,20 @@ def synth_prompts_cmd(out: Annotated[Path, typer.Argument(help="JSONL of instruc
     typer.echo(f"wrote {len(rows)} prompts to {out}")
 
 
+@app.command("synth-items")
+def synth_items_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A pollux_synth: run directory.")],
+    out: Annotated[Path, Opt(help="POLLUX items JSONL to write.")],
+    max_non_russian: Annotated[float, Opt(help="Language filter: drop above this share of non-Russian tokens.")] = 0.05,
+) -> None:
+    """Extract [PROBLEM] … [END] instructions from a generation run, apply the language filter, write items."""
+    from omnieval.benchmarks.pollux.synthetic import synthetic_items
+
+    items, counts = synthetic_items(run_dir, max_non_russian=max_non_russian)
+    out.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    typer.echo(json.dumps(counts))
+
+
 @app.command("dedup")
 def dedup_cmd(
     synthetic: Annotated[Path, Opt(help="JSONL {id, task_type, text} of generated instructions.")],

@@ -225,3 +225,25 @@ def hf_embedder(path: str, *, device: str = "cpu", batch_size: int = 16) -> Embe
 
 
 _HF_CACHE: dict[str, Any] = {}
+
+
+def synthetic_items(run_dir: Path, *, max_non_russian: float = 0.05) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Generated instructions of a ``pollux_synth:`` run → POLLUX items: ``[PROBLEM] … [END]`` extracted,
+    the language filter applied; answers without a problem and filtered ones are counted, not kept."""
+    from omnieval.store.records import iter_records
+
+    items: list[dict[str, Any]] = []
+    counts: Counter[str] = Counter()
+    for rec in iter_records(run_dir / "samples.jsonl"):
+        meta = (rec.get("metadata") or {}).get("pollux_synth") or {}
+        text = parse_problem(rec.get("response") or "") if rec.get("state") == "ok" else None
+        if not meta or text is None:
+            counts["no_problem"] += 1
+            continue
+        if non_russian_share(text) > max_non_russian:
+            counts["language_filtered"] += 1
+            continue
+        items.append({"id": f"synth-{rec['sample_id']}", "instruction": text, "task_type": meta["task_type"],
+                      "task_subtype": meta.get("task_subtype"), "complexity": meta["complexity"]})  # fmt: skip
+        counts["kept"] += 1
+    return items, dict(counts)
