@@ -75,15 +75,20 @@ def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> 
     return result
 
 
-def rescore(run_dir: Path) -> dict[str, Any]:
-    """Re-parse and re-score a finished run from its stored responses; no model is called."""
+def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:
+    """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
     manifest = read_json(manifest_path)
     config = RunConfig.model_validate(manifest["config"])
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    records = list(iter_records(run_dir / "samples.jsonl"))
+    return manifest, config, tasks, list(iter_records(run_dir / "samples.jsonl"))
+
+
+def rescore(run_dir: Path) -> dict[str, Any]:
+    """Re-parse and re-score a finished run from its stored responses; no model is called."""
+    _, config, tasks, records = _stored_run(run_dir)
     out: list[dict[str, Any] | SampleResult] = []
     for task in tasks:
         wanted = {str(r["sample_id"]) for r in records if r["task"] == task.name}
@@ -104,21 +109,15 @@ def rejudge(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
 
     from omnieval.runner.rejudge import rejudge_records
 
-    manifest_path = run_dir / "manifest.json"
-    if not manifest_path.exists():
-        raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
-    manifest = read_json(manifest_path)
-    config = RunConfig.model_validate(manifest["config"])
-    tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    manifest, config, tasks, records = _stored_run(run_dir)
     if not any(t.spec.judge is not None for t in tasks):
         raise StoreError(f"{run_dir}: none of the run's tasks declares a judge; there is nothing to re-judge")
-    records = list(iter_records(run_dir / "samples.jsonl"))
     out, judges = asyncio.run(rejudge_records(run_dir, config, tasks, records, judge))
     rewrite_records(run_dir / "samples.jsonl", out)
     config = config.model_copy(update={"judge": judge})
     manifest["config"] = config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}})
     manifest["judges"] = judges
     manifest["rejudged"] = True
-    write_json(manifest_path, manifest)
+    write_json(run_dir / "manifest.json", manifest)
     extra = {"blind": config.blind, "rejudged": True, "judges": judges}
     return finalize(run_dir, tasks, model=config.model, extra=extra)

@@ -70,3 +70,33 @@ def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
         assert r["metrics"]["js"] == max(c["verdict"] for c in r["judge"]["calls"])
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["enc"]["mode"] == "classifier"
+
+
+def test_classifier_truncation_is_meras_first_and_last_tokens(trained: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from omnieval.backends import BackendOptions
+    from omnieval.judges import create_judge_backend
+
+    backend = create_judge_backend(f"hf/{trained}", options=BackendOptions())
+    assert backend.classifies and backend.sep_token() == "[SEP]"
+    text = "столица франции [SEP] париж [SEP] " + "лондон " * 30
+    tok = AutoTokenizer.from_pretrained(trained)
+    ids = tok.encode(text)  # special tokens counted, as MERA's tokenizer.encode
+    assert len(ids) > 20
+    assert backend.truncations(text, max_tokens=20, offset=5) == [tok.decode(ids[:15]), tok.decode(ids[-15:])]
+    assert backend.truncations(text, max_tokens=len(ids) + 5, offset=5) == [text]
+
+
+def test_training_scores_match_scikit_learn() -> None:
+    sklearn = pytest.importorskip("sklearn.metrics")
+    from omnieval.judges.train import Triplet, _scores
+
+    labels, preds = [1, 0, 1, 1, 0, 0, 1], [1, 1, 0, 0, 0, 1, 1]
+    rows = [Triplet("q", "a", "a" if i % 2 else "b", y) for i, y in enumerate(labels)]
+    got = _scores(labels, preds, rows)
+    assert got["f1"] == pytest.approx(sklearn.f1_score(labels, preds))
+    assert got["precision"] == pytest.approx(sklearn.precision_score(labels, preds))
+    assert got["recall"] == pytest.approx(sklearn.recall_score(labels, preds))
+    assert got["em_agreement"] == pytest.approx(2 / 3)  # rows 1, 3, 5 are exact; predicted 1, 0, 1
+    assert _scores([0, 0], [0, 0], rows[:2])["f1"] == 0.0

@@ -104,3 +104,14 @@ def test_without_a_judge_fs_is_em_and_says_so(root: Path, tmp_path: Path) -> Non
     assert block["judge"]["judged"] is False
     board = mera_scheme([{**results, "run_dir": "r"}])
     assert board["details"][0]["fs_used"]["ruclevr"].startswith("EM (no judge")
+
+
+def test_resuming_with_another_judge_is_refused(root: Path, tmp_path: Path) -> None:
+    from omnieval.errors import ConfigError
+
+    out = tmp_path / "r"
+    evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1))
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", "0"): "1"})
+    with pytest.raises(ConfigError, match="rejudge"):
+        evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1,
+                           judge=JudgeConfig(model=judge)))  # fmt: skip

@@ -82,3 +82,22 @@ def test_a_dead_judge_endpoint_is_judge_failed_and_counted(tmp_path: Path) -> No
     assert block["metrics"]["em"] == pytest.approx(1 / 3)
     reason = block["example_reasons"]["judge_failed"][0]
     assert "unreachable" in reason and str(port) in reason
+
+
+def test_an_openai_judge_is_cached_so_rejudging_with_it_is_free(tmp_path: Path) -> None:
+    from omnieval.api import rejudge
+    from omnieval.testing.fake_openai import FakeOpenAI
+
+    task = _task(tmp_path)
+    task.write_text(task.read_text(encoding="utf-8").replace("reference_match}", "direct}, template: binary_equivalence"),
+                    encoding="utf-8")  # fmt: skip
+    with FakeOpenAI(default_answer="Оценка: 1").in_thread() as server:
+        judge = JudgeConfig(model="openai/judge", backend=BackendOptions(base_url=server.url, api_key="x"))
+        config = RunConfig(tasks=(str(task),), model=f"replay/{tmp_path / 'ans.jsonl'}", output=tmp_path / "run",
+                           quiet=True, judge=judge)  # fmt: skip
+        _, first = evaluate(config)
+        calls = sum(server.counts.values())
+        again = rejudge(tmp_path / "run", judge)
+        assert sum(server.counts.values()) == calls == 3  # one call per sample, none for the re-judge
+    assert first["tasks"]["pq"]["metrics"] == again["tasks"]["pq"]["metrics"]
+    assert again["tasks"]["pq"]["metrics"]["js"] == 1.0

@@ -67,6 +67,7 @@ class Judge:
     _protocol: Callable[..., JudgePlan] = field(init=False, repr=False)
     _parse: Callable[[str, Sample], Any] = field(init=False, repr=False)
     _template: JudgeTemplate | None = field(init=False, repr=False, default=None)
+    _version: str = field(init=False, repr=False, default="")
 
     def __post_init__(self) -> None:
         where = f"task {self.task!r} judge"
@@ -90,6 +91,11 @@ class Judge:
     @property
     def version(self) -> str:
         """Hash of everything that decides a verdict: model, protocol, template text, parser, scale, decoding."""
+        if not self._version:
+            self._version = self._compute_version()
+        return self._version
+
+    def _compute_version(self) -> str:
         body = {
             "judge": self.backend.spec,
             "spec": self.spec.model_dump(mode="json", exclude={"model", "derived"}),

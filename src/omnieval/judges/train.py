@@ -108,13 +108,17 @@ def _split(rows: list[Triplet], s: TrainSettings) -> tuple[list[Triplet], list[T
 
 
 def _scores(labels: list[int], preds: list[int], rows: list[Triplet]) -> dict[str, float | None]:
-    from sklearn.metrics import f1_score, precision_score, recall_score
-
+    """F1 / precision / recall of class 1 (0 when undefined, as scikit-learn's ``zero_division=0``) and
+    the EM-agreement rate. Three counts do not justify a scikit-learn dependency for training."""
+    tp = sum(p == y == 1 for p, y in zip(preds, labels, strict=True))
+    precision = tp / sum(preds) if sum(preds) else 0.0
+    recall = tp / sum(labels) if sum(labels) else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     exact = [p for p, t in zip(preds, rows, strict=True) if t.prediction.strip() == t.gold.strip()]
     return {
-        "f1": float(f1_score(labels, preds, zero_division=0)),
-        "precision": float(precision_score(labels, preds, zero_division=0)),
-        "recall": float(recall_score(labels, preds, zero_division=0)),
+        "f1": f1,
+        "precision": precision,
+        "recall": recall,
         "em_agreement": sum(exact) / len(exact) if exact else None,
         "n": len(rows),
         "n_exact": len(exact),
