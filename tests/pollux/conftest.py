@@ -63,3 +63,13 @@ def mini(tmp_path: Path) -> dict[str, Path]:
         "annotations": write_jsonl(tmp_path / "ann.jsonl", rows(GOOD + BAD)),
         "judge": write_jsonl(tmp_path / "judge.jsonl", JUDGE),
     }
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer random-weight Llama saved like a hub checkpoint (built once per session)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from tests.hf.tiny_models import build_llama
+
+    return build_llama(tmp_path_factory.mktemp("pollux_tiny_llama"))

@@ -70,14 +70,12 @@ def test_generative_judge_run_then_evaluate(mini: dict[str, Path], tmp_path: Pat
 
 
 @pytest.mark.hf
-def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(mini: dict[str, Path], tmp_path: Path) -> None:
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(
+    mini: dict[str, Path], tmp_path: Path, tiny_llama: Path
+) -> None:
     from omnieval.benchmarks.pollux.regression import RegressionJudge
-    from tests.hf.tiny_models import build_llama
 
-    base = build_llama(tmp_path / "tiny")
-    judge = RegressionJudge(base)
+    judge = RegressionJudge(tiny_llama)
     texts = ["[FEEDBACK] Плохо, много ошибок.", "[FEEDBACK] Средне, есть ошибка.", "[FEEDBACK] Отлично, всё верно."] * 2
     targets = [0.0, 1.0, 2.0] * 2
     losses = judge.fit(texts, targets, steps=40, lr=0.05)

@@ -145,3 +145,22 @@ def test_instruction_generation_through_a_run(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "synth_items.jsonl", items)
     (item,) = load_items(path)  # the output is a valid POLLUX items file
     assert item.instruction == "Исправьте ошибки в заметке о городском парке." and item.task_type == "Editing"
+
+
+@pytest.mark.hf
+def test_dedup_cli_with_a_local_embedding_model(tmp_path: Path, tiny_llama: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.benchmarks.pollux.cli import app
+
+    synthetic = write_jsonl(tmp_path / "s.jsonl", [
+        {"id": "x1", "task_type": "Editing", "text": "Исправьте ошибки в заметке о парке."},
+        {"id": "x2", "task_type": "Editing", "text": "Исправьте ошибки в заметке о парке."},  # exact copy: cosine 1
+        {"id": "x3", "task_type": "Editing", "text": "Please fix the errors in this note."},  # not Russian
+    ])  # fmt: skip
+    expert = write_jsonl(tmp_path / "e.jsonl", [{"task_type": "Editing", "text": "Отредактируйте письмо."}])
+    result = CliRunner().invoke(app, ["dedup", "--synthetic", str(synthetic), "--expert", str(expert),
+                                      "--embedder", str(tiny_llama)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["language_filtered"] == 1 and report["kept"] == ["x1"] and report["removed"] == {"x2": "cosine"}

@@ -162,13 +162,17 @@ def dedup_cmd(
     max_non_russian: Annotated[float, Opt(help="Language filter: drop above this share of non-Russian tokens.")] = 0.05,
 ) -> None:
     """Language filter, then Algorithm 1 (cosine and chrF within task type, expert thresholds); JSON report."""
+    import contextlib
+    import sys
+
     from omnieval.benchmarks.pollux.synthetic import hf_embedder, non_russian_share, semantic_dedup
     from omnieval.sources.readers import read_rows
 
     rows = [r for _, r in read_rows("jsonl", path=synthetic)]
     russian = [r for r in rows if non_russian_share(str(r["text"])) <= max_non_russian]
     experts = [r for _, r in read_rows("jsonl", path=expert)]
-    report = semantic_dedup(russian, experts, embed=hf_embedder(embedder))
+    with contextlib.redirect_stdout(sys.stderr):  # model-loading chatter must not break the JSON on stdout
+        report = semantic_dedup(russian, experts, embed=hf_embedder(embedder))
     typer.echo(json.dumps({"n_input": len(rows), "language_filtered": len(rows) - len(russian),
                            "counts": dict(report.counts), "kept": report.kept, "review": report.review,
                            "removed": report.removed}, ensure_ascii=False, indent=2))  # fmt: skip
