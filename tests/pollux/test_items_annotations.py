@@ -142,3 +142,19 @@ def test_cli_composition(mini: dict[str, Path]) -> None:
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["n_items"] == 2
+
+
+def test_annotations_from_csv_with_dash_na_and_panel(mini: dict[str, Path], tmp_path: Path) -> None:
+    items = {i.id: i for i in load_items(mini["items"])}
+    path = tmp_path / "ann.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["item_id", "model", "criterion", "annotator", "panel", "score", "rationale"])
+        writer.writerow(["i2", "m1", "Correctness of results", "e1", "9", "-", "Нет эталона для сверки"])
+        writer.writerow(["i2", "m1", "Correctness of results", "e2", "9", "2", "Результат верный"])
+        writer.writerow(["i2", "m1", "Operability", "e1", "", "-", "Не запускал"])  # task criteria allow NA
+        writer.writerow(["i2", "m1", "Initiative", "e1", "", "-", "Нет вопросов"])  # General: NA not allowed
+    estimates, audit = import_annotations(path, items)
+    assert audit.n_accepted == 3 and dict(audit.rejected) == {"NA where the criterion allows none": 1}
+    na = [e for e in estimates if e.score is None]
+    assert len(na) == 2 and estimates[0].panel == "9" and estimates[2].panel is None
