@@ -11,6 +11,7 @@ from omnieval.cli import judge_audit as _judge_audit  # noqa: F401  (adds `judge
 from omnieval.cli import report_cmds
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.generate_cmd import generate_command
+from omnieval.cli.judge_agreement import judge_agreement_command
 from omnieval.cli.judge_cmd import judge_app, rejudge_command
 from omnieval.cli.protect_cmd import protect_app
 from omnieval.cli.run_cmd import run_command
@@ -25,6 +26,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("run")(run_command)
+app.command("judge-agreement")(judge_agreement_command)
 app.command("rejudge")(rejudge_command)
 app.add_typer(judge_app, name="judge")
 app.command("generate")(generate_command)
