@@ -90,9 +90,13 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(SUITES), help="comma-separated suites")
     parser.add_argument("--workers", type=int, default=2, help="processes for the parallel pass (1: skip it)")
     args = parser.parse_args()
-    rows = suites_section(args.n, tuple(s for s in args.only.split(",") if s), args.workers)
+    print_rows(suites_section(args.n, tuple(s for s in args.only.split(",") if s), args.workers), args.workers)
+
+
+def print_rows(rows: list[dict[str, Any]], workers: int) -> None:
+    """The suites' table: instances per second, the slowest step, and the parallel ratio."""
     print(f"{'suite':13s} {'n':>5s} {'inst/s':>8s} {'wall s':>7s} {'cpu s':>7s} {'draw s':>7s} {'encode s':>8s} "
-          f"{'slowest':>14s} {f'inst/s x{args.workers}':>11s} {'ratio':>6s}")
+          f"{'slowest':>14s} {f'inst/s x{workers}':>11s} {'ratio':>6s}")
     for r in rows:
         share = f"{r['slowest']} {100 * r[r['slowest']] / r['wall_s']:.0f}%"
         print(f"{r['suite']:13s} {r['n']:5d} {r['per_s']:8.1f} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "

@@ -41,7 +41,7 @@ def routing_overlap_rationale_progress_export(platform: Any, settings: Any) -> N
     item = platform.get("/api/v1/annotation/next", headers=lit["annotator"]).json()["item"]
     assert (item["item_id"], item["criterion"]) == ("a1", "Связность")
     refusals = {
-        (1, ""): "required", (1, "Хорошо"): "one-word", (1, "good enough text"): "Russian",
+        (1, ""): "empty", (1, "Хорошо"): "one-word", (1, "good enough text"): "Russian",
         (7, "Текст связный и логичный"): "one of",
     }  # fmt: skip
     for (score, text), reason in refusals.items():

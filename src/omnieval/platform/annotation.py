@@ -1,13 +1,12 @@
 """POLLUX-style expert annotation: triples routed to panels with a target overlap, scored with rationales.
 
-The rationale rule is POLLUX App. B: Russian, at least two words, one word only for the perfect score.
-A word holds at least one letter; Russian means at least half of the letters are Cyrillic; a criterion's
-perfect score is its scale maximum unless the triple says otherwise (Critical criteria: 0).
+The rationale rule is POLLUX App. B, as the POLLUX suite implements it (Russian, at least two words, one
+word only for the perfect score); a criterion's perfect score is its scale maximum unless the triple says
+otherwise (Critical criteria: 0).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -19,8 +18,6 @@ from omnieval.platform.models import AnnotationItem, AnnotationScore, User
 
 __all__ = ["Triple", "export_jsonl", "export_rows", "load_triples", "next_item", "progress", "rationale_problem", "record_score"]
 
-_WORD = re.compile(r"\w*[^\W\d_]\w*")
-_CYRILLIC = re.compile(r"[\u0400-\u04FF]")
 
 
 class Triple(BaseModel):
@@ -46,16 +43,10 @@ class AnnotationError(ValueError):
 
 
 def rationale_problem(text: str, *, score: int | None, perfect: int) -> str | None:
-    """Why a rationale breaks POLLUX App. B, or None when it complies."""
-    words = _WORD.findall(text.strip())
-    if not words:
-        return "the rationale is required"
-    letters = [c for c in text if c.isalpha()]
-    if sum(1 for c in letters if _CYRILLIC.match(c)) < 0.5 * len(letters):
-        return "the rationale must be written in Russian"
-    if len(words) < 2 and score != perfect:
-        return "a one-word rationale is allowed only for the perfect score"
-    return None
+    """Why a rationale breaks POLLUX App. B, or None: the rule of ``omnieval.benchmarks.pollux``."""
+    from omnieval.benchmarks.pollux.rationale import rationale_problem as pollux_rule
+
+    return pollux_rule(text, score=score, perfect=perfect)
 
 
 def load_triples(session: Session, triples: list[Triple]) -> int:
