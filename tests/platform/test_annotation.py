@@ -67,6 +67,25 @@ def routing_overlap_rationale_progress_export(platform: Any, settings: Any) -> N
     assert lines[0] == {"item_id": "a1", "criterion": "Связность", "annotator": "annotator", "score": 2}
     assert {"item_id": "a1", "criterion": "Связность", "annotator": "lit2", "score": None} in lines
     assert len(lines) == 4 and all(set(x) == {"item_id", "criterion", "annotator", "score"} for x in lines)
+    _judge_agreement_reads(platform.get("/api/v1/annotation/export", headers=admin).text)
+
+
+def _judge_agreement_reads(export: str) -> None:
+    """``omnieval judge-agreement`` imports the export as its human file (NA lines counted, not scored)."""
+    import tempfile
+
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        human, judge = Path(tmp) / "human.jsonl", Path(tmp) / "judge.jsonl"
+        human.write_text(export, encoding="utf-8")
+        judge.write_text('{"item_id": "a1", "criterion": "Связность", "score": 2}\n'
+                         '{"item_id": "a1", "criterion": "Цензор", "score": 0}\n', encoding="utf-8")  # fmt: skip
+        r = CliRunner().invoke(app, ["judge-agreement", "--human", str(human), "--judge", str(judge), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["n_human_na"] == 1
 
 
 def test_load_triples_cli(data_dir: Path, tmp_path: Path) -> None:
