@@ -19,28 +19,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 system-deps:
-	@if ! command -v espeak-ng >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox ffmpeg >/dev/null) \
-	      || echo "warning: could not install espeak-ng/sox/ffmpeg; audio demo data falls back to tones"; \
-	  else echo "note: espeak-ng not found; audio demo data falls back to tones"; fi; \
-	fi
-	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
-	    || echo "warning: could not install fonts-dejavu-core; generated text suites need font=PATH"; \
-	fi
-	@# Debian's chromium: the HTML reports are tested in a real headless browser (Playwright, executable_path).
-	@if ! command -v chromium >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-	      || echo "warning: could not install chromium; the report browser tests will be skipped"; \
-	  else echo "note: chromium not found; the report browser tests will be skipped"; fi; \
-	fi
-	@# Debian's PostgreSQL: the platform's database tests start a throwaway cluster with initdb/pg_ctl.
-	@if [ ! -x /usr/lib/postgresql/15/bin/initdb ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
-	    || echo "warning: could not install postgresql; the platform's PostgreSQL tests will be skipped"; \
-	fi
+	@bash scripts/system_deps.sh
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts
