@@ -113,3 +113,10 @@ def test_hf_save_to_disk_dataset_images_marked(tmp_path: Path) -> None:
     assert back["id"] == ["x", "y"] and back.features["image"] == datasets.Image()
     for row in back:
         assert detect_image(row["image"], key="h").detected
+
+
+def test_unsupported_media_format_is_refused_not_copied_unmarked(media_dir: Path, tmp_path: Path) -> None:
+    (media_dir / "audio" / "extra.mp3").write_bytes(b"ID3 not decoded")
+    code, text = _run("protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(tmp_path / "o"), "--key", "k")
+    assert code != 0 and "extra.mp3" in text and "unsupported audio format" in text
+    assert not (tmp_path / "o").exists()

@@ -30,6 +30,12 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".
 AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".ogg"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".mkv", ".webm", ".avi", ".mov"})
 TABLE_SUFFIXES = frozenset({".parquet", ".arrow"})
+UNSUPPORTED = {
+    "image": frozenset({".gif", ".heic", ".heif", ".avif", ".svg", ".jp2"}),
+    "audio": frozenset({".mp3", ".m4a", ".aac", ".opus", ".wma", ".amr"}),
+    "video": frozenset({".flv", ".wmv", ".mpg", ".mpeg", ".3gp", ".ts"}),
+}
+"""Media of the kind that cannot be re-written faithfully here: refused up front, never copied unmarked."""
 """Tables whose image columns are marked cell by cell (Parquet, and HF ``save_to_disk`` Arrow shards)."""
 
 
@@ -152,6 +158,12 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
     """Copy ``source`` to ``output`` with every media file of the kind marked; other files unchanged."""
     if not source.is_dir():
         raise ConfigError(f"--input {source} is not a folder")
+    unsupported = sorted(p for p in source.rglob("*") if p.is_file()
+                         and p.suffix.lower() in UNSUPPORTED[settings.kind.split("-")[0]])
+    if unsupported:
+        raise MediaError(f"unsupported {settings.kind.split('-')[0]} format {unsupported[0].suffix!r} "
+                         f"({len(unsupported)} file(s)); convert to {', '.join(sorted(settings.suffixes))} first",
+                         path=str(unsupported[0]))
     candidates = _media_files(source, settings.suffixes)
     if not candidates:
         raise MediaError(f"no {settings.kind.split('-')[0]} files ({', '.join(sorted(settings.suffixes))}) or Parquet", path=str(source))
