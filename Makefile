@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
-EXTRAS ?= dev,metrics,megabench,datasets,hf,ray
+EXTRAS ?= dev,metrics,megabench,datasets,hf,analysis,protect,platform,ray
 
 .PHONY: install system-deps test test-fast lint demo bench clean
 
@@ -19,16 +19,7 @@ $(VENV)/.installed: pyproject.toml
 install: $(VENV)/.installed
 
 system-deps:
-	@if ! command -v espeak-ng >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox ffmpeg >/dev/null) \
-	      || echo "warning: could not install espeak-ng/sox/ffmpeg; audio demo data falls back to tones"; \
-	  else echo "note: espeak-ng not found; audio demo data falls back to tones"; fi; \
-	fi
-	@if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
-	    || echo "warning: could not install fonts-dejavu-core; generated text suites need font=PATH"; \
-	fi
+	@bash scripts/system_deps.sh
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts
@@ -51,6 +42,7 @@ bench: install
 	$(PY) benchmarks/media_cache.py
 	$(PY) benchmarks/hf_batching.py
 	$(PY) benchmarks/generate_throughput.py
+	$(PY) benchmarks/report_size.py
 	$(PY) benchmarks/ray_scaling.py
 
 clean:

@@ -5,6 +5,8 @@ Assembles Gemma 3 270M base (Q4_K_M GGUF, shipped on PyPI as ``gemma3-270m-q4-k-
 only, so the image, audio and video tasks run **blind** (media removed and marked as such in the
 results): their scores are the text-only control, not a measure of perception. The first run
 converts the GGUF once (about a minute and a half on two cores); later runs reuse the conversion.
+The same Gemma model is also the judge (``--judge hf/...``) of ``demo_text``, so the judge path runs
+end to end; it is a small base model, so its verdicts (JS) are poor and say little about the answers.
 
 Usage: ``python scripts/demo.py [--output runs/demo] [extra omnieval run options, e.g. --limit 8]``
 """
@@ -42,6 +44,15 @@ def _summary(out: Path) -> None:
     for name, info in tasks.items():
         states = ", ".join(f"{k}={v}" for k, v in info.get("states", {}).items() if v)
         print(f"  {name:<11} {info.get('score_metric', 'score')} = {info.get('score', 0.0):.3f}   [{states}]")
+        judge = info.get("judge") or {}
+        if judge.get("judged"):
+            js = info.get("metrics", {}).get(judge.get("key", "js"))
+            shown = "not computed (no sample judged)" if js is None else f"{js:.3f}"
+            print(f"  {'':<11} judge JS = {shown} over {judge.get('n_judged', 0)} judged samples, "
+                  f"{judge.get('judge_failed', 0)} judge_failed")
+    if any((info.get("judge") or {}).get("judged") for info in tasks.values()):
+        print("  note: the judge is Gemma 3 270M, a small BASE model: its verdicts are poor (often unparseable or\n"
+              "        wrong), so JS here only shows the judge path working end to end, not answer quality.")
 
 
 def main(argv: list[str]) -> int:
@@ -52,7 +63,7 @@ def main(argv: list[str]) -> int:
         argv = argv[:i] + argv[i + 2 :]
     model = _model_path()
     cmd = [sys.executable, "-m", "omnieval", "run", "--tasks", TASKS, "--model", f"hf/{model}",
-           "--blind", "--output", str(output), *argv]
+           "--blind", "--output", str(output), "--judge", f"hf/{model}", "--judge-batch-size", "8", *argv]
     print("demo: " + " ".join(cmd), flush=True)
     started = time.perf_counter()
     code = subprocess.call(cmd)

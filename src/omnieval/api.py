@@ -9,20 +9,29 @@ from omnieval.aggregate import compute_results
 from omnieval.errors import StoreError
 from omnieval.executors import ExecutorOptions, execute
 from omnieval.reports import write_report
-from omnieval.runner import RunConfig, RunOutcome, Scorer, resolve_tasks
+from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.sources import Task
 from omnieval.store import iter_records, read_json, rewrite_records, write_json
-from omnieval.types import Response, Sample, SampleResult, Usage
+from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
 
-__all__ = ["evaluate", "finalize", "rescore"]
+__all__ = ["evaluate", "finalize", "rejudge", "rescore"]
 
 
 def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html``."""
-    results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra)
+    judged = _judged_tasks(output)
+    results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged)
     write_json(output / "results.json", results)
-    write_report(output, results)
+    write_report(output, results, tasks=tasks)
     return results
+
+
+def _judged_tasks(output: Path) -> list[str]:
+    """Tasks the run (or its last re-judge) had a judge for, from the manifest."""
+    try:
+        return list(read_json(output / "manifest.json").get("judges") or {})
+    except (OSError, ValueError):
+        return []
 
 
 def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None) -> tuple[RunOutcome, dict[str, Any]]:
@@ -70,26 +79,55 @@ def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> 
     if sample is None or record["state"] in ("error", "skipped"):
         return record
     keep = {k: record.get(k) for k in ("variant", "fingerprint")}
-    return scorer.score(sample, _response_of(record), **keep)
+    result = scorer.score(sample, _response_of(record), **keep)
+    if record.get("judge") and scorer.needs_judge(result):  # the stored verdict stands: re-scoring calls no judge
+        return scorer.with_judgement(sample, result, JudgeRecord.model_validate(record["judge"]))
+    return result
 
 
-def rescore(run_dir: Path) -> dict[str, Any]:
-    """Re-parse and re-score a finished run from its stored responses; no model is called."""
+def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:
+    """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
     manifest = read_json(manifest_path)
     config = RunConfig.model_validate(manifest["config"])
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    records = list(iter_records(run_dir / "samples.jsonl"))
+    return manifest, config, tasks, list(iter_records(run_dir / "samples.jsonl"))
+
+
+def rescore(run_dir: Path) -> dict[str, Any]:
+    """Re-parse and re-score a finished run from its stored responses; no model is called."""
+    _, config, tasks, records = _stored_run(run_dir)
     out: list[dict[str, Any] | SampleResult] = []
     for task in tasks:
         wanted = {str(r["sample_id"]) for r in records if r["task"] == task.name}
         samples = {s.id: s for s in task.iter_samples() if s.id in wanted}
-        scorer = Scorer.for_task(task.spec)
+        judged = any(r.get("judge") for r in records if r["task"] == task.name)
+        scorer = Scorer.for_task(task.spec, judged=judged)
         out.extend(_rescored(r, samples.get(str(r["sample_id"])), scorer) for r in records if r["task"] == task.name)
     names = {t.name for t in tasks}
     out.extend(r for r in records if r["task"] not in names)
     rewrite_records(run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out])
     extra = {"blind": config.blind, "rescored": True}
+    return finalize(run_dir, tasks, model=config.model, extra=extra)
+
+
+def rejudge(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
+    """Re-judge a run's stored responses with ``judge``; only judge-derived values change; no model call."""
+    import asyncio
+
+    from omnieval.runner.rejudge import rejudge_records
+
+    manifest, config, tasks, records = _stored_run(run_dir)
+    if not any(t.spec.judge is not None for t in tasks):
+        raise StoreError(f"{run_dir}: none of the run's tasks declares a judge; there is nothing to re-judge")
+    out, judges = asyncio.run(rejudge_records(run_dir, config, tasks, records, judge))
+    rewrite_records(run_dir / "samples.jsonl", out)
+    config = config.model_copy(update={"judge": judge})
+    manifest["config"] = config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}})
+    manifest["judges"] = judges
+    manifest["rejudged"] = True
+    write_json(run_dir / "manifest.json", manifest)
+    extra = {"blind": config.blind, "rejudged": True, "judges": judges}
     return finalize(run_dir, tasks, model=config.model, extra=extra)

@@ -87,6 +87,9 @@ class BackendError(OmnievalError):
 
     ``retryable`` tells the runner whether to try again; ``retry_after`` carries a server's
     Retry-After hint in seconds; ``rate_limited`` marks HTTP 429 so concurrency can back off.
+    ``status`` (the HTTP status), ``transport`` (``refused``, ``dns``, ``tls``, ``url``, ``timeout``,
+    ``connection``: why no HTTP answer came), ``url`` and ``server_message`` let a circuit breaker tell a
+    dead or misconfigured endpoint from a transient fault without parsing the message.
     """
 
     def __init__(
@@ -96,11 +99,19 @@ class BackendError(OmnievalError):
         retryable: bool = False,
         retry_after: float | None = None,
         rate_limited: bool = False,
+        status: int | None = None,
+        transport: str | None = None,
+        url: str | None = None,
+        server_message: str | None = None,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
         self.rate_limited = rate_limited
+        self.status = status
+        self.transport = transport
+        self.url = url
+        self.server_message = server_message
 
 
 class ParseError(OmnievalError):

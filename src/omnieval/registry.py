@@ -71,6 +71,7 @@ _BUILTIN_PLUGIN_MODULES = (
     "omnieval.parsers.builtin",
     "omnieval.metrics.builtin",
     "omnieval.backends.builtin",
+    "omnieval.judges.builtin",
     "omnieval.benchmarks",
 )
 _loaded = False

@@ -237,10 +237,10 @@ async def test_max_tokens_field_and_httpx_client_option() -> None:
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        ({"extra_bdy": {}}, "does not take option(s) ['extra_bdy']"),
-        ({"extra_body": "x"}, "extra_body must be a JSON object"),
-        ({"http_client": "requests"}, "http_client must be one of"),
-        ({"max_tokens_field": "n"}, "max_tokens_field must be"),
+        ({"extra_bdy": {}}, "unknown key(s) 'extra_bdy'; known keys: extra_body"),
+        ({"extra_body": "x"}, "extra_body='x': Input should be a valid dictionary"),
+        ({"http_client": "requests"}, "http_client='requests': Input should be 'auto', 'raw', 'aiohttp' or 'httpx'"),
+        ({"max_tokens_field": "n"}, "max_tokens_field='n': Input should be"),
     ],
 )
 def test_bad_backend_options_fail_before_any_request(extra: dict[str, Any], words: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 PACKAGES = [
     "omnieval.types", "omnieval.sources", "omnieval.prompts", "omnieval.backends", "omnieval.parsers",
     "omnieval.metrics", "omnieval.media", "omnieval.store", "omnieval.runner", "omnieval.aggregate",
-    "omnieval.reports", "omnieval.textkit",
+    "omnieval.reports", "omnieval.textkit", "omnieval.judges",
 ]  # fmt: skip
 
 
@@ -26,7 +26,7 @@ def test_types_export_list_is_pinned() -> None:
 
     assert set(types.__all__) == {
         "STATES", "AudioPart", "ContentPart", "FewShotSpec", "FieldMap", "FinishReason", "GenerationConfig",
-        "ImagePart", "MediaField", "MediaKind", "MediaPolicy", "MediaRef", "Message", "MetricRef", "ParseFailure",
+        "ImagePart", "JudgeAttempt", "JudgeCall", "JudgeRecord", "JudgeSpec", "MediaField", "MediaKind", "MediaPolicy", "MediaRef", "Message", "MetricRef", "ParseFailure",
         "ParseOutcome", "Parsed", "PluginRef", "PromptSpec", "PromptVariant", "Request", "RequestKind", "Response",
         "Role", "Sample", "SampleResult", "ScoringInput", "SourceSpec", "State", "TaskSpec", "TextPart", "Usage",
         "VideoPart",

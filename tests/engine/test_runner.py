@@ -33,7 +33,7 @@ def test_every_state_is_explicit_and_counted(tmp_path: Path, qa_file: Path, scri
     _, results = evaluate(_config(qa_file, tmp_path / "out"))
     block = results["tasks"]["qa"]
     assert block["n"] == 10
-    assert block["states"] == {"ok": 8, "parse_failed": 0, "truncated": 1, "error": 1, "skipped": 0}
+    assert block["states"] == {"ok": 8, "parse_failed": 0, "truncated": 1, "error": 1, "skipped": 0, "judge_failed": 0}
     records = {r["sample_id"]: r for r in read_samples(tmp_path / "out")}
     assert records["0"]["state"] == "error" and "boom" in records["0"]["reason"] and records["0"]["score"] == 0.0
     assert records["1"]["state"] == "truncated" and records["1"]["score"] == 0.0
@@ -76,7 +76,7 @@ def test_resume_retries_errors_without_duplicates(tmp_path: Path, qa_file: Path,
     assert scripted.calls["qa/3"] == 2  # retried max_attempts times
     scripted.answer = staticmethod(lambda r: r.targets[0])
     _, results = evaluate(_config(qa_file, out))
-    assert results["tasks"]["qa"]["states"] == {"ok": 10, "parse_failed": 0, "truncated": 0, "error": 0, "skipped": 0}
+    assert results["tasks"]["qa"]["states"] == {"ok": 10, "parse_failed": 0, "truncated": 0, "error": 0, "skipped": 0, "judge_failed": 0}
     assert len(read_samples(out)) == 10
 
 

@@ -19,16 +19,16 @@ class CountingServer(FakeOpenAI):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(answer_pattern=r"\[(\d+)\]", **kwargs)
-        self.in_flight = 0
+        self.concurrent = 0
         self.peak = 0
 
     async def _handle(self, request: web.Request, *, chat: bool) -> web.StreamResponse:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
+        self.concurrent += 1
+        self.peak = max(self.peak, self.concurrent)
         try:
             return await super()._handle(request, chat=chat)
         finally:
-            self.in_flight -= 1
+            self.concurrent -= 1
 
 
 def dialog_task(root: Path, n_dialogs: int = 3, turns: int = 3) -> Path:

@@ -9,7 +9,7 @@ import pytest
 import tiny_models
 
 from omnieval.backends import BackendOptions, create_backend
-from omnieval.errors import BackendError
+from omnieval.errors import BackendError, ConfigError
 from omnieval.types import GenerationConfig, Message, Request, Response
 
 PROMPTS = ["2 + 2 =", "The capital of France is", "Сколько кругов на картинке? Ответ:", "red blue green 1 2 3"]
@@ -118,11 +118,9 @@ async def test_model_chat_template_is_applied(tmp_path: Path) -> None:
     assert resp.extra["template"] == "model"
 
 
-async def test_missing_model_is_a_clear_non_retryable_error(tmp_path: Path) -> None:
-    backend = create_backend(f"hf/{tmp_path / 'nope.gguf'}", options=BackendOptions())
-    with pytest.raises(BackendError, match=r"nope\.gguf") as info:
-        await backend.generate(_req("x", "a"))
-    assert info.value.retryable is False
+async def test_missing_model_is_a_clear_error_before_any_request(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"nope\.gguf.*no such local model folder or file|no such local model.*nope\.gguf"):
+        create_backend(f"hf/{tmp_path / 'nope.gguf'}", options=BackendOptions())
 
 
 async def test_dtype_and_device_options_and_manifest_description(llama_dir: Path) -> None:

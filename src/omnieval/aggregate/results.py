@@ -35,15 +35,22 @@ def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0,
 class _TaskAccumulator:
     """Streams one task's records, keeping only what aggregation needs."""
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, *, judged: bool = False) -> None:
         self.task = task
+        self.run_judged = judged
+        """The run had a judge for this task (even if no sample could be judged, e.g. hidden answers)."""
         self.metrics: list[BoundMetric] = [bind_metric(m) for m in task.spec.metrics]
+        judge = task.spec.judge
+        self.judge_metrics: list[BoundMetric] = [bind_metric(m) for m in judge.metrics] if judge else []
+        self.judged = 0
+        self.judges: Counter[str] = Counter()
+        """Judge versions seen in the records (a rejudge replaces them all)."""
         self.states: Counter[str] = Counter()
         self.values: dict[str, list[float]] = defaultdict(list)
         self.scores: list[float] = []
         self.by_variant: dict[str, list[float]] = defaultdict(list)
         self.kept: list[SampleResult] = []
-        self.need_records = any(m.ref.aggregate != "mean" for m in self.metrics)
+        self.need_records = any(m.ref.aggregate != "mean" for m in [*self.metrics, *self.judge_metrics])
         self.prediction_only = 0
         self.reasons: dict[str, list[str]] = defaultdict(list)
         """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
@@ -59,9 +66,17 @@ class _TaskAccumulator:
         if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
             return
+        judge = record.get("judge")
+        if judge:
+            self.judges[str(judge.get("version"))] += 1
+            self.judged += judge.get("value") is not None
         metrics = record.get("metrics") or {}
         for key, value in metrics.items():
             self.values[key].append(float(value))
+        if record["state"] == "judge_failed":  # no judge value: never a score, only a count
+            if self.need_records:
+                self.kept.append(SampleResult.model_validate(record))
+            return
         self.scores.append(float(record.get("score", 0.0)))
         if record.get("variant") is not None:
             self.by_variant[str(record["variant"])].append(float(record.get("score", 0.0)))
@@ -73,13 +88,40 @@ class _TaskAccumulator:
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}
         by_key = {k: m for m in self.metrics for k in m.keys}
+        if self.judges:  # judged run: the judge's metrics replace the plain ones of the same key
+            by_key.update({k: m for m in self.judge_metrics for k in m.keys})
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
                 out[key] = math.fsum(values) / len(values) if values else 0.0
             else:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
+        judge = self.task.spec.judge
+        for key, parts in (judge.derived.items() if judge and self.judges else ()):
+            if all(p in out for p in parts):
+                out[key] = sum(out[p] for p in parts) / len(parts)
         return out
+
+    def _metric_versions(self) -> dict[str, str]:
+        used = [*self.metrics, *(self.judge_metrics if self.judges else [])]
+        return {k: f"{m.definition.name}@{m.definition.version}" for m in used for k in m.keys}
+
+    def _judge_block(self) -> dict[str, Any] | None:
+        """How the task's judge values were made (``None`` for tasks without a judge)."""
+        judge = self.task.spec.judge
+        if judge is None:
+            return None
+        derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
+        return {
+            "judged": bool(self.judges) or self.run_judged,
+            "key": judge.key,
+            "versions": dict(self.judges),
+            "n_judged": self.judged,
+            "judge_failed": self.states.get("judge_failed", 0),
+            "derived": {k: f"mean({v})" for k, v in derived.items()} if self.judges else {},
+            "note": "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
+            if self.judges else "not judged in this run (no --judge and no default judge model): judge-derived values not computed",
+        }  # fmt: skip
 
     def _ci(self) -> tuple[float, float] | None:
         """Bootstrap CI of a mean score; none for scores aggregated otherwise (groups, circular)."""
@@ -99,7 +141,10 @@ class _TaskAccumulator:
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
-            metrics = {k: 0.0 for m in self.metrics for k in m.keys} | metrics
+            placeholders = [k for m in self.metrics for k in m.keys]
+            if self.run_judged and self.task.spec.judge is not None:
+                placeholders += [self.task.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys)]
+            metrics = dict.fromkeys(placeholders, 0.0) | metrics
         score = metrics.get(spec.score_key, math.fsum(self.scores) / len(self.scores) if self.scores else 0.0)
         n = sum(self.states.values())
         return {
@@ -117,16 +162,21 @@ class _TaskAccumulator:
             "parse_fallbacks": self.fallbacks,
             "truncated_scoring": spec.truncated,
             "version": spec.version,
-            "metric_versions": {k: f"{m.definition.name}@{m.definition.version}" for m in self.metrics for k in m.keys},
+            "metric_versions": self._metric_versions(),
+            "judge": self._judge_block(),
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
+            "language": spec.language,
             "metadata": spec.metadata,
         }
 
 
-def task_results(tasks: list[Task], records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def task_results(
+    tasks: list[Task], records: Iterable[dict[str, Any]], *, judged: Iterable[str] = ()
+) -> dict[str, dict[str, Any]]:
     """Aggregate records (streamed) into per-task result blocks, in task order."""
-    accumulators = {t.name: _TaskAccumulator(t) for t in tasks}
+    judged = set(judged)
+    accumulators = {t.name: _TaskAccumulator(t, judged=t.name in judged) for t in tasks}
     for record in records:
         acc = accumulators.get(record.get("task", ""))
         if acc is not None:
@@ -135,12 +185,17 @@ def task_results(tasks: list[Task], records: Iterable[dict[str, Any]]) -> dict[s
 
 
 def compute_results(
-    tasks: list[Task], records: Iterable[dict[str, Any]], *, model: str, extra: dict[str, Any] | None = None
+    tasks: list[Task],
+    records: Iterable[dict[str, Any]],
+    *,
+    model: str,
+    extra: dict[str, Any] | None = None,
+    judged: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The whole ``results.json`` document."""
+    """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for."""
     from omnieval import __version__
 
-    per_task = task_results(tasks, records)
+    per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()
     for block in per_task.values():
         totals.update(block["states"])

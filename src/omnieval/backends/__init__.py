@@ -5,16 +5,21 @@ from omnieval.backends.base import (
     BackendOptions,
     InProcessBackend,
     backends,
+    check_backend_options,
     create_backend,
     register_backend,
     split_model_spec,
 )
+from omnieval.backends.breaker import CircuitBreaker, EndpointDown
 
 __all__ = [
     "Backend",
     "BackendOptions",
+    "CircuitBreaker",
+    "EndpointDown",
     "InProcessBackend",
     "backends",
+    "check_backend_options",
     "create_backend",
     "register_backend",
     "split_model_spec",

@@ -8,11 +8,41 @@ MockTransport) or asked for with ``http_client=httpx``.
 
 from __future__ import annotations
 
+import errno
+import socket
+import ssl
 from typing import Any, Literal, NamedTuple
 
-__all__ = ["AiohttpPoster", "HttpxPoster", "Poster", "Reply", "TransportFailure"]
+__all__ = ["AiohttpPoster", "HttpxPoster", "Poster", "Reply", "TransportFailure", "connection_kind"]
 
-FailureKind = Literal["timeout", "connection", "url"]
+FailureKind = Literal["timeout", "connection", "url", "refused", "dns", "tls"]
+_REFUSED = f"[Errno {errno.ECONNREFUSED}]"
+
+
+def _links(exc: BaseException) -> list[BaseException | None]:
+    """Where a client library keeps the underlying error (aiohttp: os_error, certificate_error)."""
+    return [getattr(exc, "os_error", None), getattr(exc, "certificate_error", None), exc.__cause__, exc.__context__]
+
+
+def connection_kind(exc: BaseException) -> FailureKind:
+    """``refused``, ``dns`` or ``tls`` when the error chain shows one (a dead or wrong endpoint),
+    else ``connection`` (a reset or another fault that a retry may cure)."""
+    stack: list[BaseException | None] = [exc]
+    seen: set[int] = set()
+    while stack:
+        err = stack.pop()
+        if err is None or id(err) in seen:
+            continue
+        seen.add(id(err))
+        name = type(err).__name__
+        if isinstance(err, ConnectionRefusedError) or (isinstance(err, OSError) and _REFUSED in str(err)):
+            return "refused"  # asyncio joins per-address failures into one OSError("Multiple exceptions: ...")
+        if isinstance(err, socket.gaierror) or "DNS" in name:
+            return "dns"
+        if isinstance(err, ssl.SSLError | ssl.CertificateError) or "SSL" in name or "Certificate" in name:
+            return "tls"
+        stack.extend(_links(err))
+    return "connection"
 
 
 class Reply(NamedTuple):
@@ -67,7 +97,7 @@ class HttpxPoster(Poster):
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise TransportFailure("url", str(exc)) from exc
         except httpx.TransportError as exc:
-            raise TransportFailure("connection", f"{type(exc).__name__}: {exc}") from exc
+            raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
         return Reply(resp.status_code, resp.headers.get("retry-after"), resp.content)
 
     async def aclose(self) -> None:
@@ -99,7 +129,7 @@ class AiohttpPoster(Poster):
         except aiohttp.InvalidURL as exc:
             raise TransportFailure("url", str(exc)) from exc
         except aiohttp.ClientError as exc:
-            raise TransportFailure("connection", f"{type(exc).__name__}: {exc}") from exc
+            raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
 
     async def aclose(self) -> None:
         await self._session.close()

@@ -71,20 +71,18 @@ def server_message(reply: Reply) -> str:
     return str(body)[:300]
 
 
-def http_error(reply: Reply, where: str) -> BackendError:
+def http_error(reply: Reply, where: str, *, url: str | None = None) -> BackendError:
     """Map an HTTP status to the runner's retry vocabulary."""
     status = reply.status
     message = server_message(reply)
     retry_after = parse_retry_after(reply.retry_after)
+    facts: dict[str, Any] = {"status": status, "url": url, "server_message": message, "retry_after": retry_after}
     if status == 429:
         return BackendError(
-            f"{where}: rate limited (HTTP 429): {message}",
-            retryable=True,
-            rate_limited=True,
-            retry_after=retry_after,
+            f"{where}: rate limited (HTTP 429): {message}", retryable=True, rate_limited=True, **facts
         )
     retryable = status >= 500 or status in (408, 409)
-    return BackendError(f"{where}: HTTP {status}: {message}", retryable=retryable, retry_after=retry_after)
+    return BackendError(f"{where}: HTTP {status}: {message}", retryable=retryable, **facts)
 
 
 def bad_field(where: str, field: str, problem: str) -> BackendError:

@@ -12,7 +12,7 @@ import asyncio
 import zlib
 from urllib.parse import urlsplit
 
-from omnieval.backends._openai_http import Poster, Reply, TransportFailure
+from omnieval.backends._openai_http import Poster, Reply, TransportFailure, connection_kind
 
 __all__ = ["RawHttpPoster"]
 
@@ -209,7 +209,7 @@ class RawHttpPoster(Poster):
             except OSError as exc:
                 if conn is not None:
                     conn.close()
-                raise TransportFailure("connection", f"{type(exc).__name__}: {exc}") from exc
+                raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
             except BaseException:
                 if conn is not None:
                     conn.close()

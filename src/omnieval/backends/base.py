@@ -12,8 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from omnieval.backends.options import check_backend_extra, check_media_overrides
 from omnieval.errors import ConfigError
 from omnieval.registry import Registry
 from omnieval.types import Request, Response
@@ -24,6 +25,7 @@ __all__ = [
     "BackendOptions",
     "InProcessBackend",
     "backends",
+    "check_backend_options",
     "create_backend",
     "register_backend",
     "split_model_spec",
@@ -57,10 +59,18 @@ class Backend(ABC):
     """When True the runner hands ready requests to ``generate_many`` in lists of ``options.batch_size``."""
     caches_responses: ClassVar[bool] = True
     """False for backends whose answers are free to recompute (replay, baselines): no cache entries."""
+    classifies: ClassVar[bool] = False
+    """True for text classifiers (encoder judges): they answer ``classify`` requests with the label as
+    text and the class probabilities in ``Response.extra["probs"]``."""
+    extra_options: ClassVar[type[BaseModel] | None] = None
+    """The ``--backend-opt`` keys this backend takes, as a frozen model (None: it takes none)."""
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model
         self.options = options
+        self.settings = check_backend_extra(self.provider, self.extra_options, options.extra)
+        """``options.extra`` validated into ``extra_options`` (None when the backend takes none)."""
+        check_media_overrides(options.media)
 
     @property
     def spec(self) -> str:
@@ -77,6 +87,22 @@ class Backend(ABC):
     def max_connections(self) -> int:
         """How many requests may be in flight at once."""
         return max(1, self.options.concurrency)
+
+    def sep_token(self) -> str:
+        """The separator a classifier's tokenizer puts between segments (classifiers override)."""
+        raise ConfigError(f"backend {self.spec!r} is not a text classifier: it has no separator token")
+
+    def truncations(self, text: str, *, max_tokens: int, offset: int) -> list[str]:
+        """``[text]``, or its right and left truncations when longer than ``max_tokens - offset`` tokens
+        (classifiers with a tokenizer override this)."""
+        return [text]
+
+    def identity(self) -> str:
+        """What besides the spec tells this model apart (a local judge's weights digest); part of judge versions."""
+        return ""
+    def endpoint(self) -> str:
+        """Where requests go, for error messages (a URL for HTTP backends)."""
+        return str(getattr(self, "base_url", None) or self.spec)
 
     def describe(self) -> dict[str, Any]:
         """What the manifest records about this backend (never secrets)."""
@@ -130,6 +156,13 @@ def split_model_spec(spec: str) -> tuple[str, str]:
     if not sep or not provider or not name:
         raise ConfigError(f"--model must look like PROVIDER/NAME (e.g. openai/gpt-4o), got {spec!r}")
     return provider, name
+
+
+def check_backend_options(spec: str, options: BackendOptions) -> None:
+    """Fail before anything runs on an unknown provider, ``--backend-opt`` key or ``--media-opt`` key."""
+    provider, _ = split_model_spec(spec)
+    check_backend_extra(provider, backends.get(provider).extra_options, options.extra)
+    check_media_overrides(options.media)
 
 
 def create_backend(spec: str, *, options: BackendOptions | None = None) -> Backend:

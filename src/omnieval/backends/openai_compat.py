@@ -13,8 +13,10 @@ import json
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
+
+from pydantic import Field
 
 from omnieval.backends._openai_http import Poster, TransportFailure, make_poster
 from omnieval.backends._openai_parse import (
@@ -28,11 +30,12 @@ from omnieval.backends._openai_parse import (
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
+from omnieval.types._base import Frozen
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "parse_retry_after"]
+__all__ = ["DEFAULT_BASE_URL", "OpenAIBackend", "OpenAIOptions", "parse_retry_after"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 MediaFactory = Callable[[MediaPolicy, str | None], Any]
@@ -100,35 +103,15 @@ def _resolve_base_url(options: BackendOptions) -> str:
     return url if parts.path not in ("", "/") else f"{url}/v1"
 
 
-_EXTRA_OPTIONS = {
-    "extra_body": "JSON object merged into every request body (e.g. chat_template_kwargs)",
-    "http_client": "auto (default: aiohttp), raw (minimal asyncio client for http://, ~0.1 ms/request less CPU), aiohttp or httpx",
-    "max_tokens_field": "max_tokens (default) or max_completion_tokens (newer OpenAI models)",
-}
+class OpenAIOptions(Frozen):
+    """``--backend-opt`` keys of the openai backend."""
 
-
-_CLIENTS = ("auto", "raw", "aiohttp", "httpx")
-
-
-def _check_extra(extra: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """Validate ``--backend-opt`` keys up front so a typo fails before any request is sent."""
-    unknown = sorted(set(extra) - set(_EXTRA_OPTIONS))
-    if unknown:
-        takes = "; ".join(f"{k}: {v}" for k, v in _EXTRA_OPTIONS.items())
-        raise ConfigError(f"openai backend does not take option(s) {unknown}; it takes {takes}")
-    body = extra.get("extra_body", {})
-    if not isinstance(body, dict):
-        raise ConfigError(f"openai backend: option extra_body must be a JSON object, got {body!r}")
-    if extra.get("http_client", "auto") not in _CLIENTS:
-        raise ConfigError(
-            f"openai backend: http_client must be one of {_CLIENTS}, got {extra['http_client']!r}"
-        )
-    key = extra.get("max_tokens_field", "max_tokens")
-    if key not in ("max_tokens", "max_completion_tokens"):
-        raise ConfigError(
-            f"openai backend: max_tokens_field must be max_tokens or max_completion_tokens, got {key!r}"
-        )
-    return body, key
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    """JSON object merged into every request body (e.g. chat_template_kwargs)."""
+    http_client: Literal["auto", "raw", "aiohttp", "httpx"] = "auto"
+    """auto (aiohttp), raw (minimal asyncio client for http://, less CPU per request), aiohttp or httpx."""
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    """max_completion_tokens for newer OpenAI models."""
 
 
 @register_backend("openai")
@@ -136,6 +119,7 @@ class OpenAIBackend(Backend):
     """Chat (or plain completions when ``request.prompt`` is set) over an OpenAI-compatible HTTP API."""
 
     modalities = frozenset({"text", "image", "audio", "video"})
+    extra_options = OpenAIOptions
 
     def __init__(
         self,
@@ -152,7 +136,8 @@ class OpenAIBackend(Backend):
             raise ConfigError(
                 "openai backend: set OPENAI_API_KEY (or the api_key option), or pass --base-url"
             )
-        self._extra_body, self._max_tokens_key = _check_extra(options.extra)
+        settings = OpenAIOptions.model_validate(options.extra)
+        self._extra_body, self._max_tokens_key = settings.extra_body, settings.max_tokens_field
         self._transport = transport
         self._media_factory = media_factory or _default_media_factory
         self._processors: dict[MediaPolicy, Any] = {}
@@ -216,17 +201,20 @@ class OpenAIBackend(Backend):
         try:
             reply = await self._http().post(path, body)
         except TransportFailure as exc:
-            where = self._where(request, path)
+            where, url = self._where(request, path), self.base_url + path
             if exc.kind == "timeout":
                 raise BackendError(
-                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})", retryable=True
+                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})", retryable=True,
+                    transport="timeout", url=url,
                 ) from None
             if exc.kind == "url":
-                raise BackendError(f"{where}: bad URL: {exc}", retryable=False) from None
-            raise BackendError(f"{where}: connection failed: {exc}", retryable=True) from None
+                raise BackendError(f"{where}: bad URL: {exc}", transport="url", url=url) from None
+            raise BackendError(
+                f"{where}: connection failed: {exc}", retryable=True, transport=exc.kind, url=url
+            ) from None
         latency = time.perf_counter() - start
         if not 200 <= reply.status < 300:
-            raise http_error(reply, self._where(request, path))
+            raise http_error(reply, self._where(request, path), url=self.base_url + path)
         try:
             return json.loads(reply.content), latency
         except ValueError:

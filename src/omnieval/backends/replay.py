@@ -19,10 +19,13 @@ __all__ = ["ReplayBackend", "load_replay"]
 _FINISH = ("stop", "length", "error", "content_filter", "other")
 
 
-def _response_of(value: Any, *, where: str) -> Response:
-    """A recorded response: a plain string or an object with at least ``text``."""
+def _response_of(value: Any, *, where: str, numbers: bool = False) -> Response:
+    """A recorded response: a plain string or an object with at least ``text`` (or, with ``numbers``,
+    a JSON number such as a judge verdict written as ``1``)."""
     if isinstance(value, str):
         return Response(text=value)
+    if numbers and isinstance(value, int | float) and not isinstance(value, bool):
+        return Response(text=str(value))
     if not isinstance(value, dict) or not isinstance(value.get("text"), str):
         raise ConfigError(f"{where}: field 'response' must be a string or an object with a string 'text'")
     finish = value.get("finish_reason") or "stop"
@@ -40,7 +43,7 @@ def _response_of(value: Any, *, where: str) -> Response:
     )
 
 
-def _parse_line(line: str, *, where: str) -> tuple[tuple[str, str], Response]:
+def _parse_line(line: str, *, where: str, numbers: bool = False) -> tuple[tuple[str, str], Response]:
     try:
         row = json.loads(line)
     except ValueError as exc:
@@ -53,10 +56,10 @@ def _parse_line(line: str, *, where: str) -> tuple[tuple[str, str], Response]:
     task, sample_id = row["task"], row["sample_id"]
     if not isinstance(task, str) or not isinstance(sample_id, str | int):
         raise ConfigError(f"{where}: field 'task' must be a string and 'sample_id' a string or integer")
-    return (task, str(sample_id)), _response_of(row["response"], where=where)
+    return (task, str(sample_id)), _response_of(row["response"], where=where, numbers=numbers)
 
 
-def load_replay(path: str | Path) -> dict[tuple[str, str], Response]:
+def load_replay(path: str | Path, *, numbers: bool = False) -> dict[tuple[str, str], Response]:
     """Index a replay file; a duplicate ``(task, sample_id)`` is an error because the answer is ambiguous."""
     file = Path(path)
     if not file.is_file():
@@ -68,7 +71,7 @@ def load_replay(path: str | Path) -> dict[tuple[str, str], Response]:
             if not line.strip():
                 continue
             where = f"replay file {file}, line {number}"
-            key, response = _parse_line(line, where=where)
+            key, response = _parse_line(line, where=where, numbers=numbers)
             if key in index:
                 raise ConfigError(
                     f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}"
@@ -85,13 +88,14 @@ class ReplayBackend(Backend):
     modalities = frozenset({"text", "image", "audio", "video"})
     caches_responses = False
 
-    def __init__(self, model: str, *, options: BackendOptions) -> None:
+    def __init__(self, model: str, *, options: BackendOptions, numbers: bool = False) -> None:
+        """``numbers``: accept JSON numbers as responses (judge verdicts written as ``1``)."""
         super().__init__(model, options=options)
         path = Path(model).expanduser()
         if not path.exists() and Path("/" + model).exists():
             path = Path("/" + model)  # ``replay/abs/path.jsonl`` written without the doubled slash
         self.path = path
-        self._index = load_replay(self.path)
+        self._index = load_replay(self.path, numbers=numbers)
 
     async def generate(self, request: Request) -> Response:
         found = self._index.get((request.task, request.sample_id))

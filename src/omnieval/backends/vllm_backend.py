@@ -14,13 +14,25 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from pydantic import Field
+
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.errors import BackendError
 from omnieval.types import GenerationConfig, Request, Response, Usage
+from omnieval.types._base import Frozen
 
-__all__ = ["VLLMBackend", "build_vllm_input", "sampling_kwargs"]
+__all__ = ["VLLMBackend", "VLLMOptions", "build_vllm_input", "sampling_kwargs"]
+
+
+class VLLMOptions(Frozen):
+    """``--backend-opt`` keys of the vllm backend."""
+
+    engine_args: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments for vllm.LLM (e.g. {"max_model_len": 8192})."""
+    chat_template: str | None = None
+    """A jinja chat template overriding the model's own."""
 
 
 def build_vllm_input(
@@ -65,6 +77,7 @@ class VLLMBackend(InProcessBackend):
     """Batched offline generation with vLLM; ``llm`` / ``params_factory`` may be injected (tests)."""
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
+    extra_options = VLLMOptions
 
     def __init__(
         self, model: str, *, options: BackendOptions, llm: Any = None,

@@ -5,7 +5,7 @@ The engine never imports this package; :func:`omnieval.registry.load_plugins` do
 
 import importlib
 
-_SUITES = ("demo", "megabench", "mera", "marker", "synthetic", "art")
+_SUITES = ("demo", "megabench", "mera", "marker", "synthetic", "art", "pollux")
 
 for _suite in _SUITES:
     try:

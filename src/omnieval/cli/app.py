@@ -7,8 +7,14 @@ from typing import Annotated
 
 import typer
 
+from omnieval.cli import judge_audit as _judge_audit  # noqa: F401  (adds `judge audit` to the judge group)
+from omnieval.cli import report_cmds
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.generate_cmd import generate_command
+from omnieval.cli.judge_agreement import judge_agreement_command
+from omnieval.cli.judge_cmd import judge_app, rejudge_command
+from omnieval.cli.platform_cmd import platform_app, serve_command
+from omnieval.cli.protect_cmd import protect_app
 from omnieval.cli.run_cmd import run_command
 from omnieval.cli.sweep_cmd import sweep_command
 
@@ -22,7 +28,16 @@ app = typer.Typer(
     add_completion=False,
 )
 app.command("run")(run_command)
+app.command("judge-agreement")(judge_agreement_command)
+app.command("rejudge")(rejudge_command)
+app.add_typer(judge_app, name="judge")
 app.command("generate")(generate_command)
+app.command("report")(report_cmds.report_command)
+app.command("compare")(report_cmds.compare_command)
+app.add_typer(report_cmds.analyze_app, name="analyze")
+app.add_typer(protect_app, name="protect")
+app.command("serve")(serve_command)
+app.add_typer(platform_app, name="platform")
 app.command("sweep")(sweep_command)
 Opt = typer.Option
 Arg = typer.Argument
@@ -135,16 +150,6 @@ def validate_submission_command(
     print_json(report)
     if not report.get("ok", False):
         raise typer.Exit(1)
-
-
-@app.command("report")
-def report_command(run_dir: Annotated[Path, Arg()]) -> None:
-    """Re-render report.html from results.json."""
-    from omnieval.reports import write_report
-    from omnieval.store import read_json
-
-    with friendly_errors():
-        print(write_report(run_dir, read_json(run_dir / "results.json")))
 
 
 def _mount_suites() -> None:

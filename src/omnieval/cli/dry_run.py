@@ -1,14 +1,17 @@
-"""``omnieval run --dry-run``: rendered requests with media as placeholders; no model is called."""
+"""``omnieval run --dry-run``: the requests a run would send (media as placeholders) and their totals."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from omnieval.prompts import build_request
-from omnieval.runner import RunConfig, resolve_tasks
+from omnieval.runner import RunConfig
+from omnieval.runner.preview import Planned, Totals, plan_requests
 from omnieval.types import Message, TextPart
 
 __all__ = ["print_dry_run"]
+
+SHOWN_PER_TASK = 3
+"""Requests printed in full per task unless --limit or --sample-ids ask for others; totals cover all."""
 
 
 def _content(message: Message) -> str:
@@ -17,22 +20,64 @@ def _content(message: Message) -> str:
     return "".join(p.text if isinstance(p, TextPart) else f"[{p.type}: {p.media.describe()}]" for p in message.content)
 
 
-def print_dry_run(config: RunConfig) -> None:
-    from rich.console import Console
+def _panel(planned: Planned) -> Any:
     from rich.markup import escape
     from rich.panel import Panel
 
+    title = f"{planned.task} · {planned.sample.id}"
+    if planned.request is None:
+        return Panel(escape(planned.error or planned.skipped or ""), title=escape(f"{title} · not sent"), expand=False)
+    req = planned.request
+    if req.prompt is not None:
+        body = escape(req.prompt) + (f"\n[dim]continuations: {escape(repr(req.continuations))}[/dim]" if req.continuations else "")
+    else:
+        body = "\n".join(f"[bold]{m.role}[/bold]: {escape(_content(m))}" for m in req.messages)
+    title += f" · variant {req.variant} · gold {list(req.targets)}"
+    return Panel(body, title=escape(title), expand=False)
+
+
+_COLUMNS = ("requests", "skipped", "failed", "prompt_chars", "est_prompt_tokens", "max_output_tokens",
+            "images", "audio_s", "video_frames", "videos_as_files")  # fmt: skip
+
+
+def _totals_table(per_task: dict[str, Totals]) -> Any:
+    """One row per measure, one column per task (and ``all``), so it fits a terminal."""
+    from rich.table import Table
+
+    overall = Totals()
+    for totals in per_task.values():
+        for c in _COLUMNS:
+            setattr(overall, c, getattr(overall, c) + getattr(totals, c))
+    shown = {**per_task, "all": overall} if len(per_task) > 1 else dict(per_task)
+    table = Table(title="dry run totals (tokens estimated: ~4 chars/token ASCII, ~2.5 other scripts)")
+    table.add_column("")
+    for name in shown:
+        table.add_column(name, justify="right")
+    for c in _COLUMNS:
+        table.add_row(c.replace("_", " "), *(_cell(getattr(t, c)) for t in shown.values()))
+    return table
+
+
+def _cell(value: float) -> str:
+    return f"{value:.1f}" if isinstance(value, float) else f"{value:,}"
+
+
+def print_dry_run(config: RunConfig) -> None:
+    from rich.console import Console
+
     console = Console()
-    limit = config.limit or 3
-    for task in resolve_tasks(config.tasks):
-        overrides: dict[str, Any] = {k: v for k, v in config.generation.items() if v is not None}
-        generation = task.spec.generation.model_copy(update=overrides)
-        for position, sample in enumerate(task.iter_samples()):
-            if position >= limit:
-                break
-            request = build_request(sample, task.spec, position=position, seed=config.seed, generation=generation,
-                                    media_policy=task.spec.media, blind=config.blind)  # fmt: skip
-            body = "\n".join(f"[bold]{m.role}[/bold]: {escape(_content(m))}" for m in request.messages)
-            title = escape(f"{task.name} · {sample.id} · variant {request.variant} · gold {list(request.targets)}")
-            console.print(Panel(body, title=title, expand=False))
-        console.print(f"[dim]{task.name}: generation {generation.model_dump()}[/dim]")
+    show = None if config.sample_ids else (config.limit or SHOWN_PER_TASK)
+    per_task: dict[str, Totals] = {}
+    for planned in plan_requests(config):
+        totals = per_task.setdefault(planned.task, Totals())
+        totals.add(planned)
+        if show is None or totals.requests + totals.skipped + totals.failed <= show:
+            console.print(_panel(planned))
+            if planned.request is not None and totals.requests == 1:
+                req = planned.request
+                console.print(f"[dim]{planned.task}: generation {req.generation.model_dump()}; "
+                              f"media {req.media_policy.model_dump(exclude_defaults=True)}[/dim]")  # fmt: skip
+    console.print(_totals_table(per_task))
+    for totals in per_task.values():
+        for problem in totals.unreadable_media[:5]:
+            console.print(f"[yellow]unreadable media (the run would record an error): {problem}[/yellow]")

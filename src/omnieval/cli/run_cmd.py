@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv
+from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 
 __all__ = ["run_command"]
 
 Opt = typer.Option
 
 
+@with_judge_options
 def run_command(
     tasks: Annotated[str, Opt("--tasks", "-t", help="Comma-separated task names, groups, YAML paths or FORMAT:PATH.")],
     model: Annotated[str, Opt("--model", "-m", help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.")],
@@ -42,17 +44,20 @@ def run_command(
     cache_path: Annotated[Path | None, Opt(help="Response cache file (share one across runs).")] = None,
     retry_errors: Annotated[bool, Opt(help="On resume, retry samples that ended in error.")] = True,
     max_attempts: Annotated[int, Opt(help="Attempts per request on retryable errors.")] = 6,
-    max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the error rate exceeds R.")] = None,
+    max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the share of samples in error exceeds R. Default: exit 3 only when every sample ended in error (rate 1.0).")] = None,
+    breaker_threshold: Annotated[int, Opt(help="Stop the run (exit 2, unfinished samples resumable) after N identical non-transient failures in a row: connection refused, DNS/TLS error, HTTP 401/403/404, unknown model. 0 disables.")] = 4,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
-    dry_run: Annotated[bool, Opt(help="Print the rendered requests; call no model.")] = False,
+    dry_run: Annotated[bool, Opt(help="Print the requests as the runner renders them, then totals (requests, prompt characters and estimated tokens, images, audio seconds, video frames); call no model.")] = False,
     executor: Annotated[str, Opt(help="Where samples run: local (this process) or ray (shards on a Ray cluster).")] = "local",
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: start a local Ray with this machine's cores).")] = None,
     workers: Annotated[int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
+    judge: JudgeOpts.judge = None,
+    **judge_options: Any,
 ) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
-    from omnieval.backends import BackendOptions
+    from omnieval.backends import BackendOptions, check_backend_options
     from omnieval.runner import RetryPolicy, RunConfig
 
     generation = {"temperature": temperature, "max_tokens": max_tokens, "top_p": top_p,
@@ -78,9 +83,12 @@ def run_command(
             retry=RetryPolicy(max_attempts=max_attempts),
             retry_errors=retry_errors,
             max_error_rate=max_error_rate,
+            breaker_threshold=breaker_threshold,
             quiet=quiet,
             dry_run=dry_run,
+            judge=judge_from_options(judge, judge_options),
         )
+        check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:
             from omnieval.cli.dry_run import print_dry_run
 
@@ -115,6 +123,10 @@ def _run(config: object, executor: object = None) -> None:
     _warn_on_errors(results)
     if rate is not None and total and states.get("error", 0) / total > rate:
         print(f"omnieval: error rate {states['error'] / total:.3f} exceeds --max-error-rate {rate}", file=sys.stderr)
+        raise typer.Exit(3)
+    answered = total - states.get("skipped", 0)
+    if rate is None and answered and states.get("error", 0) == answered:
+        print(f"omnieval: every one of the {answered} samples ended in error (see the warnings above)", file=sys.stderr)
         raise typer.Exit(3)
     if total == 0 and not any(outcome.states.values()):
         fail("no samples were selected (check --limit / --sample-ids)", code=1)

@@ -52,6 +52,18 @@ class SharedBackend(Backend):
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 
+    def sep_token(self) -> str:
+        return self.inner.sep_token()
+
+    def truncations(self, text: str, *, max_tokens: int, offset: int) -> list[str]:
+        return self.inner.truncations(text, max_tokens=max_tokens, offset=offset)
+
+    def identity(self) -> str:
+        return self.inner.identity()
+
+    def endpoint(self) -> str:
+        return self.inner.endpoint()
+
     async def aclose(self) -> None:
         """Kept open: the worker closes the inner backend when it stops."""
 

@@ -120,12 +120,14 @@ class _Tally:
 
     states: dict[str, Counter[str]] = field(default_factory=dict)
     retries: int = 0
+    judges: dict[str, Any] = field(default_factory=dict)
     shards: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: Counter[str] = field(default_factory=Counter)
 
     def add(self, plan: ShardPlan, report: dict[str, Any]) -> None:
         self.states.setdefault(plan.task, Counter()).update(report["new"])
         self.retries += int(report["retries"])
+        self.judges.update(report.get("judges") or {})
         self.shards[plan.key] = {
             "task": plan.task, "samples": plan.size, "positions": [plan.positions[0], plan.positions[-1]],
             "new_samples": sum(report["new"].values()), "attempts": self.attempts[plan.key],
@@ -194,6 +196,15 @@ def _previous_executor(config: RunConfig) -> dict[str, Any]:
     return block if isinstance(block, dict) else {}
 
 
+def _previous_judges(config: RunConfig) -> dict[str, Any]:
+    path = config.output / "manifest.json"
+    try:
+        judges = read_json(path).get("judges") if path.exists() else None
+    except (OSError, ValueError):
+        judges = None
+    return judges if isinstance(judges, dict) else {}
+
+
 def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[RecordKey]], *, config: RunConfig,
            options: ExecutorOptions, tally: _Tally, progress: Progress, plans: list[ShardPlan]) -> None:  # fmt: skip
     """Hand shards to idle workers until none is left; replace lost workers and run their shards again."""
@@ -257,11 +268,14 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     current = seed_shards(config.output, plans)
     todo = deque(p for p in plans if not is_finished(current[p.key], p, retry_errors=config.retry_errors))
     old, tally = _previous_executor(config), _Tally()
+    old_judges = _previous_judges(config)
     started = dt.datetime.now(dt.UTC).isoformat()
 
     def write_manifest(status: str) -> None:
         block = _executor_block(options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old)
-        write_json(config.output / "manifest.json", {**manifest(config, tasks, backend, started=started, status=status), "executor": block})
+        judges = tally.judges or old_judges  # judged in the shards; a resume with nothing to run keeps the last
+        document = manifest(config, tasks, backend, started=started, status=status, judges=judges)
+        write_json(config.output / "manifest.json", {**document, "executor": block})
 
     write_manifest("running")
     progress = Progress(quiet=config.quiet)
@@ -286,4 +300,4 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     merge_shards(config.output, plans)
     write_manifest("finished")
     states = {t.name: dict(tally.states.get(t.name, {})) for t in tasks}
-    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe())
+    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe(), judges=tally.judges or old_judges)

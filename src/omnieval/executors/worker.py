@@ -147,6 +147,7 @@ class ShardWorker:
             "lines": [k.line for k in scan_keys(path)],
             "new": dict(outcome.states.get(plan.task, {})),
             "retries": outcome.retries,
+            "judges": outcome.judges,
             "started": started,
             "wall_s": round(time.perf_counter() - clock, 3),
             **self.where(),

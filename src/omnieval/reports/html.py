@@ -1,25 +1,147 @@
-"""The per-run HTML report and the terminal results table."""
+"""The per-run HTML report (self-contained, plotly inlined) and the terminal results table.
+
+``report.html`` holds the summary, charts and task tables; the sample viewer reads ``report_samples/``
+lazily (see :mod:`omnieval.reports.sidecar`). ``report_tables/`` holds every table as Markdown, CSV and
+JSON. Everything is rebuilt from the run directory's stored records, so ``omnieval report RUN`` can
+re-render a report at any time.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
+from omnieval.reports.embed import plotly_js, script_json
+from omnieval.reports.loading import RunData, load_run, state_names
+from omnieval.reports.sidecar import write_sidecar
+from omnieval.reports.tables import write_table
+from omnieval.reports.taxonomy import sample_dimensions, task_dimensions
+from omnieval.reports.views import PromptSource
 from omnieval.types import STATES
 
-__all__ = ["results_table", "write_report"]
+__all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
 
-_ENV = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(Path(__file__).parent)), autoescape=jinja2.select_autoescape(["html", "jinja"])
-)
+ASSETS = Path(__file__).parent
+_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=jinja2.select_autoescape(["html", "jinja"]))
 
 
-def write_report(run_dir: Path, results: dict[str, Any]) -> Path:
-    """Render ``report.html`` next to the results."""
-    html = _ENV.get_template("report.html.jinja").render(results=results, run_dir=str(run_dir), states=STATES)
-    path = run_dir / "report.html"
+def page_assets() -> dict[str, str]:
+    """The inline CSS, plotly.js and shared page script every omnieval page embeds."""
+    return {
+        "css": (ASSETS / "report.css").read_text(encoding="utf-8"),
+        "plotly": plotly_js(),
+        "common_js": (ASSETS / "report_common.js").read_text(encoding="utf-8"),
+    }
+
+
+def render_page(template: str, **context: Any) -> str:
+    """Render one of the package's page templates with the shared assets."""
+    return _ENV.get_template(template).render(**page_assets(), **context)
+
+
+def human_baseline(meta: dict[str, Any]) -> float | None:
+    for key, value in meta.items():
+        if key == "human_baseline" and isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, dict):
+            found = human_baseline(value)
+            if found is not None:
+                return found
+    return None
+
+
+def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for name, block in results.get("tasks", {}).items():
+        rows.append({
+            "name": name, "score": float(block.get("score") or 0.0), "ci95": block.get("ci95"),
+            "n": block.get("n", 0), "n_scored": block.get("n_scored", block.get("n", 0)),
+            "scored": block.get("scored", True), "states": block.get("states") or {},
+            "metrics": block.get("metrics") or {}, "score_metric": block.get("score_metric"),
+            "version": block.get("version"), "human_baseline": human_baseline(block.get("metadata") or {}),
+            "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
+            "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
+        })  # fmt: skip
+    return rows
+
+
+def _summary(rows: list[dict[str, Any]], states: list[str]) -> dict[str, Any]:
+    scored = [r for r in rows if r["scored"]]
+    totals: Counter[str] = Counter()
+    for row in rows:
+        totals.update(row["states"])
+    return {
+        "score": sum(r["score"] for r in scored) / len(scored) if scored else None,
+        "n_tasks": len(rows),
+        "n_samples": sum(totals.values()),
+        "states": {s: totals.get(s, 0) for s in states},
+    }
+
+
+def _export_tables(folder: Path, rows: list[dict[str, Any]], dims: list[dict[str, Any]], states: list[str]) -> None:
+    table = [
+        {"task": r["name"], "score": r["score"], "ci95_low": (r["ci95"] or [None])[0], "ci95_high": (r["ci95"] or [None, None])[1],
+         "n": r["n"], **{s: r["states"].get(s, 0) for s in states}, "human_baseline": r["human_baseline"], "version": r["version"]}
+        for r in rows
+    ]  # fmt: skip
+    write_table(folder, "tasks", table, title="Per-task scores")
+    capability = [
+        {"dimension": d["name"], "level": d["level"], "group": g["value"], "score": g["score"], "n": g["n"]}
+        for d in dims for g in d["groups"]
+    ]  # fmt: skip
+    write_table(folder, "capabilities", capability, title="Capability breakdowns")
+    variants = [{"task": r["name"], "variant": v, **b} for r in rows for v, b in r["by_variant"].items()]
+    if variants:
+        write_table(folder, "variants", variants, title="Score by prompt variant")
+
+
+def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None) -> str:
+    """Write the sidecar and tables of one run and return the page's HTML."""
+    out_dir = report_dir or run.run_dir
+    states = state_names(*(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
+                         {str(r.get("state")): 1 for r in run.records})  # fmt: skip
+    rows = _task_rows(run.results)
+    dims = task_dimensions(run.results.get("tasks", {})) + sample_dimensions(run.records)
+    prompts = PromptSource(tasks, report_dir=out_dir)
+    wanted: dict[str, set[str]] = {}
+    for record in run.records:
+        wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
+    prompts.load(wanted)
+    viewer = write_sidecar(out_dir, run.records, run.raw, states=states, extra=prompts.extra if tasks else None)
+    _export_tables(out_dir / "report_tables", rows, dims, states)
+    charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
+    for i, dim in enumerate(dims):
+        for j, fig in enumerate(dimension_charts(dim)):
+            charts[f"dim{i}_{j}"] = fig
+    notes = [*run.notes, *prompts.problems[:5]]
+    if not tasks:
+        notes.append("prompts and media are not shown: the run's tasks were not available when this report was rendered")
+    data = {"charts": charts, "viewer": viewer}
+    return render_page(
+        "report.html.jinja", results=run.results, run=run, rows=rows, dims=dims, states=states,
+        summary=_summary(rows, states), notes=notes, data_json=script_json(data),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), run_label=run.label,
+        viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
+    )  # fmt: skip
+
+
+def write_report(run_dir: Path, results: dict[str, Any] | None = None, *, tasks: Iterable[Any] | None = None) -> Path:
+    """Render ``report.html`` (plus ``report_samples/`` and ``report_tables/``) in the run directory."""
+    run_dir = Path(run_dir)
+    if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
+        run = RunData(run_dir, results, {}, [])
+    else:
+        run = load_run(run_dir)
+    if results is not None:
+        run.results = results
+    html = build_report(run, tasks=tasks)
+    path = Path(run_dir) / "report.html"
     path.write_text(html, encoding="utf-8")
     return path
 
@@ -28,13 +150,14 @@ def results_table(results: dict[str, Any]) -> Any:
     """A rich table of per-task scores and state counts."""
     from rich.table import Table
 
+    states = state_names(*(b.get("states") or {} for b in results["tasks"].values())) if results.get("tasks") else list(STATES)
     title = f"omnieval — {results['model']}" + (" (blind: media removed)" if results.get("blind") else "")
     table = Table(title=title)
     table.add_column("task")
     table.add_column("score", justify="right")
     table.add_column("95% CI", justify="right")
     table.add_column("n", justify="right")
-    for state in STATES:
+    for state in states:
         table.add_column(state, justify="right")
     for name, block in results["tasks"].items():
         ci = block.get("ci95")
@@ -43,6 +166,6 @@ def results_table(results: dict[str, Any]) -> Any:
             f"{block['score']:.4f}" if block.get("n_scored", 1) else "– (hidden answers)",
             f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "–",
             str(block["n"]),
-            *(str(block["states"].get(s, 0)) for s in STATES),
+            *(str(block["states"].get(s, 0)) for s in states),
         )
     return table

@@ -8,9 +8,10 @@ from typing import Any
 from pydantic import Field
 
 from omnieval.backends import BackendOptions
+from omnieval.backends.breaker import DEFAULT_THRESHOLD
 from omnieval.types._base import Frozen
 
-__all__ = ["RetryPolicy", "RunConfig"]
+__all__ = ["JudgeConfig", "RetryPolicy", "RunConfig"]
 
 
 class RetryPolicy(Frozen):
@@ -19,6 +20,20 @@ class RetryPolicy(Frozen):
     max_attempts: int = 6
     base_delay_s: float = 0.5
     max_delay_s: float = 60.0
+
+
+class JudgeConfig(Frozen):
+    """The run's judge (``--judge SPEC`` and the ``--judge-*`` options); applies to every task that
+    declares a ``judge`` and replaces the task's default judge model."""
+
+    model: str
+    """``PROVIDER/NAME`` of the judge, e.g. ``openai/gpt-4o``, ``hf/./judge``, ``replay/judge.jsonl``."""
+    backend: BackendOptions = Field(default_factory=BackendOptions)
+    """The judge's own connection options: its concurrency pool is separate from the model's."""
+    generation: dict[str, Any] = Field(default_factory=dict)
+    """Overrides of each task's judge decoding (temperature, max_tokens)."""
+    retries: int | None = None
+    """Overrides each task's bound on verdict retries."""
 
 
 class RunConfig(Frozen):
@@ -46,5 +61,10 @@ class RunConfig(Frozen):
     retry_errors: bool = True
     """On resume, run samples that ended in ``error`` again."""
     max_error_rate: float | None = None
+    """Exit code 3 above this share of samples in error; None: only when every sample is in error."""
+    breaker_threshold: int = Field(default=DEFAULT_THRESHOLD, ge=0)
+    """Stop after this many identical non-transient failures in a row (``backends/breaker.py``); 0: never."""
     quiet: bool = False
     dry_run: bool = False
+    judge: JudgeConfig | None = None
+    """The run's judge; ``None`` judges only tasks whose ``judge.model`` names a default."""

@@ -8,6 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from omnieval.backends import Backend
+from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import BackendError
 from omnieval.runner.config import RetryPolicy
 from omnieval.runner.limiter import AdaptiveLimiter
@@ -73,8 +74,10 @@ class Fetcher:
         cache: ResponseCache | None,
         retry: RetryPolicy,
         limiter: AdaptiveLimiter,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self.backend = backend
+        self.breaker = breaker
         self.cache = cache if backend.caches_responses else None
         self.retry = retry
         self.limiter = limiter
@@ -98,11 +101,15 @@ class Fetcher:
         last = "no attempt made"
         for attempt in range(self.retry.max_attempts):
             started = time.perf_counter()
+            if self.breaker is not None:
+                self.breaker.check()  # another request found the endpoint dead: stop, leave unfinished
             try:
                 async with self.limiter, asyncio.timeout(self._timeout):  # not wait_for: it can swallow a cancel
                     response = await self._call(request)
             except BackendError as exc:
                 last = str(exc)
+                if self.breaker is not None:
+                    self.breaker.failed(exc)  # raises EndpointDown when it trips
                 if exc.rate_limited:
                     self.limiter.rate_limited()
                 if not exc.retryable:
@@ -118,6 +125,8 @@ class Fetcher:
             except Exception as exc:  # an unexpected backend bug becomes this sample's error
                 return Response.from_error(f"{type(exc).__name__}: {exc}")
             self.limiter.succeeded()
+            if self.breaker is not None:
+                self.breaker.succeeded()
             if response.latency_s is None:
                 response = response.model_copy(update={"latency_s": time.perf_counter() - started})
             return response

@@ -61,6 +61,8 @@ class Progress:
         elapsed = max(time.perf_counter() - self._started[name], 1e-9)
         info = f"err {states.get('error', 0)} · parse✗ {states.get('parse_failed', 0)}"
         info += f" · trunc {states.get('truncated', 0)} · skip {states.get('skipped', 0)}"
+        if states.get("judge_failed"):
+            info += f" · judge✗ {states['judge_failed']}"
         self._rich.update(self._ids[name], completed=done, rate=f"{sum(states.values()) / elapsed:.1f}", info=info)
 
     def finish(self, name: str, *, states: dict[str, int]) -> None:

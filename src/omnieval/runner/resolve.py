@@ -13,8 +13,9 @@ from omnieval.errors import OmnievalError, TaskFileError
 from omnieval.metrics import bind_metric
 from omnieval.parsers import bind_parser
 from omnieval.prompts import renderers
-from omnieval.registry import load_plugins
+from omnieval.registry import check_options, load_plugins
 from omnieval.sources import Task, importers, load_task_file, task_dirs
+from omnieval.types import JudgeSpec, MetricRef
 
 __all__ = ["catalog", "resolve_tasks", "strict_variant", "validate_task"]
 
@@ -28,6 +29,8 @@ def validate_task(task: Task) -> Task:
     if spec.prompt.renderer is not None:
         name = spec.prompt.renderer.name
         checks.append(("prompt.renderer", lambda: renderers.get(name)))
+    if spec.judge is not None:
+        checks.extend(_judge_checks(spec.judge))
     for key, check in checks:
         try:
             check()
@@ -36,6 +39,24 @@ def validate_task(task: Task) -> Task:
         except OmnievalError as exc:
             raise TaskFileError(str(exc), path=task.origin or spec.name, key=key) from None
     return task
+
+
+def _judge_checks(judge: JudgeSpec) -> list[tuple[str, Callable[[], object]]]:
+    """A task's judge plugins resolve at load time too, not when the first sample is judged."""
+    from omnieval.judges import get_judge_template, judge_protocols
+
+    protocol = judge.protocol
+    checks: list[tuple[str, Callable[[], object]]] = [
+        ("judge.protocol", lambda: check_options(judge_protocols.get(protocol.name), protocol.options,
+                                                 what=f"judge protocol {protocol.name!r}", n_positional=1)),
+        ("judge.parser", lambda: bind_parser(judge.parser)),
+    ]  # fmt: skip
+    if judge.template is not None:
+        template = judge.template
+        checks.append(("judge.template", lambda: get_judge_template(template)))
+    for i, ref in enumerate(judge.metrics):
+        checks.append((f"judge.metrics[{i}]", lambda ref=ref: bind_metric(ref)))  # type: ignore[misc]
+    return checks
 
 
 @lru_cache(maxsize=1)
@@ -91,14 +112,18 @@ def strict_variant(task: Task) -> Task:
     from omnieval.parsers import parsers as parser_registry
 
     spec = task.spec
-    new_metrics = tuple(
-        m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key}) if f"{m.name}_strict" in metric_registry else m
-        for m in spec.metrics
-    )
+
+    def swap(refs: tuple[MetricRef, ...]) -> tuple[MetricRef, ...]:
+        return tuple(m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key})
+                     if f"{m.name}_strict" in metric_registry else m for m in refs)  # fmt: skip
+
     parser = spec.parser
     if f"{parser.name}_strict" in parser_registry:
         parser = parser.model_copy(update={"name": f"{parser.name}_strict"})
-    return dataclasses.replace(task, spec=spec.model_copy(update={"metrics": new_metrics, "parser": parser}))
+    update: dict[str, object] = {"metrics": swap(spec.metrics), "parser": parser}
+    if spec.judge is not None:  # the metrics computed after the judge get their fixed variants too
+        update["judge"] = spec.judge.model_copy(update={"metrics": swap(spec.judge.metrics)})
+    return dataclasses.replace(task, spec=spec.model_copy(update=update))
 
 
 def resolve_tasks(items: Iterable[str], *, strict_metrics: bool = False) -> list[Task]:

@@ -76,6 +76,10 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
         raise ConfigError(f"{manifest_path} is unreadable; use a new --output directory") from None
     new = config.model_dump(mode="json")
     changed = [key for key in _SAME if old.get("config", {}).get(key) != new.get(key)]
+    old_judge = (old.get("config", {}).get("judge") or {}).get("model")
+    new_judge = config.judge.model if config.judge is not None else None
+    if old_judge != new_judge:  # judged and unjudged (or differently judged) samples must not mix
+        changed.append(f"judge ({old_judge or 'none'} → {new_judge or 'none'}; `omnieval rejudge DIR --judge SPEC` re-judges)")
     old_tasks = old.get("tasks") or {}
     changed += [f"task {t.name} (definition changed)" for t in tasks
                 if t.name in old_tasks and old_tasks[t.name].get("hash") != t.content_hash]  # fmt: skip

@@ -16,12 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
+from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import OmnievalError
-from omnieval.prompts import build_request
+from omnieval.judges import Judge
 from omnieval.runner.config import RunConfig
-from omnieval.runner.context import TaskContext, pick_demos
+from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
+from omnieval.runner.judging import JudgeStage, judge_question
 from omnieval.runner.limiter import AdaptiveLimiter
+from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
@@ -42,6 +45,8 @@ class RunOutcome:
     states: dict[str, dict[str, int]] = field(default_factory=dict)
     retries: int = 0
     backend: dict[str, Any] = field(default_factory=dict)
+    judges: dict[str, Any] = field(default_factory=dict)
+    """Per judged task: the judge's spec, version and backend."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,9 @@ def _selected(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
 
 
 class _Runner:
-    def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex) -> None:
+    def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage) -> None:
         self.config = config
+        self.judges = judges
         self.backend = backend
         self.writer = writer
         self.done = done
@@ -81,7 +87,8 @@ class _Runner:
             cache = ResponseCache(config.cache_path or config.output / "cache.sqlite")
         self.cache = cache
         self.limiter = AdaptiveLimiter(backend.max_connections())
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter)
+        breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
         self.progress = Progress(quiet=config.quiet)
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
@@ -101,36 +108,20 @@ class _Runner:
                 if not all(self.done.has(ctx.name, s.id) for _, s in ordered):
                     yield _Item(ctx, tuple(ordered))
 
-    async def process(self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]]) -> SampleResult:
+    async def process(self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]]) -> tuple[SampleResult, str | None]:
+        """The scored sample and the judge's question (the rendered prompt; ``None`` before rendering)."""
         try:
             sample = self._hashed(sample)
-            request = build_request(
-                sample,
-                ctx.task.spec,
-                position=position,
-                seed=self.config.seed,
-                generation=ctx.generation,
-                media_policy=ctx.media_policy,
-                demos=pick_demos(ctx.demo_pool, n=ctx.task.spec.prompt.fewshot.n, sample_id=sample.id, seed=self.config.seed),
-                history=history,
-                blind=self.config.blind,
-            )
+            request = prepare_request(ctx, sample, position=position, history=history, seed=self.config.seed,
+                                      blind=self.config.blind, provider=self.backend.provider,
+                                      modalities=self.backend.modalities)  # fmt: skip
         except OmnievalError as exc:
-            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}"))
-        missing = {m.kind for m in request.media} - set(self.backend.modalities)
-        if missing:
-            reason = f"backend {self.backend.provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"
-            return self._skipped(ctx, sample, reason, request.variant)
-        if request.media:
-            from omnieval.media import BudgetExceeded, fit_request_to_budget
-
-            try:
-                request, _ = fit_request_to_budget(request, demo_budget=request.media_policy.demo_max_images)
-            except BudgetExceeded as exc:
-                return self._skipped(ctx, sample, str(exc), request.variant)
+            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}")), None
+        if isinstance(request, Skip):
+            return self._skipped(ctx, sample, request.reason, request.variant), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
-        return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint)
+        return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint), judge_question(request)
 
     @staticmethod
     def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None) -> SampleResult:
@@ -158,9 +149,19 @@ class _Runner:
             if previous is not None:
                 history.append((sample, previous))
                 continue
-            result = await self.process(item.ctx, sample, position, history)
-            self.record(item.ctx, result)
+            result, question = await self.process(item.ctx, sample, position, history)
             history.append((sample, result.response or ""))
+            judge = self.judges.for_task(item.ctx.name)
+            if judge is None or question is None or not item.ctx.scorer.needs_judge(result):
+                self.record(item.ctx, result)
+                continue
+
+            async def judged(ctx: TaskContext = item.ctx, sample: Sample = sample, result: SampleResult = result,
+                             question: str = question, judge: Judge = judge) -> None:  # fmt: skip
+                record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+                self.record(ctx, ctx.scorer.with_judgement(sample, result, record))
+
+            await self.judges.submit(judged)
 
     async def drive(self, contexts: list[TaskContext]) -> None:
         """Producer and workers; the first failure of either cancels the rest (never a hang)."""
@@ -184,10 +185,12 @@ class _Runner:
                 if not task.cancelled() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]
             await asyncio.gather(*tasks)
+            await self.judges.drain()
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)  # all stopped before the writer closes
+            await self.judges.cancel()
 
 
 def _error(message: str) -> Any:
@@ -196,7 +199,8 @@ def _error(message: str) -> Any:
     return Response.from_error(message)
 
 
-def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex) -> list[TaskContext]:
+def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex,
+              judges: JudgeStage | None = None) -> list[TaskContext]:  # fmt: skip
     contexts = []
     for task in tasks:
         generation, media = _effective(task, config, backend)
@@ -206,18 +210,21 @@ def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: Done
             total = min(total, config.limit)
         if config.sample_ids:
             total = len(config.sample_ids)
-        contexts.append(TaskContext(task, Scorer.for_task(task.spec), generation, media, pool, total=total))
+        scorer = Scorer.for_task(task.spec, judged=judges is not None and judges.for_task(task.name) is not None)
+        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total))
     return contexts
 
 
-def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started: str, status: str) -> dict[str, Any]:
+def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started: str, status: str,
+             judges: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """The run's full effective configuration and environment."""
     return {
         "status": status,
         "started": started,
         "finished": dt.datetime.now(dt.UTC).isoformat() if status != "running" else None,
         "environment": environment_info(),
-        "config": config.model_dump(mode="json", exclude={"backend": {"api_key"}}),
+        "config": config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}),
+        "judges": judges or {},
         "backend": backend.describe(),
         "tasks": {
             t.name: {
@@ -245,10 +252,13 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     started = dt.datetime.now(dt.UTC).isoformat()
-    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running"))
+    judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
+                        breaker_threshold=config.breaker_threshold)  # fmt: skip
+    judge_info = judges.describe()
+    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)
-    runner = _Runner(config, backend, writer, done)
-    contexts = _contexts(tasks, config, backend, done)
+    runner = _Runner(config, backend, writer, done, judges)
+    contexts = _contexts(tasks, config, backend, done, judges)
     try:
         with runner.progress:
             for ctx in contexts:
@@ -260,9 +270,18 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
         writer.close()
         if runner.cache is not None:
             runner.cache.close()
+        await judges.aclose()
         await backend.aclose()
-    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished"))
-    return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries, backend.describe())
+    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished", judges=judge_info))
+    return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries + judges.retries,
+                      backend.describe(), judges=judge_info)  # fmt: skip
+
+
+def _judge_cache(config: RunConfig) -> Path | None:
+    """The judge's response cache: ``OUTPUT/judge_cache.sqlite`` (what makes re-judging free)."""
+    if not config.use_cache:
+        return None
+    return config.output / "judge_cache.sqlite"
 
 
 def _with_media_cache(config: RunConfig) -> Any:

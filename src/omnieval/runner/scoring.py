@@ -10,7 +10,7 @@ from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.parsers import bind_parser
 from omnieval.prompts import gold_answers
 from omnieval.runner.reasoning import split_reasoning
-from omnieval.types import ParseOutcome, Response, Sample, SampleResult, ScoringInput, TaskSpec
+from omnieval.types import JudgeRecord, ParseOutcome, Response, Sample, SampleResult, ScoringInput, TaskSpec
 
 __all__ = ["Scorer"]
 
@@ -22,14 +22,63 @@ class Scorer:
     spec: TaskSpec
     parse: Callable[[str, Sample], ParseOutcome]
     metrics: tuple[BoundMetric, ...]
+    judge_metrics: tuple[BoundMetric, ...] = ()
+    judged: bool = False
+    """True when this run judges the task: the judge's key and ``judge.metrics`` join the metric keys."""
 
     @classmethod
-    def for_task(cls, spec: TaskSpec) -> Scorer:
-        return cls(spec, bind_parser(spec.parser), tuple(bind_metric(m) for m in spec.metrics))
+    def for_task(cls, spec: TaskSpec, *, judged: bool = False) -> Scorer:
+        judge_metrics = tuple(bind_metric(m) for m in spec.judge.metrics) if judged and spec.judge else ()
+        return cls(spec, bind_parser(spec.parser), tuple(bind_metric(m) for m in spec.metrics), judge_metrics, judged)
+
+    @property
+    def judge_keys(self) -> tuple[str, ...]:
+        """Keys whose values come from the judge (empty when the task is not judged in this run)."""
+        if not self.judged or self.spec.judge is None:
+            return ()
+        return tuple(dict.fromkeys((self.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys))))
 
     @property
     def metric_keys(self) -> tuple[str, ...]:
-        return tuple(k for m in self.metrics for k in m.keys)
+        return tuple(dict.fromkeys((*(k for m in self.metrics for k in m.keys), *self.judge_keys)))
+
+    def needs_judge(self, result: SampleResult) -> bool:
+        """Scored samples whose text was scored are judged: ``ok`` ones, and ``truncated`` ones when the
+        task scores truncated text (MERA judges whatever came back); other states keep their zeros."""
+        if not self.judged or not result.scored:
+            return False
+        return result.state == "ok" or (result.state == "truncated" and self.spec.truncated == "score_text")
+
+    def with_judgement(self, sample: Sample, result: SampleResult, record: JudgeRecord) -> SampleResult:
+        """The sample after its judge: judge-derived values added, or ``judge_failed`` with them left out."""
+        plain = {k: v for k, v in result.metrics.items() if k not in self.judge_keys}
+        if record.value is None:
+            return result.model_copy(update={"state": "judge_failed", "reason": record.reason, "score": 0.0,
+                                             "metrics": plain, "judge": record})  # fmt: skip
+        answer = result.response or ""
+        parsed = self.parse(answer, sample)
+        inp = ScoringInput(
+            response=answer,
+            prediction=parsed.value if parsed.ok else parsed.fallback,
+            parsed=parsed.ok,
+            targets=result.targets,
+            choices=sample.choices,
+            metadata=sample.metadata,
+            judgements={record.key: record.value},
+        )
+        values = {**plain, record.key: record.value}
+        for metric in self.judge_metrics:
+            try:
+                values.update(metric(inp))
+            except Exception as exc:  # a metric must never take the run down: the sample says why
+                reason = f"judge metric {metric.ref.name!r} failed: {type(exc).__name__}: {exc}"
+                return result.model_copy(update={"state": "error", "reason": reason, "score": 0.0, "judge": record})
+        bad = {k: v for k, v in values.items() if not 0.0 <= v <= 1.0}
+        if bad:
+            return result.model_copy(update={"state": "error", "reason": f"metric values outside [0, 1]: {bad}",
+                                             "score": 0.0, "judge": record})  # fmt: skip
+        score = values.get(self.spec.score_key, 0.0)
+        return result.model_copy(update={"metrics": values, "score": score, "judge": record})
 
     def score(self, sample: Sample, response: Response, **record: Any) -> SampleResult:
         """Decide the sample's one state and its score (0 for every non-ok state)."""

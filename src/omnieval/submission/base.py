@@ -11,7 +11,10 @@ from typing import Any
 
 from omnieval.registry import Registry
 
-__all__ = ["Packer", "Validator", "packers", "register_packer", "register_validator", "validators"]
+__all__ = [
+    "Packer", "Reader", "Validator", "packers", "readers", "register_packer", "register_reader",
+    "register_validator", "validators",
+]  # fmt: skip
 
 Packer = Callable[..., Path]
 """``(run_dirs: list[Path], out: Path, /, **options) -> out``."""
@@ -22,6 +25,11 @@ Validator = Callable[..., "dict[str, Any]"]
 packers: Registry[Packer] = Registry("submission packer")
 validators: Registry[Validator] = Registry("submission validator")
 
+Reader = Callable[..., "dict[str, dict[str, str]]"]
+"""``(archive: Path, /) -> {task name: {sample id: answer text}}`` (scoring a submission on hidden answers)."""
+
+readers: Registry[Reader] = Registry("submission reader")
+
 
 def register_packer(fmt: str) -> Callable[[Packer], Packer]:
     return packers.register(fmt)
@@ -29,3 +37,7 @@ def register_packer(fmt: str) -> Callable[[Packer], Packer]:
 
 def register_validator(fmt: str) -> Callable[[Validator], Validator]:
     return validators.register(fmt)
+
+
+def register_reader(fmt: str) -> Callable[[Reader], Reader]:
+    return readers.register(fmt)

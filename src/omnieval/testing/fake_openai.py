@@ -3,7 +3,11 @@
 Faults are drawn from a hash of ``(seed, prompt, attempt number)``, never from a shared random
 stream, so the same prompts get the same faults whatever order concurrent requests arrive in.
 Requests and successful answers are counted per prompt so tests can prove nothing was lost or
-requested twice.
+requested twice. Each arrival is logged with its time and the number of requests then in flight,
+so tests can see, on the server's side, how a client paces itself (back-off after 429, Retry-After).
+A misconfigured endpoint is simulated too: ``models`` (any other model name gets HTTP 404
+``model 'x' not found``), ``api_key`` (HTTP 401 without it) and ``burst_429`` (the first N requests
+get HTTP 429 whatever their prompt).
 
 Run it as ``python -m omnieval.testing.fake_openai --port 8000 --latency-ms 50
 --faults 429:0.05,500:0.05,timeout:0.02,garbage:0.02``; it prints its URL on the first line.
@@ -21,12 +25,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-__all__ = ["FAULT_KINDS", "FakeOpenAI", "main", "parse_faults", "prompt_key"]
+__all__ = ["FAULT_KINDS", "Arrival", "FakeOpenAI", "main", "parse_faults", "prompt_key"]
 
 FAULT_KINDS = ("429", "500", "timeout", "garbage", "reset")
 """``timeout`` hangs for ``hang_s``; ``garbage`` sends invalid JSON or JSON without ``choices``;
@@ -84,6 +89,19 @@ def _uniform(seed: int, key: str, attempt: int) -> tuple[float, int]:
     return int.from_bytes(digest[:8], "big") / 2**64, digest[8]
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """One request as the server saw it arrive."""
+
+    t: float
+    """``time.monotonic()`` at arrival."""
+    key: str
+    attempt: int
+    """0 for the first request of this prompt, 1 for its first retry, ..."""
+    in_flight: int
+    """Requests being handled at that moment, this one included."""
+
+
 class FakeOpenAI:
     """The server; ``start()``/``close()`` in a running loop, or ``with server.in_thread():``."""
 
@@ -102,6 +120,9 @@ class FakeOpenAI:
         hang_s: float = 30.0,
         retry_after: float = 0.0,
         model: str = "fake",
+        models: tuple[str, ...] | None = None,
+        api_key: str | None = None,
+        burst_429: int = 0,
     ) -> None:
         self.host, self.port = host, port
         self.latency_s = latency_ms / 1000.0
@@ -112,6 +133,12 @@ class FakeOpenAI:
         self.default_answer = default_answer
         self.reasoning = reasoning
         self.hang_s, self.retry_after, self.model = hang_s, retry_after, model
+        self.models = models
+        """Model names served; None serves any name."""
+        self.api_key = api_key
+        self.burst_429 = burst_429
+        self.arrivals: list[Arrival] = []
+        self.in_flight = 0
         self.counts: Counter[str] = Counter()
         """Requests received per prompt key (every attempt)."""
         self.successes: Counter[str] = Counter()
@@ -207,6 +234,25 @@ class FakeOpenAI:
                 "choices": [choice], "usage": usage}  # fmt: skip
 
     async def _handle(self, request: web.Request, *, chat: bool) -> web.StreamResponse:
+        self.in_flight += 1
+        try:
+            return await self._answer(request, chat=chat)
+        finally:
+            self.in_flight -= 1
+
+    def _refusal(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse | None:
+        """A misconfigured client's answer: wrong key (401), unknown model (404), or a 429 burst."""
+        if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return web.json_response({"error": {"message": "invalid API key"}}, status=401)
+        if self.models is not None and body.get("model") not in self.models:
+            return web.json_response({"error": {"message": f"model '{body.get('model')}' not found"}}, status=404)
+        if len(self.arrivals) <= self.burst_429:
+            self.faults_served["429"] += 1
+            headers = {"Retry-After": f"{self.retry_after:g}"}
+            return web.json_response({"error": {"message": "rate limit (burst)"}}, status=429, headers=headers)
+        return None
+
+    async def _answer(self, request: web.Request, *, chat: bool) -> web.StreamResponse:
         try:
             body = json.loads(await request.read())
         except ValueError:
@@ -217,8 +263,11 @@ class FakeOpenAI:
         key = prompt_key(body)
         attempt = self.counts[key]
         self.counts[key] += 1
+        self.arrivals.append(Arrival(time.monotonic(), key, attempt, self.in_flight))
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
+        if (refused := self._refusal(request, body)) is not None:
+            return refused
         kind, extra = self._pick_fault(key, attempt)
         if kind is not None:
             return await self._fault_response(kind, extra, request)
@@ -317,6 +366,9 @@ def _build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--reasoning", help="also send this as reasoning_content")
     ap.add_argument("--hang-s", type=float, default=30.0, help="how long a 'timeout' fault hangs")
     ap.add_argument("--retry-after", type=float, default=0.0, help="Retry-After seconds sent with 429")
+    ap.add_argument("--models", help="comma-separated model names served; others get HTTP 404")
+    ap.add_argument("--api-key", help="require this bearer key (HTTP 401 otherwise)")
+    ap.add_argument("--burst-429", type=int, default=0, help="answer the first N requests with HTTP 429")
     return ap
 
 
@@ -328,6 +380,8 @@ def main(argv: list[str] | None = None) -> None:
         host=args.host, port=args.port, latency_ms=args.latency_ms, faults=args.faults, seed=args.seed,
         answers=answers, answer_pattern=args.answer_pattern, default_answer=args.default_answer,
         reasoning=args.reasoning, hang_s=args.hang_s, retry_after=args.retry_after,
+        models=tuple(args.models.split(",")) if args.models else None, api_key=args.api_key,
+        burst_429=args.burst_429,
     )  # fmt: skip
 
     async def serve() -> None:

@@ -11,6 +11,7 @@ from omnieval.types.content import (
     TextPart,
     VideoPart,
 )
+from omnieval.types.judge import JudgeAttempt, JudgeCall, JudgeRecord
 from omnieval.types.request import GenerationConfig, Request, RequestKind
 from omnieval.types.response import FinishReason, Response, Usage
 from omnieval.types.result import STATES, Parsed, ParseFailure, ParseOutcome, SampleResult, State
@@ -19,6 +20,7 @@ from omnieval.types.scoring import ScoringInput
 from omnieval.types.task import (
     FewShotSpec,
     FieldMap,
+    JudgeSpec,
     MediaField,
     MediaPolicy,
     MetricRef,
@@ -38,6 +40,10 @@ __all__ = [
     "FinishReason",
     "GenerationConfig",
     "ImagePart",
+    "JudgeAttempt",
+    "JudgeCall",
+    "JudgeRecord",
+    "JudgeSpec",
     "MediaField",
     "MediaKind",
     "MediaPolicy",

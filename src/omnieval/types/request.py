@@ -14,8 +14,9 @@ from omnieval.types.task import GenerationConfig, MediaPolicy
 
 __all__ = ["GenerationConfig", "Request", "RequestKind"]
 
-RequestKind = Literal["generate", "loglikelihood"]
-"""``generate`` asks for text; ``loglikelihood`` asks for the log-probability of each choice."""
+RequestKind = Literal["generate", "loglikelihood", "classify"]
+"""``generate`` asks for text; ``loglikelihood`` asks for the log-probability of each choice;
+``classify`` asks a classifier for the label of ``prompt`` (answered as text, probabilities in ``extra``)."""
 
 
 class Request(Frozen):

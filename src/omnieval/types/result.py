@@ -7,14 +7,15 @@ from typing import Any, Literal
 from pydantic import Field
 
 from omnieval.types._base import Frozen
+from omnieval.types.judge import JudgeRecord
 from omnieval.types.response import FinishReason, Usage
 
 __all__ = ["STATES", "ParseFailure", "ParseOutcome", "Parsed", "SampleResult", "State"]
 
-State = Literal["ok", "parse_failed", "truncated", "error", "skipped"]
+State = Literal["ok", "parse_failed", "truncated", "error", "skipped", "judge_failed"]
 """The one explicit state each sample ends in."""
 
-STATES: tuple[State, ...] = ("ok", "parse_failed", "truncated", "error", "skipped")
+STATES: tuple[State, ...] = ("ok", "parse_failed", "truncated", "error", "skipped", "judge_failed")
 
 
 class Parsed(Frozen):
@@ -66,3 +67,5 @@ class SampleResult(Frozen):
     media_policy: dict[str, Any] = Field(default_factory=dict)
     """The media processing actually applied (sizes, frames, sample rate)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    judge: JudgeRecord | None = None
+    """What the judge stage did (calls, raw outputs, verdicts); ``None`` when the task was not judged."""

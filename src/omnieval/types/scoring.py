@@ -22,3 +22,5 @@ class ScoringInput(Frozen):
     targets: tuple[Any, ...] = ()
     choices: tuple[str, ...] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    judgements: dict[str, float] = Field(default_factory=dict)
+    """Judge values by key (e.g. ``{"js": 1.0}``); set for the metrics of ``TaskSpec.judge.metrics``."""

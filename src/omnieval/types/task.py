@@ -13,6 +13,7 @@ __all__ = [
     "FewShotSpec",
     "FieldMap",
     "GenerationConfig",
+    "JudgeSpec",
     "MediaField",
     "MediaPolicy",
     "MetricRef",
@@ -172,6 +173,54 @@ class MediaPolicy(Frozen):
     """Share of ``max_images`` reserved for few-shot demonstrations; demo images beyond it are dropped."""
 
 
+class JudgeSpec(Frozen):
+    """How a task is judged: protocol, prompt template, verdict parser, scale and derived task values.
+
+    The judge *model* normally comes from the run (``--judge SPEC``); ``model`` is the task's default.
+    """
+
+    key: str = "js"
+    """Result key of the per-sample judge value (in ``metrics``, in [0, 1])."""
+    protocol: PluginRef = Field(default_factory=lambda: PluginRef(name="direct"))
+    """Registered judge protocol: which judge calls one sample needs and how their verdicts combine."""
+    template: str | None = None
+    """Registered judge prompt template (``name`` or ``name@version``) for generative judges."""
+    parser: PluginRef = Field(default_factory=lambda: PluginRef(name="judge_binary"))
+    """Registered parser turning the judge's raw output into ``Parsed(value=<number>)``."""
+    scale: tuple[float, float] = (0.0, 1.0)
+    """Inclusive verdict range; a verdict outside it is retried, then ``judge_failed``."""
+    divide_by: float | None = None
+    """The sample value is ``verdict / divide_by`` (default: the scale's upper bound, e.g. 10 for 1–10)."""
+    retries: int = 2
+    """Extra judge calls after an unparseable or out-of-range verdict (bounded, then ``judge_failed``)."""
+    model: str | None = None
+    """Default judge model spec for this task (``--judge`` overrides it)."""
+    generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=64))
+    """Decoding for generative judges (``--judge-temperature`` / ``--judge-max-tokens`` override)."""
+    metrics: tuple[MetricRef, ...] = ()
+    """Per-sample metrics computed only when the task is judged, after the judge (they read
+    ``ScoringInput.judgements``); a key they share with ``TaskSpec.metrics`` is replaced in judged runs
+    (e.g. FS = (EM + JS)/2 instead of EM) and left out of ``judge_failed`` samples."""
+    derived: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Task-level values computed after aggregation as the mean of other task values, e.g.
+    ``{"fs": ("em", "js")}``; applied only when every listed value exists (the judge ran)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> JudgeSpec:
+        low, high = self.scale
+        if low > high:
+            raise ValueError(f"judge scale {self.scale} is empty (low > high)")
+        if self.retries < 0:
+            raise ValueError("judge retries must be >= 0")
+        if self.value_divisor <= 0:
+            raise ValueError("judge divide_by (or the scale's upper bound) must be > 0")
+        return self
+
+    @property
+    def value_divisor(self) -> float:
+        return self.divide_by if self.divide_by is not None else self.scale[1]
+
+
 class TaskSpec(Frozen):
     """A complete, validated task definition."""
 
@@ -201,6 +250,8 @@ class TaskSpec(Frozen):
     media: MediaPolicy = Field(default_factory=MediaPolicy)
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form task facts (licence, human baseline, domain) that reports may show."""
+    judge: JudgeSpec | None = None
+    """How the task is judged when the run has a judge (``--judge``) or ``judge.model`` is set."""
 
     @property
     def score_key(self) -> str:

@@ -2,26 +2,46 @@
 
 Requests arrive in lists of ``options.batch_size`` (``prefers_batches``); work runs in a worker
 thread so the event loop stays free, one batch at a time since the model is shared.
+``hf/PATH`` must exist locally (a mistyped path is an error, never a Hub lookup); ``hf/hub:ORG/NAME`` fetches
+from the Hugging Face Hub, refused when ``HF_HUB_OFFLINE`` is set.
 Backend-specific options (``options.extra``): ``gguf_file``, ``gguf_cache`` (default True),
 ``gguf_cache_dir``, ``model_class`` (a transformers class name), ``chat_template`` (jinja override).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import threading
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
-from omnieval.backends.hf.generation import Item, generate_batch
-from omnieval.backends.hf.loading import Loaded, load_model
+from omnieval.backends.hf.generation import Item, encode_batch, generate_batch
+from omnieval.backends.hf.loading import Loaded, load_model, resolve_source
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
-from omnieval.backends.hf.scoring import score_choices
+from omnieval.backends.hf.scoring import conditioned_nll, score_choices
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import Request, Response
+from omnieval.types._base import Frozen
 
-__all__ = ["HFBackend"]
+__all__ = ["HFBackend", "HFOptions"]
+
+
+class HFOptions(Frozen):
+    """``--backend-opt`` keys of the hf backend."""
+
+    gguf_file: str | None = None
+    """A GGUF file inside the model folder to load (de-quantised once, then cached)."""
+    gguf_cache: bool = True
+    """Keep the de-quantised GGUF model for later loads."""
+    gguf_cache_dir: str | None = None
+    """Where to keep it (default ~/.cache/omnieval)."""
+    model_class: str | None = None
+    """A transformers class name to load with, e.g. AutoModelForImageTextToText."""
+    chat_template: str | None = None
+    """A jinja chat template overriding the model's own."""
 
 
 @register_backend("hf")
@@ -29,9 +49,11 @@ class HFBackend(InProcessBackend):
     """transformers models run in-process, batched with left padding."""
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
+    extra_options = HFOptions
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
+        resolve_source(model, options=options)  # a mistyped path fails now, not once per batch
         self._loaded: Loaded | None = None
         self._lock = threading.Lock()
 
@@ -96,6 +118,21 @@ class HFBackend(InProcessBackend):
                 for (i, _), res in zip(chunk, self._generate_chunk(loaded, [it for _, it in chunk]), strict=True):
                     results[i] = res
         return [r if r is not None else BackendError("internal: no result") for r in results]
+
+    def text_losses(self, request: Request, texts: Sequence[str]) -> list[float]:
+        """Mean per-token loss of each text as the answer to ``request`` (its media included).
+
+        Membership inference compares these losses for a sample's text and its perturbed neighbours.
+        """
+        loaded = self.loaded()
+        with self._lock:
+            item = self._prepare(loaded, request)
+
+            def encode(full: str) -> object:
+                return encode_batch(loaded, [dataclasses.replace(item, text=full)])
+
+            return [conditioned_nll(loaded, prompt=item.text, text=t, encode=encode, sample_id=request.sample_id)
+                    for t in texts]
 
     def _generate_chunk(self, loaded: Loaded, items: list[Item]) -> list[Response | BaseException]:
         """Generate a batch; if the batch fails, retry one by one so the error names its sample."""

@@ -17,7 +17,12 @@ from typing import Any
 from omnieval.backends.base import BackendOptions
 from omnieval.errors import BackendError, ConfigError
 
-__all__ = ["Loaded", "ModelSource", "gguf_cache_dir", "load_model", "resolve_source"]
+__all__ = ["HUB_PREFIX", "Loaded", "ModelSource", "gguf_cache_dir", "load_model", "resolve_source"]
+
+HUB_PREFIX = "hub:"
+"""``hf/hub:ORG/NAME`` fetches from the Hugging Face Hub; any other ``hf/PATH`` must exist locally, so a
+mistyped path is an error instead of a silent download attempt."""
+_TRUE = {"1", "ON", "YES", "TRUE"}
 
 _DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
            "float16": "float16", "fp16": "float16", "half": "float16"}
@@ -29,6 +34,8 @@ class ModelSource:
 
     path: str
     gguf_file: str | None = None
+    hub: bool = False
+    """True for an explicit ``hub:ORG/NAME``."""
 
 
 @dataclass
@@ -44,16 +51,33 @@ class Loaded:
     source: str = ""
 
 
+def _hub_source(repo: str, gguf: str | None) -> ModelSource:
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in _TRUE:
+        raise ConfigError(
+            f"hf/{HUB_PREFIX}{repo}: fetching from the Hugging Face Hub is refused because HF_HUB_OFFLINE is set; "
+            "download the model first and give its local folder as hf/PATH"
+        )
+    if not repo or repo.count("/") > 1 or repo.startswith(("/", ".")):
+        raise ConfigError(f"hf/{HUB_PREFIX}{repo}: a hub model is written hf/{HUB_PREFIX}ORG/NAME")
+    return ModelSource(path=repo, gguf_file=gguf, hub=True)
+
+
 def resolve_source(model: str, *, options: BackendOptions) -> ModelSource:
-    """``PATH.gguf`` or ``extra['gguf_file']`` select GGUF loading; anything else is a folder or hub id."""
+    """``hub:ORG/NAME`` is a hub model; ``PATH.gguf`` or ``extra['gguf_file']`` select GGUF loading;
+    anything else is a local folder that must exist."""
     gguf = options.extra.get("gguf_file")
+    if model.startswith(HUB_PREFIX):
+        return _hub_source(model[len(HUB_PREFIX) :], str(gguf) if gguf else None)
+    p = Path(model).expanduser()
+    exists = p.is_file() if model.endswith(".gguf") else p.exists()
+    if not exists:
+        raise ConfigError(
+            f"hf/{model}: no such local model folder or file: {p.absolute()} "
+            f"(to fetch a model from the Hugging Face Hub write hf/{HUB_PREFIX}ORG/NAME)"
+        )
     if model.endswith(".gguf"):
-        p = Path(model).expanduser()
-        if not p.is_file():
-            raise ConfigError(f"GGUF file {p} does not exist")
         return ModelSource(path=str(p.parent), gguf_file=p.name)
-    return ModelSource(path=str(Path(model).expanduser()) if Path(model).expanduser().exists() else model,
-                       gguf_file=str(gguf) if gguf else None)
+    return ModelSource(path=str(p), gguf_file=str(gguf) if gguf else None)
 
 
 def gguf_cache_dir(src: ModelSource, *, options: BackendOptions) -> Path | None:

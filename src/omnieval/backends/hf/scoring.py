@@ -9,7 +9,7 @@ from omnieval.backends.hf.loading import Loaded
 from omnieval.errors import BackendError
 from omnieval.types import Response, Usage
 
-__all__ = ["LABELS", "continuation_ids", "score_choices"]
+__all__ = ["LABELS", "conditioned_nll", "continuation_ids", "score_choices"]
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """The answer text is the label of the most likely choice."""
@@ -71,3 +71,26 @@ def score_choices(loaded: Loaded, *, prompt: str, continuations: tuple[str, ...]
         usage=Usage(prompt_tokens=len(pairs[0][0]), completion_tokens=0),
         extra={"logprobs_per_char": norm, "continuation_tokens": [len(k) for _, k in pairs]},
     )
+
+
+def conditioned_nll(loaded: Loaded, *, prompt: str, text: str, encode: Any, sample_id: str) -> float:
+    """Mean negative log-likelihood per token of ``text`` right after ``prompt`` (media already in it).
+
+    ``encode(full_text)`` returns the model inputs for ``prompt + text`` with the request's media, so
+    image, audio and video tokens condition the loss exactly as they condition generation; the text's
+    tokens are the last ones of the row.
+    """
+    import torch
+
+    bos = getattr(loaded.tokenizer, "bos_token", None)
+    special = not (bos and prompt.startswith(bos))
+    _, cont = continuation_ids(loaded.tokenizer, prompt, text, special=special)
+    if not cont:
+        raise BackendError(f"sample {sample_id!r}: empty text has no loss", retryable=False)
+    enc = encode(prompt + text)
+    with torch.inference_mode():
+        logits = loaded.model(**enc).logits[0]
+    ids = enc["input_ids"][0]
+    n = min(len(cont), ids.shape[0] - 1)
+    logp = torch.log_softmax(logits[-n - 1 : -1].float(), dim=-1)
+    return float(-logp[torch.arange(n), ids[-n:]].mean())

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from omnieval.benchmarks.art.judge import judge_spec
 from omnieval.benchmarks.art.spec import TASKS, load_spec
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.sources.importers import register_importer
@@ -64,7 +65,27 @@ def read_manifest(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def art_task_spec(task: str, *, language: str, manifest: Path) -> TaskSpec:
+def art_task_spec(task: str, *, language: str, manifest: Path, protocol: str = "yesno") -> TaskSpec:
+    """The Yes/No protocol (default), or the descriptive one: a free-form answer read by an LLM judge."""
+    spec = _yes_no_spec(task, language=language, manifest=manifest)
+    if protocol == "yesno":
+        return spec
+    edition = load_spec(language=language).edition
+    # Without --judge the literal Yes/No rules still score the free-form answer (and say so); with a judge
+    # its verdict (relevant and correct) replaces art.absolute_accuracy, the task score.
+    judge = judge_spec().model_copy(update={"metrics": (
+        MetricRef(name="judge_value", alias="art.absolute_accuracy", options={"key": "art_correct"}),)})
+    return spec.model_copy(update={
+        "name": f"art.{task}.descriptive",
+        "description": f"ART {task} (generated set {manifest.parent.name}): descriptive answers, LLM-judged",
+        "prompt": PromptSpec(template="<audio>\n" + edition["descriptive_prompt"]),
+        "generation": GenerationConfig(max_tokens=256),
+        "judge": judge,
+        "metadata": {**spec.metadata, "protocol": "descriptive"},
+    })
+
+
+def _yes_no_spec(task: str, *, language: str, manifest: Path) -> TaskSpec:
     edition = load_spec(language=language).edition
     return TaskSpec(
         name=f"art.{task}",
@@ -87,21 +108,24 @@ def art_task_spec(task: str, *, language: str, manifest: Path) -> TaskSpec:
     )
 
 
-def _parse(spec: str) -> tuple[Path, tuple[str, ...] | None, bool]:
+def _parse(spec: str) -> tuple[Path, tuple[str, ...] | None, bool, str]:
     path, _, query = spec.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query).items()}
-    unknown = sorted(set(options) - {"tasks", "subset"})
+    unknown = sorted(set(options) - {"tasks", "subset", "protocol"})
     if unknown:
-        raise TaskFileError(f"art: unknown option(s) {unknown}; known: tasks, subset", path=path)
+        raise TaskFileError(f"art: unknown option(s) {unknown}; known: tasks, subset, protocol", path=path)
+    protocol = options.get("protocol", "yesno")
+    if protocol not in ("yesno", "descriptive"):
+        raise TaskFileError(f"art: protocol must be 'yesno' or 'descriptive', got {protocol!r}", path=path)
     if options.get("subset", "art-h") != "art-h":
         raise TaskFileError(f"art: subset must be 'art-h', got {options['subset']!r}", path=path)
     tasks = tuple(t.strip() for t in options["tasks"].split(",")) if "tasks" in options else None
-    return Path(path).expanduser().resolve(), tasks, "subset" in options
+    return Path(path).expanduser().resolve(), tasks, "subset" in options, protocol
 
 
 @register_importer("art")
 def import_art(spec: str) -> list[Task]:
-    folder, only, art_h = _parse(spec)
+    folder, only, art_h, protocol = _parse(spec)
     rows = read_manifest(folder)
     if art_h:
         rows = [r for r in rows if r.get("art_h")]
@@ -125,6 +149,6 @@ def import_art(spec: str) -> list[Task]:
             for index, row in enumerate(mine):
                 yield row_to_sample(row, index, FIELDS, path=str(manifest), base_dir=folder)
 
-        tasks.append(Task(spec=art_task_spec(task, language=language, manifest=manifest), iter_samples=stream,
+        tasks.append(Task(spec=art_task_spec(task, language=language, manifest=manifest, protocol=protocol), iter_samples=stream,
                           base_dir=folder, size=len(mine), data_fingerprint=fingerprint, origin=f"art:{folder}"))
     return tasks

@@ -6,10 +6,11 @@ and the task folder with ``demo_text``, ``demo_image``, ``demo_audio``, ``demo_v
 
 from pathlib import Path
 
+from omnieval.benchmarks.demo import judge as judge
 from omnieval.benchmarks.demo import media_data as media_data
 from omnieval.benchmarks.demo import text_image as text_image
 from omnieval.sources.catalog import register_task_dir
 
 register_task_dir(Path(__file__).parent / "tasks")
 
-__all__ = ["media_data", "text_image"]
+__all__ = ["judge", "media_data", "text_image"]

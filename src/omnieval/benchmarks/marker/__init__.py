@@ -10,6 +10,7 @@ from pathlib import Path
 from omnieval.benchmarks.marker import builder_cli as builder_cli
 from omnieval.benchmarks.marker import cli as cli
 from omnieval.benchmarks.marker import demo as demo
+from omnieval.benchmarks.marker import judge as judge  # the open-ended physics rubric judge
 from omnieval.sources import circular as circular
 from omnieval.sources.catalog import register_task_dir
 

@@ -30,6 +30,9 @@ def simplicity_cmd(
     ] = None,
     top: Annotated[int, typer.Option(help="How many hardest and easiest items to show.")] = 60,
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output with all items.")] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Also write simplicity.html and its tables (MD/CSV/JSON) here.")
+    ] = None,
 ) -> None:
     """Rank items from hardest to easiest by the share of models that solve them."""
     from omnieval.benchmarks.marker.simplicity import FORMULA, load_run, rank_items
@@ -40,6 +43,10 @@ def simplicity_cmd(
     except OmnievalError as exc:
         typer.echo(f"omnieval marker: {exc}", err=True)
         raise typer.Exit(2) from None
+    if output is not None:
+        from omnieval.benchmarks.marker.simplicity_page import write_simplicity_page
+
+        typer.echo(f"wrote {write_simplicity_page(stats, output, top=top)}")
     if json_out:
         typer.echo(
             json.dumps(

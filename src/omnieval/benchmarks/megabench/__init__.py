@@ -4,6 +4,6 @@
 ``megabench.query_score`` metric from :mod:`omnieval.metrics.mega`. See docs/megabench.md.
 """
 
-from omnieval.benchmarks.megabench import importer, parser, prompt, scheme
+from omnieval.benchmarks.megabench import importer, judge, judge_protocol, parser, prompt, scheme
 
-__all__ = ["importer", "parser", "prompt", "scheme"]
+__all__ = ["importer", "judge", "judge_protocol", "parser", "prompt", "scheme"]

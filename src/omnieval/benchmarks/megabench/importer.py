@@ -7,7 +7,9 @@ follow the path as a query string: ``megabench:rows.jsonl?cot=1&media_root=/data
   dataset's own ``example_text`` is used as is (its mode is detected and recorded);
 - ``media_root``: folder media paths are relative to (default: the rows file's folder, or
   ``$MEGABENCH_MEDIA_ROOT``);
-- ``check_media``: ``0`` skips the media-file existence check.
+- ``check_media``: ``0`` skips the media-file existence check;
+- ``judge_media``: ``task`` (default: each Open task's own "with image" setting), ``always`` or
+  ``never`` send the query media to the judge.
 
 Keyword metadata (application, input/output format, skills, number of visual inputs) comes from an
 ``all_task_meta.json`` beside the rows (or ``$MEGABENCH_TASK_META``) when present; the Core/Open
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
+from omnieval.benchmarks.megabench.judge import judge_config_error
+from omnieval.benchmarks.megabench.judge_protocol import judge_spec
 from omnieval.benchmarks.megabench.prompt import detect_cot
 from omnieval.benchmarks.megabench.rows import TASK_FIELDS, RowContext, row_to_sample
 from omnieval.errors import SourceError, TaskFileError
@@ -43,9 +47,11 @@ def split_options(spec: str) -> tuple[Path, dict[str, str]]:
     """``PATH?k=v&...`` → (path, options); unknown options are an error."""
     path, _, query = spec.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-    unknown = sorted(set(options) - {"cot", "media_root", "check_media"})
+    unknown = sorted(set(options) - {"cot", "media_root", "check_media", "judge_media"})
     if unknown:
-        raise TaskFileError(f"megabench: unknown option(s) {unknown}; known: cot, media_root, check_media", path=path)
+        raise TaskFileError(f"megabench: unknown option(s) {unknown}; known: cot, media_root, check_media, judge_media", path=path)
+    if options.get("judge_media", "task") not in ("task", "always", "never"):
+        raise TaskFileError(f"megabench: judge_media must be task, always or never, got {options['judge_media']!r}", path=path)
     return Path(path).expanduser().resolve(), options
 
 
@@ -112,7 +118,9 @@ def _metadata(name: str, samples: list[Sample], first: dict[str, Any], meta: dic
     }
 
 
-def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot_option: str | None) -> TaskSpec:
+def _spec(
+    name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot_option: str | None, judge_media: str = "task"
+) -> TaskSpec:
     cot = {"1": True, "0": False}.get(cot_option or "")
     renderer_options: dict[str, Any] = {} if cot is None else {"cot": cot}
     recorded = cot if cot is not None else detect_cot(str(first.get("example_text") or ""))
@@ -133,6 +141,7 @@ def _spec(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[st
         generation=GenerationConfig(max_tokens=8192),
         media=MediaPolicy(image_max_side=1000),
         metadata=metadata,
+        judge=judge_spec(samples[0].metadata["metric_info"], media=judge_media),
     )
 
 
@@ -143,6 +152,15 @@ def _check_same_task_fields(first: dict[str, Any], row: dict[str, Any], path: st
                 f"task {row.get('task_name')!r}: {field} differs from the task's first row (id {first.get('id')})",
                 path=path, sample_id=str(row.get("id")), field=field,
             )
+
+
+def _check_judge_configs(grouped: dict[str, list[Sample]], path: str) -> None:
+    """An Open task's judge prompt must build for every query, so a broken config fails at import."""
+    for samples in grouped.values():
+        for sample in samples:
+            problem = judge_config_error(sample)
+            if problem:
+                raise SourceError(problem, path=path, sample_id=sample.id, field="metric_info")
 
 
 @register_importer("megabench")
@@ -173,9 +191,15 @@ def import_megabench(spec: str) -> list[Task]:
         digest.update(json.dumps(row, sort_keys=True, default=str).encode())
     if not grouped:
         raise SourceError("no rows", path=str(path))
+    _check_judge_configs(grouped, str(path))
     meta = _task_meta(path)
     fingerprint = digest.hexdigest()[:16]
     return [
-        Task.from_samples(_spec(n, s, firsts[n], meta, options.get("cot")), s, origin=f"megabench:{path}", data_fingerprint=fingerprint)
+        Task.from_samples(
+            _spec(n, s, firsts[n], meta, options.get("cot"), options.get("judge_media", "task")),
+            s,
+            origin=f"megabench:{path}",
+            data_fingerprint=fingerprint,
+        )
         for n, s in grouped.items()
     ]

@@ -1,7 +1,7 @@
-"""MERA-specific metrics: RuSLUn intent EM / slot F1 and the FinalScore (FS) placeholder.
+"""MERA-specific metrics: RuSLUn intent EM / slot F1 and the per-sample FinalScore (FS).
 
-FS = (EM + JS)/2. The judge (JS) is built by a later subsystem; until one is configured ``mera_fs``
-reports EM under the key ``fs`` and the task metadata says JS was not computed.
+FS = (EM + JS)/2. In a judged run (``--judge``) ``mera_fs`` sees the judge value ``js``; without a
+judge JS is not computed, FS is EM and the results' ``judge`` block says so.
 """
 
 from __future__ import annotations
@@ -112,35 +112,33 @@ def mera_ruslun(inp: ScoringInput, /) -> dict[str, float]:
     return ruslun_scores(inp.response, gold)
 
 
-def _fs(inp: ScoringInput, *, judge: str | None, strict: bool, options: dict[str, Any]) -> float:
+def _fs(inp: ScoringInput, *, strict: bool, options: dict[str, Any]) -> float:
+    """(EM + JS)/2 when the run judged the sample (``inp.judgements["js"]``); EM when it has no judge."""
     em = score_em(inp, strict=strict, options=options)
-    if judge is None:
-        return em
-    raise MetricError(f"metric 'mera_fs': judge {judge!r} is not available yet (no judge subsystem)")
+    js = inp.judgements.get("js")
+    return em if js is None else (em + js) / 2
 
 
-@register_metric("mera_fs", version="2")
+@register_metric("mera_fs", version="3")
 def mera_fs(
-    inp: ScoringInput, /, *, judge: str | None = None, fold_yo: bool = False, nfkc: bool = False,
+    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False,
     unicode_punctuation: bool = False, letter_twins: bool = False,
 ) -> float:  # fmt: skip
-    """MERA FinalScore (EM + JS)/2 with parity EM; with no judge configured JS is not computed and FS = EM (flagged)."""
+    """MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM."""
     options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
-    return _fs(inp, judge=judge, strict=False, options=options)
+    return _fs(inp, strict=False, options=options)
 
 
-@register_metric("mera_fs_strict", version="strict-1")
+@register_metric("mera_fs_strict", version="strict-2")
 def mera_fs_strict(
-    inp: ScoringInput, /, *, judge: str | None = None, fold_yo: bool = False, nfkc: bool = False,
+    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False,
     unicode_punctuation: bool = False, letter_twins: bool = False,
 ) -> float:  # fmt: skip
     """MERA FinalScore with the fixed EM of ``mera_em_strict``."""
     options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
-    return _fs(inp, judge=judge, strict=True, options=options)
+    return _fs(inp, strict=True, options=options)
 
 
-def judge_note(judge: str | None) -> dict[str, Any]:
-    """Task metadata that flags how FS was computed."""
-    if judge is None:
-        return {"js_computed": False, "fs": "EM (no judge configured: JS not computed, FS falls back to EM)"}
-    return {"js_computed": True, "fs": "(EM + JS) / 2", "judge": judge}
+def judge_note() -> dict[str, Any]:
+    """Task metadata that says how FS is computed."""
+    return {"fs": "(EM + JS) / 2 when the run has a judge (--judge); EM when it has none (JS not computed)"}

@@ -19,7 +19,7 @@ from omnieval.aggregate.schemes import register_scheme
 from omnieval.benchmarks.mera.catalog import MODALITIES, catalogue, find_task
 from omnieval.errors import ConfigError
 
-__all__ = ["WEIGHTINGS", "mera_scheme", "score_model", "task_scores_from_results"]
+__all__ = ["WEIGHTINGS", "fs_sources", "mera_scheme", "score_model", "task_scores_from_results"]
 
 WEIGHTINGS = ("tasks", "modalities")
 ROW_KEYS = ("model", "total", "attempted", "coverage", "image", "audio", "video")
@@ -82,6 +82,22 @@ def task_scores_from_results(result: Mapping[str, Any]) -> dict[str, float | Non
     return scores
 
 
+def fs_sources(result: Mapping[str, Any]) -> dict[str, str]:
+    """Per task, which FinalScore a ``results.json`` holds: with the judge, EM only, or RuSLUn's own."""
+    out: dict[str, str] = {}
+    for name, entry in (result.get("tasks") or {}).items():
+        metrics = entry.get("metrics") or {} if isinstance(entry, Mapping) else {}
+        if "intent_em" in metrics:
+            out[name] = "(Intent EM + Slot F1)/2"
+        elif "group_js" in metrics:
+            out[name] = "(Group EM + Group JS)/2"
+        elif "js" in metrics:
+            out[name] = "(EM + JS)/2"
+        else:
+            out[name] = "EM (no judge: JS not computed)"
+    return out
+
+
 def _row(model: str, agg: Mapping[str, Any]) -> dict[str, Any]:
     mods = agg["modalities"]
     values = {"total": agg["total"], "attempted": agg["attempted"], "coverage": agg["coverage"]}
@@ -139,10 +155,15 @@ def mera_scheme(
     weighting = weighting or "tasks"
     models: list[tuple[str, dict[str, Any]]] = []
     details = []
+    used: dict[str, dict[str, str]] = {}
+    for result in results:
+        found = {find_task(n).name: v for n, v in fs_sources(result).items() if find_task(n) is not None}  # type: ignore[union-attr]
+        used.setdefault(str(result.get("model") or result.get("run_dir") or "?"), {}).update(found)
     for model, dirs, scores in _per_model(results, merge=merge):
         models.append((model, score_model(scores, weighting=weighting)))
         details.append({"model": model, "run_dirs": dirs, "unscored": sorted(n for n, s in scores.items() if s is None),
-                        "attempted_tasks": sorted(n for n, s in scores.items() if s is not None)})  # fmt: skip
+                        "attempted_tasks": sorted(n for n, s in scores.items() if s is not None),
+                        "fs_used": {n: used.get(model, {}).get(n, "?") for n in sorted(scores)}})  # fmt: skip
     hb = score_model({t.name: t.human_baseline for t in catalogue().tasks}, weighting=weighting)
     rows = [_row(name, agg) for name, agg in models]
     rows.sort(key=lambda r: -r["total"])

@@ -1,8 +1,9 @@
 """The :class:`TaskSpec` of each MERA task: prompt, parser, metrics (with the fixed result keys), facts.
 
 Result keys: ``em`` for every task, ``group_em`` for ruHHH, ``intent_em`` and ``slot_f1`` for RuSLUn,
-and ``fs`` (the task score, FinalScore). Without a judge, FS falls back to EM and the task metadata
-says so (``judge.js_computed: false``).
+and ``fs`` (the task score, FinalScore). Every task but RuSLUn declares MERA's judge (JudgeScore,
+``js``; ``group_js`` for ruHHH); with ``--judge`` FS = (EM + JS)/2 (ruHHH: (Group EM + Group JS)/2),
+without one FS falls back to EM and the results' ``judge`` block says JS was not computed.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask
 from omnieval.benchmarks.mera.em import Leniency
+from omnieval.benchmarks.mera.judge import judge_spec
 from omnieval.benchmarks.mera.metrics import judge_note
+from omnieval.benchmarks.mera.taxonomy import skill_levels
 from omnieval.types import GenerationConfig, MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
 __all__ = ["GENERATION", "em_note", "task_metrics", "task_spec"]
@@ -68,7 +71,8 @@ def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[s
         "domain_field": task.domain_field,
         "domains": list(task.domains),
         "skills": list(task.skills),
-        "judge": {} if task.answer == "JSON" else judge_note(None),
+        "skill_levels": skill_levels(task.skills),
+        "judge": {} if task.answer == "JSON" else judge_note(),
         "dataset_dir": str(dataset_dir),
         "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
     }
@@ -97,6 +101,7 @@ def task_spec(
         prompt=prompt,
         parser=PluginRef(name="strip"),
         metrics=task_metrics(task, lenient=lenient),
+        judge=None if task.answer == "JSON" else judge_spec(grouped=bool(task.group_field), lenient=lenient),
         score="fs",
         truncated="score_text",  # MERA scores whatever text came back, cut off or not
         generation=GENERATION,

@@ -14,10 +14,10 @@ from typing import Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask, catalogue, find_task
 from omnieval.errors import SubmissionError
-from omnieval.submission.base import register_packer, register_validator
+from omnieval.submission.base import register_packer, register_reader, register_validator
 from omnieval.submission.runs import LOG_FILES, latest_records, zip_bytes
 
-__all__ = ["LOGS_NAME", "pack_mera", "validate_mera"]
+__all__ = ["LOGS_NAME", "pack_mera", "read_mera", "validate_mera"]
 
 LOGS_NAME = "logs_public.zip"
 
@@ -171,3 +171,26 @@ def validate_mera(archive: Path, /, *, data: str | None = None, require_all: boo
         "errors": errors,
         "warnings": warnings,
     }
+
+
+def _answer_text(outputs: Any) -> str:
+    return outputs if isinstance(outputs, str) else json.dumps(outputs, ensure_ascii=False)
+
+
+@register_reader("mera")
+def read_mera(archive: Path, /) -> dict[str, dict[str, str]]:
+    """The answers of a (validated) MERA submission: catalogue task name -> sample id -> answer text.
+
+    Ids are compared as integers (``"007"`` is ``"7"``), as in :func:`validate_mera`.
+    """
+    out: dict[str, dict[str, str]] = {}
+    with zipfile.ZipFile(archive) as zf:
+        for name in zf.namelist():
+            task = find_task(name.removesuffix(".json")) if name.endswith(".json") and "/" not in name else None
+            if task is None or name != f"{task.submission}.json":
+                continue
+            test = json.loads(zf.read(name)).get("data", {}).get("test", [])
+            out[task.name] = {
+                _as_int_text(str(item["meta"]["id"])): _answer_text(item.get("outputs")) for item in test
+            }
+    return out

@@ -14,7 +14,7 @@ import yaml
 
 from omnieval.benchmarks.mera.catalog import catalogue
 
-__all__ = ["Skill", "skills", "uncovered_skills"]
+__all__ = ["Skill", "skill_levels", "skills", "uncovered_skills"]
 
 _DATA = Path(__file__).with_name("taxonomy.yaml")
 _LETTER = {"image": "I", "audio": "A", "video": "V"}
@@ -48,3 +48,15 @@ def uncovered_skills(modality: str) -> list[str]:
     letter = _LETTER[modality]
     used = {s for t in catalogue().of_modality(modality) for s in t.skills}
     return sorted(name for name, skill in skills().items() if letter in skill.modalities and name not in used)
+
+
+def skill_levels(names: tuple[str, ...] | list[str]) -> dict[str, list[str]]:
+    """``{"L1": [...], "L2": [...], ...}``: the taxonomy nodes above a task's skills, level by level, so a
+    report can break scores down by every level of the tree (an unknown skill name is left out)."""
+    known = skills()
+    levels: dict[str, set[str]] = {}
+    for name in names:
+        if name in known:
+            for depth, node in enumerate(known[name].path, 1):
+                levels.setdefault(f"L{depth}", set()).add(node)
+    return {level: sorted(nodes) for level, nodes in sorted(levels.items())}

@@ -197,6 +197,43 @@ def query_score_strict(inp: ScoringInput, /, *, metric_info: dict[str, Any] | No
     return _query_metric(inp, strict=True, metric_info=metric_info)
 
 
+def _judged_query_metric(
+    inp: ScoringInput, *, strict: bool, judge_key: str, metric_info: dict[str, Any] | None
+) -> dict[str, float]:
+    if judge_key not in inp.judgements:
+        raise MetricError(f"no judge value {judge_key!r} for this sample (judged keys: {sorted(inp.judgements)})")
+    if not inp.targets:
+        raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
+    info = load_mapping(metric_info if metric_info is not None else inp.metadata.get("metric_info"), what="metric_info")
+    fields = [f for f, m in (info.get("field_score_function") or {}).items() if kind_of(m) == "judge"]
+    if len(fields) != 1 or any(kind_of(m) == "judge" for m in (info.get("global_aux_metrics") or {}).values()):
+        raise MetricError(f"one judge value per sample scores exactly one judge-scored answer field; metric_info has {fields}")
+    judged = {fields[0]: float(inp.judgements[judge_key])}
+    query, scores = score_query(inp.prediction, inp.targets[0], info, inp.metadata.get("eval_context"), strict=strict, judged=judged)
+    out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0, "megabench_judged": 1.0}
+    out.update({f"megabench.{f}": _unit(v) for f, v in scores.items() if v >= 0})
+    return out
+
+
+@register_metric("megabench.query_score_judged", version=PARITY_VERSION)
+def query_score_judged(
+    inp: ScoringInput, /, *, judge_key: str = "megabench_judge", metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
+    """MEGA-Bench query score of an Open task: the judge value (verdict / 10) scores the judge field.
+
+    Rule-scored fields of the same task are scored as usual and aggregated with the task's weights.
+    """
+    return _judged_query_metric(inp, strict=False, judge_key=judge_key, metric_info=metric_info)
+
+
+@register_metric("megabench.query_score_judged_strict", version=STRICT_VERSION)
+def query_score_judged_strict(
+    inp: ScoringInput, /, *, judge_key: str = "megabench_judge", metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
+    """MEGA-Bench judged query score with the documented rule-metric quirks fixed."""
+    return _judged_query_metric(inp, strict=True, judge_key=judge_key, metric_info=metric_info)
+
+
 def _register_single(name: str) -> None:
     kind = kind_of(name)
     fn = implementation(name)

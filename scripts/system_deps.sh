@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Debian packages the demo and the test suite use, installed only when missing, with one apt-get update:
+#   espeak-ng, sox, ffmpeg   speech and audio for the demo, ART and the audio marks
+#   fonts-dejavu-core        Cyrillic text in generated images and visible watermarks
+#   chromium                 report, compare and platform pages tested in a real headless browser (Playwright)
+#   postgresql               the platform's PostgreSQL tests start a throwaway cluster with initdb/pg_ctl
+# Never fatal: without a package the tests that need it skip and say why.
+set -u
+need=()
+for cmd in espeak-ng sox ffmpeg chromium; do command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd"); done
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "note: missing system packages (${need[*]}); install them for the full demo and test suite"
+  exit 0
+fi
+echo "installing system packages: ${need[*]}"
+{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; } \
+  || echo "warning: could not install ${need[*]}; tests that need them will be skipped"
+exit 0

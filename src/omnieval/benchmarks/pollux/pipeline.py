@@ -1,0 +1,221 @@
+"""End to end over files: items + expert annotations (+ judge outputs) → cleaned triples, audit,
+judge-versus-expert report and tables. Judge lines carry either a ``score`` or the judge's
+``raw_output`` (parsed by the POLLUX parser); every line ends in a counted state: ``scored``,
+``judge_failed`` (unparseable, out of scale, wrong language) or ``rejected`` (unknown item/criterion)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from omnieval.benchmarks.pollux.annotations import aggregate, clean, import_annotations, resolve_criterion
+from omnieval.benchmarks.pollux.items import PolluxItem, load_items
+from omnieval.benchmarks.pollux.matcher import match_criteria
+from omnieval.benchmarks.pollux.parser import parse_judge_output
+from omnieval.benchmarks.pollux.stats import GROUPINGS, judge_report, self_family_bias
+from omnieval.benchmarks.pollux.tables import expert_table, expert_vc, judge_table, score_table
+from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
+from omnieval.errors import SourceError
+from omnieval.sources.readers import read_rows
+from omnieval.store.records import iter_records
+
+__all__ = ["evaluate", "load_judge_scores"]
+
+Triple = tuple[str, str, str]
+
+
+def _judge_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows from a JSONL/CSV file, or from a run directory: a ``pollux_judge:`` run (the judge was the
+    model; its raw output is the response) or a ``pollux:`` run judged with ``--judge`` (one judge call
+    per criterion in each record's ``judge.calls``)."""
+    if not path.is_dir():
+        yield from read_rows("csv" if path.suffix == ".csv" else "jsonl", path=path)
+        return
+    if not (path / "samples.jsonl").exists():
+        raise SourceError("not a run directory (no samples.jsonl)", path=str(path))
+    model = _run_model(path)
+    index = 0
+    for rec in iter_records(path / "samples.jsonl"):
+        if rec.get("task") == "pollux":
+            for call in _judged_calls(rec, model):
+                yield index, call
+                index += 1
+            continue
+        triple = (rec.get("metadata") or {}).get("pollux_triple") or {}
+        row: dict[str, Any] = {**triple, "raw_output": rec.get("response") or ""}
+        if rec.get("state") not in ("ok", "parse_failed"):
+            row["error"] = rec.get("reason") or rec.get("state")
+        yield index, row
+        index += 1
+
+
+def _run_model(path: Path) -> str:
+    results = path / "results.json"
+    if results.exists():
+        return str(json.loads(results.read_text(encoding="utf-8")).get("model", path.name))
+    return path.name
+
+
+def _judged_calls(rec: dict[str, Any], model: str) -> Iterator[dict[str, Any]]:
+    judge = rec.get("judge")
+    if not judge:
+        yield {"item_id": rec.get("sample_id"), "model": model, "no_answer": rec.get("reason") or rec.get("state")}
+        return
+    for call in judge.get("calls") or ():
+        attempts = call.get("attempts") or [{}]
+        last = attempts[-1]
+        row = {"item_id": rec.get("sample_id"), "model": model, "criterion": call.get("label"),
+               "score": call.get("verdict"), "raw": last.get("raw")}  # fmt: skip
+        if call.get("verdict") is None:
+            row["error"] = last.get("error") or "no verdict"
+        yield row
+
+
+def load_judge_scores(
+    path: Path, items: dict[str, PolluxItem], *, check_feedback: bool = False, allow_real: bool = False
+) -> tuple[dict[Triple, float], dict[str, Any]]:
+    """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts.
+
+    States: ``scored``, ``judge_failed`` (call failed, unparseable, out of scale), ``rejected`` (unknown
+    item or criterion), ``no_answer`` (the model under test gave none) and ``critical_gated`` (the judge found a critical violation in that answer, so
+    its other criteria are not scored)."""
+    path = Path(path)
+    if not path.exists():
+        raise SourceError("file not found", path=str(path))
+    scores: dict[Triple, float] = {}
+    states: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    groups: dict[Triple, str] = {}
+    for index, row in _judge_rows(path):
+        if "no_answer" in row:
+            states["no_answer"] += 1
+            reasons[f"no answer to judge: {row['no_answer']}"] += 1
+            continue
+        item = items.get(str(row.get("item_id")))
+        variants = match_criteria(task_type=item.task_type, subtype=item.task_subtype, style=item.functional_style,
+                                  ethics=item.ethics_flag) if item else []  # fmt: skip
+        variant = resolve_criterion(str(row.get("criterion")), variants) if item else None
+        if item is None or variant is None or not row.get("model"):
+            states["rejected"] += 1
+            reasons["unknown item" if item is None else "criterion not in the item's set" if variant is None
+                    else "missing model"] += 1  # fmt: skip
+            continue
+        triple = (item.id, str(row["model"]), variant.id)
+        if triple in scores:
+            raise SourceError(f"row {index + 1}: a second judge score for this triple", path=str(path),
+                              sample_id=item.id, field="criterion")  # fmt: skip
+        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better, check_feedback, allow_real)
+        if score is None:
+            states["judge_failed"] += 1
+            reasons[reason] += 1
+            continue
+        states["scored"] += 1
+        scores[triple] = score
+        groups[triple] = variant.group
+    violated = {(i, m) for (i, m, c), s in scores.items() if groups[(i, m, c)] == "critical" and s >= 1}
+    for triple in [t for t in scores if (t[0], t[1]) in violated and groups[t] != "critical"]:
+        del scores[triple]
+        states["scored"] -= 1
+        states["critical_gated"] += 1
+    return scores, {"states": dict(states), "reasons": dict(reasons)}
+
+
+def _score(
+    row: dict[str, Any], low: int, high: int, better: bool, check: bool, allow_real: bool
+) -> tuple[float | None, str]:
+    if row.get("error"):
+        return None, f"judge call failed: {row['error']}"
+    if check and row.get("raw"):  # a judge-core verdict: re-read its raw text for the rationale rule
+        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=True,
+                                    higher_is_better=better, allow_real=allow_real)  # fmt: skip
+        if not parsed.ok:
+            return None, parsed.reason  # type: ignore[union-attr]
+    if row.get("raw_output") not in (None, ""):
+        parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=check,
+                                    higher_is_better=better, allow_real=allow_real)  # fmt: skip
+        return (float(parsed.value["score"]), "") if parsed.ok else (None, parsed.reason)  # type: ignore[union-attr]
+    value = row.get("score")
+    try:
+        score = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None, "score missing or not a number"
+    if not low <= score <= high:
+        return None, f"score outside the criterion scale {low}..{high}"
+    if not allow_real and not score.is_integer():
+        return None, "score is not an integer"
+    return score, ""
+
+
+def evaluate(
+    *,
+    items_path: Path,
+    annotations_path: Path,
+    judge_paths: dict[str, Path] | None = None,
+    out_dir: Path | None = None,
+    critical_scope: Literal["answer", "triple"] = "answer",
+    reference: Literal["mode", "mean"] = "mode",
+    seed: int = 0,
+    strict: bool = False,
+    check_feedback: bool = False,
+    families: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """Import, clean, aggregate; with judges, the judge report; with ``out_dir``, every table file."""
+    items = {i.id: i for i in load_items(items_path)}
+    variants = {v.id: v for v in criteria_taxonomy().variants}
+    estimates, audit = import_annotations(annotations_path, items, strict=strict)
+    kept, steps = clean(estimates, variants, critical_scope=critical_scope)
+    samples, all_na = aggregate(kept, items, variants)
+    result: dict[str, Any] = {"import": audit.as_dict(), "cleaning": steps, "n_samples": len(samples),
+                              "n_all_na_triples": all_na, "judges": {}}  # fmt: skip
+    tables = [expert_table(samples, by="task_type", title="Table 1: mean expert score by task type"),
+              expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion")]  # fmt: skip
+    reports: dict[str, dict[str, Any]] = {}
+    per_split: dict[str, dict[str, dict[str, Any]]] = {}
+    splits = sorted({s.split for s in samples})
+    for name, path in (judge_paths or {}).items():
+        scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean",
+                                                check_feedback=check_feedback)  # fmt: skip
+        reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
+        result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
+        if families and name in families:
+            result["judges"][name]["self_family"] = self_family_bias(reports[name], family_models=families[name])
+        for split in splits:
+            subset = [s for s in samples if s.split == split]
+            per_split.setdefault(split, {})[name] = judge_report(subset, scores, seed=seed, reference=reference,
+                                                                 groupings=("overall", "model"))  # fmt: skip
+    if reports:
+        tables.append(score_table(samples, reports, title="Table 10: mean score by model, experts and judges"))
+    for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
+        experts = expert_vc(samples, GROUPINGS[grouping])
+        for metric in ("mae", "judge_vc", "spearman"):
+            if reports:
+                tables.append(judge_table(reports, grouping=grouping, metric=metric,
+                                          experts=experts if metric == "judge_vc" else None))  # fmt: skip
+    for split, split_reports in per_split.items():
+        for metric in ("mae", "judge_vc", "spearman"):
+            tables.append(judge_table(split_reports, grouping="model", metric=metric,
+                                      title=f"{metric} by model, {split} split"))  # fmt: skip
+    if out_dir is not None:
+        _write(out_dir, result, tables)
+    return result
+
+
+def _write(out_dir: Path, result: dict[str, Any], tables: list[Any]) -> None:
+    import json
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "pollux_report.json").write_text(json.dumps(result, ensure_ascii=False, indent=2, default=str),
+                                                encoding="utf-8")  # fmt: skip
+    markdown = []
+    for index, table in enumerate(tables, 1):
+        stem = f"table_{index:02d}"
+        (out_dir / f"{stem}.csv").write_text(table.to_csv(), encoding="utf-8")
+        (out_dir / f"{stem}.json").write_text(table.to_json(), encoding="utf-8")
+        markdown.append(table.to_markdown())
+    (out_dir / "tables.md").write_text("\n".join(markdown), encoding="utf-8")
+    from omnieval.benchmarks.pollux.html import html_report
+
+    (out_dir / "pollux_report.html").write_text(html_report(result, tables), encoding="utf-8")

@@ -1,0 +1,117 @@
+"""``omnieval serve`` and ``omnieval platform ...``: the web platform's server and admin commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from omnieval.cli._common import fail, friendly_errors, print_json
+
+__all__ = ["platform_app", "serve_command"]
+
+platform_app = typer.Typer(help="Administer the web platform: benchmarks, users, annotation triples.", no_args_is_help=True)
+DataDir = Annotated[Path, typer.Option("--data-dir", help="Platform data directory (uploads, answers, SQLite).")]
+DbUrl = Annotated[str | None, typer.Option("--database-url", help="SQLAlchemy URL (default: SQLite in the data dir).")]
+
+
+def _settings(data_dir: Path, database_url: str | None):  # type: ignore[no-untyped-def]
+    from omnieval.platform import Settings
+
+    return Settings(data_dir=data_dir, database_url=database_url)
+
+
+@contextmanager
+def _session(data_dir: Path, database_url: str | None) -> Iterator[Any]:
+    """A committed database session; the platform's refusals (bad name, role, data) end in a one-line error."""
+    from omnieval.platform.accounts import AccountError
+    from omnieval.platform.benchmarks import BenchmarkError
+    from omnieval.platform.db import Database
+
+    with friendly_errors():
+        db = Database(_settings(data_dir, database_url))
+        try:
+            with db.session() as session:
+                yield session
+        except (AccountError, BenchmarkError) as exc:
+            fail(str(exc))
+        finally:
+            db.dispose()
+
+
+def serve_command(
+    data_dir: DataDir, database_url: DbUrl = None,
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+) -> None:  # fmt: skip
+    """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
+    import uvicorn
+
+    from omnieval.platform.app import create_app
+
+    with friendly_errors():
+        app = create_app(_settings(data_dir, database_url))
+    uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+@platform_app.command("add-benchmark")
+def add_benchmark_command(
+    data_dir: DataDir,
+    name: Annotated[str, typer.Option(help="Benchmark name shown on the platform.")],
+    tasks: Annotated[str, typer.Option(help="FORMAT:PATH with answers, e.g. mera:ROOT.")],
+    database_url: DbUrl = None,
+) -> None:
+    """Register a benchmark: its tasks and hidden answers (copied into the data dir) and its scheme."""
+    from omnieval.platform.benchmarks import add_benchmark
+
+    with _session(data_dir, database_url) as session:
+        counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks)
+    print_json({"benchmark": name, "tasks": counts})
+
+
+@platform_app.command("create-user")
+def create_user_command(
+    data_dir: DataDir,
+    username: Annotated[str, typer.Option()],
+    password: Annotated[str, typer.Option()],
+    role: Annotated[str, typer.Option(help="user | reviewer | annotator | admin")] = "user",
+    panel: Annotated[str | None, typer.Option(help="Expert panel (annotators).")] = None,
+    database_url: DbUrl = None,
+) -> None:
+    """Create an account with a role."""
+    from omnieval.platform.accounts import create_user
+
+    with _session(data_dir, database_url) as session:
+        user = create_user(session, username=username, password=password, role=role, panel=panel)
+        print_json({"id": user.id, "username": user.username, "role": user.role})
+
+
+@platform_app.command("load-triples")
+def load_triples_command(
+    data_dir: DataDir,
+    file: Annotated[Path, typer.Option(help="JSONL of triples: item_id, criterion, panel, overlap, instruction, answer, "
+                                            "description, rubric, scale, allow_na, [reference, perfect].")],
+    database_url: DbUrl = None,
+) -> None:  # fmt: skip
+    """Load (instruction, answer, criterion) triples for expert annotation."""
+    from pydantic import ValidationError
+
+    from omnieval.platform.annotation import Triple, load_triples
+
+    triples = []
+    with friendly_errors():
+        if not file.is_file():
+            fail(f"{file} not found")
+        for lineno, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                triples.append(Triple.model_validate_json(line))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                fail(f"{file}:{lineno}: field {'.'.join(map(str, first['loc'])) or '?'}: {first['msg']}")
+    with _session(data_dir, database_url) as session:
+        print_json({"loaded": load_triples(session, triples)})

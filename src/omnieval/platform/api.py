@@ -1,0 +1,177 @@
+"""The REST API under ``/api/v1`` (JSON bodies, bearer tokens). Its OpenAPI schema is at ``/openapi.json``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Request, UploadFile
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from omnieval.platform import service
+from omnieval.platform.accounts import AccountError, authenticate, create_user, issue_token, user_for_token
+from omnieval.platform.models import Benchmark, Submission, User
+from omnieval.platform.storage import UploadError
+from omnieval.platform.submissions import InvalidSubmission, accept_upload
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api/v1")
+bearer = HTTPBearer(auto_error=False)
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    username: str = Field(max_length=64)
+    password: str = Field(max_length=256)
+
+
+class PublishRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    boards: list[str] = Field(max_length=4)
+    model_info: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReviewRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decision: str
+    comment: str = Field(default="", max_length=5000)
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    with request.app.state.db.session() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def current_user(session: SessionDep, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> User:
+    user = user_for_token(session, creds.credentials) if creds is not None else None
+    if user is None:
+        raise HTTPException(401, "missing or invalid token", headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+UserDep = Annotated[User, Depends(current_user)]
+SubmissionId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+"""Ids are 32-bit database integers: larger ones are a 422, never an overflow."""
+
+
+@contextmanager
+def http_errors(*, refused: int = 409) -> Iterator[None]:
+    """Service errors as HTTP answers: not found 404, forbidden 403, a refused request ``refused``."""
+    try:
+        yield
+    except service.NotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+    except service.Forbidden as exc:
+        raise HTTPException(403, str(exc)) from None
+    except ValueError as exc:
+        raise HTTPException(refused, str(exc)) from None
+
+
+def _limited(request: Request, kind: str, key: str) -> None:
+    if not request.app.state.limits[kind].allow(key):
+        raise HTTPException(429, f"too many {kind} attempts; wait a minute and try again")
+
+
+def client_key(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+@router.post("/auth/register", status_code=201)
+def register(body: Credentials, session: SessionDep) -> dict[str, Any]:
+    try:
+        user = create_user(session, username=body.username, password=body.password)
+    except AccountError as exc:
+        raise HTTPException(409 if "taken" in str(exc) else 422, str(exc)) from None
+    return {"id": user.id, "username": user.username, "role": user.role}
+
+
+@router.post("/auth/token")
+def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, str]:
+    _limited(request, "login", f"{body.username}|{client_key(request)}")
+    user = authenticate(session, username=body.username, password=body.password)
+    if user is None:
+        raise HTTPException(401, "wrong username or password")
+    return {"token": issue_token(session, user)}
+
+
+@router.get("/me")
+def me(user: UserDep) -> dict[str, Any]:
+    return {"id": user.id, "username": user.username, "role": user.role}
+
+
+@router.get("/benchmarks")
+def benchmarks(session: SessionDep) -> dict[str, Any]:
+    rows = session.scalars(select(Benchmark).order_by(Benchmark.name)).all()
+    return {"benchmarks": [{"name": b.name, "format": b.format, "tasks": b.tasks, "boards": list(service.BOARDS)} for b in rows]}
+
+
+@router.post("/submissions", status_code=202)
+def submit(
+    request: Request, session: SessionDep, user: UserDep,
+    benchmark: Annotated[str, Form(max_length=64)], file: Annotated[UploadFile, File()],
+    model: Annotated[str, Form(max_length=128)] = "",
+) -> dict[str, int]:  # fmt: skip
+    _limited(request, "upload", str(user.id))
+    try:
+        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
+    except InvalidSubmission as exc:
+        raise HTTPException(422, {"message": str(exc), "report": exc.report}) from None
+    except UploadError as exc:
+        raise HTTPException(413 if "limit" in str(exc) else 422, str(exc)) from None
+    return {"id": row.id}
+
+
+@router.get("/submissions")
+def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
+    rows = session.scalars(select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)).all()
+    return {"submissions": [service.submission_view(session, r) for r in rows]}
+
+
+@router.get("/submissions/{submission_id}")
+def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
+    with http_errors():
+        return service.submission_view(session, service.get_submission(session, user, submission_id))
+
+
+@router.post("/submissions/{submission_id}/publish", status_code=202)
+def publish(submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
+    with http_errors():
+        row = service.publish(session, user, submission_id, boards=body.boards, model_info=body.model_info)
+    return {"id": row.id, "publication": row.publication, "boards": row.boards}
+
+
+@router.get("/reviews")
+def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
+    if not service.can_review(user):
+        raise HTTPException(403, "only reviewers and admins review submissions")
+    return {"submissions": [service.submission_view(session, r) for r in service.review_queue(session)]}
+
+
+@router.post("/reviews/{submission_id}")
+def review(submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
+    with http_errors():
+        row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
+    return {"id": row.id, "publication": row.publication, "comment": row.review_comment}
+
+
+@router.get("/boards/{benchmark}/{board}")
+def board(
+    benchmark: str, board: str, session: SessionDep,
+    sort: str | None = None, order: str = "desc", q: str | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    with http_errors(refused=422):
+        return service.board(session, benchmark, board, sort=sort, order=order, query=q)
+
+
+@router.get("/models/{submission_id}")
+def model(submission_id: SubmissionId, session: SessionDep) -> dict[str, Any]:
+    with http_errors():
+        return service.model_page(session, submission_id)

@@ -1,0 +1,51 @@
+"""The FastAPI application: migrations on start, the scoring worker, API and pages."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from omnieval.platform.settings import Settings
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("omnieval.platform")
+
+
+def create_app(settings: Settings) -> Any:
+    from fastapi import FastAPI, Request
+    from fastapi.responses import JSONResponse
+    from starlette.middleware.sessions import SessionMiddleware
+
+    from omnieval.platform import api, api_annotation, pages
+    from omnieval.platform.db import Database
+    from omnieval.platform.jobs import Worker
+    from omnieval.platform.ratelimit import RateLimiter
+
+    db = Database(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        worker = Worker(db, settings) if settings.worker else None
+        if worker:
+            worker.start()
+        yield
+        if worker:
+            worker.stop()
+
+    app = FastAPI(title="omnieval platform", version="1", lifespan=lifespan)
+    app.state.settings, app.state.db = settings, db
+    app.state.limits = {"login": RateLimiter(*settings.login_limit), "upload": RateLimiter(*settings.upload_limit)}
+    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False)
+
+    @app.exception_handler(Exception)
+    async def internal(_request: Request, exc: Exception) -> JSONResponse:
+        log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
+        return JSONResponse({"detail": "internal error"}, status_code=500)
+
+    app.include_router(api.router)
+    app.include_router(api_annotation.router)
+    app.include_router(pages.router)
+    return app

@@ -1,0 +1,65 @@
+"""Engine, sessions and migrations (Alembic, run on start)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from omnieval.platform.settings import Settings
+
+__all__ = ["Database", "migrate"]
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")  # readers never block the scoring writer
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def _engine(url: str) -> Engine:
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20)
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_size=20, max_overflow=40, pool_pre_ping=True)
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")
+
+
+class Database:
+    """One engine and session factory per app; ``session()`` commits on success, rolls back on error."""
+
+    def __init__(self, settings: Settings) -> None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.engine = _engine(settings.url)
+        migrate(self.engine)
+        self.factory = sessionmaker(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self.factory() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,141 @@
+"""The scoring queue, kept in the database: leased rows, reclaimed after a crash, committed once.
+
+A worker claims a job with one conditional UPDATE (queued, or running with an expired lease), which
+sets a fresh claim id and lease. Results are committed in one transaction that also finishes the job,
+and only while that claim still holds and the submission is not yet scored: a job whose worker died is
+scored again from scratch by the next claimant, and no job is ever scored twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
+
+from omnieval.platform.db import Database
+from omnieval.platform.models import Benchmark, Job, Submission
+from omnieval.platform.settings import Settings
+
+__all__ = ["Worker", "claim_next", "enqueue", "run_one"]
+
+log = logging.getLogger("omnieval.platform.jobs")
+
+
+def _count(result: Any) -> int:
+    """Rows an UPDATE matched (the claim and commit guards)."""
+    return int(result.rowcount)
+
+
+def enqueue(session: Session, submission: Submission) -> None:
+    session.add(Job(submission_id=submission.id))
+
+
+def claim_next(db: Database, *, lease_s: float) -> tuple[int, str] | None:
+    """Claim the oldest available job: ``(job id, claim id)``, or None when nothing is due."""
+    now = time.time()
+    due = or_(Job.state == "queued", (Job.state == "running") & (Job.lease_until < now))
+    with db.session() as session:
+        candidates = session.scalars(select(Job.id).where(due).order_by(Job.id).limit(5)).all()
+        for job_id in candidates:
+            claim = uuid.uuid4().hex
+            taken = _count(session.execute(
+                update(Job).where(Job.id == job_id, due)
+                .values(state="running", claim=claim, lease_until=now + lease_s, attempts=Job.attempts + 1)
+            ))  # fmt: skip
+            if taken == 1:
+                submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
+                session.execute(update(Submission).where(Submission.id == submission_id).values(status="scoring"))
+                return job_id, claim
+    return None
+
+
+class _ClaimLost(Exception):
+    """The lease expired and another worker owns the job now, or the submission is already scored."""
+
+
+def _finish(db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None) -> bool:
+    """Commit the outcome only if the claim still holds and the submission is unscored."""
+    try:
+        _commit_outcome(db, job_id, claim, results=results, error=error)
+    except _ClaimLost:
+        log.warning("job %s: claim lost before commit; the new claimant scores it", job_id)
+        return False
+    return True
+
+
+def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None) -> None:
+    with db.session() as session:
+        held = _count(session.execute(
+            update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
+            .values(state="failed" if error else "done", lease_until=0.0)
+        ))  # fmt: skip
+        if held != 1:
+            raise _ClaimLost
+        submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
+        values = (
+            {"status": "failed", "error": error}
+            if error
+            else {"status": "scored", "results": results, "times_scored": Submission.times_scored + 1}
+        )
+        done = _count(session.execute(
+            update(Submission).where(Submission.id == submission_id, Submission.status != "scored").values(**values)
+        ))
+        if done != 1:
+            raise _ClaimLost
+
+
+def run_one(db: Database, settings: Settings) -> bool:
+    """Claim and score one job; False when the queue had nothing due."""
+    from omnieval.platform.scoring import score_submission
+
+    claimed = claim_next(db, lease_s=settings.lease_s)
+    if claimed is None:
+        return False
+    job_id, claim = claimed
+    with db.session() as session:
+        submission = session.scalar(select(Submission).join(Job, Job.submission_id == Submission.id).where(Job.id == job_id))
+        assert submission is not None
+        benchmark = session.get(Benchmark, submission.benchmark_id)
+        upload, model = Path(submission.upload), submission.model_name
+    results = error = None
+    try:
+        results = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
+    except Exception as exc:  # a bad archive fails its own job, never the worker
+        log.warning("job %s: scoring failed (%s)", job_id, type(exc).__name__)
+        error = f"scoring failed: {type(exc).__name__}"
+    if settings.hold_s:
+        time.sleep(settings.hold_s)
+    _finish(db, job_id, claim, results=results, error=error)
+    return True
+
+
+class Worker:
+    """A daemon thread that scores jobs until stopped."""
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db, self.settings = db, settings
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="omnieval-scoring", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = run_one(self.db, self.settings)
+            except Exception:  # the database was briefly unavailable: try again
+                log.exception("scoring worker: retrying after an error")
+                busy = False
+            if not busy:
+                self._stop.wait(self.settings.poll_s)

@@ -1,0 +1,117 @@
+"""The platform's tables (SQLAlchemy 2 declarative). Alembic migrations in ``migrations/`` create them."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "ROLES", "AnnotationItem", "AnnotationScore", "ApiToken", "Base", "Benchmark", "Job", "Submission", "User",
+]  # fmt: skip
+
+ROLES = ("user", "reviewer", "annotator", "admin")
+
+
+def _now() -> float:
+    return time.time()
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(16), default="user")
+    panel: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float, default=_now)
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[float] = mapped_column(Float, default=_now)
+
+
+class Benchmark(Base):
+    __tablename__ = "benchmarks"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    format: Mapped[str] = mapped_column(String(32))
+    scheme: Mapped[str] = mapped_column(String(32))
+    tasks: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float, default=_now)
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    benchmark_id: Mapped[int] = mapped_column(ForeignKey("benchmarks.id"))
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    upload: Mapped[str] = mapped_column(String(255))
+    validation: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    results: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    times_scored: Mapped[int] = mapped_column(Integer, default=0)
+    model_name: Mapped[str] = mapped_column(String(128), default="")
+    publication: Mapped[str] = mapped_column(String(16), default="private", index=True)
+    """private | requested | approved | rejected."""
+    boards: Mapped[list[str]] = mapped_column(JSON, default=list)
+    model_info: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    review_comment: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reviewer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float, default=_now)
+
+
+class Job(Base):
+    """One scoring job; a worker owns it while ``lease_until`` is in the future and its ``claim`` matches."""
+
+    __tablename__ = "jobs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"), unique=True)
+    state: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    """queued | running | done | failed."""
+    claim: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_until: Mapped[float] = mapped_column(Float, default=0.0)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[float] = mapped_column(Float, default=_now)
+
+
+class AnnotationItem(Base):
+    """One (instruction, answer, criterion) triple to be scored by ``overlap`` annotators of ``panel``."""
+
+    __tablename__ = "annotation_items"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[str] = mapped_column(String(128))
+    criterion: Mapped[str] = mapped_column(String(255))
+    panel: Mapped[str] = mapped_column(String(64), index=True)
+    overlap: Mapped[int] = mapped_column(Integer, default=2)
+    instruction: Mapped[str] = mapped_column(Text)
+    answer: Mapped[str] = mapped_column(Text)
+    reference: Mapped[str | None] = mapped_column(Text, nullable=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    rubric: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    scale: Mapped[list[int]] = mapped_column(JSON, default=list)
+    allow_na: Mapped[bool] = mapped_column(default=True)
+    __table_args__ = (UniqueConstraint("item_id", "criterion"),)
+
+
+class AnnotationScore(Base):
+    __tablename__ = "annotation_scores"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_pk: Mapped[int] = mapped_column(ForeignKey("annotation_items.id"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    score: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """None is "not applicable" (NA)."""
+    rationale: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float, default=_now)
+    __table_args__ = (UniqueConstraint("item_pk", "user_id"),)

@@ -1,0 +1,243 @@
+"""Server-rendered pages (Jinja2, no build step). A signed session cookie holds the user id and a CSRF
+token; every form carries the token and every POST checks it."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import zipfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
+
+from omnieval.platform import annotation, service
+from omnieval.platform.accounts import AccountError, authenticate, create_user
+from omnieval.platform.api import SessionDep, client_key, http_errors
+from omnieval.platform.models import Benchmark, Submission, User
+from omnieval.platform.storage import UploadError
+from omnieval.platform.submissions import InvalidSubmission, accept_upload
+
+__all__ = ["router"]
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+BOARD_COLUMNS = {"multi": ("model", "total", "attempted", "coverage", "image", "audio", "video")}
+MODALITY_COLUMNS = ("model", "total", "attempted", "coverage")
+
+
+def _csrf(request: Request) -> str:
+    if "csrf" not in request.session:
+        request.session["csrf"] = secrets.token_urlsafe(24)
+    return str(request.session["csrf"])
+
+
+def _check_csrf(request: Request, token: str) -> None:
+    if not token or not secrets.compare_digest(token, request.session.get("csrf", "")):
+        raise HTTPException(403, "invalid or missing CSRF token: reload the page and try again")
+
+
+def _user(request: Request, session: Any) -> User | None:
+    uid = request.session.get("uid")
+    return session.get(User, uid) if isinstance(uid, int) else None
+
+
+def _need(request: Request, session: Any, *roles: str) -> User:
+    user = _user(request, session)
+    if user is None:
+        raise HTTPException(303, headers={"Location": "/login"})
+    if roles and user.role not in roles:
+        raise HTTPException(403, f"only {' or '.join(roles)} accounts may open this page")
+    return user
+
+
+def _render(request: Request, session: Any, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    context |= {"user": _user(request, session), "csrf": _csrf(request)}
+    return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def _go(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, session: SessionDep) -> HTMLResponse:
+    benchmarks = session.scalars(select(Benchmark).order_by(Benchmark.name)).all()
+    return _render(request, session, "home.html", benchmarks=benchmarks, boards=service.BOARDS)
+
+
+@router.get("/register", response_class=HTMLResponse)
+def register_page(request: Request, session: SessionDep) -> HTMLResponse:
+    return _render(request, session, "auth.html", heading="Register", action="/register")
+
+
+@router.post("/register")
+def register(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
+             csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+    _check_csrf(request, csrf)
+    try:
+        user = create_user(session, username=username, password=password)
+    except AccountError as exc:
+        return _render(request, session, "auth.html", 422, heading="Register", action="/register", error=str(exc))
+    request.session["uid"] = user.id
+    return _go("/submit")
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, session: SessionDep) -> HTMLResponse:
+    return _render(request, session, "auth.html", heading="Log in", action="/login")
+
+
+@router.post("/login")
+def login(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
+          csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+    _check_csrf(request, csrf)
+    if not request.app.state.limits["login"].allow(f"{username}|{client_key(request)}"):
+        return _render(request, session, "auth.html", 429, heading="Log in", action="/login", error="too many login attempts; wait a minute")
+    user = authenticate(session, username=username, password=password)
+    if user is None:
+        return _render(request, session, "auth.html", 401, heading="Log in", action="/login", error="wrong username or password")
+    request.session.clear()
+    request.session["uid"] = user.id
+    return _go("/")
+
+
+@router.post("/logout")
+def logout(request: Request, csrf: Annotated[str, Form()] = "") -> Response:
+    _check_csrf(request, csrf)
+    request.session.clear()
+    return _go("/")
+
+
+@router.get("/submit", response_class=HTMLResponse)
+def submit_page(request: Request, session: SessionDep) -> HTMLResponse:
+    _need(request, session)
+    return _render(request, session, "submit.html", benchmarks=session.scalars(select(Benchmark)).all())
+
+
+@router.post("/submit")
+def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form()], file: UploadFile,
+           model: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+    _check_csrf(request, csrf)
+    user = _need(request, session)
+    benchmarks = session.scalars(select(Benchmark)).all()
+    if not request.app.state.limits["upload"].allow(str(user.id)):
+        return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error="too many uploads; wait a minute")
+    try:
+        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
+    except InvalidSubmission as exc:
+        report = json.dumps(exc.report, ensure_ascii=False, indent=1)
+        return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc), report=report)
+    except UploadError as exc:
+        return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc))
+    return _go(f"/submissions/{row.id}")
+
+
+@router.get("/submissions", response_class=HTMLResponse)
+def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
+    user = _need(request, session)
+    rows = session.scalars(select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)).all()
+    views = [service.submission_view(session, r) for r in rows]
+    return _render(request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions")
+
+
+def _logs(row: Submission) -> list[tuple[str, int]]:
+    """Names and sizes inside the submission's ``logs_public.zip`` (never extracted)."""
+    try:
+        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
+            return [(i.filename, i.file_size) for i in logs.infolist()][:200]
+    except (KeyError, OSError, zipfile.BadZipFile):
+        return []
+
+
+@router.get("/submissions/{submission_id}", response_class=HTMLResponse)
+def submission_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
+    user = _need(request, session)
+    with http_errors():
+        row = service.get_submission(session, user, submission_id)
+    reviewer = service.can_review(user)
+    return _render(request, session, "submission.html", s=service.submission_view(session, row), owner=row.user_id == user.id,
+                   reviewer=reviewer, logs=_logs(row) if reviewer else None, boards=service.BOARDS)  # fmt: skip
+
+
+@router.post("/submissions/{submission_id}/publish")
+async def publish(request: Request, session: SessionDep, submission_id: int) -> Response:
+    form = await request.form()
+    _check_csrf(request, str(form.get("csrf", "")))
+    user = _need(request, session)
+    info = {k: str(form.get(k, "")).strip() for k in service.MODEL_INFO_KEYS if str(form.get(k, "")).strip()}
+    with http_errors():
+        service.publish(session, user, submission_id, boards=[str(b) for b in form.getlist("boards")], model_info=info)
+    return _go(f"/submissions/{submission_id}")
+
+
+@router.get("/reviews", response_class=HTMLResponse)
+def reviews(request: Request, session: SessionDep) -> HTMLResponse:
+    _need(request, session, "reviewer", "admin")
+    views = [service.submission_view(session, r) for r in service.review_queue(session)]
+    return _render(request, session, "submissions.html", heading="Publication requests", submissions=views, link="/submissions")
+
+
+@router.post("/reviews/{submission_id}")
+def review(request: Request, session: SessionDep, submission_id: int, decision: Annotated[str, Form()],
+           comment: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+    _check_csrf(request, csrf)
+    user = _need(request, session, "reviewer", "admin")
+    with http_errors():
+        service.review(session, user, submission_id, decision=decision, comment=comment)
+    return _go("/reviews")
+
+
+@router.get("/boards/{benchmark}/{board}", response_class=HTMLResponse)
+def board_page(request: Request, session: SessionDep, benchmark: str, board: str, sort: str | None = None,
+               order: str = "desc", q: str | None = None) -> HTMLResponse:  # fmt: skip
+    with http_errors(refused=422):
+        data = service.board(session, benchmark, board, sort=sort, order=order, query=q)
+    columns = BOARD_COLUMNS.get(board, MODALITY_COLUMNS)
+    return _render(request, session, "board.html", b=data, columns=columns, sort=sort, order=order, q=q)
+
+
+@router.get("/models/{submission_id}", response_class=HTMLResponse)
+def model_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
+    with http_errors():
+        data = service.model_page(session, submission_id)
+    return _render(request, session, "model.html", m=data)
+
+
+@router.get("/annotate", response_class=HTMLResponse)
+def annotate_page(request: Request, session: SessionDep, saved: bool = False) -> HTMLResponse:
+    user = _need(request, session, "annotator", "admin")
+    item = annotation.next_item(session, user)
+    return _render(request, session, "annotate.html", item=None if item is None else annotation.item_view(item), saved=saved)
+
+
+@router.post("/annotate/{item_pk}")
+def annotate(request: Request, session: SessionDep, item_pk: int, score: Annotated[str, Form()],
+             rationale: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+    _check_csrf(request, csrf)
+    user = _need(request, session, "annotator", "admin")
+    value = None if score == "NA" else int(score) if score.lstrip("-").isdigit() else -999
+    try:
+        annotation.record_score(session, user, item_pk, score=value, rationale=rationale)
+    except LookupError as exc:
+        raise HTTPException(404, str(exc)) from None
+    except annotation.AnnotationError as exc:
+        item = session.get(annotation.AnnotationItem, item_pk)
+        view = annotation.item_view(item) if item else None
+        return _render(request, session, "annotate.html", 422, item=view, error=str(exc))
+    return _go("/annotate?saved=true")
+
+
+@router.get("/annotation/progress", response_class=HTMLResponse)
+def progress_page(request: Request, session: SessionDep) -> HTMLResponse:
+    _need(request, session, "admin")
+    return _render(request, session, "progress.html", p=annotation.progress(session))
+
+
+@router.get("/annotation/export", response_class=PlainTextResponse)
+def export(request: Request, session: SessionDep) -> str:
+    _need(request, session, "admin")
+    return annotation.export_jsonl(session)

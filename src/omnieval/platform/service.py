@@ -1,0 +1,159 @@
+"""What the API and the pages share: submissions, publication, review, boards. Roles are checked here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from omnieval.platform.models import Benchmark, Submission, User
+
+__all__ = [
+    "BOARDS", "Forbidden", "NotFound", "board", "can_review", "get_submission", "publish", "review",
+    "submission_view",
+]  # fmt: skip
+
+BOARDS = ("image", "audio", "video", "multi")
+MODEL_INFO_KEYS = ("parameters", "license", "hardware", "versions")
+
+
+class NotFound(LookupError):
+    """Absent, or not visible to this user (the same answer either way)."""
+
+
+class Forbidden(PermissionError):
+    """The user's role may not do this."""
+
+
+def can_review(user: User) -> bool:
+    return user.role in ("reviewer", "admin")
+
+
+def get_submission(session: Session, user: User, submission_id: int) -> Submission:
+    """The submission if ``user`` owns it or reviews; otherwise NotFound (no existence leak)."""
+    row = session.get(Submission, submission_id)
+    if row is None or (row.user_id != user.id and not can_review(user)):
+        raise NotFound(f"submission {submission_id} not found")
+    return row
+
+
+def submission_view(session: Session, row: Submission) -> dict[str, Any]:
+    bench = session.get(Benchmark, row.benchmark_id)
+    return {
+        "id": row.id, "benchmark": bench.name if bench else None, "model": row.model_name, "status": row.status,
+        "results": row.results or {}, "validation": row.validation, "error": row.error,
+        "publication": row.publication, "boards": row.boards, "model_info": row.model_info,
+        "review_comment": row.review_comment, "created_at": row.created_at,
+    }  # fmt: skip
+
+
+def publish(session: Session, user: User, submission_id: int, *, boards: list[str], model_info: dict[str, Any]) -> Submission:
+    row = get_submission(session, user, submission_id)
+    if row.user_id != user.id:
+        raise NotFound(f"submission {submission_id} not found")
+    bad = sorted(set(boards) - set(BOARDS))
+    if bad or not boards:
+        raise ValueError(f"boards must be a non-empty subset of {list(BOARDS)}; unknown: {bad}")
+    if row.status != "scored":
+        raise ValueError(f"submission {submission_id} is {row.status}: only scored submissions can be published")
+    row.boards, row.model_info, row.publication = sorted(set(boards)), model_info, "requested"
+    return row
+
+
+def review(session: Session, user: User, submission_id: int, *, decision: str, comment: str) -> Submission:
+    if not can_review(user):
+        raise Forbidden("only reviewers and admins review submissions")
+    row = get_submission(session, user, submission_id)
+    if decision not in ("approve", "reject"):
+        raise ValueError("decision must be 'approve' or 'reject'")
+    if row.publication not in ("requested", "approved", "rejected"):
+        raise ValueError(f"submission {submission_id} has no publication request")
+    row.publication = "approved" if decision == "approve" else "rejected"
+    row.review_comment, row.reviewer_id = comment, user.id
+    return row
+
+
+def review_queue(session: Session) -> list[Submission]:
+    return list(session.scalars(select(Submission).where(Submission.publication == "requested").order_by(Submission.id)))
+
+
+def _approved(session: Session, bench: Benchmark, board_name: str) -> dict[str, Submission]:
+    rows = session.scalars(
+        select(Submission).where(Submission.benchmark_id == bench.id, Submission.publication == "approved")
+        .order_by(Submission.id)
+    ).all()  # fmt: skip
+    return {str(r.id): r for r in rows if board_name in r.boards}
+
+
+_BOARD_CACHE: dict[tuple[Any, ...], dict[str, Any]] = {}
+_BOARD_CACHE_SIZE = 256
+
+
+def _approved_ids(session: Session, bench: Benchmark) -> tuple[int, ...]:
+    """The approved set decides a board: results never change after scoring, and re-publishing leaves it."""
+    query = select(Submission.id).where(Submission.benchmark_id == bench.id, Submission.publication == "approved")
+    return tuple(session.scalars(query.order_by(Submission.id)))
+
+
+def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict[str, Any]:
+    """The scheme's board for the approved set, cached by that set (readers never recompute an unchanged board)."""
+    from omnieval.aggregate import schemes
+    from omnieval.registry import load_plugins
+
+    database = str(session.get_bind().engine.url)  # several apps may share a process (tests, tools)
+    key = (database, bench.id, bench.scheme, board_name, _approved_ids(session, bench))
+    cached = _BOARD_CACHE.get(key)
+    if cached is not None:
+        return cached
+    load_plugins()
+    subs = _approved(session, bench, board_name)
+    scheme = schemes.get(bench.scheme)([{**(r.results or {}), "model": key} for key, r in subs.items()])
+    part = scheme["boards"][board_name]
+    out = {"title": scheme.get("title"), "rows": [_public_row(row, subs[str(row["model"])]) for row in part["rows"]],
+           "human_baseline": part["human_baseline"]}  # fmt: skip
+    if len(_BOARD_CACHE) >= _BOARD_CACHE_SIZE:
+        _BOARD_CACHE.clear()
+    _BOARD_CACHE[key] = out
+    return out
+
+
+def board(session: Session, benchmark: str, board_name: str, *, sort: str | None = None,
+          order: str = "desc", query: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """A public board computed by the benchmark's leaderboard scheme (the code of ``omnieval leaderboard``).
+
+    Each submission enters the scheme under its id (names may repeat); rows then get the model's name.
+    """
+    bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
+    if bench is None or board_name not in BOARDS:
+        raise NotFound(f"no board {benchmark}/{board_name}")
+    part = _computed_board(session, bench, board_name)
+    rows = [dict(r) for r in part["rows"]]
+    if query:
+        rows = [r for r in rows if query.lower() in str(r["model"]).lower()]
+    if sort:
+        if rows and sort not in rows[0]:
+            raise ValueError(f"sort must be one of {sorted(rows[0])}")
+        rows.sort(key=lambda r: (r[sort] is None, r[sort]), reverse=order != "asc")
+    hb = part["human_baseline"]
+    human = dict(hb) if isinstance(hb, dict) else {"model": "Human Baseline", "total": hb}
+    return {"benchmark": benchmark, "board": board_name, "title": part["title"], "rows": rows,
+            "human_baseline": {**human, "human": True}}  # fmt: skip
+
+
+def _public_row(row: dict[str, Any], sub: Submission) -> dict[str, Any]:
+    out = {**row, "model": sub.model_name, "submission": sub.id, "model_info": sub.model_info}
+    if "total" not in out and "score" in out:
+        out["total"] = out["score"]
+    return out
+
+
+def model_page(session: Session, submission_id: int) -> dict[str, Any]:
+    """The public page of one approved submission: per-task scores and model information, never outputs."""
+    row = session.get(Submission, submission_id)
+    if row is None or row.publication != "approved":
+        raise NotFound(f"no published model {submission_id}")
+    bench = session.get(Benchmark, row.benchmark_id)
+    tasks = {n: {"score": b.get("score"), "n": b.get("n")} for n, b in ((row.results or {}).get("tasks") or {}).items()}
+    return {"submission": row.id, "benchmark": bench.name if bench else None, "model": row.model_name,
+            "boards": row.boards, "model_info": row.model_info, "tasks": tasks}  # fmt: skip

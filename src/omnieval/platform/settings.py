@@ -1,0 +1,55 @@
+"""Platform settings: where data lives and the limits that protect the server."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Settings"]
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Everything the app needs; the data dir holds uploads, benchmark answers and the default SQLite file."""
+
+    data_dir: Path
+    database_url: str | None = None
+    max_upload_bytes: int = 64 * MiB
+    max_unpacked_bytes: int = 512 * MiB
+    max_ratio: float = 200.0
+    """A member whose uncompressed/compressed size ratio exceeds this is a zip bomb."""
+    max_members: int = 2000
+    lease_s: float = 30.0
+    """A claimed job not finished within its lease is reclaimed by another worker (crash recovery)."""
+    poll_s: float = 0.2
+    login_limit: tuple[int, float] = (10, 60.0)
+    """At most N login attempts per username and client within S seconds."""
+    upload_limit: tuple[int, float] = (20, 60.0)
+    worker: bool = True
+    """Run the scoring worker thread inside the server process."""
+    hold_s: float = 0.0
+    """Keep each job claimed at least this long before committing (crash and load tests only)."""
+
+    @property
+    def url(self) -> str:
+        return self.database_url or f"sqlite:///{(self.data_dir / 'platform.db').resolve()}"
+
+    @property
+    def uploads(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
+    def answers(self) -> Path:
+        return self.data_dir / "benchmarks"
+
+    def secret_key(self) -> str:
+        """The session-signing key, created once in the data dir (owner-only)."""
+        path = self.data_dir / "secret.key"
+        if not path.exists():
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_urlsafe(48), encoding="utf-8")
+            path.chmod(0o600)
+        return path.read_text(encoding="utf-8").strip()

@@ -1,0 +1,73 @@
+"""Files on disk: owner-only folders, uploads streamed under a size cap, zip safety checks."""
+
+from __future__ import annotations
+
+import stat
+import uuid
+import zipfile
+from pathlib import Path
+from typing import BinaryIO
+
+from omnieval.platform.settings import Settings
+
+__all__ = ["UploadError", "check_zip", "private_dir", "save_upload"]
+
+CHUNK = 1 << 16
+
+
+class UploadError(ValueError):
+    """An upload refused, with a message safe to show the user."""
+
+
+def private_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def save_upload(stream: BinaryIO, settings: Settings) -> Path:
+    """Copy ``stream`` to a server-named file under the uploads dir, refusing past the size cap."""
+    folder = private_dir(settings.uploads)
+    target = folder / f"{uuid.uuid4().hex}.zip"
+    size = 0
+    try:
+        with target.open("wb") as out:
+            while chunk := stream.read(CHUNK):
+                size += len(chunk)
+                if size > settings.max_upload_bytes:
+                    raise UploadError(f"upload is larger than the {settings.max_upload_bytes} byte limit")
+                out.write(chunk)
+        check_zip(target, settings)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _check_member(info: zipfile.ZipInfo, settings: Settings) -> None:
+    name = info.filename
+    if not info.flag_bits & 0x800 and not name.isascii():
+        raise UploadError("a file name in the zip is not UTF-8 encoded")
+    parts = name.replace("\\", "/").split("/")
+    if name.startswith(("/", "\\")) or ".." in parts or (len(parts[0]) == 2 and parts[0][1] == ":"):
+        raise UploadError(f"unsafe path in the zip: {name!r}")
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise UploadError(f"symbolic links are not allowed in the zip: {name!r}")
+    if info.file_size > settings.max_ratio * max(info.compress_size, 1) and info.file_size > CHUNK:
+        raise UploadError(f"{name!r} expands {info.file_size / max(info.compress_size, 1):.0f}x: refused as a zip bomb")
+
+
+def check_zip(path: Path, settings: Settings) -> None:
+    """Refuse archives that are not zips, hold too many or too large members, unsafe names or links."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise UploadError("the upload is not a readable zip archive") from None
+    if len(infos) > settings.max_members:
+        raise UploadError(f"the zip has {len(infos)} files; at most {settings.max_members} are allowed")
+    total = 0
+    for info in infos:
+        _check_member(info, settings)
+        total += info.file_size
+    if total > settings.max_unpacked_bytes:
+        raise UploadError(f"the zip unpacks to {total} bytes; at most {settings.max_unpacked_bytes} are allowed")

@@ -1,0 +1,227 @@
+"""Marking and detecting over a whole dataset folder, written atomically."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from PIL import Image
+
+from omnieval.errors import ConfigError, MediaError
+from omnieval.media.audio import decode_audio
+from omnieval.media.image import decode_image
+from omnieval.protect.audio_mark import detect_audio, embed_audio
+from omnieval.protect.audioseal_mark import AudioSealMarker
+from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection
+from omnieval.protect.image_invisible import detect_image, embed_image
+from omnieval.protect.video_mark import mark_video
+from omnieval.protect.visible import Overlay, apply_overlay, render_overlay
+
+__all__ = ["IMAGE_SUFFIXES", "Kind", "MarkSettings", "detect_tree", "mark_tree"]
+
+Kind = Literal["image-visible", "image-invisible", "audio", "video"]
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff"})
+AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".ogg"})
+VIDEO_SUFFIXES = frozenset({".mp4", ".mkv", ".webm", ".avi", ".mov"})
+TABLE_SUFFIXES = frozenset({".parquet", ".arrow"})
+UNSUPPORTED = {
+    "image": frozenset({".gif", ".heic", ".heif", ".avif", ".svg", ".jp2"}),
+    "audio": frozenset({".mp3", ".m4a", ".aac", ".opus", ".wma", ".amr"}),
+    "video": frozenset({".flv", ".wmv", ".mpg", ".mpeg", ".3gp", ".ts"}),
+}
+"""Media of the kind that cannot be re-written faithfully here: refused up front, never copied unmarked."""
+"""Tables whose image columns are marked cell by cell (Parquet, and HF ``save_to_disk`` Arrow shards)."""
+
+
+class MarkSettings:
+    """Everything a mark needs, checked once before any file is touched."""
+
+    def __init__(
+        self, *, kind: Kind, key: str | None, overlay: Overlay | None, strength: float = 4.0, snr_db: float = 20.0,
+        audioseal: AudioSealMarker | None = None,
+    ) -> None:
+        self.audioseal = audioseal
+        if kind == "audio" and audioseal is not None:
+            key = key or None
+        elif kind in ("image-invisible", "audio") and not key:
+            raise ConfigError(f"--kind {kind} needs --key (the secret the detector will need)")
+        if kind in ("image-visible", "video"):
+            if overlay is None:
+                raise ConfigError(f"--kind {kind} needs --text or --logo")
+            overlay.check()
+        self.kind, self.key, self.overlay, self.strength, self.snr_db = kind, key, overlay, strength, snr_db
+
+    @property
+    def suffixes(self) -> frozenset[str]:
+        return {"audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}.get(self.kind, IMAGE_SUFFIXES)
+
+    def image_fn(self) -> Callable[[Image.Image], Image.Image]:
+        """The per-image (or per-frame) transformation for this kind."""
+        layers: dict[tuple[int, int], Image.Image] = {}
+
+        def mark(img: Image.Image) -> Image.Image:
+            if self.overlay is not None:
+                layer = layers.get(img.size) or layers.setdefault(img.size, render_overlay(self.overlay, img.size))
+                img = apply_overlay(img, layer)
+            if self.key and self.kind != "image-visible":
+                img = embed_image(img, key=self.key, strength=self.strength)
+            return img
+
+        return mark
+
+
+def _media_files(root: Path, suffixes: frozenset[str]) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in suffixes | TABLE_SUFFIXES)
+
+
+def _read_image(path: Path) -> Image.Image:
+    with path.open("rb") as fh:
+        img, _ = decode_image(fh, where=str(path), max_side=None, max_pixels=None)
+    return img
+
+
+def _save_image(img: Image.Image, target: Path, *, like: Path) -> None:
+    with Image.open(like) as original:
+        fmt, info = original.format or "PNG", original.info
+    options: dict[str, Any] = {k: info[k] for k in ("icc_profile", "exif", "dpi") if k in info}
+    if fmt == "JPEG":
+        options["quality"] = 95
+        img = img.convert("RGB")
+    img.save(target, format=fmt, **options)
+
+
+def _mark_audio(path: Path, target: Path, settings: MarkSettings) -> None:
+    import soundfile
+
+    with path.open("rb") as fh:
+        data, rate, _ = decode_audio(fh, where=str(path))
+    info = soundfile.info(str(path))
+    if settings.audioseal is not None:
+        marked = settings.audioseal.embed(data, rate)
+    else:
+        marked = embed_audio(data, rate, key=settings.key or "", snr_db=settings.snr_db)
+    soundfile.write(str(target), marked, rate, subtype=info.subtype, format=info.format)
+
+
+def _image_bytes_fn(settings: MarkSettings, where: str) -> Callable[[bytes], bytes]:
+    mark = settings.image_fn()
+
+    def convert(raw: bytes) -> bytes:
+        img, info = decode_image(io.BytesIO(raw), where=where, max_side=None, max_pixels=None)
+        out = io.BytesIO()
+        fmt = info.get("format") or "PNG"
+        marked = mark(img)
+        (marked.convert("RGB") if fmt == "JPEG" else marked).save(out, format=fmt, **({"quality": 95} if fmt == "JPEG" else {}))
+        return out.getvalue()
+
+    return convert
+
+
+def _mark_table_file(path: Path, target: Path, settings: MarkSettings) -> int:
+    """Mark the image columns (HF ``{bytes, path}`` structs or raw binary) of a Parquet or Arrow file."""
+    from omnieval.protect.tables import mark_arrow_images, mark_parquet_images
+
+    if settings.kind not in ("image-visible", "image-invisible"):
+        shutil.copy2(path, target)
+        return 0
+    mark = mark_parquet_images if path.suffix.lower() == ".parquet" else mark_arrow_images
+    return mark(path, target, convert=_image_bytes_fn(settings, str(path)))
+
+
+@contextmanager
+def _atomic_dir(output: Path) -> Iterator[Path]:
+    """A temporary folder beside ``output`` that becomes ``output`` only if the block succeeds."""
+    if output.exists() and any(output.iterdir()):
+        raise ConfigError(f"output folder {output} exists and is not empty; choose a new one")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{output.name}.partial-", dir=output.parent))
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result is an ordinary folder
+    if output.exists():
+        output.rmdir()
+    os.replace(tmp, output)
+
+
+def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, Any]:
+    """Copy ``source`` to ``output`` with every media file of the kind marked; other files unchanged."""
+    if not source.is_dir():
+        raise ConfigError(f"--input {source} is not a folder")
+    unsupported = sorted(p for p in source.rglob("*") if p.is_file()
+                         and p.suffix.lower() in UNSUPPORTED[settings.kind.split("-")[0]])
+    if unsupported:
+        raise MediaError(f"unsupported {settings.kind.split('-')[0]} format {unsupported[0].suffix!r} "
+                         f"({len(unsupported)} file(s)); convert to {', '.join(sorted(settings.suffixes))} first",
+                         path=str(unsupported[0]))
+    candidates = _media_files(source, settings.suffixes)
+    if not candidates:
+        raise MediaError(f"no {settings.kind.split('-')[0]} files ({', '.join(sorted(settings.suffixes))}) or Parquet", path=str(source))
+    counts = {"marked": 0, "copied": 0, "parquet_cells": 0}
+    with _atomic_dir(output) as tmp:
+        for path in sorted(p for p in source.rglob("*") if p.is_file()):
+            target = tmp / path.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            suffix = path.suffix.lower()
+            if suffix in TABLE_SUFFIXES:
+                counts["parquet_cells"] += _mark_table_file(path, target, settings)
+                continue
+            if suffix not in settings.suffixes:
+                shutil.copy2(path, target)
+                counts["copied"] += 1
+                continue
+            if settings.kind == "audio":
+                _mark_audio(path, target, settings)
+            elif settings.kind == "video":
+                mark_video(path, target, frame_fn=settings.image_fn())
+            else:
+                _save_image(settings.image_fn()(_read_image(path)), target, like=path)
+            counts["marked"] += 1
+    return {"kind": settings.kind, "input": str(source), "output": str(output), **counts}
+
+
+def _detect_file(path: Path, *, kind: str, key: str, threshold: float, audioseal: AudioSealMarker | None) -> Detection:
+    if kind == "audio":
+        with path.open("rb") as fh:
+            data, rate, _ = decode_audio(fh, where=str(path))
+        if audioseal is not None:
+            return audioseal.detect(data, rate)
+        return detect_audio(data, rate, key=key, threshold=threshold)
+    return detect_image(_read_image(path), key=key, threshold=threshold)
+
+
+def detect_tree(
+    source: Path, *, kind: str, key: str | None, threshold: float = DEFAULT_THRESHOLD,
+    audioseal: AudioSealMarker | None = None,
+) -> dict[str, Any]:
+    """``{"n", "detected", "files": [{"path", "detected", "confidence", "z"}]}`` over every media file."""
+    if kind not in ("image-invisible", "audio"):
+        raise ConfigError(f"detection is for --kind image-invisible or audio, not {kind!r}")
+    if audioseal is not None and kind != "audio":
+        raise ConfigError("AudioSeal detects audio marks only")
+    if not key and audioseal is None:
+        raise ConfigError("--key is required for detection")
+    suffixes = AUDIO_SUFFIXES if kind == "audio" else IMAGE_SUFFIXES
+    paths = [p for p in _media_files(source, suffixes) if p.suffix.lower() not in TABLE_SUFFIXES] if source.is_dir() else [source]
+    if not paths:
+        raise MediaError(f"no {kind.split('-')[0]} files to check", path=str(source))
+    files = []
+    for path in paths:
+        found = _detect_file(path, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal)
+        rel = str(path.relative_to(source)) if source.is_dir() else path.name
+        files.append({"path": rel, "detected": found.detected, "confidence": found.confidence, "z": found.z})
+    method = "audioseal" if audioseal is not None else "keyed"
+    return {"n": len(files), "detected": sum(f["detected"] for f in files), "method": method,
+            "threshold": audioseal.threshold if audioseal is not None else threshold, "files": files}
+
+

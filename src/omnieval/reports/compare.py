@@ -1,0 +1,159 @@
+"""``omnieval compare RUN_A RUN_B ...``: a leaderboard, paired statistics per task, flipped samples.
+
+For every pair of runs (in the order given, ``a`` before ``b``) and every task both ran:
+
+* ``diff`` = score(b) − score(a), the task scores as each run reports them;
+* ``ci95``: paired bootstrap percentile interval of the mean per-sample difference over the samples
+  both runs scored (pairs resampled together);
+* ``p_value``: exact McNemar test when every paired score is 0 or 1, else a sign-flip permutation test;
+* Holm's step-down correction across the tasks of each pair (``multiple_comparisons`` in the JSON).
+
+Runs made with different task versions are compared anyway, with a loud warning listing the
+differences; runs that share no sample are refused.
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from omnieval.analysis.paired import holm, paired_test
+from omnieval.errors import ConfigError
+from omnieval.reports.loading import RunData, load_run
+
+__all__ = ["compare_runs", "version_differences"]
+
+MAX_FLIPS = 50
+
+
+def _scores(run: RunData) -> dict[str, dict[str, dict[str, Any]]]:
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for record in run.records:
+        if record.get("scored", True):
+            out.setdefault(str(record["task"]), {})[str(record["sample_id"])] = record
+    return out
+
+
+def _task_facts(run: RunData, task: str) -> dict[str, Any]:
+    block = run.results.get("tasks", {}).get(task, {})
+    manifest = (run.manifest.get("tasks") or {}).get(task, {})
+    return {"version": block.get("version", manifest.get("version")), "hash": block.get("hash", manifest.get("hash")),
+            "metrics": block.get("metric_versions")}  # fmt: skip
+
+
+def version_differences(runs: list[RunData], tasks: list[str]) -> list[str]:
+    """One line per task whose version, content hash or metric versions differ between runs."""
+    lines = []
+    for task in tasks:
+        facts = {run.label: _task_facts(run, task) for run in runs if task in run.results.get("tasks", {})}
+        for key in ("version", "hash", "metrics"):
+            values = {label: f[key] for label, f in facts.items() if f[key] is not None}
+            if len({json.dumps(v, sort_keys=True) for v in values.values()}) > 1:
+                shown = ", ".join(f"{label}: {value}" for label, value in values.items())
+                lines.append(f"task {task!r}: {key} differs ({shown})")
+    return lines
+
+
+def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    changed = []
+    for sid in ids:
+        ra, rb = a[sid], b[sid]
+        sa, sb = float(ra.get("score") or 0.0), float(rb.get("score") or 0.0)
+        if abs(sa - sb) > 1e-12 or ra.get("state") != rb.get("state"):
+            changed.append({
+                "task": task, "sample_id": sid, "delta": sb - sa,
+                "a": {"score": sa, "state": ra.get("state"), "response": (ra.get("response") or "")[:600]},
+                "b": {"score": sb, "state": rb.get("state"), "response": (rb.get("response") or "")[:600]},
+                "targets": list(ra.get("targets") or [])[:5],
+            })  # fmt: skip
+    return sorted(changed, key=lambda f: (-abs(f["delta"]), f["sample_id"]))
+
+
+def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    a, b = recs[run_a.label].get(task, {}), recs[run_b.label].get(task, {})
+    ids = sorted(set(a) & set(b))
+    score_a = float(run_a.results["tasks"][task].get("score") or 0.0)
+    score_b = float(run_b.results["tasks"][task].get("score") or 0.0)
+    entry: dict[str, Any] = {"a": run_a.label, "b": run_b.label, "diff": score_b - score_a, "ci95": None,
+                             "p_value": None, "test": None, "n_paired": len(ids)}  # fmt: skip
+    if ids:
+        test = paired_test([float(a[i].get("score") or 0.0) for i in ids], [float(b[i].get("score") or 0.0) for i in ids], seed=seed)
+        entry.update(ci95=list(test.ci95) if test.ci95 else None, p_value=test.p_value, test=test.test)
+    flips = _flips(task, ids, a, b)
+    return entry, flips, len(flips)
+
+
+def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
+    """The comparison document (``compare.json``), with ``warnings`` and flipped samples."""
+    if len(run_dirs) < 2:
+        raise ConfigError("compare needs at least two run directories")
+    runs = [load_run(Path(d)) for d in run_dirs]
+    labels = [run.label for run in runs]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"run directories must have distinct names (a run's label is its directory name): {labels}")
+    recs = {run.label: _scores(run) for run in runs}
+    tasks = [t for t in dict.fromkeys(t for run in runs for t in run.results.get("tasks", {}))]
+    shared = [t for t in tasks if sum(t in run.results.get("tasks", {}) for run in runs) >= 2]
+    if not shared:
+        listing = "; ".join(f"{r.label}: {sorted(r.results.get('tasks', {}))}" for r in runs)
+        raise ConfigError(f"the runs share no task ({listing})")
+    warnings = version_differences(runs, shared)
+    doc: dict[str, Any] = {"runs": labels, "tasks": {}}
+    flips: dict[str, Any] = {}
+    for task in tasks:
+        doc["tasks"][task] = {"scores": {r.label: float(r.results["tasks"][task].get("score") or 0.0)
+                                         for r in runs if task in r.results.get("tasks", {})}, "pairwise": []}  # fmt: skip
+    any_overlap = False
+    for run_a, run_b in combinations(runs, 2):
+        key = f"{run_a.label} → {run_b.label}"
+        flips[key] = {"n_flipped": {}, "samples": []}
+        for task in shared:
+            if task not in run_a.results.get("tasks", {}) or task not in run_b.results.get("tasks", {}):
+                continue
+            entry, task_flips, n_flipped = _pair(task, run_a, run_b, recs, seed)
+            any_overlap |= entry["n_paired"] > 0
+            if entry["n_paired"] == 0:
+                warnings.append(f"task {task!r}: {run_a.label} and {run_b.label} share no scored sample; no test")
+            doc["tasks"][task]["pairwise"].append(entry)
+            flips[key]["n_flipped"][task] = n_flipped
+            flips[key]["samples"].extend(task_flips[:MAX_FLIPS])
+    if not any_overlap:
+        raise ConfigError(f"the runs share no sample: nothing can be compared pairwise ({', '.join(labels)})")
+    doc["multiple_comparisons"] = _holm(doc)
+    doc["human_baseline"] = _human_baselines(runs)
+    doc["flips"] = flips
+    doc["warnings"] = warnings
+    return doc
+
+
+def _human_baselines(runs: list[RunData]) -> dict[str, float]:
+    """Human-baseline scores of the tasks that carry one in their metadata (shown as a leaderboard row)."""
+    from omnieval.reports.html import human_baseline
+
+    found: dict[str, float] = {}
+    for run in runs:
+        for task, block in run.results.get("tasks", {}).items():
+            value = human_baseline(block.get("metadata") or {})
+            if value is not None:
+                found.setdefault(task, value)
+    return found
+
+
+def _holm(doc: dict[str, Any]) -> dict[str, Any]:
+    by_pair: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for task, block in doc["tasks"].items():
+        for entry in block["pairwise"]:
+            if entry["p_value"] is not None:
+                by_pair.setdefault((entry["a"], entry["b"]), []).append((task, entry["p_value"]))
+    adjusted = []
+    for (a, b), items in by_pair.items():
+        for (task, p), p_holm in zip(items, holm([p for _, p in items]), strict=True):
+            adjusted.append({"a": a, "b": b, "task": task, "p_value": p, "p_holm": p_holm, "significant_0.05": p_holm < 0.05})
+    return {
+        "method": "holm",
+        "statement": "p-values are adjusted with Holm's step-down method across the tasks of each pair of runs "
+        "(family-wise error rate 0.05); p_value in 'tasks' is unadjusted.",
+        "adjusted": adjusted,
+    }

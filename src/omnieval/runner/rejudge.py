@@ -1,0 +1,96 @@
+"""Re-judging stored responses with another judge (``omnieval rejudge``): no call to the model under test.
+
+Only judge-derived values change: each judged sample's judge key, ``judge.metrics`` keys, state
+(``ok`` ↔ ``judge_failed``), score and judge record. Plain metrics, responses and every other state
+stay as they were. The judge cache (``RUN/judge_cache.sqlite``) makes re-judging with the same judge free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from omnieval.prompts import build_request
+from omnieval.runner.config import JudgeConfig, RunConfig
+from omnieval.runner.context import pick_demos
+from omnieval.runner.judging import JudgeStage, judge_question
+from omnieval.runner.scoring import Scorer
+from omnieval.sources import Task
+from omnieval.types import Sample, SampleResult
+
+__all__ = ["rejudge_records"]
+
+
+def _question(task: Task, sample: Sample, position: int, config: RunConfig, history: list[tuple[Sample, str]],
+              pool: list[Sample]) -> str:  # fmt: skip
+    """The rendered prompt as the run built it (for records judged before without a stored question)."""
+    spec = task.spec
+    generation = spec.generation.model_copy(update={k: v for k, v in config.generation.items() if v is not None})
+    request = build_request(sample, spec, position=position, seed=config.seed, generation=generation,
+                            media_policy=spec.media, history=history, blind=config.blind,
+                            demos=pick_demos(pool, n=spec.prompt.fewshot.n, sample_id=sample.id, seed=config.seed))  # fmt: skip
+    return judge_question(request)
+
+
+async def _rejudge_task(task: Task, records: list[dict[str, Any]], stage: JudgeStage, config: RunConfig) -> list[dict[str, Any]]:
+    judge = stage.for_task(task.name)
+    if judge is None or task.spec.judge is None:
+        return records
+    scorer = Scorer.for_task(task.spec, judged=True)
+    wanted = {str(r["sample_id"]) for r in records}
+    positions: dict[str, tuple[int, Sample]] = {}
+    for position, sample in enumerate(task.iter_samples()):
+        if sample.id in wanted:
+            positions[sample.id] = (position, sample)
+    pool = list(task.iter_demos()) if task.iter_demos is not None and task.spec.prompt.fewshot.n else []
+    answers = {str(r["sample_id"]): r.get("response") or "" for r in records}
+
+    async def one(record: dict[str, Any]) -> dict[str, Any]:
+        found = positions.get(str(record["sample_id"]))
+        result = SampleResult.model_validate(record)
+        if found is None:
+            return record
+        position, sample = found
+        if result.state not in ("ok", "judge_failed") or not result.scored:
+            zeros = {k: 0.0 for k in scorer.judge_keys} if result.scored else {}
+            return result.model_copy(update={"metrics": {**zeros, **result.metrics}, "judge": None}).model_dump(mode="json")
+        question = result.judge.question if result.judge is not None and result.judge.question is not None else None
+        if question is None:
+            history = _history(records, sample, answers, positions)
+            question = _question(task, sample, position, config, history, pool)
+        base = result.model_copy(update={"state": "ok", "reason": None})
+        verdict = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+        return scorer.with_judgement(sample, base, verdict).model_dump(mode="json")
+
+    return list(await asyncio.gather(*(one(r) for r in records)))
+
+
+def _history(records: list[dict[str, Any]], sample: Sample, answers: dict[str, str],
+             positions: dict[str, tuple[int, Sample]]) -> list[tuple[Sample, str]]:  # fmt: skip
+    if sample.chain is None:
+        return []
+    earlier = [positions[str(r["sample_id"])][1] for r in records
+               if str(r["sample_id"]) in positions and r.get("chain") == sample.chain
+               and (r.get("chain_index") or 0) < (sample.chain_index or 0)]  # fmt: skip
+    earlier.sort(key=lambda s: s.chain_index or 0)
+    return [(s, answers[s.id]) for s in earlier]
+
+
+async def rejudge_records(run_dir: Path, config: RunConfig, tasks: list[Task], records: list[dict[str, Any]],
+                          judge: JudgeConfig) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+    """Records re-judged by ``judge`` (other tasks' records untouched) and the judges' descriptions."""
+    stage = JudgeStage(tasks=tasks, judge=judge, retry=config.retry, breaker_threshold=config.breaker_threshold,
+                       cache_path=run_dir / "judge_cache.sqlite" if config.use_cache else None)  # fmt: skip
+    try:
+        by_task: dict[str, list[dict[str, Any]]] = {}
+        for record in records:
+            by_task.setdefault(record["task"], []).append(record)
+        out: list[dict[str, Any]] = []
+        for task in tasks:
+            out.extend(await _rejudge_task(task, by_task.pop(task.name, []), stage, config))
+        for rest in by_task.values():
+            out.extend(rest)
+        return out, stage.describe()
+    finally:
+        await stage.aclose()

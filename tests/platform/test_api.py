@@ -1,0 +1,84 @@
+"""The fixed REST interface end to end: register, token, upload, scored results, publish, review, boards."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.platform.conftest import register, submission_zip, token, upload, wait_status
+
+
+def test_submission_is_scored_on_hidden_answers(platform: Any, mera_root: Path) -> None:
+    alice = register(platform, "alice")
+    r = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 3, "ruslun": 6}), model="alice-vlm")
+    assert r.status_code == 202 and set(r.json()) == {"id"}
+    body = wait_status(platform, alice, r.json()["id"])
+    assert body["status"] == "scored" and body["id"] == r.json()["id"]
+    tasks = body["results"]["tasks"]
+    assert set(tasks) == {"ruclevr", "ruslun"}  # unanswered tasks are not attempted
+    assert abs(tasks["ruclevr"]["score"] - 0.5) < 1e-9  # 3 of 6 right (EM)
+    assert tasks["ruslun"]["states"]["ok"] == 6 and tasks["ruclevr"]["ids"] == {"answered": 6, "missing": 0, "unknown": 0}
+
+
+def test_missing_ids_count_as_errors_not_dropped(platform: Any, mera_root: Path) -> None:
+    import io
+    import json
+    import zipfile
+
+    alice = register(platform, "alice")
+    data = submission_zip(mera_root, right={"ruclevr": 6})
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        doc = json.loads(zf.read("ruCLEVR.json"))
+    doc["data"]["test"] = doc["data"]["test"][:4]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("ruCLEVR.json", json.dumps(doc, ensure_ascii=False))
+    body = wait_status(platform, alice, upload(platform, alice, buf.getvalue()).json()["id"])
+    block = body["results"]["tasks"]["ruclevr"]
+    assert block["ids"]["missing"] == 2 and block["states"]["error"] == 2 and block["n"] == 6
+
+
+def test_publication_review_and_board_match_the_leaderboard_command(platform: Any, mera_root: Path, tmp_path: Path) -> None:
+    from omnieval.aggregate import schemes
+    from omnieval.registry import load_plugins
+
+    alice, bob = register(platform, "alice"), register(platform, "bob")
+    subs = {}
+    for who, headers, right in (("alice", alice, {"ruclevr": 6, "ruslun": 3}), ("bob", bob, {"ruclevr": 2, "aquaria": 6})):
+        sub_id = upload(platform, headers, submission_zip(mera_root, right=right), model=f"{who}-model").json()["id"]
+        subs[who] = wait_status(platform, headers, sub_id)
+    info = {"parameters": "7B", "license": "MIT", "hardware": "1xA100", "versions": {"omnieval": "0.1"}}
+    for who, headers in (("alice", alice), ("bob", bob)):
+        r = platform.post(f"/api/v1/submissions/{subs[who]['id']}/publish", headers=headers,
+                          json={"boards": ["multi", "image"], "model_info": info})  # fmt: skip
+        assert r.status_code == 202
+    assert platform.get("/api/v1/boards/mera/multi").json()["rows"] == []  # nothing public before review
+    reviewer = token(platform, "reviewer")
+    queue = platform.get("/api/v1/reviews", headers=reviewer).json()["submissions"]
+    assert [s["id"] for s in queue] == [subs["alice"]["id"], subs["bob"]["id"]]
+    assert platform.post(f"/api/v1/reviews/{subs['alice']['id']}", headers=reviewer,
+                         json={"decision": "approve", "comment": "logs reproduce"}).status_code == 200  # fmt: skip
+    assert platform.post(f"/api/v1/reviews/{subs['bob']['id']}", headers=reviewer,
+                         json={"decision": "reject", "comment": "no logs"}).status_code == 200  # fmt: skip
+    board = platform.get("/api/v1/boards/mera/multi").json()
+    assert [r["model"] for r in board["rows"]] == ["alice-model"]
+    load_plugins()
+    expected = schemes.get("mera")([{**subs["alice"]["results"], "model": "alice-model"}])["rows"][0]
+    row = board["rows"][0]
+    for key in ("total", "attempted", "coverage", "image", "audio", "video"):
+        assert row[key] == expected[key], key
+    assert board["human_baseline"]["human"] is True and board["human_baseline"]["total"] > 0
+    assert platform.get(f"/api/v1/models/{subs['bob']['id']}").status_code == 404  # rejected: never public
+    page = platform.get(f"/api/v1/models/{subs['alice']['id']}").json()
+    assert page["model_info"] == info and page["tasks"]["ruclevr"]["score"] == 1.0
+    image = platform.get("/api/v1/boards/mera/image").json()["rows"][0]
+    assert {"model", "total", "attempted", "coverage"} <= set(image)
+
+
+def test_other_users_submission_is_404_and_bad_token_401(platform: Any, mera_root: Path) -> None:
+    alice, bob = register(platform, "alice"), register(platform, "bob")
+    sub_id = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"]
+    assert platform.get(f"/api/v1/submissions/{sub_id}", headers=bob).status_code == 404
+    assert platform.get(f"/api/v1/submissions/{sub_id}").status_code == 401
+    assert platform.get(f"/api/v1/submissions/{sub_id}", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=bob, json={"boards": ["multi"]}).status_code == 404

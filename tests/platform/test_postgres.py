@@ -1,0 +1,56 @@
+"""A subset of the platform tests on a real PostgreSQL (a throwaway cluster of Debian's binaries)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.platform import test_annotation, test_api, test_jobs
+from tests.platform.conftest import add_mera, create, make_settings
+from tests.platform.pg import BIN, PgCluster, available, postgres_cluster
+
+pytestmark = pytest.mark.skipif(not available(), reason=f"PostgreSQL binaries not found in {BIN} (make system-deps)")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[PgCluster]:
+    with postgres_cluster() as c:
+        yield c
+
+
+def _pg_settings(tmp_path: Path, cluster: PgCluster, **overrides: Any) -> Any:
+    return make_settings(tmp_path / "data", database_url=cluster.new_database(), **overrides)
+
+
+@pytest.fixture
+def pg_platform(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    settings = _pg_settings(tmp_path, cluster)
+    add_mera(settings, mera_root)
+    for role in ("reviewer", "annotator", "admin"):
+        create(settings, role, role, panel="literature" if role == "annotator" else None)
+    with TestClient(create_app(settings)) as client:
+        client.settings = settings  # type: ignore[attr-defined]
+        yield client
+
+
+def test_scoring_publication_and_board_on_postgres(pg_platform: Any, mera_root: Path, tmp_path: Path) -> None:
+    test_api.test_publication_review_and_board_match_the_leaderboard_command(pg_platform, mera_root, tmp_path)
+
+
+def test_privacy_on_postgres(pg_platform: Any, mera_root: Path) -> None:
+    test_api.test_other_users_submission_is_404_and_bad_token_401(pg_platform, mera_root)
+
+
+def test_annotation_on_postgres(pg_platform: Any) -> None:
+    test_annotation.routing_overlap_rationale_progress_export(pg_platform, pg_platform.settings)
+
+
+def test_stale_lease_on_postgres(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> None:
+    test_jobs.stale_worker_check(_pg_settings(tmp_path, cluster), mera_root)

@@ -1,0 +1,171 @@
+"""Upload limits, hidden answers never shown, rate limits, and the authorization matrix."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.platform.conftest import make_settings, register, submission_zip, token, upload, wait_status
+
+
+def _zip(members: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression) as zf:
+        for name, content in members.items():
+            zf.writestr(name, content)
+    return buf.getvalue()
+
+
+def _symlink_zip() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        info = zipfile.ZipInfo("ruCLEVR.json")
+        info.external_attr = 0o120777 << 16
+        zf.writestr(info, "/etc/passwd")
+    return buf.getvalue()
+
+
+def _runs(n: int) -> bytes:
+    """``n`` runs of 100 equal random bytes: compresses about 30x, under the ratio cap, yet large."""
+    return b"".join(bytes([b]) * 100 for b in os.urandom(n))
+
+
+def _non_utf8_zip() -> bytes:
+    raw = _zip({"Xq.json": b"{}"})
+    return raw.replace(b"Xq.json", b"\xe9\xff.json")  # a legacy-encoded name, no UTF-8 flag
+
+
+@pytest.fixture
+def limited(data_dir: Path) -> Any:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    settings = make_settings(data_dir, max_upload_bytes=300_000, max_unpacked_bytes=2_000_000, upload_limit=(100, 60.0))
+    with TestClient(create_app(settings)) as client:
+        client.settings = settings  # type: ignore[attr-defined]
+        yield client
+
+
+BAD_UPLOADS = {
+    "size cap": (lambda: _zip({"ruCLEVR.json": os.urandom(400_000)}, compression=zipfile.ZIP_STORED), 413, "limit"),
+    "zip bomb ratio": (lambda: _zip({"ruCLEVR.json": b"0" * 5_000_000}), 422, "zip bomb"),
+    "total size": (lambda: _zip({f"part{i}.bin": _runs(12_500) for i in range(2)}), 422, "unpacks to"),
+    "path traversal": (lambda: _zip({"../../escape.json": b"{}"}), 422, "unsafe path"),
+    "absolute path": (lambda: _zip({"/tmp/escape.json": b"{}"}), 422, "unsafe path"),
+    "symlink": (_symlink_zip, 422, "symbolic links"),
+    "non-UTF-8 name": (_non_utf8_zip, 422, "not UTF-8"),
+    "not a zip": (lambda: b"PK\x03\x04 definitely not a zip", 422, "not a readable zip"),
+    "malformed JSON": (lambda: _zip({"ruCLEVR.json": b'{"data": {"test": [ oops'}), 422, "not valid JSON"),
+    "wrong shape": (lambda: _zip({"ruCLEVR.json": b'{"data": {"test": [{"outputs": 1}]}}'}), 422, "meta.id"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_UPLOADS))
+def test_bad_uploads_are_refused_and_leave_nothing(limited: Any, tmp_path: Path, case: str) -> None:
+    make, status, message = BAD_UPLOADS[case]
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if "platform.db" not in p.name)
+    alice = register(limited, "alice")
+    r = upload(limited, alice, make())
+    assert r.status_code == status, r.text
+    assert message in json.dumps(r.json()), r.text
+    after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if "platform.db" not in p.name)
+    assert [p for p in after if p not in before and p.name != "uploads"] == []  # nothing kept, nothing escaped
+    assert limited.get("/api/v1/submissions", headers=alice).json()["submissions"] == []
+
+
+def test_login_is_rate_limited(platform: Any) -> None:
+    for _ in range(10):
+        assert platform.post("/api/v1/auth/token", json={"username": "admin", "password": "wrong-guess"}).status_code == 401
+    r = platform.post("/api/v1/auth/token", json={"username": "admin", "password": "password-admin"})
+    assert r.status_code == 429 and "too many" in r.json()["detail"]
+
+
+def test_upload_is_rate_limited(data_dir: Path, mera_root: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, upload_limit=(2, 60.0), worker=False))) as client:
+        alice = register(client, "alice")
+        data = submission_zip(mera_root, right={"ruclevr": 1})
+        assert [upload(client, alice, data).status_code for _ in range(3)] == [202, 202, 429]
+
+
+def test_hidden_answers_never_leave_the_server(platform: Any, mera_root: Path, caplog: Any, capfd: Any) -> None:
+    """Every response, every log line: none carries an answer of the OE task (distinctive multi-word answers)."""
+    import pyarrow.parquet as pq
+
+    from tests.platform.conftest import answers_of
+
+    secrets_ = {a for a in answers_of(mera_root, "ruslun").values()}  # JSON answers: unique enough to search
+    table = pq.read_table(next((mera_root / "RuSLUn" / "data").glob("test-*.parquet")))
+    assert {r for r in table.column("outputs").to_pylist()} == secrets_  # the server does hold them
+    caplog.set_level(logging.DEBUG)
+    alice, reviewer = register(platform, "alice"), token(platform, "reviewer")
+    seen: list[str] = []
+    for right in (0, 3):
+        sub = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": right, "ruslun": 0}))
+        seen.append(sub.text)
+        body = wait_status(platform, alice, sub.json()["id"])
+        seen.append(json.dumps(body, ensure_ascii=False))
+    sub_id = body["id"]
+    platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=alice, json={"boards": ["multi"], "model_info": {}})
+    platform.post(f"/api/v1/reviews/{sub_id}", headers=reviewer, json={"decision": "approve", "comment": "ok"})
+    for path, headers in (
+        (f"/api/v1/submissions/{sub_id}", alice), ("/api/v1/submissions", alice), ("/api/v1/reviews", reviewer),
+        ("/api/v1/boards/mera/multi", {}), ("/api/v1/boards/mera/audio", {}), (f"/api/v1/models/{sub_id}", {}),
+        ("/api/v1/benchmarks", {}), ("/openapi.json", {}), ("/", {}), ("/boards/mera/multi", {}),
+        (f"/models/{sub_id}", {}),
+    ):  # fmt: skip
+        seen.append(platform.get(path, headers=headers).text)
+    out, err = capfd.readouterr()
+    everything = "\n".join([*seen, caplog.text, out, err])
+    assert '"score"' in everything  # the scan looks at real content
+    leaked = [s for s in secrets_ if s in everything or json.dumps(s) in everything]
+    assert leaked == []
+
+
+def test_page_forms_need_the_session_csrf_token(platform: Any) -> None:
+    import re
+
+    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory"})
+    assert r.status_code == 403 and "CSRF" in r.json()["detail"]
+    token_ = re.search(r'name="csrf" value="([^"]+)"', platform.get("/register").text)
+    assert token_ is not None
+    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory", "csrf": "forged"})
+    assert r.status_code == 403
+    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory", "csrf": token_.group(1)},
+                      follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303 and r.headers["location"] == "/submit"
+
+
+def test_cli_fixed_interfaces(tmp_path: Path, mera_root: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    data = str(tmp_path / "data")
+    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "mera", "--tasks", f"mera:{mera_root}"])
+    assert r.exit_code == 0 and json.loads(r.output)["tasks"]["ruclevr"] == 6
+    r = CliRunner().invoke(app, ["platform", "create-user", "--data-dir", data, "--username", "boss", "--password", "long-password", "--role", "admin"])
+    assert r.exit_code == 0 and json.loads(r.output)["role"] == "admin"
+    r = CliRunner().invoke(app, ["platform", "create-user", "--data-dir", data, "--username", "x2y", "--password", "long-password", "--role", "king"])
+    assert r.exit_code == 2 and "role must be one of" in r.output
+    hidden = make_mini_hidden(tmp_path)
+    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "hidden", "--tasks", f"mera:{hidden}"])
+    assert r.exit_code == 2 and "has no answer" in r.output
+
+
+def make_mini_hidden(tmp_path: Path) -> Path:
+    """A private task as published: empty ``outputs``, so not loadable as a benchmark with answers."""
+    from omnieval.benchmarks.mera.mini import make_mini
+
+    return make_mini(tmp_path / "hidden", n=3, tasks=["realvqa"])

@@ -1,0 +1,122 @@
+"""`omnieval protect mark/detect` over a dataset folder: fixed interface, atomic output, clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from omnieval.cli.app import app
+from tests.protect.conftest import textured_image
+
+runner = CliRunner()
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def test_mark_then_detect_images(media_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "marked"
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(media_dir), "--output", str(out), "--key", "K1")
+    assert code == 0, text
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == sorted(
+        p.relative_to(media_dir).as_posix() for p in media_dir.rglob("*") if p.is_file()
+    )
+    assert (out / "meta.jsonl").read_bytes() == (media_dir / "meta.jsonl").read_bytes()
+    assert (out / "audio" / "q1.wav").read_bytes() == (media_dir / "audio" / "q1.wav").read_bytes()
+    code, text = _run("protect", "detect", "--kind", "image-invisible", "--input", str(out), "--key", "K1", "--json")
+    report = json.loads(text)
+    assert code == 0 and report["n"] == 2 and report["detected"] == 2
+    assert {f["path"] for f in report["files"]} == {"images/a.png", "images/val/b.jpg"}
+    assert all(0.0 <= f["confidence"] <= 1.0 for f in report["files"])
+    clean = json.loads(_run("protect", "detect", "--kind", "image-invisible", "--input", str(media_dir), "--key", "K1", "--json")[1])
+    assert clean["detected"] == 0
+    wrong = json.loads(_run("protect", "detect", "--kind", "image-invisible", "--input", str(out), "--key", "K2", "--json")[1])
+    assert wrong["detected"] == 0
+
+
+def test_mark_then_detect_audio(media_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "marked"
+    assert _run("protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(out), "--key", "a")[0] == 0
+    report = json.loads(_run("protect", "detect", "--kind", "audio", "--input", str(out), "--key", "a", "--json")[1])
+    assert report["n"] == 1 and report["files"][0]["detected"] is True and report["files"][0]["path"] == "audio/q1.wav"
+
+
+def test_corrupt_media_fails_naming_the_file_and_leaves_no_output(media_dir: Path, tmp_path: Path) -> None:
+    (media_dir / "images" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    out = tmp_path / "marked"
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(media_dir), "--output", str(out), "--key", "k")
+    assert code != 0 and "broken.png" in text
+    assert not out.exists() and not list(tmp_path.glob(".marked.partial-*"))
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("--kind", "image-invisible"), "--key"),
+        (("--kind", "image-visible"), "--text or --logo"),
+        (("--kind", "sepia", "--key", "k"), "unknown --kind"),
+    ],
+)
+def test_settings_errors_before_any_work(media_dir: Path, tmp_path: Path, args: tuple[str, ...], expected: str) -> None:
+    code, text = _run("protect", "mark", *args, "--input", str(media_dir), "--output", str(tmp_path / "o"))
+    assert code != 0 and expected in text
+    assert not (tmp_path / "o").exists()
+
+
+def test_parquet_image_column_marked_and_other_columns_kept(tmp_path: Path) -> None:
+    import io
+
+    src = tmp_path / "ds"
+    src.mkdir()
+    cells = []
+    for seed in (1, 2):
+        buf = io.BytesIO()
+        textured_image(seed, (320, 240)).save(buf, "PNG")
+        cells.append({"bytes": buf.getvalue(), "path": f"{seed}.png"})
+    pq.write_table(pa.table({"id": ["a", "b"], "image": cells, "question": ["Сколько?", "Где?"]}), src / "test.parquet")
+    out = tmp_path / "out"
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(src), "--output", str(out), "--key", "p")
+    assert code == 0 and json.loads(text)["parquet_cells"] == 2
+    table = pq.read_table(out / "test.parquet").to_pylist()
+    assert [r["id"] for r in table] == ["a", "b"] and [r["question"] for r in table] == ["Сколько?", "Где?"]
+    assert [r["image"]["path"] for r in table] == ["1.png", "2.png"]
+    from PIL import Image
+
+    from omnieval.protect import detect_image
+
+    assert all(detect_image(Image.open(io.BytesIO(r["image"]["bytes"])), key="p").detected for r in table)
+    pq.write_table(pa.table({"id": ["a"], "text": ["no media"]}), src / "test.parquet")
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(src), "--output", str(tmp_path / "o2"), "--key", "p")
+    assert code != 0 and "test.parquet" in text and "no image column" in text
+
+
+def test_hf_save_to_disk_dataset_images_marked(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+
+    from omnieval.protect import detect_image
+
+    pictures = [textured_image(seed, (256, 192)) for seed in (4, 5)]
+    ds = datasets.Dataset.from_dict({"id": ["x", "y"], "image": pictures}, features=datasets.Features(
+        {"id": datasets.Value("string"), "image": datasets.Image()}))
+    ds.save_to_disk(str(tmp_path / "hf"))
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(tmp_path / "hf"),
+                      "--output", str(tmp_path / "hf_marked"), "--key", "h")
+    assert code == 0 and json.loads(text)["parquet_cells"] == 2, text
+    back = datasets.load_from_disk(str(tmp_path / "hf_marked"))
+    assert back["id"] == ["x", "y"] and back.features["image"] == datasets.Image()
+    for row in back:
+        assert detect_image(row["image"], key="h").detected
+
+
+def test_unsupported_media_format_is_refused_not_copied_unmarked(media_dir: Path, tmp_path: Path) -> None:
+    (media_dir / "audio" / "extra.mp3").write_bytes(b"ID3 not decoded")
+    code, text = _run("protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(tmp_path / "o"), "--key", "k")
+    assert code != 0 and "extra.mp3" in text and "unsupported audio format" in text
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,92 @@
+"""``omnieval compare``: the fixed compare.json shape, hand-worked paired statistics, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.analysis.paired import holm
+from omnieval.errors import ConfigError
+from omnieval.reports.compare import compare_runs
+
+
+def _run(root: Path, name: str, scores: dict[str, list[float]], *, version: int = 1, ids: str = "") -> Path:
+    out = root / name
+    out.mkdir(parents=True)
+    lines, tasks = [], {}
+    for task, values in scores.items():
+        for i, value in enumerate(values):
+            lines.append(json.dumps({"task": task, "sample_id": f"{ids}{i}", "state": "ok", "score": value,
+                                     "response": f"{name} answer {i}", "targets": ["x"], "metadata": {}}))  # fmt: skip
+        tasks[task] = {"score": sum(values) / len(values), "n": len(values), "states": {"ok": len(values)},
+                       "version": version, "metadata": {"human_baseline": 0.9}}  # fmt: skip
+    (out / "samples.jsonl").write_text("\n".join(lines) + "\n")
+    (out / "results.json").write_text(json.dumps({"model": f"m/{name}", "tasks": tasks}))
+    return out
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_compare_json_fixed_interface(tmp_path: Path) -> None:
+    # binary task: 1 sample only A solves, 5 only B solves (McNemar p = 14/64); graded task: permutation test
+    a = _run(tmp_path, "alpha", {"mc": [1, 0, 0, 0, 0, 0, 1, 1, 0, 0], "gen": [0.1, 0.4, 0.5]})
+    b = _run(tmp_path, "beta", {"mc": [0, 1, 1, 1, 1, 1, 1, 1, 0, 0], "gen": [0.3, 0.4, 0.9]})
+    c = _run(tmp_path, "gamma", {"mc": [1] * 10, "gen": [0.2, 0.4, 0.6]})
+    out = tmp_path / "cmp"
+    proc = _cli("compare", str(a), str(b), str(c), "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "compare.json").read_text())
+    assert doc["runs"] == ["alpha", "beta", "gamma"]
+    mc = doc["tasks"]["mc"]
+    assert mc["scores"] == {"alpha": 0.3, "beta": 0.7, "gamma": 1.0}
+    assert [(p["a"], p["b"]) for p in mc["pairwise"]] == [("alpha", "beta"), ("alpha", "gamma"), ("beta", "gamma")]
+    first = mc["pairwise"][0]
+    assert set(first) == {"a", "b", "diff", "ci95", "p_value", "test", "n_paired"}
+    assert first["diff"] == pytest.approx(0.4) and first["n_paired"] == 10
+    assert first["test"] == "mcnemar_exact" and first["p_value"] == pytest.approx(14 / 64)
+    assert first["ci95"][0] <= 0.4 <= first["ci95"][1]
+    gen = doc["tasks"]["gen"]["pairwise"][0]
+    # differences (0.2, 0, 0.4): sign patterns over the two non-zero ones, |sum| >= 0.6 in 2 of 4
+    assert gen["test"] == "paired_permutation" and gen["p_value"] == pytest.approx(0.5)
+    assert gen["diff"] == pytest.approx(0.2)
+    holm_rows = [h for h in doc["multiple_comparisons"]["adjusted"] if (h["a"], h["b"]) == ("alpha", "beta")]
+    assert [h["p_holm"] for h in holm_rows] == pytest.approx(holm([14 / 64, 0.5]))
+    assert "Holm" in doc["multiple_comparisons"]["statement"] and "Holm" in proc.stdout
+    assert doc["flips"]["alpha → beta"]["n_flipped"] == {"mc": 6, "gen": 2}
+    html = (out / "compare.html").read_text(encoding="utf-8")
+    assert "Holm" in html and "human baseline" in html
+    assert {p.name for p in (out / "tables").iterdir()} >= {"leaderboard.md", "pairwise.csv", "flips.json"}
+
+
+def test_different_task_versions_warn_loudly(tmp_path: Path) -> None:
+    a = _run(tmp_path, "v1", {"mc": [1, 0, 1]}, version=1)
+    b = _run(tmp_path, "v2", {"mc": [1, 1, 1]}, version=2)
+    proc = _cli("compare", str(a), str(b), "--output", str(tmp_path / "cmp"))
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING" in proc.stderr and "task 'mc': version differs (v1: 1, v2: 2)" in proc.stderr
+    doc: dict[str, Any] = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert doc["warnings"] == ["task 'mc': version differs (v1: 1, v2: 2)"]
+    assert "not strictly comparable" in (tmp_path / "cmp" / "compare.html").read_text(encoding="utf-8")
+
+
+def test_no_overlapping_samples_is_a_clear_error(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"mc": [1, 0]}, ids="a")
+    b = _run(tmp_path, "b", {"mc": [1, 1]}, ids="b")
+    with pytest.raises(ConfigError, match="share no sample"):
+        compare_runs([a, b])
+    proc = _cli("compare", str(a), str(b), "--output", str(tmp_path / "cmp"))
+    assert proc.returncode == 2 and "share no sample" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_same_directory_names_are_refused(tmp_path: Path) -> None:
+    a = _run(tmp_path / "x", "run", {"mc": [1]})
+    b = _run(tmp_path / "y", "run", {"mc": [0]})
+    with pytest.raises(ConfigError, match="distinct names"):
+        compare_runs([a, b])

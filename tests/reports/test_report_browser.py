@@ -1,0 +1,108 @@
+"""Reports in a real headless Chromium (Debian's, driven by Playwright): charts render as plotly SVG, no
+console error, no network request, the sample viewer's filters work, and a screenshot is taken."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from omnieval.reports import write_report
+from omnieval.reports.compare import compare_runs
+from omnieval.reports.compare_page import write_comparison
+from omnieval.testing.browser import open_page
+from omnieval.testing.runs import write_synthetic_run
+
+from .conftest import needs_chromium
+
+REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
+EVERY_CHART_DRAWN = "[...document.querySelectorAll('div.chart')].every(d => d.querySelector('svg.main-svg'))"
+
+
+def _records(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines() if line.endswith("}")]
+
+
+def _shown(page: Any, expected: int) -> None:
+    """Wait until the viewer has finished updating and shows ``expected`` matching samples."""
+    page.wait_for_function(
+        "document.body.dataset.viewer === 'ready' && "
+        f"document.getElementById('v-count').textContent.replace(/,/g, '').startsWith('{expected} of')"
+    )
+
+
+def _cards(page: Any) -> list[dict[str, str]]:
+    return page.eval_on_selector_all(
+        "article.sample", "els => els.map(e => ({state: e.dataset.state, task: e.dataset.task, text: e.innerText}))"
+    )
+
+
+@needs_chromium
+def test_report_renders_and_filters_in_chromium(synthetic_run: Path, tmp_path: Path) -> None:
+    with (synthetic_run / "samples.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write('{"task": "task_0", "sample_id": "killed", "state": "o')  # a run killed mid-write
+    records = _records(synthetic_run)
+    html = write_report(synthetic_run).read_text(encoding="utf-8")
+    assert not REMOTE.search(html)
+    assert "1 unreadable line in samples.jsonl" in html
+    with open_page(synthetic_run / "report.html", wait_for="body[data-viewer=ready]") as probe:
+        page = probe.page
+        assert probe.console_errors == [] and probe.remote_requests == []
+        assert page.locator("div.chart").count() >= 8 and page.evaluate(EVERY_CHART_DRAWN)
+        assert page.locator("#chart-scores .main-svg .bars .point").count() == 4  # one bar per task
+        _shown(page, len(records))
+
+        judge_failed = [r for r in records if r["state"] == "judge_failed"]
+        page.select_option("#f-state", label="judge_failed")
+        _shown(page, len(judge_failed))
+        cards = _cards(page)
+        assert len(cards) == min(20, len(judge_failed)) and {c["state"] for c in cards} == {"judge_failed"}
+
+        page.select_option("#f-state", label="ok")
+        page.select_option("#f-task", label="task_1")
+        _shown(page, sum(r["state"] == "ok" and r["task"] == "task_1" for r in records))
+        first = _cards(page)[0]["text"]  # judge fields are read generically from the record
+        assert "JUDGE_VERDICT" in first.upper() and "Ответ совпадает с эталоном" in first
+
+        page.select_option("#f-state", label="all states")
+        page.select_option("#f-task", label="task_0")
+        page.fill("#f-min", "1")
+        perfect = [r for r in records if r["task"] == "task_0" and r["score"] == 1.0]
+        _shown(page, len(perfect))
+        assert all(c["task"] == "task_0" and "1.000" in c["text"] for c in _cards(page))
+
+        page.fill("#f-min", "")
+        page.select_option("#f-task", label="all tasks")
+        page.select_option("#f-variant", label="p1")
+        _shown(page, sum(r["variant"] == "p1" for r in records))
+        assert all("variant p1" in c["text"] for c in _cards(page))
+
+        page.select_option("#f-variant", label="all variants")
+        page.fill("#f-search", "примере 77.")
+        _shown(page, 4)  # sample 77 of each of the four tasks
+        assert sorted(c["task"] for c in _cards(page)) == ["task_0", "task_1", "task_2", "task_3"]
+
+        page.fill("#f-search", "")
+        _shown(page, len(records))
+        page.click("#v-next")
+        page.wait_for_function("document.body.dataset.viewer === 'ready' && document.getElementById('v-page').textContent.startsWith('page 2')")
+        assert _cards(page)[0]["text"].count("task_0-000020") == 1
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot), full_page=False)
+        assert shot.stat().st_size > 20_000
+
+
+@needs_chromium
+def test_compare_page_renders_in_chromium(tmp_path: Path) -> None:
+    a = write_synthetic_run(tmp_path / "run-a", n_samples=200, skill=0.4, seed=1)
+    b = write_synthetic_run(tmp_path / "run-b", n_samples=200, skill=0.7, seed=2)
+    paths = write_comparison(compare_runs([a, b]), tmp_path / "cmp")
+    assert not REMOTE.search(paths["html"].read_text(encoding="utf-8"))
+    with open_page(paths["html"], wait_for=".main-svg") as probe:
+        assert probe.console_errors == [] and probe.remote_requests == []
+        page = probe.page
+        page.wait_for_function(EVERY_CHART_DRAWN)
+        assert page.locator("div.chart").count() == 2  # scores + one forest plot for the single pair
+        page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    assert (tmp_path / "compare.png").stat().st_size > 20_000
