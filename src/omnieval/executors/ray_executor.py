@@ -187,22 +187,14 @@ def _executor_block(options: ExecutorOptions, *, workers: int, shard_size: int, 
             "gpus_per_replica": gpus, "shards": shards}  # fmt: skip
 
 
-def _previous_executor(config: RunConfig) -> dict[str, Any]:
+def _previous(config: RunConfig, key: str) -> dict[str, Any]:
+    """A block of the directory's earlier manifest (``executor``, ``judges``), or an empty one."""
     path = config.output / "manifest.json"
     try:
-        block = read_json(path).get("executor") if path.exists() else None
+        block = read_json(path).get(key) if path.exists() else None
     except (OSError, ValueError):
         block = None
     return block if isinstance(block, dict) else {}
-
-
-def _previous_judges(config: RunConfig) -> dict[str, Any]:
-    path = config.output / "manifest.json"
-    try:
-        judges = read_json(path).get("judges") if path.exists() else None
-    except (OSError, ValueError):
-        judges = None
-    return judges if isinstance(judges, dict) else {}
 
 
 def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[RecordKey]], *, config: RunConfig,
@@ -267,8 +259,8 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     remember_plan(config.output, plans, shard_size)
     current = seed_shards(config.output, plans)
     todo = deque(p for p in plans if not is_finished(current[p.key], p, retry_errors=config.retry_errors))
-    old, tally = _previous_executor(config), _Tally()
-    old_judges = _previous_judges(config)
+    old, tally = _previous(config, "executor"), _Tally()
+    old_judges = _previous(config, "judges")
     started = dt.datetime.now(dt.UTC).isoformat()
 
     def write_manifest(status: str) -> None:
