@@ -11,5 +11,6 @@ from omnieval.benchmarks.art import generator as generator
 from omnieval.benchmarks.art import importer as importer
 from omnieval.benchmarks.art import judge as judge
 from omnieval.benchmarks.art import metrics as metrics
+from omnieval.benchmarks.art import submission as submission
 
-__all__ = ["cli", "generator", "importer", "judge", "metrics"]
+__all__ = ["cli", "generator", "importer", "judge", "metrics", "submission"]
