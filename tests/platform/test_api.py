@@ -82,3 +82,15 @@ def test_other_users_submission_is_404_and_bad_token_401(platform: Any, mera_roo
     assert platform.get(f"/api/v1/submissions/{sub_id}").status_code == 401
     assert platform.get(f"/api/v1/submissions/{sub_id}", headers={"Authorization": "Bearer nope"}).status_code == 401
     assert platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=bob, json={"boards": ["multi"]}).status_code == 404
+
+
+def test_reviewer_reads_the_submitted_logs(platform: Any, mera_root: Path) -> None:
+    alice = register(platform, "alice")
+    sub_id = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"]
+    reviewer = token(platform, "reviewer")
+    files = platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=reviewer).json()["files"]
+    assert files == [{"name": "00_run/results.json", "size": 2}]
+    r = platform.get(f"/api/v1/reviews/{sub_id}/logs/00_run/results.json", headers=reviewer)
+    assert r.status_code == 200 and r.text == "{}"
+    assert platform.get(f"/api/v1/reviews/{sub_id}/logs/../../etc/passwd", headers=reviewer).status_code == 404
+    assert platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=alice).status_code == 403

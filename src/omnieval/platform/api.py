@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Request, UploadFile
+from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
@@ -160,6 +161,20 @@ def review(submission_id: SubmissionId, body: ReviewRequest, session: SessionDep
     with http_errors():
         row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
     return {"id": row.id, "publication": row.publication, "comment": row.review_comment}
+
+
+@router.get("/reviews/{submission_id}/logs")
+def review_logs(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
+    """The files of the submission's logs_public.zip (reviewers and admins)."""
+    with http_errors():
+        return {"id": submission_id, "files": service.log_files(session, user, submission_id)}
+
+
+@router.get("/reviews/{submission_id}/logs/{name:path}", response_class=PlainTextResponse)
+def review_log(submission_id: SubmissionId, name: str, session: SessionDep, user: UserDep) -> str:
+    """One log file as text (reviewers and admins)."""
+    with http_errors():
+        return service.log_text(session, user, submission_id, name)
 
 
 @router.get("/boards/{benchmark}/{board}")

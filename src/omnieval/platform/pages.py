@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import zipfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -144,15 +143,6 @@ def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
     return _render(request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions")
 
 
-def _logs(row: Submission) -> list[tuple[str, int]]:
-    """Names and sizes inside the submission's ``logs_public.zip`` (never extracted)."""
-    try:
-        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
-            return [(i.filename, i.file_size) for i in logs.infolist()][:200]
-    except (KeyError, OSError, zipfile.BadZipFile):
-        return []
-
-
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse)
 def submission_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
     user = _need(request, session)
@@ -160,7 +150,15 @@ def submission_page(request: Request, session: SessionDep, submission_id: int) -
         row = service.get_submission(session, user, submission_id)
     reviewer = service.can_review(user)
     return _render(request, session, "submission.html", s=service.submission_view(session, row), owner=row.user_id == user.id,
-                   reviewer=reviewer, logs=_logs(row) if reviewer else None, boards=service.BOARDS)  # fmt: skip
+                   reviewer=reviewer, logs=service.log_files(session, user, row.id) if reviewer else None, boards=service.BOARDS)  # fmt: skip
+
+
+@router.get("/submissions/{submission_id}/logs/{name:path}", response_class=PlainTextResponse)
+def log_page(request: Request, session: SessionDep, submission_id: int, name: str) -> PlainTextResponse:
+    """A log file of the submission's logs_public.zip as plain text, for reviewers."""
+    user = _need(request, session)
+    with http_errors():
+        return PlainTextResponse(service.log_text(session, user, submission_id, name))
 
 
 @router.post("/submissions/{submission_id}/publish")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from typing import Any
 
 from sqlalchemy import select
@@ -72,6 +73,41 @@ def review(session: Session, user: User, submission_id: int, *, decision: str, c
     row.publication = "approved" if decision == "approve" else "rejected"
     row.review_comment, row.reviewer_id = comment, user.id
     return row
+
+
+LOG_READ_CAP = 1_000_000
+"""Most bytes of one log file shown to a reviewer (the rest is cut, and the answer says so)."""
+
+
+def _log_archive(session: Session, user: User, submission_id: int) -> Submission:
+    if not can_review(user):
+        raise Forbidden("only reviewers and admins read submission logs")
+    return get_submission(session, user, submission_id)
+
+
+def log_files(session: Session, user: User, submission_id: int) -> list[dict[str, Any]]:
+    """Names and sizes inside the submission's ``logs_public.zip`` (read in memory, never extracted)."""
+    row = _log_archive(session, user, submission_id)
+    try:
+        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
+            return [{"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir()][:500]
+    except (KeyError, OSError, zipfile.BadZipFile):
+        return []
+
+
+def log_text(session: Session, user: User, submission_id: int, name: str) -> str:
+    """One log file's text for the reviewer (UTF-8, invalid bytes replaced, cut at ``LOG_READ_CAP``)."""
+    row = _log_archive(session, user, submission_id)
+    try:
+        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs, \
+                logs.open(name) as member:  # an exact member name: nothing is written or resolved on disk
+            data = member.read(LOG_READ_CAP + 1)
+    except KeyError:
+        raise NotFound(f"no log file {name!r} in submission {submission_id}") from None
+    except (OSError, zipfile.BadZipFile, RuntimeError):
+        raise NotFound(f"submission {submission_id} has no readable logs_public.zip") from None
+    text = data[:LOG_READ_CAP].decode("utf-8", errors="replace")
+    return text + (f"\n[... cut at {LOG_READ_CAP} bytes]" if len(data) > LOG_READ_CAP else "")
 
 
 def review_queue(session: Session) -> list[Submission]:
