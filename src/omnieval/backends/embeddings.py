@@ -25,6 +25,8 @@ def _hf_embedder(path: str, *, batch_size: int, device: str) -> Embedder:
     from transformers import AutoModel, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    if tokenizer.pad_token is None:  # decoder-only embedders (gte-Qwen2, e5-mistral) ship without one
+        tokenizer.pad_token = tokenizer.eos_token
     model = AutoModel.from_pretrained(path, local_files_only=True).to(device).eval()
 
     def embed(texts: Sequence[str]) -> np.ndarray:

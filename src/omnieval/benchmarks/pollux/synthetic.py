@@ -198,33 +198,14 @@ def export_training_pairs(
 
 
 def hf_embedder(path: str, *, device: str = "cpu", batch_size: int = 16) -> Embed:
-    """Mean-pooled last hidden states of a local transformers model (gte-Qwen2 in the paper; any works)."""
+    """Mean-pooled last hidden states of a local transformers model (gte-Qwen2 in the paper; any works).
 
-    def embed(texts: list[str]) -> Any:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
+    The project's one embedder (``omnieval.backends.embeddings``); vectors come unit-normalised, which the
+    cosine filter does anyway.
+    """
+    from omnieval.backends.embeddings import create_embedder
 
-        state = _HF_CACHE.get(path)
-        if state is None:
-            tokenizer = AutoTokenizer.from_pretrained(path)
-            if tokenizer.pad_token is None:
-                tokenizer.pad_token = tokenizer.eos_token
-            state = _HF_CACHE[path] = (tokenizer, AutoModel.from_pretrained(path).to(device).eval())
-        tokenizer, model = state
-        out = []
-        with torch.no_grad():
-            for start in range(0, len(texts), batch_size):
-                batch = tokenizer(texts[start : start + batch_size], return_tensors="pt", padding=True, truncation=True,
-                                  max_length=512).to(device)  # fmt: skip
-                hidden = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).float()
-                out.append((hidden * mask).sum(1) / mask.sum(1).clamp(min=1))
-        return torch.cat(out).cpu().numpy()
-
-    return embed
-
-
-_HF_CACHE: dict[str, Any] = {}
+    return create_embedder(f"hf/{path}", device=device, batch_size=batch_size)  # type: ignore[return-value]
 
 
 def synthetic_items(run_dir: Path, *, max_non_russian: float = 0.05) -> tuple[list[dict[str, Any]], dict[str, int]]:
