@@ -48,7 +48,8 @@ def get_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+"""Committed before the response is sent: a redirect's follow-up GET must see what the POST wrote."""
 
 
 def current_user(session: SessionDep, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> User:
