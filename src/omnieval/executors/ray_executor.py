@@ -18,7 +18,8 @@ from typing import Any
 
 from omnieval.backends import Backend, InProcessBackend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
-from omnieval.executors.actors import EndpointGate, ProgressBoard
+from omnieval.executors.actors import ProgressBoard
+from omnieval.executors.gate import EndpointGate
 from omnieval.executors.options import ExecutorOptions
 from omnieval.executors.shards import (
     ShardPlan,
@@ -85,14 +86,13 @@ class _Fleet:
     actor_options: dict[str, Any]
     gate: Any
     board: Any
-    lease: int = 1
     idle: list[tuple[str, Any]] = field(default_factory=list)
     busy: dict[Any, tuple[str, Any, ShardPlan]] = field(default_factory=dict)
 
     def spawn(self) -> None:
         owner = uuid.uuid4().hex[:12]
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
-        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board, lease=self.lease)
+        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board)
         self.idle.append((owner, worker))
 
     def give(self, plan: ShardPlan, lines: list[bytes]) -> None:
@@ -278,8 +278,7 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
             if not local_model:
                 name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
                 gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
-            lease = 1  # one slot per request: leases of several slots stalled 4 workers in ray_scaling.py
-            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote(), lease)
+            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote())
             for _ in range(min(workers, len(todo))):
                 fleet.spawn()
             try:

@@ -20,6 +20,7 @@ from typing import Any
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError
 from omnieval.executors.backend_share import SharedBackend, share
+from omnieval.executors.gate import GateClient
 from omnieval.executors.shards import ShardPlan, shard_file
 from omnieval.runner import RunConfig, resolve_tasks, run_async
 from omnieval.sources import Task
@@ -45,38 +46,6 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
     })  # fmt: skip
 
 
-class _GateClient:
-    """The gate actor seen as a :class:`~omnieval.executors.backend_share.Gate`, through a lease.
-
-    Slots come from the gate ``lease`` at a time and are kept in a local pool; every ``lease`` freed
-    slots go back. A worker waits at the gate only with an empty pool, and gives back everything
-    when a shard ends (:meth:`give_back`), so an idle worker never sits on slots.
-    """
-
-    def __init__(self, handle: Any, owner: str, *, lease: int) -> None:
-        self.handle, self.owner, self.lease = handle, owner, max(1, lease)
-        self.free = 0
-        self._lock = asyncio.Lock()
-
-    async def acquire(self) -> None:
-        while self.free == 0:
-            async with self._lock:  # one lease request at a time per worker
-                if self.free == 0:
-                    self.free += await self.handle.acquire.remote(self.owner, self.lease)
-        self.free -= 1
-
-    def release(self) -> None:
-        self.free += 1
-        if self.free >= self.lease:
-            self.handle.release.remote(self.owner, self.free)
-            self.free = 0
-
-    def give_back(self) -> None:
-        if self.free:
-            self.handle.release.remote(self.owner, self.free)
-            self.free = 0
-
-
 def _counts(path: Path) -> tuple[int, Counter[str]]:
     states: Counter[str] = Counter(k.state for k in scan_keys(path))
     return sum(states.values()), states
@@ -85,10 +54,10 @@ def _counts(path: Path) -> tuple[int, Counter[str]]:
 class ShardWorker:
     """Runs shards one at a time (a Ray actor; plain class so it can be tested without Ray)."""
 
-    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None, lease: int = 1) -> None:
+    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None) -> None:
         self.config = config
         self.owner = owner
-        self.gate = _GateClient(gate, owner, lease=lease) if gate is not None else None
+        self.gate = GateClient(gate, owner, cap=config.backend.concurrency) if gate is not None else None
         self.board = board
         self._tasks: dict[str, Task] | None = None
         self._backend: SharedBackend | None = None
@@ -112,6 +81,8 @@ class ShardWorker:
     async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:
         while True:
             self._report(plan, path, before)
+            if self.gate is not None:
+                await self.gate.tick()
             await asyncio.sleep(REPORT_EVERY_S)
 
     def _report(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:

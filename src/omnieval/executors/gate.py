@@ -1,0 +1,185 @@
+"""One concurrency limit per endpoint across every worker: the gate actor and each worker's client.
+
+The gate (:class:`EndpointGate`, a Ray actor) leases out at most ``limit`` slots in all. A worker's
+client (:class:`GateClient`) keeps the slots it leased and reuses them request after request, so a
+worker that is busy costs no actor call per request: it talks to the gate only to grow its pool, to
+give back slots it has not used for a while, and once per tick to learn its fair share (the limit
+over the workers that want slots). A busy worker above its share gives slots back as its requests
+finish, so a newcomer gets its share within about one tick. The sum of all pools never exceeds the
+limit, so the server never sees more than ``--concurrency`` requests at once.
+
+Plain classes: :mod:`omnieval.executors.ray_executor` turns the gate into an actor, so this module
+imports without Ray.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter, deque
+from typing import Any
+
+__all__ = ["EndpointGate", "GateClient"]
+
+
+class EndpointGate:
+    """At most ``limit`` slots leased out at once, counted per owner (a worker).
+
+    The driver hands back the slots of a worker that died holding them (:meth:`forget`); a dead
+    owner's late acquisitions are returned at once. ``peak`` counts leased slots: an upper bound of
+    the requests in flight.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(1, limit)
+        self._free = asyncio.Semaphore(self.limit)
+        self._held: Counter[str] = Counter()
+        self._waiting: Counter[str] = Counter()
+        self._dead: set[str] = set()
+        self.in_flight = 0
+        self.peak = 0
+        self.granted = 0
+
+    def _share(self, owner: str) -> int:
+        wanting = {o for o, n in self._held.items() if n > 0} | {o for o, n in self._waiting.items() if n > 0} | {owner}
+        return max(1, math.ceil(self.limit / len(wanting)))
+
+    async def share(self, owner: str) -> int:
+        """The fair pool size for ``owner``: the limit over the workers holding or waiting for slots."""
+        return self._share(owner)
+
+    async def acquire(self, owner: str, most: int = 1) -> int:
+        """Wait for one slot, then take more that are free, up to ``most`` and the owner's share."""
+        self._waiting[owner] += 1
+        try:
+            await self._free.acquire()
+        finally:
+            self._waiting[owner] -= 1
+        taken = 1
+        most = min(most, self._share(owner) - self._held[owner])
+        while taken < most and not self._free.locked():
+            await self._free.acquire()  # free: returns at once
+            taken += 1
+        if owner in self._dead:
+            for _ in range(taken):
+                self._free.release()
+            return 0
+        self._held[owner] += taken
+        self.in_flight += taken
+        self.granted += taken
+        self.peak = max(self.peak, self.in_flight)
+        return taken
+
+    async def release(self, owner: str, count: int = 1) -> None:
+        """Async on purpose: Ray runs an async actor's plain methods off its event loop, where waking a
+        semaphore's waiters is not safe (they would sleep until something else stirs the loop)."""
+        count = min(count, self._held[owner])
+        self._held[owner] -= count
+        self.in_flight -= count
+        for _ in range(count):
+            self._free.release()
+
+    async def forget(self, owner: str) -> int:
+        """A worker is gone: free every slot it held."""
+        self._dead.add(owner)
+        held = self._held.pop(owner, 0)
+        self.in_flight -= held
+        for _ in range(held):
+            self._free.release()
+        return held
+
+    async def stats(self) -> dict[str, int]:
+        return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
+
+
+class GateClient:
+    """A worker's pool of leased slots, seen by its backend as ``acquire()`` / ``release()``.
+
+    ``handle`` is the gate actor's handle (or any object whose methods have an awaitable ``.remote``).
+    Call :meth:`tick` about every half second and :meth:`give_back` when a shard ends.
+    """
+
+    def __init__(self, handle: Any, owner: str, *, cap: int) -> None:
+        self.handle, self.owner = handle, owner
+        self.cap = max(1, cap)
+        self.held = 0
+        """Slots leased from the gate: in use plus ``free``."""
+        self.free = 0
+        self._low_water = 0
+        """The fewest free slots since the last tick: slots nobody used for a whole tick go back."""
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._fetching: asyncio.Future[None] | None = None
+
+    async def acquire(self) -> None:
+        if self.free and not self._waiters:
+            self._take()
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._handout()
+        self._fetch_if_short()
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # handed a slot just as it was cancelled
+                self.release()
+            raise
+
+    def release(self) -> None:
+        self.free += 1
+        if self.held > self.cap:  # above our share: the slot goes back to the gate at once
+            self._return(min(self.free, self.held - self.cap))
+        self._handout()
+
+    async def tick(self) -> None:
+        """Learn the fair share; give back what is above it and what sat unused since the last tick."""
+        self.cap = max(1, int(await self.handle.share.remote(self.owner)))
+        self._return(min(self.free, max(self.held - self.cap, self._low_water)))
+        self._low_water = self.free
+        self._fetch_if_short()
+
+    def give_back(self) -> None:
+        """Every free slot back to the gate (a shard ended: an idle worker never sits on slots)."""
+        self._return(self.free)
+
+    def _take(self) -> None:
+        self.free -= 1
+        self._low_water = min(self._low_water, self.free)
+
+    def _handout(self) -> None:
+        while self.free and self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():  # a cancelled waiter is skipped
+                self._take()
+                waiter.set_result(None)
+
+    def _return(self, count: int) -> None:
+        if count > 0:
+            self.free -= count
+            self.held -= count
+            self._low_water = min(self._low_water, self.free)
+            self.handle.release.remote(self.owner, count)
+
+    def _fetch_if_short(self) -> None:
+        if any(not w.done() for w in self._waiters) and self.held < self.cap and (self._fetching is None or self._fetching.done()):
+            self._fetching = asyncio.ensure_future(self._fetch())
+
+    def _fail_waiters(self, exc: BaseException) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(RuntimeError(f"the endpoint's concurrency gate failed: {exc}"))
+
+    async def _fetch(self) -> None:
+        """Lease slots for the waiters, one gate call at a time, up to the share."""
+        while any(not w.done() for w in self._waiters) and self.held < self.cap:
+            try:
+                got = int(await self.handle.acquire.remote(self.owner, self.cap - self.held))
+            except Exception as exc:  # the gate is gone: the waiting requests fail (counted), none hangs
+                self._fail_waiters(exc)
+                return
+            if got == 0:  # this worker was declared dead: it gets nothing more
+                return
+            self.held += got
+            self.free += got
+            self._handout()

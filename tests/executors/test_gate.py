@@ -1,0 +1,146 @@
+"""The endpoint gate and its worker clients without Ray: the limit holds, busy workers reuse their slots,
+shares even out, nothing deadlocks, idle and cancelled slots go back."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from omnieval.executors.gate import EndpointGate, GateClient
+
+
+class _Remote:
+    """``handle.method.remote(...)`` as Ray spells it, calling the gate in the same loop; counts calls."""
+
+    def __init__(self, gate: EndpointGate, calls: dict[str, int]) -> None:
+        self.gate, self.calls = gate, calls
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.gate, name)
+        calls = self.calls
+
+        class _Method:
+            @staticmethod
+            def remote(*args: Any) -> asyncio.Future[Any]:
+                calls[name] = calls.get(name, 0) + 1
+                return asyncio.ensure_future(method(*args))
+
+        return _Method()
+
+
+class _Server:
+    """What the endpoint sees: requests in flight at once."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.peak = 0
+
+    async def call(self, client: GateClient, seconds: float) -> None:
+        await client.acquire()
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            self.now -= 1
+            client.release()
+
+
+async def _ticker(clients: list[GateClient], every: float) -> None:
+    while True:
+        await asyncio.sleep(every)
+        for client in clients:
+            await client.tick()
+
+
+async def _burst(server: _Server, client: GateClient, n: int, *, concurrency: int, seconds: float) -> None:
+    """A runner: ``n`` requests, at most ``concurrency`` of its own at once."""
+    own = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with own:
+            await server.call(client, seconds)
+
+    await asyncio.gather(*(one() for _ in range(n)))
+
+
+def test_a_busy_worker_reuses_its_slots_instead_of_asking_per_request() -> None:
+    async def main() -> tuple[int, dict[str, int], int]:
+        gate, calls, server = EndpointGate(8), {}, _Server()
+        client = GateClient(_Remote(gate, calls), "w1", cap=8)
+        await _burst(server, client, 400, concurrency=8, seconds=0.001)
+        return server.peak, calls, gate.granted
+
+    peak, calls, granted = asyncio.run(main())
+    assert peak == 8
+    assert calls["acquire"] < 20 and granted < 40, (calls, granted)  # 400 requests; one call each would be 400
+
+
+def test_many_workers_never_exceed_the_limit_and_all_finish() -> None:
+    """Four workers whose runners each want the whole limit: the shape that once stalled with leases."""
+
+    async def main() -> tuple[int, int]:
+        gate, calls, server = EndpointGate(32), {}, _Server()
+        clients = [GateClient(_Remote(gate, calls), f"w{i}", cap=32) for i in range(4)]
+        ticker = asyncio.ensure_future(_ticker(clients, 0.02))
+        rng = random.Random(7)
+        bursts = [_burst(server, c, 300, concurrency=32, seconds=rng.uniform(0.001, 0.004)) for c in clients]
+        await asyncio.wait_for(asyncio.gather(*bursts), timeout=60)
+        ticker.cancel()
+        for c in clients:
+            c.give_back()
+        await asyncio.sleep(0.01)
+        return server.peak, gate.in_flight
+
+    peak, left = asyncio.run(main())
+    assert peak <= 32 and peak >= 16
+    assert left == 0, "every slot is back at the gate"
+
+
+def test_a_newcomer_gets_its_share_within_a_tick() -> None:
+    async def main() -> tuple[int, int, int]:
+        gate, calls, server = EndpointGate(8), {}, _Server()
+        first, second = (GateClient(_Remote(gate, calls), w, cap=8) for w in ("a", "b"))
+        hog = asyncio.ensure_future(_burst(server, first, 2000, concurrency=8, seconds=0.002))
+        for _ in range(200):  # until the hog's pool has grown
+            await asyncio.sleep(0.01)
+            if first.held == 8:
+                break
+        held_alone = first.held
+        late = asyncio.ensure_future(_burst(server, second, 40, concurrency=8, seconds=0.002))
+        for _ in range(3):  # a few ticks: the hog learns its share is 4 and gives the rest back
+            await asyncio.sleep(0.03)
+            await first.tick()
+            await second.tick()
+        await asyncio.wait_for(late, timeout=5)
+        held_shared = first.held
+        hog.cancel()
+        await asyncio.gather(hog, return_exceptions=True)
+        return held_alone, held_shared, server.peak
+
+    alone, shared, peak = asyncio.run(main())
+    assert alone == 8 and shared <= 4 and peak <= 8
+
+
+def test_idle_slots_go_back_after_a_tick_and_cancelled_waiters_lose_nothing() -> None:
+    async def main() -> tuple[int, int, int]:
+        gate, calls, server = EndpointGate(2), {}, _Server()
+        client = GateClient(_Remote(gate, calls), "w", cap=2)
+        await _burst(server, client, 10, concurrency=2, seconds=0.001)
+        await client.tick()  # the slots sat free since the burst ended... first tick sets the low-water mark
+        await client.tick()
+        await asyncio.sleep(0.01)  # the release call runs
+        idle_back = gate.in_flight
+        holders = [asyncio.ensure_future(server.call(client, 0.2)) for _ in range(2)]
+        await asyncio.sleep(0.01)
+        waiter = asyncio.ensure_future(client.acquire())  # the limit is full: this one waits
+        await asyncio.sleep(0.01)
+        waiter.cancel()
+        await asyncio.gather(waiter, *holders, return_exceptions=True)
+        client.give_back()
+        await asyncio.sleep(0.01)
+        return idle_back, gate.in_flight, client.held
+
+    idle_back, in_flight, held = asyncio.run(main())
+    assert idle_back == 0 and in_flight == 0 and held == 0
