@@ -53,6 +53,8 @@ def run_command(
     workers: Annotated[int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
+    judge_replicas: Annotated[int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")] = 1,
+    judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -95,7 +97,8 @@ def run_command(
             print_dry_run(config)
             return
         _run(config, executor_options(executor, ray_address=ray_address, workers=workers,
-                                      gpus_per_replica=gpus_per_replica, shard_size=shard_size))  # fmt: skip
+                                      gpus_per_replica=gpus_per_replica, shard_size=shard_size, judge_replicas=judge_replicas,
+                                      judge_gpus_per_replica=judge_gpus_per_replica))  # fmt: skip
 
 
 def executor_options(kind: str, **fields: object) -> object:

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from omnieval.backends import Backend
 from omnieval.types import Request, Response
 
-__all__ = ["Gate", "SharedBackend", "share"]
+__all__ = ["CAPABILITIES", "Gate", "SharedBackend", "capabilities", "share"]
 
 
 class Gate(Protocol):
@@ -68,8 +68,16 @@ class SharedBackend(Backend):
         """Kept open: the worker closes the inner backend when it stops."""
 
 
+CAPABILITIES = ("provider", "modalities", "prefers_batches", "caches_responses", "classifies", "extra_options")
+"""A backend's class-level attributes that a stand-in must carry (a judge reads ``classifies``; the
+base class checks ``options.extra`` against ``extra_options``)."""
+
+
+def capabilities(backend: Backend) -> dict[str, Any]:
+    return {name: getattr(backend, name) for name in CAPABILITIES}
+
+
 def share(inner: Backend, *, gate: Gate | None) -> SharedBackend:
     """Wrap ``inner`` in a subclass carrying its class-level capabilities (provider, modalities...)."""
-    attrs = {name: getattr(inner, name) for name in ("provider", "modalities", "prefers_batches", "caches_responses")}
-    cls = type(f"Shared{type(inner).__name__}", (SharedBackend,), attrs)
+    cls = type(f"Shared{type(inner).__name__}", (SharedBackend,), capabilities(inner))
     return cls(inner, gate=gate)

@@ -26,5 +26,10 @@ class ExecutorOptions(Frozen):
     """Samples per shard. Default: about two shards per worker per task (at least 8)."""
     max_shard_attempts: int = 3
     """A shard whose worker was lost is run again on a new worker up to this many times in all."""
+    judge_replicas: int = 1
+    """Actors of a local judge (``hf/``, ``vllm/``, ``hf_classifier/``), each loading it once; the workers'
+    judge calls go to the least busy. API judges need none: they share a gate of ``--judge-concurrency``."""
+    judge_gpus_per_replica: float | None = None
+    """GPUs each local-judge replica requests. Default: 1 when the cluster has GPUs, else 0."""
     local_cpus: int | None = None
     """CPUs of a Ray instance started here (no ``ray_address``). Default: the machine's cores."""

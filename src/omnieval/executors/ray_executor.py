@@ -20,6 +20,7 @@ from omnieval.backends import Backend, InProcessBackend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
 from omnieval.executors.actors import ProgressBoard
 from omnieval.executors.gate import EndpointGate
+from omnieval.executors.judge_cluster import JudgesOnCluster, endpoint_key, plan_judges, start_judges
 from omnieval.executors.options import ExecutorOptions
 from omnieval.executors.shards import (
     ShardPlan,
@@ -65,7 +66,7 @@ def connect(options: ExecutorOptions) -> bool:
         ray.init(address=options.ray_address, log_to_driver=False)
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        ray.init(num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
+        ray.init(num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False, log_to_driver=False)
     return True
 
 
@@ -74,7 +75,7 @@ def _is_local_model(backend: Backend) -> bool:
 
 
 def _endpoint(backend: Backend, config: RunConfig) -> str:
-    return f"{backend.provider}|{getattr(backend, 'base_url', None) or config.backend.base_url or ''}"
+    return endpoint_key(backend, config.backend)
 
 
 @dataclass
@@ -86,13 +87,15 @@ class _Fleet:
     actor_options: dict[str, Any]
     gate: Any
     board: Any
+    judges: JudgesOnCluster | None = None
     idle: list[tuple[str, Any]] = field(default_factory=list)
     busy: dict[Any, tuple[str, Any, ShardPlan]] = field(default_factory=dict)
 
     def spawn(self) -> None:
         owner = uuid.uuid4().hex[:12]
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
-        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board)
+        routes = self.judges.routes if self.judges is not None else None
+        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board, judges=routes)
         self.idle.append((owner, worker))
 
     def give(self, plan: ShardPlan, lines: list[bytes]) -> None:
@@ -103,6 +106,8 @@ class _Fleet:
         """A worker died: hand back its gate slots, stop it for good, start a replacement."""
         if self.gate is not None:
             self.gate.forget.remote(owner)
+        if self.judges is not None:
+            self.judges.forget(owner)
         self.ray.kill(actor, no_restart=True)
         self.spawn()
 
@@ -112,6 +117,8 @@ class _Fleet:
             with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
                 self.ray.get(actor.close.remote(), timeout=30)
             self.ray.kill(actor, no_restart=True)
+        if self.judges is not None:
+            self.judges.stop()
 
 
 @dataclass
@@ -136,12 +143,12 @@ class _Tally:
         }  # fmt: skip
 
 
-def _worker_count(options: ExecutorOptions, ray: Any, *, local_model: bool, gpus: float) -> int:
+def _worker_count(options: ExecutorOptions, ray: Any, *, local_model: bool, gpus: float, reserved: dict[str, float]) -> int:
     if options.workers is not None:
         if options.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {options.workers}")
         return options.workers
-    resources = ray.cluster_resources()
+    resources = {k: v - reserved.get(k, 0.0) for k, v in ray.cluster_resources().items()}  # judge replicas' share
     if local_model:
         return max(1, int(resources.get("GPU", 0) // gpus)) if gpus else 1
     return max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
@@ -253,7 +260,8 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     gpus = options.gpus_per_replica
     if gpus is None:
         gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
-    workers = _worker_count(options, ray, local_model=local_model, gpus=gpus)
+    judge_plan = plan_judges(config, tasks, options, cluster_gpus=ray.cluster_resources().get("GPU", 0))
+    workers = _worker_count(options, ray, local_model=local_model, gpus=gpus, reserved=judge_plan.reserved())
     size = options.shard_size or remembered_shard_size(config.output)
     plans, shard_size = plan_shards(tasks, config, shard_size=size, workers=workers)
     remember_plan(config.output, plans, shard_size)
@@ -262,10 +270,12 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     old, tally = _previous(config, "executor"), _Tally()
     old_judges = _previous(config, "judges")
     started = dt.datetime.now(dt.UTC).isoformat()
+    judged: dict[str, Any] = {}  # the judges' gates and pools: what they allowed and did
 
     def write_manifest(status: str) -> None:
         block = _executor_block(options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old)
-        judges = tally.judges or old_judges  # judged in the shards; a resume with nothing to run keeps the last
+        block["judges"] = judged.get("block") or old.get("judges") or {}
+        judges = judge_plan.annotate(tally.judges) or old_judges  # judged in the shards; a resume with nothing to run keeps the last
         document = manifest(config, tasks, backend, started=started, status=status, judges=judges)
         write_json(config.output / "manifest.json", {**document, "executor": block})
 
@@ -278,12 +288,14 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
             if not local_model:
                 name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
                 gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
-            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote())
-            for _ in range(min(workers, len(todo))):
-                fleet.spawn()
+            judges = start_judges(ray, judge_plan) if judge_plan.judges else None
+            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote(), judges)
             try:
+                for _ in range(min(workers, len(todo))):
+                    fleet.spawn()
                 _drive(fleet, todo, current, config=config, options=options, tally=tally, progress=progress, plans=plans)
                 _show(progress, fleet.board, ray, plans, current)
+                judged["block"] = judges.block() if judges is not None else {}
             finally:
                 fleet.stop()
         for task in tasks:
@@ -291,4 +303,5 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     merge_shards(config.output, plans)
     write_manifest("finished")
     states = {t.name: dict(tally.states.get(t.name, {})) for t in tasks}
-    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe(), judges=tally.judges or old_judges)
+    described = judge_plan.annotate(tally.judges) or old_judges
+    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe(), judges=described)

@@ -21,6 +21,7 @@ from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError
 from omnieval.executors.backend_share import SharedBackend, share
 from omnieval.executors.gate import GateClient
+from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file
 from omnieval.runner import RunConfig, resolve_tasks, run_async
 from omnieval.sources import Task
@@ -42,6 +43,7 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
         "limit": None,
         "quiet": True,
         "cache_path": config.cache_path or config.output / "cache.sqlite",
+        "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
         "backend": options,
     })  # fmt: skip
 
@@ -54,11 +56,14 @@ def _counts(path: Path) -> tuple[int, Counter[str]]:
 class ShardWorker:
     """Runs shards one at a time (a Ray actor; plain class so it can be tested without Ray)."""
 
-    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None) -> None:
+    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None,
+                 judges: dict[str, JudgeRoute] | None = None) -> None:  # fmt: skip
         self.config = config
         self.owner = owner
         self.gate = GateClient(gate, owner, cap=config.backend.concurrency) if gate is not None else None
         self.board = board
+        self.judges = WorkerJudges(judges or {}, owner=owner)
+        """The judges' backends, kept across shards (under their gates, or their replica pools)."""
         self._tasks: dict[str, Task] | None = None
         self._backend: SharedBackend | None = None
 
@@ -83,6 +88,7 @@ class ShardWorker:
             self._report(plan, path, before)
             if self.gate is not None:
                 await self.gate.tick()
+            await self.judges.tick()
             await asyncio.sleep(REPORT_EVERY_S)
 
     def _report(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:
@@ -105,10 +111,11 @@ class ShardWorker:
         task = self._task(plan.task)
         watcher = asyncio.create_task(self._watch(plan, path, before))
         try:
-            outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config))
+            outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config), judge_backend=self.judges.backend)
         finally:
             if self.gate is not None:
                 self.gate.give_back()
+            self.judges.give_back()
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
@@ -128,3 +135,4 @@ class ShardWorker:
         if self._backend is not None:
             await self._backend.inner.aclose()
             self._backend = None
+        await self.judges.aclose()

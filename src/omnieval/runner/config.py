@@ -57,6 +57,9 @@ class RunConfig(Frozen):
     use_cache: bool = True
     cache_path: Path | None = None
     """Response cache file; defaults to ``OUTPUT/cache.sqlite``."""
+    judge_cache_path: Path | None = None
+    """The judges' response cache file; defaults to ``OUTPUT/judge_cache.sqlite`` (what ``omnieval rejudge``
+    reads). An executor's shards point it at the run's own, so it is one file for the whole run."""
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     retry_errors: bool = True
     """On resume, run samples that ended in ``error`` again."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omnieval.backends import Backend
+from omnieval.backends import Backend, BackendOptions
 from omnieval.backends.breaker import DEFAULT_THRESHOLD, CircuitBreaker
 from omnieval.judges import Judge, create_judge_backend
 from omnieval.runner.config import JudgeConfig, RetryPolicy
@@ -24,7 +24,33 @@ from omnieval.sources import Task
 from omnieval.store import ResponseCache
 from omnieval.types import JudgeSpec, Message, Request
 
-__all__ = ["JudgeStage", "judge_question", "judged_spec"]
+__all__ = ["JudgeBackendFactory", "JudgeStage", "default_judge_backend", "judge_models", "judge_question", "judged_spec"]
+
+JudgeBackendFactory = Callable[[str, BackendOptions], Backend]
+"""Builds a judge's backend from its ``PROVIDER/NAME`` and options. An executor passes its own (a
+judge shared across shards, under a cluster-wide gate, or served by an actor pool)."""
+
+
+def default_judge_backend(model: str, options: BackendOptions) -> Backend:
+    """The judge's own backend in this process (what a local run uses)."""
+    return create_judge_backend(model, options=options)
+
+
+def judge_models(tasks: list[Task], judge: JudgeConfig | None) -> dict[str, BackendOptions]:
+    """Each judge model the tasks use (``--judge`` or a task's default model), with its connection options."""
+    options = judge.backend if judge is not None else BackendOptions()
+    models: dict[str, BackendOptions] = {}
+    for task in tasks:
+        model = _judge_model(task, judge)
+        if model is not None:
+            models[model] = options
+    return models
+
+
+def _judge_model(task: Task, judge: JudgeConfig | None) -> str | None:
+    if task.spec.judge is None:
+        return None
+    return judge.model if judge is not None else task.spec.judge.model
 
 
 def judge_question(request: Request) -> str:
@@ -61,7 +87,8 @@ class JudgeStage:
 
     def __init__(self, *, tasks: list[Task], judge: JudgeConfig | None, retry: RetryPolicy,
                  cache_path: Path | None, breaker_threshold: int = DEFAULT_THRESHOLD,
-                 max_pending: int = 256) -> None:  # fmt: skip
+                 max_pending: int = 256, backend_factory: JudgeBackendFactory | None = None) -> None:  # fmt: skip
+        self._backend_factory = backend_factory or default_judge_backend
         self._breaker_threshold = breaker_threshold
         self.judges: dict[str, Judge] = {}
         self._endpoints: dict[str, _Endpoint] = {}
@@ -72,22 +99,18 @@ class JudgeStage:
         self._pending: set[asyncio.Task[None]] = set()
         self._max_pending = max_pending
         self._slots: asyncio.Semaphore | None = None
+        models = judge_models(tasks, judge)
         for task in tasks:
-            spec = task.spec.judge
-            if spec is None:
+            model = _judge_model(task, judge)
+            if task.spec.judge is None or model is None:
                 continue
-            model = judge.model if judge is not None else spec.model
-            if model is None:
-                continue
-            endpoint = self._endpoint(model, judge)
-            self.judges[task.name] = Judge(task.name, judged_spec(spec, judge), endpoint.backend, fetch=endpoint.fetcher.fetch)
+            endpoint = self._endpoint(model, models[model])
+            self.judges[task.name] = Judge(task.name, judged_spec(task.spec.judge, judge), endpoint.backend,
+                                           fetch=endpoint.fetcher.fetch)  # fmt: skip
 
-    def _endpoint(self, model: str, judge: JudgeConfig | None) -> _Endpoint:
+    def _endpoint(self, model: str, options: BackendOptions) -> _Endpoint:
         if model not in self._endpoints:
-            from omnieval.backends import BackendOptions
-
-            options = judge.backend if judge is not None else BackendOptions()
-            backend = create_judge_backend(model, options=options)
+            backend = self._backend_factory(model, options)
             if self._cache is None and self._cache_path is not None:
                 self._cache = ResponseCache(self._cache_path)
             self._endpoints[model] = _Endpoint(backend, self._fetcher(backend))

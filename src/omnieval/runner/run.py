@@ -22,7 +22,7 @@ from omnieval.judges import Judge
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
-from omnieval.runner.judging import JudgeStage, judge_question
+from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
@@ -241,8 +241,10 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
     }
 
 
-async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None) -> RunOutcome:
-    """Run (or resume) an evaluation into ``config.output``."""
+async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None,
+                    judge_backend: JudgeBackendFactory | None = None) -> RunOutcome:  # fmt: skip
+    """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
+    (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`)."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
@@ -253,7 +255,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
-                        breaker_threshold=config.breaker_threshold)  # fmt: skip
+                        breaker_threshold=config.breaker_threshold, backend_factory=judge_backend)  # fmt: skip
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)
@@ -281,7 +283,7 @@ def _judge_cache(config: RunConfig) -> Path | None:
     """The judge's response cache: ``OUTPUT/judge_cache.sqlite`` (what makes re-judging free)."""
     if not config.use_cache:
         return None
-    return config.output / "judge_cache.sqlite"
+    return config.judge_cache_path or config.output / "judge_cache.sqlite"
 
 
 def _with_media_cache(config: RunConfig) -> Any:

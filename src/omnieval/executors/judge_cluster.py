@@ -1,0 +1,331 @@
+"""Judges on the cluster: an API judge under one gate for all workers, a local judge as an actor pool.
+
+Run locally, a judged run creates its judge inside the runner. On Ray that would mean one judge per
+shard: a local (``hf/``, ``vllm/``, ``hf_classifier/``) judge loaded again in every shard, an API
+judge under no global limit. Instead the driver starts, for each judge model of the run:
+
+- an API judge: an :class:`~omnieval.executors.gate.EndpointGate` of ``--judge-concurrency`` slots,
+  so all workers together keep at most that many judge requests in flight, as one machine would;
+- a local judge: ``--judge-replicas`` :class:`JudgeReplica` actors, each loading the judge once.
+
+Workers get a :class:`WorkerJudges`, the runner's judge-backend factory: the judge's backend is made
+once per worker and kept across shards, wrapped in the gate's client, or a :class:`PooledJudge` that
+sends batches to the least busy replica. Plain classes: the executor turns them into actors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import socket
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from omnieval.backends import Backend, BackendOptions, InProcessBackend
+from omnieval.errors import BackendError, ConfigError
+from omnieval.executors.backend_share import CAPABILITIES, SharedBackend, capabilities, share
+from omnieval.executors.gate import EndpointGate, GateClient
+from omnieval.executors.options import ExecutorOptions
+from omnieval.judges import create_judge_backend
+from omnieval.runner import RunConfig
+from omnieval.runner.judging import judge_models
+from omnieval.sources import Task
+from omnieval.types import Request, Response
+
+__all__ = [
+    "JudgePlan",
+    "JudgeReplica",
+    "JudgeRoute",
+    "JudgesOnCluster",
+    "PooledJudge",
+    "WorkerJudges",
+    "endpoint_key",
+    "plan_judges",
+    "start_judges",
+]
+
+READY_TIMEOUT_S = 600.0
+"""How long the driver waits for a judge replica to be placed and started (a GPU may free up)."""
+
+
+def endpoint_key(backend: Backend, options: BackendOptions) -> str:
+    """``provider|base_url``: what one server's concurrency limit is named by."""
+    return f"{backend.provider}|{getattr(backend, 'base_url', None) or options.base_url or ''}"
+
+
+def is_local(backend: Backend) -> bool:
+    """A model running inside the process (loaded once per replica) rather than behind an endpoint."""
+    return isinstance(backend, InProcessBackend)
+
+
+@dataclass(frozen=True)
+class JudgeRoute:
+    """How a worker reaches one judge model: through its endpoint's gate or its replica pool."""
+
+    kind: Literal["gate", "pool"]
+    gate: Any = None
+    """The judge endpoint's gate actor (``kind == "gate"``)."""
+    limit: int = 1
+    replicas: tuple[Any, ...] = ()
+    """The replica actors (``kind == "pool"``)."""
+    info: dict[str, Any] = field(default_factory=dict)
+    """The replicas' backend as :func:`backend_info` describes it (``kind == "pool"``)."""
+
+
+def backend_info(backend: Backend) -> dict[str, Any]:
+    """What a stand-in needs to look like ``backend``; described before any load, as a local run's manifest is."""
+    info = {**capabilities(backend), "model": backend.model, "options": backend.options, "describe": backend.describe(),
+            "identity": backend.identity(), "endpoint": backend.endpoint(), "max_connections": backend.max_connections(),
+            "sep": None}  # fmt: skip
+    if backend.classifies:
+        info["sep"] = backend.sep_token()
+    return info
+
+
+class JudgeReplica:
+    """One copy of a local judge (a Ray actor): the model is built once and answers every worker's batches."""
+
+    def __init__(self, model: str, options: BackendOptions) -> None:
+        self.backend = create_judge_backend(model, options=options)
+        self._info = backend_info(self.backend)
+        self.batches = 0
+        self.requests = 0
+
+    def info(self) -> dict[str, Any]:
+        return self._info
+
+    async def generate_many(self, requests: list[Request]) -> list[Response | BaseException]:
+        """A batch's answers; a batch that fails as a whole gives every request the error (as the runner's batcher does)."""
+        self.batches += 1
+        self.requests += len(requests)
+        try:
+            return await self.backend.generate_many(requests)
+        except Exception as exc:
+            return [exc] * len(requests)
+
+    def truncations(self, text: str, max_tokens: int, offset: int) -> list[str]:
+        return self.backend.truncations(text, max_tokens=max_tokens, offset=offset)
+
+    def stats(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "node": socket.gethostname(), "batches": self.batches, "requests": self.requests}
+
+    async def close(self) -> None:
+        await self.backend.aclose()
+
+
+class PooledJudge(Backend):
+    """A worker's stand-in for a local judge: each batch goes to the replica with the fewest of this
+    worker's batches in flight (ties in turn). A lost replica is left out; its batch fails retryable."""
+
+    def __init__(self, replicas: Sequence[Any], info: dict[str, Any]) -> None:
+        super().__init__(info["model"], options=info["options"])
+        self.replicas = list(replicas)
+        self.info = info
+        self._busy = [0] * len(self.replicas)
+        self._lost: set[int] = set()
+        self._turn = itertools.count()
+
+    def _pick(self) -> int:
+        alive = [i for i in range(len(self.replicas)) if i not in self._lost]
+        if not alive:
+            raise BackendError(f"judge {self.spec}: every replica of its pool was lost")
+        start = next(self._turn)
+        order = sorted(alive, key=lambda i: (self._busy[i], (i - start) % len(self.replicas)))
+        return order[0]
+
+    async def generate(self, request: Request) -> Response:
+        result = (await self.generate_many([request]))[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
+        index = self._pick()
+        self._busy[index] += 1
+        try:
+            return list(await self.replicas[index].generate_many.remote(list(requests)))
+        except Exception as exc:  # the replica died (or its call could not be delivered): the others carry on
+            self._lost.add(index)
+            alive = len(self.replicas) - len(self._lost)
+            raise BackendError(f"judge {self.spec}: replica {index} lost ({type(exc).__name__}: {exc})",
+                               retryable=alive > 0) from None  # fmt: skip
+        finally:
+            self._busy[index] -= 1
+
+    def max_connections(self) -> int:
+        return int(self.info["max_connections"])
+
+    def describe(self) -> dict[str, Any]:
+        return dict(self.info["describe"])
+
+    def identity(self) -> str:
+        return str(self.info["identity"])
+
+    def endpoint(self) -> str:
+        return str(self.info["endpoint"])
+
+    def sep_token(self) -> str:
+        if self.info["sep"] is None:
+            return super().sep_token()
+        return str(self.info["sep"])
+
+    def truncations(self, text: str, *, max_tokens: int, offset: int) -> list[str]:
+        """The replica's tokenizer decides (a short blocking call: the judge engine asks synchronously)."""
+        import ray
+
+        index = self._pick()
+        return list(ray.get(self.replicas[index].truncations.remote(text, max_tokens, offset)))
+
+
+def pooled(route: JudgeRoute) -> PooledJudge:
+    cls = type(f"Pooled{route.info['provider']}", (PooledJudge,), {k: route.info[k] for k in CAPABILITIES})
+    return cls(route.replicas, route.info)
+
+
+class WorkerJudges:
+    """One worker's judge backends, kept across its shards; :meth:`backend` is the runner's judge factory."""
+
+    def __init__(self, routes: dict[str, JudgeRoute], *, owner: str) -> None:
+        self.routes = routes
+        self.owner = owner
+        self.gates: dict[str, GateClient] = {}
+        self._backends: dict[str, Backend] = {}
+
+    def backend(self, model: str, options: BackendOptions) -> Backend:
+        if model not in self._backends:
+            route = self.routes.get(model)
+            if route is not None and route.kind == "pool":
+                self._backends[model] = pooled(route)
+            else:
+                gate = None
+                if route is not None and route.gate is not None:
+                    gate = self.gates[model] = GateClient(route.gate, self.owner, cap=route.limit)
+                self._backends[model] = share(create_judge_backend(model, options=options), gate=gate)
+        return self._backends[model]
+
+    async def tick(self) -> None:
+        for gate in self.gates.values():
+            await gate.tick()
+
+    def give_back(self) -> None:
+        for gate in self.gates.values():
+            gate.give_back()
+
+    async def aclose(self) -> None:
+        for backend in self._backends.values():
+            if isinstance(backend, SharedBackend):
+                await backend.inner.aclose()
+        self._backends.clear()
+
+
+@dataclass
+class JudgesOnCluster:
+    """The driver's side: each judge model's gate or replica pool, and what the manifest says about them."""
+
+    ray: Any
+    routes: dict[str, JudgeRoute] = field(default_factory=dict)
+    gpus_per_replica: float = 0.0
+
+    def forget(self, owner: str) -> None:
+        """A worker died: its judge gate slots go back."""
+        for route in self.routes.values():
+            if route.gate is not None:
+                route.gate.forget.remote(owner)
+
+    def block(self) -> dict[str, Any]:
+        """Per judge model: its gate's limit and peak, or its pool's replicas and their work."""
+        out: dict[str, Any] = {}
+        for model, route in self.routes.items():
+            if route.kind == "gate":
+                stats = self.ray.get(route.gate.stats.remote())
+                out[model] = {"kind": "gate", "endpoint": route.info.get("endpoint_key"), **stats}
+            else:
+                replicas = self.ray.get([r.stats.remote() for r in route.replicas])
+                out[model] = {"kind": "pool", "replicas": len(route.replicas), "gpus_per_replica": self.gpus_per_replica,
+                              "replica_stats": replicas}  # fmt: skip
+        return out
+
+    def stop(self) -> None:
+        for route in self.routes.values():
+            for replica in route.replicas:
+                with contextlib.suppress(Exception):  # a dead or stuck replica: nothing to close
+                    self.ray.get(replica.close.remote(), timeout=30)
+                self.ray.kill(replica, no_restart=True)
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """The run's judges as the driver sees them (never loaded here) and what their pools will take."""
+
+    judges: dict[str, tuple[Backend, BackendOptions]]
+    """Judge model → its backend (described, not loaded) and options."""
+    replicas: int
+    gpus_per_replica: float
+
+    @property
+    def pools(self) -> int:
+        """Local judges: each gets ``replicas`` actors."""
+        return sum(1 for backend, _ in self.judges.values() if is_local(backend))
+
+    def annotate(self, described: dict[str, Any]) -> dict[str, Any]:
+        """The manifest's ``judges`` block (per task, as the shards described it) with where each judge ran."""
+        where = {backend.spec: self._where(backend) for backend, _ in self.judges.values()}
+        return {task: {**entry, "cluster": where[entry["judge"]]} if entry.get("judge") in where else entry
+                for task, entry in described.items()}  # fmt: skip
+
+    def _where(self, backend: Backend) -> dict[str, Any]:
+        if is_local(backend):
+            return {"kind": "pool", "replicas": self.replicas, "gpus_per_replica": self.gpus_per_replica}
+        return {"kind": "gate", "limit": backend.max_connections()}
+
+    def reserved(self) -> dict[str, float]:
+        """Cluster resources the judge replicas take (the default worker count leaves them free)."""
+        n = self.pools * self.replicas
+        return {"CPU": float(n), "GPU": n * self.gpus_per_replica}
+
+
+def plan_judges(config: RunConfig, tasks: list[Task], options: ExecutorOptions, *, cluster_gpus: float) -> JudgePlan:
+    """Each judge model of the run; replicas and GPUs per replica for the local ones."""
+    if options.judge_replicas < 1:
+        raise ConfigError(f"--judge-replicas must be at least 1, got {options.judge_replicas}")
+    judges = {model: (create_judge_backend(model, options=o), o) for model, o in judge_models(tasks, config.judge).items()}
+    gpus = options.judge_gpus_per_replica
+    if gpus is None:
+        gpus = 1.0 if cluster_gpus >= 1 else 0.0
+    return JudgePlan(judges, options.judge_replicas, gpus)
+
+
+def start_judges(ray: Any, plan: JudgePlan) -> JudgesOnCluster:
+    """A gate per API judge, started replica actors per local judge."""
+    fleet = JudgesOnCluster(ray, gpus_per_replica=plan.gpus_per_replica)
+    for model, (backend, options) in plan.judges.items():
+        if is_local(backend):
+            fleet.routes[model] = _pool(ray, model, options, replicas=plan.replicas, gpus=plan.gpus_per_replica)
+        else:
+            fleet.routes[model] = _gate(ray, model, backend, options)
+    return fleet
+
+
+def _gate(ray: Any, model: str, backend: Backend, options: BackendOptions) -> JudgeRoute:
+    """The judge's own gate, named by its endpoint and model: locally each judge model has its own pool,
+    apart from the model under test's, so a server both use sees the two limits added, on Ray as here."""
+    key = endpoint_key(backend, options)
+    name = "omnieval-judge-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, f"{key}|{model}").hex[:12]
+    limit = backend.max_connections()
+    gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(limit)
+    return JudgeRoute(kind="gate", gate=gate, limit=limit, info={"endpoint_key": key})
+
+
+def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus: float) -> JudgeRoute:
+    cls = ray.remote(JudgeReplica).options(num_cpus=1, num_gpus=gpus, max_restarts=0, max_concurrency=64)
+    actors = tuple(cls.remote(model, options) for _ in range(replicas))
+    try:
+        infos = ray.get([a.info.remote() for a in actors], timeout=READY_TIMEOUT_S)
+    except Exception as exc:
+        for actor in actors:
+            ray.kill(actor, no_restart=True)
+        raise ConfigError(f"judge {model}: its {replicas} replica(s) ({gpus:g} GPU each) did not start: {exc}") from None
+    return JudgeRoute(kind="pool", replicas=actors, info=infos[0])

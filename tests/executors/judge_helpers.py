@@ -1,0 +1,91 @@
+"""Pieces of the judged-run executor tests: a judged task, a counting local judge, records without timings.
+
+The counting judge is registered when this module is imported; Ray worker processes import it through
+the cluster's ``worker_process_setup_hook`` (:func:`register`), so a judge replica can build it by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from omnieval.backends import BackendOptions, InProcessBackend, backends
+from omnieval.types import Request, Response
+from tests.backends.e2e_helpers import write_task
+from tests.executors.helpers import records
+
+JUDGED_TASK = """\
+name: qaj
+source: {type: jsonl, path: qa.jsonl}
+prompt: {template: "{{ input }}"}
+metrics: [{name: exact_match, alias: em}]
+judge: {key: js, protocol: direct, template: binary_equivalence, parser: judge_binary, scale: [0, 1]}
+"""
+
+VERDICT = r"Вопрос \d*(\d):"
+"""The verdict either judge gives: the last digit of the sample's number. 0 and 1 are verdicts; 2-9 are
+outside the scale [0, 1], retried, then ``judge_failed``."""
+
+
+def judged_task(root: Path, n: int) -> Path:
+    write_task(root / "qa.jsonl", n)
+    (root / "qaj.yaml").write_text(JUDGED_TASK, encoding="utf-8")
+    return root / "qaj.yaml"
+
+
+class CountingJudge(InProcessBackend):
+    """A local judge that appends its process id to the file named by its model at each construction."""
+
+    provider = "counting-judge"
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        super().__init__(model, options=options)
+        with open(model, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
+
+    def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
+        out: list[Response | BaseException] = []
+        for request in requests:
+            match = re.search(VERDICT, request.messages[-1].text)
+            out.append(Response.from_text(match.group(1) if match else "no verdict"))
+        return out
+
+
+def register() -> None:
+    """Make ``counting-judge/`` known in this process (a Ray worker's setup hook)."""
+    if "counting-judge" not in backends:
+        backends.add("counting-judge", CountingJudge)
+
+
+register()
+
+
+def constructions(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text(encoding="utf-8").split()] if path.exists() else []
+
+
+def judged_record_set(out: Path) -> set[str]:
+    """Records as a set without call timings (``latency_s`` of the sample and of each judge attempt)."""
+    rows = []
+    for record in records(out):
+        record = {k: v for k, v in record.items() if k != "latency_s"}
+        if record.get("judge"):
+            calls = [{**c, "attempts": [{k: v for k, v in a.items() if k != "latency_s"} for a in c["attempts"]]}
+                     for c in record["judge"]["calls"]]  # fmt: skip
+            record["judge"] = {**record["judge"], "calls": calls}
+        rows.append(json.dumps(record, sort_keys=True))
+    return set(rows)
+
+
+def judge_calls(out: Path) -> int:
+    """Judge requests the run's records account for (every attempt of every call)."""
+    return sum(len(c["attempts"]) for r in records(out) if r.get("judge") for c in r["judge"]["calls"])
+
+
+def states(out: Path) -> dict[str, Any]:
+    """The run's sample states that occurred (results.json lists every state, with zeros)."""
+    counts = json.loads((out / "results.json").read_text(encoding="utf-8"))["states"]
+    return {k: v for k, v in counts.items() if v}

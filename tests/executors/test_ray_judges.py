@@ -1,0 +1,85 @@
+"""Judged runs on Ray: an API judge under one concurrency limit for all workers, a local judge served by
+an actor pool (one construction per replica), the run-level judge cache, and equality with local runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.api import evaluate, rejudge
+from omnieval.backends import BackendOptions
+from omnieval.executors import ExecutorOptions
+from omnieval.runner import JudgeConfig
+from tests.executors.helpers import CountingServer, config, results
+from tests.executors.judge_helpers import VERDICT, constructions, judge_calls, judged_record_set, judged_task, states
+
+pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    ray = pytest.importorskip("ray")
+    root = str(Path(__file__).resolve().parents[2])  # where ``tests`` is importable from
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    env = {"worker_process_setup_hook": "tests.executors.judge_helpers.register", "env_vars": {"PYTHONPATH": path}}
+    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False, runtime_env=env)  # workers know the counting judge
+    yield ray
+    ray.shutdown()
+
+
+def _manifest(out: Path) -> dict[str, Any]:
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_api_judge_keeps_one_limit_for_all_workers(tmp_path: Path, cluster: Any) -> None:
+    task = str(judged_task(tmp_path, 40))
+    with CountingServer(latency_ms=5).in_thread() as model, CountingServer(latency_ms=40).in_thread() as judge_server:
+        judge_server.answer_pattern = re.compile(VERDICT)
+        judge = JudgeConfig(model="openai/judge", backend=BackendOptions(base_url=judge_server.url, concurrency=3, timeout_s=30),
+                            retries=1)  # fmt: skip
+        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        judge_server.peak = 0
+        evaluate(config([task], model.url, tmp_path / "ray", judge=judge), executor=ExecutorOptions(kind="ray", workers=3, shard_size=8))
+        peak, asked = judge_server.peak, judge_server.stats()["requests"]
+        assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local")
+        assert results(tmp_path / "ray") == results(tmp_path / "local")
+        manifest = _manifest(tmp_path / "ray")
+        rejudged = rejudge(tmp_path / "ray", judge)  # the run-level judge cache holds every verdict
+        assert judge_server.stats()["requests"] == asked, "re-judging with the same judge asked it nothing"
+    assert 1 <= peak <= 3, f"3 workers, each allowed 3 judge requests, but the judge server saw {peak} at once"
+    assert states(tmp_path / "ray") == {"ok": 8, "judge_failed": 32}, "numbers ending in 0 or 1 get a verdict"
+    assert rejudged["states"] == results(tmp_path / "ray")["states"]
+    assert asked == 2 * judge_calls(tmp_path / "local"), "each run asked each judge prompt once"
+    assert (tmp_path / "ray" / "judge_cache.sqlite").exists() and not list((tmp_path / "ray" / "shards").glob("*/judge_cache.sqlite"))
+    gate = manifest["executor"]["judges"]["openai/judge"]
+    assert gate["kind"] == "gate" and gate["limit"] == 3 and 1 <= gate["peak"] <= 3
+    assert manifest["judges"]["qaj"]["cluster"] == {"kind": "gate", "limit": 3}
+
+
+def test_local_judge_is_an_actor_pool_built_once_per_replica(tmp_path: Path, cluster: Any) -> None:
+    task = str(judged_task(tmp_path, 40))
+    loads = tmp_path / "judge-constructions.txt"
+    judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=4), retries=1)
+    with CountingServer(latency_ms=5).in_thread() as model:
+        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        outcome, _ = evaluate(config([task], model.url, tmp_path / "ray", judge=judge),
+                              executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2))  # fmt: skip
+    elsewhere = [pid for pid in constructions(loads) if pid != os.getpid()]
+    manifest = _manifest(tmp_path / "ray")
+    workers = {s["pid"] for s in manifest["executor"]["shards"].values()}
+    assert len(elsewhere) == len(set(elsewhere)) == 2, "built once in each of the 2 replicas, nowhere else"
+    assert not workers & set(elsewhere), "the workers never built the judge"
+    assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local")
+    assert results(tmp_path / "ray") == results(tmp_path / "local")
+    assert outcome.states == {"qaj": {"ok": 8, "judge_failed": 32}}
+    pool = manifest["executor"]["judges"][f"counting-judge/{loads}"]
+    assert pool["kind"] == "pool" and pool["replicas"] == 2 and pool["gpus_per_replica"] == 0
+    served = [r["requests"] for r in pool["replica_stats"]]
+    assert sum(served) == judge_calls(tmp_path / "ray") and min(served) > 0, f"both replicas judged: {served}"
+    assert manifest["judges"]["qaj"]["cluster"]["replicas"] == 2
