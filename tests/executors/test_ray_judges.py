@@ -17,7 +17,14 @@ from omnieval.backends import BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig
 from tests.executors.helpers import CountingServer, config, results
-from tests.executors.judge_helpers import VERDICT, constructions, judge_calls, judged_record_set, judged_task, states
+from tests.executors.judge_helpers import (
+    VERDICT,
+    constructions,
+    judge_calls,
+    judged_record_set,
+    judged_task,
+    states,
+)
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
 

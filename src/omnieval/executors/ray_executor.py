@@ -66,7 +66,7 @@ def connect(options: ExecutorOptions) -> bool:
         ray.init(address=options.ray_address, log_to_driver=False)
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        ray.init(num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False, log_to_driver=False)
     return True
 
 

@@ -1,0 +1,101 @@
+"""Judges as a worker holds them, without Ray: one judge per worker for all its shards, the pool stand-in's
+routing, and a lost replica's batch failing retryable (so the runner retries it on another)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.backends import BackendOptions
+from omnieval.errors import BackendError
+from omnieval.executors.judge_cluster import JudgeReplica, JudgeRoute, WorkerJudges, pooled
+from omnieval.executors.shards import plan_shards
+from omnieval.executors.worker import ShardWorker
+from omnieval.runner import JudgeConfig, RunConfig, resolve_tasks, run
+from omnieval.types import Request
+from tests.executors.judge_helpers import constructions, judged_record_set, judged_task
+from tests.executors.test_worker import LocalModel  # noqa: F401  (registers the counting-local model)
+
+
+def test_a_worker_builds_its_judge_once_for_all_its_shards(tmp_path: Path) -> None:
+    task = judged_task(tmp_path, 30)
+    loads = tmp_path / "loads.txt"
+    judge = JudgeConfig(model=f"counting-judge/{loads}", retries=0)
+    cfg = RunConfig(tasks=(str(task),), model="counting-local/m", output=tmp_path / "w", quiet=True, judge=judge)
+    plans, _ = plan_shards(resolve_tasks(cfg.tasks), cfg, shard_size=8, workers=1)
+    worker = ShardWorker(cfg, owner="w1")
+
+    async def run_all() -> None:
+        for plan in plans:
+            await worker.run_shard(plan, [])
+        await worker.close()
+
+    asyncio.run(run_all())
+    assert len(plans) == 4 and len(constructions(loads)) == 1, "one judge for the worker's four shards"
+    assert (tmp_path / "w" / "judge_cache.sqlite").exists(), "the run's one judge cache, not one per shard"
+    run(cfg.model_copy(update={"output": tmp_path / "local"}))
+    shard_sets = set().union(*(judged_record_set(tmp_path / "w" / "shards" / p.key) for p in plans))
+    assert shard_sets == judged_record_set(tmp_path / "local")
+
+
+class _Replica:
+    """A replica handle as Ray gives it (``.remote`` returns an awaitable); ``dead`` ones fail every call."""
+
+    def __init__(self, inner: JudgeReplica, *, dead: bool = False) -> None:
+        self.inner, self.dead, self.calls = inner, dead, 0
+        self.generate_many = self
+
+    def remote(self, requests: Sequence[Request]) -> Any:
+        self.calls += 1
+        if self.dead:
+            raise RuntimeError("actor died")
+        return self.inner.generate_many(list(requests))
+
+
+def _requests(n: int) -> list[Request]:
+    from omnieval.types import Message
+
+    return [Request(task="t", sample_id=str(i), messages=(Message(role="user", content=f"Вопрос {i}: x"),)) for i in range(n)]
+
+
+def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Path) -> None:
+    loads = tmp_path / "loads.txt"
+    replica = JudgeReplica(f"counting-judge/{loads}", BackendOptions())
+    alive, other, dead = _Replica(replica), _Replica(replica), _Replica(replica, dead=True)
+    stand_in = pooled(JudgeRoute(kind="pool", replicas=(alive, other), info=replica.info()))
+    assert stand_in.spec == f"counting-judge/{loads}" and stand_in.prefers_batches and stand_in.describe() == replica.backend.describe()
+
+    async def batches() -> list[str]:
+        texts = []
+        for i in range(4):
+            (out,) = await stand_in.generate_many(_requests(i + 1)[-1:])
+            texts.append(out.text)  # type: ignore[union-attr]
+        return texts
+
+    assert asyncio.run(batches()) == ["0", "1", "2", "3"]
+    assert (alive.calls, other.calls) == (2, 2), "idle replicas take batches in turn"
+    broken = pooled(JudgeRoute(kind="pool", replicas=(dead, alive), info=replica.info()))
+    with pytest.raises(BackendError) as lost:
+        asyncio.run(broken.generate_many(_requests(1)))
+    assert lost.value.retryable and "replica 0 lost" in str(lost.value)
+    assert asyncio.run(broken.generate_many(_requests(1)))[0].text == "0"  # type: ignore[union-attr]
+    assert dead.calls == 1, "a lost replica is never asked again"
+    only_dead = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info()))
+    with pytest.raises(BackendError) as gone:
+        asyncio.run(only_dead.generate_many(_requests(1)))
+    assert not gone.value.retryable, "no replica left: the judge endpoint is down, not flaky"
+
+
+def test_worker_judges_route_api_judges_through_their_gate() -> None:
+    class Gate:
+        def __init__(self) -> None:
+            self.share = self.acquire = self.release = self
+
+    judges = WorkerJudges({"openai/j": JudgeRoute(kind="gate", gate=Gate(), limit=5)}, owner="w1")
+    backend = judges.backend("openai/j", BackendOptions(base_url="http://x/v1"))
+    assert judges.backend("openai/j", BackendOptions()) is backend, "one backend per judge model for the worker's life"
+    assert judges.gates["openai/j"].cap == 5 and backend.spec == "openai/j"
