@@ -87,7 +87,9 @@ def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Pat
     only_dead = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info()))
     with pytest.raises(BackendError) as gone:
         asyncio.run(only_dead.generate_many(_requests(1)))
-    assert not gone.value.retryable, "no replica left: the judge endpoint is down, not flaky"
+    assert not gone.value.retryable and gone.value.transport == "refused", "no replica left: the judge is down, not flaky"
+    with pytest.raises(BackendError, match="every replica of its pool was lost"):
+        asyncio.run(only_dead.generate_many(_requests(1)))
 
 
 def test_worker_judges_route_api_judges_through_their_gate() -> None:
@@ -99,3 +101,5 @@ def test_worker_judges_route_api_judges_through_their_gate() -> None:
     backend = judges.backend("openai/j", BackendOptions(base_url="http://x/v1"))
     assert judges.backend("openai/j", BackendOptions()) is backend, "one backend per judge model for the worker's life"
     assert judges.gates["openai/j"].cap == 5 and backend.spec == "openai/j"
+    classifier = judges.backend("pooling/c", BackendOptions(base_url="http://x", extra={"sep_token": "|"}))
+    assert classifier.classifies and classifier.sep_token() == "|", "a shared judge keeps its kind and its own options"

@@ -130,8 +130,8 @@ class PooledJudge(Backend):
 
     def _pick(self) -> int:
         alive = [i for i in range(len(self.replicas)) if i not in self._lost]
-        if not alive:
-            raise BackendError(f"judge {self.spec}: every replica of its pool was lost")
+        if not alive:  # nothing answers any more: the circuit breaker stops the run, as for a refused connection
+            raise BackendError(f"judge {self.spec}: every replica of its pool was lost", transport="refused")
         start = next(self._turn)
         order = sorted(alive, key=lambda i: (self._busy[i], (i - start) % len(self.replicas)))
         return order[0]
@@ -151,7 +151,7 @@ class PooledJudge(Backend):
             self._lost.add(index)
             alive = len(self.replicas) - len(self._lost)
             raise BackendError(f"judge {self.spec}: replica {index} lost ({type(exc).__name__}: {exc})",
-                               retryable=alive > 0) from None  # fmt: skip
+                               retryable=alive > 0, transport=None if alive else "refused") from None  # fmt: skip
         finally:
             self._busy[index] -= 1
 
