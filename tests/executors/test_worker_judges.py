@@ -77,7 +77,8 @@ def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Pat
         return texts
 
     assert asyncio.run(batches()) == ["0", "1", "2", "3"]
-    assert (alive.calls, other.calls) == (2, 2), "idle replicas take batches in turn"
+    assert asyncio.run(stand_in.generate(_requests(2)[-1])).text == "1"
+    assert (alive.calls, other.calls) == (3, 2), "idle replicas take batches in turn"
     broken = pooled(JudgeRoute(kind="pool", replicas=(dead, alive), info=replica.info()))
     with pytest.raises(BackendError) as lost:
         asyncio.run(broken.generate_many(_requests(1)))

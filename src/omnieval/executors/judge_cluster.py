@@ -136,11 +136,7 @@ class PooledJudge(Backend):
         order = sorted(alive, key=lambda i: (self._busy[i], (i - start) % len(self.replicas)))
         return order[0]
 
-    async def generate(self, request: Request) -> Response:
-        result = (await self.generate_many([request]))[0]
-        if isinstance(result, BaseException):
-            raise result
-        return result
+    generate = InProcessBackend.generate  # type: ignore[assignment]  # one request: a batch of one
 
     async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
         index = self._pick()
