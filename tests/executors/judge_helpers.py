@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 from omnieval.backends import BackendOptions, InProcessBackend, backends
 from omnieval.types import Request, Response
+from omnieval.types._base import Frozen
 from tests.backends.e2e_helpers import write_task
 from tests.executors.helpers import records
 
@@ -36,10 +38,16 @@ def judged_task(root: Path, n: int) -> Path:
     return root / "qaj.yaml"
 
 
+class CountingJudgeOptions(Frozen):
+    delay_s: float = 0.0
+    """Seconds each batch takes (a judge slow enough to be killed mid-run)."""
+
+
 class CountingJudge(InProcessBackend):
     """A local judge that appends its process id to the file named by its model at each construction."""
 
     provider = "counting-judge"
+    extra_options = CountingJudgeOptions
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -47,6 +55,8 @@ class CountingJudge(InProcessBackend):
             fh.write(f"{os.getpid()}\n")
 
     def run_batch(self, requests: list[Request]) -> list[Response | BaseException]:
+        assert isinstance(self.settings, CountingJudgeOptions)
+        time.sleep(self.settings.delay_s)
         out: list[Response | BaseException] = []
         for request in requests:
             match = re.search(VERDICT, request.messages[-1].text)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,3 +93,42 @@ def test_local_judge_is_an_actor_pool_built_once_per_replica(tmp_path: Path, clu
     served = [r["requests"] for r in pool["replica_stats"]]
     assert sum(served) == judge_calls(tmp_path / "ray") and min(served) > 0, f"both replicas judged: {served}"
     assert manifest["judges"]["qaj"]["cluster"]["replicas"] == 2
+
+
+def _kill_a_replica(loads: Path, shards: Path, failure: list[BaseException], *, deadline_s: float) -> int:
+    """SIGKILL one judge replica once both are up and judged records are being written."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end and not failure:
+        pids = [pid for pid in constructions(loads) if pid != os.getpid()]
+        judged = sum(f.read_text(encoding="utf-8").count('"judge":{') for f in shards.glob("*/samples.jsonl"))
+        if len(pids) == 2 and judged >= 4:
+            os.kill(pids[0], signal.SIGKILL)
+            return pids[0]
+        time.sleep(0.02)
+    raise AssertionError(f"the judge pool never got to work: {failure}")
+
+
+def test_a_lost_judge_replica_loses_no_verdict(tmp_path: Path, cluster: Any) -> None:
+    task = str(judged_task(tmp_path, 40))
+    loads = tmp_path / "judge-constructions.txt"
+    judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=2, extra={"delay_s": 0.2}), retries=0)
+    failure: list[BaseException] = []
+    with CountingServer(latency_ms=5).in_thread() as model:
+        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+
+        def run() -> None:
+            try:
+                evaluate(config([task], model.url, tmp_path / "ray", judge=judge),
+                         executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2))  # fmt: skip
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        killed = _kill_a_replica(loads, tmp_path / "ray" / "shards", failure, deadline_s=120)
+        thread.join(180)
+    assert not thread.is_alive() and not failure, failure
+    assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local"), "the lost batches were judged again"
+    stats = _manifest(tmp_path / "ray")["executor"]["judges"][f"counting-judge/{loads}"]["replica_stats"]
+    assert sum("lost" in r for r in stats) == 1 and killed not in [r.get("pid") for r in stats]
+    assert results(tmp_path / "ray")["retries"] >= 1, "a batch sent to the lost replica was retried on the other"

@@ -239,10 +239,16 @@ class JudgesOnCluster:
                 stats = self.ray.get(route.gate.stats.remote())
                 out[model] = {"kind": "gate", "endpoint": route.info.get("endpoint_key"), **stats}
             else:
-                replicas = self.ray.get([r.stats.remote() for r in route.replicas])
+                replicas = [self._stats(replica) for replica in route.replicas]
                 out[model] = {"kind": "pool", "replicas": len(route.replicas), "gpus_per_replica": self.gpus_per_replica,
                               "replica_stats": replicas}  # fmt: skip
         return out
+
+    def _stats(self, replica: Any) -> dict[str, Any]:
+        try:
+            return dict(self.ray.get(replica.stats.remote(), timeout=30))
+        except Exception as exc:  # a lost replica: the run's records stand, the manifest says so
+            return {"lost": f"{type(exc).__name__}: {exc}"[:300]}
 
     def stop(self) -> None:
         for route in self.routes.values():
