@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import time
 import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -56,13 +57,37 @@ def _ray() -> Any:
     return ray
 
 
+CLIENT_ATTEMPTS = 3
+
+
+def _join(ray: Any, address: str) -> None:
+    """``ray.init(address)``; a Ray Client address (``ray://``) is tried up to three times, because the
+    cluster starts a server per client and that start fails now and then (observed with Ray 2.60)."""
+    attempts = CLIENT_ATTEMPTS if address.startswith("ray://") else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(address=address, log_to_driver=False)
+            return
+        except ConnectionError:  # ConnectionAbortedError: "Initialization failure from server"
+            if attempt == attempts:
+                raise
+            time.sleep(2.0 * attempt)
+
+
 def connect(options: ExecutorOptions) -> bool:
     """Join ``ray_address`` or start a local Ray; True when this call started it (and must stop it)."""
     ray = _ray()
     if ray.is_initialized():
         return False
     if options.ray_address:
-        ray.init(address=options.ray_address, log_to_driver=False)
+        try:
+            _join(ray, options.ray_address)
+        except Exception as exc:  # ConnectionError, Ray's AuthenticationError, a client timeout...
+            raise ExecutorError(
+                f"could not join the Ray cluster at --ray-address {options.ray_address}: {type(exc).__name__}: {exc}. "
+                "Check the address (HOST:6379 from a cluster node, ray://HOST:10001 from elsewhere) and, for a cluster "
+                "with token authentication, RAY_AUTH_MODE=token and the cluster's token (~/.ray/auth_token)"
+            ) from None
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
         ray.init(num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
