@@ -19,7 +19,7 @@ from omnieval.cli.app import app
 from omnieval.errors import ConfigError
 from omnieval.executors import ExecutorOptions
 from omnieval.executors.sweep import load_sweep, sweep_shape
-from omnieval.executors.sweep_runner import ModelRow, plan_runs
+from omnieval.executors.sweep_runner import ModelRow, SweepStopped, plan_runs
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
 from tests.executors.helpers import CountingServer, qa_task, record_set, results
@@ -120,6 +120,9 @@ def test_model_row_folds_a_runs_tasks_into_one_row() -> None:
         ("update", "m1", 7, {"ok": 12, "error": 1}),
         ("finish", "m1", {"ok": 12, "error": 1}),
     ]
+    row.stop.set()  # an interrupted sweep: the run stops at its next report
+    with pytest.raises(SweepStopped, match="m1: the sweep was interrupted"):
+        row.update("qa", done=8, states={"ok": 8})
 
 
 @pytest.fixture(scope="module")

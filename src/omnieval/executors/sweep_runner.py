@@ -12,23 +12,28 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
 from omnieval.backends import InProcessBackend, create_backend
-from omnieval.errors import ConfigError
+from omnieval.errors import ConfigError, OmnievalError
 from omnieval.executors.options import ExecutorOptions
 from omnieval.executors.sweep import sweep_shape
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
 
-__all__ = ["ModelRow", "ModelRun", "RunModel", "plan_runs", "run_models", "shared_gates"]
+__all__ = ["ModelRow", "ModelRun", "RunModel", "SweepStopped", "plan_runs", "run_models", "shared_gates"]
 
 RunModel = Callable[[RunConfig, ExecutorOptions, Progress | None], dict[str, Any]]
 """Runs (or resumes) one model and returns its ``results.json`` document (the CLI passes ``evaluate``)."""
+
+
+class SweepStopped(OmnievalError):
+    """The sweep was interrupted while this model ran."""
 
 
 @dataclass
@@ -49,11 +54,15 @@ class ModelRow(Progress):
 
     A run reports per task (``add`` for every task first, then ``update`` and ``finish``); the row
     appears at the first update with the total of all tasks and closes when every task finished.
+    The run reports about every half second, so the row is also where an interrupted sweep stops
+    it: once ``stop`` is set, the next report raises :class:`SweepStopped` and the run ends as on
+    any error (its workers stopped, its finished shards kept).
     """
 
-    def __init__(self, display: Progress, name: str) -> None:
+    def __init__(self, display: Progress, name: str, *, stop: threading.Event | None = None) -> None:
         super().__init__(quiet=True)  # draws nothing itself
         self.display, self.name = display, name
+        self.stop = stop or threading.Event()
         self._totals: dict[str, int | None] = {}
         self._done: Counter[str] = Counter()
         self._states: dict[str, dict[str, int]] = {}
@@ -64,6 +73,7 @@ class ModelRow(Progress):
         self._totals[name], self._done[name] = total, done
 
     def update(self, name: str, *, done: int, states: dict[str, int]) -> None:
+        self._check()
         self._show()
         self._done[name], self._states[name] = done, states
         self.display.update(self.name, done=sum(self._done.values()), states=self._summed())
@@ -75,6 +85,10 @@ class ModelRow(Progress):
         if self._finished >= set(self._totals):
             self.display.update(self.name, done=sum(self._done.values()), states=self._summed())
             self.display.finish(self.name, states=self._summed())
+
+    def _check(self) -> None:
+        if self.stop.is_set():
+            raise SweepStopped(f"{self.name}: the sweep was interrupted; run the same command again to resume")
 
     def _show(self) -> None:
         if not self._shown:
@@ -109,9 +123,16 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
         for run in runs:
             _run_one(run, run_model, None)
         return runs
+    stop = threading.Event()
     with Progress(quiet=quiet) as display, ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool:
-        for run in runs:
-            pool.submit(_run_one, run, run_model, ModelRow(display, run.name))
+        futures = [pool.submit(_run_one, run, run_model, ModelRow(display, run.name, stop=stop)) for run in runs]
+        try:
+            wait(futures)
+        except BaseException:  # Ctrl-C: queued models never start, running ones stop at their next report
+            stop.set()
+            for future in futures:
+                future.cancel()
+            raise
     return runs
 
 
