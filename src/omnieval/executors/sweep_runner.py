@@ -13,16 +13,18 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from omnieval.backends import InProcessBackend, create_backend
+from omnieval.backends import Backend, InProcessBackend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
 from omnieval.executors.options import ExecutorOptions
 from omnieval.executors.sweep import sweep_shape
+from omnieval.registry import load_plugins
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
 
@@ -110,6 +112,8 @@ def _run_one(run: ModelRun, run_model: RunModel, row: Progress | None) -> None:
         run.status = "finished"
     except Exception as exc:  # one model's failure (a dead endpoint, a bad task) must not stop the others
         run.status, run.error = "failed", str(exc) or type(exc).__name__
+        if not isinstance(exc, OmnievalError):  # a bug, not a bad input: keep its traceback
+            traceback.print_exc()
         print(f"[omnieval] sweep: {run.name} failed: {run.error}", file=sys.stderr)
 
 
@@ -119,6 +123,7 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
     several: one thread each and one display with a row per model."""
     for run in runs:
         print(f"[omnieval] sweep: {run.name} ({run.config.model}) → {run.config.output}", file=sys.stderr)
+    load_plugins()  # here, once: the threads would otherwise race to import the plugins
     if models_at_once <= 1:
         for run in runs:
             _run_one(run, run_model, None)
@@ -138,7 +143,11 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
 
 def _is_local(config: RunConfig) -> bool:
     """An in-process model (``hf/``, ``vllm/``...): its replicas may take GPUs (never loaded here)."""
-    return isinstance(create_backend(config.model, options=config.backend), InProcessBackend)
+    return isinstance(_describe(config), InProcessBackend)
+
+
+def _describe(config: RunConfig) -> Backend:
+    return create_backend(config.model, options=config.backend)
 
 
 @contextlib.contextmanager
@@ -153,9 +162,8 @@ def shared_gates(runs: list[ModelRun]) -> Iterator[list[Any]]:
         from omnieval.executors.ray_executor import endpoint_gate
 
         for run in runs:
-            backend = create_backend(run.config.model, options=run.config.backend)
-            if not isinstance(backend, InProcessBackend):
-                gates.append(endpoint_gate(ray, backend, run.config))
+            if not _is_local(run.config):
+                gates.append(endpoint_gate(ray, _describe(run.config), run.config))
     yield gates
 
 
