@@ -18,7 +18,7 @@ Opt = typer.Option
 def sweep_command(
     models: Annotated[str | None, Opt("--models", help="Comma-separated PROVIDER/NAME models.")] = None,
     tasks: Annotated[str | None, Opt("--tasks", "-t", help="Comma-separated tasks (as for run).")] = None,
-    config: Annotated[Path | None, Opt("--config", help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}) and 'tasks:'.")] = None,
+    config: Annotated[Path | None, Opt("--config", help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}), 'tasks:' and optionally 'models_at_once:'.")] = None,
     output: Annotated[Path, Opt("--output", "-o", help="Sweep directory: one run directory per model.")] = Path("runs/sweep"),
     base_url: Annotated[str | None, Opt(help="Base URL for API models that do not set their own.")] = None,
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
