@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import pickle
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,6 +89,15 @@ class Log:
 
     def kill(self, actor: Any, *, no_restart: bool) -> None:
         self.calls.append(("ray", "kill", actor.who))
+
+
+def test_endpoint_down_survives_pickling() -> None:
+    """A worker's tripped breaker reaches the driver through pickle (Ray), intact."""
+    from omnieval.backends.breaker import Cause, EndpointDown
+
+    down = EndpointDown("http://h/v1", Cause("connection refused", url="http://h/v1"), 4)
+    again = pickle.loads(pickle.dumps(down))
+    assert (type(again), str(again), again.endpoint, again.cause, again.count) == (EndpointDown, str(down), "http://h/v1", down.cause, 4)
 
 
 def test_stopped_fleet_hands_back_its_workers_gate_slots() -> None:
@@ -199,7 +209,8 @@ def test_a_failed_model_keeps_the_others_and_a_rerun_resumes_it(tmp_path: Path, 
                          f"tasks: ['{task}']\n", encoding="utf-8")  # fmt: skip
         first = CliRunner().invoke(app, sweep_args(out, "--config", str(sweep)))
         assert first.exit_code != 0
-        assert "1 of 2 models failed: down (" in first.output and "connection refused" in first.output
+        assert "1 of 2 models failed: down (stopped: 4 requests in a row" in first.output, first.output
+        assert "connection refused" in first.output and "Traceback" not in first.output, "the breaker's own message"
         board = json.loads((out / "leaderboard.json").read_text())
         assert {r["model"]: (r["status"], r["n"]) for r in board["rows"]} == {"live": ("finished", 20), "down": ("failed", 0)}
         assert "connection refused" in board["failed"]["down"] and set(board["failed"]) == {"down"}

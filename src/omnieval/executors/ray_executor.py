@@ -65,7 +65,8 @@ def connect(options: ExecutorOptions) -> bool:
         ray.init(address=options.ray_address, log_to_driver=False)
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        ray.init(num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
+        # "local": a new instance even when another Ray runs on this machine (else init joins it and refuses num_cpus)
+        ray.init(address="local", num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
     return True
 
 
