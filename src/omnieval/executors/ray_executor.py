@@ -40,7 +40,7 @@ from omnieval.runner.run import manifest
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
 
-__all__ = ["ExecutorError", "run_on_ray"]
+__all__ = ["ExecutorError", "endpoint_gate", "run_on_ray"]
 
 POLL_S = 0.5
 
@@ -90,7 +90,8 @@ def connect(options: ExecutorOptions) -> bool:
             ) from None
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        ray.init(num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
+        # "local": a new instance even when another Ray runs on this machine (else init joins it and refuses num_cpus)
+        ray.init(address="local", num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
     return True
 
 
@@ -100,6 +101,13 @@ def _is_local_model(backend: Backend) -> bool:
 
 def _endpoint(backend: Backend, config: RunConfig) -> str:
     return f"{backend.provider}|{getattr(backend, 'base_url', None) or config.backend.base_url or ''}"
+
+
+def endpoint_gate(ray: Any, backend: Backend, config: RunConfig) -> Any:
+    """The endpoint's gate actor (named by provider and base URL): every run on that endpoint, a
+    sweep's concurrent models included, gets the same one while anyone holds a handle to it."""
+    name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
+    return ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
 
 
 @dataclass
@@ -132,11 +140,18 @@ class _Fleet:
         self.spawn()
 
     def stop(self) -> None:
-        actors = [a for _, a in self.idle] + [a for _, a, _ in self.busy.values()]
-        for actor in actors:
+        """Close and stop every worker; their gate slots go back (the gate outlives the run in a sweep,
+        where other models share it, so a failed run's busy workers must not keep theirs)."""
+        workers = self.idle + [(o, a) for o, a, _ in self.busy.values()]
+        forgotten = []
+        for owner, actor in workers:
             with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
                 self.ray.get(actor.close.remote(), timeout=30)
             self.ray.kill(actor, no_restart=True)
+            if self.gate is not None:
+                forgotten.append(self.gate.forget.remote(owner))
+        with contextlib.suppress(Exception):  # the gate is gone too: nobody holds its slots
+            self.ray.get(forgotten, timeout=30)
 
 
 @dataclass
@@ -257,8 +272,11 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
             fleet.idle.append((owner, actor))
 
 
-def run_on_ray(config: RunConfig, options: ExecutorOptions) -> RunOutcome:
-    """Run (or resume) ``config`` on Ray; same directory layout and records as a local run."""
+def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progress | None = None) -> RunOutcome:
+    """Run (or resume) ``config`` on Ray; same directory layout and records as a local run.
+
+    ``progress``: a display the caller owns (a sweep's row for this model); default: the run's own bars.
+    """
     ray = _ray()
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     config.output.mkdir(parents=True, exist_ok=True)
@@ -268,13 +286,14 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions) -> RunOutcome:
     local_model = _is_local_model(backend)
     started_here = connect(options)
     try:
-        return _run(ray, config, options, tasks, backend, local_model=local_model)
+        return _run(ray, config, options, tasks, backend, local_model=local_model, progress=progress)
     finally:
         if started_here:
             ray.shutdown()
 
 
-def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool) -> RunOutcome:
+def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool,
+         progress: Progress | None = None) -> RunOutcome:  # fmt: skip
     gpus = options.gpus_per_replica
     if gpus is None:
         gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
@@ -295,14 +314,12 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
         write_json(config.output / "manifest.json", {**document, "executor": block})
 
     write_manifest("running")
-    progress = Progress(quiet=config.quiet)
+    if progress is None:
+        progress = Progress(quiet=config.quiet)
     with progress:
         _start_progress(progress, tasks, plans, current)
         if todo:
-            gate = None
-            if not local_model:
-                name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
-                gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
+            gate = None if local_model else endpoint_gate(ray, backend, config)
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote())
             for _ in range(min(workers, len(todo))):
                 fleet.spawn()
