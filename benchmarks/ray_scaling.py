@@ -71,7 +71,7 @@ def main() -> None:
             local, local_cpu = _timed(config("local"), None)
             counts = [int(w) for w in args.workers.split(",")]
             start = time.perf_counter()
-            ray.init(num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
+            ray.init(address="local", num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
             ray_init = time.perf_counter() - start
             rows = [(w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w))) for w in counts]
             ray.shutdown()

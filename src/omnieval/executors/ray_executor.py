@@ -65,7 +65,8 @@ def connect(options: ExecutorOptions) -> bool:
         ray.init(address=options.ray_address, log_to_driver=False)
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        ray.init(num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
+        # "local": a new instance here, never one that happens to be running on this machine already
+        ray.init(address="local", num_cpus=max(cpus, options.workers or 1), include_dashboard=False, log_to_driver=False)
     return True
 
 
