@@ -187,6 +187,29 @@ def _worker_count(options: ExecutorOptions, ray: Any, *, local_model: bool, gpus
     return max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
 
 
+def replica_gpus(ray: Any, options: ExecutorOptions, *, local_model: bool) -> float:
+    """GPUs per replica (default: 1 for a local model on a cluster with GPUs, else 0), checked to fit."""
+    gpus = options.gpus_per_replica
+    if gpus is None:
+        gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+    _check_fits(ray, options, gpus=gpus)
+    return gpus
+
+
+def _check_fits(ray: Any, options: ExecutorOptions, *, gpus: float) -> None:
+    """Refuse a replica that no node of the cluster could hold: Ray would leave it pending for ever."""
+    if gpus < 0:
+        raise ConfigError(f"--gpus-per-replica must be 0 or more, got {gpus:g}")
+    need = {"GPU": gpus, "CPU": options.cpus_per_worker}
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+        return
+    most = {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
+    raise ConfigError(f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
+                      f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
+                      "CPU(s) on one node); use --gpus-per-replica 0 to run on CPUs")  # fmt: skip
+
+
 def _actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
     return {"num_cpus": options.cpus_per_worker, "num_gpus": gpus, "max_restarts": 0, "max_concurrency": 8}
 
@@ -294,9 +317,7 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progres
 
 def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool,
          progress: Progress | None = None) -> RunOutcome:  # fmt: skip
-    gpus = options.gpus_per_replica
-    if gpus is None:
-        gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+    gpus = replica_gpus(ray, options, local_model=local_model)
     workers = _worker_count(options, ray, local_model=local_model, gpus=gpus)
     size = options.shard_size or remembered_shard_size(config.output)
     plans, shard_size = plan_shards(tasks, config, shard_size=size, workers=workers)
