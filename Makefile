@@ -44,6 +44,7 @@ bench: install
 	$(PY) benchmarks/generate_throughput.py
 	$(PY) benchmarks/report_size.py
 	$(PY) benchmarks/ray_scaling.py
+	$(PY) benchmarks/ray_sweep.py
 	$(PY) benchmarks/ray_judges.py
 
 clean:

@@ -9,7 +9,8 @@ faster than the limit allows: that is the point of the limit. With ``--concurren
 that one process's CPU is the bottleneck, workers add throughput until the server saturates.
 
 Goal (issue 15): ray with 1 worker within 1.3 × the local executor on one machine.
-Usage: ``python benchmarks/ray_scaling.py [--samples 3000] [--latency-ms 100] [--concurrency 32]``.
+Usage: ``python benchmarks/ray_scaling.py [--samples 3000] [--latency-ms 100] [--concurrency 32]
+[--shard-size N]`` (many small shards show the per-shard set-up cost).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def main() -> None:
     ap.add_argument("--latency-ms", type=float, default=100.0)
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--workers", default="1,2,4")
+    ap.add_argument("--shard-size", type=int, default=None, help="samples per shard (default: the executor's)")
     args = ap.parse_args()
     import ray
 
@@ -71,9 +73,10 @@ def main() -> None:
             local, local_cpu = _timed(config("local"), None)
             counts = [int(w) for w in args.workers.split(",")]
             start = time.perf_counter()
-            ray.init(num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
+            ray.init(address="local", num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
             ray_init = time.perf_counter() - start
-            rows = [(w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w))) for w in counts]
+            rows = [(w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w, shard_size=args.shard_size)))
+                    for w in counts]  # fmt: skip
             ray.shutdown()
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -10,6 +10,7 @@ from omnieval.errors import StoreError
 from omnieval.executors import ExecutorOptions, execute
 from omnieval.reports import write_report
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
+from omnieval.runner.progress import Progress
 from omnieval.sources import Task
 from omnieval.store import iter_records, read_json, rewrite_records, write_json
 from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
@@ -34,10 +35,12 @@ def _judged_tasks(output: Path) -> list[str]:
         return []
 
 
-def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None) -> tuple[RunOutcome, dict[str, Any]]:
-    """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here)."""
+def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None,
+             progress: Progress | None = None) -> tuple[RunOutcome, dict[str, Any]]:  # fmt: skip
+    """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
+    is a display shared by several Ray runs (a sweep)."""
     previous = _reusable_results(config)
-    outcome = execute(config, executor=executor)
+    outcome = execute(config, executor=executor, progress=progress)
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous

@@ -67,7 +67,7 @@ def test_replay_path_without_doubled_slash(tmp_path: Path) -> None:
     ("line", "words"),
     [
         ("{not json", "line 2: not valid JSON"),
-        ('["a"]', "line 2: expected a JSON object"),
+        ('["a"]', "line 2: not a JSON object"),
         ('{"task": "t", "response": "a"}', "line 2: missing field 'sample_id'"),
         ('{"task": "t", "sample_id": "9", "response": 5}', "line 2: field 'response'"),
         (

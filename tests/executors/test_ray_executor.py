@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)  # never another's cluster
     yield ray
     ray.shutdown()
 

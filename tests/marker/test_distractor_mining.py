@@ -157,3 +157,15 @@ def _check_against_direct_embeddings(rows: list[dict[str, Any]], encoder: Path) 
         sims = vectors @ vectors[i]
         expected = [texts[j] for j in np.argsort(-sims, kind="stable") if j != i][:5]
         assert [n[0] for n in row["mining"]["neighbours"]] == expected
+
+
+def test_cli_names_a_bad_embedder_option_before_loading(tmp_path: Path) -> None:
+    import omnieval.benchmarks.marker  # noqa: F401  (adds the builder commands)
+    from omnieval.benchmarks.marker.cli import app
+
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "a", "question": "q", "answer": "x"}) + "\n", encoding="utf-8")
+    args = ["distractors", str(items), "--output", str(tmp_path / "o.jsonl"), "--embedder", "hf/nowhere"]
+    done = CliRunner().invoke(app, [*args, "--embedder-opt", "pool=cls"])
+    assert done.exit_code == 2 and "embedder hf/nowhere does not take option(s) ['pool']" in done.output
+    assert not (tmp_path / "o.jsonl").exists()

@@ -159,8 +159,11 @@ def test_dedup_cli_with_a_local_embedding_model(tmp_path: Path, tiny_llama: Path
         {"id": "x3", "task_type": "Editing", "text": "Please fix the errors in this note."},  # not Russian
     ])  # fmt: skip
     expert = write_jsonl(tmp_path / "e.jsonl", [{"task_type": "Editing", "text": "Отредактируйте письмо."}])
-    result = CliRunner().invoke(app, ["dedup", "--synthetic", str(synthetic), "--expert", str(expert),
-                                      "--embedder", str(tiny_llama)])  # fmt: skip
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
-    assert report["language_filtered"] == 1 and report["kept"] == ["x1"] and report["removed"] == {"x2": "cosine"}
+    args = ["dedup", "--synthetic", str(synthetic), "--expert", str(expert), "--embedder"]
+    for embedder in (str(tiny_llama), f"hf/{tiny_llama}"):  # a bare folder (the old form) and a spec
+        result = CliRunner().invoke(app, [*args, embedder])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["language_filtered"] == 1 and report["kept"] == ["x1"] and report["removed"] == {"x2": "cosine"}
+    failed = CliRunner().invoke(app, [*args, "gte/qwen2"])  # neither a folder nor a known provider
+    assert failed.exit_code == 2 and "unknown embedder provider 'gte'" in failed.output

@@ -94,7 +94,7 @@ def test_detector_separates_leaked_items_on_held_out_split(tmp_path: Path) -> No
     leaked_texts, clean_texts = texts[:16], texts[16:]
     base = tiny_models.build_llama(tmp_path / "base")
     leak = _leak(base, tmp_path / "leak", leaked_texts)
-    embed = create_embedder(f"hf/{_tiny_bert(tmp_path / 'bert')}")
+    embed = create_embedder(f"hf/{_tiny_bert(tmp_path / 'bert')}").embed
 
     backends = {m: create_backend(f"hf/{m}", options=BackendOptions()) for m in (base, leak)}
 
@@ -177,3 +177,13 @@ def test_masking_with_a_local_fill_model(tmp_path: Path) -> None:
     neighbours = perturb(" ".join(words), k_per_kind=2, seed=3, fill=fill)
     assert [k for k, _ in neighbours].count("mask") == 2
     assert neighbours == perturb(" ".join(words), k_per_kind=2, seed=3, fill=fill)
+
+
+def test_bad_embedder_fails_before_any_model_loads(tmp_path: Path) -> None:
+    """The embedder spec is checked first: the model and tasks named here do not exist and are never opened."""
+    args = ["protect", "msmia", "features", "--model", f"hf/{tmp_path / 'nowhere'}", "--tasks", "no_such_task",
+            "--output", str(tmp_path / "f.jsonl"), "--embedder"]  # fmt: skip
+    done = CliRunner().invoke(app, [*args, "gte/qwen2"])
+    assert done.exit_code != 0 and "unknown embedder provider 'gte'" in done.output
+    done = CliRunner().invoke(app, [*args, "frida"])
+    assert done.exit_code != 0 and "PROVIDER/NAME" in done.output

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from omnieval.backends.options import check_backend_extra, check_media_overrides
 from omnieval.errors import ConfigError
 from omnieval.registry import Registry
-from omnieval.types import Request, Response
+from omnieval.types import GenerationConfig, Request, Response
 from omnieval.types._base import Frozen
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "backends",
     "check_backend_options",
     "create_backend",
+    "optional_sampling",
     "register_backend",
     "split_model_spec",
 ]
@@ -148,6 +149,19 @@ def register_backend(provider: str) -> Callable[[type[Backend]], type[Backend]]:
         return cls
 
     return decorate
+
+
+def optional_sampling(gen: GenerationConfig) -> dict[str, Any]:
+    """``top_p``, ``stop`` and ``seed`` where the task sets them: left out otherwise, so the server's default holds
+    (OpenAI-compatible payloads and vLLM's ``SamplingParams`` share these names)."""
+    out: dict[str, Any] = {}
+    if gen.top_p is not None:
+        out["top_p"] = gen.top_p
+    if gen.stop:
+        out["stop"] = list(gen.stop)
+    if gen.seed is not None:
+        out["seed"] = gen.seed
+    return out
 
 
 def split_model_spec(spec: str) -> tuple[str, str]:

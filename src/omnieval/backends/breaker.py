@@ -110,6 +110,10 @@ class EndpointDown(OmnievalError):
         self.cause = cause
         self.count = count
 
+    def __reduce__(self) -> tuple[type[EndpointDown], tuple[str, Cause, int]]:
+        """Picklable, so a Ray worker's trip reaches the driver as itself (not an undecodable error)."""
+        return type(self), (self.endpoint, self.cause, self.count)
+
 
 class CircuitBreaker:
     """Counts identical non-transient failures in a row for one endpoint; trips at ``threshold``.

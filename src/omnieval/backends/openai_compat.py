@@ -27,7 +27,7 @@ from omnieval.backends._openai_parse import (
     parse_retry_after,
     response_from,
 )
-from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.backends.base import Backend, BackendOptions, optional_sampling, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
 from omnieval.types._base import Frozen
@@ -172,13 +172,8 @@ class OpenAIBackend(Backend):
             key: value,
             "temperature": gen.temperature,
             self._max_tokens_key: gen.max_tokens,
+            **optional_sampling(gen),
         }
-        if gen.top_p is not None:
-            payload["top_p"] = gen.top_p
-        if gen.stop:
-            payload["stop"] = list(gen.stop)
-        if gen.seed is not None:
-            payload["seed"] = gen.seed
         if self._extra_body:
             payload.update(self._extra_body)
         return payload

@@ -6,12 +6,12 @@ the file and line number before the run starts, and a missing sample is a per-sa
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, cast
 
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError
+from omnieval.store.jsonl import json_objects
 from omnieval.types import FinishReason, Request, Response
 
 __all__ = ["ReplayBackend", "load_replay"]
@@ -43,13 +43,7 @@ def _response_of(value: Any, *, where: str, numbers: bool = False) -> Response:
     )
 
 
-def _parse_line(line: str, *, where: str, numbers: bool = False) -> tuple[tuple[str, str], Response]:
-    try:
-        row = json.loads(line)
-    except ValueError as exc:
-        raise ConfigError(f"{where}: not valid JSON ({exc})") from None
-    if not isinstance(row, dict):
-        raise ConfigError(f"{where}: expected a JSON object, got {type(row).__name__}")
+def _parse_row(row: dict[str, Any], *, where: str, numbers: bool = False) -> tuple[tuple[str, str], Response]:
     for field in ("task", "sample_id", "response"):
         if field not in row:
             raise ConfigError(f"{where}: missing field {field!r} (lines need task, sample_id, response)")
@@ -66,18 +60,13 @@ def load_replay(path: str | Path, *, numbers: bool = False) -> dict[tuple[str, s
         raise ConfigError(f"replay file {file} does not exist")
     index: dict[tuple[str, str], Response] = {}
     first_line: dict[tuple[str, str], int] = {}
-    with file.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"replay file {file}, line {number}"
-            key, response = _parse_line(line, where=where, numbers=numbers)
-            if key in index:
-                raise ConfigError(
-                    f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}"
-                )
-            index[key] = response
-            first_line[key] = number
+    for number, row in json_objects(file, error=lambda n, reason: ConfigError(f"replay file {file}, line {n}: {reason}")):
+        where = f"replay file {file}, line {number}"
+        key, response = _parse_row(row, where=where, numbers=numbers)
+        if key in index:
+            raise ConfigError(f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}")
+        index[key] = response
+        first_line[key] = number
     return index
 
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
+from omnieval.backends.base import BackendOptions, InProcessBackend, optional_sampling, register_backend
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.errors import BackendError
@@ -62,14 +62,7 @@ def build_vllm_input(
 
 def sampling_kwargs(gen: GenerationConfig) -> dict[str, Any]:
     """``vllm.SamplingParams`` keyword arguments for a GenerationConfig (greedy at temperature 0)."""
-    kwargs: dict[str, Any] = {"temperature": gen.temperature, "max_tokens": gen.max_tokens}
-    if gen.top_p is not None:
-        kwargs["top_p"] = gen.top_p
-    if gen.stop:
-        kwargs["stop"] = list(gen.stop)
-    if gen.seed is not None:
-        kwargs["seed"] = gen.seed
-    return kwargs
+    return {"temperature": gen.temperature, "max_tokens": gen.max_tokens, **optional_sampling(gen)}
 
 
 @register_backend("vllm")

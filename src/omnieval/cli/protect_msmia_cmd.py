@@ -22,7 +22,7 @@ def features_command(
     tasks: Annotated[list[str], Opt("--tasks", help="Benchmark tasks (names, YAML paths or FORMAT:PATH).")],
     embedder: Annotated[str, Opt(help="hf/PATH (local encoder) or openai/NAME (with --embedder-base-url).")],
     output: Annotated[Path, Opt(help="Feature file to write (JSONL).")],
-    embedder_base_url: Annotated[str | None, Opt(help="Base URL of an openai/ embedder.")] = None,
+    embedder_base_url: Annotated[str | None, Opt(help="Base URL of an openai/ embedder (default OPENAI_BASE_URL).")] = None,
     fill_model: Annotated[str | None, Opt(help="Local masked-LM folder for the masking perturbation.")] = None,
     k_per_kind: Annotated[int, Opt(help="Neighbours per perturbation kind (the paper: 6).")] = 6,
     seed: Annotated[int, Opt(help="Seed of the perturbations (use the same for every model).")] = 0,
@@ -44,8 +44,8 @@ def features_command(
     with friendly_errors():
         if not model.startswith("hf/"):
             raise ConfigError("MSMIA needs per-token losses: --model must be a local hf/PATH model")
+        embed = create_embedder(embedder, base_url=embedder_base_url).embed
         backend = create_backend(model, options=BackendOptions())
-        embed = create_embedder(embedder, base_url=embedder_base_url)
         fill = masked_lm_filler(fill_model) if fill_model else None
         items = ((task.name, sample, sample_text(sample, include_targets=not no_targets))
                  for task in resolve_tasks(tasks) for sample in itertools.islice(task.iter_samples(), limit))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import friendly_errors, parse_kv, print_json
+from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.run_cmd import executor_options
 
 __all__ = ["sweep_command"]
@@ -19,7 +18,7 @@ Opt = typer.Option
 def sweep_command(
     models: Annotated[str | None, Opt("--models", help="Comma-separated PROVIDER/NAME models.")] = None,
     tasks: Annotated[str | None, Opt("--tasks", "-t", help="Comma-separated tasks (as for run).")] = None,
-    config: Annotated[Path | None, Opt("--config", help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}) and 'tasks:'.")] = None,
+    config: Annotated[Path | None, Opt("--config", help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}), 'tasks:' and optionally 'models_at_once:'.")] = None,
     output: Annotated[Path, Opt("--output", "-o", help="Sweep directory: one run directory per model.")] = Path("runs/sweep"),
     base_url: Annotated[str | None, Opt(help="Base URL for API models that do not set their own.")] = None,
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
@@ -29,7 +28,8 @@ def sweep_command(
     seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
     executor: Annotated[str, Opt(help="local or ray.")] = "local",
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: a local Ray).")] = None,
-    workers: Annotated[int | None, Opt(help="Ray workers / model replicas per model.")] = None,
+    workers: Annotated[int | None, Opt(help="Ray workers / model replicas per model (default: the cluster's worker slots split among the models running at once).")] = None,
+    models_at_once: Annotated[int | None, Opt("--models-at-once", help="Ray: models running at once, each with its share of the workers (default: as many as the cluster has worker slots, up to all; YAML key models_at_once).")] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard.")] = None,
     scheme: Annotated[str | None, Opt(help="Also build this registered leaderboard scheme (mera, megabench...).")] = None,
@@ -37,7 +37,12 @@ def sweep_command(
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars.")] = False,
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
 ) -> None:
-    """Evaluate every model on every task (resumable as a whole) and write leaderboard.json."""
+    """Evaluate every model on every task (resumable as a whole) and write leaderboard.json.
+
+    On Ray several models run at once, each in its own run directory with its share of the workers;
+    a model that fails (a dead endpoint) is marked failed in leaderboard.json, the others finish, and
+    the command exits non-zero naming it. Running the same command again resumes everything.
+    """
     from omnieval.backends import BackendOptions
     from omnieval.executors.sweep import load_sweep, run_dir_name
     from omnieval.runner import RunConfig
@@ -45,7 +50,7 @@ def sweep_command(
     how = executor_options(executor, ray_address=ray_address, workers=workers,
                            gpus_per_replica=gpus_per_replica, shard_size=shard_size)  # fmt: skip
     with friendly_errors():
-        spec = load_sweep(config, models=models, tasks=tasks)
+        spec = load_sweep(config, models=models, tasks=tasks, models_at_once=models_at_once)
         configs = [
             (run_dir_name(m), RunConfig(
                 tasks=spec.tasks, model=m.model, output=output / run_dir_name(m), limit=limit, seed=seed, quiet=quiet,
@@ -54,26 +59,39 @@ def sweep_command(
             ))
             for m in spec.models
         ]  # fmt: skip
-        runs = _run_all(configs, how)
+        runs = _run_all(configs, how, models_at_once=spec.models_at_once, quiet=quiet)
         _write_boards(output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out)
+    failed = [r for r in runs if r.status != "finished"]
+    if failed:
+        names = ", ".join(f"{r.name} ({r.error})" for r in failed)
+        fail(f"sweep: {len(failed)} of {len(runs)} models failed: {names}. The others are in leaderboard.json; "
+             "run the same command again to resume (finished models are not recomputed)")  # fmt: skip
 
 
-def _run_all(configs: list[tuple[str, Any]], how: Any) -> list[tuple[str, dict[str, Any]]]:
-    """One model after the other; on Ray each model's shards spread over the whole cluster."""
+def _run_model(config: Any, how: Any, progress: Any) -> dict[str, Any]:
     from omnieval.api import evaluate
 
+    _, results = evaluate(config, executor=how, progress=progress)
+    return {**results, "run_dir": str(config.output)}
+
+
+def _run_all(configs: list[tuple[str, Any]], how: Any, *, models_at_once: int | None, quiet: bool) -> list[Any]:
+    """On Ray several models at once (each with its share of the cluster); locally one after another."""
+    from omnieval.executors.sweep_runner import plan_runs, run_models, shared_gates
+
     started = False
+    resources = None
     if how.kind == "ray":
         from omnieval.executors.ray_executor import connect
 
         started = connect(how)
+        import ray
+
+        resources = ray.cluster_resources()
     try:
-        out = []
-        for name, config in configs:
-            print(f"[omnieval] sweep: {name} ({config.model}) → {config.output}", file=sys.stderr)
-            _, results = evaluate(config, executor=how)
-            out.append((name, {**results, "run_dir": str(config.output)}))
-        return out
+        runs, at_once = plan_runs(configs, how, models_at_once=models_at_once, resources=resources)
+        with shared_gates(runs):
+            return run_models(runs, models_at_once=at_once, run_model=_run_model, quiet=quiet)
     finally:
         if started:
             import ray
@@ -81,18 +99,22 @@ def _run_all(configs: list[tuple[str, Any]], how: Any) -> list[tuple[str, dict[s
             ray.shutdown()
 
 
-def _write_boards(output: Path, runs: list[tuple[str, dict[str, Any]]], *, scheme: str | None, options: dict[str, Any], json_out: bool) -> None:
+def _write_boards(output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any], json_out: bool) -> None:
+    """leaderboard.json: a row per model (failed ones too, with their status), their run directories,
+    the failures' errors and any scheme's board over the finished models."""
     from omnieval.cli.listing import print_board
     from omnieval.executors.sweep import board
     from omnieval.store import write_json
 
-    table = board(runs)
+    finished = [r.results for r in runs if r.results is not None]
+    table = board([(r.name, r.results or {"model": r.config.model, "status": r.status}) for r in runs])
     extra = {}
-    if scheme is not None:
+    if scheme is not None and finished:
         from omnieval.aggregate import schemes
 
-        extra = {scheme: schemes.get(scheme)([r for _, r in runs], **options)}
-    document = {**table, "runs": {name: r["run_dir"] for name, r in runs}, "schemes": extra}
+        extra = {scheme: schemes.get(scheme)(finished, **options)}
+    document = {**table, "runs": {r.name: str(r.config.output) for r in runs},
+                "failed": {r.name: r.error for r in runs if r.status != "finished"}, "schemes": extra}  # fmt: skip
     write_json(output / "leaderboard.json", document)
     if json_out:
         print_json(document)

@@ -250,7 +250,12 @@ class JudgesOnCluster:
         except Exception as exc:  # a lost replica: the run's records stand, the manifest says so
             return {"lost": f"{type(exc).__name__}: {exc}"[:300]}
 
-    def stop(self) -> None:
+    def stop(self, *, owners: list[str]) -> None:
+        """Stop the replicas; the stopped workers' judge-gate slots go back (a judge gate outlives the run
+        when a sweep's models share it)."""
+        forgotten = [r.gate.forget.remote(o) for r in self.routes.values() if r.gate is not None for o in owners]
+        with contextlib.suppress(Exception):
+            self.ray.get(forgotten, timeout=30)
         for route in self.routes.values():
             for replica in route.replicas:
                 with contextlib.suppress(Exception):  # a dead or stuck replica: nothing to close

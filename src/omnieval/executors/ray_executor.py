@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import time
 import uuid
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from omnieval.runner.run import manifest
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
 
-__all__ = ["ExecutorError", "run_on_ray"]
+__all__ = ["ExecutorError", "endpoint_gate", "run_on_ray"]
 
 POLL_S = 0.5
 
@@ -57,16 +58,42 @@ def _ray() -> Any:
     return ray
 
 
+CLIENT_ATTEMPTS = 3
+
+
+def _join(ray: Any, address: str) -> None:
+    """``ray.init(address)``; a Ray Client address (``ray://``) is tried up to three times, because the
+    cluster starts a server per client and that start fails now and then (observed with Ray 2.60)."""
+    attempts = CLIENT_ATTEMPTS if address.startswith("ray://") else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(address=address, log_to_driver=False)
+            return
+        except ConnectionError:  # ConnectionAbortedError: "Initialization failure from server"
+            if attempt == attempts:
+                raise
+            time.sleep(2.0 * attempt)
+
+
 def connect(options: ExecutorOptions) -> bool:
     """Join ``ray_address`` or start a local Ray; True when this call started it (and must stop it)."""
     ray = _ray()
     if ray.is_initialized():
         return False
     if options.ray_address:
-        ray.init(address=options.ray_address, log_to_driver=False)
+        try:
+            _join(ray, options.ray_address)
+        except Exception as exc:  # ConnectionError, Ray's AuthenticationError, a client timeout...
+            raise ExecutorError(
+                f"could not join the Ray cluster at --ray-address {options.ray_address}: {type(exc).__name__}: {exc}. "
+                "Check the address (HOST:6379 from a cluster node, ray://HOST:10001 from elsewhere) and, for a cluster "
+                "with token authentication, RAY_AUTH_MODE=token and the cluster's token (~/.ray/auth_token)"
+            ) from None
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        ray.init(address="local", num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False, log_to_driver=False)
+        # "local": a new instance even when another Ray runs on this machine (else init joins it and refuses num_cpus)
+        ray.init(address="local", num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False,
+                 log_to_driver=False)  # fmt: skip
     return True
 
 
@@ -76,6 +103,13 @@ def _is_local_model(backend: Backend) -> bool:
 
 def _endpoint(backend: Backend, config: RunConfig) -> str:
     return endpoint_key(backend, config.backend)
+
+
+def endpoint_gate(ray: Any, backend: Backend, config: RunConfig) -> Any:
+    """The endpoint's gate actor (named by provider and base URL): every run on that endpoint, a
+    sweep's concurrent models included, gets the same one while anyone holds a handle to it."""
+    name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
+    return ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
 
 
 @dataclass
@@ -112,13 +146,20 @@ class _Fleet:
         self.spawn()
 
     def stop(self) -> None:
-        actors = [a for _, a in self.idle] + [a for _, a, _ in self.busy.values()]
-        for actor in actors:
+        """Close and stop every worker; their gate slots go back (the gate outlives the run in a sweep,
+        where other models share it, so a failed run's busy workers must not keep theirs)."""
+        workers = self.idle + [(o, a) for o, a, _ in self.busy.values()]
+        forgotten = []
+        for owner, actor in workers:
             with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
                 self.ray.get(actor.close.remote(), timeout=30)
             self.ray.kill(actor, no_restart=True)
+            if self.gate is not None:
+                forgotten.append(self.gate.forget.remote(owner))
+        with contextlib.suppress(Exception):  # the gate is gone too: nobody holds its slots
+            self.ray.get(forgotten, timeout=30)
         if self.judges is not None:
-            self.judges.stop()
+            self.judges.stop(owners=[owner for owner, _ in workers])
 
 
 @dataclass
@@ -152,6 +193,29 @@ def _worker_count(options: ExecutorOptions, ray: Any, *, local_model: bool, gpus
     if local_model:
         return max(1, int(resources.get("GPU", 0) // gpus)) if gpus else 1
     return max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
+
+
+def replica_gpus(ray: Any, options: ExecutorOptions, *, local_model: bool) -> float:
+    """GPUs per replica (default: 1 for a local model on a cluster with GPUs, else 0), checked to fit."""
+    gpus = options.gpus_per_replica
+    if gpus is None:
+        gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+    _check_fits(ray, options, gpus=gpus)
+    return gpus
+
+
+def _check_fits(ray: Any, options: ExecutorOptions, *, gpus: float) -> None:
+    """Refuse a replica that no node of the cluster could hold: Ray would leave it pending for ever."""
+    if gpus < 0:
+        raise ConfigError(f"--gpus-per-replica must be 0 or more, got {gpus:g}")
+    need = {"GPU": gpus, "CPU": options.cpus_per_worker}
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+        return
+    most = {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
+    raise ConfigError(f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
+                      f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
+                      "CPU(s) on one node); use --gpus-per-replica 0 to run on CPUs")  # fmt: skip
 
 
 def _actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
@@ -239,8 +303,11 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
             fleet.idle.append((owner, actor))
 
 
-def run_on_ray(config: RunConfig, options: ExecutorOptions) -> RunOutcome:
-    """Run (or resume) ``config`` on Ray; same directory layout and records as a local run."""
+def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progress | None = None) -> RunOutcome:
+    """Run (or resume) ``config`` on Ray; same directory layout and records as a local run.
+
+    ``progress``: a display the caller owns (a sweep's row for this model); default: the run's own bars.
+    """
     ray = _ray()
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     config.output.mkdir(parents=True, exist_ok=True)
@@ -250,16 +317,15 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions) -> RunOutcome:
     local_model = _is_local_model(backend)
     started_here = connect(options)
     try:
-        return _run(ray, config, options, tasks, backend, local_model=local_model)
+        return _run(ray, config, options, tasks, backend, local_model=local_model, progress=progress)
     finally:
         if started_here:
             ray.shutdown()
 
 
-def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool) -> RunOutcome:
-    gpus = options.gpus_per_replica
-    if gpus is None:
-        gpus = 1.0 if local_model and ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool,
+         progress: Progress | None = None) -> RunOutcome:  # fmt: skip
+    gpus = replica_gpus(ray, options, local_model=local_model)
     judge_plan = plan_judges(config, tasks, options, cluster_gpus=ray.cluster_resources().get("GPU", 0))
     workers = _worker_count(options, ray, local_model=local_model, gpus=gpus, reserved=judge_plan.reserved())
     size = options.shard_size or remembered_shard_size(config.output)
@@ -280,14 +346,12 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
         write_json(config.output / "manifest.json", {**document, "executor": block})
 
     write_manifest("running")
-    progress = Progress(quiet=config.quiet)
+    if progress is None:
+        progress = Progress(quiet=config.quiet)
     with progress:
         _start_progress(progress, tasks, plans, current)
         if todo:
-            gate = None
-            if not local_model:
-                name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
-                gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
+            gate = None if local_model else endpoint_gate(ray, backend, config)
             judges = start_judges(ray, judge_plan) if judge_plan.judges else None
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote(), judges)
             try:

@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
-from omnieval.errors import ConfigError
 from omnieval.executors.backend_share import SharedBackend, share
 from omnieval.executors.gate import GateClient
 from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file
-from omnieval.runner import RunConfig, resolve_tasks, run_async
-from omnieval.sources import Task
+from omnieval.executors.views import ShardViews
+from omnieval.runner import RunConfig, run_async
 from omnieval.store import rewrite_lines, scan_keys, write_json
 
 __all__ = ["ShardWorker", "shard_config"]
@@ -64,19 +63,11 @@ class ShardWorker:
         self.board = board
         self.judges = WorkerJudges(judges or {}, owner=owner)
         """The judges' backends, kept across shards (under their gates, or their replica pools)."""
-        self._tasks: dict[str, Task] | None = None
+        self.views = ShardViews(config)
         self._backend: SharedBackend | None = None
 
     def where(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "node": socket.gethostname()}
-
-    def _task(self, name: str) -> Task:
-        if self._tasks is None:
-            tasks = resolve_tasks(self.config.tasks, strict_metrics=self.config.strict_metrics)
-            self._tasks = {t.name: t for t in tasks}
-        if name not in self._tasks:
-            raise ConfigError(f"worker on {socket.gethostname()}: task {name!r} is not among {self.config.tasks}")
-        return self._tasks[name]
 
     def _shared_backend(self, config: RunConfig) -> Backend:
         if self._backend is None:
@@ -108,7 +99,7 @@ class ShardWorker:
         started, clock = time.time(), time.perf_counter()
         write_json(path.parent / "attempt.json", {**self.where(), "started": started, "owner": self.owner})
         _, before = _counts(path)
-        task = self._task(plan.task)
+        task = self.views.for_shard(plan)  # the shard's samples only: set-up O(shard), not O(task)
         watcher = asyncio.create_task(self._watch(plan, path, before))
         try:
             outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config), judge_backend=self.judges.backend)

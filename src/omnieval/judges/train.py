@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.errors import ConfigError
+from omnieval.store.jsonl import json_objects
 
 __all__ = ["TrainSettings", "Triplet", "read_triplets", "train_judge"]
 
@@ -75,15 +76,7 @@ def read_triplets(path: Path) -> list[Triplet]:
             for number, row in enumerate(csv.DictReader(fh), start=2):
                 out.append(_triplet(row, where=f"{path}, line {number}"))
     else:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ConfigError(f"{path}, line {number}: not valid JSON ({exc})") from None
-            if not isinstance(row, dict):
-                raise ConfigError(f"{path}, line {number}: expected a JSON object")
+        for number, row in json_objects(path, error=lambda n, reason: ConfigError(f"{path}, line {n}: {reason}")):
             out.append(_triplet(row, where=f"{path}, line {number}"))
     if len(out) < 6 or len({t.label for t in out}) < 2:
         raise ConfigError(f"{path}: need at least 6 labelled rows with both labels 0 and 1 (got {len(out)})")

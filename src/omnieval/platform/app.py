@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,17 +10,15 @@ from omnieval.platform.settings import Settings
 
 __all__ = ["create_app"]
 
-log = logging.getLogger("omnieval.platform")
-
 
 def create_app(settings: Settings) -> Any:
-    from fastapi import FastAPI, Request
-    from fastapi.responses import JSONResponse
+    from fastapi import FastAPI
     from starlette.middleware.sessions import SessionMiddleware
 
     from omnieval.platform import api, api_annotation, pages
     from omnieval.platform.db import Database
     from omnieval.platform.jobs import Worker
+    from omnieval.platform.page_errors import install_error_handlers
     from omnieval.platform.ratelimit import RateLimiter
 
     db = Database(settings)
@@ -39,12 +36,7 @@ def create_app(settings: Settings) -> Any:
     app.state.settings, app.state.db = settings, db
     app.state.limits = {"login": RateLimiter(*settings.login_limit), "upload": RateLimiter(*settings.upload_limit)}
     app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False)
-
-    @app.exception_handler(Exception)
-    async def internal(_request: Request, exc: Exception) -> JSONResponse:
-        log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
-        return JSONResponse({"detail": "internal error"}, status_code=500)
-
+    install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
     app.include_router(api.router)
     app.include_router(api_annotation.router)
     app.include_router(pages.router)

@@ -46,16 +46,28 @@ def _user(request: Request, session: Any) -> User | None:
 
 def _need(request: Request, session: Any, *roles: str) -> User:
     user = _user(request, session)
-    if user is None:
-        raise HTTPException(303, headers={"Location": "/login"})
+    if user is None:  # a GET is redirected to /login?next=... (see page_errors)
+        raise HTTPException(401, "log in to open this page")
     if roles and user.role not in roles:
         raise HTTPException(403, f"only {' or '.join(roles)} accounts may open this page")
     return user
 
 
+def page_context(request: Request, session: Any) -> dict[str, Any]:
+    """What ``base.html`` needs on every page: the signed-in user (or None) and the CSRF token."""
+    return {"user": _user(request, session), "csrf": _csrf(request)}
+
+
 def _render(request: Request, session: Any, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    context |= {"user": _user(request, session), "csrf": _csrf(request)}
+    context |= page_context(request, session)
     return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def _local(target: str | None) -> str:
+    """Where to go after logging in: a path on this site only (never ``//host`` or a scheme), else home."""
+    if target and target.startswith("/") and not target.startswith(("//", "/\\")):
+        return target
+    return "/"
 
 
 def _go(url: str) -> RedirectResponse:
@@ -86,22 +98,23 @@ def register(request: Request, session: SessionDep, username: Annotated[str, For
 
 
 @router.get("/login", response_class=HTMLResponse)
-def login_page(request: Request, session: SessionDep) -> HTMLResponse:
-    return _render(request, session, "auth.html", heading="Log in", action="/login")
+def login_page(request: Request, session: SessionDep, next: str | None = None) -> HTMLResponse:
+    return _render(request, session, "auth.html", heading="Log in", action="/login", next=_local(next))
 
 
 @router.post("/login")
 def login(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
-          csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+          csrf: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
+    again = {"heading": "Log in", "action": "/login", "next": _local(next)}
     if not request.app.state.limits["login"].allow(f"{username}|{client_key(request)}"):
-        return _render(request, session, "auth.html", 429, heading="Log in", action="/login", error="too many login attempts; wait a minute")
+        return _render(request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute")
     user = authenticate(session, username=username, password=password)
     if user is None:
-        return _render(request, session, "auth.html", 401, heading="Log in", action="/login", error="wrong username or password")
+        return _render(request, session, "auth.html", 401, **again, error="wrong username or password")
     request.session.clear()
     request.session["uid"] = user.id
-    return _go("/")
+    return _go(_local(next))
 
 
 @router.post("/logout")

@@ -66,7 +66,7 @@ def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[Generat
 def _selected(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
     wanted = set(config.sample_ids) if config.sample_ids else None
     taken = 0
-    for position, sample in enumerate(task.iter_samples()):
+    for position, sample in task.positioned():
         if config.limit is not None and taken >= config.limit:
             return
         if wanted is not None and sample.id not in wanted:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.errors import SourceError, TaskFileError
+from omnieval.store.jsonl import json_objects
 
 __all__ = ["count_rows", "read_located_rows", "read_rows", "row_unit"]
 
@@ -28,19 +29,11 @@ def _numbered(rows: Iterator[tuple[int, Row]]) -> Located:
 
 
 def _jsonl(path: Path, columns: list[str] | None = None) -> Located:
-    with path.open(encoding="utf-8") as fh:
-        index = 0
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SourceError(f"line {lineno} is not valid JSON ({exc.msg})", path=str(path)) from None
-            if not isinstance(row, dict):
-                raise SourceError(f"line {lineno} is not a JSON object", path=str(path))
-            yield index, lineno, row
-            index += 1
+    def bad(lineno: int, reason: str) -> SourceError:
+        return SourceError(f"line {lineno} is {reason}", path=str(path))
+
+    for index, (lineno, row) in enumerate(json_objects(path, error=bad)):
+        yield index, lineno, row
 
 
 def _json(path: Path, columns: list[str] | None = None) -> Located:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,8 @@ class Task:
     extra: dict[str, object] = field(default_factory=dict)
     check_ids: Callable[[], None] | None = None
     """Reads only the ids and raises on a duplicate; ``None`` means :meth:`scan_ids` streams the samples."""
+    positions: tuple[int, ...] | None = None
+    """Set on a :meth:`view`: each sample's position in the full task (prompts and seeds depend on it)."""
 
     @property
     def name(self) -> str:
@@ -44,6 +47,20 @@ class Task:
         """Hash of the full effective spec: changes whenever the task definition changes."""
         body = json.dumps(self.spec.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+    def positioned(self) -> Iterator[tuple[int, Sample]]:
+        """``(position, sample)`` pairs, the position counted in the full task's data (a view keeps its own)."""
+        if self.positions is None:
+            return enumerate(self.iter_samples())
+        return zip(self.positions, self.iter_samples(), strict=True)
+
+    def view(self, pairs: Sequence[tuple[int, Sample]]) -> Task:
+        """The same task over only ``pairs`` (``(position, sample)``, held in memory): spec, origin and
+        fingerprints unchanged, so a run over the view records exactly what a run over the task would
+        for those samples, without streaming the rest of the data (a Ray shard's set-up)."""
+        samples = [s for _, s in pairs]
+        return dataclasses.replace(self, iter_samples=lambda: iter(samples), size=len(samples), check_ids=None,
+                                   positions=tuple(p for p, _ in pairs))  # fmt: skip
 
     def scan_ids(self) -> None:
         """Raise :class:`~omnieval.errors.SourceError` if two samples share an id (before a run starts)."""

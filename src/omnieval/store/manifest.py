@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -19,6 +20,7 @@ _LIBRARIES = (
 )  # fmt: skip
 
 
+@functools.cache  # fixed for the running process; a Ray worker writes a manifest per shard
 def _git_commit() -> str | None:
     here = Path(__file__).resolve().parent
     try:
@@ -30,6 +32,7 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
+@functools.cache
 def _versions() -> dict[str, str]:
     found = {}
     for name in _LIBRARIES:
@@ -51,7 +54,7 @@ def environment_info() -> dict[str, Any]:
         "platform": platform.platform(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
-        "libraries": _versions(),
+        "libraries": dict(_versions()),
     }
 
 

@@ -6,13 +6,13 @@ Kept format-neutral so every leaderboard format (MERA, ...) packs runs the same 
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from omnieval.errors import SubmissionError
+from omnieval.store.jsonl import json_objects
 
 __all__ = ["LOG_FILES", "latest_records", "read_records", "zip_bytes"]
 
@@ -25,17 +25,10 @@ def read_records(run_dir: Path) -> Iterator[dict[str, Any]]:
     path = run_dir / "samples.jsonl"
     if not path.is_file():
         raise SubmissionError(f"{path} not found: is {run_dir} a run directory?")
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SubmissionError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict) or "task" not in record or "sample_id" not in record:
-                raise SubmissionError(f"{path}:{lineno}: a record needs 'task' and 'sample_id'")
-            yield record
+    for lineno, record in json_objects(path, error=lambda n, reason: SubmissionError(f"{path}:{n}: {reason}")):
+        if "task" not in record or "sample_id" not in record:
+            raise SubmissionError(f"{path}:{lineno}: a record needs 'task' and 'sample_id'")
+        yield record
 
 
 def latest_records(run_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:

@@ -62,8 +62,8 @@ def distractors_cmd(
 ) -> None:
     """Mine distractors by embedding similarity, sample main + spare, let an LLM swap bad ones."""
     from omnieval.backends import BackendOptions
+    from omnieval.backends.embeddings import create_embedder
     from omnieval.benchmarks.marker.distractors import load_items, mine
-    from omnieval.benchmarks.marker.embedders import create_embedder
     from omnieval.benchmarks.marker.validation import PROMPT_VERSION, validate
     from omnieval.errors import OmnievalError
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omnieval.benchmarks.marker.embedders import Embedder
+from omnieval.backends.embeddings import Embedder
 from omnieval.errors import ConfigError, SourceError
 from omnieval.textkit import normalize_text
 

@@ -158,21 +158,28 @@ def synth_items_cmd(
 def dedup_cmd(
     synthetic: Annotated[Path, Opt(help="JSONL {id, task_type, text} of generated instructions.")],
     expert: Annotated[Path, Opt(help="JSONL {task_type, text} of expert instructions (thresholds).")],
-    embedder: Annotated[str, Opt(help="Local transformers model folder for embeddings.")],
+    embedder: Annotated[str, Opt(help="Embedder: hf/PATH, openai/NAME, or a local model folder (read as hf/FOLDER).")],
     max_non_russian: Annotated[float, Opt(help="Language filter: drop above this share of non-Russian tokens.")] = 0.05,
 ) -> None:
     """Language filter, then Algorithm 1 (cosine and chrF within task type, expert thresholds); JSON report."""
     import contextlib
     import sys
 
-    from omnieval.benchmarks.pollux.synthetic import hf_embedder, non_russian_share, semantic_dedup
+    from omnieval.backends.embeddings import create_embedder
+    from omnieval.benchmarks.pollux.synthetic import non_russian_share, semantic_dedup
+    from omnieval.errors import OmnievalError
     from omnieval.sources.readers import read_rows
 
-    rows = [r for _, r in read_rows("jsonl", path=synthetic)]
-    russian = [r for r in rows if non_russian_share(str(r["text"])) <= max_non_russian]
-    experts = [r for _, r in read_rows("jsonl", path=expert)]
-    with contextlib.redirect_stdout(sys.stderr):  # model-loading chatter must not break the JSON on stdout
-        report = semantic_dedup(russian, experts, embed=hf_embedder(embedder))
+    spec = f"hf/{embedder}" if Path(embedder).is_dir() else embedder  # a bare folder, as before specs
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # model-loading chatter must not break the JSON on stdout
+            embed = create_embedder(spec).embed
+            rows = [r for _, r in read_rows("jsonl", path=synthetic)]
+            russian = [r for r in rows if non_russian_share(str(r["text"])) <= max_non_russian]
+            experts = [r for _, r in read_rows("jsonl", path=expert)]
+            report = semantic_dedup(russian, experts, embed=embed)
+    except OmnievalError as exc:
+        _fail(exc)
     typer.echo(json.dumps({"n_input": len(rows), "language_filtered": len(rows) - len(russian),
                            "counts": dict(report.counts), "kept": report.kept, "review": report.review,
                            "removed": report.removed}, ensure_ascii=False, indent=2))  # fmt: skip

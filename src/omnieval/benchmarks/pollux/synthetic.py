@@ -197,17 +197,6 @@ def export_training_pairs(
     return pairs, dict(counts)
 
 
-def hf_embedder(path: str, *, device: str = "cpu", batch_size: int = 16) -> Embed:
-    """Mean-pooled last hidden states of a local transformers model (gte-Qwen2 in the paper; any works).
-
-    The project's one embedder (``omnieval.backends.embeddings``); vectors come unit-normalised, which the
-    cosine filter does anyway.
-    """
-    from omnieval.backends.embeddings import create_embedder
-
-    return create_embedder(f"hf/{path}", device=device, batch_size=batch_size)  # type: ignore[return-value]
-
-
 def synthetic_items(run_dir: Path, *, max_non_russian: float = 0.05) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Generated instructions of a ``pollux_synth:`` run → POLLUX items: ``[PROBLEM] … [END]`` extracted,
     the language filter applied; answers without a problem and filtered ones are counted, not kept."""

@@ -12,12 +12,12 @@ from omnieval.types import Message, Request, Sample
 from omnieval.types._base import Frozen
 from omnieval.types.content import AudioPart, ImagePart, TextPart, VideoPart
 
-__all__ = ["Embedder", "ItemFeatures", "LossFn", "extract_features", "media_request"]
+__all__ = ["EmbedFn", "ItemFeatures", "LossFn", "extract_features", "media_request"]
 
 LossFn = Callable[[Request, Sequence[str]], list[float]]
 """``(request carrying the item's media, texts) -> mean per-token loss of each text``."""
-Embedder = Callable[[Sequence[str]], np.ndarray]
-"""``texts -> (n, d)`` embeddings."""
+EmbedFn = Callable[[Sequence[str]], np.ndarray]
+"""``texts -> (n, d)`` embeddings: an ``omnieval.backends.embeddings`` embedder's ``embed``."""
 
 _PARTS: dict[str, Any] = {"image": ImagePart, "audio": AudioPart, "video": VideoPart}
 
@@ -48,7 +48,7 @@ def extract_features(
     items: Iterable[tuple[str, Sample, str]],
     *,
     losses: LossFn,
-    embed: Embedder,
+    embed: EmbedFn,
     k_per_kind: int = 6,
     seed: int = 0,
     fill: Filler | None = None,

@@ -1,0 +1,82 @@
+"""Error answers by audience: the REST API under ``/api/`` keeps FastAPI's JSON bodies; the browser pages get
+an HTML page (``error.html``) with the same status code, a human message and a link onwards.
+
+An anonymous visitor who GETs a page that needs an account is redirected (303) to ``/login?next=PATH``
+rather than shown a 401, the usual web-app convention; any other method gets the 401 page with a login link.
+No answer of either kind carries a traceback or an exception's text beyond the ``detail`` a route chose.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+__all__ = ["install_error_handlers"]
+
+log = logging.getLogger("omnieval.platform")
+
+TITLES = {400: "Bad request", 401: "Please log in", 403: "Access denied", 404: "Page not found",
+          405: "Method not allowed", 409: "Request refused", 422: "Invalid request", 429: "Too many requests",
+          500: "Something went wrong"}  # fmt: skip
+_STARLETTE_DETAILS = {"Not Found": "there is no such page", "Method Not Allowed": "this page does not take that method"}
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _render(request: Request, status: int, message: str) -> Response:
+    """``error.html`` with the visitor's nav bar (when their session and the database can be read)."""
+    from omnieval.platform.pages import page_context, templates
+
+    context: dict[str, Any] = {"status": status, "title": TITLES.get(status, "Error"), "message": message,
+                               "login": f"/login?next={quote(_here(request))}" if status == 401 else None}  # fmt: skip
+    try:
+        with request.app.state.db.session() as session:
+            context |= page_context(request, session)
+            return templates.TemplateResponse(request, "error.html", context, status_code=status)
+    except Exception as exc:  # no session middleware (a 500) or no database: render without the nav's user
+        log.debug("error page without a user: %s", type(exc).__name__)
+        return templates.TemplateResponse(request, "error.html", context | {"user": None, "csrf": ""}, status_code=status)
+
+
+def _here(request: Request) -> str:
+    return request.url.path + (f"?{request.url.query}" if request.url.query else "")
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if _is_api(request):
+        return await http_exception_handler(request, exc)
+    if exc.status_code == 401 and request.method in ("GET", "HEAD"):
+        return RedirectResponse(f"/login?next={quote(_here(request))}", status_code=303)
+    detail = str(exc.detail) if exc.detail else TITLES.get(exc.status_code, "error")
+    return _render(request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    if _is_api(request):
+        return await request_validation_exception_handler(request, exc)
+    return _render(request, 422, "the address or the form holds a value of the wrong kind")
+
+
+async def _internal(request: Request, exc: Exception) -> Response:
+    log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
+    if _is_api(request):
+        return JSONResponse({"detail": "internal error"}, status_code=500)
+    return _render(request, 500, "internal error; the server log names its kind")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """JSON for ``/api/``, HTML pages elsewhere, for HTTP errors, bad parameters and unexpected failures."""
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(Exception, _internal)

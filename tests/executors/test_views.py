@@ -1,0 +1,65 @@
+"""A worker reads each task's selection once; each shard runs over a view of its own samples only."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from omnieval.errors import ConfigError
+from omnieval.executors.shards import ShardPlan, merge_shards, plan_shards
+from omnieval.executors.views import ShardViews
+from omnieval.executors.worker import ShardWorker
+from omnieval.runner import RunConfig, resolve_tasks, run
+from tests.executors.helpers import dialog_task, record_set, records
+
+
+def _config(tasks: list[str], out: Path, **kw: object) -> RunConfig:
+    return RunConfig(tasks=tuple(tasks), model="baseline/oracle", output=out, quiet=True, **kw)  # type: ignore[arg-type]
+
+
+def _run_sharded(config: RunConfig, *, held_bytes: int, shard_size: int) -> ShardViews:
+    plans, _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=shard_size, workers=1)
+    worker = ShardWorker(config, owner="w")
+    worker.views = ShardViews(config, held_bytes=held_bytes)
+
+    async def run_all() -> None:
+        for plan in plans:
+            await worker.run_shard(plan, [])
+        await worker.close()
+
+    asyncio.run(run_all())
+    merge_shards(config.output, plans)
+    return worker.views
+
+
+def test_held_views_give_the_records_of_a_local_run(tmp_path: Path) -> None:
+    tasks = ["demo_text", str(dialog_task(tmp_path, n_dialogs=4))]  # two prompt variants by position; chains
+    run(_config(tasks, tmp_path / "local", limit=20))
+    held = _run_sharded(_config(tasks, tmp_path / "held", limit=20), held_bytes=2**30, shard_size=5)
+    streamed = _run_sharded(_config(tasks, tmp_path / "streamed", limit=20), held_bytes=0, shard_size=5)
+    assert record_set(tmp_path / "held") == record_set(tmp_path / "local") == record_set(tmp_path / "streamed")
+    assert held.reads == 2, "one read of each task's selection for all its shards"
+    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, "over budget: given up once, streamed"
+    variants = {r["variant"] for r in records(tmp_path / "held") if r["task"] == "demo_text"}
+    assert variants == {"ru", "en"}, "the variant follows the sample's position in the full task"
+    assert len(records(tmp_path / "held")) == 20 + 12
+
+
+def test_view_keeps_positions_and_streams_only_its_samples() -> None:
+    task = resolve_tasks(("demo_text",))[0]
+    pairs = [p for p in enumerate(task.iter_samples()) if p[0] in (3, 7, 11)]
+    view = task.view(pairs)
+    assert [(p, s.id) for p, s in view.positioned()] == [(p, s.id) for p, s in pairs]
+    assert view.size == 3 and view.content_hash == task.content_hash and view.data_fingerprint == task.data_fingerprint
+    view.scan_ids()  # only the view's samples; a view with a repeated id is caught
+    with pytest.raises(Exception, match="duplicate sample id"):
+        task.view([pairs[0], pairs[0]]).scan_ids()
+
+
+def test_a_shard_naming_a_sample_the_data_lacks_is_a_clear_error(tmp_path: Path) -> None:
+    views = ShardViews(_config(["demo_text"], tmp_path / "o"))
+    plan = ShardPlan("000-demo_text-00000-x", "demo_text", ("no-such-id",), (0,))
+    with pytest.raises(ConfigError, match="no-such-id"):
+        views.for_shard(plan)
