@@ -36,11 +36,11 @@ def _judged_tasks(output: Path) -> list[str]:
 
 
 def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None,
-             progress: Progress | None = None) -> tuple[RunOutcome, dict[str, Any]]:  # fmt: skip
+             progress: Progress | None = None, judges: Any = None) -> tuple[RunOutcome, dict[str, Any]]:  # fmt: skip
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
-    is a display shared by several Ray runs (a sweep)."""
+    is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray."""
     previous = _reusable_results(config)
-    outcome = execute(config, executor=executor, progress=progress)
+    outcome = execute(config, executor=executor, progress=progress, judges=judges)
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous

@@ -132,3 +132,36 @@ def test_a_lost_judge_replica_loses_no_verdict(tmp_path: Path, cluster: Any) -> 
     stats = _manifest(tmp_path / "ray")["executor"]["judges"][f"counting-judge/{loads}"]["replica_stats"]
     assert sum("lost" in r for r in stats) == 1 and killed not in [r.get("pid") for r in stats]
     assert results(tmp_path / "ray")["retries"] >= 1, "a batch sent to the lost replica was retried on the other"
+
+
+def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cluster: Any) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+    from omnieval.cli.judge_opts import judge_config
+    from omnieval.runner import RunConfig
+
+    task = str(judged_task(tmp_path, 24))
+    loads = tmp_path / "judge-constructions.txt"
+    out = tmp_path / "sweep"
+    with CountingServer(latency_ms=5).in_thread() as model:
+        args = ["sweep", "--output", str(out), "--executor", "ray", "--quiet", "--json", "--concurrency", "3",
+                "--models", "openai/fake-a,openai/fake-b", "--tasks", task, "--base-url", model.url,
+                "--models-at-once", "2", "--workers", "1", "--shard-size", "8",
+                "--judge", f"counting-judge/{loads}", "--judge-batch-size", "4", "--judge-retries", "1"]  # fmt: skip
+        done = CliRunner().invoke(app, args)
+        assert done.exit_code == 0, done.output
+        in_sweep = [pid for pid in constructions(loads) if pid != os.getpid()]
+        judge = judge_config(f"counting-judge/{loads}", batch_size=4, retries=1)
+        for name in ("fake-a", "fake-b"):
+            backend = BackendOptions(base_url=model.url, concurrency=3, timeout_s=120.0)
+            evaluate(RunConfig(tasks=(task,), model=f"openai/{name}", output=tmp_path / "local" / name, seed=1234,
+                               quiet=True, backend=backend, judge=judge))  # fmt: skip
+    assert len(in_sweep) == 1, f"one replica built the judge once for both models: {in_sweep}"
+    for name in ("fake-a", "fake-b"):
+        run = out / f"openai_{name}"
+        assert judged_record_set(run) == judged_record_set(tmp_path / "local" / name)
+        assert results(run) == results(tmp_path / "local" / name)
+        pool = _manifest(run)["executor"]["judges"][f"counting-judge/{loads}"]
+        assert pool["kind"] == "pool" and pool["replicas"] == 1
+        assert {s["pid"] for s in _manifest(run)["executor"]["shards"].values()}.isdisjoint(in_sweep)

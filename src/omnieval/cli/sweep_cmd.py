@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
+from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 from omnieval.cli.run_cmd import executor_options
 
 __all__ = ["sweep_command"]
@@ -15,6 +16,7 @@ __all__ = ["sweep_command"]
 Opt = typer.Option
 
 
+@with_judge_options
 def sweep_command(
     models: Annotated[str | None, Opt("--models", help="Comma-separated PROVIDER/NAME models.")] = None,
     tasks: Annotated[str | None, Opt("--tasks", "-t", help="Comma-separated tasks (as for run).")] = None,
@@ -36,24 +38,32 @@ def sweep_command(
     option: Annotated[list[str] | None, Opt(help="Scheme option KEY=VALUE (repeatable).")] = None,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars.")] = False,
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
+    judge_replicas: Annotated[int, Opt(help="Ray: actors of a local judge (hf/, vllm/), shared by every model of the sweep.")] = 1,
+    judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
+    judge: JudgeOpts.judge = None,
+    **judge_options: Any,
 ) -> None:
     """Evaluate every model on every task (resumable as a whole) and write leaderboard.json.
 
     On Ray several models run at once, each in its own run directory with its share of the workers;
     a model that fails (a dead endpoint) is marked failed in leaderboard.json, the others finish, and
     the command exits non-zero naming it. Running the same command again resumes everything.
+    With --judge, every model is judged by the same judge; on Ray a local judge's replicas are
+    started once for the whole sweep and shared by the models running at once.
     """
     from omnieval.backends import BackendOptions
     from omnieval.executors.sweep import load_sweep, run_dir_name
     from omnieval.runner import RunConfig
 
-    how = executor_options(executor, ray_address=ray_address, workers=workers,
-                           gpus_per_replica=gpus_per_replica, shard_size=shard_size)  # fmt: skip
+    how = executor_options(executor, ray_address=ray_address, workers=workers, gpus_per_replica=gpus_per_replica,
+                           shard_size=shard_size, judge_replicas=judge_replicas,
+                           judge_gpus_per_replica=judge_gpus_per_replica)  # fmt: skip
     with friendly_errors():
         spec = load_sweep(config, models=models, tasks=tasks, models_at_once=models_at_once)
         configs = [
             (run_dir_name(m), RunConfig(
                 tasks=spec.tasks, model=m.model, output=output / run_dir_name(m), limit=limit, seed=seed, quiet=quiet,
+                judge=judge_from_options(judge, judge_options),
                 backend=BackendOptions(base_url=m.base_url or base_url, api_key=api_key, concurrency=concurrency,
                                        timeout_s=timeout, extra=m.backend_opt),
             ))
@@ -68,16 +78,18 @@ def sweep_command(
              "run the same command again to resume (finished models are not recomputed)")  # fmt: skip
 
 
-def _run_model(config: Any, how: Any, progress: Any) -> dict[str, Any]:
+def _run_model(config: Any, how: Any, progress: Any, *, judges: Any = None) -> dict[str, Any]:
     from omnieval.api import evaluate
 
-    _, results = evaluate(config, executor=how, progress=progress)
+    _, results = evaluate(config, executor=how, progress=progress, judges=judges)
     return {**results, "run_dir": str(config.output)}
 
 
 def _run_all(configs: list[tuple[str, Any]], how: Any, *, models_at_once: int | None, quiet: bool) -> list[Any]:
     """On Ray several models at once (each with its share of the cluster); locally one after another."""
-    from omnieval.executors.sweep_runner import plan_runs, run_models, shared_gates
+    import functools
+
+    from omnieval.executors.sweep_runner import plan_runs, run_models, shared_gates, shared_judges
 
     started = False
     resources = None
@@ -89,9 +101,11 @@ def _run_all(configs: list[tuple[str, Any]], how: Any, *, models_at_once: int | 
 
         resources = ray.cluster_resources()
     try:
-        runs, at_once = plan_runs(configs, how, models_at_once=models_at_once, resources=resources)
-        with shared_gates(runs):
-            return run_models(runs, models_at_once=at_once, run_model=_run_model, quiet=quiet)
+        with shared_judges(configs, how, resources=resources) as (judges, free):
+            runs, at_once = plan_runs(configs, how, models_at_once=models_at_once, resources=free)
+            with shared_gates(runs):
+                run_model = functools.partial(_run_model, judges=judges)
+                return run_models(runs, models_at_once=at_once, run_model=run_model, quiet=quiet)
     finally:
         if started:
             import ray

@@ -224,6 +224,9 @@ class JudgesOnCluster:
     ray: Any
     routes: dict[str, JudgeRoute] = field(default_factory=dict)
     gpus_per_replica: float = 0.0
+    shared: bool = False
+    """Started by a sweep for all its models: a run hands back its workers' slots but keeps the replicas
+    (the sweep stops them with :meth:`close`)."""
 
     def forget(self, owner: str) -> None:
         """A worker died: its judge gate slots go back."""
@@ -256,6 +259,17 @@ class JudgesOnCluster:
         forgotten = [r.gate.forget.remote(o) for r in self.routes.values() if r.gate is not None for o in owners]
         with contextlib.suppress(Exception):
             self.ray.get(forgotten, timeout=30)
+        if not self.shared:
+            self.close()
+
+    def covers(self, models: Sequence[str]) -> None:
+        """A shared pool must serve every judge model of the run that uses it."""
+        missing = sorted(set(models) - set(self.routes))
+        if missing:
+            raise ConfigError(f"the sweep's judges {sorted(self.routes)} do not include {missing}")
+
+    def close(self) -> None:
+        """Stop the replicas."""
         for route in self.routes.values():
             for replica in route.replicas:
                 with contextlib.suppress(Exception):  # a dead or stuck replica: nothing to close

@@ -303,10 +303,13 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
             fleet.idle.append((owner, actor))
 
 
-def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progress | None = None) -> RunOutcome:
+def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progress | None = None,
+               judges: JudgesOnCluster | None = None) -> RunOutcome:  # fmt: skip
     """Run (or resume) ``config`` on Ray; same directory layout and records as a local run.
 
     ``progress``: a display the caller owns (a sweep's row for this model); default: the run's own bars.
+    ``judges``: judge gates and pools the caller started and keeps (a sweep's, shared by its models);
+    default: the run starts its own and stops them at its end.
     """
     ray = _ray()
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
@@ -317,17 +320,20 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progres
     local_model = _is_local_model(backend)
     started_here = connect(options)
     try:
-        return _run(ray, config, options, tasks, backend, local_model=local_model, progress=progress)
+        return _run(ray, config, options, tasks, backend, local_model=local_model, progress=progress, judges=judges)
     finally:
         if started_here:
             ray.shutdown()
 
 
 def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool,
-         progress: Progress | None = None) -> RunOutcome:  # fmt: skip
+         progress: Progress | None = None, judges: JudgesOnCluster | None = None) -> RunOutcome:  # fmt: skip
     gpus = replica_gpus(ray, options, local_model=local_model)
     judge_plan = plan_judges(config, tasks, options, cluster_gpus=ray.cluster_resources().get("GPU", 0))
-    workers = _worker_count(options, ray, local_model=local_model, gpus=gpus, reserved=judge_plan.reserved())
+    if judges is not None:
+        judges.covers(list(judge_plan.judges))
+    reserved = judge_plan.reserved() if judges is None else {}  # a caller's pools are accounted by the caller
+    workers = _worker_count(options, ray, local_model=local_model, gpus=gpus, reserved=reserved)
     size = options.shard_size or remembered_shard_size(config.output)
     plans, shard_size = plan_shards(tasks, config, shard_size=size, workers=workers)
     remember_plan(config.output, plans, shard_size)
@@ -352,7 +358,8 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
         _start_progress(progress, tasks, plans, current)
         if todo:
             gate = None if local_model else endpoint_gate(ray, backend, config)
-            judges = start_judges(ray, judge_plan) if judge_plan.judges else None
+            if judges is None and judge_plan.judges:
+                judges = start_judges(ray, judge_plan)
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote(), judges)
             try:
                 for _ in range(min(workers, len(todo))):

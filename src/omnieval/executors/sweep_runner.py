@@ -28,7 +28,7 @@ from omnieval.registry import load_plugins
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
 
-__all__ = ["ModelRow", "ModelRun", "RunModel", "SweepStopped", "plan_runs", "run_models", "shared_gates"]
+__all__ = ["ModelRow", "ModelRun", "RunModel", "SweepStopped", "plan_runs", "run_models", "shared_gates", "shared_judges"]
 
 RunModel = Callable[[RunConfig, ExecutorOptions, Progress | None], dict[str, Any]]
 """Runs (or resumes) one model and returns its ``results.json`` document (the CLI passes ``evaluate``)."""
@@ -165,6 +165,34 @@ def shared_gates(runs: list[ModelRun]) -> Iterator[list[Any]]:
             if not _is_local(run.config):
                 gates.append(endpoint_gate(ray, _describe(run.config), run.config))
     yield gates
+
+
+@contextlib.contextmanager
+def shared_judges(configs: list[tuple[str, RunConfig]], executor: ExecutorOptions, *,
+                  resources: dict[str, float] | None) -> Iterator[tuple[Any, dict[str, float] | None]]:  # fmt: skip
+    """On Ray, the sweep's judges started once for every model (a local judge's replicas load it once per
+    sweep, not once per model), and the cluster resources left for the models' workers."""
+    if executor.kind != "ray" or resources is None or not configs:
+        yield None, resources
+        return
+    import ray
+
+    from omnieval.executors.judge_cluster import plan_judges, start_judges
+    from omnieval.runner import resolve_tasks
+
+    config = configs[0][1]  # every model of a sweep has the same tasks and judge
+    plan = plan_judges(config, resolve_tasks(config.tasks, strict_metrics=config.strict_metrics), executor,
+                       cluster_gpus=resources.get("GPU", 0.0))  # fmt: skip
+    if not plan.judges:
+        yield None, resources
+        return
+    judges = start_judges(ray, plan)
+    judges.shared = True
+    reserved = plan.reserved()
+    try:
+        yield judges, {k: v - reserved.get(k, 0.0) for k, v in resources.items()}
+    finally:
+        judges.close()
 
 
 def plan_runs(configs: list[tuple[str, RunConfig]], executor: ExecutorOptions, *, models_at_once: int | None,
