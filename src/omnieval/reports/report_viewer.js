@@ -5,7 +5,7 @@
 "use strict";
 (function () {
   const V = DATA.viewer;
-  const PAGE = 20, KEEP_PARTS = 16, HAY_BUDGET = 40e6;
+  const PAGE = 20, KEEP_PARTS = 16, READ_AHEAD = 8, HAY_BUDGET = 40e6;
   const esc = OMNI.esc;
   const parts = new Map(), waiting = new Map(), hays = new Map();
   let index = null, matches = null, page = 0, generation = 0, hayChars = 0;
@@ -168,7 +168,7 @@
       }
       const order = [...byChunk.keys()];
       for (let k = 0; k < order.length; k++) {
-        order.slice(k + 1, k + 4).forEach((next) => { if (!hays.has(next)) chunk(next); });  // read ahead while this part is scanned
+        order.slice(k + 1, k + 1 + READ_AHEAD).forEach((next) => { if (!hays.has(next)) chunk(next); });  // read ahead while this part is scanned
         const hit = hitsIn(await hay(order[k]), q);
         if (mine !== generation) return;
         for (const pos of byChunk.get(order[k])) if (hit.has(pos % V.chunk)) kept.push(pos);

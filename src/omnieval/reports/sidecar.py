@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import itertools
 import os
 import re
 import shutil
@@ -41,9 +42,14 @@ _PART = re.compile(rb'^OMNI_CHUNK\((\d+),"([A-Za-z0-9+/=]*)"\);\s*$')
 
 def _columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """One list per field, in first-seen field order; fields null (or absent) in every row are left out."""
-    names = dict.fromkeys(k for row in rows for k in row if k not in NOT_SHOWN)
-    columns = {name: [row.get(name) for row in rows] for name in names}
-    return {name: values for name, values in columns.items() if any(v is not None for v in values)}
+    names = dict.fromkeys(itertools.chain.from_iterable(rows))
+    columns = {}
+    for name in names:
+        if name not in NOT_SHOWN:
+            values = [row.get(name) for row in rows]
+            if values.count(None) < len(values):
+                columns[name] = values
+    return columns
 
 
 def _part_payload(records: list[dict[str, Any]], added: list[dict[str, Any] | None] | None) -> bytes:
