@@ -113,7 +113,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     for record in run.records:
         wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
     prompts.load(wanted)
-    viewer = write_sidecar(out_dir, run.records, run.raw, states=states, extra=prompts.extra if tasks else None)
+    viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
     _export_tables(out_dir / "report_tables", rows, dims, states)
     charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
     for i, dim in enumerate(dims):

@@ -30,8 +30,6 @@ class RunData:
     results: dict[str, Any]
     manifest: dict[str, Any]
     records: list[dict[str, Any]]
-    raw: list[bytes] = field(default_factory=list)
-    """Each record's line as stored (same order as ``records``): the viewer's sidecar copies it verbatim."""
     unreadable_lines: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -40,10 +38,9 @@ class RunData:
         return self.run_dir.resolve().name
 
 
-def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], list[bytes], int]:
-    """Records (the last one of a task/sample wins, as after a resume), their raw lines, and the count of
-    unreadable lines."""
-    latest: dict[tuple[str, str], tuple[dict[str, Any], bytes]] = {}
+def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Records (the last one of a task/sample wins, as after a resume) and the count of unreadable lines."""
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
     bad = 0
     with path.open("rb") as fh:
         for line in fh:
@@ -57,8 +54,8 @@ def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], list[bytes]
             if not isinstance(record, dict) or "task" not in record or "sample_id" not in record:
                 bad += 1
                 continue
-            latest[(str(record["task"]), str(record["sample_id"]))] = (record, line.strip())
-    return [r for r, _ in latest.values()], [raw for _, raw in latest.values()], bad
+            latest[(str(record["task"]), str(record["sample_id"]))] = record
+    return list(latest.values()), bad
 
 
 def state_names(*counts: dict[str, Any]) -> list[str]:
@@ -98,7 +95,7 @@ def load_run(run_dir: Path) -> RunData:
         raise StoreError(f"{run_dir} is not a directory")
     if not samples.exists():
         raise StoreError(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
-    records, raw, bad = read_records_tolerant(samples)
+    records, bad = read_records_tolerant(samples)
     manifest = read_json(run_dir / "manifest.json") if (run_dir / "manifest.json").exists() else {}
     notes = []
     if (run_dir / "results.json").exists():
@@ -110,4 +107,4 @@ def load_run(run_dir: Path) -> RunData:
         results["model"] = (manifest.get("config") or {}).get("model") or run_dir.name
     if bad:
         notes.append(f"{bad} line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out")
-    return RunData(run_dir, results, manifest, records, raw, bad, notes)
+    return RunData(run_dir, results, manifest, records, bad, notes)

@@ -1,12 +1,14 @@
-/* The sample viewer: filters run on the compact index; sample texts are loaded chunk by chunk from the
-   sidecar folder (script files, so a page opened from disk can read them) and only when shown/searched. */
+/* The sample viewer: filters run on the compact index; sample texts are loaded part by part from the
+   sidecar folder (scripts holding gzip+base64 columns, so a page opened from disk can read them; the
+   browser's DecompressionStream inflates them) and only when shown or searched. A text search keeps a
+   lowercase haystack per part (within a character budget), so the next query scans memory, not parts. */
 "use strict";
 (function () {
   const V = DATA.viewer;
-  const PAGE = 20, KEEP_CHUNKS = 40;
+  const PAGE = 20, KEEP_PARTS = 16, READ_AHEAD = 8, HAY_BUDGET = 40e6;
   const esc = OMNI.esc;
-  const chunks = new Map(), waiting = new Map();
-  let index = null, matches = null, page = 0, generation = 0;
+  const parts = new Map(), waiting = new Map(), hays = new Map();
+  let index = null, matches = null, page = 0, generation = 0, hayChars = 0;
   const $ = (id) => document.getElementById(id);
 
   function addScript(src, onerror) {
@@ -14,6 +16,7 @@
     s.src = src; s.async = true; s.onerror = onerror;
     document.head.appendChild(s);
   }
+  function problem(message) { $("v-count").textContent = message; document.body.dataset.viewer = "ready"; }
   const CORE = new Set(["task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
     "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index",
     "scored", "media_policy", "metadata", "prompt", "media"]);
@@ -46,31 +49,91 @@
       judge: judge, extra: extra, metadata: text(rec.metadata),
     };
   }
-  window.OMNI_CHUNK = function (i, records, added) {
-    const entries = records.map((r, k) => view(r, added && added[k]));
-    chunks.set(i, entries);
-    while (chunks.size > KEEP_CHUNKS) chunks.delete(chunks.keys().next().value);
-    (waiting.get(i) || []).forEach((resolve) => resolve(entries));
+  const decoder = new TextDecoder();
+  function unbase64(b64) {
+    if (Uint8Array.fromBase64) return Uint8Array.fromBase64(b64);
+    const bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  }
+  /* Writing the whole buffer and reading one ArrayBuffer back is about twice as fast as Response(stream).text(). */
+  async function inflate(b64) {
+    const ds = new DecompressionStream("gzip"), writer = ds.writable.getWriter();
+    writer.write(unbase64(b64)).catch(() => {});  // a corrupt part rejects the read below, with the reason
+    writer.close().catch(() => {});
+    return JSON.parse(decoder.decode(await new Response(ds.readable).arrayBuffer()));
+  }
+  function settle(i, value) {
+    (waiting.get(i) || []).forEach((resolve) => resolve(value));
     waiting.delete(i);
+  }
+  window.OMNI_CHUNK = function (i, packed) {
+    if (typeof DecompressionStream === "undefined") {
+      problem("this browser cannot read the sample parts (it lacks DecompressionStream: use Chromium 80+, Firefox 113+ or Safari 16.4+)");
+      return;
+    }
+    inflate(packed).then((data) => {
+      const part = {n: data.n, cols: data.cols, added: data.added, views: new Array(data.n)};
+      parts.set(i, part);
+      while (parts.size > KEEP_PARTS) parts.delete(parts.keys().next().value);
+      settle(i, part);
+    }, (err) => problem(`could not read ${V.dir}/c${i}.js: ${err}`));
   };
   function chunk(i) {
-    if (chunks.has(i)) { const e = chunks.get(i); chunks.delete(i); chunks.set(i, e); return Promise.resolve(e); }
+    if (parts.has(i)) { const p = parts.get(i); parts.delete(i); parts.set(i, p); return Promise.resolve(p); }
     return new Promise((resolve) => {
       if (!waiting.has(i)) {
         waiting.set(i, []);
-        addScript(`${V.dir}/c${String(i).padStart(5, "0")}.js`, () => { $("v-count").textContent = `could not read ${V.dir}/c${i}.js — keep the ${V.dir} folder next to report.html`; });
+        addScript(`${V.dir}/c${String(i).padStart(5, "0")}.js`, () => problem(`could not read ${V.dir}/c${i}.js — keep the ${V.dir} folder next to report.html`));
       }
       waiting.get(i).push(resolve);
     });
   }
-  async function entry(pos) { return (await chunk(Math.floor(pos / V.chunk)))[pos % V.chunk]; }
+  function row(cols, k) {
+    const out = {};
+    if (cols) for (const name in cols) { const v = cols[name][k]; if (v !== null && v !== undefined) out[name] = v; }
+    return out;
+  }
+  const build = (part, k) => view(row(part.cols, k), part.added ? row(part.added, k) : null);
+  function viewAt(part, k) { return part.views[k] || (part.views[k] = build(part, k)); }
+  async function entry(pos) { return viewAt(await chunk(Math.floor(pos / V.chunk)), pos % V.chunk); }
 
   function haystack(e) {
-    if (e._h === undefined) {
-      e._h = [e.id, e.prompt, e.response, e.reasoning, e.extracted, e.targets, e.reason, JSON.stringify(e.judge || {}), e.metadata]
-        .filter(Boolean).join("\n").toLowerCase();
+    return [e.id, e.prompt, e.response, e.reasoning, e.extracted, e.targets, e.reason, JSON.stringify(e.judge || {}), e.metadata]
+      .filter(Boolean).join("\n").toLowerCase();
+  }
+  /* One part's searchable text: every sample's haystack joined by \u0001, with where each one starts. */
+  async function hay(i) {
+    if (hays.has(i)) return hays.get(i);
+    const part = await chunk(i);
+    if (hays.has(i)) return hays.get(i);
+    const starts = new Int32Array(part.n + 1), pieces = new Array(part.n);
+    let length = 0;
+    for (let k = 0; k < part.n; k++) {
+      pieces[k] = haystack(part.views[k] || build(part, k));
+      starts[k] = length;
+      length += pieces[k].length + 1;
     }
-    return e._h;
+    starts[part.n] = length;
+    const h = {text: pieces.join("\u0001"), starts};
+    hays.set(i, h);
+    hayChars += length;
+    while (hayChars > HAY_BUDGET && hays.size > 1) {
+      const [oldest, old] = hays.entries().next().value;
+      hays.delete(oldest); hayChars -= old.starts[old.starts.length - 1];
+    }
+    return h;
+  }
+  function hitsIn(h, q) {
+    const hit = new Set(), last = h.starts.length - 1;
+    let from = 0, at;
+    while ((at = h.text.indexOf(q, from)) >= 0) {
+      let lo = 0, hi = last - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (h.starts[mid] <= at) lo = mid; else hi = mid - 1; }
+      hit.add(lo);
+      from = h.starts[lo + 1];
+    }
+    return hit;
   }
 
   function indexMatches() {
@@ -94,7 +157,7 @@
     document.body.dataset.viewer = "busy";
     page = 0;
     let found = indexMatches();
-    const q = $("f-search").value.trim().toLowerCase();
+    const q = $("f-search").value.trim().toLowerCase().replace(/\u0001/g, "");
     if (q) {
       const kept = [];
       const byChunk = new Map();
@@ -105,11 +168,11 @@
       }
       const order = [...byChunk.keys()];
       for (let k = 0; k < order.length; k++) {
-        order.slice(k + 1, k + 4).forEach((next) => chunk(next));  // read ahead while this part is scanned
-        const entries = await chunk(order[k]);
+        order.slice(k + 1, k + 1 + READ_AHEAD).forEach((next) => { if (!hays.has(next)) chunk(next); });  // read ahead while this part is scanned
+        const hit = hitsIn(await hay(order[k]), q);
         if (mine !== generation) return;
-        for (const pos of byChunk.get(order[k])) if (haystack(entries[pos % V.chunk]).includes(q)) kept.push(pos);
-        $("v-count").textContent = `searching… ${k + 1} of ${order.length} parts, ${kept.length} found`;
+        for (const pos of byChunk.get(order[k])) if (hit.has(pos % V.chunk)) kept.push(pos);
+        if (k % 10 === 9) $("v-count").textContent = `searching… ${k + 1} of ${order.length} parts, ${kept.length} found`;
       }
       found = kept;
     }
@@ -129,7 +192,7 @@
       if (m.kind === "image") return `<a href="${esc(m.src)}" target="_blank"><img loading="lazy" src="${esc(m.src)}" alt="${esc(m.label)}" title="${esc(m.label)}"></a>`;
       if (m.kind === "audio") return `<audio controls preload="none" src="${esc(m.src)}" title="${esc(m.label)}"></audio>`;
       if (m.kind === "video") {
-        const frames = (m.frames || []).map((f, i) => `<img class="frame" src="${f}" alt="frame ${i + 1}" title="${esc(m.label)} — frame ${i + 1}">`).join("");
+        const frames = (m.frames || []).map((f, i) => `<img class="frame" src="${esc(f)}" alt="frame ${i + 1}" title="${esc(m.label)} — frame ${i + 1}">`).join("");
         return `<div class="frames">${frames}</div><video controls preload="none" src="${esc(m.src)}" title="${esc(m.label)}"></video>`;
       }
       return `<span>${esc(m.label)}</span>`;

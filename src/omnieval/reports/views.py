@@ -1,17 +1,19 @@
 """Prompts and media for the sample viewer, rebuilt from the task data.
 
 Records hold the response side (answer, reasoning, extracted value, metrics, judge fields) and reach
-the viewer verbatim. The prompt and media are rebuilt from the task data when the tasks are at hand
+the viewer as stored. The prompt and media are rebuilt from the task data when the tasks are at hand
 (the run just finished, or the manifest's tasks still resolve); a record that carries ``prompt`` or
-``media`` itself wins in the viewer. Images become
-small inline thumbnails (up to ``MAX_THUMBNAILS`` per report) and videos get a strip of frames (up to
-``MAX_FRAME_STRIPS``); audio and video are linked by a path
-relative to the report, so the page plays them from disk without any network request.
+``media`` itself wins in the viewer. Images become small JPEG thumbnails (up to ``MAX_THUMBNAILS``
+distinct files per report) and videos get a strip of frames (up to ``MAX_FRAME_STRIPS``), written as
+files in ``report_samples/media/`` named by content hash: once per media file however many samples
+show it, loaded by the browser only when a card shows it, and never part of what a text search
+inflates. Audio and video are linked by a path relative to the report (embedded audio is written to
+``media/`` too), so the page plays them from disk without any network request.
 """
 
 from __future__ import annotations
 
-import base64
+import hashlib
 import io
 import os
 from collections.abc import Iterable
@@ -19,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from omnieval.reports.sidecar import SIDECAR
 
 __all__ = ["PromptSource"]
 
@@ -42,11 +46,13 @@ class PromptSource:
 
     def __init__(self, tasks: Iterable[Any] | None, *, report_dir: Path) -> None:
         self.report_dir = report_dir
+        self.media_dir = report_dir / SIDECAR / "media"
         self.tasks = {t.name: t for t in tasks or ()}
         self.samples: dict[str, dict[str, Any]] = {}
         self.thumbnails = 0
         self.strips = 0
         self.problems: list[str] = []
+        self._seen: dict[str, dict[str, Any] | None] = {}
 
     def load(self, wanted: dict[str, set[str]]) -> None:
         for name, ids in wanted.items():
@@ -88,30 +94,55 @@ class PromptSource:
         return "\n\n".join(f"[{m.role}]\n{m.text}" for m in messages)
 
     def _media(self, ref: Any) -> dict[str, Any] | None:
+        """The viewer's entry for one media reference, built once per file (or embedded content)."""
+        key = f"{ref.kind}:{ref.path}" if ref.path else f"{ref.kind}:{hashlib.sha1(ref.data or b'').hexdigest()}"
+        if key not in self._seen:
+            self._seen[key] = self._build_media(ref)
+        return self._seen[key]
+
+    def _build_media(self, ref: Any) -> dict[str, Any] | None:
         label = ref.path.rsplit("/", 1)[-1] if ref.path else ref.name
         if ref.kind == "image" and self.thumbnails < MAX_THUMBNAILS:
             thumb = _thumbnail(ref)
             if thumb is not None:
                 self.thumbnails += 1
-                return {"kind": "image", "src": thumb, "label": label}
+                return {"kind": "image", "src": self._store(thumb, ".jpg"), "label": label}
         if ref.kind == "video" and ref.path and self.strips < MAX_FRAME_STRIPS:
             self.strips += 1
-            return {"kind": "video", "src": _relative(ref.path, self.report_dir), "label": label, "frames": _frames(ref.path)}
+            frames = [self._store(frame, ".jpg") for frame in _frames(ref.path)]
+            return {"kind": "video", "src": _relative(ref.path, self.report_dir), "label": label, "frames": frames}
         if ref.path:
             return {"kind": ref.kind, "src": _relative(ref.path, self.report_dir), "label": label}
         if ref.data and len(ref.data) <= 1_000_000 and ref.kind == "audio":
-            return {"kind": "audio", "src": "data:audio/wav;base64," + base64.b64encode(ref.data).decode(), "label": label}
+            return {"kind": "audio", "src": self._store(ref.data, _audio_suffix(ref.data)), "label": label}
         return {"kind": ref.kind, "src": "", "label": f"{label} (embedded, not shown)"}
 
+    def _store(self, data: bytes, suffix: str) -> str:
+        """Write ``data`` once under ``media/`` (named by its hash); its path relative to the report."""
+        name = hashlib.sha1(data).hexdigest()[:20] + suffix
+        path = self.media_dir / name
+        if not path.exists():
+            self.media_dir.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return f"{SIDECAR}/media/{name}"
 
-def _jpeg(img: Any, side: int) -> str:
+
+_AUDIO_MAGIC = ((b"RIFF", ".wav"), (b"fLaC", ".flac"), (b"OggS", ".ogg"), (b"ID3", ".mp3"), (b"\xff\xfb", ".mp3"), (b"\xff\xf3", ".mp3"))
+
+
+def _audio_suffix(data: bytes) -> str:
+    """A file extension for embedded audio by its magic bytes (browsers sniff the content anyway)."""
+    return next((suffix for magic, suffix in _AUDIO_MAGIC if data.startswith(magic)), ".wav")
+
+
+def _jpeg(img: Any, side: int) -> bytes:
     img.thumbnail((side, side))
     out = io.BytesIO()
     img.convert("RGB").save(out, format="JPEG", quality=75)
-    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+    return out.getvalue()
 
 
-def _thumbnail(ref: Any) -> str | None:
+def _thumbnail(ref: Any) -> bytes | None:
     from PIL import Image
 
     try:
@@ -122,7 +153,7 @@ def _thumbnail(ref: Any) -> str | None:
         return None
 
 
-def _frames(path: str, *, count: int = 4) -> list[str]:
+def _frames(path: str, *, count: int = 4) -> list[bytes]:
     """A few evenly spaced frames as small thumbnails (empty when the video cannot be decoded)."""
     from omnieval.errors import MediaError
     from omnieval.media.video import sample_video

@@ -3,11 +3,14 @@
 The records have the shape the runner writes, including a taxonomy in task and sample metadata, prompt
 variants, every state, judge fields and long texts, so a report built from them exercises every panel.
 Scores are drawn from a seeded generator with a per-model skill, so two synthetic runs differ the way
-two models do.
+two models do. ``prose=True`` swaps the repeated filler words for varied pseudo-Russian prose and adds
+a prompt (a per-variant instruction plus a question), so report sizes are measured on text that
+compresses about as model output does (gzip ~4x) rather than ~30x.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -17,6 +20,36 @@ __all__ = ["write_synthetic_run"]
 
 SKILLS = ("perception", "reasoning", "knowledge", "counting", "ocr", "spatial")
 STATE_MIX = (("ok", 0.86), ("parse_failed", 0.05), ("truncated", 0.02), ("error", 0.02), ("judge_failed", 0.03), ("skipped", 0.02))
+
+
+INSTRUCTIONS = (
+    "Прочитайте вопрос и выберите правильный ответ. Рассуждайте по шагам, затем напишите «ОТВЕТ: » и букву варианта.",
+    "Вы эксперт. Ответьте на вопрос, опираясь на изображение и текст. В конце ответа укажите букву: ОТВЕТ: X.",
+    "Задание: решите задачу. Сначала кратко объясните решение, затем дайте ответ в формате «ОТВЕТ: буква».",
+)
+
+
+class _Prose:
+    """Seeded pseudo-Russian words drawn Zipf-like from a 20,000-word vocabulary (compresses like prose)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        consonants, vowels = "бвгдзклмнпрстфхцчшщжй", "аеиоуыэюяё"
+        self.words = ["".join(rng.choice(consonants) + rng.choice(vowels) for _ in range(rng.randint(1, 4))) + rng.choice(("", "", "т", "й", "м", "х"))
+                      for _ in range(20_000)]  # fmt: skip
+        self.weights = list(itertools.accumulate(1 / rank for rank in range(1, 20_001)))
+
+    def __call__(self, low: int, high: int) -> str:
+        return " ".join(self.rng.choices(self.words, cum_weights=self.weights, k=self.rng.randint(low, high)))
+
+
+def _prose_fields(record: dict[str, Any], i: int, prose: _Prose) -> None:
+    record["prompt"] = f"{INSTRUCTIONS[i % 3]}\n\nВопрос {i}: {prose(15, 60)}?\nA) {prose(1, 4)}\nB) {prose(1, 4)}\nC) {prose(1, 4)}\nD) {prose(1, 4)}"
+    answer = record["response"].split("ОТВЕТ: ")[1][0]
+    record["response"] = f"Рассуждаем по шагам о примере {i}. {prose(20, 150)}. ОТВЕТ: {answer}"
+    record["reasoning"] = prose(0, 300) or None
+    if record["judge_rationale"]:
+        record["judge_rationale"] = f"Ответ совпадает с эталоном по смыслу: {prose(10, 40)}."
 
 
 def _state(rng: random.Random) -> str:
@@ -50,11 +83,12 @@ def _record(task: str, i: int, *, rng: random.Random, skill: float, binary: bool
 
 def write_synthetic_run(
     out: Path, *, n_samples: int, n_tasks: int = 4, model: str = "synthetic/model", skill: float = 0.6,
-    seed: int = 0, version: int = 1,
+    seed: int = 0, version: int = 1, prose: bool = False,
 ) -> Path:
     """A finished-looking run directory with ``n_samples`` records spread over ``n_tasks`` tasks."""
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
+    words = _Prose(random.Random(seed + 1)) if prose else None
     per_task = [n_samples // n_tasks + (1 if t < n_samples % n_tasks else 0) for t in range(n_tasks)]
     tasks: dict[str, Any] = {}
     with (out / "samples.jsonl").open("w", encoding="utf-8") as fh:
@@ -64,6 +98,8 @@ def write_synthetic_run(
             scores, states = [], dict.fromkeys(("ok", "parse_failed", "truncated", "error", "skipped", "judge_failed"), 0)
             for i in range(count):
                 record = _record(name, i, rng=rng, skill=task_skill, binary=binary, version=version)
+                if words is not None:
+                    _prose_fields(record, i, words)
                 fh.write(json.dumps(record, ensure_ascii=False) + "\n")
                 scores.append(record["score"])
                 states[record["state"]] += 1
