@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.platform import test_annotation, test_api, test_jobs
+from tests.platform import test_annotation, test_api, test_jobs, test_shared_state
 from tests.platform.conftest import add_mera, create, make_settings
 from tests.platform.pg import BIN, PgCluster, available, postgres_cluster
 
@@ -54,3 +54,48 @@ def test_annotation_on_postgres(pg_platform: Any) -> None:
 
 def test_stale_lease_on_postgres(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> None:
     test_jobs.stale_worker_check(_pg_settings(tmp_path, cluster), mera_root)
+
+
+def _staffed(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> Any:
+    settings = _pg_settings(tmp_path, cluster)
+    add_mera(settings, mera_root)
+    for role in ("reviewer", "admin"):
+        create(settings, role, role)
+    return settings
+
+
+def test_two_apps_share_the_login_limit_on_postgres(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> None:
+    test_shared_state.shared_login_limit_check(_staffed(tmp_path, cluster, mera_root))
+
+
+def test_concurrent_attempts_never_exceed_the_limit_on_postgres(tmp_path: Path, cluster: PgCluster) -> None:
+    test_shared_state.concurrent_limit_check(_pg_settings(tmp_path, cluster))
+
+
+def test_board_published_on_one_app_is_visible_on_the_other_on_postgres(
+    tmp_path: Path, cluster: PgCluster, mera_root: Path
+) -> None:
+    test_shared_state.board_visible_everywhere_check(_staffed(tmp_path, cluster, mera_root), mera_root)
+
+
+MIGRATE = """
+import sys
+from pathlib import Path
+from omnieval.platform import Settings
+from omnieval.platform.db import Database
+Database(Settings(data_dir=Path(sys.argv[1]), database_url=sys.argv[2])).dispose()
+"""
+
+
+def test_processes_starting_together_migrate_once_on_postgres(tmp_path: Path, cluster: PgCluster) -> None:
+    """Replicas starting at once on an empty database: one migrates, the others wait and find the head."""
+    import os
+    import subprocess
+    import sys
+
+    url = cluster.new_database()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    procs = [subprocess.Popen([sys.executable, "-c", MIGRATE, str(tmp_path / f"data{i}"), url], env=env,
+                              stderr=subprocess.PIPE, text=True) for i in range(3)]  # fmt: skip
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], errors

@@ -46,15 +46,13 @@ def serve_command(
     data_dir: DataDir, database_url: DbUrl = None,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Server processes (they share limits and boards via the database).")] = 1,
 ) -> None:  # fmt: skip
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
-    import uvicorn
-
-    from omnieval.platform.app import create_app
+    from omnieval.platform.serve import serve
 
     with friendly_errors():
-        app = create_app(_settings(data_dir, database_url))
-    uvicorn.run(app, host=host, port=port, log_level="info")
+        serve(_settings(data_dir, database_url), host=host, port=port, workers=workers)
 
 
 @platform_app.command("add-benchmark")

@@ -34,7 +34,10 @@ def create_app(settings: Settings) -> Any:
 
     app = FastAPI(title="omnieval platform", version="1", lifespan=lifespan)
     app.state.settings, app.state.db = settings, db
-    app.state.limits = {"login": RateLimiter(*settings.login_limit), "upload": RateLimiter(*settings.upload_limit)}
+    app.state.limits = {  # in the database: shared by every server process
+        kind: RateLimiter(db, kind=kind, limit=limit, window_s=window_s)
+        for kind, (limit, window_s) in (("login", settings.login_limit), ("upload", settings.upload_limit))
+    }
     app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False)
     install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
     app.include_router(api.router)

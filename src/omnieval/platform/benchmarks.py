@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import Benchmark
+from omnieval.platform.service import bump_board_version
 from omnieval.platform.settings import Settings
 from omnieval.sources import Task
 from omnieval.types import Sample, TaskSpec
@@ -77,6 +78,7 @@ def add_benchmark(session: Session, settings: Settings, *, name: str, tasks_spec
         session.add(row)
     else:
         row.format, row.scheme, row.tasks = loaded.fmt, loaded.fmt, sorted(counts)
+        bump_board_version(session, row.id)  # the scheme may have changed: cached boards are stale everywhere
     return counts
 
 

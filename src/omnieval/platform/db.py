@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from omnieval.platform.settings import Settings
@@ -15,6 +15,7 @@ from omnieval.platform.settings import Settings
 __all__ = ["Database", "migrate"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATION_LOCK = 0x6F6D6E69  # any fixed number: the advisory lock that serializes migrations on PostgreSQL
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -36,13 +37,15 @@ def _engine(url: str) -> Engine:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision."""
+    """Bring the schema to the newest Alembic revision (processes starting together migrate one at a time)."""
     from alembic import command
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # replicas starting at once: one migrates, the others wait
+            conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK})
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
 

@@ -9,7 +9,8 @@ from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueCon
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
-    "ROLES", "AnnotationItem", "AnnotationScore", "ApiToken", "Base", "Benchmark", "Job", "Submission", "User",
+    "ROLES", "AnnotationItem", "AnnotationScore", "ApiToken", "Base", "Benchmark", "Job", "RateLimitHits", "Submission",
+    "User",
 ]  # fmt: skip
 
 ROLES = ("user", "reviewer", "annotator", "admin")
@@ -49,6 +50,8 @@ class Benchmark(Base):
     scheme: Mapped[str] = mapped_column(String(32))
     tasks: Mapped[list[str]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
+    board_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Bumped by every change that can alter a board (publish, review, re-registering): the board cache's key."""
 
 
 class Submission(Base):
@@ -115,3 +118,15 @@ class AnnotationScore(Base):
     rationale: Mapped[str] = mapped_column(Text)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
     __table_args__ = (UniqueConstraint("item_pk", "user_id"),)
+
+
+class RateLimitHits(Base):
+    """One rate-limit key's recent attempts, shared by every server process (``platform/ratelimit.py``)."""
+
+    __tablename__ = "rate_limit_hits"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    """SHA-256 of the limit's kind and key (usernames and addresses are never stored in clear)."""
+    hits: Mapped[list[float]] = mapped_column(JSON, default=list)
+    """Wall-clock times of the allowed attempts still inside the window."""
+    expires_at: Mapped[float] = mapped_column(Float, default=0.0, index=True)
+    """When the newest hit leaves the window: older rows hold nothing and are pruned."""

@@ -5,13 +5,13 @@ from __future__ import annotations
 import zipfile
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import Benchmark, Submission, User
 
 __all__ = [
-    "BOARDS", "Forbidden", "NotFound", "board", "can_review", "get_submission", "publish", "review",
+    "BOARDS", "Forbidden", "NotFound", "board", "bump_board_version", "can_review", "get_submission", "publish", "review",
     "submission_view",
 ]  # fmt: skip
 
@@ -59,6 +59,7 @@ def publish(session: Session, user: User, submission_id: int, *, boards: list[st
     if row.status != "scored":
         raise ValueError(f"submission {submission_id} is {row.status}: only scored submissions can be published")
     row.boards, row.model_info, row.publication = sorted(set(boards)), model_info, "requested"
+    bump_board_version(session, row.benchmark_id)  # re-publishing takes an approved row off the boards
     return row
 
 
@@ -72,6 +73,7 @@ def review(session: Session, user: User, submission_id: int, *, decision: str, c
         raise ValueError(f"submission {submission_id} has no publication request")
     row.publication = "approved" if decision == "approve" else "rejected"
     row.review_comment, row.reviewer_id = comment, user.id
+    bump_board_version(session, row.benchmark_id)
     return row
 
 
@@ -126,19 +128,26 @@ _BOARD_CACHE: dict[tuple[Any, ...], dict[str, Any]] = {}
 _BOARD_CACHE_SIZE = 256
 
 
-def _approved_ids(session: Session, bench: Benchmark) -> tuple[int, ...]:
-    """The approved set decides a board: results never change after scoring, and re-publishing leaves it."""
-    query = select(Submission.id).where(Submission.benchmark_id == bench.id, Submission.publication == "approved")
-    return tuple(session.scalars(query.order_by(Submission.id)))
+def bump_board_version(session: Session, benchmark_id: int) -> None:
+    """Invalidate the benchmark's cached boards in every server process (an atomic increment, committed with
+    the change that caused it)."""
+    session.execute(
+        update(Benchmark).where(Benchmark.id == benchmark_id).values(board_version=Benchmark.board_version + 1)
+    )
 
 
 def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict[str, Any]:
-    """The scheme's board for the approved set, cached by that set (readers never recompute an unchanged board)."""
+    """The scheme's board for the approved set, cached per database and board version.
+
+    The version is read from the database before the approved rows, so an entry never holds an older state
+    than its version; publication, review and re-registering bump it, and results never change after scoring.
+    """
     from omnieval.aggregate import schemes
     from omnieval.registry import load_plugins
 
+    version = session.scalar(select(Benchmark.board_version).where(Benchmark.id == bench.id))
     database = str(session.get_bind().engine.url)  # several apps may share a process (tests, tools)
-    key = (database, bench.id, bench.scheme, board_name, _approved_ids(session, bench))
+    key = (database, bench.id, version, board_name)
     cached = _BOARD_CACHE.get(key)
     if cached is not None:
         return cached

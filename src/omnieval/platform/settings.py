@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,10 +48,19 @@ class Settings:
         return self.data_dir / "benchmarks"
 
     def secret_key(self) -> str:
-        """The session-signing key, created once in the data dir (owner-only)."""
+        """The session-signing key, created once in the data dir (owner-only).
+
+        Created with ``O_EXCL``: processes starting together on one data dir all end up with the same key.
+        """
         path = self.data_dir / "secret.key"
         if not path.exists():
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_urlsafe(48), encoding="utf-8")
-            path.chmod(0o600)
+            tmp = path.with_name(f"secret.key.{os.getpid()}.{secrets.token_hex(4)}")
+            tmp.write_text(secrets.token_urlsafe(48), encoding="utf-8")
+            tmp.chmod(0o600)
+            try:
+                with contextlib.suppress(FileExistsError):  # another process won the race: use its key
+                    os.link(tmp, path)  # atomic
+            finally:
+                tmp.unlink()
         return path.read_text(encoding="utf-8").strip()

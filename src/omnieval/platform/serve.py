@@ -1,0 +1,38 @@
+"""Run the platform under uvicorn, in one process or several (``omnieval serve --workers N``).
+
+Several worker processes share everything through the database (rate limits, board versions, the job
+queue) and the data dir, so they behave as one server. Migrations and the session key are made once in
+the parent before any worker starts; each worker then builds its own app from the same settings.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from omnieval.errors import ConfigError
+from omnieval.platform.settings import Settings
+
+__all__ = ["serve"]
+
+
+def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None:
+    """Serve until interrupted; ``workers`` > 1 starts that many processes on one listening socket."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from omnieval.platform.app import create_app
+
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    app = create_app(settings)  # migrations, session key, database check: once, before any worker starts
+    if workers == 1:
+        uvicorn.run(app, host=host, port=port, log_level="info")
+        return
+    app.state.db.dispose()
+    # uvicorn.run() wants an import string for workers; a picklable factory carries the settings instead.
+    factory = functools.partial(create_app, settings)
+    config = uvicorn.Config(factory, factory=True, host=host, port=port, workers=workers, log_level="info")
+    server = uvicorn.Server(config)
+    extra = {"target": server.run} if "target" in inspect.signature(Multiprocess).parameters else {}  # uvicorn < 0.30
+    Multiprocess(config, sockets=[config.bind_socket()], **extra).run()
