@@ -8,7 +8,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,6 @@ from omnieval.executors import ExecutorOptions
 from tests.executors.helpers import CountingServer, config, dialog_task, qa_task, record_set, records, results
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)  # never another's cluster
-    yield ray
-    ray.shutdown()
 
 
 def on_ray(**kw: Any) -> ExecutorOptions:

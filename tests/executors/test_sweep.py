@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import pickle
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,14 +132,6 @@ def test_model_row_folds_a_runs_tasks_into_one_row() -> None:
     row.stop.set()  # an interrupted sweep: the run stops at its next report
     with pytest.raises(SweepStopped, match="m1: the sweep was interrupted"):
         row.update("qa", done=8, states={"ok": 8})
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)  # never another's cluster
-    yield ray
-    ray.shutdown()
 
 
 def sweep_args(out: Path, *extra: str) -> list[str]:
