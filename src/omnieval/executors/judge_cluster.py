@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from omnieval.backends import Backend, BackendOptions, InProcessBackend
+from omnieval.backends.shared import CAPABILITIES, SharedBackend, capabilities, share
 from omnieval.errors import BackendError, ConfigError
-from omnieval.executors.backend_share import CAPABILITIES, SharedBackend, capabilities, share
 from omnieval.executors.gate import EndpointGate, GateClient
 from omnieval.executors.options import ExecutorOptions
 from omnieval.judges import create_judge_backend

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
-from omnieval.executors.backend_share import SharedBackend, share
+from omnieval.backends.shared import SharedBackend, share
 from omnieval.executors.gate import GateClient
 from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file

@@ -2,7 +2,7 @@
 a verdict parser (an ordinary registered parser) and a cache. Sits between the runner and the stages
 below it; the runner wires it in (``runner/judging.py``)."""
 
-from omnieval.judges.backends import create_judge_backend, is_classifier_folder
+from omnieval.judges.backends import create_judge_backend, effective_judge_spec, is_classifier_folder
 from omnieval.judges.judge import FetchFn, Judge, direct_fetch
 from omnieval.judges.protocols import (
     CallSpec,
@@ -27,6 +27,7 @@ __all__ = [
     "JudgeTemplate",
     "create_judge_backend",
     "direct_fetch",
+    "effective_judge_spec",
     "get_judge_template",
     "is_classifier_folder",
     "judge_protocols",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from omnieval.backends import Backend, BackendOptions, create_backend, split_model_spec
 
-__all__ = ["create_judge_backend", "is_classifier_folder"]
+__all__ = ["create_judge_backend", "effective_judge_spec", "is_classifier_folder"]
 
 
 def is_classifier_folder(path: str) -> bool:
@@ -21,6 +21,12 @@ def is_classifier_folder(path: str) -> bool:
     except (OSError, ValueError):
         return False
     return any(str(a).endswith("ForSequenceClassification") for a in data.get("architectures") or [])
+
+
+def effective_judge_spec(spec: str) -> str:
+    """The backend spec a judge spec loads: ``hf/PATH`` of a classifier folder is ``hf_classifier/PATH``."""
+    provider, name = split_model_spec(spec)
+    return f"hf_classifier/{name}" if provider == "hf" and is_classifier_folder(name) else spec
 
 
 def create_judge_backend(spec: str, *, options: BackendOptions | None = None) -> Backend:

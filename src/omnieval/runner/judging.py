@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omnieval.backends import Backend, BackendOptions
+from omnieval.backends import Backend, BackendOptions, InProcessBackend
 from omnieval.backends.breaker import DEFAULT_THRESHOLD, CircuitBreaker
-from omnieval.judges import Judge, create_judge_backend
+from omnieval.backends.shared import share
+from omnieval.judges import Judge, create_judge_backend, effective_judge_spec
 from omnieval.runner.config import JudgeConfig, RetryPolicy
 from omnieval.runner.execute import Fetcher
 from omnieval.runner.limiter import AdaptiveLimiter
@@ -24,7 +25,15 @@ from omnieval.sources import Task
 from omnieval.store import ResponseCache
 from omnieval.types import JudgeSpec, Message, Request
 
-__all__ = ["JudgeBackendFactory", "JudgeStage", "default_judge_backend", "judge_models", "judge_question", "judged_spec"]
+__all__ = [
+    "JudgeBackendFactory",
+    "JudgeStage",
+    "default_judge_backend",
+    "judge_models",
+    "judge_question",
+    "judged_spec",
+    "reusing_model",
+]
 
 JudgeBackendFactory = Callable[[str, BackendOptions], Backend]
 """Builds a judge's backend from its ``PROVIDER/NAME`` and options. An executor passes its own (a
@@ -34,6 +43,20 @@ judge shared across shards, under a cluster-wide gate, or served by an actor poo
 def default_judge_backend(model: str, options: BackendOptions) -> Backend:
     """The judge's own backend in this process (what a local run uses)."""
     return create_judge_backend(model, options=options)
+
+
+def reusing_model(spec: str, model: Backend) -> JudgeBackendFactory:
+    """Judges' backends for a local run: a judge that is the model under test itself (the same spec, an
+    in-process model, loaded with the same device, dtype and backend options) judges with the loaded
+    model under its own batch size and pool, so it is loaded once, not twice; any other judge is its own."""
+
+    def build(judge: str, options: BackendOptions) -> Backend:
+        same_load = (options.device, options.dtype, options.extra) == (model.options.device, model.options.dtype, model.options.extra)
+        if isinstance(model, InProcessBackend) and effective_judge_spec(judge) == spec and same_load:
+            return share(model, gate=None, options=options)
+        return default_judge_backend(judge, options)
+
+    return build
 
 
 def judge_models(tasks: list[Task], judge: JudgeConfig | None) -> dict[str, BackendOptions]:

@@ -22,7 +22,7 @@ from omnieval.judges import Judge
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
-from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question
+from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question, reusing_model
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
@@ -255,7 +255,8 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
-                        breaker_threshold=config.breaker_threshold, backend_factory=judge_backend)  # fmt: skip
+                        breaker_threshold=config.breaker_threshold,
+                        backend_factory=judge_backend or reusing_model(config.model, backend))  # fmt: skip
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)

@@ -1,8 +1,10 @@
-"""A backend as a worker shares it: kept open across shards, and (for API models) under a global gate.
+"""One backend used by several parties: kept open by each, optionally under a global gate.
 
-The runner closes its backend when a run ends; a worker runs many shards with one backend (one
-model load per replica), so the wrapper ignores that close. An API model's requests each take a
-slot of the endpoint's gate first, so all workers together never exceed ``--concurrency``.
+A Ray worker runs many shards with one backend (one model load per replica) while the runner closes
+its backend when a run ends, so the wrapper ignores that close; an API model's requests each take a
+slot of the endpoint's gate first, so all workers together never exceed ``--concurrency``. A run
+whose judge is the model under test itself judges with the loaded model, under the judge's own
+options (batch size, pool).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from omnieval.backends import Backend
+from omnieval.backends.base import Backend, BackendOptions
 from omnieval.types import Request, Response
 
 __all__ = ["CAPABILITIES", "Gate", "SharedBackend", "capabilities", "share"]
@@ -25,10 +27,11 @@ class Gate(Protocol):
 
 
 class SharedBackend(Backend):
-    """Delegates to ``inner``; provider, model and capabilities are copied so fingerprints match."""
+    """Delegates to ``inner``; provider, model and capabilities are copied so fingerprints match.
+    ``options``: the user's own (a judge's batch size and pool); default: ``inner``'s."""
 
-    def __init__(self, inner: Backend, *, gate: Gate | None) -> None:
-        super().__init__(inner.model, options=inner.options)
+    def __init__(self, inner: Backend, *, gate: Gate | None, options: BackendOptions | None = None) -> None:
+        super().__init__(inner.model, options=options or inner.options)
         self.inner = inner
         self.gate = gate
 
@@ -77,7 +80,7 @@ def capabilities(backend: Backend) -> dict[str, Any]:
     return {name: getattr(backend, name) for name in CAPABILITIES}
 
 
-def share(inner: Backend, *, gate: Gate | None) -> SharedBackend:
+def share(inner: Backend, *, gate: Gate | None, options: BackendOptions | None = None) -> SharedBackend:
     """Wrap ``inner`` in a subclass carrying its class-level capabilities (provider, modalities...)."""
     cls = type(f"Shared{type(inner).__name__}", (SharedBackend,), capabilities(inner))
-    return cls(inner, gate=gate)
+    return cls(inner, gate=gate, options=options)
