@@ -141,3 +141,17 @@ def test_sweep_runs_every_model_and_resumes_as_a_whole(tmp_path: Path, cluster: 
     assert [(r["model"], r["mean"], r["qa"]) for r in board["rows"]] == [("baseline_oracle", 1.0, 1.0), ("fake", 0.4, 0.4)]
     assert results(tmp_path / "out" / "fake")["tasks"]["qa"]["n"] == 20
     assert json.loads((tmp_path / "out" / "fake" / "manifest.json").read_text())["executor"]["kind"] == "ray"
+
+
+def test_repeated_prompts_give_the_same_records_as_a_local_run(tmp_path: Path, cluster: Any) -> None:
+    """Five questions asked eight times each: whichever shard answers one first, no record of this run is a
+    cache hit of its own (a hit would flip ``cached`` depending on shard order)."""
+    rows = [{"id": f"r{i}", "question": f"Сколько будет {i % 5}? [{i % 5}]", "answer": str(i % 5)} for i in range(40)]
+    task = tmp_path / "rep.jsonl"
+    task.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    with CountingServer(latency_ms=5).in_thread() as server:
+        evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "local"))
+        evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "ray"), executor=on_ray(workers=2, shard_size=8))
+    assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
+    assert not any(r["cached"] for r in records(tmp_path / "ray"))
+    assert results(tmp_path / "ray") == results(tmp_path / "local")

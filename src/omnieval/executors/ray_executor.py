@@ -122,6 +122,8 @@ class _Fleet:
     gate: Any
     board: Any
     judges: JudgesOnCluster | None = None
+    session: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """This invocation's cache session: one for all its workers, so a shard never hits what another wrote."""
     idle: list[tuple[str, Any]] = field(default_factory=list)
     busy: dict[Any, tuple[str, Any, ShardPlan]] = field(default_factory=dict)
 
@@ -129,7 +131,7 @@ class _Fleet:
         owner = uuid.uuid4().hex[:12]
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
         routes = self.judges.routes if self.judges is not None else None
-        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board, judges=routes)
+        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board, judges=routes, session=self.session)
         self.idle.append((owner, worker))
 
     def give(self, plan: ShardPlan, lines: list[bytes]) -> None:

@@ -56,9 +56,11 @@ class ShardWorker:
     """Runs shards one at a time (a Ray actor; plain class so it can be tested without Ray)."""
 
     def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None,
-                 judges: dict[str, JudgeRoute] | None = None) -> None:  # fmt: skip
+                 judges: dict[str, JudgeRoute] | None = None, session: str | None = None) -> None:  # fmt: skip
         self.config = config
         self.owner = owner
+        self.session = session
+        """The run invocation's cache session, shared by all its shards (see ``ResponseCache``)."""
         self.gate = GateClient(gate, owner, cap=config.backend.concurrency) if gate is not None else None
         self.board = board
         self.judges = WorkerJudges(judges or {}, owner=owner)
@@ -102,7 +104,8 @@ class ShardWorker:
         task = self.views.for_shard(plan)  # the shard's samples only: set-up O(shard), not O(task)
         watcher = asyncio.create_task(self._watch(plan, path, before))
         try:
-            outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config), judge_backend=self.judges.backend)
+            outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config), judge_backend=self.judges.backend,
+                                      cache_session=self.session)  # fmt: skip
         finally:
             if self.gate is not None:
                 self.gate.give_back()

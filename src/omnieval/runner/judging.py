@@ -110,8 +110,10 @@ class JudgeStage:
 
     def __init__(self, *, tasks: list[Task], judge: JudgeConfig | None, retry: RetryPolicy,
                  cache_path: Path | None, breaker_threshold: int = DEFAULT_THRESHOLD,
-                 max_pending: int = 256, backend_factory: JudgeBackendFactory | None = None) -> None:  # fmt: skip
+                 max_pending: int = 256, backend_factory: JudgeBackendFactory | None = None,
+                 cache_session: str | None = None) -> None:  # fmt: skip
         self._backend_factory = backend_factory or default_judge_backend
+        self._cache_session = cache_session
         self._breaker_threshold = breaker_threshold
         self.judges: dict[str, Judge] = {}
         self._endpoints: dict[str, _Endpoint] = {}
@@ -135,7 +137,7 @@ class JudgeStage:
         if model not in self._endpoints:
             backend = self._backend_factory(model, options)
             if self._cache is None and self._cache_path is not None:
-                self._cache = ResponseCache(self._cache_path)
+                self._cache = ResponseCache(self._cache_path, session=self._cache_session)
             self._endpoints[model] = _Endpoint(backend, self._fetcher(backend))
         return self._endpoints[model]
 

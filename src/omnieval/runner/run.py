@@ -76,7 +76,8 @@ def _selected(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
 
 
 class _Runner:
-    def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage) -> None:
+    def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage, *,
+                 cache_session: str | None = None) -> None:  # fmt: skip
         self.config = config
         self.judges = judges
         self.backend = backend
@@ -84,7 +85,7 @@ class _Runner:
         self.done = done
         cache = None
         if config.use_cache and backend.caches_responses:
-            cache = ResponseCache(config.cache_path or config.output / "cache.sqlite")
+            cache = ResponseCache(config.cache_path or config.output / "cache.sqlite", session=cache_session)
         self.cache = cache
         self.limiter = AdaptiveLimiter(backend.max_connections())
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
@@ -242,9 +243,11 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
 
 
 async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None,
-                    judge_backend: JudgeBackendFactory | None = None) -> RunOutcome:  # fmt: skip
+                    judge_backend: JudgeBackendFactory | None = None, cache_session: str | None = None) -> RunOutcome:  # fmt: skip
     """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
-    (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`)."""
+    (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`);
+    ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
+    a new one), whose own entries are never hits."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
@@ -256,11 +259,11 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
                         breaker_threshold=config.breaker_threshold,
-                        backend_factory=judge_backend or reusing_model(config.model, backend))  # fmt: skip
+                        backend_factory=judge_backend or reusing_model(config.model, backend), cache_session=cache_session)  # fmt: skip
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)
-    runner = _Runner(config, backend, writer, done, judges)
+    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session)
     contexts = _contexts(tasks, config, backend, done, judges)
     try:
         with runner.progress:

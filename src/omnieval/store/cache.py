@@ -1,7 +1,11 @@
 """SQLite response cache keyed by request fingerprint. Only successful responses are stored.
 
 Writes are buffered and committed in short batches, so no write transaction stays open while a
-run waits on a model. The cache is an optimisation: if the database is busy or broken the run
+run waits on a model. Each entry remembers the session (one run invocation) that wrote it, and a
+session never reads its own entries: a response is ``cached`` only when an earlier invocation got it.
+Otherwise a prompt asked twice in one run would be a hit or not depending on when the buffer was
+committed (and on a cluster, on which shard ran first), and two runs of one configuration would
+write different records. The cache is an optimisation: if the database is busy or broken the run
 goes on without it and says so once.
 """
 
@@ -10,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import uuid
 from pathlib import Path
 
 from omnieval.types import Response
@@ -20,19 +25,34 @@ __all__ = ["ResponseCache"]
 class ResponseCache:
     """A small key → response table."""
 
-    def __init__(self, path: Path, *, commit_every: int = 256) -> None:
+    def __init__(self, path: Path, *, commit_every: int = 256, session: str | None = None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._pending: list[tuple[str, str]] = []
+        self.session = session or uuid.uuid4().hex
+        """This invocation: every process of one run (a cluster's shards) passes the same one."""
+        self._pending: list[tuple[str, str, str]] = []
         self._commit_every = commit_every
         self._db: sqlite3.Connection | None = sqlite3.connect(str(path), timeout=2.0, check_same_thread=False)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
+                             "session TEXT NOT NULL DEFAULT '')")  # fmt: skip
+            self._add_session_column(self._db)
             self._db.commit()
         except sqlite3.Error as exc:
             self._disable(exc)
+
+    @staticmethod
+    def _add_session_column(db: sqlite3.Connection) -> None:
+        """A cache written before sessions: its entries count as an earlier session's."""
+        columns = {row[1] for row in db.execute("PRAGMA table_info(responses)")}
+        if "session" not in columns:
+            try:
+                db.execute("ALTER TABLE responses ADD COLUMN session TEXT NOT NULL DEFAULT ''")
+            except sqlite3.OperationalError as exc:  # another process of the run added it first
+                if "duplicate column" not in str(exc):
+                    raise
 
     def _disable(self, exc: sqlite3.Error) -> None:
         print(f"omnieval: warning: response cache {self.path} disabled ({exc})", file=sys.stderr)
@@ -42,7 +62,7 @@ class ResponseCache:
         if self._db is None:
             return None
         try:
-            row = self._db.execute("SELECT body FROM responses WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute("SELECT body FROM responses WHERE key = ? AND session != ?", (key, self.session)).fetchone()
         except sqlite3.Error as exc:
             self._disable(exc)
             return None
@@ -53,7 +73,7 @@ class ResponseCache:
     def put(self, key: str, response: Response) -> None:
         if response.error is not None or self._db is None:
             return
-        self._pending.append((key, response.model_dump_json(exclude={"cached"})))
+        self._pending.append((key, response.model_dump_json(exclude={"cached"}), self.session))
         if len(self._pending) >= self._commit_every:
             self.flush()
 
@@ -62,7 +82,7 @@ class ResponseCache:
             return
         try:
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO responses (key, body) VALUES (?, ?)", self._pending)
+                self._db.executemany("INSERT OR REPLACE INTO responses (key, body, session) VALUES (?, ?, ?)", self._pending)
         except sqlite3.Error as exc:
             self._disable(exc)
         self._pending.clear()
