@@ -17,11 +17,17 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from omnieval.backends import Backend, InProcessBackend, create_backend
+from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
 from omnieval.executors.actors import ProgressBoard
 from omnieval.executors.gate import EndpointGate
-from omnieval.executors.judge_cluster import JudgesOnCluster, endpoint_key, plan_judges, start_judges
+from omnieval.executors.judge_cluster import (
+    JudgesOnCluster,
+    endpoint_key,
+    is_local,
+    plan_judges,
+    start_judges,
+)
 from omnieval.executors.options import ExecutorOptions
 from omnieval.executors.shards import (
     ShardPlan,
@@ -41,7 +47,7 @@ from omnieval.runner.run import manifest
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
 
-__all__ = ["ExecutorError", "endpoint_gate", "run_on_ray"]
+__all__ = ["ExecutorError", "describe_model", "endpoint_gate", "run_on_ray"]
 
 POLL_S = 0.5
 
@@ -95,10 +101,6 @@ def connect(options: ExecutorOptions) -> bool:
         ray.init(address="local", num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False,
                  log_to_driver=False)  # fmt: skip
     return True
-
-
-def _is_local_model(backend: Backend) -> bool:
-    return isinstance(backend, InProcessBackend)
 
 
 def _endpoint(backend: Backend, config: RunConfig) -> str:
@@ -248,7 +250,7 @@ def _show(progress: Progress, board: Any, ray: Any, plans: list[ShardPlan], curr
         progress.update(task, done=done[task], states=dict(states))
 
 
-def _describe(config: RunConfig) -> Backend:
+def describe_model(config: RunConfig) -> Backend:
     """The backend as the driver sees it (never loaded here): kind of model and the manifest entry."""
     return create_backend(config.model, options=config.backend)
 
@@ -318,8 +320,8 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progres
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     check_unique_ids(tasks)
-    backend = _describe(config)
-    local_model = _is_local_model(backend)
+    backend = describe_model(config)
+    local_model = is_local(backend)
     started_here = connect(options)
     try:
         return _run(ray, config, options, tasks, backend, local_model=local_model, progress=progress, judges=judges)

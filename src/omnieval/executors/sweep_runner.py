@@ -20,9 +20,10 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from omnieval.backends import Backend, InProcessBackend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
+from omnieval.executors.judge_cluster import is_local
 from omnieval.executors.options import ExecutorOptions
+from omnieval.executors.ray_executor import describe_model
 from omnieval.executors.sweep import sweep_shape
 from omnieval.registry import load_plugins
 from omnieval.runner import RunConfig
@@ -143,11 +144,7 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
 
 def _is_local(config: RunConfig) -> bool:
     """An in-process model (``hf/``, ``vllm/``...): its replicas may take GPUs (never loaded here)."""
-    return isinstance(_describe(config), InProcessBackend)
-
-
-def _describe(config: RunConfig) -> Backend:
-    return create_backend(config.model, options=config.backend)
+    return is_local(describe_model(config))
 
 
 @contextlib.contextmanager
@@ -163,7 +160,7 @@ def shared_gates(runs: list[ModelRun]) -> Iterator[list[Any]]:
 
         for run in runs:
             if not _is_local(run.config):
-                gates.append(endpoint_gate(ray, _describe(run.config), run.config))
+                gates.append(endpoint_gate(ray, describe_model(run.config), run.config))
     yield gates
 
 
