@@ -97,3 +97,24 @@ def test_report_of_a_killed_run_says_what_it_could_not_read(tmp_path: Path) -> N
     assert "1 unreadable line in samples.jsonl" in html
     assert "no results.json (unfinished run?)" in html
     assert (run / "report_samples" / "index.js").read_text().count("task_1") == 1
+
+
+def test_pollux_criteria_break_down_in_the_report_of_a_judged_run(tmp_path: Path) -> None:
+    items = [{"id": "i1", "instruction": "Исправь ошибки в тексте: ...", "task_type": "Editing", "complexity": "easy"},
+             {"id": "i2", "instruction": "Напиши функцию на Python ...", "task_type": "Code creation", "task_subtype": "Python",
+              "complexity": "easy", "reference_answer": "def f(): ..."}]  # fmt: skip
+    files = {"items": items,
+             "answers": [{"task": "pollux", "sample_id": i["id"], "response": f"Ответ {i['id']}."} for i in items],
+             "judge": [{"task": "pollux", "sample_id": "i1", "response": "[FEEDBACK] Хорошо. [RESULT] 1 [END]"},
+                       {"task": "pollux", "sample_id": "i2", "response": "[FEEDBACK] Отлично. [RESULT] 2 [END]"}]}  # fmt: skip
+    for name, rows in files.items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "run"
+    proc = _cli("run", "--tasks", f"pollux:{tmp_path / 'items.jsonl'}", "--model", f"replay/{tmp_path / 'answers.jsonl'}",
+                "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out), "--quiet")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads((out / "report_tables" / "capabilities.json").read_text())
+    judged = {r["group"]: (r["score"], r["n"]) for r in rows if r["level"] == "judge"}
+    assert judged["literacy@universal"] == (1.5, 2)  # a universal criterion: verdicts 1 (i1) and 2 (i2)
+    assert judged["operability@task1"] == (2.0, 1) and judged["functional_style@task1"] == (1.0, 1)  # task-specific
+    assert "judge verdict per call · pollux" in (out / "report.html").read_text(encoding="utf-8")

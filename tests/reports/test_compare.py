@@ -90,3 +90,20 @@ def test_same_directory_names_are_refused(tmp_path: Path) -> None:
     b = _run(tmp_path / "y", "run", {"mc": [0]})
     with pytest.raises(ConfigError, match="distinct names"):
         compare_runs([a, b])
+
+
+def test_a_killed_run_is_compared_with_a_warning_naming_what_was_left_out(tmp_path: Path) -> None:
+    a = _run(tmp_path, "full", {"mc": [1, 0, 1, 1]})
+    b = _run(tmp_path, "killed", {"mc": [1, 1, 1, 1]})
+    with (b / "samples.jsonl").open("a") as fh:
+        fh.write('{"task": "mc", "sample_id": "4", "sta')  # cut by kill -9
+    (b / "results.json").unlink()
+    proc = _cli("compare", str(a), str(b), "--output", str(tmp_path / "cmp"))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert doc["tasks"]["mc"]["pairwise"][0]["n_paired"] == 4 and doc["tasks"]["mc"]["scores"]["killed"] == 1.0
+    assert doc["warnings"] == [
+        "run killed: no results.json (unfinished run?): task scores are plain means of the readable records",
+        "run killed: 1 line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out",
+    ]
+    assert "WARNING" in proc.stderr and "could not be read" in proc.stderr

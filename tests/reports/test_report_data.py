@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from omnieval.reports.charts import dimension_charts
 from omnieval.reports.embed import plotly_js, script_json
 from omnieval.reports.loading import load_run
 from omnieval.reports.tables import markdown_table, write_table
-from omnieval.reports.taxonomy import sample_dimensions, task_dimensions
+from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
 
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
 
@@ -95,3 +96,33 @@ def test_mera_skill_tree_levels_become_dimensions() -> None:
     assert {"skills", "skill_levels.L1", "skill_levels.L2"} <= set(dims)  # None and [] values do not hide a key
     top = {g["value"] for g in dims["skill_levels.L1"]["groups"]}
     assert top <= {s.path[0] for s in skills().values()} and len(top) >= 2
+
+
+def _judged(task: str, sid: str, verdicts: dict[str, float | None]) -> dict[str, object]:
+    calls = [{"label": label, "attempts": [], "verdict": v} for label, v in verdicts.items()]
+    return {"task": task, "sample_id": sid, "score": 1.0, "judge": {"judge": "j", "key": "js", "calls": calls}}
+
+
+def test_judge_call_labels_become_a_dimension_on_the_judge_scale() -> None:
+    records = [
+        _judged("pollux", "i1", {"literacy@universal": 4.0, "operability@task1": 1.0, "initiative@universal": None}),
+        _judged("pollux", "i2", {"literacy@universal": 2.0, "operability@task1": 0.0, "initiative@universal": 2.0}),
+        _judged("pollux", "i3", {"literacy@universal": 3.0, "initiative@universal": 0.0}),
+        _judged("qa", "q1", {"answer": 1.0}), _judged("qa", "q2", {"answer": 0.0}),  # one label: nothing to break down
+    ]  # fmt: skip
+    (dim,) = judge_dimensions(records)
+    assert dim["name"] == "judge verdict per call · pollux" and dim["level"] == "judge"
+    groups = {g["value"]: (g["score"], g["n"]) for g in dim["groups"]}
+    # raw means on the criterion's own scale; the failed call (None) is left out, not counted as 0
+    assert groups == {"initiative@universal": (1.0, 2), "literacy@universal": (3.0, 3), "operability@task1": (0.5, 2)}
+    bar, radar = dimension_charts(dim)
+    assert bar["layout"]["xaxis"]["range"][1] == pytest.approx(3.0 * 1.02)  # not clipped to [0, 1]
+    assert radar["layout"]["polar"]["radialaxis"]["range"] == [0, 3.0]
+
+
+def test_long_labels_that_share_a_start_stay_distinct_bars() -> None:
+    groups = [{"value": f"correctness_results@task{i}", "score": 0.1 * i, "n": 2} for i in (2, 5)]
+    (bar,) = dimension_charts({"name": "d", "level": "sample", "groups": groups})
+    labels = bar["data"][0]["y"]
+    assert len(set(labels)) == 2 and all(len(label) <= 24 for label in labels)
+    assert [c[1] for c in bar["data"][0]["customdata"]] == ["correctness_results@task2", "correctness_results@task5"]

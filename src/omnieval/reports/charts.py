@@ -23,7 +23,7 @@ def _layout(height: int, **extra: Any) -> dict[str, Any]:
 
 
 def _height(n_bars: int) -> int:
-    return max(180, min(1400, 60 + 26 * n_bars))
+    return max(180, min(4000, 60 + 26 * n_bars))
 
 
 def task_score_chart(tasks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -65,21 +65,35 @@ def state_chart(tasks: list[dict[str, Any]], states: list[str]) -> dict[str, Any
     )}  # fmt: skip
 
 
-def _wrap(label: str, width: int = 24) -> str:
-    return label if len(label) <= width else label[: width - 1] + "…"
+def _short(label: str, width: int = 24) -> str:
+    """Long labels keep their start and end (``correctness_results@task2`` and ``@task5`` differ at the end)."""
+    if len(label) <= width:
+        return label
+    tail = (width - 1) // 2
+    return label[: width - 1 - tail] + "…" + label[-tail:]
+
+
+def _axis_labels(values: list[str]) -> list[str]:
+    """Shortened labels, each distinct: a categorical axis would draw two equal labels as one bar."""
+    short = [_short(v) for v in values]
+    counts = {s: short.count(s) for s in short}
+    return [s if counts[s] == 1 else v for s, v in zip(short, values, strict=True)]
 
 
 def dimension_charts(dimension: dict[str, Any]) -> list[dict[str, Any]]:
     """A bar chart of one dimension's groups, plus a radar when the groups make a readable polygon."""
     groups = dimension["groups"]
-    labels = [_wrap(g["value"]) for g in groups]
-    unit = "tasks" if dimension["level"] == "task" else "samples"
+    labels = _axis_labels([g["value"] for g in groups])
+    unit = {"task": "tasks", "judge": "verdicts"}.get(dimension["level"], "samples")
+    # scores are in [0, 1]; judge verdicts keep the judge's own scale (POLLUX criteria run 0-1 to 0-4)
+    fixed = dimension["level"] != "judge"
+    top = 1.0 if fixed else max(1.0, *(g["score"] for g in groups))
     bar = {"data": [{
         "type": "bar", "orientation": "h", "y": labels, "x": [g["score"] for g in groups],
-        "customdata": [g["n"] for g in groups], "marker": {"color": "#0ea5e9"},
-        "hovertemplate": "%{y}: %{x:.3f} (n=%{customdata} " + unit + ")<extra></extra>",
+        "customdata": [[g["n"], g["value"]] for g in groups], "marker": {"color": "#0ea5e9"},
+        "hovertemplate": "%{customdata[1]}: %{x:.3f} (n=%{customdata[0]} " + unit + ")<extra></extra>",
     }], "layout": _layout(
-        _height(len(groups)), xaxis={"range": [0, 1.02], "gridcolor": "#e5e7eb"}, yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
+        _height(len(groups)), xaxis={"range": [0, top * 1.02], "gridcolor": "#e5e7eb"}, yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
     )}  # fmt: skip
     if not 3 <= len(groups) <= 16:
         return [bar]
@@ -88,7 +102,7 @@ def dimension_charts(dimension: dict[str, Any]) -> list[dict[str, Any]]:
         "fill": "toself", "fillcolor": "rgba(79,70,229,0.18)", "line": {"color": ACCENT}, "name": dimension["name"],
         "hovertemplate": "%{theta}: %{r:.3f}<extra></extra>",
     }], "layout": {**_layout(280, margin={"l": 70, "r": 70, "t": 28, "b": 28}),
-                   "polar": {"radialaxis": {"range": [0, 1], "gridcolor": "#e5e7eb", "tickvals": [0.5, 1], "tickfont": {"size": 9, "color": "#9ca3af"}},
+                   "polar": {"radialaxis": {"range": [0, top], "gridcolor": "#e5e7eb", "tickvals": [top / 2, top], "tickfont": {"size": 9, "color": "#9ca3af"}},
                              "angularaxis": {"gridcolor": "#e5e7eb", "tickfont": {"size": 11}, "type": "category"}, "bgcolor": "rgba(0,0,0,0)"},
                    "showlegend": False}}  # fmt: skip
     return [bar, radar]

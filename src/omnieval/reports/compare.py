@@ -9,7 +9,8 @@ For every pair of runs (in the order given, ``a`` before ``b``) and every task b
 * Holm's step-down correction across the tasks of each pair (``multiple_comparisons`` in the JSON).
 
 Runs made with different task versions are compared anyway, with a loud warning listing the
-differences; runs that share no sample are refused.
+differences; so is a killed run (unreadable lines of ``samples.jsonl``, no ``results.json``), with a
+warning saying what was left out; runs that share no sample are refused.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
         listing = "; ".join(f"{r.label}: {sorted(r.results.get('tasks', {}))}" for r in runs)
         raise ConfigError(f"the runs share no task ({listing})")
     warnings = version_differences(runs, shared)
+    warnings += [f"run {run.label}: {note}" for run in runs for note in run.notes]  # a killed run is compared on what it kept
     doc: dict[str, Any] = {"runs": labels, "tasks": {}}
     flips: dict[str, Any] = {}
     for task in tasks:

@@ -21,7 +21,7 @@ from omnieval.reports.embed import plotly_js, script_json
 from omnieval.reports.loading import RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
-from omnieval.reports.taxonomy import sample_dimensions, task_dimensions
+from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
 from omnieval.reports.views import PromptSource
 from omnieval.types import STATES
 
@@ -107,7 +107,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     states = state_names(*(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
                          {str(r.get("state")): 1 for r in run.records})  # fmt: skip
     rows = _task_rows(run.results)
-    dims = task_dimensions(run.results.get("tasks", {})) + sample_dimensions(run.records)
+    dims = task_dimensions(run.results.get("tasks", {})) + sample_dimensions(run.records) + judge_dimensions(run.records)
     prompts = PromptSource(tasks, report_dir=out_dir)
     wanted: dict[str, set[str]] = {}
     for record in run.records:

@@ -5,6 +5,8 @@ are short labels (strings, booleans, small integers, or lists of them, where a l
 belongs to several groups, as MERA skills or MEGA-Bench keywords do). Task-level dimensions come from
 each task's ``metadata`` and ``modalities`` and average task scores (macro, as MEGA-Bench does);
 sample-level ones come from record ``metadata`` and the prompt ``variant`` and average sample scores.
+Judge-level ones group each task's judge calls by their label (POLLUX's criteria are one call each) and
+average the verdicts on the judge's own scale (criteria scales differ, so nothing is rescaled).
 A key is kept when it actually groups: at least two groups, one of them with several items (and, for
 samples, at most one group per two samples, which leaves ids and free text out).
 """
@@ -15,13 +17,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["Dimension", "sample_dimensions", "task_dimensions"]
+__all__ = ["Dimension", "judge_dimensions", "sample_dimensions", "task_dimensions"]
 
 Dimension = dict[str, Any]
-"""``{"name", "level": "task" | "sample", "groups": [{"value", "score", "n"}]}``."""
+"""``{"name", "level": "task" | "sample" | "judge", "groups": [{"value", "score", "n"}]}``."""
 
 MAX_LABEL = 60
 MAX_GROUPS = 60
+MAX_JUDGE_GROUPS = 150
+"""Judge call labels come from a protocol, never free text: POLLUX alone has 114 criterion variants."""
 _SKIP = {"circular_group", "parse_fallback", "human_baseline"}
 
 
@@ -90,10 +94,10 @@ class _Groups:
                     acc[0] += score
                     acc[1] += 1
 
-    def dimensions(self, level: str) -> list[Dimension]:
+    def dimensions(self, level: str, *, max_groups: int = MAX_GROUPS) -> list[Dimension]:
         out = []
         for key, groups in self.sums.items():
-            if key in self.rejected or not 2 <= len(groups) <= MAX_GROUPS or max(n for _, n in groups.values()) < 2:
+            if key in self.rejected or not 2 <= len(groups) <= max_groups or max(n for _, n in groups.values()) < 2:
                 continue
             if level == "sample" and len(groups) > self.items / 2:  # nearly one value per sample: an id or free text
                 continue
@@ -139,3 +143,23 @@ def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
             pairs.append(("prompt variant", str(record["variant"])))
         groups.add(pairs, float(record.get("score") or 0.0))
     return groups.dimensions("sample")
+
+
+def judge_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
+    """Per task, the mean verdict of each judge call label (e.g. a POLLUX criterion), on the judge's scale.
+
+    A call without a verdict (failed, unparseable, out of range) is left out here; its sample is
+    ``judge_failed`` and counted in the states. A task whose calls carry one label (a single judged
+    answer) has nothing to break down.
+    """
+    per_task: dict[str, _Groups] = defaultdict(_Groups)
+    for record in records:
+        judge = record.get("judge")
+        if not isinstance(judge, dict) or not record.get("scored", True):
+            continue
+        for call in judge.get("calls") or []:
+            verdict = call.get("verdict") if isinstance(call, dict) else None
+            if isinstance(verdict, int | float) and not isinstance(verdict, bool):
+                per_task[str(record.get("task"))].add([("label", call.get("label"))], float(verdict))
+    return [{**dim, "name": f"judge verdict per call · {task}"}
+            for task, groups in sorted(per_task.items()) for dim in groups.dimensions("judge", max_groups=MAX_JUDGE_GROUPS)]  # fmt: skip
