@@ -66,6 +66,7 @@ def test_tables_export_markdown_csv_json(tmp_path: Path) -> None:
     with (tmp_path / "t.csv").open() as fh:
         assert list(csv.reader(fh)) == [["task", "score", "extra"], ["a|b", "0.5000", ""], ["c", "", "[1, 2]"]]
     assert json.loads((tmp_path / "t.json").read_text()) == rows
+    assert markdown_table([{"p": 2.384e-07, "q": 0.0, "r": 4.9e-05, "s": 5e-05}]).splitlines()[-1] == "| 2.38e-07 | 0.0000 | 4.9e-05 | 0.0001 |"
 
 
 def test_truncated_last_line_is_counted_not_fatal(synthetic_run: Path) -> None:

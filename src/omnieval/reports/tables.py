@@ -14,8 +14,8 @@ __all__ = ["markdown_table", "write_table"]
 def _cell(value: Any) -> str:
     if value is None:
         return ""
-    if isinstance(value, float):
-        return f"{value:.4f}"
+    if isinstance(value, float):  # four decimals, but a tiny p-value is not written as 0.0000
+        return f"{value:.3g}" if 0 < abs(value) < 5e-5 else f"{value:.4f}"
     if isinstance(value, list | tuple | dict):
         return json.dumps(value, ensure_ascii=False, default=str)
     return str(value)
