@@ -107,3 +107,22 @@ def test_a_killed_run_is_compared_with_a_warning_naming_what_was_left_out(tmp_pa
         "run killed: 1 line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out",
     ]
     assert "WARNING" in proc.stderr and "could not be read" in proc.stderr
+
+
+def test_a_task_with_hidden_answers_has_a_null_score_not_zero(tmp_path: Path) -> None:
+    a = _run(tmp_path, "open", {"mc": [1, 0, 1], "secret": [1, 1]})
+    b = _run(tmp_path, "hidden", {"mc": [1, 1, 1], "secret": [0, 0]})
+    results = json.loads((b / "results.json").read_text())
+    results["tasks"]["secret"].update(score=0.0, scored=False, n_scored=0)  # what aggregation writes for hidden answers
+    (b / "results.json").write_text(json.dumps(results))
+    lines = [json.loads(x) for x in (b / "samples.jsonl").read_text().splitlines()]
+    (b / "samples.jsonl").write_text("".join(json.dumps({**r, "scored": r["task"] != "secret"}) + "\n" for r in lines))
+    proc = _cli("compare", str(a), str(b), "--output", str(tmp_path / "cmp"))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    secret = doc["tasks"]["secret"]
+    assert secret["scores"] == {"open": 1.0, "hidden": None}
+    assert secret["pairwise"] == [{"a": "open", "b": "hidden", "diff": None, "ci95": None, "p_value": None, "test": None, "n_paired": 0}]
+    assert doc["tasks"]["mc"]["pairwise"][0]["diff"] == pytest.approx(1 / 3)
+    assert "task 'secret': no scored sample in hidden (hidden answers?): score null, no test" in doc["warnings"]
+    assert "| hidden | 1.0000 | 1.0000 |  |" in (tmp_path / "cmp" / "tables" / "leaderboard.md").read_text()  # mean over scored tasks

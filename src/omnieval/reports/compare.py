@@ -37,6 +37,12 @@ def _scores(run: RunData) -> dict[str, dict[str, dict[str, Any]]]:
     return out
 
 
+def _task_score(run: RunData, task: str) -> float | None:
+    """The run's reported task score; ``None`` for a task it could not score (hidden answers), never 0."""
+    block = run.results["tasks"][task]
+    return None if block.get("scored", True) is False else float(block.get("score") or 0.0)
+
+
 def _task_facts(run: RunData, task: str) -> dict[str, Any]:
     block = run.results.get("tasks", {}).get(task, {})
     manifest = (run.manifest.get("tasks") or {}).get(task, {})
@@ -75,9 +81,9 @@ def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> l
 def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     a, b = recs[run_a.label].get(task, {}), recs[run_b.label].get(task, {})
     ids = sorted(set(a) & set(b))
-    score_a = float(run_a.results["tasks"][task].get("score") or 0.0)
-    score_b = float(run_b.results["tasks"][task].get("score") or 0.0)
-    entry: dict[str, Any] = {"a": run_a.label, "b": run_b.label, "diff": score_b - score_a, "ci95": None,
+    score_a, score_b = _task_score(run_a, task), _task_score(run_b, task)
+    diff = score_b - score_a if score_a is not None and score_b is not None else None
+    entry: dict[str, Any] = {"a": run_a.label, "b": run_b.label, "diff": diff, "ci95": None,
                              "p_value": None, "test": None, "n_paired": len(ids)}  # fmt: skip
     if ids:
         test = paired_test([float(a[i].get("score") or 0.0) for i in ids], [float(b[i].get("score") or 0.0) for i in ids], seed=seed)
@@ -105,8 +111,11 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     doc: dict[str, Any] = {"runs": labels, "tasks": {}}
     flips: dict[str, Any] = {}
     for task in tasks:
-        doc["tasks"][task] = {"scores": {r.label: float(r.results["tasks"][task].get("score") or 0.0)
-                                         for r in runs if task in r.results.get("tasks", {})}, "pairwise": []}  # fmt: skip
+        doc["tasks"][task] = {"scores": {r.label: _task_score(r, task) for r in runs if task in r.results.get("tasks", {})},
+                              "pairwise": []}  # fmt: skip
+        unscored = [label for label, score in doc["tasks"][task]["scores"].items() if score is None]
+        if unscored:
+            warnings.append(f"task {task!r}: no scored sample in {', '.join(unscored)} (hidden answers?): score null, no test")
     any_overlap = False
     for run_a, run_b in combinations(runs, 2):
         key = f"{run_a.label} → {run_b.label}"

@@ -63,7 +63,7 @@ def _charts(doc: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, Any]:
     keys = list(dict.fromkeys((p["a"], p["b"]) for p in pairs))
     for i, (a, b) in enumerate(keys):
         rows = [p for p in pairs if (p["a"], p["b"]) == (a, b)]
-        colors = ["#10b981" if r["significant"] and r["diff"] > 0 else "#ef4444" if r["significant"] else "#6b7280" for r in rows]
+        colors = ["#10b981" if r["significant"] and (r["diff"] or 0) > 0 else "#ef4444" if r["significant"] else "#6b7280" for r in rows]
         charts[f"forest{i}"] = {"data": [{
             "type": "scatter", "mode": "markers", "y": [r["task"] for r in rows], "x": [r["diff"] for r in rows],
             "marker": {"size": 10, "color": colors},
