@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from omnieval.reports.charts import dimension_charts
+from omnieval.reports.charts import dimension_charts, task_score_chart
 from omnieval.reports.embed import plotly_js, script_json
 from omnieval.reports.loading import load_run
 from omnieval.reports.tables import markdown_table, write_table
@@ -127,3 +127,10 @@ def test_long_labels_that_share_a_start_stay_distinct_bars() -> None:
     labels = bar["data"][0]["y"]
     assert len(set(labels)) == 2 and all(len(label) <= 24 for label in labels)
     assert [c[1] for c in bar["data"][0]["customdata"]] == ["correctness_results@task2", "correctness_results@task5"]
+
+
+def test_a_task_with_hidden_answers_gets_no_bar_rather_than_zero() -> None:
+    rows = [{"name": "open", "score": 0.4, "ci95": [0.3, 0.5], "scored": True},
+            {"name": "hidden", "score": 0.0, "ci95": None, "scored": False}]  # fmt: skip
+    bars = task_score_chart(rows)["data"][0]
+    assert bars["x"] == [0.4, None] and bars["error_x"]["array"] == [pytest.approx(0.1), 0]

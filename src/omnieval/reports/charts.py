@@ -29,9 +29,9 @@ def _height(n_bars: int) -> int:
 def task_score_chart(tasks: list[dict[str, Any]]) -> dict[str, Any]:
     """Horizontal bars of task scores with 95 % CI whiskers and human-baseline markers."""
     names = [t["name"] for t in tasks]
-    scores = [t["score"] for t in tasks]
-    plus = [(t["ci95"][1] - t["score"]) if t.get("ci95") else 0 for t in tasks]
-    minus = [(t["score"] - t["ci95"][0]) if t.get("ci95") else 0 for t in tasks]
+    scores = [t["score"] if t.get("scored", True) else None for t in tasks]  # hidden answers: no bar, not a 0
+    plus = [(t["ci95"][1] - t["score"]) if t.get("ci95") and t.get("scored", True) else 0 for t in tasks]
+    minus = [(t["score"] - t["ci95"][0]) if t.get("ci95") and t.get("scored", True) else 0 for t in tasks]
     data: list[dict[str, Any]] = [{
         "type": "bar", "orientation": "h", "y": names, "x": scores, "name": "score",
         "marker": {"color": ACCENT}, "error_x": {"type": "data", "array": plus, "arrayminus": minus, "color": "#111827", "thickness": 1.2},
