@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from omnieval.analysis.sensitivity import prompt_sensitivity
-from omnieval.analysis.stability import bootstrap_by_task_size, subset_draws
+from omnieval.analysis.stability import bootstrap_by_task_size, macro_bootstrap_ci, subset_draws
 
 
 def _rows(effect: float, *, n: int = 120, seed: int = 0) -> list[dict[str, object]]:
@@ -64,3 +64,34 @@ def test_subset_draws_full_size_has_no_spread() -> None:
     assert 0.0 < half["std"] < 0.1 and half["draws"] == 100
     with pytest.raises(ValueError, match="subset size"):
         subset_draws(values, size=6)
+
+
+def _brute_force_macro_ci(per_task: list[list[float]], *, n_resamples: int, seed: int) -> tuple[float, float]:
+    """The textbook stratified bootstrap, item by item (an independent second computation)."""
+    import random
+
+    rng = random.Random(seed)
+    macro = sorted(
+        sum(sum(rng.choices(values, k=len(values))) / len(values) for values in per_task) / len(per_task)
+        for _ in range(n_resamples)
+    )
+    return macro[int(0.025 * n_resamples)], macro[int(0.975 * n_resamples) - 1]
+
+
+def test_macro_bootstrap_ci_matches_item_resampling_and_the_normal_interval() -> None:
+    rng = np.random.default_rng(7)
+    binary = [float(x) for x in rng.integers(0, 2, 200)]  # few distinct values: multinomial draws
+    graded = [float(x) for x in rng.uniform(0, 1, 300)]  # many distinct values: items resampled
+    tasks = [binary, graded, [0.0, 1.0, 1.0, 1.0]]
+    lo, hi = macro_bootstrap_ci(tasks, n_resamples=20_000)
+    ref_lo, ref_hi = _brute_force_macro_ci(tasks, n_resamples=20_000, seed=1)
+    assert (lo, hi) == pytest.approx((ref_lo, ref_hi), abs=0.006)
+    lo, hi = macro_bootstrap_ci(tasks[:2], n_resamples=20_000)  # large tasks: close to the normal interval
+    se = np.sqrt(sum(np.var(t) / len(t) for t in tasks[:2])) / 2  # tasks are independent strata
+    centre = float(np.mean([np.mean(t) for t in tasks[:2]]))
+    assert lo == pytest.approx(centre - 1.96 * se, abs=0.015) and hi == pytest.approx(centre + 1.96 * se, abs=0.015)
+
+
+def test_macro_bootstrap_ci_needs_two_items_per_task() -> None:
+    assert macro_bootstrap_ci([[1.0, 0.0], [1.0]]) is None and macro_bootstrap_ci([]) is None
+    assert macro_bootstrap_ci([[0.5, 0.5], [1.0, 1.0]]) == pytest.approx((0.75, 0.75))  # no spread, no width

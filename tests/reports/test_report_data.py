@@ -134,3 +134,17 @@ def test_a_task_with_hidden_answers_gets_no_bar_rather_than_zero() -> None:
             {"name": "hidden", "score": 0.0, "ci95": None, "scored": False}]  # fmt: skip
     bars = task_score_chart(rows)["data"][0]
     assert bars["x"] == [0.4, None] and bars["error_x"]["array"] == [pytest.approx(0.1), 0]
+
+
+def test_overall_score_has_a_task_stratified_ci_only_when_task_scores_are_sample_means(synthetic_run: Path) -> None:
+    from omnieval.reports import write_report
+
+    html = write_report(synthetic_run).read_text(encoding="utf-8")
+    found = re.search(r'id="overall-ci">(\d\.\d{3})–(\d\.\d{3}) \(95 % CI, task-stratified bootstrap\)', html)
+    overall = float(re.search(r'Overall score</div>\s*<div class="value">(\d\.\d{3})', html).group(1))  # type: ignore[union-attr]
+    assert found and float(found.group(1)) < overall < float(found.group(2))
+    results = json.loads((synthetic_run / "results.json").read_text())
+    results["tasks"]["task_2"]["score"] += 0.01  # aggregated otherwise (e.g. circular): not a sample mean
+    (synthetic_run / "results.json").write_text(json.dumps(results))
+    html = write_report(synthetic_run).read_text(encoding="utf-8")
+    assert 'id="overall-ci">no CI: the score of task task_2 is not the mean of its samples\' scores<' in html.replace("&#39;", "'")

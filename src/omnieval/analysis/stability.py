@@ -3,6 +3,8 @@
 * :func:`bootstrap_by_task_size` — MEGA-Bench §4.3 (Fig. 7 left): for each n, resample n items per
   task with replacement, take each task's mean and the macro mean over tasks; the spread of that macro
   mean over many repetitions shows how many items per task a stable score needs.
+* :func:`macro_bootstrap_ci` — the CI of a macro (unweighted over tasks) mean: every task resampled at
+  its own size, tasks independently (a stratified bootstrap), as each task's own CI resamples it.
 * :func:`subset_draws` — ART §8.2: draw a fixed-size subset without replacement many times (100 in the
   paper) and report the score's mean ± std, min and max over draws.
 """
@@ -12,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["bootstrap_by_task_size", "subset_draws"]
+__all__ = ["bootstrap_by_task_size", "macro_bootstrap_ci", "subset_draws"]
+
+FEW_VALUES = 64
+"""Up to this many distinct scores a resample is drawn as multinomial counts (exact, and cheap on 100,000 samples)."""
 
 
 def bootstrap_by_task_size(
@@ -64,3 +69,33 @@ def subset_draws(values: Sequence[float], *, size: int, draws: int = 100, seed: 
         "min": float(means.min()),
         "max": float(means.max()),
     }
+
+
+def macro_bootstrap_ci(
+    per_task: Sequence[Sequence[float]], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float] | None:
+    """Percentile CI of the unweighted mean of task means, resampling each task's items with replacement.
+
+    Resampling n items from a task is the same as drawing how often each distinct score occurs
+    (multinomial over the distinct values), which costs O(distinct values) per resample instead of O(n).
+    ``None`` when a task has fewer than two items (no spread to resample).
+    """
+    import numpy as np
+
+    if not per_task or any(len(values) < 2 for values in per_task):
+        return None
+    rng = np.random.default_rng(seed)
+    total = np.zeros(n_resamples)
+    for values in per_task:
+        data = np.asarray(values, dtype=float)
+        distinct, counts = np.unique(data, return_counts=True)
+        if len(distinct) <= FEW_VALUES:
+            total += rng.multinomial(len(data), counts / len(data), size=n_resamples) @ distinct / len(data)
+            continue
+        chunk = max(1, 2_000_000 // len(data))
+        for start in range(0, n_resamples, chunk):
+            stop = min(n_resamples, start + chunk)
+            total[start:stop] += data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+    macro = total / len(per_task)
+    alpha = (1 - level) / 2
+    return float(np.quantile(macro, alpha)), float(np.quantile(macro, 1 - alpha))

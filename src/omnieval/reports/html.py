@@ -71,13 +71,35 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _summary(rows: list[dict[str, Any]], states: list[str]) -> dict[str, Any]:
+def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tuple[list[float] | None, str]:
+    """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
+    its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI)."""
+    from omnieval.analysis.stability import macro_bootstrap_ci
+
+    per_task: dict[str, list[float]] = {}
+    for record in records:
+        if record.get("scored", True):
+            per_task.setdefault(str(record["task"]), []).append(float(record.get("score") or 0.0))
+    groups = []
+    for row in (r for r in rows if r["scored"]):
+        values = per_task.get(row["name"], [])
+        if not values or abs(sum(values) / len(values) - row["score"]) > 1e-9:
+            return None, f"no CI: the score of task {row['name']} is not the mean of its samples' scores"
+        groups.append(values)
+    ci = macro_bootstrap_ci(groups)
+    return (list(ci), "95 % CI, task-stratified bootstrap") if ci else (None, "no CI: a task has fewer than two scored samples")
+
+
+def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[str, Any]]) -> dict[str, Any]:
     scored = [r for r in rows if r["scored"]]
     totals: Counter[str] = Counter()
     for row in rows:
         totals.update(row["states"])
+    ci, ci_note = _overall_ci(rows, records) if scored else (None, "")
     return {
         "score": sum(r["score"] for r in scored) / len(scored) if scored else None,
+        "ci95": ci,
+        "ci_note": ci_note,
         "n_tasks": len(rows),
         "n_samples": sum(totals.values()),
         "states": {s: totals.get(s, 0) for s in states},
@@ -125,7 +147,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     data = {"charts": charts, "viewer": viewer}
     return render_page(
         "report.html.jinja", results=run.results, run=run, rows=rows, dims=dims, states=states,
-        summary=_summary(rows, states), notes=notes, data_json=script_json(data),
+        summary=_summary(rows, states, run.records), notes=notes, data_json=script_json(data),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), run_label=run.label,
         viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
     )  # fmt: skip
