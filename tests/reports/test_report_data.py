@@ -148,3 +148,26 @@ def test_overall_score_has_a_task_stratified_ci_only_when_task_scores_are_sample
     (synthetic_run / "results.json").write_text(json.dumps(results))
     html = write_report(synthetic_run).read_text(encoding="utf-8")
     assert 'id="overall-ci">no CI: the score of task task_2 is not the mean of its samples\' scores<' in html.replace("&#39;", "'")
+
+
+def test_megabench_keyword_dimensions_from_imported_task_metadata(tmp_path: Path) -> None:
+    from omnieval.benchmarks.megabench.importer import import_megabench
+
+    info = "{'field_score_function': {'answer': 'exact_str_match'}, 'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}, 'response_parse_function': 'answer_string'}"
+    keywords = {"t0": ("Perception", "Photographs", ["Object Recognition and Classification"]),
+                "t1": ("Knowledge", "Photographs", ["Object Recognition and Classification", "Text Recognition (OCR)"]),
+                "t2": ("Perception", "User Interface Screenshots", ["Planning and Decision Making"])}  # fmt: skip
+    rows = [{"id": f"{name}-{i}", "task_name": name, "task_description": "Pick.", "global_media": "[]", "example_text": "",
+             "example_media": "[]", "query_text": "Q?", "query_media": "[]", "answer": "{'answer': 'A'}", "metric_info": info,
+             "eval_context": "{}"} for name in keywords for i in range(2)]  # fmt: skip
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    meta = {name: {"app": app, "input_format": fmt, "output_format": "exact_text", "skills": skills} for name, (app, fmt, skills) in keywords.items()}
+    (tmp_path / "all_task_meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    tasks = import_megabench(str(tmp_path / "rows.jsonl"))
+    scores = {"t0": 0.2, "t1": 0.6, "t2": 1.0}
+    dims = {d["name"]: d for d in task_dimensions({t.name: {"score": scores[t.name], "metadata": t.spec.metadata} for t in tasks})}
+    assert {"megabench.app", "megabench.input_format", "megabench.skills"} <= set(dims)
+    skills = {g["value"]: (g["score"], g["n"]) for g in dims["megabench.skills"]["groups"]}
+    assert skills["Object Recognition and Classification"] == (pytest.approx(0.4), 2)  # macro over t0 and t1
+    assert skills["Text Recognition (OCR)"] == (0.6, 1)
+    assert {g["value"]: g["score"] for g in dims["megabench.app"]["groups"]} == {"Knowledge": 0.6, "Perception": pytest.approx(0.6)}
