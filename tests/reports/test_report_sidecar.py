@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from omnieval.reports.html import build_report
 from omnieval.reports.loading import load_run
@@ -114,3 +118,21 @@ def test_thumbnails_load_from_disk_and_search_reuses_cached_text(tmp_path: Path)
             assert page.inner_text("#v-count").startswith(f"{expected} of 1,200"), query
         assert probe.console_errors == [] and probe.remote_requests == []
         assert all(url.startswith("file://") for url in probe.requests)
+
+
+def test_video_gets_a_frame_strip_and_a_relative_player_link(tmp_path: Path) -> None:
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg is not installed (make system-deps)")
+    video = tmp_path / "data" / "clip.mp4"
+    video.parent.mkdir()
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=8", "-t", "2", "-pix_fmt", "yuv420p", str(video)], check=True)
+    report_dir = tmp_path / "run"
+    report_dir.mkdir()
+    entry = PromptSource([], report_dir=report_dir)._media(MediaRef(kind="video", name="video", path=str(video)))
+    assert entry is not None and entry["kind"] == "video" and entry["src"] == "../data/clip.mp4"
+    assert len(entry["frames"]) == 4 and len(set(entry["frames"])) == 4  # four different moments of the clip
+    from PIL import Image
+
+    for frame in entry["frames"]:
+        with Image.open(report_dir / frame) as img:
+            assert img.format == "JPEG" and max(img.size) <= 160
