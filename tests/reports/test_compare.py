@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from omnieval.analysis.paired import holm
 from omnieval.errors import ConfigError
 from omnieval.reports.compare import compare_runs
+from omnieval.reports.compare_page import write_comparison
 
 
 def _run(root: Path, name: str, scores: dict[str, list[float]], *, version: int = 1, ids: str = "") -> Path:
@@ -126,3 +128,13 @@ def test_a_task_with_hidden_answers_has_a_null_score_not_zero(tmp_path: Path) ->
     assert doc["tasks"]["mc"]["pairwise"][0]["diff"] == pytest.approx(1 / 3)
     assert "task 'secret': no scored sample in hidden (hidden answers?): score null, no test" in doc["warnings"]
     assert "| hidden | 1.0000 | 1.0000 |  |" in (tmp_path / "cmp" / "tables" / "leaderboard.md").read_text()  # mean over scored tasks
+
+
+def test_flipped_responses_with_urls_leave_no_remote_src_or_href_in_the_page(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"mc": [1, 1]})
+    b = _run(tmp_path, "b", {"mc": [0, 0]})
+    lines = [json.loads(x) for x in (b / "samples.jsonl").read_text().splitlines()]
+    (b / "samples.jsonl").write_text("".join(json.dumps({**r, "response": f"see href=http://x.example/{r['sample_id']}"}) + "\n" for r in lines))
+    html = (write_comparison(compare_runs([a, b]), tmp_path / "cmp")["html"]).read_text(encoding="utf-8")
+    assert "see href=&#104;ttp://x.example/0" in html  # shown as text, spelled so no scanner reads a link
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?https?:""", html, re.IGNORECASE)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from omnieval.reports.charts import dimension_charts, task_score_chart
-from omnieval.reports.embed import plotly_js, script_json
+from omnieval.reports.embed import html_text, plotly_js, script_json
 from omnieval.reports.loading import load_run
 from omnieval.reports.tables import markdown_table, write_table
 from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
@@ -51,6 +51,13 @@ def test_script_json_cannot_close_the_script_or_link_remote() -> None:
     text = script_json({"r": '</script><a href="http://evil.example">x</a>'})
     assert "</script" not in text and not REMOTE.search(text)
     assert json.loads(text) == {"r": '</script><a href="http://evil.example">x</a>'}
+
+
+def test_any_case_http_in_text_is_neither_a_remote_link_in_json_nor_in_html() -> None:
+    text = 'see src=HTTP://a.example or href=https://b.example <b>'
+    assert json.loads(script_json(text)) == text and not REMOTE.search(script_json(text))
+    html = str(html_text(text))
+    assert html == "see src=&#72;TTP://a.example or href=&#104;ttps://b.example &lt;b&gt;" and not REMOTE.search(html)
 
 
 def test_inlined_plotly_has_no_remote_src_or_href() -> None:

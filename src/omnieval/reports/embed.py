@@ -1,9 +1,11 @@
 """Safe embedding of data in a self-contained page: JSON inside ``<script>`` and the plotly bundle.
 
-JSON is escaped so no record text can close the script element, and every literal ``http`` becomes
-``\\u0068ttp`` (the same string once parsed), so the page holds no ``src``/``href`` that starts with a
-remote URL, whatever a model wrote. The plotly bundle's few built-in links (logo, map attributions) are
-rewritten the same way; the page never asks for them anyway (no logo, no maps).
+JSON is escaped so no record text can close the script element, and every literal ``http`` (any case)
+becomes ``\\u0068ttp`` (the same string once parsed); text placed in the HTML itself (a response in a
+comparison's flip table) gets ``&#104;ttp``, which the browser shows as ``http``. So the page holds no
+``src``/``href`` that starts with a remote URL, not even as visible text, whatever a model wrote.
+The plotly bundle's few built-in links (logo, map attributions) are rewritten the same way; the page
+never asks for them anyway (no logo, no maps).
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from typing import Any
 
 import orjson
 
-__all__ = ["plotly_js", "script_json"]
+__all__ = ["html_text", "plotly_js", "script_json"]
 
-_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"), (b"http", b"\\u0068ttp"))
+_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+_HTTP_BYTES = re.compile(rb"[hH](?=[tT][tT][pP])")
+_HTTP_TEXT = re.compile(r"[hH](?=[tT][tT][pP])")
 _URL_ATTR = re.compile(r"""((?:src|href)\s*=\s*\\?["'])(https?:)""")
 
 
@@ -25,7 +29,17 @@ def script_json(data: Any) -> str:
     raw = orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS, default=str)
     for needle, replacement in _ESCAPES:
         raw = raw.replace(needle, replacement)
-    return raw.decode("utf-8")
+    return _HTTP_BYTES.sub(lambda m: b"\\u%04x" % m.group(0)[0], raw).decode("utf-8")
+
+
+def html_text(value: Any) -> Any:
+    """Jinja's ``finalize``: every value printed into a page, HTML-escaped, with ``http`` written as
+    ``&#104;ttp``; values marked safe (the inlined scripts and styles) pass through unchanged."""
+    from markupsafe import Markup, escape
+
+    if isinstance(value, Markup):
+        return value
+    return Markup(_HTTP_TEXT.sub(lambda m: f"&#{ord(m.group(0))};", str(escape(value))))
 
 
 @cache

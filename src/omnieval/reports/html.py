@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
-from omnieval.reports.embed import plotly_js, script_json
+from omnieval.reports.embed import html_text, plotly_js, script_json
 from omnieval.reports.loading import RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
@@ -28,7 +28,9 @@ from omnieval.types import STATES
 __all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
 
 ASSETS = Path(__file__).parent
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=jinja2.select_autoescape(["html", "jinja"]))
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=jinja2.select_autoescape(["html", "jinja"]), finalize=html_text
+)
 
 
 def page_assets() -> dict[str, str]:
