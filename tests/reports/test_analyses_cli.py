@@ -40,6 +40,8 @@ def test_report_rerenders_from_stored_records_with_prompts(tmp_path: Path) -> No
 def test_report_of_a_directory_without_records_is_a_clear_error(tmp_path: Path) -> None:
     proc = _cli("report", str(tmp_path))
     assert proc.returncode == 2 and "no samples.jsonl" in proc.stderr
+    proc = _cli("report", str(tmp_path / "missing"))
+    assert proc.returncode == 2 and proc.stderr.strip() == f"omnieval: error: {tmp_path / 'missing'} has no samples.jsonl: not an omnieval run directory"
 
 
 def test_analyze_commands_write_tables_and_pages(tmp_path: Path) -> None:

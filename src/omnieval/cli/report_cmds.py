@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import friendly_errors
+from omnieval.cli._common import fail, friendly_errors
 
 __all__ = ["analyze_app", "compare_command", "report_command"]
 
@@ -35,6 +35,8 @@ def report_command(
     from omnieval.reports import write_report
 
     with friendly_errors():
+        if not (run_dir / "samples.jsonl").is_file():
+            fail(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
         tasks, problem = (None, None) if no_prompts else _tasks_of(run_dir)
         if problem:
             print(f"omnieval: note: prompts and media not shown ({problem})", file=sys.stderr)
