@@ -138,3 +138,13 @@ def test_flipped_responses_with_urls_leave_no_remote_src_or_href_in_the_page(tmp
     html = (write_comparison(compare_runs([a, b]), tmp_path / "cmp")["html"]).read_text(encoding="utf-8")
     assert "see href=&#104;ttp://x.example/0" in html  # shown as text, spelled so no scanner reads a link
     assert not re.search(r"""(?:src|href)\s*=\s*["']?https?:""", html, re.IGNORECASE)
+
+
+def test_partly_overlapping_runs_say_what_the_diff_and_the_test_are_over(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"mc": [1, 0, 1, 1]})
+    b = _run(tmp_path, "b", {"mc": [1, 1]})  # sample ids 0 and 1 only (e.g. run with --limit 2)
+    doc = compare_runs([a, b])
+    pair = doc["tasks"]["mc"]["pairwise"][0]
+    assert pair["diff"] == pytest.approx(1.0 - 0.75) and pair["n_paired"] == 2
+    assert doc["warnings"] == ["task 'mc': a and b share 2 of their 4 and 2 scored samples: diff compares the full task "
+                               "scores, ci95 and the test the shared samples"]  # fmt: skip

@@ -125,8 +125,12 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
                 continue
             entry, task_flips, n_flipped = _pair(task, run_a, run_b, recs, seed)
             any_overlap |= entry["n_paired"] > 0
+            sizes = (len(recs[run_a.label].get(task, {})), len(recs[run_b.label].get(task, {})))
             if entry["n_paired"] == 0:
                 warnings.append(f"task {task!r}: {run_a.label} and {run_b.label} share no scored sample; no test")
+            elif entry["n_paired"] < max(sizes):
+                warnings.append(f"task {task!r}: {run_a.label} and {run_b.label} share {entry['n_paired']} of their {sizes[0]} and "
+                                f"{sizes[1]} scored samples: diff compares the full task scores, ci95 and the test the shared samples")  # fmt: skip
             doc["tasks"][task]["pairwise"].append(entry)
             flips[key]["n_flipped"][task] = n_flipped
             flips[key]["samples"].extend(task_flips[:MAX_FLIPS])
