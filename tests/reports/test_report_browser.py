@@ -51,6 +51,7 @@ def test_report_renders_and_filters_in_chromium(synthetic_run: Path, tmp_path: P
         assert probe.console_errors == [] and probe.remote_requests == []
         assert page.locator("div.chart").count() >= 8 and page.evaluate(EVERY_CHART_DRAWN)
         assert page.locator("#chart-scores .main-svg .bars .point").count() == 4  # one bar per task
+        assert page.locator("#chart-scores .main-svg .scatterlayer .point").count() == 2  # ◆ human baseline of tasks 0 and 2
         _shown(page, len(records))
 
         judge_failed = [r for r in records if r["state"] == "judge_failed"]
