@@ -34,8 +34,9 @@ __all__ = ["CHUNK", "NOT_SHOWN", "SIDECAR", "part_records", "read_part", "write_
 SIDECAR = "report_samples"
 CHUNK = 500
 LEVEL = 1
-"""gzip level: on varied text, level 6 saves a further ~25 % but compresses 7x slower (render of a
-100,000-sample run with long reasoning would exceed its 10 s budget)."""
+"""gzip level: on varied text, zlib's level 6 saves a further ~25 % but compresses 7x slower (render of a
+100,000-sample run with long reasoning would exceed its 10 s budget). ISA-L (``isal``, a core
+dependency) writes the same gzip format ~4x faster than zlib at level 1, and a little smaller."""
 NOT_SHOWN = frozenset({"raw_response", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index", "media_policy"})
 _PART = re.compile(rb'^OMNI_CHUNK\((\d+),"([A-Za-z0-9+/=]*)"\);\s*$')
 
@@ -59,8 +60,17 @@ def _part_payload(records: list[dict[str, Any]], added: list[dict[str, Any] | No
     return orjson.dumps({"n": len(records), "cols": _columns(records), "added": extra}, option=orjson.OPT_NON_STR_KEYS, default=str)
 
 
+def _gzip(payload: bytes) -> bytes:
+    """gzip bytes the browser's ``DecompressionStream("gzip")`` reads: ISA-L when installed, else zlib."""
+    try:
+        from isal import igzip
+    except ImportError:  # pragma: no cover - isal is a core dependency; zlib gives the same format
+        return gzip.compress(payload, compresslevel=LEVEL, mtime=0)
+    return igzip.compress(payload, compresslevel=LEVEL, mtime=0)
+
+
 def _write_part(path: Path, number: int, payload: bytes) -> None:
-    packed = base64.b64encode(gzip.compress(payload, compresslevel=LEVEL, mtime=0))
+    packed = base64.b64encode(_gzip(payload))
     path.write_bytes(b'OMNI_CHUNK(%d,"%s");\n' % (number, packed))
 
 
