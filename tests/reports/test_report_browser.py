@@ -107,3 +107,29 @@ def test_compare_page_renders_in_chromium(tmp_path: Path) -> None:
         assert page.locator("div.chart").count() == 2  # scores + one forest plot for the single pair
         page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
     assert (tmp_path / "compare.png").stat().st_size > 20_000
+
+
+@needs_chromium
+def test_judge_record_shows_each_call_verdict_and_the_judges_words(tmp_path: Path) -> None:
+    run = tmp_path / "judged"
+    run.mkdir()
+    attempt = {"raw": "[FEEDBACK] Ошибок нет. [RESULT] 2 [END]", "verdict": 2.0, "error": None}
+    failed = {"raw": "не знаю", "verdict": None, "error": "unparseable verdict"}
+    judge = {"judge": "replay/judge.jsonl", "version": "v1", "key": "js", "value": 0.5, "reason": None,
+             "calls": [{"label": "literacy@universal", "attempts": [attempt], "verdict": 2.0},
+                       {"label": "initiative@universal", "attempts": [failed, attempt], "verdict": 2.0}]}  # fmt: skip
+    records = [{"task": "pollux", "sample_id": f"i{i}", "state": "ok", "score": 1.0, "response": f"Ответ {i}", "judge": judge} for i in range(2)]
+    (run / "samples.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    write_report(run)
+    with open_page(run / "report.html", wait_for="body[data-viewer=ready]") as probe:
+        shown = probe.page.inner_text("article.sample .field.judge")
+        assert probe.console_errors == []
+    assert shown.splitlines()[1:] == [
+        "replay/judge.jsonl: js = 0.5",
+        "• literacy@universal: verdict 2",
+        "    output: [FEEDBACK] Ошибок нет. [RESULT] 2 [END]",
+        "• initiative@universal: verdict 2",
+        "    attempt 1 output: не знаю",
+        "    attempt 1 error: unparseable verdict",
+        "    attempt 2 output: [FEEDBACK] Ошибок нет. [RESULT] 2 [END]",
+    ]

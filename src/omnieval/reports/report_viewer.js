@@ -31,13 +31,29 @@
     return (Array.isArray(items) ? items : []).filter((m) => m && (m.src || m.path))
       .map((m) => ({kind: m.kind || "image", src: m.src || m.path, label: m.name || m.label || ""}));
   }
+  const num = (v) => (typeof v === "number" ? String(Number(v.toFixed(4))) : "none");
+  /* The judge stage's record (judge model, the sample's value, every call with its verdict and the
+     judge's own words, which are its rationale) as readable lines rather than one JSON blob. */
+  function judgeText(j) {
+    const lines = [`${j.judge || "judge"}: ${j.key || "value"} = ${num(j.value)}${j.reason ? ` (${j.reason})` : ""}`];
+    for (const call of j.calls) {
+      lines.push(`• ${call.label}: verdict ${num(call.verdict)}`);
+      (call.attempts || []).forEach((a, i) => {
+        const tag = (call.attempts.length > 1 ? `attempt ${i + 1} ` : "");
+        if (a.raw !== null && a.raw !== undefined) lines.push(`    ${tag}output: ${String(a.raw).trim()}`);
+        if (a.error) lines.push(`    ${tag}error: ${a.error}`);
+      });
+    }
+    return text(lines.join("\n"));
+  }
   /* One record as stored in samples.jsonl (+ prompt/media rebuilt from the task data) → what a card shows.
      Judge verdicts and rationales are any field whose name mentions a judge, so new record fields show up. */
   function view(rec, added) {
     const judge = {}, extra = {};
     for (const [k, v] of Object.entries(rec)) {
       if (CORE.has(k) || empty(v)) continue;
-      (k.toLowerCase().includes("judge") ? judge : extra)[k] = text(v);
+      const structured = k === "judge" && v && typeof v === "object" && Array.isArray(v.calls);
+      (k.toLowerCase().includes("judge") ? judge : extra)[k] = structured ? judgeText(v) : text(v);
     }
     for (const [k, v] of Object.entries(rec.metadata || {})) if (k.toLowerCase().includes("judge") && !empty(v)) judge["metadata." + k] = text(v);
     const ownMedia = recordMedia(rec.media);
