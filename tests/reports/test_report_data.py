@@ -178,3 +178,18 @@ def test_megabench_keyword_dimensions_from_imported_task_metadata(tmp_path: Path
     assert skills["Object Recognition and Classification"] == (pytest.approx(0.4), 2)  # macro over t0 and t1
     assert skills["Text Recognition (OCR)"] == (0.6, 1)
     assert {g["value"]: g["score"] for g in dims["megabench.app"]["groups"]} == {"Knowledge": 0.6, "Perception": pytest.approx(0.6)}
+
+
+def test_overall_ci_follows_a_judge_derived_score_that_leaves_judge_failed_samples_out(tmp_path: Path) -> None:
+    from omnieval.reports import write_report
+
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [("a", "ok", 1.0), ("a", "ok", 0.0), ("a", "ok", 1.0), ("a", "judge_failed", 0.0), ("b", "ok", 0.0), ("b", "ok", 1.0)]
+    (run / "samples.jsonl").write_text("".join(json.dumps({"task": t, "sample_id": str(i), "state": s, "score": v}) + "\n"
+                                               for i, (t, s, v) in enumerate(rows)))  # fmt: skip
+    tasks = {"a": {"score": 2 / 3, "n": 4, "states": {"ok": 3, "judge_failed": 1}}, "b": {"score": 0.5, "n": 2, "states": {"ok": 2}}}
+    (run / "results.json").write_text(json.dumps({"model": "m", "tasks": tasks}))
+    html = write_report(run).read_text(encoding="utf-8")
+    found = re.search(r'id="overall-ci">(\d\.\d{3})–(\d\.\d{3}) \(95 % CI, task-stratified bootstrap\)', html)
+    assert found and float(found.group(1)) < (2 / 3 + 0.5) / 2 < float(found.group(2))

@@ -75,17 +75,23 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tuple[list[float] | None, str]:
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
-    its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI)."""
+    its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
+    judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
     from omnieval.analysis.stability import macro_bootstrap_ci
 
-    per_task: dict[str, list[float]] = {}
+    every: dict[str, list[float]] = {}
+    judged: dict[str, list[float]] = {}
     for record in records:
         if record.get("scored", True):
-            per_task.setdefault(str(record["task"]), []).append(float(record.get("score") or 0.0))
+            value = float(record.get("score") or 0.0)
+            every.setdefault(str(record["task"]), []).append(value)
+            if record.get("state") != "judge_failed":
+                judged.setdefault(str(record["task"]), []).append(value)
     groups = []
     for row in (r for r in rows if r["scored"]):
-        values = per_task.get(row["name"], [])
-        if not values or abs(sum(values) / len(values) - row["score"]) > 1e-9:
+        candidates = (every.get(row["name"], []), judged.get(row["name"], []))
+        values = next((v for v in candidates if v and abs(sum(v) / len(v) - row["score"]) <= 1e-9), None)
+        if values is None:
             return None, f"no CI: the score of task {row['name']} is not the mean of its samples' scores"
         groups.append(values)
     ci = macro_bootstrap_ci(groups)
