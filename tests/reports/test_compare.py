@@ -148,3 +148,16 @@ def test_partly_overlapping_runs_say_what_the_diff_and_the_test_are_over(tmp_pat
     assert pair["diff"] == pytest.approx(1.0 - 0.75) and pair["n_paired"] == 2
     assert doc["warnings"] == ["task 'mc': a and b share 2 of their 4 and 2 scored samples: diff compares the full task "
                                "scores, ci95 and the test the shared samples"]  # fmt: skip
+
+
+def test_judge_failed_samples_are_left_out_of_the_pairs_not_counted_as_zero(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"gen": [1, 1, 0, 1]})
+    b = _run(tmp_path, "b", {"gen": [1, 0, 0, 1]})
+    lines = [json.loads(x) for x in (b / "samples.jsonl").read_text().splitlines()]
+    lines[1] = {**lines[1], "state": "judge_failed", "score": 0.0}  # the judge gave no verdict: 0.0 is a placeholder
+    (b / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    doc = compare_runs([a, b])
+    pair = doc["tasks"]["gen"]["pairwise"][0]
+    assert pair["n_paired"] == 3 and pair["test"] == "mcnemar_exact" and pair["p_value"] == 1.0  # no discordant pair left
+    assert doc["warnings"] == ["task 'gen': 1 shared sample(s) judge_failed in a or b: left out of ci95 and the test (no verdict is not a 0)"]
+    assert [(f["sample_id"], f["b"]["state"]) for f in doc["flips"]["a → b"]["samples"]] == [("1", "judge_failed")]  # still a flip

@@ -79,8 +79,10 @@ def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> l
 
 
 def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """The pairwise entry, the flipped samples and how many shared samples were left out as ``judge_failed``."""
     a, b = recs[run_a.label].get(task, {}), recs[run_b.label].get(task, {})
-    ids = sorted(set(a) & set(b))
+    shared = sorted(set(a) & set(b))
+    ids = [i for i in shared if a[i].get("state") != "judge_failed" and b[i].get("state") != "judge_failed"]
     score_a, score_b = _task_score(run_a, task), _task_score(run_b, task)
     diff = score_b - score_a if score_a is not None and score_b is not None else None
     entry: dict[str, Any] = {"a": run_a.label, "b": run_b.label, "diff": diff, "ci95": None,
@@ -88,8 +90,7 @@ def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, d
     if ids:
         test = paired_test([float(a[i].get("score") or 0.0) for i in ids], [float(b[i].get("score") or 0.0) for i in ids], seed=seed)
         entry.update(ci95=list(test.ci95) if test.ci95 else None, p_value=test.p_value, test=test.test)
-    flips = _flips(task, ids, a, b)
-    return entry, flips, len(flips)
+    return entry, _flips(task, shared, a, b), len(shared) - len(ids)
 
 
 def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
@@ -123,16 +124,11 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
         for task in shared:
             if task not in run_a.results.get("tasks", {}) or task not in run_b.results.get("tasks", {}):
                 continue
-            entry, task_flips, n_flipped = _pair(task, run_a, run_b, recs, seed)
+            entry, task_flips, n_unjudged = _pair(task, run_a, run_b, recs, seed)
             any_overlap |= entry["n_paired"] > 0
-            sizes = (len(recs[run_a.label].get(task, {})), len(recs[run_b.label].get(task, {})))
-            if entry["n_paired"] == 0:
-                warnings.append(f"task {task!r}: {run_a.label} and {run_b.label} share no scored sample; no test")
-            elif entry["n_paired"] < max(sizes):
-                warnings.append(f"task {task!r}: {run_a.label} and {run_b.label} share {entry['n_paired']} of their {sizes[0]} and "
-                                f"{sizes[1]} scored samples: diff compares the full task scores, ci95 and the test the shared samples")  # fmt: skip
+            warnings += _pair_warnings(task, run_a.label, run_b.label, entry["n_paired"], n_unjudged, recs)
             doc["tasks"][task]["pairwise"].append(entry)
-            flips[key]["n_flipped"][task] = n_flipped
+            flips[key]["n_flipped"][task] = len(task_flips)
             flips[key]["samples"].extend(task_flips[:MAX_FLIPS])
     if not any_overlap:
         raise ConfigError(f"the runs share no sample: nothing can be compared pairwise ({', '.join(labels)})")
@@ -141,6 +137,22 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     doc["flips"] = flips
     doc["warnings"] = warnings
     return doc
+
+
+def _pair_warnings(task: str, a: str, b: str, n_paired: int, n_unjudged: int, recs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """What a pair's statistics leave out: samples only one run scored, samples without a judge verdict."""
+    sizes = (len(recs[a].get(task, {})), len(recs[b].get(task, {})))
+    shared = n_paired + n_unjudged
+    out = []
+    if 0 < shared < max(sizes):
+        out.append(f"task {task!r}: {a} and {b} share {shared} of their {sizes[0]} and {sizes[1]} scored samples: "
+                   "diff compares the full task scores, ci95 and the test the shared samples")  # fmt: skip
+    if n_unjudged:
+        out.append(f"task {task!r}: {n_unjudged} shared sample(s) judge_failed in {a} or {b}: left out of ci95 and the test "
+                   "(no verdict is not a 0)")  # fmt: skip
+    if n_paired == 0:
+        out.append(f"task {task!r}: {a} and {b} share no scored sample; no test")
+    return out
 
 
 def _human_baselines(runs: list[RunData]) -> dict[str, float]:
