@@ -60,7 +60,7 @@ def match_criteria(
     ]  # fmt: skip
     by_task = {v.criterion_id for v in matched if v.task_types}
     matched = [v for v in matched if v.task_types or v.criterion_id not in by_task]
-    if not any(v.group in ("domain", "task") for v in matched):
+    if not any(v.domains or v.task_types for v in matched):
         where = ", ".join(f"{k} {v!r}" for k, v in (("subtype", subtype), ("style", style)) if v)
         raise TaskFileError(f"task type {task!r}{f' ({where})' if where else ''} has no criteria of its own "
                             f"(no Domain or Task-specific variant in criteria.yaml {criteria_taxonomy().version}); "
