@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,18 +27,23 @@ def _write(folder: Path, rows: list[dict[str, object]]) -> Path:
     return folder
 
 
-def test_oracle_scores_one_on_every_suite(tmp_path: Path) -> None:
-    specs = []
-    for suite in ("shapes", "charts", "tables", "text", "clocks", "math", "video-motion"):
-        generators.get(suite)(tmp_path / suite, seed=21, n=12)
-        specs.append(f"generated:{tmp_path / suite}")
+def _oracle_results(specs: list[str], tmp_path: Path) -> dict[str, Any]:
+    """``omnieval run --tasks SPECS --model baseline/oracle`` in a subprocess: results.json's tasks."""
     out = tmp_path / "run"
     env = {**os.environ, "OMNIEVAL_CACHE": str(tmp_path / "cache")}
     done = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", ",".join(specs),
                            "--model", "baseline/oracle", "--output", str(out), "-q"],
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+    return dict(json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"])
+
+
+def test_oracle_scores_one_on_every_suite(tmp_path: Path) -> None:
+    specs = []
+    for suite in ("shapes", "charts", "tables", "text", "clocks", "math", "video-motion"):
+        generators.get(suite)(tmp_path / suite, seed=21, n=12)
+        specs.append(f"generated:{tmp_path / suite}")
+    results = _oracle_results(specs, tmp_path)
     assert sum(info["n"] for info in results.values()) == 7 * 12
     assert {name: info["score"] for name, info in results.items()} == dict.fromkeys(results, 1.0)
     assert {"clocks_time", "video_direction", "text_latin", "math_algebra", "shapes_colour"} <= set(results)
@@ -113,12 +119,6 @@ def test_every_registered_generator_writes_a_manifest_that_generated_dir_runs(tm
         specs.append(f"generated:{folder}")
         rows_total += len(rows)
     assert {"demo.image", "demo.video", "marker_demo", "shapes", "video-motion"} <= set(generators.names())
-    out = tmp_path / "run"
-    env = {**os.environ, "OMNIEVAL_CACHE": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", ",".join(specs),
-                           "--model", "baseline/oracle", "--output", str(out), "-q"],
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]
+    results = _oracle_results(specs, tmp_path)
     assert sum(info["n"] for info in results.values()) == rows_total
     assert {name: info["score"] for name, info in results.items()} == dict.fromkeys(results, 1.0)
