@@ -221,3 +221,25 @@ def test_the_verdict_parser_counts_bad_options_and_names_bad_replies() -> None:
     assert parsed.ok and parsed.value == 2 and parsed.how == "1,3"
     failed = bad_distractors('{"bad": [4]}', sample)
     assert not failed.ok and "option numbers 1..3" in failed.reason
+
+
+class LabelOnlyJudge(Backend):
+    """A text classifier: it can only label, never list option numbers."""
+
+    provider = "marker_label_only"
+    classifies: ClassVar[bool] = True
+
+    async def generate(self, request: Request) -> Response:
+        return Response(text="1")
+
+
+if "marker_label_only" not in backends:
+    backends.add("marker_label_only", LabelOnlyJudge)
+
+
+def test_a_classifier_judge_is_refused_before_any_call() -> None:
+    from omnieval.errors import ConfigError
+
+    mined = mine(_items(4), AngleEmbedder(), k=2, n_main=1, n_spare=1, seed=0)
+    with pytest.raises(ConfigError, match="needs a generative judge"):
+        validate(mined, judge="marker_label_only/x")

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from omnieval.backends import BackendOptions
 from omnieval.benchmarks.marker.distractors import MinedItem
+from omnieval.errors import ConfigError
 from omnieval.judges import (
     CallSpec,
     Judge,
@@ -158,6 +159,9 @@ def _checked(mined: MinedItem, record: JudgeRecord) -> Checked:
 
 async def _check_all(mined: list[MinedItem], judge: str, options: BackendOptions) -> tuple[list[Checked], dict[str, Any]]:
     backend = create_judge_backend(judge, options=options)
+    if backend.classifies:
+        await backend.aclose()
+        raise ConfigError(f"the distractor check needs a generative judge; {judge!r} is a text classifier")
     n_options = max(len(m.main) + len(m.spares) for m in mined)
     checker = Judge(task=VALIDATION_TASK, spec=judge_spec(n_options=n_options), backend=backend)
     limit = asyncio.Semaphore(backend.max_connections())
