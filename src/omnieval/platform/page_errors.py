@@ -70,9 +70,43 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _internal(request: Request, exc: Exception) -> Response:
     log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
+    return _internal_answer(request)
+
+
+def _internal_answer(request: Request) -> Response:
     if _is_api(request):
         return JSONResponse({"detail": "internal error"}, status_code=500)
     return _render(request, 500, "internal error; the server log names its kind")
+
+
+class ContainFailures:
+    """Answer an unexpected exception here, logging only its type.
+
+    Starlette's outermost error middleware re-raises every exception after its handler ran, so that the
+    server logs it, and uvicorn then logs the whole traceback with the exception's message, which could
+    quote a hidden answer. Caught here, inside that middleware, nothing is re-raised.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
+            if not started:  # otherwise the answer is cut short; the client sees a broken response
+                await _internal_answer(Request(scope, receive))(scope, receive, send)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -80,3 +114,4 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(Exception, _internal)
+    app.add_middleware(ContainFailures)
