@@ -18,12 +18,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-__all__ = ["install_error_handlers"]
+__all__ = ["error_answer", "install_error_handlers"]
 
 log = logging.getLogger("omnieval.platform")
 
 TITLES = {400: "Bad request", 401: "Please log in", 403: "Access denied", 404: "Page not found",
-          405: "Method not allowed", 409: "Request refused", 422: "Invalid request", 429: "Too many requests",
+          405: "Method not allowed", 409: "Request refused", 411: "Length required", 413: "Upload too large", 422: "Invalid request", 429: "Too many requests",
           500: "Something went wrong"}  # fmt: skip
 _STARLETTE_DETAILS = {"Not Found": "there is no such page", "Method Not Allowed": "this page does not take that method"}
 
@@ -59,6 +59,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         return RedirectResponse(f"/login?next={quote(_here(request))}", status_code=303)
     detail = str(exc.detail) if exc.detail else TITLES.get(exc.status_code, "error")
     return _render(request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
+
+
+def error_answer(request: Request, status: int, message: str) -> Response:
+    """An error answered outside the routes (middleware): ``{"detail"}`` under /api/, else the error page."""
+    if _is_api(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    return _render(request, status, message)
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
