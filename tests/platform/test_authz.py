@@ -29,9 +29,11 @@ def _matrix(sub: int) -> list[tuple[str, str, Body, tuple[int, ...]]]:
         ("GET", "/api/v1/me", None, (401, 200, 200, 200, 200, 200)),
         ("GET", "/api/v1/benchmarks", None, (200,) * 6),
         ("GET", "/api/v1/submissions", None, (401, 200, 200, 200, 200, 200)),
-        ("GET", f"/api/v1/submissions/{sub}", None, (401, 200, 404, 200, 404, 200)),
+        ("GET", f"/api/v1/submissions/{sub}", None, (401, 200, 404, 404, 404, 200)),  # private: not the reviewer's
+        ("GET", f"/api/v1/reviews/{sub}/logs", None, (401, 403, 403, 404, 403, 200)),
         ("GET", "/api/v1/submissions/999999", None, (401, 404, 404, 404, 404, 404)),
         ("POST", f"/api/v1/submissions/{sub}/publish", publish, (401, 202, 404, 404, 404, 404)),
+        ("GET", f"/api/v1/submissions/{sub}", None, (401, 200, 404, 200, 404, 200)),  # under review: the reviewer's
         ("GET", "/api/v1/reviews", None, (401, 403, 403, 200, 403, 200)),
         ("POST", f"/api/v1/reviews/{sub}", review, (401, 403, 403, 200, 403, 200)),
         ("GET", f"/api/v1/reviews/{sub}/logs", None, (401, 403, 403, 200, 403, 200)),
@@ -74,10 +76,10 @@ def test_every_api_endpoint_for_every_role(platform: Any, mera_root: Path) -> No
     sub = upload(platform, owner, submission_zip(mera_root, right={"ruclevr": 4})).json()["id"]
     wait_status(platform, owner, sub)
     got, want = {}, {}
-    for method, path, body, expected in _matrix(sub):
+    for row, (method, path, body, expected) in enumerate(_matrix(sub)):
         for role, code in zip(ROLES, expected, strict=True):
             r = platform.request(method, path, headers=headers[role], json=body(role) if callable(body) else body)
-            got[(method, path, role)], want[(method, path, role)] = r.status_code, code
+            got[(row, method, path, role)], want[(row, method, path, role)] = r.status_code, code
     assert got == want
     for role in ROLES[1:]:  # uploads (multipart): any signed-in account may submit; anonymous may not
         assert upload(platform, headers[role], submission_zip(mera_root, right={"ruclevr": 1})).status_code == 202
@@ -119,9 +121,11 @@ def _page_matrix(sub: int, item: int) -> list[tuple[str, str, dict[str, Any] | N
         ("GET", "/login", None, (200,) * 6),
         ("GET", "/submit", None, (303, 200, 200, 200, 200, 200)),
         ("GET", "/submissions", None, (303, 200, 200, 200, 200, 200)),
-        ("GET", f"/submissions/{sub}", None, (303, 200, 404, 200, 404, 200)),
-        ("GET", f"/submissions/{sub}/logs/00_run/results.json", None, (303, 403, 403, 200, 403, 200)),
+        ("GET", f"/submissions/{sub}", None, (303, 200, 404, 404, 404, 200)),  # private: not the reviewer's
+        ("GET", f"/submissions/{sub}/logs/00_run/results.json", None, (303, 403, 403, 404, 403, 200)),
         ("POST", f"/submissions/{sub}/publish", {"boards": "multi"}, (401, 303, 404, 404, 404, 404)),
+        ("GET", f"/submissions/{sub}", None, (303, 200, 404, 200, 404, 200)),  # under review: the reviewer's
+        ("GET", f"/submissions/{sub}/logs/00_run/results.json", None, (303, 403, 403, 200, 403, 200)),
         ("GET", "/reviews", None, (303, 403, 403, 200, 403, 200)),
         ("POST", f"/reviews/{sub}", {"decision": "approve", "comment": "ok"}, (401, 403, 403, 303, 403, 303)),
         ("GET", "/boards/mera/multi", None, (200,) * 6),
@@ -143,12 +147,12 @@ def test_every_page_for_every_role(platform: Any, mera_root: Path) -> None:
     wait_status(platform, owner, sub)
     clients = _page_clients(platform)
     got, want = {}, {}
-    for method, path, form, expected in _page_matrix(sub, item=1):
+    for row, (method, path, form, expected) in enumerate(_page_matrix(sub, item=1)):
         for role, code in zip(ROLES, expected, strict=True):
             client = clients[role]
             data = None if form is None else {**form, "csrf": _csrf(client)}
             r = client.request(method, path, data=data, follow_redirects=False)
-            got[(method, path, role)], want[(method, path, role)] = r.status_code, code
+            got[(row, method, path, role)], want[(row, method, path, role)] = r.status_code, code
     assert got == want
     zip_file = {"file": ("s.zip", submission_zip(mera_root, right={"ruclevr": 1}), "application/zip")}
     for role, code in zip(ROLES, (401, 303, 303, 303, 303, 303), strict=True):  # uploads through the page

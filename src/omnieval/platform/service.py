@@ -31,10 +31,21 @@ def can_review(user: User) -> bool:
     return user.role in ("reviewer", "admin")
 
 
+UNDER_REVIEW = ("requested", "approved", "rejected")
+"""Publication states a reviewer may open: a private submission's results stay its owner's (and admins')."""
+
+
+def _visible(row: Submission, user: User) -> bool:
+    if row.user_id == user.id or user.role == "admin":
+        return True
+    return user.role == "reviewer" and row.publication in UNDER_REVIEW
+
+
 def get_submission(session: Session, user: User, submission_id: int) -> Submission:
-    """The submission if ``user`` owns it or reviews; otherwise NotFound (no existence leak)."""
+    """The submission if ``user`` owns it, administers, or reviews its publication request; otherwise
+    NotFound (no existence leak)."""
     row = session.get(Submission, submission_id)
-    if row is None or (row.user_id != user.id and not can_review(user)):
+    if row is None or not _visible(row, user):
         raise NotFound(f"submission {submission_id} not found")
     return row
 
