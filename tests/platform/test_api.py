@@ -84,10 +84,14 @@ def test_other_users_submission_is_404_and_bad_token_401(platform: Any, mera_roo
     assert platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=bob, json={"boards": ["multi"]}).status_code == 404
 
 
-def test_reviewer_reads_the_submitted_logs(platform: Any, mera_root: Path) -> None:
+def test_reviewer_reads_the_logs_of_a_publication_request_only(platform: Any, mera_root: Path) -> None:
     alice = register(platform, "alice")
     sub_id = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"]
+    wait_status(platform, alice, sub_id)
     reviewer = token(platform, "reviewer")
+    assert platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=reviewer).status_code == 404  # private still
+    assert platform.get(f"/api/v1/submissions/{sub_id}", headers=reviewer).status_code == 404
+    platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=alice, json={"boards": ["multi"]})
     files = platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=reviewer).json()["files"]
     assert files == [{"name": "00_run/results.json", "size": 2}]
     r = platform.get(f"/api/v1/reviews/{sub_id}/logs/00_run/results.json", headers=reviewer)
