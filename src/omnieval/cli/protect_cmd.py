@@ -82,7 +82,8 @@ def detect_command(
     if json_out:
         print_json(report)
     else:
-        print(f"{report['detected']} of {report['n']} files carry the mark ({report['method']}, threshold {report['threshold']})")
+        method = f"audioseal, p > {audioseal.threshold}" if audioseal is not None else f"keyed, z > {threshold}"
+        print(f"{report['detected']} of {report['n']} files carry the mark ({method})")
 
 
 def _audioseal(*, generator: Path | None, detector: Path | None) -> AudioSealMarker | None:
