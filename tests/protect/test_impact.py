@@ -18,6 +18,7 @@ def test_abs_interval_by_hand() -> None:
     assert abs_interval(-0.5, 2.0) == (0.0, 2.0)
     assert abs_interval(-3.0, -1.0) == (1.0, 3.0)
     assert abs_interval(0.4, 1.2) == (0.4, 1.2)
+    assert repr(abs_interval(0.0, 0.0)) == "(0.0, 0.0)"  # no "-0.0" bound for an unchanged score
 
 
 def _scores(run: Path) -> dict[tuple[str, str], float]:

@@ -18,7 +18,7 @@ __all__ = ["abs_interval", "watermark_impact"]
 def abs_interval(lo: float, hi: float) -> tuple[float, float]:
     """The interval of |d| for d in [lo, hi]: (0, max) when it straddles 0, else the sorted magnitudes."""
     if lo <= 0.0 <= hi:
-        return 0.0, max(-lo, hi)
+        return 0.0, abs(max(-lo, hi))  # abs: max(-0.0, 0.0) is -0.0, printed as a negative bound
     return min(abs(lo), abs(hi)), max(abs(lo), abs(hi))
 
 
