@@ -53,9 +53,11 @@ class MarkSettings:
             key = key or None
         elif kind in ("image-invisible", "audio") and not key:
             raise ConfigError(f"--kind {kind} needs --key (the secret the detector will need)")
-        if kind in ("image-visible", "video"):
-            if overlay is None:
-                raise ConfigError(f"--kind {kind} needs --text or --logo")
+        if kind == "image-visible" and overlay is None:
+            raise ConfigError("--kind image-visible needs --text or --logo")
+        if kind == "video" and overlay is None and not key:
+            raise ConfigError("--kind video needs --text or --logo (a visible mark), --key (an invisible one), or both")
+        if overlay is not None and kind != "audio":
             overlay.check()
         self.kind, self.key, self.overlay, self.strength, self.snr_db = kind, key, overlay, strength, snr_db
 
