@@ -114,7 +114,7 @@ def ngram_command(
     with friendly_errors():
         resolved = resolve_tasks(tasks)
         pairs = ((task.name, sample) for task in resolved for sample in task.iter_samples())
-        report = ngram_overlap(pairs, iter_corpus(corpus, text_field=text_field), n=n, threshold=threshold,
+        report = ngram_overlap(pairs, iter_corpus(corpus, text_field=text_field, carry_words=n - 1), n=n, threshold=threshold,
                                include_targets=not no_targets)
     if output is not None:
         output.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
