@@ -144,6 +144,8 @@ def impact_command(
         return
     for warning in report["warnings"]:
         print(f"warning: {warning}")
+    for note in report["notes"]:
+        print(f"note: {note}")
     for name, row in report["tasks"].items():
         if not row["computed"]:
             print(f"{name}: not computed ({row['reason']})")
