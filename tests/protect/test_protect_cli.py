@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -174,3 +175,26 @@ def test_corrupt_table_cell_is_named_and_leaves_no_output(media_dir: Path, tmp_p
     code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(src), "--output", str(tmp_path / "o"), "--key", "k")
     assert code != 0 and "train.parquet" in text and "row 0" in text and "'image'" in text
     assert not (tmp_path / "o").exists() and not list(tmp_path.glob(".o.partial-*"))
+
+
+def test_visible_logo_position_scale_and_opacity(tmp_path: Path) -> None:
+    from PIL import Image
+
+    src, logo = tmp_path / "in", tmp_path / "logo.png"
+    (src / "sub").mkdir(parents=True)
+    Image.new("RGB", (400, 200), (0, 0, 200)).save(src / "sub" / "x.png")
+    Image.new("RGBA", (100, 50), (255, 0, 0, 255)).save(logo)
+    code, text = _run("protect", "mark", "--kind", "image-visible", "--input", str(src), "--output", str(tmp_path / "o"),
+                      "--logo", str(logo), "--position", "top-left", "--scale", "0.5", "--opacity", "0.5")
+    assert code == 0, text
+    out = np.asarray(Image.open(tmp_path / "o" / "sub" / "x.png").convert("RGB")).astype(int)
+    changed = np.argwhere(np.any(out != [0, 0, 200], axis=-1))
+    assert changed[:, 1].max() - changed[:, 1].min() + 1 == 200  # --scale 0.5 of a 400 px width
+    assert changed[:, 0].max() - changed[:, 0].min() + 1 == 100  # aspect ratio kept
+    assert changed[:, 0].min() < 10 and changed[:, 1].min() < 10  # top-left, inside the small margin
+    y, x = changed[len(changed) // 2]
+    assert np.abs(out[y, x] - [128, 0, 100]).max() <= 2  # half-opaque red over blue
+    logo.write_bytes(b"not a png")
+    code, text = _run("protect", "mark", "--kind", "image-visible", "--input", str(src), "--output", str(tmp_path / "o2"),
+                      "--logo", str(logo))
+    assert code != 0 and "logo.png" in text and not (tmp_path / "o2").exists()
