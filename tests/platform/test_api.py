@@ -98,3 +98,13 @@ def test_reviewer_reads_the_logs_of_a_publication_request_only(platform: Any, me
     assert r.status_code == 200 and r.text == "{}"
     assert platform.get(f"/api/v1/reviews/{sub_id}/logs/../../etc/passwd", headers=reviewer).status_code == 404
     assert platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=alice).status_code == 403
+
+
+def test_registration_accepts_email_names_and_refuses_bad_ones_with_a_reason(platform: Any) -> None:
+    assert "Authorization" in register(platform, "ann.lee+eval@example.org")
+    for name, password, field in (("a b", "long-enough", "username"), ("ok_name", "short", "password")):
+        r = platform.post("/api/v1/auth/register", json={"username": name, "password": password})
+        assert r.status_code == 422, r.text
+        assert field in r.text
+    r = platform.post("/api/v1/auth/register", json={"username": "ann.lee+eval@example.org", "password": "another-pw"})
+    assert r.status_code == 409, r.text
