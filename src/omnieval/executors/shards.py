@@ -25,11 +25,11 @@ __all__ = [
     "is_finished",
     "merge_shards",
     "plan_shards",
-    "unplanned_sample_ids",
     "remember_plan",
     "remembered_shard_size",
     "seed_shards",
     "shard_file",
+    "unplanned_sample_ids",
 ]
 
 MIN_SHARD = 8
