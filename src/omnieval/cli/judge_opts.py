@@ -51,13 +51,15 @@ def judge_config(
     """The run's ``JudgeConfig``, or ``None`` without ``--judge``."""
     if judge is None:
         return None
-    from omnieval.backends import BackendOptions
+    from omnieval.backends import BackendOptions, check_backend_options
+    from omnieval.judges.backends import effective_judge_spec
     from omnieval.runner import JudgeConfig
 
     generation = {k: v for k, v in {"max_tokens": max_tokens, "temperature": temperature}.items() if v is not None}
     backend = BackendOptions(base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout,
                              device=device, dtype=dtype, batch_size=batch_size,
                              extra=parse_kv(backend_opt, option="--judge-backend-opt"))  # fmt: skip
+    check_backend_options(effective_judge_spec(judge), backend, option="--judge-backend-opt")  # before any work
     return JudgeConfig(model=judge, backend=backend, generation=generation, retries=retries)
 
 
