@@ -86,6 +86,13 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     assert results2["tasks"]["ruclevr"]["metrics"]["fs"] == 0.5
     assert results2["tasks"]["ruhhh_image"]["metrics"]["group_js"] == 0.0
     judge_keys = {"js", "fs", "group_js"}
+    run_facts = {k: v for k, v in results.items() if k not in ("tasks", "states")}
+    assert {"backend", "retries"} <= set(run_facts)  # the model under test's facts survive the re-judge
+    assert {k: results2[k] for k in run_facts} == run_facts
+    for name, block in results["tasks"].items():
+        new = results2["tasks"][name]
+        assert {k: v for k, v in new["metrics"].items() if k not in judge_keys} == {
+            k: v for k, v in block["metrics"].items() if k not in judge_keys}  # fmt: skip
     for r in _records(out):
         old = before[(r["task"], r["sample_id"])]
         assert {k: v for k, v in r["metrics"].items() if k not in judge_keys} == {
