@@ -154,3 +154,40 @@ def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_p
     first = next(r for r in _records(out) if r["task"] == "ruclevr" and r["sample_id"] == samples[0].id)
     assert first["state"] == "truncated" and first["metrics"]["js"] == 0.0 and first["judge"]["value"] == 0.0
     assert block["metrics"]["js"] == pytest.approx(5 / 6)
+
+
+def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tmp_path: Path) -> None:
+    hhh = [s.id for s in _ids(root)["ruhhh_image"]]  # two groups of three pairs
+    outputs = ["1", "не знаю", "1", "1", "0", "1"]  # group 0: a pair judge_failed; group 1: a pair judged 0
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruhhh_image", s): o for s, o in zip(hhh, outputs, strict=True)})
+    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
+                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    block = results["tasks"]["ruhhh_image"]
+    assert block["states"]["judge_failed"] == 1
+    assert block["metrics"]["js"] == pytest.approx(4 / 5)
+    # group 0 is undecided (never credited as all-1): Group JS is over group 1 alone
+    assert block["metrics"]["group_js"] == 0.0 and block["metrics"]["fs"] == pytest.approx((1.0 + 0.0) / 2)
+
+
+def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, tmp_path: Path) -> None:
+    from omnieval.benchmarks.mera.scheme import fs_sources, task_scores_from_results
+    from omnieval.reports.html import results_table
+
+    samples = _ids(root)
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): "?" for s in samples["ruclevr"]}
+                         | {("ruhhh_image", s.id): ("1" if i % 3 else "") for i, s in enumerate(samples["ruhhh_image"])})  # fmt: skip
+    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
+                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    for name in ("ruclevr", "ruhhh_image"):  # ruclevr: no judged sample; ruhhh_image: no fully judged group
+        block = results["tasks"][name]
+        assert block["scored"] is False and block["n_scored"] == 6 and "fs" not in block["metrics"]
+        assert "not computed" in block["judge"]["note"]
+    assert results["tasks"]["ruclevr"]["states"]["judge_failed"] == 6
+    assert results["tasks"]["ruhhh_image"]["metrics"]["js"] == 1.0 and "group_js" not in results["tasks"]["ruhhh_image"]["metrics"]
+    assert task_scores_from_results(results) == {"ruclevr": None, "ruhhh_image": None}
+    assert fs_sources(results)["ruclevr"].startswith("not computed")
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    console.print(results_table(results))
+    assert console.export_text().count("– (no judge value)") == 2
