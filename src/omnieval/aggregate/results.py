@@ -123,7 +123,11 @@ class _TaskAccumulator:
         judge = self.task.spec.judge
         if judge is None or not self.judges or self.task.spec.score_key in metrics:
             return False
-        return self.task.spec.score_key in {judge.key, *judge.derived, *(k for m in self.judge_metrics for k in m.keys)}
+        return self.task.spec.score_key in self._judge_keys()
+
+    def _judge_keys(self) -> list[str]:
+        judge = self.task.spec.judge
+        return [judge.key, *(k for m in self.judge_metrics for k in m.keys), *judge.derived] if judge else []
 
     def _judge_block(self, *, unjudged: bool = False) -> dict[str, Any] | None:
         """How the task's judge values were made (``None`` for tasks without a judge)."""
@@ -132,7 +136,8 @@ class _TaskAccumulator:
             return None
         derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
         if unjudged:
-            note = "no sample has a judge value (every judged sample is judge_failed): judge-derived values and the task score are not computed (scored: false)"
+            note = ("no sample (or whole group) has a judge value, every one is judge_failed: judge-derived values and the "
+                    "task score are not computed (0.0 placeholders, as for hidden answers; scored: false)")
         elif self.judges:
             note = "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
         else:
@@ -171,6 +176,9 @@ class _TaskAccumulator:
             metrics = dict.fromkeys(placeholders, 0.0) | metrics
         score = metrics.get(spec.score_key, math.fsum(self.scores) / len(self.scores) if self.scores else 0.0)
         unjudged = self._score_unjudged(metrics)
+        if unjudged:  # the interface wants every judge key: 0.0 placeholders under scored=False, never a score
+            metrics = metrics | {k: 0.0 for k in self._judge_keys() if k not in metrics}
+            score = 0.0
         n = sum(self.states.values())
         return {
             "score": score,
