@@ -118,8 +118,8 @@ class _TaskAccumulator:
         return {k: f"{m.definition.name}@{m.definition.version}" for m in used for k in m.keys}
 
     def _score_unjudged(self, metrics: dict[str, float]) -> bool:
-        """The task's score is judge-derived, the run judged it, yet no sample has a judge value (all
-        ``judge_failed``): the task has no score, never a 0."""
+        """The task's score is judge-derived, the run judged it, yet no sample (or whole group) has a judge
+        value, all ``judge_failed``: the task is unscored (``scored: false``, placeholders), never scored 0."""
         judge = self.task.spec.judge
         if judge is None or not self.judges or self.task.spec.score_key in metrics:
             return False
