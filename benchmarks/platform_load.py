@@ -131,7 +131,12 @@ def _uploader(base: str, data: bytes, every: float, stop: threading.Event, ids: 
     with httpx.Client(timeout=60) as client:
         headers = _token(client, base, "reader")
         while not stop.is_set():
-            ids.append(_upload(client, base, headers, data, f"load-{len(ids)}"))
+            try:
+                ids.append(_upload(client, base, headers, data, f"load-{len(ids)}"))
+            except httpx.HTTPStatusError as exc:  # past 20 uploads a minute (long phases): wait, keep going
+                if exc.response.status_code != 429:
+                    raise
+                stop.wait(5.0)
             stop.wait(every)
 
 

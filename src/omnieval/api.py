@@ -88,6 +88,19 @@ def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> 
     return result
 
 
+_RECOMPUTED = frozenset({"model", "omnieval_version", "tasks", "states"})
+
+
+def _run_facts(run_dir: Path) -> dict[str, Any]:
+    """What the run's results.json says beyond the recomputed aggregates (``backend``, ``retries``, ``blind``):
+    re-scoring and re-judging call no model, so these stay as the run recorded them."""
+    try:
+        old = read_json(run_dir / "results.json")
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in old.items() if k not in _RECOMPUTED} if isinstance(old, dict) else {}
+
+
 def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:
     """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
     manifest_path = run_dir / "manifest.json"
@@ -112,7 +125,7 @@ def rescore(run_dir: Path) -> dict[str, Any]:
     names = {t.name for t in tasks}
     out.extend(r for r in records if r["task"] not in names)
     rewrite_records(run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out])
-    extra = {"blind": config.blind, "rescored": True}
+    extra = _run_facts(run_dir) | {"blind": config.blind, "rescored": True}
     return finalize(run_dir, tasks, model=config.model, extra=extra)
 
 
@@ -132,5 +145,5 @@ def rejudge(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
     manifest["judges"] = judges
     manifest["rejudged"] = True
     write_json(run_dir / "manifest.json", manifest)
-    extra = {"blind": config.blind, "rejudged": True, "judges": judges}
+    extra = _run_facts(run_dir) | {"blind": config.blind, "rejudged": True, "judges": judges}
     return finalize(run_dir, tasks, model=config.model, extra=extra)

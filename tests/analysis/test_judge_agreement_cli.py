@@ -92,3 +92,52 @@ def test_bad_human_lines_name_file_line_and_field(tmp_path: Path, line: str, nee
 def test_missing_file_is_a_clean_error(tmp_path: Path) -> None:
     proc = cli("--human", str(tmp_path / "nope.jsonl"), "--judge", str(tmp_path / "j.jsonl"), "--json")
     assert proc.returncode == 2 and "not found" in proc.stderr
+
+
+def test_matches_an_independent_computation(tmp_path: Path) -> None:
+    """A random 200-item table: MAE, counts and VC by plain loops that re-count every trial, Spearman
+    by scipy, judge VC replaying the documented seeding (items sorted, raters sorted, one generator)."""
+    from collections import Counter
+
+    import numpy as np
+    from scipy.stats import spearmanr
+
+    from omnieval.analysis import judge_agreement, load_agreement_files
+
+    gen = np.random.default_rng(11)
+    human_rows, judge_rows = [], []
+    for i in range(200):
+        item, crit = f"q{i:03d}", ["literacy", "initiative", "format"][i % 3]
+        for a in range(int(gen.integers(2, 7))):
+            human_rows.append({"item_id": item, "criterion": crit, "annotator": f"r{a}", "score": int(gen.integers(0, 3))})
+        judge_rows.append({"item_id": item, "criterion": crit, "score": int(gen.integers(0, 3))})
+    out = judge_agreement(load_agreement_files(write(tmp_path / "h.jsonl", human_rows),
+                                               write(tmp_path / "j.jsonl", judge_rows)), seed=5)  # fmt: skip
+
+    labels: dict[tuple[str, str], dict[str, int]] = {}
+    for r in human_rows:
+        labels.setdefault((r["item_id"], r["criterion"]), {})[r["annotator"]] = r["score"]
+    judged = {(r["item_id"], r["criterion"]): r["score"] for r in judge_rows}
+    rng = np.random.default_rng(5)
+    errors, expert_vc, judge_vc, means, no_mode = [], [], [], [], 0
+    for key in sorted(labels):
+        scores = [labels[key][a] for a in sorted(labels[key])]
+        top = Counter(scores).most_common()
+        if len(top) > 1 and top[0][1] == top[1][1]:
+            no_mode += 1
+        else:
+            errors.append(abs(judged[key] - top[0][0]))
+        expert_vc.append(top[0][1] / len(scores))
+        trials = []
+        for pick in rng.integers(0, len(scores), size=100):
+            swapped = list(scores)
+            swapped[int(pick)] = judged[key]
+            trials.append(Counter(swapped).most_common(1)[0][1] / len(swapped))
+        judge_vc.append(sum(trials) / len(trials))
+        means.append(sum(scores) / len(scores))
+    assert out["n_items"] == 200 and out["n_excluded_no_mode"] == no_mode > 0
+    assert out["mae"] == pytest.approx(sum(errors) / len(errors))
+    assert out["expert_vc"] == pytest.approx(sum(expert_vc) / 200)
+    assert out["judge_vc"] == pytest.approx(sum(judge_vc) / 200)
+    expected_rho = spearmanr([judged[k] for k in sorted(labels)], means).statistic
+    assert out["spearman"] == pytest.approx(float(expected_rho))

@@ -61,3 +61,15 @@ def test_results_do_not_depend_on_record_order(tmp_path: Path) -> None:
     rng.shuffle(shuffled)
     assert compute_results(tasks, shuffled, model="m") == first
     assert first["tasks"]["qa"]["ci95"] is not None
+
+
+def test_sample_ids_no_task_has_are_named(tmp_path: Path) -> None:
+    """A Ray run warns about a mistyped ``--sample-ids`` entry as a local run does (ids of other tasks count)."""
+    from omnieval.executors.shards import unplanned_sample_ids
+
+    tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 10)}", str(dialog_task(tmp_path, n_dialogs=2, turns=2))))
+    wanted = config([], "http://x/v1", tmp_path / "o", sample_ids=("q3", "q33", "d0-1", "d9-0"))
+    plans, _ = plan_shards(tasks, wanted, shard_size=4, workers=1)
+    assert sorted(s for p in plans for s in p.sample_ids) == ["d0-1", "q3"]
+    assert unplanned_sample_ids(plans, wanted) == ("q33", "d9-0")
+    assert unplanned_sample_ids(plans, config([], "http://x/v1", tmp_path / "o")) == ()

@@ -14,7 +14,7 @@ from PIL import Image
 
 from omnieval.backends import BackendOptions
 from omnieval.backends.vllm_backend import VLLMBackend
-from omnieval.errors import BackendError
+from omnieval.errors import BackendError, ConfigError
 from omnieval.types import (
     AudioPart,
     GenerationConfig,
@@ -108,7 +108,7 @@ async def test_text_request_has_no_media_and_loglikelihood_is_refused(fake: tupl
     assert rendered.startswith("USER: 2+2=") and rendered.endswith("ASSISTANT:")
 
 
-async def test_missing_vllm_is_a_clear_error() -> None:
+async def test_missing_vllm_is_a_clear_error(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
     try:
         import vllm  # noqa: F401
@@ -116,6 +116,18 @@ async def test_missing_vllm_is_a_clear_error() -> None:
         pass
     else:
         pytest.skip("vllm installed")
-    backend = VLLMBackend("some/model", options=BackendOptions())
+    backend = VLLMBackend(str(tmp_path), options=BackendOptions())  # an existing folder: the path check passes
     with pytest.raises(BackendError, match=r"omnieval\[vllm\]"):
         await backend.generate(Request(task="t", sample_id="x", messages=(Message(role="user", content="hi"),)))
+
+
+def test_vllm_path_must_exist_and_the_hub_is_explicit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mistyped ``vllm/PATH`` is an error, as for ``hf/``: vLLM would otherwise try it as a hub id."""
+    with pytest.raises(ConfigError, match="no such local model folder or file") as info:
+        VLLMBackend(str(tmp_path / "Qwen2-VL-2B"), options=BackendOptions())
+    assert "vllm/hub:ORG/NAME" in str(info.value)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    assert VLLMBackend("hub:org/model", options=BackendOptions())._path == "org/model"
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ConfigError, match="HF_HUB_OFFLINE"):
+        VLLMBackend("hub:org/model", options=BackendOptions())

@@ -86,6 +86,13 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     assert results2["tasks"]["ruclevr"]["metrics"]["fs"] == 0.5
     assert results2["tasks"]["ruhhh_image"]["metrics"]["group_js"] == 0.0
     judge_keys = {"js", "fs", "group_js"}
+    run_facts = {k: v for k, v in results.items() if k not in ("tasks", "states")}
+    assert {"backend", "retries"} <= set(run_facts)  # the model under test's facts survive the re-judge
+    assert {k: results2[k] for k in run_facts} == run_facts
+    for name, block in results["tasks"].items():
+        new = results2["tasks"][name]
+        assert {k: v for k, v in new["metrics"].items() if k not in judge_keys} == {
+            k: v for k, v in block["metrics"].items() if k not in judge_keys}  # fmt: skip
     for r in _records(out):
         old = before[(r["task"], r["sample_id"])]
         assert {k: v for k, v in r["metrics"].items() if k not in judge_keys} == {
@@ -147,3 +154,42 @@ def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_p
     first = next(r for r in _records(out) if r["task"] == "ruclevr" and r["sample_id"] == samples[0].id)
     assert first["state"] == "truncated" and first["metrics"]["js"] == 0.0 and first["judge"]["value"] == 0.0
     assert block["metrics"]["js"] == pytest.approx(5 / 6)
+
+
+def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tmp_path: Path) -> None:
+    hhh = [s.id for s in _ids(root)["ruhhh_image"]]  # two groups of three pairs
+    outputs = ["1", "не знаю", "1", "1", "0", "1"]  # group 0: a pair judge_failed; group 1: a pair judged 0
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruhhh_image", s): o for s, o in zip(hhh, outputs, strict=True)})
+    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
+                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    block = results["tasks"]["ruhhh_image"]
+    assert block["states"]["judge_failed"] == 1
+    assert block["metrics"]["js"] == pytest.approx(4 / 5)
+    # group 0 is undecided (never credited as all-1): Group JS is over group 1 alone
+    assert block["metrics"]["group_js"] == 0.0 and block["metrics"]["fs"] == pytest.approx((1.0 + 0.0) / 2)
+
+
+def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, tmp_path: Path) -> None:
+    from omnieval.benchmarks.mera.scheme import fs_sources, task_scores_from_results
+    from omnieval.reports.html import results_table
+
+    samples = _ids(root)
+    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): "?" for s in samples["ruclevr"]}
+                         | {("ruhhh_image", s.id): ("1" if i % 3 else "") for i, s in enumerate(samples["ruhhh_image"])})  # fmt: skip
+    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
+                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    for name in ("ruclevr", "ruhhh_image"):  # ruclevr: no judged sample; ruhhh_image: no fully judged group
+        block = results["tasks"][name]
+        assert block["scored"] is False and block["n_scored"] == 6 and "not computed" in block["judge"]["note"]
+        assert block["metrics"]["fs"] == 0.0 and block["score"] == 0.0  # the interface's keys: placeholders, unscored
+    assert results["tasks"]["ruclevr"]["states"]["judge_failed"] == 6
+    assert results["tasks"]["ruclevr"]["metrics"] == {"em": 1.0, "js": 0.0, "fs": 0.0}
+    hhh = results["tasks"]["ruhhh_image"]["metrics"]
+    assert hhh["js"] == 1.0 and hhh["group_js"] == 0.0 and hhh["group_em"] == 1.0  # js: the 4 judged pairs
+    assert task_scores_from_results(results) == {"ruclevr": None, "ruhhh_image": None}
+    assert fs_sources(results)["ruclevr"].startswith("not computed")
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    console.print(results_table(results))
+    assert console.export_text().count("– (no judge value)") == 2

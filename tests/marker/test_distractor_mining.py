@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from omnieval.backends import Backend, backends
 from omnieval.benchmarks.marker.distractors import Item, MinedItem, load_items, mine, option_pool
 from omnieval.benchmarks.marker.validation import VALIDATION_TASK, apply_verdict, parse_verdict, validate
 from omnieval.errors import SourceError
+from omnieval.types import Request, Response, Sample
 
 
 class AngleEmbedder:
@@ -129,6 +131,7 @@ def test_cli_mines_with_a_local_encoder_and_logs_k_and_seed(tmp_path: Path) -> N
     assert done.exit_code == 0, done.output
     log = json.loads(out.with_name("out.jsonl.log.json").read_text(encoding="utf-8"))
     assert (log["k"], log["seed"], log["items"], log["states"]["ok"]) == (5, 3, 9, 9)
+    assert log["prompt_version"] == "marker_distractors@1" and log["judge_version"].startswith("replay/")
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     first = out.read_bytes()
     assert CliRunner().invoke(app, args).exit_code == 0 and out.read_bytes() == first  # reproducible
@@ -169,3 +172,74 @@ def test_cli_names_a_bad_embedder_option_before_loading(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, [*args, "--embedder-opt", "pool=cls"])
     assert done.exit_code == 2 and "embedder hf/nowhere does not take option(s) ['pool']" in done.output
     assert not (tmp_path / "o.jsonl").exists()
+
+
+class SecondThoughtJudge(Backend):
+    """A judge whose first reply per item is unreadable and whose second names option 1: only the judge
+    subsystem's retry of an unparseable verdict gets a swap out of it. Records every prompt it sees."""
+
+    provider = "marker_second_thought"
+    prompts: ClassVar[list[str]] = []
+
+    async def generate(self, request: Request) -> Response:
+        type(self).prompts.append(request.messages[-1].content)  # type: ignore[arg-type]
+        tries = sum(p.startswith("Ты проверяешь") and request.sample_id in p for p in type(self).prompts)
+        return Response(text="хм, не уверен" if tries == 1 else '<think>первый плох</think>{"bad": [1]}')
+
+
+if "marker_second_thought" not in backends:
+    backends.add("marker_second_thought", SecondThoughtJudge)
+
+
+def test_the_check_runs_through_the_judge_subsystem_with_its_retries() -> None:
+    from omnieval.judges import get_judge_template, judge_protocols
+    from omnieval.parsers import parsers
+
+    assert get_judge_template("marker_distractors").ref == "marker_distractors@1"
+    assert judge_protocols.get("marker_distractors") and parsers.get("marker.bad_distractors")
+    SecondThoughtJudge.prompts = []
+    items = [Item(f"q{i}", f"question q{i}", f"a{i}") for i in range(6)]
+    mined = mine(items, AngleEmbedder(), k=4, n_main=2, n_spare=2, seed=0)[:2]
+    described: dict[str, Any] = {}
+    checked = validate(mined, judge="marker_second_thought/x", described=described)
+    assert [c.state for c in checked] == ["ok", "ok"]
+    for c, m in zip(checked, mined, strict=True):
+        assert c.bad == (1,) and c.swaps == ((m.main[0], m.spares[0]),) and c.main == (m.spares[0], m.main[1])
+    assert len(SecondThoughtJudge.prompts) == 4  # one retry per item, no more
+    first = next(p for p in SecondThoughtJudge.prompts if "question q0" in p)
+    listing = "\n".join(f"{i}. {o}" for i, o in enumerate([*mined[0].main, *mined[0].spares], 1))
+    assert "Правильный ответ: a0" in first and listing in first and '{"bad": [номера]}' in first
+    assert described["template"] == "marker_distractors@1"
+    assert described["version"].startswith("marker_second_thought/x#")
+
+
+def test_the_verdict_parser_counts_bad_options_and_names_bad_replies() -> None:
+    from omnieval.benchmarks.marker.validation import bad_distractors
+
+    sample = Sample(id="x", fields={"options": ["m1", "m2", "s1"]})
+    parsed = bad_distractors('{"bad": [3, 1, 3]}', sample)
+    assert parsed.ok and parsed.value == 2 and parsed.how == "1,3"
+    failed = bad_distractors('{"bad": [4]}', sample)
+    assert not failed.ok and "option numbers 1..3" in failed.reason
+
+
+class LabelOnlyJudge(Backend):
+    """A text classifier: it can only label, never list option numbers."""
+
+    provider = "marker_label_only"
+    classifies: ClassVar[bool] = True
+
+    async def generate(self, request: Request) -> Response:
+        return Response(text="1")
+
+
+if "marker_label_only" not in backends:
+    backends.add("marker_label_only", LabelOnlyJudge)
+
+
+def test_a_classifier_judge_is_refused_before_any_call() -> None:
+    from omnieval.errors import ConfigError
+
+    mined = mine(_items(4), AngleEmbedder(), k=2, n_main=1, n_spare=1, seed=0)
+    with pytest.raises(ConfigError, match="needs a generative judge"):
+        validate(mined, judge="marker_label_only/x")

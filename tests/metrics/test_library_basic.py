@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from omnieval.errors import MetricError, TaskFileError
@@ -100,6 +102,16 @@ def test_group_all_counts_a_group_only_when_all_correct() -> None:
     assert group_all(values, results, key="grp") == pytest.approx(0.5)
     assert group_all([], [], key="grp") == 0.0
     assert group_all([0.999], [_result("a")], key="grp") == 0.0
+
+
+def test_group_all_leaves_out_a_group_with_a_missing_value() -> None:
+    group_all = aggregations.get("group_all")
+    nan = float("nan")
+    results = [_result(g) for g in ("a", "a", "b", "b", "c")]
+    # a: 1 and no value → undecided, left out (never credited); b: a value 0 beside no value → also left out
+    assert group_all([1.0, nan, 0.0, nan, 1.0], results, key="grp") == pytest.approx(1.0)
+    assert group_all([1.0, nan, 1.0, 0.0, 0.0], results, key="grp") == pytest.approx(0.0)
+    assert math.isnan(group_all([nan, 1.0], results[:2], key="grp"))  # nothing decided: no value, not 0
 
 
 def test_group_all_rejects_misaligned_input() -> None:

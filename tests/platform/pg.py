@@ -11,9 +11,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-BIN = Path("/usr/lib/postgresql/15/bin")
 
-__all__ = ["BIN", "PgCluster", "available", "postgres_cluster"]
+def find_bin(root: Path = Path("/usr/lib/postgresql")) -> Path:
+    """The newest Debian PostgreSQL's binaries (``ROOT/<major>/bin``; 15 on bookworm, 17 on trixie)."""
+    found = [p.parent for p in root.glob("*/bin/initdb") if p.parent.parent.name.isdigit()]
+    return max(found, key=lambda b: int(b.parent.name)) if found else root / "15" / "bin"
+
+
+BIN = find_bin()
+
+__all__ = ["BIN", "PgCluster", "available", "find_bin", "postgres_cluster"]
 
 
 def available() -> bool:

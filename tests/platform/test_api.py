@@ -84,13 +84,27 @@ def test_other_users_submission_is_404_and_bad_token_401(platform: Any, mera_roo
     assert platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=bob, json={"boards": ["multi"]}).status_code == 404
 
 
-def test_reviewer_reads_the_submitted_logs(platform: Any, mera_root: Path) -> None:
+def test_reviewer_reads_the_logs_of_a_publication_request_only(platform: Any, mera_root: Path) -> None:
     alice = register(platform, "alice")
     sub_id = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"]
+    wait_status(platform, alice, sub_id)
     reviewer = token(platform, "reviewer")
+    assert platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=reviewer).status_code == 404  # private still
+    assert platform.get(f"/api/v1/submissions/{sub_id}", headers=reviewer).status_code == 404
+    platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=alice, json={"boards": ["multi"]})
     files = platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=reviewer).json()["files"]
     assert files == [{"name": "00_run/results.json", "size": 2}]
     r = platform.get(f"/api/v1/reviews/{sub_id}/logs/00_run/results.json", headers=reviewer)
     assert r.status_code == 200 and r.text == "{}"
     assert platform.get(f"/api/v1/reviews/{sub_id}/logs/../../etc/passwd", headers=reviewer).status_code == 404
     assert platform.get(f"/api/v1/reviews/{sub_id}/logs", headers=alice).status_code == 403
+
+
+def test_registration_accepts_email_names_and_refuses_bad_ones_with_a_reason(platform: Any) -> None:
+    assert "Authorization" in register(platform, "ann.lee+eval@example.org")
+    for name, password, field in (("a b", "long-enough", "username"), ("ok_name", "short", "password")):
+        r = platform.post("/api/v1/auth/register", json={"username": name, "password": password})
+        assert r.status_code == 422, r.text
+        assert field in r.text
+    r = platform.post("/api/v1/auth/register", json={"username": "ann.lee+eval@example.org", "password": "another-pw"})
+    assert r.status_code == 409, r.text

@@ -108,3 +108,49 @@ def test_unexpected_failures_are_500_without_their_text(fragile: Any) -> None:
     assert _is_html_error(page, 500) and "Пётр" not in page.text and "RuntimeError" not in page.text
     api = fragile.get("/api/v1/boards/mera/multi")
     assert api.status_code == 500 and api.json() == {"detail": "internal error"}
+
+
+def test_unexpected_failures_never_reach_the_server_log_with_their_text(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """The server (uvicorn) logs whatever the app re-raises, traceback and message: nothing may be re-raised."""
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform import service
+    from omnieval.platform.app import create_app
+
+    def crash(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("hidden answer: Пётр Первый")
+
+    monkeypatch.setattr(service, "board", crash)
+    caplog.set_level(logging.DEBUG)
+    with TestClient(create_app(make_settings(data_dir, worker=False))) as client:  # re-raised errors raise here
+        assert client.get("/api/v1/boards/mera/multi").json() == {"detail": "internal error"}
+        assert _is_html_error(client.get("/boards/mera/multi"), 500)
+    assert "RuntimeError" in caplog.text and "Пётр" not in caplog.text
+
+
+@pytest.mark.parametrize("path", ["/models/99999999999999999999", "/submissions/9223372036854775808", "/submissions/0"])
+def test_page_ids_out_of_range_are_a_422_page_not_a_500(platform: Any, path: str) -> None:
+    assert _page_login(platform, "reviewer").status_code == 303
+    r = platform.get(path)
+    assert _is_html_error(r, 422)
+    assert path.rsplit("/", 1)[1] not in r.text or path.endswith("/0")  # the value is not echoed ("0" is everywhere)
+
+
+def test_board_sorted_by_a_non_scalar_column_is_refused_not_a_500(platform: Any, mera_root: Path) -> None:
+    from tests.platform.conftest import submission_zip, upload, wait_status
+
+    alice, reviewer = register(platform, "alice"), token(platform, "reviewer")
+    for right in (2, 5):  # two rows: sorting must compare values
+        sub = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": right})).json()["id"]
+        wait_status(platform, alice, sub)
+        platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice, json={"boards": ["multi"], "model_info": {"a": right}})
+        platform.post(f"/api/v1/reviews/{sub}", headers=reviewer, json={"decision": "approve", "comment": "ok"})
+    api = platform.get("/api/v1/boards/mera/multi", params={"sort": "model_info"})
+    assert api.status_code == 422 and "model_info" not in api.json()["detail"].split("one of")[1]
+    assert _is_html_error(platform.get("/boards/mera/multi", params={"sort": "model_info"}), 422)
+    ordered = platform.get("/api/v1/boards/mera/multi", params={"sort": "total", "order": "asc"}).json()["rows"]
+    assert [r["total"] for r in ordered] == sorted(r["total"] for r in ordered) and len(ordered) == 2

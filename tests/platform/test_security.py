@@ -81,6 +81,32 @@ def test_bad_uploads_are_refused_and_leave_nothing(limited: Any, tmp_path: Path,
     assert limited.get("/api/v1/submissions", headers=alice).json()["submissions"] == []
 
 
+def test_oversized_body_is_refused_before_it_is_read(limited: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body declared past the cap (plus the form's overhead) is a 413 from the headers alone: the multipart
+    parser, which would spool it to the system's temp dir, never runs. A chunked body (no length) is a 411."""
+    from starlette.formparsers import MultiPartParser
+
+    from omnieval.platform.body_limit import FORM_OVERHEAD
+
+    alice = register(limited, "alice")
+
+    def never(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("the multipart parser read an oversized body")
+
+    monkeypatch.setattr(MultiPartParser, "parse", never)
+    big = os.urandom(limited.settings.max_upload_bytes + FORM_OVERHEAD + 1)
+    r = upload(limited, alice, big)
+    assert r.status_code == 413 and "300000 byte upload limit" in r.json()["detail"]
+    page = limited.post("/submit", files={"file": ("s.zip", big, "application/zip")}, data={"benchmark": "mera"})
+    assert page.status_code == 413 and page.headers["content-type"].startswith("text/html")
+
+    def chunks() -> Any:
+        yield b"--x\r\n"
+
+    r = limited.post("/api/v1/submissions", headers={**alice, "Content-Type": "multipart/form-data; boundary=x"}, content=chunks())
+    assert r.status_code == 411 and "Content-Length" in r.json()["detail"]
+
+
 def test_login_is_rate_limited(platform: Any) -> None:
     for _ in range(10):
         assert platform.post("/api/v1/auth/token", json={"username": "admin", "password": "wrong-guess"}).status_code == 401

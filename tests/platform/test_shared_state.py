@@ -126,12 +126,15 @@ def test_window_slides_and_old_rows_are_pruned(data_dir: Path) -> None:
     from omnieval.platform.ratelimit import RateLimiter
 
     db = Database(make_settings(data_dir))
+    now = [1_000.0]  # a fake wall clock: a loaded machine cannot stretch the window under the test
     try:
-        limiter = RateLimiter(db, kind="upload", limit=2, window_s=0.5)
+        limiter = RateLimiter(db, kind="upload", limit=2, window_s=0.5, clock=lambda: now[0])
         assert [limiter.allow("1") for _ in range(3)] == [True, True, False]
-        time.sleep(0.6)  # both hits have left the window; the refused attempt never counted
+        now[0] += 0.4  # still inside the window
+        assert limiter.allow("1") is False
+        now[0] += 0.2  # both hits have left the window; the refused attempts never counted
         assert [limiter.allow("2"), limiter.allow("1"), limiter.allow("1"), limiter.allow("1")] == [True, True, True, False]
-        time.sleep(0.6)
+        now[0] += 0.6
         limiter.allow("3")  # a prune is due: keys 1 and 2 hold no hit in their window any more
         with db.session() as session:
             assert session.scalar(select(func.count()).select_from(RateLimitHits)) == 1

@@ -158,3 +158,28 @@ def test_annotations_from_csv_with_dash_na_and_panel(mini: dict[str, Path], tmp_
     assert audit.n_accepted == 3 and dict(audit.rejected) == {"NA where the criterion allows none": 1}
     na = [e for e in estimates if e.score is None]
     assert len(na) == 2 and estimates[0].panel == "9" and estimates[2].panel is None
+
+
+def test_unknown_criterion_is_told_apart_from_one_outside_the_set(mini: dict[str, Path], tmp_path: Path) -> None:
+    from omnieval.benchmarks.pollux.pipeline import load_judge_scores
+
+    from .conftest import rows, write_jsonl
+
+    items = {i.id: i for i in load_items(mini["items"])}
+    path = write_jsonl(tmp_path / "ann.jsonl", rows([
+        ("i1", "m1", "Frobnication", "a1", 2, "Всё хорошо"),     # names no POLLUX criterion
+        ("i1", "m1", "Rhyme quality", "a1", 2, "Рифма хорошая"),  # real, but not an Editing criterion
+        ("i1", "m1", "literacy", "a1", 2, "Ошибок нет"),
+    ]))  # fmt: skip
+    estimates, audit = import_annotations(path, items)
+    assert len(estimates) == 1 and dict(audit.rejected) == {
+        "unknown criterion": 1, "criterion not in the item's criteria set": 1}  # fmt: skip
+    assert audit.examples["unknown criterion"] == ["ann.jsonl row 1"]
+    with pytest.raises(SourceError, match="row 1: unknown criterion") as info:
+        import_annotations(path, items, strict=True)
+    assert "field 'criterion'" in str(info.value) and "'i1'" in str(info.value)
+    judge = write_jsonl(tmp_path / "judge.jsonl", [{"item_id": "i1", "model": "m1", "criterion": c, "score": 1}
+                                                   for c in ("Frobnication", "Rhyme quality", "literacy")])  # fmt: skip
+    scores, judge_audit = load_judge_scores(judge, items)
+    assert len(scores) == 1 and judge_audit["states"] == {"rejected": 2, "scored": 1}
+    assert judge_audit["reasons"] == {"unknown criterion": 1, "criterion not in the item's criteria set": 1}

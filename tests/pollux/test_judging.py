@@ -60,9 +60,16 @@ def test_scale_bounds_per_variant() -> None:
 
 def test_feedback_language_check() -> None:
     english = "[FEEDBACK] The response has two errors. [RESULT] 0 [END]"
-    assert parse(english).ok
-    out = parse(english, check_feedback=True)
-    assert not out.ok and "not in Russian" in out.reason  # type: ignore[union-attr]
+    for out in (parse(english), parse(english, check_feedback=True)):  # wrong language: failed by default
+        assert not out.ok and out.reason == "feedback: rationale is not in Russian"  # type: ignore[union-attr]
+    assert parse(english, check_language=False).ok
+    # the judge's own words count: quoted source text and code are not "the wrong language"
+    quoted = ('[FEEDBACK] Фраза "The quick brown fox jumps over the lazy dog near the river bank" '
+              "переведена точно. [RESULT] 2 [END]")  # fmt: skip
+    assert parse(quoted).ok
+    assert parse("[FEEDBACK] Функция `def add(first_value, second_value): return first_value + second_value` "
+                 "верна. [RESULT] 2 [END]").ok  # fmt: skip
+    assert parse("[RESULT] 1 [END]").ok  # no feedback words (a regression judge): no language to check
     assert not parse("[FEEDBACK] Плохо. [RESULT] 0 [END]", check_feedback=True).ok  # one word, not perfect
     assert parse("[FEEDBACK] Отлично. [RESULT] 2 [END]", check_feedback=True).ok  # one word, perfect
 
@@ -73,6 +80,9 @@ def test_registered_parser_reads_bounds_from_metadata() -> None:
     assert fn("[FEEDBACK] Нарушений нет. [RESULT] 0 [END]", sample).ok
     assert not fn("[FEEDBACK] Нарушений нет. [RESULT] 2 [END]", sample).ok
     assert not fn("[RESULT] 1", Sample(id="2")).ok  # no bounds: a failure, not a guess
+    english = fn("[FEEDBACK] No violations. [RESULT] 0 [END]", sample)  # the judge-core path checks it too
+    assert not english.ok and "not in Russian" in english.reason  # type: ignore[union-attr]
+    assert fn("[FEEDBACK] No violations. [RESULT] 0 [END]", sample, check_language=False).ok
 
 
 @pytest.mark.parametrize(("text", "score", "perfect", "problem"), [

@@ -111,10 +111,13 @@ def test_judge_feedback_in_the_wrong_language_is_judge_failed(mini: dict[str, Pa
     judge = write_jsonl(tmp_path / "j.jsonl", [
         {"item_id": "i1", "model": "m1", "criterion": "speech_errors", "raw_output": "[FEEDBACK] Two speech errors here. [RESULT] 0 [END]"},
         {"item_id": "i1", "model": "m1", "criterion": "literacy", "raw_output": "[FEEDBACK] Одна ошибка в запятой. [RESULT] 1 [END]"},
+        {"item_id": "i1", "model": "m1", "criterion": "initiative", "raw_output": "[FEEDBACK] Плохо. [RESULT] 0 [END]"},
     ])  # fmt: skip
-    lenient = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": judge})
-    assert lenient["judges"]["j"]["audit"]["states"] == {"scored": 2}
+    default = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": judge})
+    assert default["judges"]["j"]["audit"]["states"] == {"scored": 2, "judge_failed": 1}  # never silently scored
+    assert default["judges"]["j"]["audit"]["reasons"] == {"feedback: rationale is not in Russian": 1}
     strict = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": judge},
-                      check_feedback=True)  # fmt: skip
-    assert strict["judges"]["j"]["audit"]["states"] == {"scored": 1, "judge_failed": 1}
-    assert strict["judges"]["j"]["audit"]["reasons"] == {"feedback: rationale is not in Russian": 1}
+                      check_feedback=True)  # fmt: skip  # adds App. B's one-word rule
+    assert strict["judges"]["j"]["audit"]["states"] == {"scored": 1, "judge_failed": 2}
+    assert strict["judges"]["j"]["audit"]["reasons"] == {"feedback: rationale is not in Russian": 1,
+                                                         "feedback: one-word rationale for a non-perfect score": 1}

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +139,25 @@ def test_every_task_type_gets_criteria_beyond_the_universal_ones() -> None:
             variants = match_criteria(task_type=task.name, subtype=sub.name if sub else None)
             specific = [v for v in variants if v.group in ("domain", "task")]
             assert specific, (task.name, sub)
+
+
+def test_a_task_type_with_no_criteria_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were criteria.yaml to lose Code creation's variants, its items would get only the 13 universal
+    criteria: that is an error naming the task type, and loading such items names file, item and field."""
+    from omnieval.benchmarks.pollux import matcher
+    from omnieval.benchmarks.pollux.items import load_items
+    from omnieval.errors import SourceError
+
+    full = criteria_taxonomy()
+    stripped = full.model_copy(update={"variants": tuple(v for v in full.variants
+                                                         if "Code creation" not in v.task_types)})  # fmt: skip
+    monkeypatch.setattr(matcher, "criteria_taxonomy", lambda: stripped)
+    with pytest.raises(TaskFileError, match=r"task type 'Code creation' .*has no criteria of its own"):
+        match_criteria(task_type="Code creation", subtype="Python")
+    assert len(match_criteria(task_type="Editing")) == 17  # other task types are untouched
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "c1", "instruction": "Напиши функцию", "task_type": "Code creation",
+                                 "complexity": "easy"}) + "\n", encoding="utf-8")  # fmt: skip
+    with pytest.raises(SourceError, match="has no criteria of its own") as info:
+        load_items(items)
+    assert "items.jsonl" in str(info.value) and "'c1'" in str(info.value) and "'task_type'" in str(info.value)

@@ -57,10 +57,13 @@ def test_mark_and_detect_through_audioseal(media_dir: Path, tmp_path: Path) -> N
                                  "--audioseal-detector", str(detector), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["method"] == "audioseal" and report["n"] == 1
+    assert set(report) == {"n", "detected", "files"} and report["n"] == 1
     row = report["files"][0]
-    assert row["path"] == "audio/q1.wav" and 0.0 <= row["confidence"] <= 1.0 and row["z"] is None
+    assert row["path"] == "audio/q1.wav" and 0.0 <= row["confidence"] <= 1.0
     assert row["detected"] == (row["confidence"] > 0.5)
+    summary = runner.invoke(app, ["protect", "detect", "--kind", "audio", "--input", str(out),
+                                  "--audioseal-detector", str(detector)])
+    assert summary.exit_code == 0 and "(audioseal, p > 0.5)" in summary.output, summary.output
 
 
 def test_missing_checkpoint_is_a_clear_error(media_dir: Path, tmp_path: Path) -> None:

@@ -53,3 +53,19 @@ def test_cli_reads_gzip_jsonl_and_text_folders(tmp_path: Path) -> None:
     (corpus / "bad.jsonl").write_text('{"body": "no text field"}\n', encoding="utf-8")
     result = CliRunner().invoke(app, ["protect", "ngram", "--tasks", f"jsonl:{task}", "--corpus", str(corpus)])
     assert result.exit_code != 0 and "bad.jsonl, line 1" in result.output
+
+
+def test_ngrams_split_by_a_line_break_in_a_plain_text_corpus_are_found(tmp_path: Path) -> None:
+    """A wrapped text (Q1 broken over three lines) still matches: each line carries the previous n − 1 words."""
+    from omnieval.protect.contamination import iter_corpus
+
+    words = Q1.split()
+    wrapped = tmp_path / "wrapped.txt"
+    wrapped.write_text("Начало статьи.\n" + " ".join(words[:5]) + "\n" + " ".join(words[5:11]) + "\n"
+                       + " ".join(words[11:]) + "\n", encoding="utf-8")
+    samples = [("t", Sample(id="0", input=Q1))]
+    found = ngram_overlap(iter(samples), iter_corpus([wrapped], carry_words=7), n=8, include_targets=False)
+    assert found["samples"][0]["overlap"] == 1.0 and found["samples"][0]["first_document"] == f"{wrapped}:3"
+    split = ngram_overlap(iter(samples), iter_corpus([wrapped]), n=8, include_targets=False)
+    assert split["samples"][0]["matched"] == 0  # without the carried words no 8-gram survives the wrapping
+    assert [d for d, _ in iter_corpus([wrapped], carry_words=7)] == [f"{wrapped}:{i}" for i in range(1, 5)]

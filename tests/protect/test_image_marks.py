@@ -8,6 +8,7 @@ import numpy as np
 from PIL import Image
 
 from omnieval.protect import detect_image, embed_image
+from omnieval.protect.detection import to_detection
 from omnieval.protect.visible import Overlay, apply_overlay, render_overlay
 from tests.protect.conftest import textured_image
 
@@ -57,3 +58,13 @@ def test_visible_overlay_touches_only_its_corner() -> None:
     assert changed.size, "the overlay drew nothing"
     assert changed[:, 0].min() > 150 and changed[:, 1].min() > 200  # rows in the lower half, columns at right
     assert changed[:, 1].max() - changed[:, 1].min() <= 0.25 * 400 + 2  # --scale is the share of the width
+
+
+def test_confidence_is_one_half_at_the_threshold() -> None:
+    """confidence = Φ(z − threshold): detected exactly when confidence > 0.5, a chance z stays low."""
+    assert to_detection(4.0, threshold=4.0).confidence == 0.5
+    assert to_detection(2.0, threshold=4.0).confidence < 0.03  # Φ(−2) ≈ 0.0228, not Φ(2) ≈ 0.977
+    assert to_detection(5.0, threshold=3.0).confidence > 0.97
+    for z in np.linspace(-3, 12, 31):
+        found = to_detection(float(z), threshold=4.0)
+        assert found.detected == (found.confidence > 0.5) or found.confidence == 0.5

@@ -156,6 +156,32 @@ def test_loss_is_conditioned_on_the_image(tmp_path: Path) -> None:
     assert abs(first - other) > 1e-6  # a different image changes the text's loss
 
 
+def test_loss_is_conditioned_on_audio_and_video(tmp_path: Path) -> None:
+    """The same text's loss changes with the item's audio (Qwen2-Audio) and video (LLaVA, sampled frames)."""
+    import soundfile
+
+    from omnieval.protect.msmia.features import media_request
+    from omnieval.types import MediaRef
+
+    rate = 16_000
+    tones = []
+    for i, freq in enumerate((220.0, 1_760.0)):
+        tones.append(tmp_path / f"tone{i}.wav")
+        soundfile.write(tones[-1], (0.3 * np.sin(2 * np.pi * freq * np.arange(rate) / rate)).astype("float32"), rate)
+    clips = [tiny_models.write_video(tmp_path / f"clip{i}.mp4", frames=4 + 8 * i, fps=4) for i in range(2)]
+    for model, kind, files in ((tiny_models.build_qwen2_audio(tmp_path / "qa"), "audio", tones),
+                               (tiny_models.build_llava(tmp_path / "llava"), "video", clips)):
+        backend = create_backend(f"hf/{model}", options=BackendOptions())
+
+        def loss(path: Path, kind: str = kind, backend: object = backend) -> float:
+            sample = Sample(id="s", input="x", media=(MediaRef(kind=kind, name=kind, path=str(path)),))
+            return backend.text_losses(media_request("t", sample), ["red blue green"])[0]  # type: ignore[attr-defined]
+
+        first, again, other = loss(files[0]), loss(files[0]), loss(files[1])
+        assert first == again and np.isfinite(first) and first > 0, kind
+        assert abs(first - other) > 1e-6, kind  # different media, different loss of the same text
+
+
 def test_masking_with_a_local_fill_model(tmp_path: Path) -> None:
     import torch
     from transformers import BertConfig, BertForMaskedLM

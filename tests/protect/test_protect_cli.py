@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -33,12 +35,16 @@ def test_mark_then_detect_images(media_dir: Path, tmp_path: Path) -> None:
     code, text = _run("protect", "detect", "--kind", "image-invisible", "--input", str(out), "--key", "K1", "--json")
     report = json.loads(text)
     assert code == 0 and report["n"] == 2 and report["detected"] == 2
+    assert set(report) == {"n", "detected", "files"}  # the fixed interface, nothing more
+    assert all(set(f) == {"path", "detected", "confidence"} for f in report["files"])
     assert {f["path"] for f in report["files"]} == {"images/a.png", "images/val/b.jpg"}
     assert all(0.0 <= f["confidence"] <= 1.0 for f in report["files"])
     clean = json.loads(_run("protect", "detect", "--kind", "image-invisible", "--input", str(media_dir), "--key", "K1", "--json")[1])
     assert clean["detected"] == 0
     wrong = json.loads(_run("protect", "detect", "--kind", "image-invisible", "--input", str(out), "--key", "K2", "--json")[1])
     assert wrong["detected"] == 0
+    assert all(f["confidence"] < 0.5 for f in wrong["files"] + clean["files"])  # detected <=> confidence > 0.5
+    assert all(f["confidence"] > 0.5 for f in report["files"])
 
 
 def test_mark_then_detect_audio(media_dir: Path, tmp_path: Path) -> None:
@@ -46,6 +52,9 @@ def test_mark_then_detect_audio(media_dir: Path, tmp_path: Path) -> None:
     assert _run("protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(out), "--key", "a")[0] == 0
     report = json.loads(_run("protect", "detect", "--kind", "audio", "--input", str(out), "--key", "a", "--json")[1])
     assert report["n"] == 1 and report["files"][0]["detected"] is True and report["files"][0]["path"] == "audio/q1.wav"
+    assert set(report) == {"n", "detected", "files"} and set(report["files"][0]) == {"path", "detected", "confidence"}
+    wrong = json.loads(_run("protect", "detect", "--kind", "audio", "--input", str(out), "--key", "b", "--json")[1])
+    assert wrong["detected"] == 0 and wrong["files"][0]["confidence"] < 0.5
 
 
 def test_corrupt_media_fails_naming_the_file_and_leaves_no_output(media_dir: Path, tmp_path: Path) -> None:
@@ -71,8 +80,6 @@ def test_settings_errors_before_any_work(media_dir: Path, tmp_path: Path, args: 
 
 
 def test_parquet_image_column_marked_and_other_columns_kept(tmp_path: Path) -> None:
-    import io
-
     src = tmp_path / "ds"
     src.mkdir()
     cells = []
@@ -120,3 +127,74 @@ def test_unsupported_media_format_is_refused_not_copied_unmarked(media_dir: Path
     code, text = _run("protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(tmp_path / "o"), "--key", "k")
     assert code != 0 and "extra.mp3" in text and "unsupported audio format" in text
     assert not (tmp_path / "o").exists()
+
+
+def test_detect_refuses_unsupported_files_instead_of_skipping_them(media_dir: Path) -> None:
+    (media_dir / "images" / "val" / "anim.gif").write_bytes(b"GIF89a")
+    code, text = _run("protect", "detect", "--kind", "image-invisible", "--input", str(media_dir), "--key", "k", "--json")
+    assert code != 0 and "anim.gif" in text and "unsupported image format" in text
+
+
+def _hf_table(image: bytes, audio: bytes) -> pa.Table:
+    """A table laid out as HF ``datasets`` writes one with Image and Audio features (both ``{bytes, path}``)."""
+    features = {"id": {"dtype": "string", "_type": "Value"}, "image": {"_type": "Image"}, "audio": {"_type": "Audio"}}
+    table = pa.table({"id": ["a"], "image": [{"bytes": image, "path": "a.png"}], "audio": [{"bytes": audio, "path": "q.wav"}]})
+    return table.replace_schema_metadata({"huggingface": json.dumps({"info": {"features": features}})})
+
+
+def test_table_with_image_and_audio_columns_marks_only_the_asked_kind(media_dir: Path, tmp_path: Path) -> None:
+    src = tmp_path / "ds"
+    src.mkdir()
+    image, audio = (media_dir / "images" / "a.png").read_bytes(), (media_dir / "audio" / "q1.wav").read_bytes()
+    pq.write_table(_hf_table(image, audio), src / "test.parquet")
+    for kind, column, other in (("image-invisible", "image", "audio"), ("audio", "audio", "image")):
+        out = tmp_path / kind
+        code, text = _run("protect", "mark", "--kind", kind, "--input", str(src), "--output", str(out), "--key", "t")
+        assert code == 0 and json.loads(text)["parquet_cells"] == 1, text
+        table = pq.read_table(out / "test.parquet")
+        row = table.to_pylist()[0]
+        assert row[other]["bytes"] == (audio if other == "audio" else image)  # the other media column untouched
+        assert row[column]["bytes"] != (image if column == "image" else audio)
+        assert table.schema.metadata[b"huggingface"] == _hf_table(image, audio).schema.metadata[b"huggingface"]
+        code, text = _run("protect", "detect", "--kind", kind, "--input", str(out), "--key", "t", "--json")
+        report = json.loads(text)
+        assert code == 0 and report["n"] == 1 and report["detected"] == 1, text
+        assert report["files"][0]["path"] == f"test.parquet:{column}[0]"
+        clean = json.loads(_run("protect", "detect", "--kind", kind, "--input", str(src), "--key", "t", "--json")[1])
+        assert clean["n"] == 1 and clean["detected"] == 0
+    import soundfile
+
+    marked_audio = pq.read_table(tmp_path / "audio" / "test.parquet").to_pylist()[0]["audio"]["bytes"]
+    assert soundfile.info(io.BytesIO(marked_audio)).format == "WAV"  # written back in its own format
+
+
+def test_corrupt_table_cell_is_named_and_leaves_no_output(media_dir: Path, tmp_path: Path) -> None:
+    src = tmp_path / "ds"
+    src.mkdir()
+    pq.write_table(_hf_table(b"\x89PNG broken", (media_dir / "audio" / "q1.wav").read_bytes()), src / "train.parquet")
+    code, text = _run("protect", "mark", "--kind", "image-invisible", "--input", str(src), "--output", str(tmp_path / "o"), "--key", "k")
+    assert code != 0 and "train.parquet" in text and "row 0" in text and "'image'" in text
+    assert not (tmp_path / "o").exists() and not list(tmp_path.glob(".o.partial-*"))
+
+
+def test_visible_logo_position_scale_and_opacity(tmp_path: Path) -> None:
+    from PIL import Image
+
+    src, logo = tmp_path / "in", tmp_path / "logo.png"
+    (src / "sub").mkdir(parents=True)
+    Image.new("RGB", (400, 200), (0, 0, 200)).save(src / "sub" / "x.png")
+    Image.new("RGBA", (100, 50), (255, 0, 0, 255)).save(logo)
+    code, text = _run("protect", "mark", "--kind", "image-visible", "--input", str(src), "--output", str(tmp_path / "o"),
+                      "--logo", str(logo), "--position", "top-left", "--scale", "0.5", "--opacity", "0.5")
+    assert code == 0, text
+    out = np.asarray(Image.open(tmp_path / "o" / "sub" / "x.png").convert("RGB")).astype(int)
+    changed = np.argwhere(np.any(out != [0, 0, 200], axis=-1))
+    assert changed[:, 1].max() - changed[:, 1].min() + 1 == 200  # --scale 0.5 of a 400 px width
+    assert changed[:, 0].max() - changed[:, 0].min() + 1 == 100  # aspect ratio kept
+    assert changed[:, 0].min() < 10 and changed[:, 1].min() < 10  # top-left, inside the small margin
+    y, x = changed[len(changed) // 2]
+    assert np.abs(out[y, x] - [128, 0, 100]).max() <= 2  # half-opaque red over blue
+    logo.write_bytes(b"not a png")
+    code, text = _run("protect", "mark", "--kind", "image-visible", "--input", str(src), "--output", str(tmp_path / "o2"),
+                      "--logo", str(logo))
+    assert code != 0 and "logo.png" in text and not (tmp_path / "o2").exists()

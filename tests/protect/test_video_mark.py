@@ -50,3 +50,29 @@ def test_every_frame_marked_at_source_settings(tmp_path: Path) -> None:
     with av.open(str(tmp_path / "out" / "clip.mp4")) as out:
         stream = out.streams.video[0]
         assert stream.codec_context.name == "mpeg4" and stream.average_rate == 12
+
+
+def test_key_only_marks_every_frame_invisibly(tmp_path: Path) -> None:
+    """--kind video --key K (no --text): the invisible image mark on every frame, found in the decoded frames."""
+    import av
+
+    from omnieval.protect import detect_image
+    from tests.protect.conftest import textured_image
+
+    src = tmp_path / "in"
+    src.mkdir()
+    with av.open(str(src / "clip.mp4"), "w") as out:
+        stream = out.add_stream("mpeg4", rate=Fraction(8))
+        stream.width, stream.height, stream.pix_fmt, stream.bit_rate = 320, 240, "yuv420p", 2_000_000
+        for i in range(6):
+            out.mux(stream.encode(av.VideoFrame.from_image(textured_image(20 + i % 2, (320, 240)))))
+        out.mux(stream.encode(None))
+    report = mark_tree(src, tmp_path / "out", MarkSettings(kind="video", key="V", overlay=None))
+    assert report["marked"] == 1
+    from PIL import Image
+
+    after = [Image.fromarray(f) for f in _frames(tmp_path / "out" / "clip.mp4")]
+    assert len(after) == 6
+    assert all(detect_image(f, key="V").detected for f in after)
+    assert not any(detect_image(Image.fromarray(f), key="V").detected for f in _frames(src / "clip.mp4"))
+    assert not any(detect_image(f, key="W").detected for f in after)

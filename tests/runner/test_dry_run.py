@@ -146,3 +146,24 @@ def test_dry_run_refuses_duplicate_ids_as_the_run_does(tmp_path: Path) -> None:
     config = RunConfig(tasks=(f"jsonl:{tmp_path / 'd.jsonl'}",), model="openai/x", output=tmp_path / "o")
     with pytest.raises(OmnievalError, match="duplicate"):
         list(plan_requests(config))
+
+
+def test_unknown_sample_ids_are_named_by_the_dry_run_and_the_run(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+    """A mistyped ``--sample-ids`` entry is named, never just a smaller run; none found fails as the run does."""
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    task = _fewshot_task(tmp_path)
+    base = ["run", "-t", str(task), "-m", "openai/x", "--base-url", "http://127.0.0.1:9/v1", "--dry-run"]
+    some = CliRunner().invoke(app, [*base, "--sample-ids", "s3,s33"])
+    assert some.exit_code == 0, some.output
+    assert "no task has sample id(s) 's33'" in some.output and "'s3'" not in some.output.split("no task has")[1]
+    assert some.output.count("fs · s3 ") == 1
+    none = CliRunner().invoke(app, [*base, "--sample-ids", "S3"])
+    assert none.exit_code == 1 and "no samples were selected" in none.output, none.output
+
+    config = RunConfig(tasks=(str(task),), model="scripted/m", output=tmp_path / "o", quiet=True, sample_ids=("s3", "s33"))
+    assert run(config).unknown_sample_ids == ("s33",)
+    again = run(config.model_copy(update={"sample_ids": ("s3", "s4", "x")}))  # s3 is done: found, not streamed
+    assert again.unknown_sample_ids == ("x",) and scripted.calls == {"fs/s3": 1, "fs/s4": 1}

@@ -49,3 +49,14 @@ def test_explicit_hub_spelling_resolves_to_a_hub_source_without_fetching(monkeyp
 def test_an_existing_folder_is_local(tmp_path: Path) -> None:
     src = resolve_source(str(tmp_path), options=BackendOptions())
     assert (src.path, src.hub) == (str(tmp_path), False)
+
+
+def test_classifier_backend_checks_its_path_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``hf_classifier/PATH`` (an encoder judge) would otherwise hand a mistyped path to from_pretrained as a hub id."""
+    with pytest.raises(ConfigError, match="no such local model folder or file") as info:
+        create_backend(f"hf_classifier/{tmp_path / 'judge-typo'}", options=BackendOptions())
+    assert "hf_classifier/hub:ORG/NAME" in str(info.value)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ConfigError, match="HF_HUB_OFFLINE is set"):
+        create_backend("hf_classifier/hub:org/judge", options=BackendOptions())
+    assert create_backend(f"hf_classifier/{tmp_path}", options=BackendOptions()).model == str(tmp_path)

@@ -75,3 +75,12 @@ def test_valid_options_pass(tmp_path: Path) -> None:
                                media={"image_max_side": 768, "video_mode": "file"}),
     )  # fmt: skip
     assert backend.settings is not None and backend.settings.http_client == "raw"  # type: ignore[attr-defined]
+
+
+def test_judge_backend_option_is_checked_before_any_work_and_named_as_the_judge_flag(tmp_path: Path) -> None:
+    judge = ["--judge", "openai/j", "--judge-base-url", "http://127.0.0.1:9/v1"]
+    code, out = _run(tmp_path, *judge, "--judge-backend-opt", "http_clent=raw", model="baseline/oracle")
+    assert code != 0 and "--judge-backend-opt (backend 'openai'): unknown key(s) 'http_clent'" in out, out
+    assert not (tmp_path / "o" / "samples.jsonl").exists()
+    code, out = _run(tmp_path, "--judge", "replay/j.jsonl", "--judge-backend-opt", "a=1", model="baseline/oracle")
+    assert code != 0 and "--judge-backend-opt: backend 'replay' takes no options" in out, out

@@ -90,10 +90,15 @@ class _TaskAccumulator:
         by_key = {k: m for m in self.metrics for k in m.keys}
         if self.judges:  # judged run: the judge's metrics replace the plain ones of the same key
             by_key.update({k: m for m in self.judge_metrics for k in m.keys})
+        judge_keys = {k for m in self.judge_metrics for k in m.keys} if self.judges else set()
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
                 out[key] = math.fsum(values) / len(values) if values else 0.0
+            elif key in judge_keys:
+                value = self._judge_aggregate(metric, key)
+                if not math.isnan(value):
+                    out[key] = value
             else:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
         judge = self.task.spec.judge
@@ -102,16 +107,41 @@ class _TaskAccumulator:
                 out[key] = sum(out[p] for p in parts) / len(parts)
         return out
 
+    def _judge_aggregate(self, metric: BoundMetric, key: str) -> float:
+        """A judge-derived value aggregated over samples (e.g. ruHHH Group JS): ``judge_failed`` samples
+        come in as NaN (no value), so an aggregation over groups leaves their group out, never credits it."""
+        rows = [r for r in self.kept if key in r.metrics or r.state == "judge_failed"]
+        return metric.aggregate([r.metrics.get(key, math.nan) for r in rows], rows)
+
     def _metric_versions(self) -> dict[str, str]:
         used = [*self.metrics, *(self.judge_metrics if self.judges else [])]
         return {k: f"{m.definition.name}@{m.definition.version}" for m in used for k in m.keys}
 
-    def _judge_block(self) -> dict[str, Any] | None:
+    def _score_unjudged(self, metrics: dict[str, float]) -> bool:
+        """The task's score is judge-derived, the run judged it, yet no sample (or whole group) has a judge
+        value, all ``judge_failed``: the task is unscored (``scored: false``, placeholders), never scored 0."""
+        judge = self.task.spec.judge
+        if judge is None or not self.judges or self.task.spec.score_key in metrics:
+            return False
+        return self.task.spec.score_key in self._judge_keys()
+
+    def _judge_keys(self) -> list[str]:
+        judge = self.task.spec.judge
+        return [judge.key, *(k for m in self.judge_metrics for k in m.keys), *judge.derived] if judge else []
+
+    def _judge_block(self, *, unjudged: bool = False) -> dict[str, Any] | None:
         """How the task's judge values were made (``None`` for tasks without a judge)."""
         judge = self.task.spec.judge
         if judge is None:
             return None
         derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
+        if unjudged:
+            note = ("no sample (or whole group) has a judge value, every one is judge_failed: judge-derived values and the "
+                    "task score are not computed (0.0 placeholders, as for hidden answers; scored: false)")
+        elif self.judges:
+            note = "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
+        else:
+            note = "not judged in this run (no --judge and no default judge model): judge-derived values not computed"
         return {
             "judged": bool(self.judges) or self.run_judged,
             "key": judge.key,
@@ -119,9 +149,8 @@ class _TaskAccumulator:
             "n_judged": self.judged,
             "judge_failed": self.states.get("judge_failed", 0),
             "derived": {k: f"mean({v})" for k, v in derived.items()} if self.judges else {},
-            "note": "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
-            if self.judges else "not judged in this run (no --judge and no default judge model): judge-derived values not computed",
-        }  # fmt: skip
+            "note": note,
+        }
 
     def _ci(self) -> tuple[float, float] | None:
         """Bootstrap CI of a mean score; none for scores aggregated otherwise (groups, circular)."""
@@ -146,12 +175,16 @@ class _TaskAccumulator:
                 placeholders += [self.task.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys)]
             metrics = dict.fromkeys(placeholders, 0.0) | metrics
         score = metrics.get(spec.score_key, math.fsum(self.scores) / len(self.scores) if self.scores else 0.0)
+        unjudged = self._score_unjudged(metrics)
+        if unjudged:  # the interface wants every judge key: 0.0 placeholders under scored=False, never a score
+            metrics = metrics | {k: 0.0 for k in self._judge_keys() if k not in metrics}
+            score = 0.0
         n = sum(self.states.values())
         return {
             "score": score,
             "n": n,
             "n_scored": n_scored,
-            "scored": n_scored > 0,
+            "scored": n_scored > 0 and not unjudged,
             "states": {s: self.states.get(s, 0) for s in STATES},
             "metrics": metrics,
             "score_metric": spec.score_key,
@@ -163,7 +196,7 @@ class _TaskAccumulator:
             "truncated_scoring": spec.truncated,
             "version": spec.version,
             "metric_versions": self._metric_versions(),
-            "judge": self._judge_block(),
+            "judge": self._judge_block(unjudged=unjudged),
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "language": spec.language,

@@ -17,7 +17,7 @@ from typing import Any
 
 from omnieval.analysis.judge_audit import binary_agreement, flip_rate, judge_cost, length_bias, position_swap
 
-__all__ = ["SWAP_SUFFIX", "audit_markdown", "audit_runs", "judged_items"]
+__all__ = ["AUDIT_COLUMNS", "SWAP_SUFFIX", "audit_markdown", "audit_notes", "audit_rows", "audit_runs", "judged_items"]
 
 SWAP_SUFFIX = ":swapped"
 Item = tuple[str, str]
@@ -147,27 +147,53 @@ def _agreement_line(label: str, pair: Mapping[str, Any]) -> str:
     return f"{head}exact {_fmt(pair['exact_agreement'])}, mean |Δ| {_fmt(pair['mean_abs_difference'])} over {pair['items']} items."
 
 
-def audit_markdown(audit: Mapping[str, Any]) -> str:
-    """A "Judge audit" report section: cost, failures and length bias per run; flips; agreement."""
-    lines = ["## Judge audit", "", "| run | judge | samples | judge_failed | requests | cached | tokens | judge time, s | length bias (Spearman) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+AUDIT_COLUMNS = ("run", "judge", "samples", "judge_failed", "requests", "cached", "tokens", "judge time, s",
+                 "length bias (Spearman)")  # fmt: skip
+
+
+def _tokens(cost: Mapping[str, Any]) -> str:
+    """Total tokens; calls that reported no usage are said, never read as 0 tokens."""
+    missing = cost.get("calls_without_usage") or 0
+    if cost["requests"] and missing == cost["requests"]:
+        return "– (not reported)"
+    return f"{cost['total_tokens']} (+{missing} calls unreported)" if missing else str(cost["total_tokens"])
+
+
+def audit_rows(audit: Mapping[str, Any]) -> list[list[str]]:
+    """One row per run and per task of a run (cells in ``AUDIT_COLUMNS`` order)."""
+    out = []
     for name, run in audit["runs"].items():
-        rows = [(name, run), *((f"{name} · {task}", sub) for task, sub in (run.get("tasks") or {}).items())]
-        for label, part in rows:
+        parts = [(name, run), *((f"{name} · {task}", sub) for task, sub in (run.get("tasks") or {}).items())]
+        for label, part in parts:
             cost, bias = part["cost"], part["length_bias"]
-            lines.append(f"| {label} | {', '.join(part['judges'])} | {part['samples']} | {part['judge_failed']} | {cost['requests']} | "
-                         f"{cost['cached']} | {cost['total_tokens']} | {_fmt(cost['latency_s'], 1)} | {_fmt(bias['spearman'])} |")
+            out.append([label, ", ".join(part["judges"]), str(part["samples"]), str(part["judge_failed"]), str(cost["requests"]),
+                        str(cost["cached"]), _tokens(cost), _fmt(cost["latency_s"], 1), _fmt(bias["spearman"])])  # fmt: skip
+    return out
+
+
+def audit_notes(audit: Mapping[str, Any]) -> list[str]:
+    """Position swap, repeated judging (flip rate) and judge-vs-judge agreement, one sentence each."""
+    lines = []
     for name, run in audit["runs"].items():
         if run["position_swap"]:
             swap = run["position_swap"]
-            lines += ["", f"Position swap ({name}): consistency {_fmt(swap['consistency'])} over {swap['items']} pairs; "
-                      f"first slot won both orders {swap['first_slot']}×, second slot {swap['second_slot']}×."]
+            lines.append(f"Position swap ({name}): consistency {_fmt(swap['consistency'])} over {swap['items']} pairs; "
+                         f"first slot won both orders {swap['first_slot']}×, second slot {swap['second_slot']}×.")  # fmt: skip
     for version, rep in audit["repeats"].items():
-        lines += ["", f"Repeated judging ({version}, runs {', '.join(rep['runs'])}): flip rate {_fmt(rep['flip_rate'])} "
-                  f"({rep['flipped']} of {rep['items']} items)."]
+        lines.append(f"Repeated judging ({version}, runs {', '.join(rep['runs'])}): flip rate {_fmt(rep['flip_rate'])} "
+                     f"({rep['flipped']} of {rep['items']} items).")  # fmt: skip
     for pair in audit["agreement"]:
-        lines += ["", _agreement_line(f"{pair['first']} vs {pair['second']}", pair)]
-        lines += [f"- {task}: {_agreement_line('', part)}" for task, part in (pair.get("tasks") or {}).items()]
+        lines.append(_agreement_line(f"{pair['first']} vs {pair['second']}", pair)
+                     + "".join(f"\n- {task}: {_agreement_line('', part)}" for task, part in (pair.get("tasks") or {}).items()))  # fmt: skip
     if audit["runs_without_judge"]:
-        lines += ["", f"Runs without judge records: {', '.join(audit['runs_without_judge'])}."]
+        lines.append(f"Runs without judge records: {', '.join(audit['runs_without_judge'])}.")
+    return lines
+
+
+def audit_markdown(audit: Mapping[str, Any]) -> str:
+    """A "Judge audit" report section: cost, failures and length bias per run; flips; agreement."""
+    lines = ["## Judge audit", "", "| " + " | ".join(AUDIT_COLUMNS) + " |", "|" + "---|" * len(AUDIT_COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in audit_rows(audit)]
+    for note in audit_notes(audit):
+        lines += ["", note]
     return "\n".join(lines) + "\n"

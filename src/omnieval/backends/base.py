@@ -185,10 +185,10 @@ def split_model_spec(spec: str) -> tuple[str, str]:
     return provider, name
 
 
-def check_backend_options(spec: str, options: BackendOptions) -> None:
+def check_backend_options(spec: str, options: BackendOptions, *, option: str = "--backend-opt") -> None:
     """Fail before anything runs on an unknown provider, ``--backend-opt`` key or ``--media-opt`` key."""
     provider, _ = split_model_spec(spec)
-    check_backend_extra(provider, backends.get(provider).extra_options, options.extra)
+    check_backend_extra(provider, backends.get(provider).extra_options, options.extra, option=option)
     check_media_overrides(options.media)
 
 

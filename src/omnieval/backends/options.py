@@ -54,12 +54,14 @@ def check_media_overrides(media: dict[str, Any]) -> MediaPolicy:
     return _validate(MediaPolicy, media, what="--media-opt (media policy)")  # type: ignore[return-value]
 
 
-def check_backend_extra(provider: str, model: type[BaseModel] | None, extra: dict[str, Any]) -> BaseModel | None:
-    """Validate ``--backend-opt`` against the options model a backend declares (None: it takes none)."""
+def check_backend_extra(provider: str, model: type[BaseModel] | None, extra: dict[str, Any], *,
+                        option: str = "--backend-opt") -> BaseModel | None:  # fmt: skip
+    """Validate ``--backend-opt`` against the options model a backend declares (None: it takes none);
+    ``option`` names the flag in errors (``--judge-backend-opt`` for a judge)."""
     if model is None:
         if extra:
             raise ConfigError(
-                f"--backend-opt: backend {provider!r} takes no options, got {', '.join(map(repr, sorted(extra)))}"
+                f"{option}: backend {provider!r} takes no options, got {', '.join(map(repr, sorted(extra)))}"
             )
         return None
-    return _validate(model, extra, what=f"--backend-opt (backend {provider!r})")
+    return _validate(model, extra, what=f"{option} (backend {provider!r})")

@@ -1,7 +1,9 @@
 """``replay/PATH``: answers recorded elsewhere, to score predictions without calling a model.
 
 The JSONL is read once and indexed by ``(task, sample_id)``; every line problem is reported with
-the file and line number before the run starts, and a missing sample is a per-sample error.
+the file and line number before the run starts, and a missing sample is a per-sample error. A task
+name that matches no task exactly is matched ignoring case, ``-`` and ``_`` when that is unambiguous
+(``ruHHH-Image`` lines answer the task ``ruhhh_image``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,10 @@ def load_replay(path: str | Path, *, numbers: bool = False) -> dict[tuple[str, s
     return index
 
 
+def _fold(task: str) -> str:
+    return task.casefold().replace("-", "").replace("_", "")
+
+
 @register_backend("replay")
 class ReplayBackend(Backend):
     """Serves recorded answers; free to recompute, so never cached."""
@@ -85,9 +91,16 @@ class ReplayBackend(Backend):
             path = Path("/" + model)  # ``replay/abs/path.jsonl`` written without the doubled slash
         self.path = path
         self._index = load_replay(self.path, numbers=numbers)
+        self._folded: dict[tuple[str, str], Response | None] = {}
+        """Responses by folded task name; ``None`` where two spellings fold alike (ambiguous: no match)."""
+        for (task, sample_id), response in self._index.items():
+            key = (_fold(task), sample_id)
+            self._folded[key] = response if key not in self._folded else None
 
     async def generate(self, request: Request) -> Response:
         found = self._index.get((request.task, request.sample_id))
+        if found is None:
+            found = self._folded.get((_fold(request.task), request.sample_id))
         if found is None:
             raise BackendError(
                 f"replay file {self.path} has no response for task {request.task!r} sample {request.sample_id!r}",

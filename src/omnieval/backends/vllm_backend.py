@@ -5,6 +5,8 @@ engine starts. Prompts are built exactly as for ``hf`` (:func:`build_vllm_input`
 template renders the text, the media stage prepares images, audio and video frames, and they go
 in ``multi_modal_data``. Options in ``options.extra``: ``engine_args`` (dict passed to ``vllm.LLM``),
 ``chat_template`` (jinja override). Log-likelihood requests are not supported here (use ``hf``).
+As for ``hf/``, PATH must exist locally (a mistyped path is an error, never a Hub id);
+``vllm/hub:ORG/NAME`` loads from the Hub, refused under ``HF_HUB_OFFLINE``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from omnieval.backends.base import BackendOptions, InProcessBackend, optional_sampling, register_backend
+from omnieval.backends.hf.loading import resolve_source
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.errors import BackendError
@@ -77,6 +80,7 @@ class VLLMBackend(InProcessBackend):
         params_factory: Callable[..., Any] | None = None, processor: Any = None,
     ) -> None:
         super().__init__(model, options=options)
+        self._path = model if llm is not None else _weights(model, options)
         self._llm = llm
         self._params_factory = params_factory
         self._processor = processor
@@ -90,11 +94,11 @@ class VLLMBackend(InProcessBackend):
                     import vllm
                 except ImportError as exc:
                     raise BackendError("the vllm backend needs `pip install omnieval[vllm]`", retryable=False) from exc
-                args: dict[str, Any] = {"model": self.model, **dict(self.options.extra.get("engine_args", {}))}
+                args: dict[str, Any] = {"model": self._path, **dict(self.options.extra.get("engine_args", {}))}
                 if self.options.dtype:
                     args.setdefault("dtype", self.options.dtype)
                 self._llm = vllm.LLM(**args)
-                self._processor = self._processor or _try_processor(self.model)
+                self._processor = self._processor or _try_processor(self._path)
             return self._llm
 
     def _params(self, gen: GenerationConfig) -> Any:
@@ -146,6 +150,12 @@ def _response(out: Any, *, applied: dict[str, Any], latency: float) -> Response:
         latency_s=latency,
         media=applied,
     )
+
+
+def _weights(model: str, options: BackendOptions) -> str:
+    """What vLLM loads: an existing local folder or file, or the hub id of an explicit ``hub:ORG/NAME``."""
+    src = resolve_source(model, options=options, provider="vllm")
+    return src.path if src.hub or src.gguf_file is None else f"{src.path}/{src.gguf_file}"
 
 
 def _try_processor(model: str) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from omnieval.cli._common import fail
+from omnieval.cli.run_cmd import warn_unknown_sample_ids
 from omnieval.runner import RunConfig
 from omnieval.runner.preview import Planned, Totals, plan_requests
 from omnieval.types import Message, TextPart
@@ -68,6 +70,7 @@ def print_dry_run(config: RunConfig) -> None:
     console = Console()
     show = None if config.sample_ids else (config.limit or SHOWN_PER_TASK)
     per_task: dict[str, Totals] = {}
+    found: set[str] = set()
     for planned in plan_requests(config):
         totals = per_task.setdefault(planned.task, Totals())
         totals.add(planned)
@@ -77,7 +80,11 @@ def print_dry_run(config: RunConfig) -> None:
                 req = planned.request
                 console.print(f"[dim]{planned.task}: generation {req.generation.model_dump()}; "
                               f"media {req.media_policy.model_dump(exclude_defaults=True)}[/dim]")  # fmt: skip
+        found.add(planned.sample.id)
     console.print(_totals_table(per_task))
     for totals in per_task.values():
         for problem in totals.unreadable_media[:5]:
             console.print(f"[yellow]unreadable media (the run would record an error): {problem}[/yellow]")
+    warn_unknown_sample_ids([i for i in config.sample_ids or () if i not in found])
+    if not found:
+        fail("no samples were selected (check --limit / --sample-ids)", code=1)  # as the run itself says

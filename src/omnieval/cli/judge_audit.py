@@ -25,7 +25,8 @@ def audit_command(
     judge_temperature: JudgeOpts.temperature = None,
     judge_backend_opt: JudgeOpts.backend_opt = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the audit as JSON instead of Markdown.")] = False,
-    save: Annotated[bool, typer.Option(help="Write judge_audit.json and judge_audit.md into the first run directory.")] = True,
+    save: Annotated[bool, typer.Option(help="Write judge_audit.json and judge_audit.md into the first run directory "
+                                             "and re-render its report.html (its Judge audit section).")] = True,
 ) -> None:
     """Audit judges: repeated-judging flip rate, position swap, length bias, Cohen's kappa, cost."""
     from omnieval.analysis.judge_repeat import repeat_judging
@@ -48,4 +49,15 @@ def audit_command(
     if save:
         (run_dirs[0] / "judge_audit.json").write_text(json.dumps(audit, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
         (run_dirs[0] / "judge_audit.md").write_text(text, encoding="utf-8")
+        _rerender_report(run_dirs[0])
     typer.echo(json.dumps(audit, ensure_ascii=False, indent=2, default=str) if json_out else text)
+
+
+def _rerender_report(run_dir: Path) -> None:
+    """Re-render the run's report.html, whose "Judge audit" section shows the saved flips and agreement."""
+    from omnieval.cli.report_cmds import _tasks_of
+    from omnieval.reports import write_report
+
+    with friendly_errors():
+        tasks, _ = _tasks_of(run_dir)
+        write_report(run_dir, tasks=tasks)

@@ -26,6 +26,9 @@ class JudgeOpts:
     timeout = Annotated[float, Opt("--judge-timeout", help=f"{_P}: per-request timeout in seconds.")]
     max_tokens = Annotated[int | None, Opt("--judge-max-tokens", help=f"{_P}: max new tokens (generative judges).")]
     temperature = Annotated[float | None, Opt("--judge-temperature", help=f"{_P}: sampling temperature.")]
+    top_p = Annotated[float | None, Opt("--judge-top-p", help=f"{_P}: nucleus sampling top-p.")]
+    stop = Annotated[list[str] | None, Opt("--judge-stop", help=f"{_P}: stop sequence (repeatable).")]
+    gen_seed = Annotated[int | None, Opt("--judge-gen-seed", help=f"{_P}: sampling seed sent to its backend.")]
     device = Annotated[str | None, Opt("--judge-device", help=f"{_P}: device for local judges.")]
     dtype = Annotated[str | None, Opt("--judge-dtype", help=f"{_P}: dtype for local judges.")]
     batch_size = Annotated[int, Opt("--judge-batch-size", help=f"{_P}: batch size for local judges.")]
@@ -42,6 +45,9 @@ def judge_config(
     timeout: float = 120.0,
     max_tokens: int | None = None,
     temperature: float | None = None,
+    top_p: float | None = None,
+    stop: list[str] | None = None,
+    gen_seed: int | None = None,
     device: str | None = None,
     dtype: str | None = None,
     batch_size: int = 8,
@@ -51,13 +57,17 @@ def judge_config(
     """The run's ``JudgeConfig``, or ``None`` without ``--judge``."""
     if judge is None:
         return None
-    from omnieval.backends import BackendOptions
+    from omnieval.backends import BackendOptions, check_backend_options
+    from omnieval.judges.backends import effective_judge_spec
     from omnieval.runner import JudgeConfig
 
-    generation = {k: v for k, v in {"max_tokens": max_tokens, "temperature": temperature}.items() if v is not None}
+    wanted = {"max_tokens": max_tokens, "temperature": temperature, "top_p": top_p,
+              "stop": tuple(stop) if stop else None, "seed": gen_seed}  # fmt: skip
+    generation = {k: v for k, v in wanted.items() if v is not None}
     backend = BackendOptions(base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout,
                              device=device, dtype=dtype, batch_size=batch_size,
                              extra=parse_kv(backend_opt, option="--judge-backend-opt"))  # fmt: skip
+    check_backend_options(effective_judge_spec(judge), backend, option="--judge-backend-opt")  # before any work
     return JudgeConfig(model=judge, backend=backend, generation=generation, retries=retries)
 
 
@@ -68,6 +78,9 @@ _OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("judge_timeout", JudgeOpts.timeout, 120.0),
     ("judge_max_tokens", JudgeOpts.max_tokens, None),
     ("judge_temperature", JudgeOpts.temperature, None),
+    ("judge_top_p", JudgeOpts.top_p, None),
+    ("judge_stop", JudgeOpts.stop, None),
+    ("judge_gen_seed", JudgeOpts.gen_seed, None),
     ("judge_device", JudgeOpts.device, None),
     ("judge_dtype", JudgeOpts.dtype, None),
     ("judge_batch_size", JudgeOpts.batch_size, 8),

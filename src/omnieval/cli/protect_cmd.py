@@ -82,7 +82,8 @@ def detect_command(
     if json_out:
         print_json(report)
     else:
-        print(f"{report['detected']} of {report['n']} files carry the mark ({report['method']}, threshold {report['threshold']})")
+        method = f"audioseal, p > {audioseal.threshold}" if audioseal is not None else f"keyed, z > {threshold}"
+        print(f"{report['detected']} of {report['n']} files carry the mark ({method})")
 
 
 def _audioseal(*, generator: Path | None, detector: Path | None) -> AudioSealMarker | None:
@@ -113,7 +114,7 @@ def ngram_command(
     with friendly_errors():
         resolved = resolve_tasks(tasks)
         pairs = ((task.name, sample) for task in resolved for sample in task.iter_samples())
-        report = ngram_overlap(pairs, iter_corpus(corpus, text_field=text_field), n=n, threshold=threshold,
+        report = ngram_overlap(pairs, iter_corpus(corpus, text_field=text_field, carry_words=n - 1), n=n, threshold=threshold,
                                include_targets=not no_targets)
     if output is not None:
         output.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -143,6 +144,8 @@ def impact_command(
         return
     for warning in report["warnings"]:
         print(f"warning: {warning}")
+    for note in report["notes"]:
+        print(f"note: {note}")
     for name, row in report["tasks"].items():
         if not row["computed"]:
             print(f"{name}: not computed ({row['reason']})")

@@ -124,6 +124,7 @@ def _run(config: object, executor: object = None) -> None:
     states = results["states"]
     total = sum(states.values())
     _warn_on_errors(results)
+    warn_unknown_sample_ids(outcome.unknown_sample_ids)
     if rate is not None and total and states.get("error", 0) / total > rate:
         print(f"omnieval: error rate {states['error'] / total:.3f} exceeds --max-error-rate {rate}", file=sys.stderr)
         raise typer.Exit(3)
@@ -133,6 +134,13 @@ def _run(config: object, executor: object = None) -> None:
         raise typer.Exit(3)
     if total == 0 and not any(outcome.states.values()):
         fail("no samples were selected (check --limit / --sample-ids)", code=1)
+
+
+def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
+    """A mistyped ``--sample-ids`` entry would otherwise only make the run smaller."""
+    if unknown:
+        names = ", ".join(repr(i) for i in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
+        print(f"omnieval: warning: --sample-ids: no task has sample id(s) {names}; they were not run", file=sys.stderr)
 
 
 def _warn_on_errors(results: dict[str, object]) -> None:

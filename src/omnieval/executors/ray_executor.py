@@ -38,6 +38,7 @@ from omnieval.executors.shards import (
     remembered_shard_size,
     seed_shards,
     shard_file,
+    unplanned_sample_ids,
 )
 from omnieval.executors.worker import ShardWorker
 from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
@@ -379,4 +380,5 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     write_manifest("finished")
     states = {t.name: dict(tally.states.get(t.name, {})) for t in tasks}
     described = judge_plan.annotate(tally.judges) or old_judges
-    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe(), judges=described)
+    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe(), judges=described,
+                      unknown_sample_ids=unplanned_sample_ids(plans, config))

@@ -29,6 +29,7 @@ __all__ = [
     "remembered_shard_size",
     "seed_shards",
     "shard_file",
+    "unplanned_sample_ids",
 ]
 
 MIN_SHARD = 8
@@ -93,6 +94,12 @@ def plan_shards(tasks: list[Task], config: RunConfig, *, shard_size: int | None,
             if unit is not None:
                 current.extend(unit)
     return plans, shard_size
+
+
+def unplanned_sample_ids(plans: list[ShardPlan], config: RunConfig) -> tuple[str, ...]:
+    """``--sample-ids`` that no task has: the plans cover every selected sample, done or not."""
+    planned = {sample_id for plan in plans for sample_id in plan.sample_ids}
+    return tuple(i for i in config.sample_ids or () if i not in planned)
 
 
 def shard_file(output: Path, plan: ShardPlan) -> Path:

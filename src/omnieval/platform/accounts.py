@@ -13,7 +13,7 @@ from omnieval.platform.models import ROLES, ApiToken, User
 
 __all__ = ["AccountError", "authenticate", "create_user", "issue_token", "user_for_token"]
 
-USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,64}$")
+USERNAME = re.compile(r"^[A-Za-z0-9_.@+-]{3,64}$")  # e-mail addresses are valid names
 MIN_PASSWORD = 8
 
 
@@ -29,7 +29,7 @@ def _hasher():  # type: ignore[no-untyped-def]
 
 def create_user(session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None) -> User:
     if not USERNAME.match(username):
-        raise AccountError("username: 3-64 characters of letters, digits, '_', '.', '-'")
+        raise AccountError("username: 3-64 characters of letters, digits, '_', '.', '@', '+', '-'")
     if len(password) < MIN_PASSWORD:
         raise AccountError(f"password: at least {MIN_PASSWORD} characters")
     if role not in ROLES:

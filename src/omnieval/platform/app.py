@@ -16,6 +16,7 @@ def create_app(settings: Settings) -> Any:
     from starlette.middleware.sessions import SessionMiddleware
 
     from omnieval.platform import api, api_annotation, pages
+    from omnieval.platform.body_limit import BodyLimit
     from omnieval.platform.db import Database
     from omnieval.platform.jobs import Worker
     from omnieval.platform.page_errors import install_error_handlers
@@ -40,6 +41,7 @@ def create_app(settings: Settings) -> Any:
     }
     app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False)
     install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
+    app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)  # before the multipart parser reads a byte
     app.include_router(api.router)
     app.include_router(api_annotation.router)
     app.include_router(pages.router)

@@ -18,12 +18,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-__all__ = ["install_error_handlers"]
+__all__ = ["error_answer", "install_error_handlers"]
 
 log = logging.getLogger("omnieval.platform")
 
 TITLES = {400: "Bad request", 401: "Please log in", 403: "Access denied", 404: "Page not found",
-          405: "Method not allowed", 409: "Request refused", 422: "Invalid request", 429: "Too many requests",
+          405: "Method not allowed", 409: "Request refused", 411: "Length required", 413: "Upload too large", 422: "Invalid request", 429: "Too many requests",
           500: "Something went wrong"}  # fmt: skip
 _STARLETTE_DETAILS = {"Not Found": "there is no such page", "Method Not Allowed": "this page does not take that method"}
 
@@ -61,6 +61,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _render(request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
 
 
+def error_answer(request: Request, status: int, message: str) -> Response:
+    """An error answered outside the routes (middleware): ``{"detail"}`` under /api/, else the error page."""
+    if _is_api(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    return _render(request, status, message)
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     if _is_api(request):
@@ -70,9 +77,43 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _internal(request: Request, exc: Exception) -> Response:
     log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
+    return _internal_answer(request)
+
+
+def _internal_answer(request: Request) -> Response:
     if _is_api(request):
         return JSONResponse({"detail": "internal error"}, status_code=500)
     return _render(request, 500, "internal error; the server log names its kind")
+
+
+class ContainFailures:
+    """Answer an unexpected exception here, logging only its type.
+
+    Starlette's outermost error middleware re-raises every exception after its handler ran, so that the
+    server logs it, and uvicorn then logs the whole traceback with the exception's message, which could
+    quote a hidden answer. Caught here, inside that middleware, nothing is re-raised.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
+            if not started:  # otherwise the answer is cut short; the client sees a broken response
+                await _internal_answer(Request(scope, receive))(scope, receive, send)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -80,3 +121,4 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(Exception, _internal)
+    app.add_middleware(ContainFailures)

@@ -15,7 +15,8 @@ from sqlalchemy import select
 
 from omnieval.platform import annotation, service
 from omnieval.platform.accounts import AccountError, authenticate, create_user
-from omnieval.platform.api import SessionDep, client_key, http_errors
+from omnieval.platform.api import SessionDep, SubmissionId, client_key, http_errors
+from omnieval.platform.api_annotation import ItemId
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
 from omnieval.platform.submissions import InvalidSubmission, accept_upload
@@ -157,7 +158,7 @@ def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
 
 
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse)
-def submission_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
+def submission_page(request: Request, session: SessionDep, submission_id: SubmissionId) -> HTMLResponse:
     user = _need(request, session)
     with http_errors():
         row = service.get_submission(session, user, submission_id)
@@ -167,7 +168,7 @@ def submission_page(request: Request, session: SessionDep, submission_id: int) -
 
 
 @router.get("/submissions/{submission_id}/logs/{name:path}", response_class=PlainTextResponse)
-def log_page(request: Request, session: SessionDep, submission_id: int, name: str) -> PlainTextResponse:
+def log_page(request: Request, session: SessionDep, submission_id: SubmissionId, name: str) -> PlainTextResponse:
     """A log file of the submission's logs_public.zip as plain text, for reviewers."""
     user = _need(request, session)
     with http_errors():
@@ -175,7 +176,7 @@ def log_page(request: Request, session: SessionDep, submission_id: int, name: st
 
 
 @router.post("/submissions/{submission_id}/publish")
-async def publish(request: Request, session: SessionDep, submission_id: int) -> Response:
+async def publish(request: Request, session: SessionDep, submission_id: SubmissionId) -> Response:
     form = await request.form()
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
@@ -193,7 +194,7 @@ def reviews(request: Request, session: SessionDep) -> HTMLResponse:
 
 
 @router.post("/reviews/{submission_id}")
-def review(request: Request, session: SessionDep, submission_id: int, decision: Annotated[str, Form()],
+def review(request: Request, session: SessionDep, submission_id: SubmissionId, decision: Annotated[str, Form()],
            comment: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
     user = _need(request, session, "reviewer", "admin")
@@ -212,7 +213,7 @@ def board_page(request: Request, session: SessionDep, benchmark: str, board: str
 
 
 @router.get("/models/{submission_id}", response_class=HTMLResponse)
-def model_page(request: Request, session: SessionDep, submission_id: int) -> HTMLResponse:
+def model_page(request: Request, session: SessionDep, submission_id: SubmissionId) -> HTMLResponse:
     with http_errors():
         data = service.model_page(session, submission_id)
     return _render(request, session, "model.html", m=data)
@@ -226,7 +227,7 @@ def annotate_page(request: Request, session: SessionDep, saved: bool = False) ->
 
 
 @router.post("/annotate/{item_pk}")
-def annotate(request: Request, session: SessionDep, item_pk: int, score: Annotated[str, Form()],
+def annotate(request: Request, session: SessionDep, item_pk: ItemId, score: Annotated[str, Form()],
              rationale: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
     user = _need(request, session, "annotator", "admin")

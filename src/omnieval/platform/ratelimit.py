@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import delete, select, update
@@ -48,16 +49,20 @@ def _lock_row(session: Session, digest: str) -> None:
 class RateLimiter:
     """At most ``limit`` attempts per key within ``window_s`` seconds, across every process on ``db``."""
 
-    def __init__(self, db: Database, *, kind: str, limit: int, window_s: float) -> None:
+    def __init__(
+        self, db: Database, *, kind: str, limit: int, window_s: float, clock: Callable[[], float] = time.time
+    ) -> None:
+        """``clock`` is the wall clock (shared by processes; monotonic clocks are not); tests pass a fake one."""
         dialect = db.engine.dialect.name
         if dialect not in DIALECTS:
             raise ConfigError(f"the platform's rate limits need SQLite or PostgreSQL, not {dialect!r} ({db.engine.url})")
         self.db, self.kind, self.limit, self.window_s = db, kind, limit, window_s
+        self.clock = clock
         self._next_prune = 0.0
 
     def allow(self, key: str) -> bool:
         """Record one attempt for ``key``; False when it is over the limit."""
-        now = time.time()  # wall clock: shared by processes (monotonic clocks are not)
+        now = self.clock()
         digest = hashlib.sha256(f"{self.kind}\0{key}".encode()).hexdigest()
         with self.db.session() as session:
             _lock_row(session, digest)

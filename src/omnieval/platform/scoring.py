@@ -42,6 +42,17 @@ def _task_records(task: Task, answers: dict[str, str]) -> list[dict[str, Any]]:
     return records
 
 
+def _task_breakdowns(tasks: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's capability breakdowns over tasks (modality, skills, answer format: catalogue labels).
+
+    Only task-level groups: sample-level ones come from the hidden samples' metadata, whose labels could
+    name an answer (a group label is shown verbatim), so they are never computed here.
+    """
+    from omnieval.reports.taxonomy import task_dimensions
+
+    return task_dimensions(tasks)
+
+
 def score_submission(archive: Path, benchmark: Benchmark, settings: Settings, *, model: str) -> dict[str, Any]:
     """``results.json``-shaped aggregates for the tasks the submission answers (others are not attempted)."""
     from omnieval.aggregate import compute_results
@@ -62,6 +73,7 @@ def score_submission(archive: Path, benchmark: Benchmark, settings: Settings, *,
         }  # fmt: skip
         records.extend(task_records)
     results = compute_results(tasks, records, model=model)
+    results["breakdowns"] = _task_breakdowns(results["tasks"])
     results["tasks"] = {
         name: {k: block[k] for k in PUBLIC_TASK_KEYS if k in block} | {"ids": coverage[name]}
         for name, block in results["tasks"].items()

@@ -31,10 +31,21 @@ def can_review(user: User) -> bool:
     return user.role in ("reviewer", "admin")
 
 
+UNDER_REVIEW = ("requested", "approved", "rejected")
+"""Publication states a reviewer may open: a private submission's results stay its owner's (and admins')."""
+
+
+def _visible(row: Submission, user: User) -> bool:
+    if row.user_id == user.id or user.role == "admin":
+        return True
+    return user.role == "reviewer" and row.publication in UNDER_REVIEW
+
+
 def get_submission(session: Session, user: User, submission_id: int) -> Submission:
-    """The submission if ``user`` owns it or reviews; otherwise NotFound (no existence leak)."""
+    """The submission if ``user`` owns it, administers, or reviews its publication request; otherwise
+    NotFound (no existence leak)."""
     row = session.get(Submission, submission_id)
-    if row is None or (row.user_id != user.id and not can_review(user)):
+    if row is None or not _visible(row, user):
         raise NotFound(f"submission {submission_id} not found")
     return row
 
@@ -176,14 +187,21 @@ def board(session: Session, benchmark: str, board_name: str, *, sort: str | None
     rows = [dict(r) for r in part["rows"]]
     if query:
         rows = [r for r in rows if query.lower() in str(r["model"]).lower()]
-    if sort:
-        if rows and sort not in rows[0]:
-            raise ValueError(f"sort must be one of {sorted(rows[0])}")
-        rows.sort(key=lambda r: (r[sort] is None, r[sort]), reverse=order != "asc")
+    if sort and rows:
+        columns = _sortable(rows)
+        if sort not in columns:
+            raise ValueError(f"sort must be one of {columns}")
+        rows.sort(key=lambda r: (r[sort] is None, isinstance(r[sort], str), r[sort]), reverse=order != "asc")
     hb = part["human_baseline"]
     human = dict(hb) if isinstance(hb, dict) else {"model": "Human Baseline", "total": hb}
     return {"benchmark": benchmark, "board": board_name, "title": part["title"], "rows": rows,
             "human_baseline": {**human, "human": True}}  # fmt: skip
+
+
+def _sortable(rows: list[dict[str, Any]]) -> list[str]:
+    """Columns holding only numbers, text or nothing (model information is a mapping: not an order)."""
+    plain = (int, float, str, type(None))
+    return sorted(k for k in rows[0] if all(isinstance(r.get(k), plain) for r in rows))
 
 
 def _public_row(row: dict[str, Any], sub: Submission) -> dict[str, Any]:

@@ -77,20 +77,29 @@ def _open_text(path: Path) -> IO[str]:
     return path.open(encoding="utf-8")
 
 
-def iter_corpus(paths: Iterable[Path], *, text_field: str = "text") -> Iterator[tuple[str, str]]:
-    """``(document id, text)`` one at a time: a JSONL line's ``text_field`` or a plain-text line."""
+def iter_corpus(paths: Iterable[Path], *, text_field: str = "text", carry_words: int = 0) -> Iterator[tuple[str, str]]:
+    """``(document id, text)`` one at a time: a JSONL line's ``text_field`` or a plain-text line.
+
+    A plain-text line is prefixed with the last ``carry_words`` words of the file's previous line (give n − 1),
+    so an n-gram that a wrapped text splits over a line break is still seen; JSONL records stand alone.
+    """
     for root in paths:
         files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
         if not files:
             raise SourceError(f"corpus {root}: no files to read")
         for path in files:
             is_jsonl = ".jsonl" in path.suffixes or ".json" in path.suffixes
+            carried: list[str] = []
             try:
                 with _open_text(path) as fh:
                     for number, line in enumerate(fh, 1):
                         if not line.strip():
                             continue
-                        yield f"{path}:{number}", (_json_text(line, path, number, text_field) if is_jsonl else line)
+                        if is_jsonl:
+                            yield f"{path}:{number}", _json_text(line, path, number, text_field)
+                            continue
+                        yield f"{path}:{number}", " ".join([*carried, line])
+                        carried = _WORD.findall(line)[-carry_words:] if carry_words > 0 else []
             except (OSError, UnicodeDecodeError, EOFError) as exc:
                 raise SourceError(f"corpus file {path}: unreadable ({exc})") from None
 

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 from PIL import Image
 
 from omnieval.errors import ConfigError, MediaError
@@ -20,6 +21,7 @@ from omnieval.protect.audio_mark import detect_audio, embed_audio
 from omnieval.protect.audioseal_mark import AudioSealMarker
 from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection
 from omnieval.protect.image_invisible import detect_image, embed_image
+from omnieval.protect.tables import CellFn, iter_media_cells, mark_table_file
 from omnieval.protect.video_mark import mark_video
 from omnieval.protect.visible import Overlay, apply_overlay, render_overlay
 
@@ -51,9 +53,11 @@ class MarkSettings:
             key = key or None
         elif kind in ("image-invisible", "audio") and not key:
             raise ConfigError(f"--kind {kind} needs --key (the secret the detector will need)")
-        if kind in ("image-visible", "video"):
-            if overlay is None:
-                raise ConfigError(f"--kind {kind} needs --text or --logo")
+        if kind == "image-visible" and overlay is None:
+            raise ConfigError("--kind image-visible needs --text or --logo")
+        if kind == "video" and overlay is None and not key:
+            raise ConfigError("--kind video needs --text or --logo (a visible mark), --key (an invisible one), or both")
+        if overlay is not None and kind != "audio":
             overlay.check()
         self.kind, self.key, self.overlay, self.strength, self.snr_db = kind, key, overlay, strength, snr_db
 
@@ -96,23 +100,24 @@ def _save_image(img: Image.Image, target: Path, *, like: Path) -> None:
     img.save(target, format=fmt, **options)
 
 
+def _marked_audio(data: np.ndarray, rate: int, settings: MarkSettings) -> np.ndarray:
+    if settings.audioseal is not None:
+        return settings.audioseal.embed(data, rate)
+    return embed_audio(data, rate, key=settings.key or "", snr_db=settings.snr_db)
+
+
 def _mark_audio(path: Path, target: Path, settings: MarkSettings) -> None:
     import soundfile
 
     with path.open("rb") as fh:
-        data, rate, _ = decode_audio(fh, where=str(path))
-    info = soundfile.info(str(path))
-    if settings.audioseal is not None:
-        marked = settings.audioseal.embed(data, rate)
-    else:
-        marked = embed_audio(data, rate, key=settings.key or "", snr_db=settings.snr_db)
-    soundfile.write(str(target), marked, rate, subtype=info.subtype, format=info.format)
+        data, rate, info = decode_audio(fh, where=str(path))
+    soundfile.write(str(target), _marked_audio(data, rate, settings), rate, subtype=info["subtype"], format=info["format"])
 
 
-def _image_bytes_fn(settings: MarkSettings, where: str) -> Callable[[bytes], bytes]:
+def _image_cell_fn(settings: MarkSettings) -> CellFn:
     mark = settings.image_fn()
 
-    def convert(raw: bytes) -> bytes:
+    def convert(raw: bytes, where: str) -> bytes:
         img, info = decode_image(io.BytesIO(raw), where=where, max_side=None, max_pixels=None)
         out = io.BytesIO()
         fmt = info.get("format") or "PNG"
@@ -123,15 +128,30 @@ def _image_bytes_fn(settings: MarkSettings, where: str) -> Callable[[bytes], byt
     return convert
 
 
-def _mark_table_file(path: Path, target: Path, settings: MarkSettings) -> int:
-    """Mark the image columns (HF ``{bytes, path}`` structs or raw binary) of a Parquet or Arrow file."""
-    from omnieval.protect.tables import mark_arrow_images, mark_parquet_images
+def _audio_cell_fn(settings: MarkSettings) -> CellFn:
+    """Audio cells (HF ``Audio`` features) are decoded, marked and written back in their own format and subtype."""
+    import soundfile
 
-    if settings.kind not in ("image-visible", "image-invisible"):
+    def convert(raw: bytes, where: str) -> bytes:
+        data, rate, info = decode_audio(io.BytesIO(raw), where=where)
+        out = io.BytesIO()
+        try:
+            soundfile.write(out, _marked_audio(data, rate, settings), rate, subtype=info["subtype"], format=info["format"])
+        except (soundfile.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
+            raise MediaError(f"cannot write {info['format']} audio back: {exc}", path=where) from None
+        return out.getvalue()
+
+    return convert
+
+
+def _mark_table_file(path: Path, target: Path, settings: MarkSettings) -> int:
+    """Mark the image (or, for --kind audio, audio) columns of a Parquet or Arrow file; video kinds copy it."""
+    if settings.kind == "video":
         shutil.copy2(path, target)
         return 0
-    mark = mark_parquet_images if path.suffix.lower() == ".parquet" else mark_arrow_images
-    return mark(path, target, convert=_image_bytes_fn(settings, str(path)))
+    if settings.kind == "audio":
+        return mark_table_file(path, target, media="audio", convert=_audio_cell_fn(settings))
+    return mark_table_file(path, target, media="image", convert=_image_cell_fn(settings))
 
 
 @contextmanager
@@ -154,16 +174,21 @@ def _atomic_dir(output: Path) -> Iterator[Path]:
     os.replace(tmp, output)
 
 
+def _refuse_unsupported(source: Path, kind: str) -> None:
+    """Media of the kind in a format we cannot handle stops the run up front, naming the first such file."""
+    media, suffixes = kind.split("-")[0], {"audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}.get(kind, IMAGE_SUFFIXES)
+    files = [source] if source.is_file() else source.rglob("*")
+    unsupported = sorted(p for p in files if p.is_file() and p.suffix.lower() in UNSUPPORTED[media])
+    if unsupported:
+        raise MediaError(f"unsupported {media} format {unsupported[0].suffix!r} ({len(unsupported)} file(s)); "
+                         f"convert to {', '.join(sorted(suffixes))} first", path=str(unsupported[0]))
+
+
 def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, Any]:
     """Copy ``source`` to ``output`` with every media file of the kind marked; other files unchanged."""
     if not source.is_dir():
         raise ConfigError(f"--input {source} is not a folder")
-    unsupported = sorted(p for p in source.rglob("*") if p.is_file()
-                         and p.suffix.lower() in UNSUPPORTED[settings.kind.split("-")[0]])
-    if unsupported:
-        raise MediaError(f"unsupported {settings.kind.split('-')[0]} format {unsupported[0].suffix!r} "
-                         f"({len(unsupported)} file(s)); convert to {', '.join(sorted(settings.suffixes))} first",
-                         path=str(unsupported[0]))
+    _refuse_unsupported(source, settings.kind)
     candidates = _media_files(source, settings.suffixes)
     if not candidates:
         raise MediaError(f"no {settings.kind.split('-')[0]} files ({', '.join(sorted(settings.suffixes))}) or Parquet", path=str(source))
@@ -190,38 +215,53 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
     return {"kind": settings.kind, "input": str(source), "output": str(output), **counts}
 
 
-def _detect_file(path: Path, *, kind: str, key: str, threshold: float, audioseal: AudioSealMarker | None) -> Detection:
-    if kind == "audio":
-        with path.open("rb") as fh:
-            data, rate, _ = decode_audio(fh, where=str(path))
-        if audioseal is not None:
-            return audioseal.detect(data, rate)
-        return detect_audio(data, rate, key=key, threshold=threshold)
-    return detect_image(_read_image(path), key=key, threshold=threshold)
+def _detect_bytes(
+    raw: bytes | Path, *, where: str, kind: str, key: str, threshold: float, audioseal: AudioSealMarker | None
+) -> Detection:
+    with (raw.open("rb") if isinstance(raw, Path) else io.BytesIO(raw)) as fh:
+        if kind == "audio":
+            data, rate, _ = decode_audio(fh, where=where)
+            if audioseal is not None:
+                return audioseal.detect(data, rate)
+            return detect_audio(data, rate, key=key, threshold=threshold)
+        img, _ = decode_image(fh, where=where, max_side=None, max_pixels=None)
+    return detect_image(img, key=key, threshold=threshold)
+
+
+def _detect_targets(source: Path, kind: str) -> Iterator[tuple[str, bytes | Path, str]]:
+    """``(report path, file or cell bytes, where for errors)``: media files, then the media cells of tables."""
+    if source.is_file():
+        yield source.name, source, str(source)
+        return
+    media = "audio" if kind == "audio" else "image"
+    for path in _media_files(source, AUDIO_SUFFIXES if media == "audio" else IMAGE_SUFFIXES):
+        rel = path.relative_to(source).as_posix()
+        if path.suffix.lower() not in TABLE_SUFFIXES:
+            yield rel, path, str(path)
+            continue
+        for cell, raw in iter_media_cells(path, media=media):  # type: ignore[arg-type]
+            yield f"{rel}:{cell}", raw, f"{path} ({cell})"
 
 
 def detect_tree(
     source: Path, *, kind: str, key: str | None, threshold: float = DEFAULT_THRESHOLD,
     audioseal: AudioSealMarker | None = None,
 ) -> dict[str, Any]:
-    """``{"n", "detected", "files": [{"path", "detected", "confidence", "z"}]}`` over every media file."""
+    """The fixed report ``{"n", "detected", "files": [{"path", "detected", "confidence"}]}`` over every media file
+    under ``source`` (and every media cell of its Parquet/Arrow tables, as ``FILE:COLUMN[ROW]``)."""
     if kind not in ("image-invisible", "audio"):
         raise ConfigError(f"detection is for --kind image-invisible or audio, not {kind!r}")
     if audioseal is not None and kind != "audio":
         raise ConfigError("AudioSeal detects audio marks only")
     if not key and audioseal is None:
         raise ConfigError("--key is required for detection")
-    suffixes = AUDIO_SUFFIXES if kind == "audio" else IMAGE_SUFFIXES
-    paths = [p for p in _media_files(source, suffixes) if p.suffix.lower() not in TABLE_SUFFIXES] if source.is_dir() else [source]
-    if not paths:
-        raise MediaError(f"no {kind.split('-')[0]} files to check", path=str(source))
+    if not source.exists():
+        raise ConfigError(f"--input {source} does not exist")
+    _refuse_unsupported(source, kind)
     files = []
-    for path in paths:
-        found = _detect_file(path, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal)
-        rel = str(path.relative_to(source)) if source.is_dir() else path.name
-        files.append({"path": rel, "detected": found.detected, "confidence": found.confidence, "z": found.z})
-    method = "audioseal" if audioseal is not None else "keyed"
-    return {"n": len(files), "detected": sum(f["detected"] for f in files), "method": method,
-            "threshold": audioseal.threshold if audioseal is not None else threshold, "files": files}
-
-
+    for rel, raw, where in _detect_targets(source, kind):
+        found = _detect_bytes(raw, where=where, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal)
+        files.append({"path": rel, "detected": found.detected, "confidence": found.confidence})
+    if not files:
+        raise MediaError(f"no {kind.split('-')[0]} files to check", path=str(source))
+    return {"n": len(files), "detected": sum(f["detected"] for f in files), "files": files}

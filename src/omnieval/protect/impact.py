@@ -18,7 +18,7 @@ __all__ = ["abs_interval", "watermark_impact"]
 def abs_interval(lo: float, hi: float) -> tuple[float, float]:
     """The interval of |d| for d in [lo, hi]: (0, max) when it straddles 0, else the sorted magnitudes."""
     if lo <= 0.0 <= hi:
-        return 0.0, max(-lo, hi)
+        return 0.0, abs(max(-lo, hi))  # abs: max(-0.0, 0.0) is -0.0, printed as a negative bound
     return min(abs(lo), abs(hi)), max(abs(lo), abs(hi))
 
 
@@ -41,5 +41,8 @@ def watermark_impact(doc: dict[str, Any], *, tolerance_pp: float = 5.0) -> dict[
             "p_value": pair["p_value"], "test": pair["test"],
             "within_tolerance": abs_hi < tolerance_pp,
         }
+    warnings = doc.get("warnings", [])
+    expected = [w for w in warnings if any(w.startswith(f"task {name!r}: hash differs") for name in doc["tasks"])]
     return {"clean": clean, "marked": marked, "tolerance_pp": tolerance_pp, "tasks": tasks,
-            "warnings": doc.get("warnings", [])}
+            "warnings": [w for w in warnings if w not in expected],
+            "notes": [f"{w}: expected, the marked media changes the task's content hash" for w in expected]}

@@ -131,6 +131,38 @@ def _export_tables(folder: Path, rows: list[dict[str, Any]], dims: list[dict[str
         write_table(folder, "variants", variants, title="Score by prompt variant")
 
 
+def _saved_audit_notes(run_dir: Path, versions: set[str]) -> list[str]:
+    """Flip rate and judge-vs-judge agreement from a saved ``omnieval judge audit`` of this run, when it
+    audited the judge versions the records hold now (a re-judge since makes it stale: said, not shown)."""
+    from omnieval.analysis.judge_runs import audit_notes
+    from omnieval.store import read_json
+
+    path = run_dir / "judge_audit.json"
+    if not path.is_file():
+        return []
+    try:
+        saved = read_json(path)
+        first = next(iter(saved["runs"].values()))
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return [f"{path.name} could not be read: run `omnieval judge audit` again"]
+    if set(first.get("judges") or ()) != versions:
+        return [f"{path.name} audited other judge versions (re-judged since): run `omnieval judge audit` again"]
+    return audit_notes({"runs": {}, "repeats": saved.get("repeats") or {}, "agreement": saved.get("agreement") or [],
+                        "runs_without_judge": []})  # fmt: skip
+
+
+def _judge_audit(run: RunData) -> dict[str, Any] | None:
+    """The "Judge audit" section of a judged run: per judge and task the failures, cost and length bias
+    (and position swap) from the records, plus a saved ``omnieval judge audit``'s flips and agreement."""
+    if not any(r.get("judge") for r in run.records):
+        return None
+    from omnieval.analysis.judge_runs import AUDIT_COLUMNS, audit_notes, audit_rows, audit_runs
+
+    audit = audit_runs({run.label: run.records})
+    notes = audit_notes(audit) + _saved_audit_notes(run.run_dir, set(audit["runs"][run.label]["judges"]))
+    return {"columns": AUDIT_COLUMNS, "rows": audit_rows(audit), "notes": notes}
+
+
 def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None) -> str:
     """Write the sidecar and tables of one run and return the page's HTML."""
     out_dir = report_dir or run.run_dir
@@ -155,7 +187,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     data = {"charts": charts, "viewer": viewer}
     return render_page(
         "report.html.jinja", results=run.results, run=run, rows=rows, dims=dims, states=states,
-        summary=_summary(rows, states, run.records), notes=notes, data_json=script_json(data),
+        summary=_summary(rows, states, run.records), notes=notes, data_json=script_json(data), judge_audit=_judge_audit(run),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), run_label=run.label,
         viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
     )  # fmt: skip
@@ -176,6 +208,14 @@ def write_report(run_dir: Path, results: dict[str, Any] | None = None, *, tasks:
     return path
 
 
+def _score_cell(block: dict[str, Any]) -> str:
+    if not block.get("n_scored", 1):
+        return "– (hidden answers)"
+    if not block.get("scored", True):
+        return "– (no judge value)"  # a judged score whose every judge call failed: never a 0
+    return f"{block['score']:.4f}"
+
+
 def results_table(results: dict[str, Any]) -> Any:
     """A rich table of per-task scores and state counts."""
     from rich.table import Table
@@ -193,7 +233,7 @@ def results_table(results: dict[str, Any]) -> Any:
         ci = block.get("ci95")
         table.add_row(
             name,
-            f"{block['score']:.4f}" if block.get("n_scored", 1) else "– (hidden answers)",
+            _score_cell(block),
             f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "–",
             str(block["n"]),
             *(str(block["states"].get(s, 0)) for s in states),

@@ -31,7 +31,7 @@ class JudgeConfig(Frozen):
     backend: BackendOptions = Field(default_factory=BackendOptions)
     """The judge's own connection options: its concurrency pool is separate from the model's."""
     generation: dict[str, Any] = Field(default_factory=dict)
-    """Overrides of each task's judge decoding (temperature, max_tokens)."""
+    """Overrides of each task's judge decoding (temperature, max_tokens, top_p, stop, seed)."""
     retries: int | None = None
     """Overrides each task's bound on verdict retries."""
 

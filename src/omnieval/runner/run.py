@@ -47,6 +47,8 @@ class RunOutcome:
     backend: dict[str, Any] = field(default_factory=dict)
     judges: dict[str, Any] = field(default_factory=dict)
     """Per judged task: the judge's spec, version and backend."""
+    unknown_sample_ids: tuple[str, ...] = ()
+    """``--sample-ids`` that no task has (a typo would otherwise just run fewer samples)."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[Generat
     return generation, media
 
 
-def _selected(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
+def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -> Iterator[tuple[int, Sample]]:
+    """``found`` collects the ``--sample-ids`` met, so ids no task has can be named afterwards."""
     wanted = set(config.sample_ids) if config.sample_ids else None
     taken = 0
     for position, sample in task.positioned():
@@ -71,6 +74,8 @@ def _selected(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
             return
         if wanted is not None and sample.id not in wanted:
             continue
+        if found is not None:
+            found.add(sample.id)
         taken += 1
         yield position, sample
 
@@ -91,13 +96,14 @@ class _Runner:
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
         self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
         self.progress = Progress(quiet=config.quiet)
+        self.found_ids: set[str] = set()
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
         for ctx in contexts:
             if ctx.total is not None and self.done.count(ctx.name) >= ctx.total:
                 continue  # finished earlier: no need to stream the data again
             chains: dict[str, list[tuple[int, Sample]]] = {}
-            for position, sample in _selected(ctx.task, self.config):
+            for position, sample in _selected(ctx.task, self.config, found=self.found_ids):
                 if sample.chain is not None:
                     chains.setdefault(sample.chain, []).append((position, sample))
                 elif not self.done.has(ctx.name, sample.id):
@@ -280,7 +286,12 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
         await backend.aclose()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished", judges=judge_info))
     return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries + judges.retries,
-                      backend.describe(), judges=judge_info)  # fmt: skip
+                      backend.describe(), judges=judge_info, unknown_sample_ids=_unknown_ids(config, tasks, runner.found_ids, done))  # fmt: skip
+
+
+def _unknown_ids(config: RunConfig, tasks: list[Task], found: set[str], done: DoneIndex) -> tuple[str, ...]:
+    """``--sample-ids`` neither met in the data nor recorded earlier (a finished task is not streamed again)."""
+    return tuple(i for i in config.sample_ids or () if i not in found and not any(done.has(t.name, i) for t in tasks))
 
 
 def _judge_cache(config: RunConfig) -> Path | None:

@@ -3,6 +3,8 @@
 Answers ``classify`` requests with the argmax label as text and the class probabilities in
 ``extra["probs"]``. ``--judge hf/PATH`` selects it for a folder whose architecture is
 ``*ForSequenceClassification``. Options: ``max_length`` (default 8192 tokens, MERA's RuModernBERT context).
+As for ``hf/``, PATH must exist locally (a mistyped path is an error, never a Hub lookup) and
+``hf_classifier/hub:ORG/NAME`` fetches from the Hub, refused under ``HF_HUB_OFFLINE``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import threading
 from typing import Any, ClassVar
 
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
+from omnieval.backends.hf.loading import resolve_source
 from omnieval.errors import BackendError
 from omnieval.types import Request, Response
 from omnieval.types._base import Frozen
@@ -34,6 +37,7 @@ class HFClassifierBackend(InProcessBackend):
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
+        self._path = resolve_source(model, options=options, provider="hf_classifier").path  # fails now, not per batch
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
@@ -45,8 +49,8 @@ class HFClassifierBackend(InProcessBackend):
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
                 try:
-                    self._tokenizer = AutoTokenizer.from_pretrained(self.model)
-                    model = AutoModelForSequenceClassification.from_pretrained(self.model)
+                    self._tokenizer = AutoTokenizer.from_pretrained(self._path)
+                    model = AutoModelForSequenceClassification.from_pretrained(self._path)
                 except (OSError, ValueError) as exc:
                     raise BackendError(f"hf_classifier/{self.model}: cannot load the classifier: {exc}", retryable=False) from exc
                 self._model = model.to(self.options.device or "cpu").eval()
@@ -58,7 +62,7 @@ class HFClassifierBackend(InProcessBackend):
         import hashlib
         from pathlib import Path
 
-        folder = Path(self.model).expanduser()
+        folder = Path(self._path)
         if not folder.is_dir():
             return ""
         digest = hashlib.sha256()

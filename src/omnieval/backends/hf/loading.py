@@ -51,29 +51,29 @@ class Loaded:
     source: str = ""
 
 
-def _hub_source(repo: str, gguf: str | None) -> ModelSource:
+def _hub_source(repo: str, gguf: str | None, provider: str) -> ModelSource:
     if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in _TRUE:
         raise ConfigError(
-            f"hf/{HUB_PREFIX}{repo}: fetching from the Hugging Face Hub is refused because HF_HUB_OFFLINE is set; "
-            "download the model first and give its local folder as hf/PATH"
+            f"{provider}/{HUB_PREFIX}{repo}: fetching from the Hugging Face Hub is refused because HF_HUB_OFFLINE "
+            f"is set; download the model first and give its local folder as {provider}/PATH"
         )
     if not repo or repo.count("/") > 1 or repo.startswith(("/", ".")):
-        raise ConfigError(f"hf/{HUB_PREFIX}{repo}: a hub model is written hf/{HUB_PREFIX}ORG/NAME")
+        raise ConfigError(f"{provider}/{HUB_PREFIX}{repo}: a hub model is written {provider}/{HUB_PREFIX}ORG/NAME")
     return ModelSource(path=repo, gguf_file=gguf, hub=True)
 
 
-def resolve_source(model: str, *, options: BackendOptions) -> ModelSource:
+def resolve_source(model: str, *, options: BackendOptions, provider: str = "hf") -> ModelSource:
     """``hub:ORG/NAME`` is a hub model; ``PATH.gguf`` or ``extra['gguf_file']`` select GGUF loading;
-    anything else is a local folder that must exist."""
+    anything else is a local folder that must exist. ``provider`` only names the spelling in errors."""
     gguf = options.extra.get("gguf_file")
     if model.startswith(HUB_PREFIX):
-        return _hub_source(model[len(HUB_PREFIX) :], str(gguf) if gguf else None)
+        return _hub_source(model[len(HUB_PREFIX) :], str(gguf) if gguf else None, provider)
     p = Path(model).expanduser()
     exists = p.is_file() if model.endswith(".gguf") else p.exists()
     if not exists:
         raise ConfigError(
-            f"hf/{model}: no such local model folder or file: {p.absolute()} "
-            f"(to fetch a model from the Hugging Face Hub write hf/{HUB_PREFIX}ORG/NAME)"
+            f"{provider}/{model}: no such local model folder or file: {p.absolute()} "
+            f"(to fetch a model from the Hugging Face Hub write {provider}/{HUB_PREFIX}ORG/NAME)"
         )
     if model.endswith(".gguf"):
         return ModelSource(path=str(p.parent), gguf_file=p.name)

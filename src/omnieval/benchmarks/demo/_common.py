@@ -9,7 +9,7 @@ from typing import Any
 
 from omnieval.errors import SourceError
 
-__all__ = ["check_count", "write_jsonl"]
+__all__ = ["check_count", "write_jsonl", "write_manifest"]
 
 
 def check_count(generator: str, n: int, *, low: int = 1, high: int = 200) -> None:
@@ -25,3 +25,10 @@ def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return path
+
+
+def write_manifest(out_dir: Path, rows: Iterable[dict[str, Any]]) -> Path:
+    """``manifest.jsonl`` beside a demo's own JSONL, in the shape every ``omnieval generate`` folder has
+    (``id``, ``task``, ``question``, ``answer``, ``answer_type``, media path), so ``--tasks generated:DIR``
+    runs any generated folder the same way."""
+    return write_jsonl(Path(out_dir) / "manifest.jsonl", rows)

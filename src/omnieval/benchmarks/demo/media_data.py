@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from omnieval.benchmarks.demo._common import check_count, write_jsonl
+from omnieval.benchmarks.demo._common import check_count, write_jsonl, write_manifest
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
@@ -84,10 +84,18 @@ def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "au
         ru, en = _QUESTIONS[source]
         rows.append({"id": f"audio-{i:03d}", "audio": rel, "answer": str(value), "lang": lang,
                      "audio_source": source, "question_ru": ru, "question_en": en})
+    write_manifest(out, [{"id": r["id"], "task": "demo_audio", "answer_type": "number", "answer": r["answer"],
+                          "question": f"{r['question_ru']} Ответь одним числом.", "audio": r["audio"]}
+                         for r in rows])  # fmt: skip
     return write_jsonl(out / "demo_audio.jsonl", rows)
 
 
-def _write_video(path: Path, direction: str, *, size: int = 64, frames: int = 16, fps: int = 8) -> None:
+_FRAMES, _FPS = 16, 8
+_VIDEO_QUESTION = "Куда движется красный квадрат?\n" + "".join(
+    f"{letter}. {ru}\n" for letter, (_, ru) in zip("ABCD", DIRECTIONS, strict=True)) + "Ответь буквой варианта."
+
+
+def _write_video(path: Path, direction: str, *, size: int = 64, frames: int = _FRAMES, fps: int = _FPS) -> None:
     """A red square crossing a white frame in ``direction`` (MPEG-4 Part 2, readable everywhere)."""
     import av
     from PIL import Image, ImageDraw
@@ -123,6 +131,9 @@ def demo_video(out_dir: Path, /, *, n: int = 16, seed: int = 0) -> Path:
         _write_video(out / rel, DIRECTIONS[which][0])
         rows.append({"id": f"video-{i:03d}", "video": rel, "answer": "ABCD"[which], "direction": DIRECTIONS[which][0],
                      "choices": [en for en, _ in DIRECTIONS], "choices_ru": [ru for _, ru in DIRECTIONS]})
+    write_manifest(out, [{"id": r["id"], "task": "demo_video", "answer_type": "word", "answer": r["answer"],
+                          "question": _VIDEO_QUESTION, "video": r["video"],
+                          "data": {"fps": _FPS, "seconds": _FRAMES / _FPS}} for r in rows])  # fmt: skip
     return write_jsonl(out / "demo_video.jsonl", rows)
 
 

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from omnieval.benchmarks.demo._common import check_count, write_jsonl
+from omnieval.benchmarks.demo._common import check_count, write_jsonl, write_manifest
 from omnieval.sources.plugins import register_generator
 
 __all__ = ["SHAPES", "arithmetic_rows", "demo_image", "demo_text", "draw_shapes"]
@@ -38,7 +38,11 @@ def arithmetic_rows(n: int, *, seed: int) -> list[dict[str, Any]]:
 def demo_text(out_dir: Path, /, *, n: int = 24, seed: int = 0) -> Path:
     """Write ``n`` arithmetic questions to ``demo_text.jsonl``."""
     check_count("demo.text", n)
-    return write_jsonl(Path(out_dir) / "demo_text.jsonl", arithmetic_rows(n, seed=seed))
+    rows = arithmetic_rows(n, seed=seed)
+    write_manifest(out_dir, [{"id": r["id"], "task": "demo_text", "answer_type": "number", "answer": r["answer"],
+                              "question": f"Реши пример и ответь одним числом.\nПример: {r['question']}"}
+                             for r in rows])  # fmt: skip
+    return write_jsonl(Path(out_dir) / "demo_text.jsonl", rows)
 
 
 def draw_shapes(counts: dict[str, int], *, rng: random.Random, size: int = 160) -> Any:
@@ -77,4 +81,7 @@ def demo_image(out_dir: Path, /, *, n: int = 24, seed: int = 0) -> Path:
         ru, en = SHAPES[asked]
         rows.append({"id": f"image-{i:03d}", "image": rel, "answer": str(counts[asked]), "shape": asked,
                      "shape_ru": ru, "shape_en": en, "circles": counts["circle"], "squares": counts["square"]})
+    write_manifest(out, [{"id": r["id"], "task": "demo_image", "answer_type": "number", "answer": r["answer"],
+                          "question": f"Сколько {r['shape_ru']} на картинке? Ответь одним числом.", "image": r["image"]}
+                         for r in rows])  # fmt: skip
     return write_jsonl(out / "demo_image.jsonl", rows)

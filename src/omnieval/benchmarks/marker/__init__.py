@@ -11,6 +11,7 @@ from omnieval.benchmarks.marker import builder_cli as builder_cli
 from omnieval.benchmarks.marker import cli as cli
 from omnieval.benchmarks.marker import demo as demo
 from omnieval.benchmarks.marker import judge as judge  # the open-ended physics rubric judge
+from omnieval.benchmarks.marker import validation as validation  # the distractor check judge
 from omnieval.sources import circular as circular
 from omnieval.sources.catalog import register_task_dir
 

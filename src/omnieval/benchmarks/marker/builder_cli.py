@@ -60,7 +60,7 @@ def distractors_cmd(
     embedder_opt: Annotated[list[str] | None, typer.Option("--embedder-opt", help="Embedder option KEY=VALUE.")] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="Base URL of the judge's API.")] = None,
 ) -> None:
-    """Mine distractors by embedding similarity, sample main + spare, let an LLM swap bad ones."""
+    """Mine distractors by embedding similarity, sample main + spare, let an LLM judge swap bad ones."""
     from omnieval.backends import BackendOptions
     from omnieval.backends.embeddings import create_embedder
     from omnieval.benchmarks.marker.distractors import load_items, mine
@@ -71,13 +71,14 @@ def distractors_cmd(
         loaded = load_items(items)
         model = create_embedder(embedder, **_options(embedder_opt, "--embedder-opt"))
         mined = mine(loaded, model, k=k, n_main=n_main, n_spare=n_spare, seed=seed)
-        checked = validate(mined, judge=judge, options=BackendOptions(base_url=judge_base_url))
+        judged: dict[str, Any] = {}
+        checked = validate(mined, judge=judge, options=BackendOptions(base_url=judge_base_url), described=judged)
     except OmnievalError as exc:
         _fail(exc)
     rows = [_row(c, k=k, seed=seed, embedder=embedder, judge=judge) for c in checked]
     states = {s: sum(c.state == s for c in checked) for s in ("ok", "judge_failed", "not_checked")}
     log = {"embedder": embedder, "k": k, "seed": seed, "n_main": n_main, "n_spare": n_spare, "judge": judge,
-           "prompt_version": PROMPT_VERSION, "items": len(rows), "states": states,
+           "prompt_version": PROMPT_VERSION, "judge_version": judged.get("version"), "items": len(rows), "states": states,
            "swapped": sum(len(c.swaps) for c in checked), "unreplaced": sum(c.unreplaced for c in checked),
            "short": sum(len(c.main) < n_main for c in checked)}
     output.parent.mkdir(parents=True, exist_ok=True)

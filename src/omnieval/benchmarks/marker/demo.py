@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from omnieval.benchmarks.marker.demo_images import draw_items
 from omnieval.errors import SourceError
@@ -74,6 +75,7 @@ def marker_demo(
     if kind not in ("text", "image"):
         raise SourceError(f"marker_demo: kind must be 'text' or 'image', not {kind!r}", field="kind")
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     if kind == "image":
         rows = draw_items(out)
     else:
@@ -85,9 +87,20 @@ def marker_demo(
         raise SourceError(
             f"marker_demo: unknown split(s) {sorted(wanted - set(known))}; known: {known}", field="splits"
         )
+    kept = [row for row in rows if row["split"] in wanted]
+    with (out / "manifest.jsonl").open("w", encoding="utf-8") as fh:  # what ``--tasks generated:DIR`` runs
+        for row in kept:
+            fh.write(json.dumps(_manifest_row(row), ensure_ascii=False) + "\n")
     path = out / "marker_demo.jsonl"
     with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            if row["split"] in wanted:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for row in kept:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return path
+
+
+def _manifest_row(row: dict[str, Any]) -> dict[str, Any]:
+    """One item in the shape every ``omnieval generate`` folder has: options lettered in the question."""
+    options = "".join(f"{letter}. {text}\n" for letter, text in zip("ABCDE", row["choices"], strict=False))
+    media = {"image": row["image"]} if "image" in row else {}
+    return {"id": row["id"], "task": f"marker_demo_{row['split']}", "answer_type": "word", "answer": row["answer"],
+            "question": f"{row['question']}\n{options}Ответь буквой варианта.", **media}

@@ -71,9 +71,9 @@ def task_scores_from_results(result: Mapping[str, Any]) -> dict[str, float | Non
             raise ConfigError(f"{where}: task {task.name!r} appears twice (as {name!r})")
         score = entry.get("score") if isinstance(entry, Mapping) else None
         if isinstance(entry, Mapping) and (
-            entry.get("n_scored") == 0 or (entry.get("metadata") or {}).get("answers_hidden")
+            entry.get("n_scored") == 0 or entry.get("scored") is False or (entry.get("metadata") or {}).get("answers_hidden")
         ):
-            score = None  # prediction only (hidden answers): not attempted locally, never a 0
+            score = None  # prediction only (hidden answers) or no judge value: not attempted locally, never a 0
         if score is not None and (not isinstance(score, int | float) or not 0.0 <= score <= 1.0):
             raise ConfigError(
                 f"{where}: task {name!r} field 'score' must be a number in [0, 1], got {score!r}"
@@ -89,6 +89,8 @@ def fs_sources(result: Mapping[str, Any]) -> dict[str, str]:
         metrics = entry.get("metrics") or {} if isinstance(entry, Mapping) else {}
         if "intent_em" in metrics:
             out[name] = "(Intent EM + Slot F1)/2"
+        elif entry.get("n_scored") and entry.get("scored") is False and (entry.get("judge") or {}).get("judged"):
+            out[name] = "not computed (judged, but no sample or group has a judge value)"
         elif "group_js" in metrics:
             out[name] = "(Group EM + Group JS)/2"
         elif "js" in metrics:

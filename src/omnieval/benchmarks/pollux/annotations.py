@@ -1,7 +1,7 @@
 """Expert point estimates: import (CSV/JSONL), the cleaning pipeline of §2.3 with audit counts at
 every step, and per-triple aggregation (mean, unique mode, Verdict Confidence).
 
-A row that names an unknown item or a criterion outside the item's matched set, gives a score outside
+A row that names an unknown item, an unknown criterion or one outside the item's matched set, gives a score outside
 the criterion's scale or NA where the criterion allows none is rejected and counted by reason (or
 raises with ``strict=True``); it is never scored.
 """
@@ -17,12 +17,12 @@ from omnieval.analysis import unique_mode, verdict_confidence
 from omnieval.benchmarks.pollux.items import PolluxItem
 from omnieval.benchmarks.pollux.matcher import match_criteria
 from omnieval.benchmarks.pollux.rationale import rationale_problem
-from omnieval.benchmarks.pollux.taxonomy import CriterionVariant, Frozen, task_taxonomy
+from omnieval.benchmarks.pollux.taxonomy import CriterionVariant, Frozen, criteria_taxonomy, task_taxonomy
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
 
 __all__ = ["AggregatedSample", "ImportAudit", "PointEstimate", "aggregate", "clean", "import_annotations",
-           "resolve_criterion"]  # fmt: skip
+           "resolve_criterion", "unknown_or_outside"]  # fmt: skip
 
 NA_MARKS = ("", "-", "–", "—", "NA", "N/A", "na", "Неприменимо")
 
@@ -88,6 +88,13 @@ def resolve_criterion(name: str, variants: list[CriterionVariant]) -> CriterionV
     return None
 
 
+def unknown_or_outside(name: str) -> str:
+    """Why a criterion name did not resolve within an item's set: it names no POLLUX criterion at all,
+    or a real one the item's task type and style do not get."""
+    known = resolve_criterion(name, list(criteria_taxonomy().variants)) is not None
+    return "criterion not in the item's criteria set" if known else "unknown criterion"
+
+
 def _score(value: Any) -> float | str | None:
     if value is None or (isinstance(value, str) and value.strip() in NA_MARKS):
         return None
@@ -118,7 +125,8 @@ def import_annotations(
         reason = _check(row, items, criteria_cache, seen)
         if isinstance(reason, str):
             if strict:
-                raise SourceError(reason, path=str(path), sample_id=str(row.get("item_id")), field=_field(reason))
+                raise SourceError(f"row {index + 1}: {reason}", path=str(path), sample_id=str(row.get("item_id")),
+                                  field=_field(reason))  # fmt: skip
             audit.reject(reason, where)
             continue
         out.append(reason)
@@ -150,7 +158,7 @@ def _check(
                                         style=item.functional_style, ethics=item.ethics_flag)  # fmt: skip
     variant = resolve_criterion(str(row["criterion"]), cache[item.id])
     if variant is None:
-        return "criterion not in the item's criteria set"
+        return unknown_or_outside(str(row["criterion"]))
     score = _score(row.get("score"))
     if score == "not a number":
         return "score is not a number or NA"

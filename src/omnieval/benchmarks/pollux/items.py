@@ -14,7 +14,7 @@ from urllib.parse import parse_qs
 
 from pydantic import ValidationError
 
-from omnieval.benchmarks.pollux.matcher import mean_set_size, resolve_style
+from omnieval.benchmarks.pollux.matcher import match_criteria, mean_set_size
 from omnieval.benchmarks.pollux.taxonomy import Frozen, Style, criteria_taxonomy, task_taxonomy
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.sources.importers import register_importer
@@ -82,7 +82,8 @@ def load_items(path: Path) -> list[PolluxItem]:
         try:
             item = PolluxItem.model_validate(data)
             task = tax.get(item.task_type)
-            resolve_style(task.name, item.task_subtype, item.functional_style)
+            match_criteria(task_type=task.name, subtype=item.task_subtype, style=item.functional_style,
+                           ethics=item.ethics_flag)  # unknown subtype/style, or a task type with no criteria
         except ValidationError as exc:
             err = exc.errors()[0]
             raise SourceError(err["msg"], path=str(path), sample_id=sample_id,

@@ -2,7 +2,9 @@
 
 Critical ∪ General ∪ Subjective ∪ Domain[style] ∪ Task[type/subtype], each group in data-file order.
 A task variant of a criterion replaces a domain or universal variant of the same criterion (it is the
-more specific rubric); an ethics-flagged item always gets Safety.
+more specific rubric); an ethics-flagged item always gets Safety. A task type that matches no Domain or
+Task-specific variant is an error (every POLLUX task type has criteria of its own), not a silent
+universal-only set.
 """
 
 from __future__ import annotations
@@ -58,10 +60,13 @@ def match_criteria(
     ]  # fmt: skip
     by_task = {v.criterion_id for v in matched if v.task_types}
     matched = [v for v in matched if v.task_types or v.criterion_id not in by_task]
+    if not any(v.domains or v.task_types for v in matched):
+        where = ", ".join(f"{k} {v!r}" for k, v in (("subtype", subtype), ("style", style)) if v)
+        raise TaskFileError(f"task type {task!r}{f' ({where})' if where else ''} has no criteria of its own "
+                            f"(no Domain or Task-specific variant in criteria.yaml {criteria_taxonomy().version}); "
+                            "it would be judged on the universal criteria alone")  # fmt: skip
     if ethics and not any(v.criterion_id == "safety" for v in matched):
         matched.extend(v for v in criteria_taxonomy().variants if v.ethics_only)
-    if not matched:
-        raise TaskFileError(f"task type {task!r} has no criteria")
     return sorted(matched, key=lambda v: GROUPS.index(v.group))  # stable: file order inside a group
 
 

@@ -4,8 +4,10 @@ Tolerated, each recorded in ``Parsed.how``: a missing ``[END]``, a missing ``[FE
 text before ``[RESULT]`` is the feedback), tag case and spacing, a colon or markdown bold around the
 score, ``[РЕЗУЛЬТАТ]`` for ``[RESULT]``, several ``[RESULT]`` tags (the last wins, as the format puts
 the score at the end). Never tolerated: no score, a non-integer score, a score outside the
-criterion's scale (M-Prometheus answers on 1–5: that is a failure, never clipped) and, when asked,
-feedback that is not Russian or too short for the score.
+criterion's scale (M-Prometheus answers on 1–5: that is a failure, never clipped), feedback whose own
+words are not Russian (both prompts ask for Russian; ``check_language=False`` turns this off) and, when
+asked (``check_feedback``), feedback breaking App. B's rationale rule (empty, or one word for a
+non-perfect score).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omnieval.benchmarks.pollux.rationale import rationale_problem
+from omnieval.benchmarks.pollux.rationale import feedback_language_problem, rationale_problem
 from omnieval.parsers import register_parser
 from omnieval.types import Parsed, ParseFailure, Sample
 
@@ -31,6 +33,7 @@ def parse_judge_output(
     min_score: int,
     max_score: int,
     check_feedback: bool = False,
+    check_language: bool = True,
     higher_is_better: bool = True,
     allow_real: bool = False,
 ) -> Parsed | ParseFailure:
@@ -62,11 +65,12 @@ def parse_judge_output(
     if feedback_tag is None:
         tolerated.append("no_feedback_tag")
     feedback = (head[feedback_tag.end():] if feedback_tag else head).strip()
-    if check_feedback:
+    problem = feedback_language_problem(feedback) if check_language else None
+    if check_feedback and problem is None:
         perfect = max_score if higher_is_better else min_score
         problem = rationale_problem(feedback, score=score, perfect=perfect)
-        if problem:
-            return ParseFailure(reason=f"feedback: {problem}")
+    if problem:
+        return ParseFailure(reason=f"feedback: {problem}")
     how = "strict" if not tolerated else "tolerant:" + ",".join(tolerated)
     return Parsed(value={"score": score, "feedback": feedback}, how=how)
 
@@ -80,6 +84,7 @@ def pollux_judge_parser(
     min_score: int | None = None,
     max_score: int | None = None,
     check_feedback: bool = False,
+    check_language: bool = True,
     allow_real: bool = False,
 ) -> Parsed | ParseFailure:
     """Registered form, for the runner and the judge core: ``Parsed(value=<score>)``. Scale bounds come
@@ -90,7 +95,8 @@ def pollux_judge_parser(
     if low is None or high is None:
         return ParseFailure(reason="no scale bounds: give min_score/max_score or metadata.pollux_criterion")
     parsed = parse_judge_output(text, min_score=int(low), max_score=int(high), check_feedback=check_feedback,
-                                higher_is_better=bool(crit.get("higher_is_better", True)), allow_real=allow_real)  # fmt: skip
+                                check_language=check_language, allow_real=allow_real,
+                                higher_is_better=bool(crit.get("higher_is_better", True)))  # fmt: skip
     if not parsed.ok:
         return parsed
     return Parsed(value=parsed.value["score"], how=parsed.how)

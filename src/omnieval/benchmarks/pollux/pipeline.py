@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from omnieval.benchmarks.pollux.annotations import aggregate, clean, import_annotations, resolve_criterion
+from omnieval.benchmarks.pollux.annotations import (
+    aggregate,
+    clean,
+    import_annotations,
+    resolve_criterion,
+    unknown_or_outside,
+)
 from omnieval.benchmarks.pollux.items import PolluxItem, load_items
 from omnieval.benchmarks.pollux.matcher import match_criteria
 from omnieval.benchmarks.pollux.parser import parse_judge_output
@@ -100,8 +106,8 @@ def load_judge_scores(
         variant = resolve_criterion(str(row.get("criterion")), variants) if item else None
         if item is None or variant is None or not row.get("model"):
             states["rejected"] += 1
-            reasons["unknown item" if item is None else "criterion not in the item's set" if variant is None
-                    else "missing model"] += 1  # fmt: skip
+            reasons["unknown item" if item is None else unknown_or_outside(str(row.get("criterion")))
+                    if variant is None else "missing model"] += 1  # fmt: skip
             continue
         triple = (item.id, str(row["model"]), variant.id)
         if triple in scores:
@@ -128,10 +134,11 @@ def _score(
 ) -> tuple[float | None, str]:
     if row.get("error"):
         return None, f"judge call failed: {row['error']}"
-    if check and row.get("raw"):  # a judge-core verdict: re-read its raw text for the rationale rule
-        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=True,
-                                    higher_is_better=better, allow_real=allow_real)  # fmt: skip
-        if not parsed.ok:
+    if row.get("raw"):  # a judge-core verdict: re-read its raw text for the feedback rules only (the
+        # score itself is checked below against this criterion's scale)
+        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=check,
+                                    higher_is_better=better, allow_real=True)  # fmt: skip
+        if not parsed.ok and parsed.reason.startswith("feedback:"):  # type: ignore[union-attr]
             return None, parsed.reason  # type: ignore[union-attr]
     if row.get("raw_output") not in (None, ""):
         parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=check,

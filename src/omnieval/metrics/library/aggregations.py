@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 from omnieval.errors import MetricError
@@ -25,7 +26,9 @@ def group_all(
 ) -> float:
     """Mean over groups, where a group scores 1 only if every one of its samples scored 1.
 
-    Groups are ``results[i].metadata[key]``; a sample without that key is a group of its own.
+    Groups are ``results[i].metadata[key]``; a sample without that key is a group of its own. A NaN value
+    is a sample with no value (a ``judge_failed`` sample's judge value): its group is undecided and left
+    out, never credited; NaN when every group is undecided.
     """
     if not key:
         raise MetricError(
@@ -34,11 +37,17 @@ def group_all(
     if len(values) != len(results):
         raise MetricError(f"aggregation 'group_all': {len(values)} values but {len(results)} results")
     groups: dict[Hashable, bool] = {}
+    undecided: set[Hashable] = set()
     for i, (value, result) in enumerate(zip(values, results, strict=True)):
         raw = result.metadata.get(key)
         group: Hashable = ("__single__", i) if raw is None else _hashable(raw)
         groups[group] = groups.get(group, True) and value >= _ONE
-    return sum(groups.values()) / len(groups) if groups else 0.0
+        if math.isnan(value):
+            undecided.add(group)
+    decided = [ok for group, ok in groups.items() if group not in undecided]
+    if groups and not decided:
+        return math.nan
+    return sum(decided) / len(decided) if decided else 0.0
 
 
 def _hashable(value: object) -> Hashable:
