@@ -73,17 +73,27 @@ class _TaskAccumulator:
         metrics = record.get("metrics") or {}
         for key, value in metrics.items():
             self.values[key].append(float(value))
-        if record["state"] == "judge_failed":  # no judge value: never a score, only a count
+        score = self._sample_score(record, metrics)
+        if score is None:  # judge_failed with a judge-derived score: no value, never a score, only a count
             if self.need_records:
                 self.kept.append(SampleResult.model_validate(record))
             return
-        self.scores.append(float(record.get("score", 0.0)))
+        self.scores.append(score)
         if record.get("variant") is not None:
-            self.by_variant[str(record["variant"])].append(float(record.get("score", 0.0)))
+            self.by_variant[str(record["variant"])].append(score)
         if (record.get("metadata") or {}).get("parse_fallback"):
             self.fallbacks += 1
         if self.need_records:
             self.kept.append(SampleResult.model_validate(record))
+
+    def _sample_score(self, record: dict[str, Any], metrics: dict[str, Any]) -> float | None:
+        """The sample's share of the task score. A ``judge_failed`` sample still has its plain metrics: when
+        the score metric is one of them it counts, in the score, its CI and its variant alike (the mean of
+        that metric already includes it); when the score is judge-derived it has no value (``None``)."""
+        if record["state"] != "judge_failed":
+            return float(record.get("score", 0.0))
+        value = metrics.get(self.task.spec.score_key)
+        return None if value is None else float(value)
 
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}

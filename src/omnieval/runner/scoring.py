@@ -52,8 +52,9 @@ class Scorer:
     def with_judgement(self, sample: Sample, result: SampleResult, record: JudgeRecord) -> SampleResult:
         """The sample after its judge: judge-derived values added, or ``judge_failed`` with them left out."""
         plain = {k: v for k, v in result.metrics.items() if k not in self.judge_keys}
-        if record.value is None:
-            return result.model_copy(update={"state": "judge_failed", "reason": record.reason, "score": 0.0,
+        if record.value is None:  # a plain score metric keeps its value; a judge-derived one has none (0.0 stands in)
+            score = plain.get(self.spec.score_key, 0.0)
+            return result.model_copy(update={"state": "judge_failed", "reason": record.reason, "score": score,
                                              "metrics": plain, "judge": record})  # fmt: skip
         answer = result.response or ""
         parsed = self.parse(answer, sample)
