@@ -161,3 +161,19 @@ def test_judge_failed_samples_are_left_out_of_the_pairs_not_counted_as_zero(tmp_
     assert pair["n_paired"] == 3 and pair["test"] == "mcnemar_exact" and pair["p_value"] == 1.0  # no discordant pair left
     assert doc["warnings"] == ["task 'gen': 1 shared sample(s) judge_failed in a or b: left out of ci95 and the test (no verdict is not a 0)"]
     assert [(f["sample_id"], f["b"]["state"]) for f in doc["flips"]["a → b"]["samples"]] == [("1", "judge_failed")]  # still a flip
+
+
+def test_judge_failed_samples_with_a_plain_score_metric_stay_in_the_pairs(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"gen": [1, 1, 0, 1]})
+    b = _run(tmp_path, "b", {"gen": [1, 0, 0, 1]})
+    for run in (a, b):  # the task's score is a plain metric each record keeps, judged on the side
+        results = json.loads((run / "results.json").read_text())
+        results["tasks"]["gen"]["score_metric"] = "numeric_match"
+        (run / "results.json").write_text(json.dumps(results))
+        lines = [json.loads(x) for x in (run / "samples.jsonl").read_text().splitlines()]
+        lines = [{**r, "metrics": {"numeric_match": r["score"]}} for r in lines]
+        if run == b:
+            lines[1] = {**lines[1], "state": "judge_failed"}  # its numeric_match (0.0) is a real score
+        (run / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    pair = compare_runs([a, b])["tasks"]["gen"]["pairwise"][0]
+    assert pair["n_paired"] == 4 and pair["test"] == "mcnemar_exact"
