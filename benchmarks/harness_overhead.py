@@ -19,7 +19,11 @@ prints each measure next to its target from the engine issue:
 - breaker_micro: the breaker's own CPU cost per request, in process (min of interleaved loops), as
   a share of the 0.5 ms per-sample budget: ≤ 2 %;
 - client: CPU per request of ``--backend-opt http_client=raw`` against the default aiohttp client
-  at 0 ms latency (interleaved runs, medians): the saving the README quotes.
+  at 0 ms latency (interleaved runs, medians): the saving the README quotes;
+- report: the share of a healthy run's CPU spent writing ``report.html`` at its end (the sample
+  viewer rebuilds every prompt from the task data): ``write_report`` timed in process on a finished
+  run (first call, with its one-off imports and template compile, and the minimum of repeats), per
+  sample and against the whole run's CPU.
 
 CPU time (user + system) of the CLI process is printed beside wall time: on a shared machine
 wall time also measures the neighbours. Usage: ``python benchmarks/harness_overhead.py [--samples 5000] [--rss-samples 100000] [--only cpu,startup]``.
@@ -42,7 +46,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-MEASURES = ("latency", "cpu", "startup", "rss", "rerun", "breaker", "breaker_cost", "breaker_micro", "client")
+MEASURES = ("latency", "cpu", "startup", "rss", "rerun", "breaker", "breaker_cost", "breaker_micro", "client", "report")
 
 
 def omnieval_cmd() -> list[str]:
@@ -219,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
             breaker_micro(bench)
         if "client" in measures:
             client_cpu(bench)
+        if "report" in measures:
+            report_cost(bench)
     finally:
         if args.keep:
             print(f"run directories kept in {work}")
@@ -349,6 +355,30 @@ def client_cpu(bench: Bench) -> None:
     for name, ms in per.items():
         bench.row(f"{a.samples} @ 0 ms, {name}: CPU per request", f"{ms:.3f} ms", "info", True)
     bench.row("  raw client saves", f"{per['aiohttp'] - per['raw']:.3f} ms", "info", True)
+
+
+
+def report_cost(bench: Bench) -> None:
+    """CPU of writing the report of a finished healthy run, beside that run's own CPU."""
+    from omnieval.reports import write_report
+    from omnieval.runner import resolve_tasks
+
+    a = bench.args
+    with fake_server(0) as url:
+        run, out = bench.run("report", a.samples, url)
+    tasks = resolve_tasks([f"jsonl:{bench.work / 'report.jsonl'}"])
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    times = []
+    for _ in range(max(3, a.repeats)):
+        start = time.process_time()
+        write_report(out, results, tasks=tasks)
+        times.append(time.process_time() - start)
+    per = min(times) * 1e6 / a.samples
+    bench.row(f"{a.samples} samples: run CPU (whole process)", f"{run.cpu:.2f} s", "info", True)
+    bench.row("  write_report, first call (in process)", f"{times[0]:.3f} s", "info", True)
+    bench.row("  write_report, min of repeats", f"{min(times):.3f} s", "info", True)
+    bench.row("  per sample (min)", f"{per:.1f} µs", "info", True)
+    bench.row("  first call as a share of the run's CPU", f"{100 * times[0] / run.cpu:.1f} %", "info", True)
 
 
 if __name__ == "__main__":

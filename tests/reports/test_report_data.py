@@ -47,6 +47,21 @@ def test_sample_dimensions_skip_ids_and_free_text() -> None:
     assert [g["value"] for g in levels[0]["groups"]] == ["1", "2", "10"]  # numeric labels in numeric order
 
 
+def test_sample_dimensions_keep_at_most_max_groups_labels() -> None:
+    """A key is a dimension with up to MAX_GROUPS labels; one more label drops it for good (its later,
+    repeated labels do not bring it back), whichever order the records come in."""
+    from omnieval.reports.taxonomy import MAX_GROUPS
+
+    def records(n_labels: int) -> list[dict]:
+        return [{"score": 1.0, "metadata": {"k": f"v{i % n_labels}"}} for i in range(4 * MAX_GROUPS)]
+
+    assert [d["name"] for d in sample_dimensions(records(MAX_GROUPS))] == ["k"]
+    assert len(sample_dimensions(records(MAX_GROUPS))[0]["groups"]) == MAX_GROUPS
+    assert sample_dimensions(records(MAX_GROUPS + 1)) == []
+    early = records(MAX_GROUPS + 1)[: MAX_GROUPS + 1] + records(2)
+    assert sample_dimensions(early) == []
+
+
 def test_script_json_cannot_close_the_script_or_link_remote() -> None:
     text = script_json({"r": '</script><a href="http://evil.example">x</a>'})
     assert "</script" not in text and not REMOTE.search(text)

@@ -101,3 +101,13 @@ def test_cli_default_matches_the_breaker_default() -> None:
 
     assert inspect.signature(run_command).parameters["breaker_threshold"].default == DEFAULT_THRESHOLD
     assert RunConfig(tasks=("x",), model="a/b", output="o").breaker_threshold == DEFAULT_THRESHOLD  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("prefix", "named", "not_named"), [("--", "--base-url", "--judge-"), ("--judge-", "--judge-base-url", " --base-url")])
+def test_hints_name_the_endpoints_own_options(prefix: str, named: str, not_named: str) -> None:
+    breaker = CircuitBreaker("judge http://j/v1", threshold=1, options_prefix=prefix)
+    with pytest.raises(EndpointDown) as info:
+        breaker.failed(_http(404, "model 'j' not found"))
+    assert named in str(info.value) and not_named not in str(info.value)
+    cause = classify(_http(401, "invalid API key"), options_prefix=prefix)
+    assert cause is not None and f"{prefix}api-key" in cause.kind

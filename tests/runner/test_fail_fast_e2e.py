@@ -99,3 +99,30 @@ def test_help_states_the_default_error_threshold() -> None:
     result = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "300"}, terminal_width=300)
     text = " ".join(result.output.replace("│", " ").split())
     assert "Default: exit 3 only when every sample ended in error (rate 1.0)" in text, text
+
+
+def _judged_task(tmp_path: Path) -> Path:
+    """A generative-judge task whose model answers come from a replay file (no model server needed)."""
+    ids = range(8)  # more than the breaker's threshold of identical failures
+    (tmp_path / "qa.jsonl").write_text("".join(f'{{"id": "{i}", "question": "{i}+0?", "answer": "{i}"}}\n' for i in ids),
+                                       encoding="utf-8")  # fmt: skip
+    (tmp_path / "ans.jsonl").write_text("".join(f'{{"task": "jq", "sample_id": "{i}", "response": "{i}"}}\n' for i in ids),
+                                        encoding="utf-8")  # fmt: skip
+    task = tmp_path / "task.yaml"
+    task.write_text("name: jq\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match}]\n"
+                    "judge: {protocol: {name: direct}, template: binary_equivalence}\n", encoding="utf-8")  # fmt: skip
+    return task
+
+
+def test_a_misconfigured_judge_endpoint_names_the_judge_options_and_its_url(tmp_path: Path) -> None:
+    task = _judged_task(tmp_path)
+    with FakeOpenAI(models=("other-judge",)).in_thread() as judge_server:
+        args = [*run_args(task, "http://unused.invalid/v1", tmp_path / "out")]
+        args[args.index("--tasks") + 1] = str(task)
+        args[args.index("--model") + 1] = f"replay/{tmp_path / 'ans.jsonl'}"
+        del args[args.index("--base-url") : args.index("--base-url") + 2]
+        proc, _ = _run([*args, "--judge", "openai/my-judge", "--judge-base-url", judge_server.url, "--judge-api-key", "k"])
+    assert proc.returncode != 0
+    assert "model 'my-judge' not found" in proc.stderr and judge_server.url in proc.stderr, proc.stderr
+    assert "check --judge-base-url" in proc.stderr, proc.stderr  # the judge's option, not the model's
+    assert "check --base-url" not in proc.stderr, proc.stderr

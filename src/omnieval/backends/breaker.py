@@ -20,14 +20,18 @@ from dataclasses import dataclass
 from omnieval.errors import BackendError, OmnievalError
 from omnieval.types import Response
 
-__all__ = ["DEFAULT_THRESHOLD", "Cause", "CircuitBreaker", "EndpointDown", "classify"]
+__all__ = ["DEFAULT_THRESHOLD", "JUDGE_OPTIONS", "MODEL_OPTIONS", "Cause", "CircuitBreaker", "EndpointDown", "classify"]
 
 DEFAULT_THRESHOLD = 4
 """Four identical non-transient failures in a row: at one request at a time with the default backoff
 (0.5, 1, 2 s, ±50 %) that is under 6 s; at higher concurrency it is the first wave of requests."""
 
-_STATUS = {401: "HTTP 401 (unauthorized: check the API key)", 403: "HTTP 403 (forbidden)",
-           404: "HTTP 404 (not found: check --base-url and the model name)"}  # fmt: skip
+_STATUS = {401: "HTTP 401 (unauthorized: check {prefix}api-key or the provider's key variable)", 403: "HTTP 403 (forbidden)",
+           404: "HTTP 404 (not found: check {prefix}base-url and the model name)"}  # fmt: skip
+"""Hints name the endpoint's own options: ``--base-url`` for the model under test, ``--judge-base-url``
+for a judge (``options_prefix``)."""
+MODEL_OPTIONS = "--"
+JUDGE_OPTIONS = "--judge-"
 _TRANSPORT = {
     "refused": "connection refused (nothing listens there: check the host and port)",
     "dns": "DNS lookup failed (check the host name)",
@@ -65,21 +69,22 @@ class Cause:
         return "; ".join(parts)
 
 
-def _from_status(status: int, message: str, url: str | None) -> Cause | None:
+def _from_status(status: int, message: str, url: str | None, prefix: str) -> Cause | None:
     if status in _STATUS:
-        return Cause(_STATUS[status], url=url, status=status, message=message)
+        return Cause(_STATUS[status].format(prefix=prefix), url=url, status=status, message=message)
     if status in (400, 422) and _UNKNOWN_MODEL.search(message):
         return Cause(f"HTTP {status} (the server does not know this model)", url=url, status=status, message=message)
     return None
 
 
-def classify(failure: BaseException | Response) -> Cause | None:
-    """The non-transient cause of a failed attempt, or None when it is transient or sample-specific."""
+def classify(failure: BaseException | Response, *, options_prefix: str = MODEL_OPTIONS) -> Cause | None:
+    """The non-transient cause of a failed attempt, or None when it is transient or sample-specific.
+    ``options_prefix``: how the endpoint's options are spelt in hints (``--judge-`` for a judge)."""
     if isinstance(failure, Response):
-        return _from_text(failure.error or "")
+        return _from_text(failure.error or "", options_prefix)
     if isinstance(failure, BackendError):
         if failure.status is not None:
-            return _from_status(failure.status, failure.server_message or "", failure.url)
+            return _from_status(failure.status, failure.server_message or "", failure.url, options_prefix)
         if failure.transport in _TRANSPORT:
             return Cause(_TRANSPORT[failure.transport], url=failure.url, message=str(failure))
         return None
@@ -88,10 +93,10 @@ def classify(failure: BaseException | Response) -> Cause | None:
     return None
 
 
-def _from_text(error: str) -> Cause | None:
+def _from_text(error: str, prefix: str) -> Cause | None:
     """Best effort for a Response that kept only its error text."""
     if match := _STATUS_IN_TEXT.search(error):
-        return _from_status(int(match.group(1)), error[match.end() :].lstrip(": "), None)
+        return _from_status(int(match.group(1)), error[match.end() :].lstrip(": "), None, prefix)
     if "connection refused" in error.lower() or "connect call failed" in error.lower():
         return Cause(_TRANSPORT["refused"], message=error)
     return None
@@ -118,12 +123,14 @@ class EndpointDown(OmnievalError):
 class CircuitBreaker:
     """Counts identical non-transient failures in a row for one endpoint; trips at ``threshold``.
 
-    ``threshold=0`` disables it (every failure is then left to the retry policy).
+    ``threshold=0`` disables it (every failure is then left to the retry policy). ``options_prefix``:
+    the endpoint's options in its messages (``--base-url``, or ``--judge-base-url`` for a judge's).
     """
 
-    def __init__(self, endpoint: str, *, threshold: int = DEFAULT_THRESHOLD) -> None:
+    def __init__(self, endpoint: str, *, threshold: int = DEFAULT_THRESHOLD, options_prefix: str = MODEL_OPTIONS) -> None:
         self.endpoint = endpoint
         self.threshold = threshold
+        self.options_prefix = options_prefix
         self.tripped: EndpointDown | None = None
         self._cause: Cause | None = None
         self._streak = 0
@@ -142,7 +149,7 @@ class CircuitBreaker:
         if self.threshold <= 0:
             return
         self.check()
-        cause = classify(failure)
+        cause = classify(failure, options_prefix=self.options_prefix)
         if cause is None:
             return
         if self._cause is not None and self._cause.key == cause.key:

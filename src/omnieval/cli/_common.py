@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-__all__ = ["fail", "friendly_errors", "parse_kv", "print_json"]
+__all__ = ["comma_joined", "fail", "friendly_errors", "parse_kv", "print_json"]
 
 
 
@@ -38,6 +38,13 @@ def _value(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def comma_joined(values: list[str] | None) -> str:
+    """A comma-separated list option given once or repeated, as one comma-separated value
+    (``--tasks a,b --tasks c`` → ``"a,b,c"``; once: unchanged). Click keeps only the last value of a
+    repeated plain option, so these options are declared as lists and joined here."""
+    return ",".join(values or ())
 
 
 def parse_kv(pairs: list[str] | None, *, option: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors
+from omnieval.cli._common import comma_joined, fail, friendly_errors
 
 __all__ = ["analyze_app", "compare_command", "report_command"]
 
@@ -107,18 +107,21 @@ def prompts_command(
         _write(output, "prompt_sensitivity", "Prompt sensitivity", built)
 
 
+_SIZES = "3,5,7,9,11,13,15"
+
+
 @analyze_app.command("stability")
 def stability_command(
     run_dirs: Annotated[list[Path], Arg(help="Run directories.")],
     output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
-    sizes: Annotated[str, Opt(help="Samples per task to try, comma-separated.")] = "3,5,7,9,11,13,15",
+    sizes: Annotated[list[str] | None, Opt(help=f"Samples per task to try: comma-separated, or the option repeated (default {_SIZES}).")] = None,
     resamples: Annotated[int, Opt(help="Monte-Carlo repetitions per size.")] = 10_000,
 ) -> None:
     """MEGA-Bench bootstrap stability of the macro score vs samples per task."""
     from omnieval.reports.analyses import stability_analysis
 
     with friendly_errors():
-        built = stability_analysis(run_dirs, sizes=[int(s) for s in sizes.split(",") if s.strip()], n_resamples=resamples)
+        built = stability_analysis(run_dirs, sizes=[int(s) for s in (comma_joined(sizes) or _SIZES).split(",") if s.strip()], n_resamples=resamples)
         _write(output, "stability", "Bootstrap stability vs samples per task", built)
 
 

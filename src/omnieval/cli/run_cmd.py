@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors, parse_kv
+from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 
 __all__ = ["run_command"]
@@ -18,7 +18,7 @@ Opt = typer.Option
 
 @with_judge_options
 def run_command(
-    tasks: Annotated[str, Opt("--tasks", "-t", help="Comma-separated task names, groups, YAML paths or FORMAT:PATH.")],
+    tasks: Annotated[list[str], Opt("--tasks", "-t", help="Task names, groups, YAML paths or FORMAT:PATH: comma-separated, or the option repeated.")],
     model: Annotated[str, Opt("--model", "-m", help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.")],
     output: Annotated[Path, Opt("--output", "-o", help="Run directory; running again resumes it.")] = Path("runs/latest"),
     base_url: Annotated[str | None, Opt(help="Base URL of an OpenAI-compatible server.")] = None,
@@ -26,7 +26,7 @@ def run_command(
     concurrency: Annotated[int, Opt(help="Requests in flight at once (halves on HTTP 429).")] = 32,
     timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
     limit: Annotated[int | None, Opt(help="At most N samples per task.")] = None,
-    sample_ids: Annotated[str | None, Opt(help="Comma-separated sample ids to run.")] = None,
+    sample_ids: Annotated[list[str] | None, Opt(help="Sample ids to run: comma-separated, or the option repeated.")] = None,
     temperature: Annotated[float | None, Opt(help="Override every task's temperature.")] = None,
     max_tokens: Annotated[int | None, Opt(help="Override every task's max new tokens.")] = None,
     top_p: Annotated[float | None, Opt()] = None,
@@ -66,7 +66,7 @@ def run_command(
                   "stop": tuple(stop) if stop else None, "seed": gen_seed}  # fmt: skip
     with friendly_errors():
         config = RunConfig(
-            tasks=(tasks,),
+            tasks=(comma_joined(tasks),),
             model=model,
             output=output,
             backend=BackendOptions(
@@ -75,7 +75,7 @@ def run_command(
                 media=parse_kv(media_opt, option="--media-opt"),
             ),
             limit=limit,
-            sample_ids=tuple(s.strip() for s in sample_ids.split(",")) if sample_ids else None,
+            sample_ids=tuple(s.strip() for s in comma_joined(sample_ids).split(",")) if sample_ids else None,
             seed=seed,
             generation={k: v for k, v in generation.items() if v is not None},
             blind=blind,

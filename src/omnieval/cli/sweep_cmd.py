@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
+from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 from omnieval.cli.run_cmd import executor_options
 
@@ -18,8 +18,8 @@ Opt = typer.Option
 
 @with_judge_options
 def sweep_command(
-    models: Annotated[str | None, Opt("--models", help="Comma-separated PROVIDER/NAME models.")] = None,
-    tasks: Annotated[str | None, Opt("--tasks", "-t", help="Comma-separated tasks (as for run).")] = None,
+    models: Annotated[list[str] | None, Opt("--models", help="PROVIDER/NAME models: comma-separated, or the option repeated.")] = None,
+    tasks: Annotated[list[str] | None, Opt("--tasks", "-t", help="Tasks (as for run): comma-separated, or the option repeated.")] = None,
     config: Annotated[Path | None, Opt("--config", help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}), 'tasks:' and optionally 'models_at_once:'.")] = None,
     output: Annotated[Path, Opt("--output", "-o", help="Sweep directory: one run directory per model.")] = Path("runs/sweep"),
     base_url: Annotated[str | None, Opt(help="Base URL for API models that do not set their own.")] = None,
@@ -59,7 +59,7 @@ def sweep_command(
                            shard_size=shard_size, judge_replicas=judge_replicas,
                            judge_gpus_per_replica=judge_gpus_per_replica)  # fmt: skip
     with friendly_errors():
-        spec = load_sweep(config, models=models, tasks=tasks, models_at_once=models_at_once)
+        spec = load_sweep(config, models=comma_joined(models) or None, tasks=comma_joined(tasks) or None, models_at_once=models_at_once)
         configs = [
             (run_dir_name(m), RunConfig(
                 tasks=spec.tasks, model=m.model, output=output / run_dir_name(m), limit=limit, seed=seed, quiet=quiet,

@@ -93,6 +93,9 @@ class _Groups:
                 else:
                     acc[0] += score
                     acc[1] += 1
+            if len(groups) > MAX_GROUPS:  # never a dimension (groups only grow): stop labelling it
+                self.rejected.add(key)
+                del self.sums[key]
 
     def dimensions(self, level: str, *, max_groups: int = MAX_GROUPS) -> list[Dimension]:
         out = []

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, BackendOptions, InProcessBackend
-from omnieval.backends.breaker import DEFAULT_THRESHOLD, CircuitBreaker
+from omnieval.backends.breaker import DEFAULT_THRESHOLD, JUDGE_OPTIONS, CircuitBreaker
 from omnieval.backends.shared import share
 from omnieval.judges import Judge, create_judge_backend, effective_judge_spec
 from omnieval.runner.config import JudgeConfig, RetryPolicy
@@ -147,7 +147,8 @@ class JudgeStage:
         maximum = backend.max_connections()
         if backend.prefers_batches:
             maximum = max(1, backend.options.batch_size) * 2
-        breaker = CircuitBreaker(f"judge {backend.endpoint()}", threshold=self._breaker_threshold)
+        breaker = CircuitBreaker(f"judge {backend.endpoint()}", threshold=self._breaker_threshold,
+                                 options_prefix=JUDGE_OPTIONS)  # fmt: skip
         return Fetcher(backend, cache=self._cache, retry=self._retry, limiter=AdaptiveLimiter(maximum), breaker=breaker)
 
     def for_task(self, name: str) -> Judge | None:
