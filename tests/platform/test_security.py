@@ -188,6 +188,9 @@ def test_cli_fixed_interfaces(tmp_path: Path, mera_root: Path) -> None:
     hidden = make_mini_hidden(tmp_path)
     r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "hidden", "--tasks", f"mera:{hidden}"])
     assert r.exit_code == 2 and "has no answer" in r.output
+    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "two", "--tasks", f"mera:{mera_root}",
+                                 "--tasks", f"mera:{hidden}"])  # fmt: skip
+    assert r.exit_code == 2 and "one FORMAT:PATH source" in r.output, "a repeated --tasks is refused, not cut to the last"
 
 
 def make_mini_hidden(tmp_path: Path) -> Path:

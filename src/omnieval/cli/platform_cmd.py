@@ -59,14 +59,17 @@ def serve_command(
 def add_benchmark_command(
     data_dir: DataDir,
     name: Annotated[str, typer.Option(help="Benchmark name shown on the platform.")],
-    tasks: Annotated[str, typer.Option(help="FORMAT:PATH with answers, e.g. mera:ROOT.")],
+    tasks: Annotated[list[str], typer.Option(help="FORMAT:PATH with answers, e.g. mera:ROOT (one source).")],
     database_url: DbUrl = None,
 ) -> None:
     """Register a benchmark: its tasks and hidden answers (copied into the data dir) and its scheme."""
     from omnieval.platform.benchmarks import add_benchmark
 
+    if len(tasks) != 1:  # click would keep only the last of a repeated plain option: say so instead
+        fail(f"--tasks takes one FORMAT:PATH source per benchmark, got {len(tasks)}: {', '.join(tasks)}")
+
     with _session(data_dir, database_url) as session:
-        counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks)
+        counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks[0])
     print_json({"benchmark": name, "tasks": counts})
 
 
