@@ -73,6 +73,8 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     assert hhh_block["group_js"] == pytest.approx(_group_all(hhh_records, "js")) and hhh_block["group_js"] < 1.0
     assert hhh_block["fs"] == pytest.approx((hhh_block["group_em"] + hhh_block["group_js"]) / 2)
     assert {"em", "js", "fs", "group_em", "group_js"} <= set(hhh_block)
+    hhh_judge = results["tasks"]["ruhhh_image"]["judge"]  # every pair judged: both groups counted
+    assert (hhh_judge["groups_judged"], hhh_judge["groups_left_out"]) == (2, 0)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"].startswith(judge)
     board = mera_scheme([{**results, "run_dir": str(out)}])
@@ -167,6 +169,12 @@ def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tm
     assert block["metrics"]["js"] == pytest.approx(4 / 5)
     # group 0 is undecided (never credited as all-1): Group JS is over group 1 alone
     assert block["metrics"]["group_js"] == 0.0 and block["metrics"]["fs"] == pytest.approx((1.0 + 0.0) / 2)
+    judge = block["judge"]  # and the results say so: one group counted, one left out
+    assert (judge["groups_key"], judge["groups_judged"], judge["groups_left_out"]) == ("group_js", 1, 1)
+    assert "groups_left_out" in judge["note"]
+    assert "groups_judged" not in results["tasks"]["ruclevr"]["judge"]  # no group-aggregated judge metric
+    report = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
+    assert "task ruhhh_image: group_js counts 1 of 2 groups; 1 left out" in report
 
 
 def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, tmp_path: Path) -> None:
@@ -186,10 +194,14 @@ def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, 
     assert results["tasks"]["ruclevr"]["metrics"] == {"em": 1.0, "js": 0.0, "fs": 0.0}
     hhh = results["tasks"]["ruhhh_image"]["metrics"]
     assert hhh["js"] == 1.0 and hhh["group_js"] == 0.0 and hhh["group_em"] == 1.0  # js: the 4 judged pairs
+    groups = results["tasks"]["ruhhh_image"]["judge"]
+    assert (groups["groups_judged"], groups["groups_left_out"]) == (0, 2)  # both groups hold a failed pair
     assert task_scores_from_results(results) == {"ruclevr": None, "ruhhh_image": None}
     assert fs_sources(results)["ruclevr"].startswith("not computed")
     from rich.console import Console
 
     console = Console(record=True, width=200)
     console.print(results_table(results))
-    assert console.export_text().count("– (no judge value)") == 2
+    text = console.export_text()
+    assert text.count("– (no judge value)") == 2
+    assert "task ruhhh_image: group_js counts 0 of 2 groups; 2 left out" in text

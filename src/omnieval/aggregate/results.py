@@ -120,8 +120,24 @@ class _TaskAccumulator:
     def _judge_aggregate(self, metric: BoundMetric, key: str) -> float:
         """A judge-derived value aggregated over samples (e.g. ruHHH Group JS): ``judge_failed`` samples
         come in as NaN (no value), so an aggregation over groups leaves their group out, never credits it."""
+        return metric.aggregate(*self._judge_rows(key))
+
+    def _judge_rows(self, key: str) -> tuple[list[float], list[SampleResult]]:
+        """A judge-derived key's per-sample values, ``judge_failed`` samples as NaN, and their records."""
         rows = [r for r in self.kept if key in r.metrics or r.state == "judge_failed"]
-        return metric.aggregate([r.metrics.get(key, math.nan) for r in rows], rows)
+        return [r.metrics.get(key, math.nan) for r in rows], rows
+
+    def _group_counts(self) -> dict[str, Any]:
+        """How many groups a group-aggregated judge metric (ruHHH Group JS) counted and left out (a group
+        holding a ``judge_failed`` sample is undecided); empty for a task without one or not judged. A
+        derived key (ruHHH FS, recomputed from Group EM and Group JS) is not one of them."""
+        judge = self.task.spec.judge
+        derived = set(judge.derived) if judge and self.judges else set()
+        for metric in (m for m in self.judge_metrics if self.judges and m.ref.key not in derived):
+            counts = metric.group_counts(*self._judge_rows(metric.ref.key))
+            if counts is not None:
+                return {"groups_key": metric.ref.key, "groups_judged": counts[0], "groups_left_out": counts[1]}
+        return {}
 
     def _metric_versions(self) -> dict[str, str]:
         used = [*self.metrics, *(self.judge_metrics if self.judges else [])]
@@ -145,11 +161,14 @@ class _TaskAccumulator:
         if judge is None:
             return None
         derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
+        groups = self._group_counts()
         if unjudged:
             note = ("no sample (or whole group) has a judge value, every one is judge_failed: judge-derived values and the "
                     "task score are not computed (0.0 placeholders, as for hidden answers; scored: false)")
         elif self.judges:
             note = "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
+            if groups:
+                note += f"; {groups['groups_key']} counts only groups without one (groups_judged, groups_left_out)"
         else:
             note = "not judged in this run (no --judge and no default judge model): judge-derived values not computed"
         return {
@@ -159,6 +178,7 @@ class _TaskAccumulator:
             "n_judged": self.judged,
             "judge_failed": self.states.get("judge_failed", 0),
             "derived": {k: f"mean({v})" for k, v in derived.items()} if self.judges else {},
+            **groups,
             "note": note,
         }
 

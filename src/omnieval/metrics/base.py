@@ -20,6 +20,7 @@ from omnieval.types import MetricRef, SampleResult, ScoringInput
 __all__ = [
     "Aggregation",
     "BoundMetric",
+    "GroupCounter",
     "MetricDef",
     "aggregations",
     "bind_metric",
@@ -48,8 +49,12 @@ class MetricDef:
 Aggregation = Callable[..., float]
 """``(values, results, **options) -> float`` over the scored samples of one task."""
 
+GroupCounter = Callable[..., "tuple[int, int]"]
+"""``(values, results, **options) -> (groups counted, groups left out)`` of an aggregation over groups."""
+
 metrics: Registry[MetricDef] = Registry("metric")
 aggregations: Registry[Aggregation] = Registry("aggregation")
+_group_counters: dict[str, GroupCounter] = {}
 
 
 def register_metric(
@@ -68,8 +73,11 @@ def register_metric(
     return decorate
 
 
-def register_aggregation(name: str) -> Callable[[Aggregation], Aggregation]:
-    """Register a task-level aggregation."""
+def register_aggregation(name: str, *, groups: GroupCounter | None = None) -> Callable[[Aggregation], Aggregation]:
+    """Register a task-level aggregation; ``groups`` counts the groups an aggregation over groups kept
+    and left out (a group holding a sample with no value), so results can say how many were counted."""
+    if groups is not None:
+        _group_counters[name] = groups
     return aggregations.register(name)
 
 
@@ -97,6 +105,11 @@ class BoundMetric:
 
     def aggregate(self, values: Sequence[float], results: Sequence[SampleResult]) -> float:
         return float(self.aggregation(values, results, **self.ref.aggregate_options))
+
+    def group_counts(self, values: Sequence[float], results: Sequence[SampleResult]) -> tuple[int, int] | None:
+        """(groups counted, groups left out) of an aggregation over groups; ``None`` for any other."""
+        counter = _group_counters.get(self.ref.aggregate)
+        return None if counter is None else counter(values, results, **self.ref.aggregate_options)
 
 
 def bind_metric(ref: MetricRef) -> BoundMetric:

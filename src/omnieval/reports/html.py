@@ -181,7 +181,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     for i, dim in enumerate(dims):
         for j, fig in enumerate(dimension_charts(dim)):
             charts[f"dim{i}_{j}"] = fig
-    notes = [*run.notes, *prompts.problems[:5]]
+    notes = [*run.notes, *_group_notes(run.results), *prompts.problems[:5]]
     if not tasks:
         notes.append("prompts and media are not shown: the run's tasks were not available when this report was rendered")
     data = {"charts": charts, "viewer": viewer}
@@ -206,6 +206,19 @@ def write_report(run_dir: Path, results: dict[str, Any] | None = None, *, tasks:
     path = Path(run_dir) / "report.html"
     path.write_text(html, encoding="utf-8")
     return path
+
+
+def _group_notes(results: dict[str, Any]) -> list[str]:
+    """One line per task whose group-aggregated judge metric (ruHHH Group JS) left groups out: a group
+    holding a ``judge_failed`` sample is undecided, never credited, so the score stands on fewer groups."""
+    out = []
+    for name, block in (results.get("tasks") or {}).items():
+        judge = block.get("judge") or {}
+        if judge.get("groups_left_out"):
+            counted = judge.get("groups_judged", 0)
+            out.append(f"task {name}: {judge.get('groups_key')} counts {counted} of {counted + judge['groups_left_out']} "
+                       f"groups; {judge['groups_left_out']} left out (a judge_failed sample in each)")  # fmt: skip
+    return out
 
 
 def _score_cell(block: dict[str, Any]) -> str:
@@ -238,4 +251,5 @@ def results_table(results: dict[str, Any]) -> Any:
             str(block["n"]),
             *(str(block["states"].get(s, 0)) for s in states),
         )
+    table.caption = "\n".join(_group_notes(results)) or None
     return table
