@@ -105,14 +105,18 @@ def test_cli_evaluate(mini: dict[str, Path], tmp_path: Path) -> None:
     assert family["self_family_gap"] is None
 
 
-def test_judge_feedback_in_the_wrong_language_is_judge_failed(mini: dict[str, Path], tmp_path: Path) -> None:
+def _mixed_language_judge(path: Path) -> Path:
     from .conftest import write_jsonl
 
-    judge = write_jsonl(tmp_path / "j.jsonl", [
+    return write_jsonl(path, [
         {"item_id": "i1", "model": "m1", "criterion": "speech_errors", "raw_output": "[FEEDBACK] Two speech errors here. [RESULT] 0 [END]"},
         {"item_id": "i1", "model": "m1", "criterion": "literacy", "raw_output": "[FEEDBACK] Одна ошибка в запятой. [RESULT] 1 [END]"},
         {"item_id": "i1", "model": "m1", "criterion": "initiative", "raw_output": "[FEEDBACK] Плохо. [RESULT] 0 [END]"},
     ])  # fmt: skip
+
+
+def test_judge_feedback_in_the_wrong_language_is_judge_failed(mini: dict[str, Path], tmp_path: Path) -> None:
+    judge = _mixed_language_judge(tmp_path / "j.jsonl")
     default = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": judge})
     assert default["judges"]["j"]["audit"]["states"] == {"scored": 2, "judge_failed": 1}  # never silently scored
     assert default["judges"]["j"]["audit"]["reasons"] == {"feedback: rationale is not in Russian": 1}
@@ -121,3 +125,21 @@ def test_judge_feedback_in_the_wrong_language_is_judge_failed(mini: dict[str, Pa
     assert strict["judges"]["j"]["audit"]["states"] == {"scored": 1, "judge_failed": 2}
     assert strict["judges"]["j"]["audit"]["reasons"] == {"feedback: rationale is not in Russian": 1,
                                                          "feedback: one-word rationale for a non-perfect score": 1}
+
+
+def test_cli_no_language_check_scores_feedback_in_any_language(mini: dict[str, Path], tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.benchmarks.pollux.cli import app
+
+    judge = _mixed_language_judge(tmp_path / "j.jsonl")
+    args = ["evaluate", "--items", str(mini["items"]), "--annotations", str(mini["annotations"]), "--judge", f"j={judge}"]
+    states = {}
+    for flag in ([], ["--no-language-check"], ["--no-language-check", "--check-feedback"]):
+        result = CliRunner().invoke(app, [*args, *flag])
+        assert result.exit_code == 0, result.output
+        states[" ".join(flag)] = json.loads(result.stdout)["judges"]["j"]["audit"]["states"]
+    assert states[""] == {"scored": 2, "judge_failed": 1}  # the English feedback: judge_failed by default
+    assert states["--no-language-check"] == {"scored": 3}  # turned off: the English verdict is scored
+    # App. B's rule (--check-feedback) is itself "Russian, >=2 words": it still fails the English and one-word ones
+    assert states["--no-language-check --check-feedback"] == {"scored": 1, "judge_failed": 2}

@@ -95,6 +95,9 @@ def evaluate_cmd(
     seed: Annotated[int, Opt()] = 0,
     strict: Annotated[bool, Opt(help="Stop at the first bad annotation row instead of counting it.")] = False,
     check_feedback: Annotated[bool, Opt(help="Judge rationales must be Russian, ≥2 words unless perfect.")] = False,
+    language_check: Annotated[bool, Opt("--language-check/--no-language-check",
+                                        help="Judge feedback not in Russian is judge_failed (default; "
+                                             "--check-feedback requires Russian either way).")] = True,
     family: Annotated[list[str] | None, Opt(help="JUDGE=MODEL,MODEL: the judge's own family among the evaluated "
                                                  "models, for the self-family bias (repeatable).")] = None,
 ) -> None:
@@ -119,7 +122,7 @@ def evaluate_cmd(
     try:
         result = evaluate(items_path=items, annotations_path=annotations, judge_paths=judges, out_dir=out,
                           critical_scope=critical_scope, reference=reference, seed=seed, strict=strict,  # type: ignore[arg-type]
-                          check_feedback=check_feedback, families=families)  # fmt: skip
+                          check_feedback=check_feedback, check_language=language_check, families=families)  # fmt: skip
     except OmnievalError as exc:
         _fail(exc)
         return

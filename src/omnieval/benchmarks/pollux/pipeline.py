@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -81,7 +82,12 @@ def _judged_calls(rec: dict[str, Any], model: str) -> Iterator[dict[str, Any]]:
 
 
 def load_judge_scores(
-    path: Path, items: dict[str, PolluxItem], *, check_feedback: bool = False, allow_real: bool = False
+    path: Path,
+    items: dict[str, PolluxItem],
+    *,
+    check_feedback: bool = False,
+    check_language: bool = True,
+    allow_real: bool = False,
 ) -> tuple[dict[Triple, float], dict[str, Any]]:
     """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts.
 
@@ -113,7 +119,8 @@ def load_judge_scores(
         if triple in scores:
             raise SourceError(f"row {index + 1}: a second judge score for this triple", path=str(path),
                               sample_id=item.id, field="criterion")  # fmt: skip
-        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better, check_feedback, allow_real)
+        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better,
+                               _FeedbackRules(check_feedback, check_language), allow_real)  # fmt: skip
         if score is None:
             states["judge_failed"] += 1
             reasons[reason] += 1
@@ -129,20 +136,28 @@ def load_judge_scores(
     return scores, {"states": dict(states), "reasons": dict(reasons)}
 
 
+@dataclass(frozen=True)
+class _FeedbackRules:
+    """Which feedback rules a judge's raw output must meet: App. B's (``feedback``), Russian (``language``)."""
+
+    feedback: bool
+    language: bool
+
+
 def _score(
-    row: dict[str, Any], low: int, high: int, better: bool, check: bool, allow_real: bool
+    row: dict[str, Any], low: int, high: int, better: bool, rules: _FeedbackRules, allow_real: bool
 ) -> tuple[float | None, str]:
     if row.get("error"):
         return None, f"judge call failed: {row['error']}"
     if row.get("raw"):  # a judge-core verdict: re-read its raw text for the feedback rules only (the
         # score itself is checked below against this criterion's scale)
-        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=check,
-                                    higher_is_better=better, allow_real=True)  # fmt: skip
+        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=rules.feedback,
+                                    check_language=rules.language, higher_is_better=better, allow_real=True)  # fmt: skip
         if not parsed.ok and parsed.reason.startswith("feedback:"):  # type: ignore[union-attr]
             return None, parsed.reason  # type: ignore[union-attr]
     if row.get("raw_output") not in (None, ""):
-        parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=check,
-                                    higher_is_better=better, allow_real=allow_real)  # fmt: skip
+        parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=rules.feedback,
+                                    check_language=rules.language, higher_is_better=better, allow_real=allow_real)  # fmt: skip
         return (float(parsed.value["score"]), "") if parsed.ok else (None, parsed.reason)  # type: ignore[union-attr]
     value = row.get("score")
     try:
@@ -167,9 +182,13 @@ def evaluate(
     seed: int = 0,
     strict: bool = False,
     check_feedback: bool = False,
+    check_language: bool = True,
     families: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
-    """Import, clean, aggregate; with judges, the judge report; with ``out_dir``, every table file."""
+    """Import, clean, aggregate; with judges, the judge report; with ``out_dir``, every table file.
+
+    Judge feedback must be Russian (both POLLUX prompts ask for it): ``check_language=False`` accepts
+    any language, e.g. for a judge prompted in English on purpose."""
     items = {i.id: i for i in load_items(items_path)}
     variants = {v.id: v for v in criteria_taxonomy().variants}
     estimates, audit = import_annotations(annotations_path, items, strict=strict)
@@ -184,7 +203,7 @@ def evaluate(
     splits = sorted({s.split for s in samples})
     for name, path in (judge_paths or {}).items():
         scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean",
-                                                check_feedback=check_feedback)  # fmt: skip
+                                                check_feedback=check_feedback, check_language=check_language)  # fmt: skip
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
         if families and name in families:
