@@ -128,7 +128,8 @@ def leniency_metric(
     # the module-level name it is bound to, so it pickles and reads like a plain def
     metric.__name__ = metric.__qualname__ = name
     metric.__module__, metric.__doc__ = score.__module__, doc
-    return register_metric(name, version=version)(metric)
+    register_metric(name, version=version)(metric)
+    return metric
 
 
 mera_em = leniency_metric(
