@@ -14,13 +14,13 @@ import hashlib
 import json
 import os
 import secrets
-import shutil
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv
+from omnieval.store.staging import staged_dir
 
 __all__ = ["generate_command", "private_seed", "redact_seed"]
 
@@ -84,20 +84,11 @@ def _generate(suite: str, output: Path, options: dict[str, Any], *, force: bool,
     output = output.expanduser().resolve()
     if output.exists() and any(output.iterdir()) and not force:
         fail(f"{output} exists and is not empty; use --force to replace it")
-    tmp = output.parent / f".{output.name}.partial-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with staged_dir(output, replace=force) as tmp:
         produced = Path(fn(tmp, **options)).resolve()
         if not produced.is_relative_to(tmp) or not produced.is_file():
             fail(f"generator {suite!r} returned {produced}, not a file inside its output folder")
         note = f"; seed replaced by {redact_seed(tmp, secret)}" if secret is not None else ""
-        if output.exists():
-            shutil.rmtree(output)
-        os.replace(tmp, output)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     rel = produced.relative_to(tmp)
     count = sum(1 for line in (output / rel).read_text(encoding="utf-8").splitlines() if line.strip())
     print(f"wrote {count} instances to {output / rel}{note}")

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import io
-import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +21,7 @@ from omnieval.protect.image_invisible import detect_image, embed_image
 from omnieval.protect.tables import CellFn, iter_media_cells, mark_table_file
 from omnieval.protect.video_mark import mark_video
 from omnieval.protect.visible import Overlay, apply_overlay, render_overlay
+from omnieval.store.staging import staged_dir
 
 __all__ = ["IMAGE_SUFFIXES", "Kind", "MarkSettings", "detect_tree", "mark_tree"]
 
@@ -154,24 +152,9 @@ def _mark_table_file(path: Path, target: Path, settings: MarkSettings) -> int:
     return mark_table_file(path, target, media="image", convert=_image_cell_fn(settings))
 
 
-@contextmanager
-def _atomic_dir(output: Path) -> Iterator[Path]:
-    """A temporary folder beside ``output`` that becomes ``output`` only if the block succeeds."""
+def _refuse_non_empty(output: Path) -> None:
     if output.exists() and any(output.iterdir()):
         raise ConfigError(f"output folder {output} exists and is not empty; choose a new one")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{output.name}.partial-", dir=output.parent))
-    try:
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    umask = os.umask(0)
-    os.umask(umask)
-    tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; the result is an ordinary folder
-    if output.exists():
-        output.rmdir()
-    os.replace(tmp, output)
 
 
 def _refuse_unsupported(source: Path, kind: str) -> None:
@@ -193,7 +176,8 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
     if not candidates:
         raise MediaError(f"no {settings.kind.split('-')[0]} files ({', '.join(sorted(settings.suffixes))}) or Parquet", path=str(source))
     counts = {"marked": 0, "copied": 0, "parquet_cells": 0}
-    with _atomic_dir(output) as tmp:
+    _refuse_non_empty(output)
+    with staged_dir(output) as tmp:
         for path in sorted(p for p in source.rglob("*") if p.is_file()):
             target = tmp / path.relative_to(source)
             target.parent.mkdir(parents=True, exist_ok=True)

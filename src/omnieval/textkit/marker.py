@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["after_marker", "has_marker"]
+__all__ = ["after_marker", "has_marker", "with_marker_tail"]
 
 _MARKER = re.compile(r"(?<!\w)(?:answer|ответ)(?!\w)[ \t]*\**[ \t]*(:?)", re.IGNORECASE)
 _EDGE = " \t\r\n*_`\"'«»—–:"
@@ -30,3 +30,9 @@ def after_marker(text: str) -> str | None:
     if chosen is None:
         return None
     return text[chosen.end() :].strip().strip(_EDGE).strip()
+
+
+def with_marker_tail(text: str) -> list[str]:
+    """``text``, then the text after its last marker when it has one: the two readings MERA scores the best of."""
+    tail = after_marker(text)
+    return [text] if tail is None else [text, tail]

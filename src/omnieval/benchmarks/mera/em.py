@@ -19,15 +19,16 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from omnieval.errors import MetricError
 from omnieval.metrics import register_metric
-from omnieval.textkit.marker import after_marker
+from omnieval.textkit.marker import with_marker_tail
 from omnieval.types import ScoringInput
 
-__all__ = ["LENIENCIES", "Leniency", "mera_em", "mera_em_strict", "mera_exact", "squad_normalize"]
+__all__ = ["LENIENCIES", "Leniency", "leniency_metric", "mera_em", "mera_em_strict", "mera_exact", "squad_normalize"]
 
 _ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLE = re.compile(r"(?<!\w)(?:a|an|the)(?!\w)")
@@ -83,10 +84,7 @@ def _is_letter(gold: str) -> bool:
 def mera_exact(answer: str, targets: list[str], *, strict: bool, lenient: Leniency = Leniency()) -> float:
     """1.0 if the answer (or its text after the last ANSWER/ОТВЕТ marker) equals the gold."""
     golds = targets if lenient.letter_twins else targets[:1]
-    candidates = [answer]
-    tail = after_marker(answer)
-    if tail is not None:
-        candidates.append(tail)
+    candidates = with_marker_tail(answer)
     for gold in golds:
         articles = not (strict and _is_letter(gold))
         normal_gold = squad_normalize(gold, articles=articles, lenient=lenient)
@@ -113,21 +111,32 @@ def score_em(inp: ScoringInput, *, strict: bool, options: dict[str, Any]) -> flo
     return mera_exact(answer, targets, strict=strict, lenient=Leniency(**options))
 
 
-@register_metric("mera_em", version=PARITY_VERSION)
-def mera_em(
-    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False, unicode_punctuation: bool = False,
-    letter_twins: bool = False,
-) -> float:  # fmt: skip
-    """MERA exact match, parity: SQuAD normalisation (compute_exact) plus the ANSWER/ОТВЕТ rule."""
-    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
-    return score_em(inp, strict=False, options=options)
+def leniency_metric(
+    name: str, *, version: str, strict: bool, score: Callable[..., float], doc: str
+) -> Callable[..., float]:
+    """Register metric ``name``: ``score(inp, strict=strict, options=...)`` with the ``Leniency`` switches
+    as its keyword options (named in the signature, so an unknown option fails at validation time)."""
+
+    def metric(
+        inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False, unicode_punctuation: bool = False,
+        letter_twins: bool = False,
+    ) -> float:  # fmt: skip
+        options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation,
+                   "letter_twins": letter_twins}
+        return score(inp, strict=strict, options=options)
+
+    # the module-level name it is bound to, so it pickles and reads like a plain def
+    metric.__name__ = metric.__qualname__ = name
+    metric.__module__, metric.__doc__ = score.__module__, doc
+    register_metric(name, version=version)(metric)
+    return metric
 
 
-@register_metric("mera_em_strict", version=STRICT_VERSION)
-def mera_em_strict(
-    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False, unicode_punctuation: bool = False,
-    letter_twins: bool = False,
-) -> float:  # fmt: skip
-    """MERA exact match, fixed: a one-letter gold keeps its article-like letter; an empty answer never matches."""
-    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
-    return score_em(inp, strict=True, options=options)
+mera_em = leniency_metric(
+    "mera_em", version=PARITY_VERSION, strict=False, score=score_em,
+    doc="MERA exact match, parity: SQuAD normalisation (compute_exact) plus the ANSWER/ОТВЕТ rule.",
+)
+mera_em_strict = leniency_metric(
+    "mera_em_strict", version=STRICT_VERSION, strict=True, score=score_em,
+    doc="MERA exact match, fixed: a one-letter gold keeps its article-like letter; an empty answer never matches.",
+)

@@ -12,10 +12,10 @@ import re
 from collections import Counter
 from typing import Any
 
-from omnieval.benchmarks.mera.em import score_em
+from omnieval.benchmarks.mera.em import leniency_metric, score_em
 from omnieval.errors import MetricError
 from omnieval.metrics import register_metric
-from omnieval.textkit.marker import after_marker
+from omnieval.textkit.marker import with_marker_tail
 from omnieval.types import ScoringInput
 
 __all__ = ["RUSLUN_KEYS", "clean_json_answer", "mera_ruslun", "parse_slu", "ruslun_scores", "slot_f1"]
@@ -79,11 +79,7 @@ def ruslun_scores(response: str, gold_text: str) -> dict[str, float]:
     if gold is None:
         raise MetricError(f"metric 'mera_ruslun': gold answer is not RuSLUn JSON: {gold_text[:120]!r}")
     best = {"em": 0.0, "intent_em": 0.0, "slot_f1": 0.0, "fs": 0.0}
-    candidates = [response]
-    tail = after_marker(response)
-    if tail is not None:
-        candidates.append(tail)
-    for candidate in candidates:
+    for candidate in with_marker_tail(response):
         pred = parse_slu(candidate)
         if pred is None:
             continue
@@ -119,24 +115,14 @@ def _fs(inp: ScoringInput, *, strict: bool, options: dict[str, Any]) -> float:
     return em if js is None else (em + js) / 2
 
 
-@register_metric("mera_fs", version="3")
-def mera_fs(
-    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False,
-    unicode_punctuation: bool = False, letter_twins: bool = False,
-) -> float:  # fmt: skip
-    """MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM."""
-    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
-    return _fs(inp, strict=False, options=options)
-
-
-@register_metric("mera_fs_strict", version="strict-2")
-def mera_fs_strict(
-    inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False,
-    unicode_punctuation: bool = False, letter_twins: bool = False,
-) -> float:  # fmt: skip
-    """MERA FinalScore with the fixed EM of ``mera_em_strict``."""
-    options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation, "letter_twins": letter_twins}
-    return _fs(inp, strict=True, options=options)
+mera_fs = leniency_metric(
+    "mera_fs", version="3", strict=False, score=_fs,
+    doc="MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM.",
+)
+mera_fs_strict = leniency_metric(
+    "mera_fs_strict", version="strict-2", strict=True, score=_fs,
+    doc="MERA FinalScore with the fixed EM of ``mera_em_strict``.",
+)
 
 
 def judge_note() -> dict[str, Any]:

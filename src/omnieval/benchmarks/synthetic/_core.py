@@ -10,16 +10,14 @@ written into a hidden sibling folder and moved into place only when complete, so
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from omnieval.errors import SourceError
+from omnieval.store.staging import staged_dir
 
 __all__ = [
     "DIFFICULTIES",
@@ -93,15 +91,6 @@ def resolve_options(
     return SetOptions(suite, seed, count, difficulty, lang)
 
 
-def _publish(staging: Path, out_dir: Path) -> None:
-    """Move a finished set into ``out_dir`` (which may exist only as an empty folder)."""
-    if out_dir.exists():
-        if not out_dir.is_dir() or any(out_dir.iterdir()):
-            raise SourceError("output folder is not empty; choose a new one", path=str(out_dir))
-        out_dir.rmdir()
-    os.replace(staging, out_dir)
-
-
 @dataclass(frozen=True)
 class _Job:
     """What a worker needs to make instances: picklable (module-level factory, plain arguments)."""
@@ -151,14 +140,8 @@ def build_set(out_dir: Path, opts: SetOptions, factory: Factory, *, version: str
     out_dir = Path(out_dir).absolute()
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise SourceError("output folder is not empty; choose a new one", path=str(out_dir))
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
-    try:
+    with staged_dir(out_dir) as staging:
         job = _Job(opts, factory, tuple(sorted(factory_args.items())), version, staging)
         lines = _make_all(job, workers)
         (staging / MANIFEST).write_text("\n".join(lines) + "\n", encoding="utf-8")
-        _publish(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return out_dir / MANIFEST
