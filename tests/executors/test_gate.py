@@ -180,3 +180,24 @@ def test_fewer_slots_than_workers_rotate_among_them_instead_of_waiting_for_shard
     served, peak, left = asyncio.run(main())
     assert peak <= 2 and left == 0
     assert len(served) == 3 and min(served.values()) >= 10, f"requests each worker had done when the first ended: {served}"
+
+
+def test_holders_rotate_slots_only_while_the_limit_is_below_the_workers_wanting_them() -> None:
+    async def main() -> list[int]:
+        gate = EndpointGate(2)
+        assert await gate.acquire("a", 2) == 2
+        b = asyncio.ensure_future(gate.acquire("b"))
+        await asyncio.sleep(0)
+        shares = [await gate.share("a")]  # 2 slots, 2 workers: a's share is 1 (it gives back above that)
+        c = asyncio.ensure_future(gate.acquire("c"))
+        await asyncio.sleep(0)
+        shares.append(await gate.share("a"))  # 2 slots, 3 workers, b and c with none: a rotates (0)
+        await gate.release("a", 1)
+        await asyncio.sleep(0)
+        shares += [await gate.share("a"), await gate.share("b")]  # b holds one now; c still waits with none
+        await gate.release("a", 1)
+        await asyncio.gather(b, c)
+        shares.append(await gate.share("b"))  # nobody waits with none: shares as usual
+        return shares
+
+    assert asyncio.run(main()) == [1, 0, 0, 0, 1]

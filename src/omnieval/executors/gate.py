@@ -43,17 +43,20 @@ class EndpointGate:
         self.peak = 0
         self.granted = 0
 
+    def _wanting(self, owner: str) -> set[str]:
+        return {o for o, n in self._held.items() if n > 0} | {o for o, n in self._waiting.items() if n > 0} | {owner}
+
     def _share(self, owner: str) -> int:
-        wanting = {o for o, n in self._held.items() if n > 0} | {o for o, n in self._waiting.items() if n > 0} | {owner}
-        return max(1, math.ceil(self.limit / len(wanting)))
+        return max(1, math.ceil(self.limit / len(self._wanting(owner))))
 
     async def share(self, owner: str) -> int:
         """The fair pool size for ``owner``: the limit over the workers holding or waiting for slots.
 
         0 means one slot, handed back after each request: fewer slots than workers want them, and
         another worker waits holding none, so the slots must rotate rather than stay with their holders."""
-        if self._held[owner] > 0 and any(n > 0 and not self._held[o] for o, n in self._waiting.items() if o != owner):
-            return 0
+        starving = any(n > 0 and not self._held[o] for o, n in self._waiting.items() if o != owner)
+        if starving and self._held[owner] > 0 and self.limit < len(self._wanting(owner)):
+            return 0  # (with enough slots for all, holders above their share give back instead: see GateClient)
         return self._share(owner)
 
     async def acquire(self, owner: str, most: int = 1) -> int:
