@@ -269,12 +269,14 @@ class PooledJudge(Backend):
             slot = await self.pool.replace.remote(index, generation)
         except Exception as exc:  # the pool itself is gone
             slot = f"replica {index} not replaced: its pool failed ({type(exc).__name__}: {exc})"
-        if isinstance(slot, str):
-            self._lost[index] = slot
-        elif slot[0] != generation:
-            self.generations[index], self.replicas[index] = slot
-            self._lost.pop(index, None)
-        del self._replacing[index]
+        try:
+            if isinstance(slot, str):
+                self._lost[index] = slot
+            elif slot[0] != generation:
+                self.generations[index], self.replicas[index] = slot
+                self._lost.pop(index, None)
+        finally:  # whatever the answer, nobody waits on this replacement any more
+            del self._replacing[index]
 
     def max_connections(self) -> int:
         return int(self.info["max_connections"])
