@@ -145,6 +145,26 @@ def test_a_lost_judge_replica_is_replaced_and_loses_no_verdict(tmp_path: Path, c
     assert not [n for n in cluster.util.list_named_actors() if n.startswith("omnieval-judge-pool-")], "the pool stopped with the run"
 
 
+def test_a_judge_pool_replaces_each_loss_once_and_at_most_its_bound(tmp_path: Path, cluster: Any) -> None:
+    from omnieval.executors.judge_cluster import JudgePool, replica_actor
+
+    loads = tmp_path / "judge-constructions.txt"
+    model, options = f"counting-judge/{loads}", BackendOptions()
+    first = replica_actor(cluster, 0).remote(model, options)
+    pool = cluster.remote(JudgePool).options(num_cpus=0).remote(model, options, [first], gpus=0, most=1)
+    cluster.get(first.info.remote())  # started, then lost
+    cluster.kill(first)
+    once, twice = cluster.get([pool.replace.remote(0, 0), pool.replace.remote(0, 0)])  # two workers, one loss
+    assert once[0] == twice[0] == 1 and once[1] == twice[1], "the same loss reported twice: one replacement"
+    assert cluster.get(once[1].info.remote())["model"] == str(loads)
+    beyond = cluster.get(pool.replace.remote(0, 1))
+    assert isinstance(beyond, str) and "the most per run" in beyond
+    state = cluster.get(pool.state.remote())
+    assert state == {"slots": [beyond], "replaced": 1}
+    assert len(constructions(loads)) == 2, "the first replica and one replacement"
+    cluster.kill(pool)
+
+
 def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cluster: Any) -> None:
     from typer.testing import CliRunner
 
