@@ -144,3 +144,60 @@ def test_idle_slots_go_back_after_a_tick_and_cancelled_waiters_lose_nothing() ->
 
     idle_back, in_flight, held = asyncio.run(main())
     assert idle_back == 0 and in_flight == 0 and held == 0
+
+
+def test_fewer_slots_than_workers_rotate_among_them_instead_of_waiting_for_shards_to_end() -> None:
+    """Limit 2, three busy workers: a share below one. Each worker is served while the others are still busy."""
+
+    async def main() -> tuple[dict[str, int], int, int]:
+        gate, calls, server = EndpointGate(2), {}, _Server()
+        clients = [GateClient(_Remote(gate, calls), w, cap=2) for w in ("a", "b", "c")]
+        ticker = asyncio.ensure_future(_ticker(clients, 0.02))
+        done: dict[str, int] = {}
+        served_when_first_ended: dict[str, int] = {}
+
+        async def worker(client: GateClient) -> None:
+            async def one() -> None:
+                await server.call(client, 0.003)
+                done[client.owner] = done.get(client.owner, 0) + 1
+
+            own = asyncio.Semaphore(2)
+
+            async def limited() -> None:
+                async with own:
+                    await one()
+
+            await asyncio.gather(*(limited() for _ in range(120)))
+            if not served_when_first_ended:
+                served_when_first_ended.update(done)
+            client.give_back()
+
+        await asyncio.wait_for(asyncio.gather(*(worker(c) for c in clients)), timeout=30)
+        ticker.cancel()
+        await asyncio.sleep(0.01)
+        return served_when_first_ended, server.peak, gate.in_flight
+
+    served, peak, left = asyncio.run(main())
+    assert peak <= 2 and left == 0
+    assert len(served) == 3 and min(served.values()) >= 10, f"requests each worker had done when the first ended: {served}"
+
+
+def test_holders_rotate_slots_only_while_the_limit_is_below_the_workers_wanting_them() -> None:
+    async def main() -> list[int]:
+        gate = EndpointGate(2)
+        assert await gate.acquire("a", 2) == 2
+        b = asyncio.ensure_future(gate.acquire("b"))
+        await asyncio.sleep(0)
+        shares = [await gate.share("a")]  # 2 slots, 2 workers: a's share is 1 (it gives back above that)
+        c = asyncio.ensure_future(gate.acquire("c"))
+        await asyncio.sleep(0)
+        shares.append(await gate.share("a"))  # 2 slots, 3 workers, b and c with none: a rotates (0)
+        await gate.release("a", 1)
+        await asyncio.sleep(0)
+        shares += [await gate.share("a"), await gate.share("b")]  # b holds one now; c still waits with none
+        await gate.release("a", 1)
+        await asyncio.gather(b, c)
+        shares.append(await gate.share("b"))  # nobody waits with none: shares as usual
+        return shares
+
+    assert asyncio.run(main()) == [1, 0, 0, 0, 1]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -95,23 +94,28 @@ def test_local_judge_is_an_actor_pool_built_once_per_replica(tmp_path: Path, clu
     assert manifest["judges"]["qaj"]["cluster"]["replicas"] == 2
 
 
-def _kill_a_replica(loads: Path, shards: Path, failure: list[BaseException], *, deadline_s: float) -> int:
-    """SIGKILL one judge replica once both are up and judged records are being written."""
+def _kill_a_replica(ray: Any, loads: Path, shards: Path, failure: list[BaseException], *, deadline_s: float) -> int:
+    """``ray.kill`` one judge replica (found through the run's named pool) once both are up and judged
+    records are being written; returns its process id."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end and not failure:
         pids = [pid for pid in constructions(loads) if pid != os.getpid()]
         judged = sum(f.read_text(encoding="utf-8").count('"judge":{') for f in shards.glob("*/samples.jsonl"))
-        if len(pids) == 2 and judged >= 4:
-            os.kill(pids[0], signal.SIGKILL)
-            return pids[0]
+        pools = [n for n in ray.util.list_named_actors() if n.startswith("omnieval-judge-pool-")]
+        if len(pids) == 2 and judged >= 4 and pools:
+            (pool,) = pools
+            _, replica = ray.get(ray.get_actor(pool).state.remote())["slots"][0]
+            pid = int(ray.get(replica.stats.remote())["pid"])
+            ray.kill(replica)
+            return pid
         time.sleep(0.02)
     raise AssertionError(f"the judge pool never got to work: {failure}")
 
 
-def test_a_lost_judge_replica_loses_no_verdict(tmp_path: Path, cluster: Any) -> None:
+def test_a_lost_judge_replica_is_replaced_and_loses_no_verdict(tmp_path: Path, cluster: Any) -> None:
     task = str(judged_task(tmp_path, 40))
     loads = tmp_path / "judge-constructions.txt"
-    judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=2, extra={"delay_s": 0.2}), retries=0)
+    judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=2, extra={"delay_s": 0.1}), retries=0)
     failure: list[BaseException] = []
     with CountingServer(latency_ms=5).in_thread() as model:
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
@@ -125,13 +129,40 @@ def test_a_lost_judge_replica_loses_no_verdict(tmp_path: Path, cluster: Any) -> 
 
         thread = threading.Thread(target=run)
         thread.start()
-        killed = _kill_a_replica(loads, tmp_path / "ray" / "shards", failure, deadline_s=120)
+        killed = _kill_a_replica(cluster, loads, tmp_path / "ray" / "shards", failure, deadline_s=120)
         thread.join(180)
     assert not thread.is_alive() and not failure, failure
     assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local"), "the lost batches were judged again"
-    stats = _manifest(tmp_path / "ray")["executor"]["judges"][f"counting-judge/{loads}"]["replica_stats"]
-    assert sum("lost" in r for r in stats) == 1 and killed not in [r.get("pid") for r in stats]
-    assert results(tmp_path / "ray")["retries"] >= 1, "a batch sent to the lost replica was retried on the other"
+    ray_results, local_results = results(tmp_path / "ray"), results(tmp_path / "local")
+    assert ray_results.pop("retries") >= 1, "a batch sent to the lost replica was retried"
+    assert ray_results == {k: v for k, v in local_results.items() if k != "retries"}
+    pool = _manifest(tmp_path / "ray")["executor"]["judges"][f"counting-judge/{loads}"]
+    pids = [r.get("pid") for r in pool["replica_stats"]]
+    assert pool["replicas"] == 2 and pool["replaced"] == 1 and len(set(pids)) == 2, pool
+    assert killed not in pids and None not in pids, f"the pool is back at full size, the killed replica replaced: {pool}"
+    built = [pid for pid in constructions(loads) if pid != os.getpid()]
+    assert len(built) == len(set(built)) == 3, "two replicas and one replacement, each built once"
+    assert not [n for n in cluster.util.list_named_actors() if n.startswith("omnieval-judge-pool-")], "the pool stopped with the run"
+
+
+def test_a_judge_pool_replaces_each_loss_once_and_at_most_its_bound(tmp_path: Path, cluster: Any) -> None:
+    from omnieval.executors.judge_cluster import JudgePool, replica_actor
+
+    loads = tmp_path / "judge-constructions.txt"
+    model, options = f"counting-judge/{loads}", BackendOptions()
+    first = replica_actor(cluster, 0).remote(model, options)
+    pool = cluster.remote(JudgePool).options(num_cpus=0).remote(model, options, [first], gpus=0, most=1)
+    cluster.get(first.info.remote())  # started, then lost
+    cluster.kill(first)
+    once, twice = cluster.get([pool.replace.remote(0, 0), pool.replace.remote(0, 0)])  # two workers, one loss
+    assert once[0] == twice[0] == 1 and once[1] == twice[1], "the same loss reported twice: one replacement"
+    assert cluster.get(once[1].info.remote())["model"] == str(loads)
+    beyond = cluster.get(pool.replace.remote(0, 1))
+    assert isinstance(beyond, str) and "the most per run" in beyond
+    state = cluster.get(pool.state.remote())
+    assert state == {"slots": [beyond], "replaced": 1}
+    assert len(constructions(loads)) == 2, "the first replica and one replacement"
+    cluster.kill(pool)
 
 
 def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cluster: Any) -> None:

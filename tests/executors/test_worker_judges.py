@@ -104,3 +104,47 @@ def test_worker_judges_route_api_judges_through_their_gate() -> None:
     assert judges.gates["openai/j"].cap == 5 and backend.spec == "openai/j"
     classifier = judges.backend("pooling/c", BackendOptions(base_url="http://x", extra={"sep_token": "|"}))
     assert classifier.classifies and classifier.sep_token() == "|", "a shared judge keeps its kind and its own options"
+
+
+class _Pool:
+    """A pool handle whose ``replace`` gives the lost slot the next spare replica, or, with none left, says why."""
+
+    def __init__(self, spares: list[_Replica]) -> None:
+        self.spares, self.asked = spares, list[tuple[int, int]]()
+        self.replace = self
+
+    def remote(self, index: int, generation: int) -> Any:
+        self.asked.append((index, generation))
+
+        async def answer() -> Any:
+            await asyncio.sleep(0.01)  # a replica takes a while to start: callers wait for it
+            if self.spares:
+                return generation + 1, self.spares.pop(0)
+            return f"replica {index} not replaced: the pool already started 1 replacements, the most per run"
+
+        return answer()
+
+
+def test_pool_stand_in_takes_its_pools_replacement_for_a_lost_replica(tmp_path: Path) -> None:
+    replica = JudgeReplica(f"counting-judge/{tmp_path / 'loads.txt'}", BackendOptions())
+    fresh = _Replica(replica)
+    pool = _Pool([fresh])
+    stand_in = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info(), pool=pool))
+
+    async def main() -> None:
+        with pytest.raises(BackendError) as lost:
+            await stand_in.generate_many(_requests(1))
+        assert lost.value.retryable, "its only replica is lost, but a replacement is starting: the batch is retried"
+        assert (await stand_in.generate_many(_requests(2)[-1:]))[0].text == "1"  # type: ignore[union-attr]
+        assert stand_in.replicas == [fresh] and stand_in.generations == [1]
+        fresh.dead = True
+        with pytest.raises(BackendError) as again:
+            await stand_in.generate_many(_requests(1))
+        assert again.value.retryable
+        with pytest.raises(BackendError, match=r"every replica of its pool was lost.*the most per run") as gone:
+            await stand_in.generate_many(_requests(1))  # waits for the pool's answer: no replacement this time
+        assert gone.value.transport == "refused", "the pool is down for good: the circuit breaker stops the run"
+
+    asyncio.run(main())
+    assert pool.asked == [(0, 0), (0, 1)], "each loss reported once, with the generation that was lost"
+    assert fresh.calls == 2

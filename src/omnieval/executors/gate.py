@@ -5,7 +5,10 @@ client (:class:`GateClient`) keeps the slots it leased and reuses them request a
 worker that is busy costs no actor call per request: it talks to the gate only to grow its pool, to
 give back slots it has not used for a while, and once per tick to learn its fair share (the limit
 over the workers that want slots). A busy worker above its share gives slots back as its requests
-finish, so a newcomer gets its share within about one tick. The sum of all pools never exceeds the
+finish, so a newcomer gets its share within about one tick. With fewer slots than workers (a share
+below one), a holder learns at its tick that another worker waits with none and then hands each slot
+back as its request finishes, so the slots rotate among the workers instead of staying with their
+first holders until their shards end. The sum of all pools never exceeds the
 limit, so the server never sees more than ``--concurrency`` requests at once.
 
 Plain classes: :mod:`omnieval.executors.ray_executor` turns the gate into an actor, so this module
@@ -40,12 +43,20 @@ class EndpointGate:
         self.peak = 0
         self.granted = 0
 
+    def _wanting(self, owner: str) -> set[str]:
+        return {o for o, n in self._held.items() if n > 0} | {o for o, n in self._waiting.items() if n > 0} | {owner}
+
     def _share(self, owner: str) -> int:
-        wanting = {o for o, n in self._held.items() if n > 0} | {o for o, n in self._waiting.items() if n > 0} | {owner}
-        return max(1, math.ceil(self.limit / len(wanting)))
+        return max(1, math.ceil(self.limit / len(self._wanting(owner))))
 
     async def share(self, owner: str) -> int:
-        """The fair pool size for ``owner``: the limit over the workers holding or waiting for slots."""
+        """The fair pool size for ``owner``: the limit over the workers holding or waiting for slots.
+
+        0 means one slot, handed back after each request: fewer slots than workers want them, and
+        another worker waits holding none, so the slots must rotate rather than stay with their holders."""
+        starving = any(n > 0 and not self._held[o] for o, n in self._waiting.items() if o != owner)
+        if starving and self._held[owner] > 0 and self.limit < len(self._wanting(owner)):
+            return 0  # (with enough slots for all, holders above their share give back instead: see GateClient)
         return self._share(owner)
 
     async def acquire(self, owner: str, most: int = 1) -> int:
@@ -102,6 +113,9 @@ class GateClient:
     def __init__(self, handle: Any, owner: str, *, cap: int) -> None:
         self.handle, self.owner = handle, owner
         self.cap = max(1, cap)
+        self.rotate = False
+        """Another worker waits with no slot while the limit is below the workers: each slot goes back
+        to the gate as its request finishes (the gate hands it to the longest waiting worker)."""
         self.held = 0
         """Slots leased from the gate: in use plus ``free``."""
         self.free = 0
@@ -127,13 +141,17 @@ class GateClient:
 
     def release(self) -> None:
         self.free += 1
-        if self.held > self.cap:  # above our share: the slot goes back to the gate at once
+        if self.rotate:  # others wait with nothing: the slot goes back; our next request queues behind them
+            self._return(self.free)
+        elif self.held > self.cap:  # above our share: the slot goes back to the gate at once
             self._return(min(self.free, self.held - self.cap))
         self._handout()
+        self._fetch_if_short()
 
     async def tick(self) -> None:
         """Learn the fair share; give back what is above it and what sat unused since the last tick."""
-        self.cap = max(1, int(await self.handle.share.remote(self.owner)))
+        share = int(await self.handle.share.remote(self.owner))
+        self.cap, self.rotate = max(1, share), share == 0
         self._return(min(self.free, max(self.held - self.cap, self._low_water)))
         self._low_water = self.free
         self._fetch_if_short()

@@ -6,7 +6,8 @@ judge under no global limit. Instead the driver starts, for each judge model of 
 
 - an API judge: an :class:`~omnieval.executors.gate.EndpointGate` of ``--judge-concurrency`` slots,
   so all workers together keep at most that many judge requests in flight, as one machine would;
-- a local judge: ``--judge-replicas`` :class:`JudgeReplica` actors, each loading the judge once.
+- a local judge: ``--judge-replicas`` :class:`JudgeReplica` actors, each loading the judge once, kept
+  at full size by a :class:`JudgePool` actor that starts a replacement for a lost one (a bounded number).
 
 Workers get a :class:`WorkerJudges`, the runner's judge-backend factory: the judge's backend is made
 once per worker and kept across shards, wrapped in the gate's client, or a :class:`PooledJudge` that
@@ -15,6 +16,7 @@ sends batches to the least busy replica. Plain classes: the executor turns them 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import os
@@ -37,6 +39,7 @@ from omnieval.types import Request, Response
 
 __all__ = [
     "JudgePlan",
+    "JudgePool",
     "JudgeReplica",
     "JudgeRoute",
     "JudgesOnCluster",
@@ -49,6 +52,13 @@ __all__ = [
 
 READY_TIMEOUT_S = 600.0
 """How long the driver waits for a judge replica to be placed and started (a GPU may free up)."""
+
+STATE_WAIT_S = 60.0
+"""At a run's end, how long the manifest waits for a replacement replica still starting."""
+
+MIN_REPLACEMENTS = 3
+"""A pool starts at most ``max(MIN_REPLACEMENTS, replicas)`` replacements for lost replicas: a judge
+that keeps dying (out of memory at each load, a bad node) is not restarted for ever."""
 
 
 def endpoint_key(backend: Backend, options: BackendOptions) -> str:
@@ -73,6 +83,8 @@ class JudgeRoute:
     """The replica actors (``kind == "pool"``)."""
     info: dict[str, Any] = field(default_factory=dict)
     """The replicas' backend as :func:`backend_info` describes it (``kind == "pool"``)."""
+    pool: Any = None
+    """The :class:`JudgePool` actor that replaces lost replicas (``kind == "pool"``)."""
 
 
 def backend_info(backend: Backend) -> dict[str, Any]:
@@ -116,40 +128,155 @@ class JudgeReplica:
         await self.backend.aclose()
 
 
+def replica_actor(ray: Any, gpus: float) -> Any:
+    """The replica actor class: never restarted by Ray (its pool starts a fresh one instead)."""
+    return ray.remote(JudgeReplica).options(num_cpus=1, num_gpus=gpus, max_restarts=0, max_concurrency=64)
+
+
+Slot = tuple[int, Any] | str
+"""A pool slot: (generation, replica), or why it has none."""
+
+
+class JudgePool:
+    """A local judge's replicas (a Ray actor): a lost replica's slot gets a new replica, ``most`` at most.
+
+    A worker reports a lost replica with the slot's generation it used: the first report starts the
+    replacement, later ones (other workers, the same loss) wait for it or get it at once. Past ``most``
+    replacements a slot stays empty, with the reason workers then give."""
+
+    def __init__(self, model: str, options: BackendOptions, replicas: Sequence[Any], *, gpus: float, most: int) -> None:
+        self.model, self.options, self.gpus, self.most = model, options, gpus, most
+        self.replicas = list(replicas)
+        self.generations = [0] * len(self.replicas)
+        self.replaced = 0
+        self.empty: dict[int, str] = {}
+        self._starting: dict[int, asyncio.Future[None]] = {}
+        self._closing = False
+
+    def _slot(self, index: int) -> Slot:
+        return self.empty.get(index) or (self.generations[index], self.replicas[index])
+
+    async def state(self, wait_s: float = 0.0) -> dict[str, Any]:
+        """The slots and the replacements started; waits up to ``wait_s`` for those still starting."""
+        if self._starting and wait_s > 0:
+            await asyncio.wait(list(self._starting.values()), timeout=wait_s)
+        slots = [f"replica {i} lost, its replacement still starting" if i in self._starting else self._slot(i)
+                 for i in range(len(self.replicas))]  # fmt: skip
+        return {"slots": slots, "replaced": self.replaced}
+
+    async def replace(self, index: int, generation: int) -> Slot:
+        """Slot ``index`` after its replica of ``generation`` was lost: a new replica, or why there is none."""
+        if generation == self.generations[index] and index not in self.empty and not self._closing:
+            if index not in self._starting:
+                self._starting[index] = asyncio.ensure_future(self._start(index))
+            await asyncio.shield(self._starting[index])
+        return self._slot(index)
+
+    async def _start(self, index: int) -> None:
+        import ray
+
+        try:
+            with contextlib.suppress(Exception):  # a replica reported lost is stopped for good, dead or stuck
+                ray.kill(self.replicas[index], no_restart=True)
+            if self.replaced >= self.most:
+                self.empty[index] = (f"replica {index} not replaced: the pool already started {self.most} replacements, "
+                                     "the most per run")  # fmt: skip
+                return
+            self.replaced += 1
+            actor = replica_actor(ray, self.gpus).remote(self.model, self.options)
+            try:
+                await asyncio.wait_for(_ready(actor), READY_TIMEOUT_S)
+            except Exception as exc:
+                ray.kill(actor, no_restart=True)
+                self.empty[index] = f"replica {index}'s replacement did not start: {type(exc).__name__}: {exc}"[:500]
+                return
+            if self._closing:
+                ray.kill(actor, no_restart=True)
+                return
+            self.replicas[index] = actor
+            self.generations[index] += 1
+        finally:
+            self._starting.pop(index, None)
+
+    async def close(self) -> list[Any]:
+        """Start no more replicas; returns those to stop."""
+        self._closing = True
+        return [r for i, r in enumerate(self.replicas) if i not in self.empty]
+
+
+async def _ready(actor: Any) -> None:
+    await actor.info.remote()
+
+
 class PooledJudge(Backend):
     """A worker's stand-in for a local judge: each batch goes to the replica with the fewest of this
-    worker's batches in flight (ties in turn). A lost replica is left out; its batch fails retryable."""
+    worker's batches in flight (ties in turn). A lost replica's batch fails retryable; the replica is
+    left out until its pool (when there is one) gives its slot a new replica."""
 
-    def __init__(self, replicas: Sequence[Any], info: dict[str, Any]) -> None:
+    def __init__(self, replicas: Sequence[Any], info: dict[str, Any], *, pool: Any = None) -> None:
         super().__init__(info["model"], options=info["options"])
         self.replicas = list(replicas)
         self.info = info
+        self.pool = pool
+        self.generations = [0] * len(self.replicas)
         self._busy = [0] * len(self.replicas)
-        self._lost: set[int] = set()
+        self._lost: dict[int, str] = {}
+        """Slots found lost, with why, until the pool gives them a new replica."""
+        self._replacing: dict[int, asyncio.Future[None]] = {}
         self._turn = itertools.count()
 
     def _pick(self) -> int:
         alive = [i for i in range(len(self.replicas)) if i not in self._lost]
         if not alive:  # nothing answers any more: the circuit breaker stops the run, as for a refused connection
-            raise BackendError(f"judge {self.spec}: every replica of its pool was lost", transport="refused")
+            why = "; ".join(sorted(set(self._lost.values())))
+            raise BackendError(f"judge {self.spec}: every replica of its pool was lost ({why})", transport="refused")
         start = next(self._turn)
         order = sorted(alive, key=lambda i: (self._busy[i], (i - start) % len(self.replicas)))
         return order[0]
 
+    async def _choose(self) -> int:
+        """A live replica; with none, the replacement the pool is starting."""
+        while len(self._lost) == len(self.replicas) and self._replacing:
+            await asyncio.wait(list(self._replacing.values()), return_when=asyncio.FIRST_COMPLETED)
+        return self._pick()
+
     generate = InProcessBackend.generate  # type: ignore[assignment]  # one request: a batch of one
 
     async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
-        index = self._pick()
+        index = await self._choose()
+        generation = self.generations[index]
         self._busy[index] += 1
         try:
             return list(await self.replicas[index].generate_many.remote(list(requests)))
         except Exception as exc:  # the replica died (or its call could not be delivered): the others carry on
-            self._lost.add(index)
-            alive = len(self.replicas) - len(self._lost)
-            raise BackendError(f"judge {self.spec}: replica {index} lost ({type(exc).__name__}: {exc})",
-                               retryable=alive > 0, transport=None if alive else "refused") from None  # fmt: skip
+            why = f"{type(exc).__name__}: {exc}"[:300]
+            self._lose(index, generation, why)
+            retryable = len(self._lost) < len(self.replicas) or bool(self._replacing)
+            raise BackendError(f"judge {self.spec}: replica {index} lost ({why})",
+                               retryable=retryable, transport=None if retryable else "refused") from None  # fmt: skip
         finally:
             self._busy[index] -= 1
+
+    def _lose(self, index: int, generation: int, why: str) -> None:
+        if generation != self.generations[index] or index in self._lost:  # already replaced, or already known
+            return
+        self._lost[index] = f"replica {index}: {why}"
+        if self.pool is not None:
+            self._replacing[index] = asyncio.ensure_future(self._replace(index, generation))
+
+    async def _replace(self, index: int, generation: int) -> None:
+        try:
+            slot = await self.pool.replace.remote(index, generation)
+        except Exception as exc:  # the pool itself is gone
+            slot = f"replica {index} not replaced: its pool failed ({type(exc).__name__}: {exc})"
+        try:
+            if isinstance(slot, str):
+                self._lost[index] = slot
+            elif slot[0] != generation:
+                self.generations[index], self.replicas[index] = slot
+                self._lost.pop(index, None)
+        finally:  # whatever the answer, nobody waits on this replacement any more
+            del self._replacing[index]
 
     def max_connections(self) -> int:
         return int(self.info["max_connections"])
@@ -178,7 +305,7 @@ class PooledJudge(Backend):
 
 def pooled(route: JudgeRoute) -> PooledJudge:
     cls = type(f"Pooled{route.info['provider']}", (PooledJudge,), {k: route.info[k] for k in CAPABILITIES})
-    return cls(route.replicas, route.info)
+    return cls(route.replicas, route.info, pool=route.pool)
 
 
 class WorkerJudges:
@@ -242,10 +369,18 @@ class JudgesOnCluster:
                 stats = self.ray.get(route.gate.stats.remote())
                 out[model] = {"kind": "gate", "endpoint": route.info.get("endpoint_key"), **stats}
             else:
-                replicas = [self._stats(replica) for replica in route.replicas]
+                state = self._pool_state(route)
+                replicas = [{"lost": slot} if isinstance(slot, str) else self._stats(slot[1]) for slot in state["slots"]]
                 out[model] = {"kind": "pool", "replicas": len(route.replicas), "gpus_per_replica": self.gpus_per_replica,
-                              "replica_stats": replicas}  # fmt: skip
+                              "replaced": state["replaced"], "replica_stats": replicas}  # fmt: skip
         return out
+
+    def _pool_state(self, route: JudgeRoute) -> dict[str, Any]:
+        """The pool's current replicas (replacements included) and how many it replaced."""
+        try:
+            return dict(self.ray.get(route.pool.state.remote(STATE_WAIT_S), timeout=STATE_WAIT_S + 30))
+        except Exception as exc:  # the pool actor is gone: its first replicas are all we know of
+            return {"slots": [(0, r) for r in route.replicas], "replaced": f"unknown ({type(exc).__name__})"}
 
     def _stats(self, replica: Any) -> dict[str, Any]:
         try:
@@ -271,10 +406,16 @@ class JudgesOnCluster:
     def close(self) -> None:
         """Stop the replicas."""
         for route in self.routes.values():
-            for replica in route.replicas:
+            replicas = list(route.replicas)
+            if route.pool is not None:
+                with contextlib.suppress(Exception):  # the pool is gone: its first replicas are all we know of
+                    replicas = list(self.ray.get(route.pool.close.remote(), timeout=30))
+            for replica in replicas:
                 with contextlib.suppress(Exception):  # a dead or stuck replica: nothing to close
                     self.ray.get(replica.close.remote(), timeout=30)
                 self.ray.kill(replica, no_restart=True)
+            if route.pool is not None:
+                self.ray.kill(route.pool, no_restart=True)  # with it go the replacements it started
 
 
 @dataclass(frozen=True)
@@ -341,7 +482,8 @@ def _gate(ray: Any, model: str, backend: Backend, options: BackendOptions) -> Ju
 
 
 def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus: float) -> JudgeRoute:
-    cls = ray.remote(JudgeReplica).options(num_cpus=1, num_gpus=gpus, max_restarts=0, max_concurrency=64)
+    """The replicas, started and ready, and their :class:`JudgePool` (named ``omnieval-judge-pool-…``)."""
+    cls = replica_actor(ray, gpus)
     actors = tuple(cls.remote(model, options) for _ in range(replicas))
     try:
         infos = ray.get([a.info.remote() for a in actors], timeout=READY_TIMEOUT_S)
@@ -349,4 +491,7 @@ def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus:
         for actor in actors:
             ray.kill(actor, no_restart=True)
         raise ConfigError(f"judge {model}: its {replicas} replica(s) ({gpus:g} GPU each) did not start: {exc}") from None
-    return JudgeRoute(kind="pool", replicas=actors, info=infos[0])
+    name = f"omnieval-judge-pool-{uuid.uuid4().hex[:12]}"
+    pool = ray.remote(JudgePool).options(name=name, num_cpus=0, max_concurrency=1000)
+    keeper = pool.remote(model, options, actors, gpus=gpus, most=max(MIN_REPLACEMENTS, replicas))
+    return JudgeRoute(kind="pool", replicas=actors, info=infos[0], pool=keeper)
