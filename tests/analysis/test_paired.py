@@ -34,6 +34,26 @@ def test_mcnemar_matches_statsmodels() -> None:
     assert mcnemar_exact(list(a), list(b)) == pytest.approx(mcnemar(table, exact=True).pvalue)
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 30, 31, 400, 20_001])
+def test_mcnemar_matches_scipy_binomtest_on_every_split(n: int) -> None:
+    from scipy.stats import binomtest
+
+    for only_a in sorted({0, 1, n // 3, n // 2, n // 2 + 1, n - 1, n} & set(range(n + 1))):
+        a, b = [1.0] * only_a + [0.0] * (n - only_a), [0.0] * only_a + [1.0] * (n - only_a)
+        assert mcnemar_exact(a, b) == pytest.approx(binomtest(only_a, n, 0.5).pvalue, rel=1e-9, abs=1e-300)
+
+
+def test_compare_statistics_need_no_scipy() -> None:
+    """``compare`` runs on the core install (scipy is an extra): the paired tests import nothing else."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['scipy'] = None; from omnieval.analysis.paired import paired_test; "
+            "print(paired_test([1, 0, 0, 1], [0, 1, 1, 1]).p_value, paired_test([0.1, 0.5], [0.3, 0.2]).p_value)")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_mcnemar_without_discordant_pairs_is_one() -> None:
     assert mcnemar_exact([1, 0, 1], [1, 0, 1]) == 1.0
 

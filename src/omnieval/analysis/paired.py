@@ -7,6 +7,7 @@ audits and watermark-impact studies alike.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,13 +55,23 @@ def paired_bootstrap_ci(
 
 def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided exact McNemar p-value: a binomial test on the discordant pairs (1 when there are none)."""
-    from scipy.stats import binomtest
-
     only_a = sum(1 for x, y in zip(a, b, strict=True) if x == 1.0 and y == 0.0)
     only_b = sum(1 for x, y in zip(a, b, strict=True) if x == 0.0 and y == 1.0)
     if only_a + only_b == 0:
         return 1.0
-    return float(binomtest(only_a, only_a + only_b, 0.5, alternative="two-sided").pvalue)
+    return _binomial_half_two_sided(min(only_a, only_b), only_a + only_b)
+
+
+def _binomial_half_two_sided(k: int, n: int) -> float:
+    """Exact two-sided binomial p-value for ``k ≤ n/2`` successes at p = 1/2 (scipy's ``binomtest``; kept
+    here so ``compare`` needs only the core install): Binomial(n, 1/2) is symmetric, so the outcomes no
+    likelier than ``k`` are the two tails, ``2 · P(X ≤ k)``, summed in log space for any ``n``."""
+    if 2 * k >= n:
+        return 1.0
+    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(k + 1)]
+    top = max(logs)
+    tail = math.exp(top + math.log(math.fsum(math.exp(x - top) for x in logs)) - n * math.log(2))
+    return min(1.0, 2.0 * tail)
 
 
 def paired_permutation(a: Sequence[float], b: Sequence[float], *, n_resamples: int = 10_000, seed: int = 0) -> float:
