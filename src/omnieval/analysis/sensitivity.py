@@ -24,8 +24,10 @@ def prompt_sensitivity(
     Returns the formula actually fitted, the baseline prompt, one row per other prompt (coefficient,
     standard error, t, two-sided p, significant) and the number of observations.
     """
+    import statsmodels.formula.api as smf  # first: the 'analysis' extra names statsmodels, which brings pandas
+
+    # isort: split
     import pandas as pd
-    import statsmodels.formula.api as smf
 
     frame = pd.DataFrame(list(rows))
     if frame.empty or "metric" not in frame:

@@ -22,7 +22,7 @@ def fail(message: str, *, code: int = 2) -> None:
 
 @contextmanager
 def friendly_errors() -> Iterator[None]:
-    """Turn omnieval's own errors into a clean message and exit code 2."""
+    """Turn omnieval's own errors, and a missing optional package, into a clean message and exit code 2."""
     from omnieval.errors import OmnievalError
 
     try:
@@ -31,6 +31,29 @@ def friendly_errors() -> Iterator[None]:
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted; finished samples are saved, run the same command again to resume", code=130)
+    except ModuleNotFoundError as exc:  # an optional package this command needs is not installed
+        if not exc.name or exc.name.partition(".")[0] == "omnieval":
+            raise
+        fail(missing_package_message(exc.name))
+
+
+def missing_package_message(module: str) -> str:
+    """Which extra brings ``module``, read from omnieval's own requirements (``name…; extra == "x"``)."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+
+    top = module.partition(".")[0]
+    wanted = re.sub(r"[-_.]+", "-", top).lower()
+    try:
+        lines = requires("omnieval") or []
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        lines = []
+    extras = sorted({m.group(2) for line in lines
+                     if (m := re.match(r'\s*([A-Za-z0-9_.-]+).*extra\s*==\s*"([^"]+)"', line))
+                     and re.sub(r"[-_.]+", "-", m.group(1)).lower() == wanted})  # fmt: skip
+    if extras:
+        return f"this command needs the optional package {top!r}: pip install 'omnieval[{extras[0]}]'"
+    return f"this command needs the optional package {top!r}, which is not installed (see the extras in the README)"
 
 
 def _value(text: str) -> Any:
