@@ -11,7 +11,20 @@ from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
 from omnieval.types import STATES, SampleResult
 
-__all__ = ["bootstrap_ci", "compute_results", "task_results"]
+__all__ = ["bootstrap_ci", "compute_results", "resampled_means", "task_results"]
+
+
+def resampled_means(data: Any, *, rng: Any, n_resamples: int) -> Any:
+    """The means of ``n_resamples`` resamples of ``data`` (a numpy array) with replacement, drawn with
+    ``rng`` in chunks of at most 2,000,000 indices so memory stays bounded on large tasks."""
+    import numpy as np
+
+    means = np.empty(n_resamples)
+    chunk = max(1, 2_000_000 // len(data))
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        means[start:stop] = data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+    return means
 
 
 def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
@@ -20,14 +33,7 @@ def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0,
         return None
     import numpy as np
 
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // len(data))
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, len(data), size=(stop - start, len(data)))
-        means[start:stop] = data[idx].mean(axis=1)
+    means = resampled_means(np.asarray(values, dtype=float), rng=np.random.default_rng(seed), n_resamples=n_resamples)
     alpha = (1 - level) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
