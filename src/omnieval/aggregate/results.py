@@ -103,16 +103,15 @@ class _TaskAccumulator:
 
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        by_key = {k: m for m in self.metrics for k in m.keys}
-        if self.judges:  # judged run: the judge's metrics replace the plain ones of the same key
-            by_key.update({k: m for m in self.judge_metrics for k in m.keys})
-        judge_keys = {k for m in self.judge_metrics for k in m.keys} if self.judges else set()
+        judge_by_key = {k: m for m in self.judge_metrics for k in m.keys} if self.judges else {}
+        # judged run: the judge's metrics replace the plain ones of the same key
+        by_key = {k: m for m in self.metrics for k in m.keys} | judge_by_key
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
                 out[key] = math.fsum(values) / len(values) if values else 0.0
-            elif key in judge_keys:
-                value = self._judge_aggregate(metric, key)
+            elif key in judge_by_key:  # judge_failed samples come in as NaN: a group holding one is left out
+                value = metric.aggregate(*self._judge_rows(key))
                 if not math.isnan(value):
                     out[key] = value
             else:
@@ -122,11 +121,6 @@ class _TaskAccumulator:
             if all(p in out for p in parts):
                 out[key] = sum(out[p] for p in parts) / len(parts)
         return out
-
-    def _judge_aggregate(self, metric: BoundMetric, key: str) -> float:
-        """A judge-derived value aggregated over samples (e.g. ruHHH Group JS): ``judge_failed`` samples
-        come in as NaN (no value), so an aggregation over groups leaves their group out, never credits it."""
-        return metric.aggregate(*self._judge_rows(key))
 
     def _judge_rows(self, key: str) -> tuple[list[float], list[SampleResult]]:
         """A judge-derived key's per-sample values, ``judge_failed`` samples as NaN, and their records."""
