@@ -13,7 +13,13 @@ from omnieval.reports.charts import dimension_charts, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, script_json
 from omnieval.reports.loading import load_run
 from omnieval.reports.tables import markdown_table, write_table
-from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
+from omnieval.reports.taxonomy import (
+    MAX_GROUPS,
+    MAX_JUDGE_GROUPS,
+    judge_dimensions,
+    sample_dimensions,
+    task_dimensions,
+)
 
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
 
@@ -208,3 +214,13 @@ def test_overall_ci_follows_a_judge_derived_score_that_leaves_judge_failed_sampl
     html = write_report(run).read_text(encoding="utf-8")
     found = re.search(r'id="overall-ci">(\d\.\d{3})–(\d\.\d{3}) \(95 % CI, task-stratified bootstrap\)', html)
     assert found and float(found.group(1)) < (2 / 3 + 0.5) / 2 < float(found.group(2))
+
+
+def test_judge_labels_past_the_sample_group_limit_still_make_a_dimension() -> None:
+    """POLLUX has 114 criterion variants: a task judged on more than MAX_GROUPS labels keeps its breakdown
+    (up to MAX_JUDGE_GROUPS), never dropped while the labels are being counted."""
+    labels = {f"criterion{i}@task": float(i % 3) for i in range(MAX_GROUPS + 10)}
+    (dim,) = judge_dimensions([_judged("pollux", f"i{n}", labels) for n in range(2)])
+    assert len(dim["groups"]) == MAX_GROUPS + 10 <= MAX_JUDGE_GROUPS
+    too_many = {f"c{i}": 1.0 for i in range(MAX_JUDGE_GROUPS + 1)}
+    assert judge_dimensions([_judged("pollux", f"i{n}", too_many) for n in range(2)]) == []

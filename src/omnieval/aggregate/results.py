@@ -11,7 +11,20 @@ from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
 from omnieval.types import STATES, SampleResult
 
-__all__ = ["bootstrap_ci", "compute_results", "task_results"]
+__all__ = ["bootstrap_ci", "compute_results", "resampled_means", "task_results"]
+
+
+def resampled_means(data: Any, *, rng: Any, n_resamples: int) -> Any:
+    """The means of ``n_resamples`` resamples of ``data`` (a numpy array) with replacement, drawn with
+    ``rng`` in chunks of at most 2,000,000 indices so memory stays bounded on large tasks."""
+    import numpy as np
+
+    means = np.empty(n_resamples)
+    chunk = max(1, 2_000_000 // len(data))
+    for start in range(0, n_resamples, chunk):
+        stop = min(n_resamples, start + chunk)
+        means[start:stop] = data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+    return means
 
 
 def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
@@ -20,14 +33,7 @@ def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0,
         return None
     import numpy as np
 
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // len(data))
-    for start in range(0, n_resamples, chunk):
-        stop = min(n_resamples, start + chunk)
-        idx = rng.integers(0, len(data), size=(stop - start, len(data)))
-        means[start:stop] = data[idx].mean(axis=1)
+    means = resampled_means(np.asarray(values, dtype=float), rng=np.random.default_rng(seed), n_resamples=n_resamples)
     alpha = (1 - level) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
@@ -97,16 +103,15 @@ class _TaskAccumulator:
 
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        by_key = {k: m for m in self.metrics for k in m.keys}
-        if self.judges:  # judged run: the judge's metrics replace the plain ones of the same key
-            by_key.update({k: m for m in self.judge_metrics for k in m.keys})
-        judge_keys = {k for m in self.judge_metrics for k in m.keys} if self.judges else set()
+        judge_by_key = {k: m for m in self.judge_metrics for k in m.keys} if self.judges else {}
+        # judged run: the judge's metrics replace the plain ones of the same key
+        by_key = {k: m for m in self.metrics for k in m.keys} | judge_by_key
         for key, values in self.values.items():
             metric = by_key.get(key)
             if metric is None or metric.ref.aggregate == "mean":
                 out[key] = math.fsum(values) / len(values) if values else 0.0
-            elif key in judge_keys:
-                value = self._judge_aggregate(metric, key)
+            elif key in judge_by_key:  # judge_failed samples come in as NaN: a group holding one is left out
+                value = metric.aggregate(*self._judge_rows(key))
                 if not math.isnan(value):
                     out[key] = value
             else:
@@ -116,11 +121,6 @@ class _TaskAccumulator:
             if all(p in out for p in parts):
                 out[key] = sum(out[p] for p in parts) / len(parts)
         return out
-
-    def _judge_aggregate(self, metric: BoundMetric, key: str) -> float:
-        """A judge-derived value aggregated over samples (e.g. ruHHH Group JS): ``judge_failed`` samples
-        come in as NaN (no value), so an aggregation over groups leaves their group out, never credits it."""
-        return metric.aggregate(*self._judge_rows(key))
 
     def _judge_rows(self, key: str) -> tuple[list[float], list[SampleResult]]:
         """A judge-derived key's per-sample values, ``judge_failed`` samples as NaN, and their records."""

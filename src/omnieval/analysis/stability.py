@@ -82,6 +82,8 @@ def macro_bootstrap_ci(
     """
     import numpy as np
 
+    from omnieval.aggregate import resampled_means
+
     if not per_task or any(len(values) < 2 for values in per_task):
         return None
     rng = np.random.default_rng(seed)
@@ -92,10 +94,7 @@ def macro_bootstrap_ci(
         if len(distinct) <= FEW_VALUES:
             total += rng.multinomial(len(data), counts / len(data), size=n_resamples) @ distinct / len(data)
             continue
-        chunk = max(1, 2_000_000 // len(data))
-        for start in range(0, n_resamples, chunk):
-            stop = min(n_resamples, start + chunk)
-            total[start:stop] += data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+        total += resampled_means(data, rng=rng, n_resamples=n_resamples)
     macro = total / len(per_task)
     alpha = (1 - level) / 2
     return float(np.quantile(macro, alpha)), float(np.quantile(macro, 1 - alpha))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 __all__ = ["FONT", "dimension_charts", "state_chart", "task_score_chart"]
@@ -76,7 +77,7 @@ def _short(label: str, width: int = 24) -> str:
 def _axis_labels(values: list[str]) -> list[str]:
     """Shortened labels, each distinct: a categorical axis would draw two equal labels as one bar."""
     short = [_short(v) for v in values]
-    counts = {s: short.count(s) for s in short}
+    counts = Counter(short)
     return [s if counts[s] == 1 else v for s, v in zip(short, values, strict=True)]
 
 

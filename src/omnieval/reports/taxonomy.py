@@ -59,7 +59,8 @@ def _flatten(meta: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]
 class _Groups:
     """Running sum and count per (key, label); a key seen once with a non-label value is rejected."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_groups: int = MAX_GROUPS) -> None:
+        self.max_groups = max_groups
         self.sums: dict[str, dict[str, list[float]]] = defaultdict(dict)
         self.rejected: set[str] = set()
         self.items = 0
@@ -93,14 +94,14 @@ class _Groups:
                 else:
                     acc[0] += score
                     acc[1] += 1
-            if len(groups) > MAX_GROUPS:  # never a dimension (groups only grow): stop labelling it
+            if len(groups) > self.max_groups:  # never a dimension (groups only grow): stop labelling it
                 self.rejected.add(key)
                 del self.sums[key]
 
-    def dimensions(self, level: str, *, max_groups: int = MAX_GROUPS) -> list[Dimension]:
+    def dimensions(self, level: str) -> list[Dimension]:
         out = []
         for key, groups in self.sums.items():
-            if key in self.rejected or not 2 <= len(groups) <= max_groups or max(n for _, n in groups.values()) < 2:
+            if key in self.rejected or not 2 <= len(groups) <= self.max_groups or max(n for _, n in groups.values()) < 2:
                 continue
             if level == "sample" and len(groups) > self.items / 2:  # nearly one value per sample: an id or free text
                 continue
@@ -155,7 +156,7 @@ def judge_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
     ``judge_failed`` and counted in the states. A task whose calls carry one label (a single judged
     answer) has nothing to break down.
     """
-    per_task: dict[str, _Groups] = defaultdict(_Groups)
+    per_task: dict[str, _Groups] = defaultdict(lambda: _Groups(max_groups=MAX_JUDGE_GROUPS))
     for record in records:
         judge = record.get("judge")
         if not isinstance(judge, dict) or not record.get("scored", True):
@@ -165,4 +166,4 @@ def judge_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
             if isinstance(verdict, int | float) and not isinstance(verdict, bool):
                 per_task[str(record.get("task"))].add([("label", call.get("label"))], float(verdict))
     return [{**dim, "name": f"judge verdict per call · {task}"}
-            for task, groups in sorted(per_task.items()) for dim in groups.dimensions("judge", max_groups=MAX_JUDGE_GROUPS)]  # fmt: skip
+            for task, groups in sorted(per_task.items()) for dim in groups.dimensions("judge")]  # fmt: skip
