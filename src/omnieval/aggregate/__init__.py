@@ -1,6 +1,12 @@
 """Aggregation: results from stored records only (never a model call)."""
 
-from omnieval.aggregate.results import bootstrap_ci, compute_results, resampled_means, task_results
+from omnieval.aggregate.results import (
+    bootstrap_ci,
+    compute_results,
+    resampled_means,
+    sample_has_score,
+    task_results,
+)
 from omnieval.aggregate.schemes import register_scheme, schemes
 
-__all__ = ["bootstrap_ci", "compute_results", "register_scheme", "resampled_means", "schemes", "task_results"]
+__all__ = ["bootstrap_ci", "compute_results", "register_scheme", "resampled_means", "sample_has_score", "schemes", "task_results"]

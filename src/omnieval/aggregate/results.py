@@ -11,7 +11,7 @@ from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
 from omnieval.types import STATES, SampleResult
 
-__all__ = ["bootstrap_ci", "compute_results", "resampled_means", "task_results"]
+__all__ = ["bootstrap_ci", "compute_results", "resampled_means", "sample_has_score", "task_results"]
 
 
 def resampled_means(data: Any, *, rng: Any, n_resamples: int) -> Any:
@@ -36,6 +36,15 @@ def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0,
     means = resampled_means(np.asarray(values, dtype=float), rng=np.random.default_rng(seed), n_resamples=n_resamples)
     alpha = (1 - level) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
+def sample_has_score(record: dict[str, Any], score_key: str | None) -> bool:
+    """Whether a stored sample counts in its task's score. A ``judge_failed`` sample keeps its plain
+    metrics: it counts when the score metric is one of them (the metric's mean already includes it),
+    and has no value when the score is judge-derived (no verdict is not a 0)."""
+    if record.get("state") != "judge_failed":
+        return True
+    return score_key is not None and score_key in (record.get("metrics") or {})
 
 
 class _TaskAccumulator:
@@ -93,13 +102,12 @@ class _TaskAccumulator:
             self.kept.append(SampleResult.model_validate(record))
 
     def _sample_score(self, record: dict[str, Any], metrics: dict[str, Any]) -> float | None:
-        """The sample's share of the task score. A ``judge_failed`` sample still has its plain metrics: when
-        the score metric is one of them it counts, in the score, its CI and its variant alike (the mean of
-        that metric already includes it); when the score is judge-derived it has no value (``None``)."""
+        """The sample's share of the task score, in the score, its CI and its variant alike."""
+        if not sample_has_score(record, self.task.spec.score_key):
+            return None
         if record["state"] != "judge_failed":
             return float(record.get("score", 0.0))
-        value = metrics.get(self.task.spec.score_key)
-        return None if value is None else float(value)
+        return float(metrics[self.task.spec.score_key])
 
     def aggregate(self) -> dict[str, float]:
         out: dict[str, float] = {}

@@ -20,6 +20,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from omnieval.aggregate import sample_has_score
 from omnieval.analysis.paired import holm, paired_test
 from omnieval.errors import ConfigError
 from omnieval.reports.loading import RunData, load_run
@@ -78,18 +79,13 @@ def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> l
     return sorted(changed, key=lambda f: (-abs(f["delta"]), f["sample_id"]))
 
 
-def _has_score(record: dict[str, Any], score_key: str | None) -> bool:
-    """A ``judge_failed`` sample has a score only when the task's score metric is a plain one it kept."""
-    return record.get("state") != "judge_failed" or (score_key is not None and score_key in (record.get("metrics") or {}))
-
-
 def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     """The pairwise entry, the flipped samples and how many shared samples were left out as ``judge_failed``
     with a judge-derived score (no verdict is not a 0)."""
     a, b = recs[run_a.label].get(task, {}), recs[run_b.label].get(task, {})
     shared = sorted(set(a) & set(b))
     key_a, key_b = (run.results["tasks"][task].get("score_metric") for run in (run_a, run_b))
-    ids = [i for i in shared if _has_score(a[i], key_a) and _has_score(b[i], key_b)]
+    ids = [i for i in shared if sample_has_score(a[i], key_a) and sample_has_score(b[i], key_b)]
     score_a, score_b = _task_score(run_a, task), _task_score(run_b, task)
     diff = score_b - score_a if score_a is not None and score_b is not None else None
     entry: dict[str, Any] = {"a": run_a.label, "b": run_b.label, "diff": diff, "ci95": None,
