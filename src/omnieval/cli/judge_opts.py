@@ -8,7 +8,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from omnieval.cli._common import parse_kv
+from omnieval.cli._common import generation_overrides, parse_kv
 
 __all__ = ["JudgeOpts", "judge_config", "judge_from_options", "with_judge_options"]
 
@@ -61,9 +61,8 @@ def judge_config(
     from omnieval.judges.backends import effective_judge_spec
     from omnieval.runner import JudgeConfig
 
-    wanted = {"max_tokens": max_tokens, "temperature": temperature, "top_p": top_p,
-              "stop": tuple(stop) if stop else None, "seed": gen_seed}  # fmt: skip
-    generation = {k: v for k, v in wanted.items() if v is not None}
+    generation = generation_overrides(temperature=temperature, max_tokens=max_tokens, top_p=top_p, stop=stop,
+                                      seed=gen_seed)  # fmt: skip
     backend = BackendOptions(base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout,
                              device=device, dtype=dtype, batch_size=batch_size,
                              extra=parse_kv(backend_opt, option="--judge-backend-opt"))  # fmt: skip

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv
+from omnieval.cli._common import comma_joined, fail, friendly_errors, generation_overrides, parse_kv
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 
 __all__ = ["run_command"]
@@ -62,8 +62,6 @@ def run_command(
     from omnieval.backends import BackendOptions, check_backend_options
     from omnieval.runner import RetryPolicy, RunConfig
 
-    generation = {"temperature": temperature, "max_tokens": max_tokens, "top_p": top_p,
-                  "stop": tuple(stop) if stop else None, "seed": gen_seed}  # fmt: skip
     with friendly_errors():
         config = RunConfig(
             tasks=(comma_joined(tasks),),
@@ -77,7 +75,8 @@ def run_command(
             limit=limit,
             sample_ids=tuple(s.strip() for s in comma_joined(sample_ids).split(",")) if sample_ids else None,
             seed=seed,
-            generation={k: v for k, v in generation.items() if v is not None},
+            generation=generation_overrides(temperature=temperature, max_tokens=max_tokens, top_p=top_p, stop=stop,
+                                            seed=gen_seed),
             blind=blind,
             strict_metrics=strict_metrics,
             use_cache=cache,

@@ -98,8 +98,10 @@ def plan_shards(tasks: list[Task], config: RunConfig, *, shard_size: int | None,
 
 def unplanned_sample_ids(plans: list[ShardPlan], config: RunConfig) -> tuple[str, ...]:
     """``--sample-ids`` that no task has: the plans cover every selected sample, done or not."""
+    if not config.sample_ids:
+        return ()
     planned = {sample_id for plan in plans for sample_id in plan.sample_ids}
-    return tuple(i for i in config.sample_ids or () if i not in planned)
+    return tuple(i for i in config.sample_ids if i not in planned)
 
 
 def shard_file(output: Path, plan: ShardPlan) -> Path:

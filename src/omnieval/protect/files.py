@@ -18,7 +18,7 @@ from omnieval.protect.audio_mark import detect_audio, embed_audio
 from omnieval.protect.audioseal_mark import AudioSealMarker
 from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection
 from omnieval.protect.image_invisible import detect_image, embed_image
-from omnieval.protect.tables import CellFn, iter_media_cells, mark_table_file
+from omnieval.protect.tables import CellFn, Media, iter_media_cells, mark_table_file
 from omnieval.protect.video_mark import mark_video
 from omnieval.protect.visible import Overlay, apply_overlay, render_overlay
 from omnieval.store.staging import staged_dir
@@ -30,13 +30,18 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".
 AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".ogg"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".mkv", ".webm", ".avi", ".mov"})
 TABLE_SUFFIXES = frozenset({".parquet", ".arrow"})
+"""Tables whose media columns are marked cell by cell (Parquet, and HF ``save_to_disk`` Arrow shards)."""
 UNSUPPORTED = {
     "image": frozenset({".gif", ".heic", ".heif", ".avif", ".svg", ".jp2"}),
     "audio": frozenset({".mp3", ".m4a", ".aac", ".opus", ".wma", ".amr"}),
     "video": frozenset({".flv", ".wmv", ".mpg", ".mpeg", ".3gp", ".ts"}),
 }
 """Media of the kind that cannot be re-written faithfully here: refused up front, never copied unmarked."""
-"""Tables whose image columns are marked cell by cell (Parquet, and HF ``save_to_disk`` Arrow shards)."""
+
+
+def _suffixes(kind: str) -> frozenset[str]:
+    """The media files a ``--kind`` marks or checks."""
+    return {"audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}.get(kind, IMAGE_SUFFIXES)
 
 
 class MarkSettings:
@@ -61,7 +66,7 @@ class MarkSettings:
 
     @property
     def suffixes(self) -> frozenset[str]:
-        return {"audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}.get(self.kind, IMAGE_SUFFIXES)
+        return _suffixes(self.kind)
 
     def image_fn(self) -> Callable[[Image.Image], Image.Image]:
         """The per-image (or per-frame) transformation for this kind."""
@@ -159,7 +164,7 @@ def _refuse_non_empty(output: Path) -> None:
 
 def _refuse_unsupported(source: Path, kind: str) -> None:
     """Media of the kind in a format we cannot handle stops the run up front, naming the first such file."""
-    media, suffixes = kind.split("-")[0], {"audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}.get(kind, IMAGE_SUFFIXES)
+    media, suffixes = kind.split("-")[0], _suffixes(kind)
     files = [source] if source.is_file() else source.rglob("*")
     unsupported = sorted(p for p in files if p.is_file() and p.suffix.lower() in UNSUPPORTED[media])
     if unsupported:
@@ -217,13 +222,13 @@ def _detect_targets(source: Path, kind: str) -> Iterator[tuple[str, bytes | Path
     if source.is_file():
         yield source.name, source, str(source)
         return
-    media = "audio" if kind == "audio" else "image"
-    for path in _media_files(source, AUDIO_SUFFIXES if media == "audio" else IMAGE_SUFFIXES):
+    media: Media = "audio" if kind == "audio" else "image"
+    for path in _media_files(source, _suffixes(kind)):
         rel = path.relative_to(source).as_posix()
         if path.suffix.lower() not in TABLE_SUFFIXES:
             yield rel, path, str(path)
             continue
-        for cell, raw in iter_media_cells(path, media=media):  # type: ignore[arg-type]
+        for cell, raw in iter_media_cells(path, media=media):
             yield f"{rel}:{cell}", raw, f"{path} ({cell})"
 
 

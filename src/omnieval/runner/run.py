@@ -74,7 +74,7 @@ def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -
             return
         if wanted is not None and sample.id not in wanted:
             continue
-        if found is not None:
+        if wanted is not None and found is not None:  # without --sample-ids there is nothing to look up later
             found.add(sample.id)
         taken += 1
         yield position, sample

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from omnieval.metrics.base import register_metric
 from omnieval.metrics.library._common import prediction_text, target_texts
-from omnieval.textkit import after_marker, normalize_text
+from omnieval.textkit import normalize_text
+from omnieval.textkit.marker import with_marker_tail
 from omnieval.types import ScoringInput
 
 __all__ = ["contains", "exact_match"]
@@ -23,11 +24,7 @@ def exact_match(inp: ScoringInput, /, *, normalize: bool = True, answer_marker: 
     """
     text = prediction_text(inp)
     golds = {_clean(t, normalize) for t in target_texts(inp, metric="exact_match")}
-    candidates = [text]
-    if answer_marker:
-        tail = after_marker(text)
-        if tail is not None:
-            candidates.append(tail)
+    candidates = with_marker_tail(text) if answer_marker else [text]
     return 1.0 if any(_clean(c, normalize) in golds for c in candidates) else 0.0
 
 
