@@ -88,17 +88,15 @@ def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> 
     return result
 
 
-_RECOMPUTED = frozenset({"model", "omnieval_version", "tasks", "states"})
-
-
 def _run_facts(run_dir: Path) -> dict[str, Any]:
-    """What the run's results.json says beyond the recomputed aggregates (``backend``, ``retries``, ``blind``):
-    re-scoring and re-judging call no model, so these stay as the run recorded them."""
+    """The run's old results.json, for what it says beyond the aggregates (``backend``, ``retries``, ``blind``):
+    re-scoring and re-judging call no model, so these stay as the run recorded them (``compute_results``
+    recomputes the aggregates, which always win over the old values)."""
     try:
         old = read_json(run_dir / "results.json")
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in old.items() if k not in _RECOMPUTED} if isinstance(old, dict) else {}
+    return old if isinstance(old, dict) else {}
 
 
 def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:

@@ -51,3 +51,14 @@ def test_scores_by_prompt_variant() -> None:
     assert block["by_variant"] == {"p0": {"n": 3, "score": 1.0}, "p1": {"n": 3, "score": 0.0}, "p2": {"n": 3, "score": 0.0}}
     single = [dict(r, variant="default") for r in records]
     assert task_results([Task.from_samples(spec, [])], single)["t"]["by_variant"] == {}
+
+
+def test_run_facts_never_override_computed_values() -> None:
+    """Re-scoring passes the old results.json as the run's facts: a stale aggregate in it must lose."""
+    from omnieval.aggregate import compute_results
+
+    stale = {"model": "old", "states": {"ok": 99}, "tasks": {"gone": {}}, "backend": "openai/x", "retries": 3}
+    doc = compute_results([], [], model="new", extra=stale)
+    assert doc["model"] == "new" and doc["tasks"] == {} and doc["states"]["ok"] == 0
+    assert doc["backend"] == "openai/x" and doc["retries"] == 3
+    assert list(doc)[:4] == ["model", "omnieval_version", "tasks", "states"]

@@ -263,17 +263,18 @@ def compute_results(
     extra: dict[str, Any] | None = None,
     judged: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for."""
+    """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for. ``extra``
+    adds the run's own facts; it never overrides a value computed here (re-scoring passes the old document)."""
     from omnieval import __version__
 
     per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()
     for block in per_task.values():
         totals.update(block["states"])
-    return {
+    computed = {
         "model": model,
         "omnieval_version": __version__,
         "tasks": per_task,
         "states": {s: totals.get(s, 0) for s in STATES},
-        **(extra or {}),
     }
+    return computed | {k: v for k, v in (extra or {}).items() if k not in computed}  # computed values always win
