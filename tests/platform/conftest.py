@@ -16,6 +16,8 @@ import pytest
 from omnieval.benchmarks.mera.catalog import catalogue
 from omnieval.benchmarks.mera.mini import hidden_answers, make_mini
 
+ENGLISH = {"Accept-Language": "en"}
+"""Most page tests read the English texts; tests/platform/test_site.py checks the Russian pages."""
 TASKS = ("ruclevr", "rucommonvqa", "ruslun", "aquaria")
 """Two image and two audio tasks: enough for the image, audio and multi boards (no video: no ffmpeg)."""
 
@@ -99,7 +101,7 @@ def platform(data_dir: Path) -> Iterator[Any]:
     from omnieval.platform.app import create_app
 
     settings = make_settings(data_dir)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), headers=ENGLISH) as client:
         client.settings = settings  # type: ignore[attr-defined]
         yield client
 
