@@ -27,7 +27,9 @@ def main() -> int:
     singles, plurals = wanted()
     with PO.open("rb") as handle:
         old = read_po(handle, locale="ru")
-    new = Catalog(locale="ru", project="omnieval platform", header_comment="# Russian texts of the omnieval platform.")
+    new = Catalog(
+        locale="ru", project="omnieval platform", header_comment="# Russian texts of the omnieval platform."
+    )
     for message_id in sorted(singles):
         found = old.get(message_id)
         new.add(message_id, found.string if found is not None else "")

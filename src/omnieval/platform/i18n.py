@@ -105,7 +105,7 @@ def translator(language: str) -> Translator:
     for message in catalog:
         if not message.id or message.fuzzy:
             continue
-        key = message.id[0] if isinstance(message.id, tuple) else message.id
+        key = str(message.id[0]) if isinstance(message.id, tuple | list) else str(message.id)
         messages[key] = tuple(message.string) if isinstance(message.string, tuple | list) else message.string
     return Translator(language, messages)
 

@@ -13,14 +13,15 @@ from omnieval.platform import service
 from omnieval.platform.models import Benchmark, Submission
 from omnieval.platform.settings import Settings
 
-__all__ = ["benchmark_overview", "headline", "model_history", "modality_of_tasks"]
+__all__ = ["benchmark_overview", "headline", "modality_of_tasks", "model_history"]
 
 TOP = 3
 MODALITY_ORDER = ("text", "image", "audio", "video")
 
 
 def modality_of_tasks(settings: Settings, bench: Benchmark) -> dict[str, list[str]]:
-    """Task names by the media their spec declares (``text`` for none), from the stored task specs."""
+    """Task names by the modality their spec declares (the richest of image, audio, video; else ``text``),
+    from the stored task specs (never the samples)."""
     from omnieval.types import TaskSpec
 
     folder = Path(settings.answers) / bench.name
@@ -30,8 +31,7 @@ def modality_of_tasks(settings: Settings, bench: Benchmark) -> dict[str, list[st
         kinds: set[str] = set()
         if spec_file.exists():
             spec = TaskSpec.model_validate_json(spec_file.read_text(encoding="utf-8"))
-            fields = spec.source.fields if spec.source is not None else None
-            kinds = {str(m.kind) for m in fields.media} if fields is not None else set()
+            kinds = {str(m) for m in spec.modalities}
         modality = next((m for m in reversed(MODALITY_ORDER) if m in kinds), "text")
         groups.setdefault(modality, []).append(name)
     return {m: sorted(groups[m]) for m in MODALITY_ORDER if m in groups}

@@ -273,7 +273,6 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
     except HTTPException as exc:
         if exc.status_code != 409:
             raise
-        session.rollback()
         row = service.get_submission(session, user, submission_id)
         message = str(exc.detail) if boards else language_context(request)["_"](PAGE_MESSAGES[0])
         return _submission(request, session, user, row, 409, error=message, form={**info, "boards": boards})
