@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import socket
+import threading
 import time
 import zipfile
 from collections.abc import Iterator
@@ -16,6 +18,8 @@ import pytest
 from omnieval.benchmarks.mera.catalog import catalogue
 from omnieval.benchmarks.mera.mini import hidden_answers, make_mini
 
+ENGLISH = {"Accept-Language": "en"}
+"""Most page tests read the English texts; tests/platform/test_site.py checks the Russian pages."""
 TASKS = ("ruclevr", "rucommonvqa", "ruslun", "aquaria")
 """Two image and two audio tasks: enough for the image, audio and multi boards (no video: no ffmpeg)."""
 
@@ -99,7 +103,7 @@ def platform(data_dir: Path) -> Iterator[Any]:
     from omnieval.platform.app import create_app
 
     settings = make_settings(data_dir)
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), headers=ENGLISH) as client:
         client.settings = settings  # type: ignore[attr-defined]
         yield client
 
@@ -131,3 +135,37 @@ def wait_status(client: Any, headers: dict[str, str], sub_id: int, *, timeout: f
             return body
         time.sleep(0.05)
     raise AssertionError(f"submission {sub_id} not scored within {timeout}s")
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def server(data_dir: Path) -> Iterator[str]:
+    """The app served by uvicorn on a free port, for the browser tests."""
+    import uvicorn
+
+    from omnieval.platform.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(create_app(make_settings(data_dir)), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    while not srv.started:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        yield b
+        b.close()

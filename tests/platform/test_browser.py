@@ -3,49 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.platform.conftest import make_settings, submission_zip
+from tests.platform.conftest import CHROMIUM, submission_zip
 
-CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} not installed (make system-deps)")
-
-
-@pytest.fixture
-def server(data_dir: Path) -> Iterator[str]:
-    import uvicorn
-
-    from omnieval.platform.app import create_app
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(make_settings(data_dir)), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    while not srv.started:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 def _click(page: Any, selector: str) -> None:
@@ -73,6 +38,7 @@ def test_register_upload_publish_review_board(server: str, browser: Any, mera_ro
     user.set_input_files("input[name=file]", str(archive))
     _click(user, "button[type=submit]")
     user.wait_for_selector("#status:text('scored')", timeout=20_000)
+    user.click("details:has(#results) > summary")  # per-task tables start collapsed
     assert "ruclevr" in user.inner_text("#results") and "1.0000" in user.inner_text("#results")
     assert user.inner_text("#publication") == "private"
     user.check("input[value=multi]")
@@ -94,7 +60,7 @@ def test_register_upload_publish_review_board(server: str, browser: Any, mera_ro
     anon.goto(f"{server}/boards/mera/multi")
     table = anon.inner_text("#board")
     assert "carol-vlm" in table and "Human Baseline" in table
-    _click(anon, "text=carol-vlm")
+    _click(anon, "#board a:text('carol-vlm')")  # the chart above names it too
     assert "Apache-2.0" in anon.content() and "ruclevr" in anon.content()
     anon.goto(f"{server}/boards/mera/image?q=nobody")
     assert "carol-vlm" not in anon.inner_text("#board")

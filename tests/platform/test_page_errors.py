@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.platform.conftest import make_settings, register, token
+from tests.platform.conftest import ENGLISH, make_settings, register, token
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -99,7 +99,7 @@ def fragile(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         raise RuntimeError("hidden answer: Пётр Первый")
 
     monkeypatch.setattr(service, "board", crash)
-    with TestClient(create_app(make_settings(data_dir, worker=False)), raise_server_exceptions=False) as client:
+    with TestClient(create_app(make_settings(data_dir, worker=False)), raise_server_exceptions=False, headers=ENGLISH) as client:
         yield client
 
 
@@ -126,7 +126,7 @@ def test_unexpected_failures_never_reach_the_server_log_with_their_text(
 
     monkeypatch.setattr(service, "board", crash)
     caplog.set_level(logging.DEBUG)
-    with TestClient(create_app(make_settings(data_dir, worker=False))) as client:  # re-raised errors raise here
+    with TestClient(create_app(make_settings(data_dir, worker=False)), headers=ENGLISH) as client:  # re-raised errors raise here
         assert client.get("/api/v1/boards/mera/multi").json() == {"detail": "internal error"}
         assert _is_html_error(client.get("/boards/mera/multi"), 500)
     assert "RuntimeError" in caplog.text and "Пётр" not in caplog.text

@@ -42,4 +42,5 @@ def test_results_page_shows_metrics_states_and_breakdowns(platform: Any, mera_ro
     breakdowns = page.split('id="breakdowns"')[1].split("</table>")[0]
     for dim in body["results"]["breakdowns"]:
         for group in dim["groups"]:
-            assert f"<td>{dim['name']}</td><td>{group['value']}</td><td>{group['score']:.4f}</td>" in breakdowns
+            cells = f"<td>{dim['name']}</td><td>{group['value']}</td><td class=\"num\">{group['score']:.4f}</td>"
+            assert cells in breakdowns

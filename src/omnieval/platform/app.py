@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from omnieval.platform.settings import Settings
 
 __all__ = ["create_app"]
 
+STATIC = Path(__file__).with_name("static")
+
 
 def create_app(settings: Settings) -> Any:
     from fastapi import FastAPI
+    from fastapi.staticfiles import StaticFiles
     from starlette.middleware.sessions import SessionMiddleware
 
     from omnieval.platform import api, api_annotation, pages
@@ -45,4 +49,5 @@ def create_app(settings: Settings) -> Any:
     app.include_router(api.router)
     app.include_router(api_annotation.router)
     app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")  # the pages' stylesheet and script: no CDN
     return app

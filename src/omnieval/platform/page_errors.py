@@ -34,7 +34,7 @@ def _is_api(request: Request) -> bool:
 
 def _render(request: Request, status: int, message: str) -> Response:
     """``error.html`` with the visitor's nav bar (when their session and the database can be read)."""
-    from omnieval.platform.pages import page_context, templates
+    from omnieval.platform.pages import language_context, page_context, templates
 
     context: dict[str, Any] = {"status": status, "title": TITLES.get(status, "Error"), "message": message,
                                "login": f"/login?next={quote(_here(request))}" if status == 401 else None}  # fmt: skip
@@ -44,7 +44,8 @@ def _render(request: Request, status: int, message: str) -> Response:
             return templates.TemplateResponse(request, "error.html", context, status_code=status)
     except Exception as exc:  # no session middleware (a 500) or no database: render without the nav's user
         log.debug("error page without a user: %s", type(exc).__name__)
-        return templates.TemplateResponse(request, "error.html", context | {"user": None, "csrf": ""}, status_code=status)
+        context |= {"user": None, "csrf": ""} | language_context(request)
+        return templates.TemplateResponse(request, "error.html", context, status_code=status)
 
 
 def _here(request: Request) -> str:

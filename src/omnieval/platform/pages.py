@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,10 +14,11 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse,
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
-from omnieval.platform import annotation, service
+from omnieval.platform import annotation, overview, service
 from omnieval.platform.accounts import AccountError, authenticate, create_user
 from omnieval.platform.api import SessionDep, SubmissionId, client_key, http_errors
 from omnieval.platform.api_annotation import ItemId
+from omnieval.platform.i18n import LANG_COOKIE, pick_language, translator
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
 from omnieval.platform.submissions import InvalidSubmission, accept_upload
@@ -25,6 +27,7 @@ __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+templates.env.filters["datetime_utc"] = lambda t: time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
 BOARD_COLUMNS = {"multi": ("model", "total", "attempted", "coverage", "image", "audio", "video")}
 MODALITY_COLUMNS = ("model", "total", "attempted", "coverage")
 
@@ -55,13 +58,43 @@ def _need(request: Request, session: Any, *roles: str) -> User:
 
 
 def page_context(request: Request, session: Any) -> dict[str, Any]:
-    """What ``base.html`` needs on every page: the signed-in user (or None) and the CSRF token."""
-    return {"user": _user(request, session), "csrf": _csrf(request)}
+    """What ``base.html`` needs on every page: the signed-in user (or None), the CSRF token, the language."""
+    return {"user": _user(request, session), "csrf": _csrf(request)} | language_context(request)
+
+
+def language_context(request: Request) -> dict[str, Any]:
+    """The page language and its ``_``/``ngettext`` (see ``i18n``)."""
+    return translator(_language(request)).context()
+
+
+def _language(request: Request) -> str:
+    return pick_language(
+        query=request.query_params.get("lang"),
+        cookie=request.cookies.get(LANG_COOKIE),
+        accept=request.headers.get("accept-language"),
+    )
+
+
+PAGE_MESSAGES = ("Tick at least one board to publish on.", "This archive is identical to your submission %(id)s.")
+"""Messages the handlers put on pages (translated there with ``_``)."""
+FLASHES = {
+    "published": "Publication requested: a reviewer will look at it.",
+    "approved": "Approved: the model is now on the boards you see below.",
+    "rejected": "Rejected: the submitter sees your reason.",
+    "saved": "Saved.",
+}
 
 
 def _render(request: Request, session: Any, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     context |= page_context(request, session)
-    return templates.TemplateResponse(request, name, context, status_code=status_code)
+    language = context["lang"]
+    done = request.query_params.get("done")
+    if done in FLASHES and "flash" not in context:
+        context["flash"] = context["_"](FLASHES[done])
+    response = templates.TemplateResponse(request, name, context, status_code=status_code)
+    if request.query_params.get("lang") == language and request.cookies.get(LANG_COOKIE) != language:
+        response.set_cookie(LANG_COOKIE, language, max_age=365 * 24 * 3600, samesite="lax", httponly=True)
+    return response
 
 
 def _local(target: str | None) -> str:
@@ -77,8 +110,10 @@ def _go(url: str) -> RedirectResponse:
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, session: SessionDep) -> HTMLResponse:
+    settings = request.app.state.settings
     benchmarks = session.scalars(select(Benchmark).order_by(Benchmark.name)).all()
-    return _render(request, session, "home.html", benchmarks=benchmarks, boards=service.BOARDS)
+    cards = [overview.benchmark_overview(session, settings, b) for b in benchmarks]
+    return _render(request, session, "home.html", benchmarks=cards, boards=service.BOARDS)
 
 
 @router.get("/register", response_class=HTMLResponse)
@@ -93,7 +128,9 @@ def register(request: Request, session: SessionDep, username: Annotated[str, For
     try:
         user = create_user(session, username=username, password=password)
     except AccountError as exc:
-        return _render(request, session, "auth.html", 422, heading="Register", action="/register", error=str(exc))
+        return _render(
+            request, session, "auth.html", 422, heading="Register", action="/register", error=str(exc), username=username
+        )
     request.session["uid"] = user.id
     return _go("/submit")
 
@@ -107,7 +144,7 @@ def login_page(request: Request, session: SessionDep, next: str | None = None) -
 def login(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
           csrf: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
-    again = {"heading": "Log in", "action": "/login", "next": _local(next)}
+    again = {"heading": "Log in", "action": "/login", "next": _local(next), "username": username}
     if not request.app.state.limits["login"].allow(f"{username}|{client_key(request)}"):
         return _render(request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute")
     user = authenticate(session, username=username, password=password)
@@ -128,7 +165,7 @@ def logout(request: Request, csrf: Annotated[str, Form()] = "") -> Response:
 @router.get("/submit", response_class=HTMLResponse)
 def submit_page(request: Request, session: SessionDep) -> HTMLResponse:
     _need(request, session)
-    return _render(request, session, "submit.html", benchmarks=session.scalars(select(Benchmark)).all())
+    return _render(request, session, "submit.html", benchmarks=session.scalars(select(Benchmark)).all(), form={})
 
 
 @router.post("/submit")
@@ -137,15 +174,21 @@ def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form
     _check_csrf(request, csrf)
     user = _need(request, session)
     benchmarks = session.scalars(select(Benchmark)).all()
+    form = {"benchmark": benchmark, "model": model}
     if not request.app.state.limits["upload"].allow(str(user.id)):
-        return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error="too many uploads; wait a minute")
+        error = "too many uploads; wait a minute"
+        return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=error, form=form)
     try:
         row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
     except InvalidSubmission as exc:
         report = json.dumps(exc.report, ensure_ascii=False, indent=1)
-        return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc), report=report)
+        lines = validation_errors(exc.report)
+        return _render(
+            request, session, "submit.html", 422,
+            benchmarks=benchmarks, error=str(exc), error_lines=lines, report=report, form=form,
+        )
     except UploadError as exc:
-        return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc))
+        return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc), form=form)
     return _go(f"/submissions/{row.id}")
 
 
@@ -162,9 +205,51 @@ def submission_page(request: Request, session: SessionDep, submission_id: Submis
     user = _need(request, session)
     with http_errors():
         row = service.get_submission(session, user, submission_id)
+    return _submission(request, session, user, row)
+
+
+def _submission(
+    request: Request, session: Any, user: User, row: Submission, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """The submission page: headline scores first, then the actions open to ``user``, then per-task tables."""
     reviewer = service.can_review(user)
-    return _render(request, session, "submission.html", s=service.submission_view(session, row), owner=row.user_id == user.id,
-                   reviewer=reviewer, logs=service.log_files(session, user, row.id) if reviewer else None, boards=service.BOARDS)  # fmt: skip
+    view = service.submission_view(session, row)
+    context.setdefault("form", {})
+    return _render(
+        request, session, "submission.html", status_code,
+        s=view,
+        owner=row.user_id == user.id,
+        reviewer=reviewer,
+        logs=service.log_files(session, user, row.id) if reviewer else None,
+        boards=service.BOARDS,
+        headline=overview.headline(session, row),
+        states=_states(view),
+        **context,
+    )
+
+
+def _states(view: dict[str, Any]) -> dict[str, int]:
+    """Sample states summed over the submission's tasks."""
+    total: dict[str, int] = {}
+    for block in ((view.get("results") or {}).get("tasks") or {}).values():
+        for state, count in (block.get("states") or {}).items():
+            total[state] = total.get(state, 0) + int(count or 0)
+    return {k: v for k, v in total.items() if v}
+
+
+def validation_errors(report: Any, where: str = "") -> list[str]:
+    """Every error of a validation report, one line each, prefixed by where it was found (task, file)."""
+    lines: list[str] = []
+    if isinstance(report, dict):
+        for key, value in report.items():
+            if key == "errors" and isinstance(value, list):
+                lines += [f"{where}: {e}" if where else str(e) for e in value]
+            elif isinstance(value, dict | list):
+                lines += validation_errors(value, f"{where}/{key}" if where else str(key))
+    elif isinstance(report, list):
+        for value in report:
+            lines += validation_errors(value, where)
+    return lines
 
 
 @router.get("/submissions/{submission_id}/logs/{name:path}", response_class=PlainTextResponse)
@@ -181,9 +266,17 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
     info = {k: str(form.get(k, "")).strip() for k in service.MODEL_INFO_KEYS if str(form.get(k, "")).strip()}
-    with http_errors():
-        service.publish(session, user, submission_id, boards=[str(b) for b in form.getlist("boards")], model_info=info)
-    return _go(f"/submissions/{submission_id}")
+    boards = [str(b) for b in form.getlist("boards")]
+    try:
+        with http_errors():
+            service.publish(session, user, submission_id, boards=boards, model_info=info)
+    except HTTPException as exc:
+        if exc.status_code != 409:
+            raise
+        row = service.get_submission(session, user, submission_id)
+        message = str(exc.detail) if boards else language_context(request)["_"](PAGE_MESSAGES[0])
+        return _submission(request, session, user, row, 409, error=message, form={**info, "boards": boards})
+    return _go(f"/submissions/{submission_id}?done=published")
 
 
 @router.get("/reviews", response_class=HTMLResponse)
@@ -200,7 +293,7 @@ def review(request: Request, session: SessionDep, submission_id: SubmissionId, d
     user = _need(request, session, "reviewer", "admin")
     with http_errors():
         service.review(session, user, submission_id, decision=decision, comment=comment)
-    return _go("/reviews")
+    return _go(f"/reviews?done={'approved' if decision == 'approve' else 'rejected'}")
 
 
 @router.get("/boards/{benchmark}/{board}", response_class=HTMLResponse)
@@ -216,7 +309,10 @@ def board_page(request: Request, session: SessionDep, benchmark: str, board: str
 def model_page(request: Request, session: SessionDep, submission_id: SubmissionId) -> HTMLResponse:
     with http_errors():
         data = service.model_page(session, submission_id)
-    return _render(request, session, "model.html", m=data)
+    row = session.get(Submission, submission_id)
+    history = overview.model_history(session, row) if row is not None else []
+    headline = overview.headline(session, row) if row is not None else {}
+    return _render(request, session, "model.html", m=data, headline=headline, history=history)
 
 
 @router.get("/annotate", response_class=HTMLResponse)
