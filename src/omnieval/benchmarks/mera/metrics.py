@@ -116,7 +116,7 @@ def _fs(inp: ScoringInput, *, strict: bool, options: dict[str, Any]) -> float:
 
 
 mera_fs = leniency_metric(
-    "mera_fs", version="3", strict=False, score=_fs,
+    "mera_fs", version="4", strict=False, score=_fs,
     doc="MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM.",
 )
 mera_fs_strict = leniency_metric(

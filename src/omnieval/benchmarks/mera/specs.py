@@ -46,7 +46,8 @@ def em_note(task: MeraTask, lenient: Leniency) -> dict[str, Any]:
     if task.answer == "JSON":
         return {"rule": "RuSLUn JSON: intent and slot multiset both exact"}
     return {
-        "rule": "SQuAD normalisation as MERA's compute_exact; best of whole answer and text after ANSWER/ОТВЕТ",
+        "rule": "SQuAD normalisation as MERA's compute_exact; best of whole answer and text after the last "
+                "case-sensitive ОТВЕТ (--strict-metrics: any-case ANSWER/ОТВЕТ, —«»: trimmed)",
         "quirk": "a gold letter A normalises to empty (article), so an empty answer scores 1 on A-gold "
                  "questions; --strict-metrics fixes it",
         "leniencies": lenient.enabled(),
