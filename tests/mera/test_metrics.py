@@ -66,11 +66,24 @@ def test_group_em_hand_worked() -> None:
     assert refs["em"].aggregate(values, results) == pytest.approx(5 / 6)  # plain EM is a per-pair mean
 
 
-def test_rutie_answer_letter() -> None:
-    assert answer_letter("Думаю... ОТВЕТ: C") == "C"
-    assert answer_letter("Вариант B, потому что A не подходит") == "B"
-    assert answer_letter("ОТВЕТ: Б") == "Б"
-    assert answer_letter("не знаю") == "-1"
+@pytest.mark.parametrize(
+    ("answer", "letter"),
+    [
+        ("Думаю... ОТВЕТ: C", "C"),
+        ("Вариант B, потому что A не подходит", "B"),
+        # MERA's rule (rutie utils.py): the FIRST Latin \b([A-D])\b, no marker preference, else -1
+        ("В данном случае подходит вариант C", "C"),  # the preposition В is no option
+        ("А здесь подходит D", "D"),
+        ("Сначала думал B, но ОТВЕТ: A", "B"),
+        ("Б", "-1"),  # a bare Cyrillic letter is not read
+        ("ОТВЕТ: Б", "-1"),
+        ("ОТВЕТB", "-1"),  # no word boundary between Т and B
+        ("E", "-1"),
+        ("не знаю", "-1"),
+    ],
+)
+def test_rutie_answer_letter(answer: str, letter: str) -> None:
+    assert answer_letter(answer) == letter
 
 
 def test_ruslun_gold_stored_as_arrow_structs() -> None:
