@@ -16,7 +16,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install -e '.[$(EXTRAS)]'
 	touch $@
 
-install: $(VENV)/.installed
+# transformers 5 dropped SQuAD's compute_exact; MERA scores with it, so a test checks our EM against the
+# function's own text, read from this wheel (never installed: it would replace the current transformers).
+SQUAD_REF := $(VENV)/reference/transformers-4.57.1-py3-none-any.whl
+$(SQUAD_REF):
+	$(PIP) download --no-deps --only-binary=:all: -d $(VENV)/reference transformers==4.57.1
+
+install: $(VENV)/.installed $(SQUAD_REF)
 
 system-deps:
 	@bash scripts/system_deps.sh

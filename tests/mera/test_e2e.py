@@ -42,23 +42,32 @@ def test_oracle_scores_every_public_task_one(oracle_run: Path) -> None:
     for name, block in results["tasks"].items():
         metrics = block["metrics"]
         assert "em" in metrics and all(0.0 <= v <= 1.0 for v in metrics.values())
-        if tasks[name].public:
+        if tasks[name].public and name != "ruslun":
             assert block["score"] == 1.0 and metrics["em"] == 1.0, name
-    assert {"intent_em", "slot_f1"} <= set(results["tasks"]["ruslun"]["metrics"])
+    # MERA's released RuSLUn code lower-cases the prediction only: the mini golds' intents are all CamelCase
+    # (RateBook, PlayMusic, GetWeather), so even the gold itself gets intent 0; slots match: FS = (0 + 1)/2
+    ruslun = results["tasks"]["ruslun"]["metrics"]
+    assert ruslun == pytest.approx({"em": 0.0, "intent_em": 0.0, "slot_f1": 1.0, "fs": 0.5})
+    assert "only the prediction is lower-cased" in results["tasks"]["ruslun"]["metadata"]["notes"][0]
+    assert "task ruslun: RuSLUn parity quirk" in (oracle_run / "report.html").read_text(encoding="utf-8")
     assert "group_em" in results["tasks"]["ruhhh_image"]["metrics"]
     assert "group_em" in results["tasks"]["ruhhh_video"]["metrics"]
     for record in _records(oracle_run):  # hidden answers are never scored (never a silent 0 that counts)
         if not tasks[record["task"]].public:
             assert not (record["state"] == "ok" and record["scored"]), record["sample_id"]
-    # the board counts only the public tasks as attempted: all at 1.0
+    # the board counts only the public tasks as attempted: 7, all at 1.0 but RuSLUn at 0.5
     row = mera_scheme([{**results, "run_dir": str(oracle_run)}])["rows"][0]
-    assert row["attempted"] == 1.0
+    assert row["attempted"] == pytest.approx(6.5 / 7, abs=1e-6)
     assert row["coverage"] == pytest.approx((4 / 11 + 2 / 4 + 1 / 3) / 3, abs=1e-6)
 
 
 def test_oracle_with_the_hidden_answers_scores_all_18_tasks_one(tmp_path: Path) -> None:
     root = make_mini(tmp_path / "full", n=3, with_answers=True)
-    results = _run(root, "baseline/oracle", tmp_path / "run")
+    _, results = evaluate(
+        RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "run", quiet=True,
+                  strict_metrics=True)
+    )  # fmt: skip
+    # the fixed RuSLUn reading compares case-folded intents (parity gives the gold 0.5, as above)
     assert {n: b["score"] for n, b in results["tasks"].items()} == dict.fromkeys(catalogue().by_name(), 1.0)
     row = mera_scheme([results])["rows"][0]
     assert row["total"] == row["coverage"] == 1.0

@@ -33,7 +33,8 @@ PARITY = [
     ("«да»", "да", 0.0),  # « » are not ASCII punctuation
     ("ＡＢ", "ab", 0.0),  # full-width letters stay different without NFKC
     ("Б", "B", 0.0),  # no alphabet twins in MERA's own scorer
-    ("42", "Рассуждение: 6*7. Ответ: 42", 1.0),  # the paper's ANSWER/ОТВЕТ rule
+    ("42", "РАССУЖДЕНИЕ: 6*7. ОТВЕТ: 42", 1.0),  # the paper's ANSWER rule: text after the last ОТВЕТ
+    ("42", "Рассуждение: 6*7. Ответ: 42", 0.0),  # the released split is case-sensitive
     ("42", "42 или 43", 0.0),
 ]
 

@@ -66,11 +66,24 @@ def test_group_em_hand_worked() -> None:
     assert refs["em"].aggregate(values, results) == pytest.approx(5 / 6)  # plain EM is a per-pair mean
 
 
-def test_rutie_answer_letter() -> None:
-    assert answer_letter("Думаю... ОТВЕТ: C") == "C"
-    assert answer_letter("Вариант B, потому что A не подходит") == "B"
-    assert answer_letter("ОТВЕТ: Б") == "Б"
-    assert answer_letter("не знаю") == "-1"
+@pytest.mark.parametrize(
+    ("answer", "letter"),
+    [
+        ("Думаю... ОТВЕТ: C", "C"),
+        ("Вариант B, потому что A не подходит", "B"),
+        # MERA's rule (rutie utils.py): the FIRST Latin \b([A-D])\b, no marker preference, else -1
+        ("В данном случае подходит вариант C", "C"),  # the preposition В is no option
+        ("А здесь подходит D", "D"),
+        ("Сначала думал B, но ОТВЕТ: A", "B"),
+        ("Б", "-1"),  # a bare Cyrillic letter is not read
+        ("ОТВЕТ: Б", "-1"),
+        ("ОТВЕТB", "-1"),  # no word boundary between Т and B
+        ("E", "-1"),
+        ("не знаю", "-1"),
+    ],
+)
+def test_rutie_answer_letter(answer: str, letter: str) -> None:
+    assert answer_letter(answer) == letter
 
 
 def test_ruslun_gold_stored_as_arrow_structs() -> None:
@@ -92,6 +105,11 @@ def test_ruslun_is_one_metric_whose_four_keys_are_zero_on_a_failed_sample() -> N
     sample = Sample(id="1", input="q", targets=(GOLD,))
     failed = scorer.score(sample, Response.from_error("server down"))
     assert failed.state == "error" and failed.metrics == {"em": 0.0, "intent_em": 0.0, "slot_f1": 0.0, "fs": 0.0}
-    ok = scorer.score(sample, Response.from_text('{"intent": "RateBook", "slots": [{"rating_value": "три"}]}'))
-    # intent right; 1 of 1 predicted slot right, 1 of 3 gold found: P = 1, R = 1/3, F1 = 1/2; FS = 3/4
-    assert ok.metrics == pytest.approx({"em": 0.0, "intent_em": 1.0, "slot_f1": 0.5, "fs": 0.75}) and ok.score == 0.75
+    answer = Response.from_text('{"intent": "RateBook", "slots": [{"rating_value": "три"}]}')
+    ok = scorer.score(sample, answer)
+    # parity: the prediction is lower-cased, the gold is not: "ratebook" != "RateBook", intent 0;
+    # 1 of 1 predicted slot right, 1 of 3 gold found: P = 1, R = 1/3, F1 = 1/2; FS = 1/4
+    assert ok.metrics == pytest.approx({"em": 0.0, "intent_em": 0.0, "slot_f1": 0.5, "fs": 0.25}) and ok.score == 0.25
+    fixed = Scorer.for_task(spec.model_copy(update={"metrics": tuple(
+        m.model_copy(update={"name": "mera_ruslun_strict"}) for m in spec.metrics)})).score(sample, answer)
+    assert fixed.metrics == pytest.approx({"em": 0.0, "intent_em": 1.0, "slot_f1": 0.5, "fs": 0.75})

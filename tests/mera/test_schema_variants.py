@@ -129,7 +129,7 @@ def test_null_options_of_a_binary_question_format_as_empty(tmp_path: Path) -> No
         ("B", "Б", 1.0, 0.0),
         ("В", "C", 1.0, 0.0),  # Cyrillic В is the THIRD letter
         ("В", "B", 0.0, 0.0),  # ... not the look-alike Latin B
-        ("C", "Ответ: В", 1.0, 0.0),
+        ("C", "ОТВЕТ: В", 1.0, 0.0),  # MERA splits on the upper-case ОТВЕТ only
         (" b ", "B", 1.0, 1.0),  # stray spaces and lowercase
         ("г.", "D", 1.0, 0.0),
         ("A", "Б", 0.0, 0.0),

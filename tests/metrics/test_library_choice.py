@@ -54,3 +54,49 @@ def test_unusable_gold_is_an_error() -> None:
         run("mc_strict_accuracy", "B", "Наполеон")
     with pytest.raises(MetricError, match="names an option"):
         run("mc_lenient_accuracy", "B", 7)
+
+
+@pytest.mark.parametrize(
+    "refusal", ["Нет правильного варианта", "Не знаю ответа", "Нет ответа.", "Затрудняюсь с выбором варианта"]
+)
+def test_a_refusal_never_scores_option_a(refusal: str) -> None:
+    # the final -а of вариантА / ответА used to be folded onto option A (issue 19 §3)
+    assert run("mc_lenient_accuracy", refusal, target="A") == 0.0
+    assert run("mc_strict_accuracy", refusal, target="A") == 0.0
+
+
+@pytest.mark.parametrize(
+    ("response", "lenient"),
+    [
+        ("Скорее всего B, но я не уверен", 1.0),  # one Latin letter standing alone
+        ("Рассуждение: ... Итак, B", 1.0),
+        ("B\u200b", 1.0),  # zero-width space after the letter
+        ("C C", 0.0),  # read as C (not the gold B): it must be found, and it is not B
+        ("B, потому что A не подходит", 0.0),  # two lone letters: ambiguous, not guessed
+        ("Вариант Бета", 0.0),  # a marker word then a Cyrillic word: no letter
+    ],
+)
+def test_lenient_finds_a_lone_letter(response: str, lenient: float) -> None:
+    assert run("mc_lenient_accuracy", response) == lenient
+
+
+def test_a_repeated_letter_is_that_letter() -> None:
+    assert run("mc_lenient_accuracy", "C C", target="C") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("response", "strict"),
+    [
+        ("B", 1.0),
+        ("B.", 1.0),
+        ("B\u200b", 1.0),
+        ("(B)", 0.0),
+        ("**B**", 0.0),
+        ("[B]", 0.0),
+        ("Ответ: B", 0.0),
+    ],
+)
+def test_strict_is_letter_only(response: str, strict: float) -> None:
+    # MARKER's article: an answer that is not "a clear choice (A, B, C or D)" is not counted
+    assert run("mc_strict_accuracy", response) == strict
+    assert run("mc_lenient_accuracy", response) == 1.0

@@ -181,7 +181,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     for i, dim in enumerate(dims):
         for j, fig in enumerate(dimension_charts(dim)):
             charts[f"dim{i}_{j}"] = fig
-    notes = [*run.notes, *_group_notes(run.results), *prompts.problems[:5]]
+    notes = [*run.notes, *_group_notes(run.results), *_task_notes(run.results), *prompts.problems[:5]]
     if not tasks:
         notes.append("prompts and media are not shown: the run's tasks were not available when this report was rendered")
     data = {"charts": charts, "viewer": viewer}
@@ -219,6 +219,16 @@ def _group_notes(results: dict[str, Any]) -> list[str]:
             out.append(f"task {name}: {judge.get('groups_key')} counts {counted} of {counted + judge['groups_left_out']} "
                        f"groups; {judge['groups_left_out']} left out (a judge_failed sample in each)")  # fmt: skip
     return out
+
+
+def _task_notes(results: dict[str, Any]) -> list[str]:
+    """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for parity)."""
+    tasks = (results.get("tasks") or {}).items()
+    return [
+        f"task {name}: {note}"
+        for name, block in tasks
+        for note in (block.get("metadata") or {}).get("notes") or ()
+    ]
 
 
 def _score_cell(block: dict[str, Any]) -> str:

@@ -1,8 +1,12 @@
 """Option-letter extraction for multiple-choice answers: strict and lenient, never mixed.
 
-Strict (MARKER's protocol) accepts only a bare letter, optionally followed by punctuation.
+Strict (MARKER's protocol, "letter only") accepts only a bare letter, optionally followed by one of
+``.)!:;,``; "(B)", "**B**", "[B]" and "Ответ: B" are not bare and fail. Zero-width characters
+(U+200B-U+200D, U+2060, U+FEFF) are dropped first in both modes: they are invisible, not content.
 Lenient also reads common shapes ("(B)", "B) text", "Answer: B", "Ответ: Б", "The answer is **C**",
-the text of exactly one option, the one option equal to the answer's final number). Cyrillic and
+the text of exactly one option, the one option equal to the answer's final number, and finally the
+one valid upper-case Latin letter standing alone as a word, "Скорее всего B, но я не уверен"). A
+marker word must end where its word ends, so "варианта"/"ответа" never read as option A. Cyrillic and
 Latin look-alikes (А/A, В/B, С/C, Е/E, ...) fold onto the label they look like, so "Ответ: В" with
 Latin labels is B; a letter of the other script that looks like no label (Б with Latin labels) is
 not guessed.
@@ -26,7 +30,9 @@ _HOMOGLYPHS = dict(zip("АВСЕНКМОРТХ", "ABCEHKMOPTX", strict=True))
 _HOMOGLYPHS |= {v: k for k, v in _HOMOGLYPHS.items()}
 MAX_CHARS = 20_000
 _CONTINUES = re.compile(r"[ \t]+\w")
-_MARKERS = r"(?:(answer|ответ)|option|choice|вариант)(?:\s+is)?"
+_MARKERS = r"(?:(answer|ответ)|option|choice|вариант)(?:\s+is)?(?!\w)"
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+_LONE_LATIN = re.compile(r"(?<!\w)([A-Z])(?!\w)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +125,25 @@ def _lenient(text: str, table: _Table, valid: str, choices: Sequence[str] | None
         return _check(table.fold[lead.group(1)], valid, "leading")
     if found:
         return ChoiceHit(found.pop(), "bracketed")
-    return _by_text(text, valid, choices)
+    return _by_text(text, valid, choices) or _lone_letter(text, valid)
 
 
-def _by_text(text: str, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
+def _lone_letter(text: str, valid: str) -> ChoiceHit:
+    """The one valid upper-case Latin letter that stands alone as a word ("Итак, B", "C C").
+
+    Cyrillic letters are left out: lone А, В, С are Russian words ("А здесь", "в 1812"). Two different
+    letters are ambiguous ("B, потому что A не подходит"), never guessed.
+    """
+    found = sorted({m.group(1) for m in _LONE_LATIN.finditer(text)} & set(valid))
+    if len(found) == 1:
+        return ChoiceHit(found[0], "lone_letter")
+    if found:
+        return ChoiceHit(None, f"ambiguous: letters {', '.join(found)} all stand alone")
+    return ChoiceHit(None, "no option letter found")
+
+
+def _by_text(text: str, valid: str, choices: Sequence[str] | None) -> ChoiceHit | None:
+    """The one option whose text (or number) the answer gives; ``None`` when no option is named."""
     if choices:
         said = f" {normalize_text(text)} "
         named = [
@@ -137,7 +158,7 @@ def _by_text(text: str, valid: str, choices: Sequence[str] | None) -> ChoiceHit:
         by_number = _by_number(text, valid, choices)
         if by_number is not None:
             return ChoiceHit(by_number, "choice_number")
-    return ChoiceHit(None, "no option letter found")
+    return None
 
 
 def _by_number(text: str, valid: str, choices: Sequence[str]) -> str | None:
@@ -167,7 +188,7 @@ def find_choice(
     """Find the chosen option label in ``text``; the number of options is ``len(choices)`` when given."""
     table = _table(labels)
     valid = _valid(labels, len(choices) if choices else None)
-    text = text[-MAX_CHARS:]
+    text = text[-MAX_CHARS:].translate(_INVISIBLE)
     if strict:
         m = table.strict.fullmatch(text)
         if m is None:

@@ -1,17 +1,19 @@
-"""MERA exact match: parity with MERA's current scorer by default, its quirks documented.
+"""MERA exact match: parity with MERA's released scorer by default, its quirks documented.
 
-MERA_MULTIMODAL's ``custom_metrics.py`` scores EM with the SQuAD normalisation of transformers'
-``compute_exact``: lower-case, ASCII punctuation deleted, the English articles ``a``/``an``/``the``
-removed as whole words, whitespace collapsed. Quirk: a gold option letter ``A`` is an article, so it
-normalises to the empty string, and an answer that normalises to empty then scores 1 on every
-A-gold question. We add the paper's ANSWER/ОТВЕТ rule as before: EM is the best of the whole
-answer and the text after the last marker.
+MERA_MULTIMODAL's ``custom_metrics.py`` scores EM with transformers' SQuAD ``compute_exact``:
+lower-case, ASCII punctuation deleted, the English articles ``a``/``an``/``the`` removed as whole
+words, whitespace collapsed. Quirk: a gold option letter ``A`` is an article, so it normalises to the
+empty string, and an answer that normalises to empty then scores 1 on every A-gold question. The
+paper's ANSWER rule (§3.3) over the released pieces: EM is the best of the whole answer and the text
+after the last case-sensitive ``ОТВЕТ`` (``Ответ: да``, ``ANSWER: B``, ``ОТВЕТ — B`` and
+``ОТВЕТ: «B»`` do not match there; ``ОТВЕТB`` does).
 
-``mera_em_strict`` (``--strict-metrics``) keeps articles when the gold is one letter and never
-matches an empty answer. Four further leniencies are opt-in options, off by default for parity:
-``fold_yo`` (ё→е), ``nfkc`` (Unicode NFKC first), ``unicode_punctuation`` (delete every Unicode
-punctuation character, not only ASCII) and ``letter_twins`` (a Cyrillic gold letter also accepts
-the Latin letter at the same position, and vice versa: the importer's second target).
+``mera_em_strict`` (``--strict-metrics``) keeps articles when the gold is one letter, never matches an
+empty answer and reads the marker leniently (any case, English ANSWER, ``—``, ``«»`` and ``:`` after it
+trimmed; ``textkit.marker.after_marker``). Four further leniencies are opt-in options, off by default
+for parity: ``fold_yo`` (ё→е), ``nfkc`` (Unicode NFKC first), ``unicode_punctuation`` (delete every
+Unicode punctuation character, not only ASCII) and ``letter_twins`` (a Cyrillic gold letter also
+accepts the Latin letter at the same position, and vice versa: the importer's second target).
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ from typing import Any
 
 from omnieval.errors import MetricError
 from omnieval.metrics import register_metric
-from omnieval.textkit.marker import with_marker_tail
+from omnieval.textkit.marker import with_exact_marker_tail, with_marker_tail
 from omnieval.types import ScoringInput
 
 __all__ = ["LENIENCIES", "Leniency", "leniency_metric", "mera_em", "mera_em_strict", "mera_exact", "squad_normalize"]
 
 _ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLE = re.compile(r"(?<!\w)(?:a|an|the)(?!\w)")
-PARITY_VERSION = "squad-parity-1"
+PARITY_VERSION = "squad-parity-2"
 STRICT_VERSION = "strict-1"
 
 
@@ -82,9 +84,9 @@ def _is_letter(gold: str) -> bool:
 
 
 def mera_exact(answer: str, targets: list[str], *, strict: bool, lenient: Leniency = Leniency()) -> float:
-    """1.0 if the answer (or its text after the last ANSWER/ОТВЕТ marker) equals the gold."""
+    """1.0 if the answer (or its text after the last ``ОТВЕТ``; ``strict``: any ANSWER/ОТВЕТ marker) equals the gold."""
     golds = targets if lenient.letter_twins else targets[:1]
-    candidates = with_marker_tail(answer)
+    candidates = with_marker_tail(answer) if strict else with_exact_marker_tail(answer)
     for gold in golds:
         articles = not (strict and _is_letter(gold))
         normal_gold = squad_normalize(gold, articles=articles, lenient=lenient)
@@ -134,9 +136,9 @@ def leniency_metric(
 
 mera_em = leniency_metric(
     "mera_em", version=PARITY_VERSION, strict=False, score=score_em,
-    doc="MERA exact match, parity: SQuAD normalisation (compute_exact) plus the ANSWER/ОТВЕТ rule.",
+    doc="MERA exact match, parity: compute_exact's SQuAD normalisation, best of answer and text after ОТВЕТ.",
 )
 mera_em_strict = leniency_metric(
     "mera_em_strict", version=STRICT_VERSION, strict=True, score=score_em,
-    doc="MERA exact match, fixed: a one-letter gold keeps its article-like letter; an empty answer never matches.",
+    doc="MERA exact match, fixed: letter golds keep their letter, empty never matches, lenient ANSWER/ОТВЕТ marker.",
 )

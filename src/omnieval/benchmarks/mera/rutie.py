@@ -1,7 +1,8 @@
 """ruTiE dialogues: every turn carries the earlier turns with the model's OWN answers.
 
 As in MERA's context former, an earlier turn is shown compactly (media, question, options,
-``Ответ:``) and the model's answer is reduced to its option letter (``-1`` when none is found);
+``Ответ:``) and the model's answer is reduced to its option letter by MERA's own rule: the first
+Latin ``\b([A-D])\b`` anywhere in the answer, ``-1`` when none is found;
 the current turn is the full published instruction. The runner runs a dialogue strictly in order.
 """
 
@@ -11,22 +12,21 @@ import re
 
 from omnieval.prompts import place_media
 from omnieval.prompts.renderers import RenderContext, register_renderer
-from omnieval.textkit.marker import after_marker
 from omnieval.types import Message, Sample
 
 __all__ = ["answer_letter", "compact_turn", "render_rutie"]
 
-_LETTER = re.compile(r"(?<![\w])([A-DАБВГ])(?![\w])")
+_LETTER = re.compile(r"\b([A-D])\b")
 
 
 def answer_letter(answer: str) -> str:
-    """The option letter of an answer (text after ANSWER/ОТВЕТ first), or ``-1``."""
-    for text in (after_marker(answer), answer):
-        if text:
-            match = _LETTER.search(text)
-            if match:
-                return match.group(1)
-    return "-1"
+    """The first standalone Latin A-D in the answer, or ``-1`` (MERA's ``RegexFilter`` in rutie utils.py).
+
+    No marker preference and no Cyrillic letters: ``В``/``А``/``С`` are Russian words far more often
+    than options, and MERA's history shows the model exactly this letter.
+    """
+    match = _LETTER.search(answer)
+    return match.group(1) if match else "-1"
 
 
 def compact_turn(sample: Sample) -> str:

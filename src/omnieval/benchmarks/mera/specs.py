@@ -18,7 +18,13 @@ from omnieval.benchmarks.mera.metrics import judge_note
 from omnieval.benchmarks.mera.taxonomy import skill_levels
 from omnieval.types import GenerationConfig, MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
-__all__ = ["GENERATION", "em_note", "task_metrics", "task_spec"]
+__all__ = ["GENERATION", "RUSLUN_NOTE", "em_note", "task_metrics", "task_spec"]
+
+RUSLUN_NOTE = (
+    "RuSLUn parity quirk (MERA's released code): only the prediction is lower-cased, so a gold intent with "
+    "capitals (RateBook, PlayMusic, ...) never matches, even when the model gives it exactly, and capitalised "
+    "gold slot values lose F1; --strict-metrics (mera_ruslun_strict) compares case-folded"
+)
 
 GENERATION = GenerationConfig(temperature=0.0, max_tokens=1024, seed=1234)
 """Greedy decoding and seed 1234 as in MERA's lm-eval runs; room for the five reasoning prompts."""
@@ -44,9 +50,14 @@ def task_metrics(task: MeraTask, *, lenient: Leniency = Leniency()) -> tuple[Met
 def em_note(task: MeraTask, lenient: Leniency) -> dict[str, Any]:
     """How EM is computed, reported with the task (``results.json`` → ``metadata.exact_match``)."""
     if task.answer == "JSON":
-        return {"rule": "RuSLUn JSON: intent and slot multiset both exact"}
+        rule = (
+            "RuSLUn as MERA's released code: lower-cased prediction, clean_json_text, json.loads; "
+            "intent_em = intent equal, slot_f1 over (slot, value) pairs; em = both exact"
+        )
+        return {"rule": rule, "quirk": RUSLUN_NOTE}
     return {
-        "rule": "SQuAD normalisation as MERA's compute_exact; best of whole answer and text after ANSWER/ОТВЕТ",
+        "rule": "SQuAD normalisation as MERA's compute_exact; best of whole answer and text after the last "
+                "case-sensitive ОТВЕТ (--strict-metrics: any-case ANSWER/ОТВЕТ, —«»: trimmed)",
         "quirk": "a gold letter A normalises to empty (article), so an empty answer scores 1 on A-gold "
                  "questions; --strict-metrics fixes it",
         "leniencies": lenient.enabled(),
@@ -73,6 +84,7 @@ def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[s
         "skills": list(task.skills),
         "skill_levels": skill_levels(task.skills),
         "judge": {} if task.answer == "JSON" else judge_note(),
+        "notes": [RUSLUN_NOTE] if task.answer == "JSON" else [],
         "dataset_dir": str(dataset_dir),
         "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
     }
