@@ -46,7 +46,12 @@ def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None,
         results, hashes = previous
         if all(hashes.get(t.name) == t.content_hash for t in outcome.tasks):
             return outcome, results  # a finished run re-run: nothing new, nothing to recompute
-    extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
+    extra = {
+        "blind": config.blind,
+        "retries": outcome.retries,
+        "backend": outcome.backend,
+        "model_kind": outcome.backend.get("kind", "model"),
+    }
     return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra)
 
 

@@ -17,7 +17,7 @@ from omnieval.benchmarks.demo._common import check_count, write_jsonl, write_man
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
-__all__ = ["DIRECTIONS", "beeps", "demo_audio", "demo_video", "speak"]
+__all__ = ["DIRECTIONS", "beeps", "demo_audio", "demo_video", "speak", "speak_festival"]
 
 RATE = 16000
 DIRECTIONS = (("left", "влево"), ("right", "вправо"), ("up", "вверх"), ("down", "вниз"))
@@ -37,6 +37,20 @@ def speak(text: str, *, lang: str, out: Path) -> bool:
     done = subprocess.run([exe, "-v", lang, "-s", "140", "-w", str(out), text], capture_output=True, check=False)
     if done.returncode != 0 or not out.is_file():
         raise SourceError(f"espeak-ng failed for {text!r} ({lang}): {done.stderr.decode(errors='replace')[:200]}")
+    return True
+
+
+def speak_festival(text: str, *, out: Path) -> bool:
+    """Speak Russian ``text`` into ``out`` (WAV) with Festival's ``festvox-ru`` voice (msu_ru_nsh_clunits),
+    which the packaged Whisper base hears far better than espeak-ng's Russian; False when not installed."""
+    exe = shutil.which("text2wave")
+    if exe is None:
+        return False
+    cmd = [exe, "-eval", "(voice_msu_ru_nsh_clunits)", "-o", str(out)]
+    done = subprocess.run(cmd, input=text.encode(), capture_output=True, check=False)
+    if done.returncode != 0 or not out.is_file():
+        why = done.stderr.decode(errors="replace")[:200]
+        raise SourceError(f"festival failed for {text!r} (apt-get install festival festvox-ru): {why}")
     return True
 
 
