@@ -52,6 +52,9 @@ class SharedBackend(Backend):
     def max_connections(self) -> int:
         return self.inner.max_connections()
 
+    def accepts(self) -> frozenset[str]:
+        return self.inner.accepts()
+
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 

@@ -79,17 +79,19 @@ class CascadeBackend(Backend):
 
     prefers_batches: ClassVar[bool] = True
 
-    def __init__(self, model: str, *, options: BackendOptions) -> None:
+    def __init__(self, model: str, *, options: BackendOptions, llm: Backend | None = None) -> None:
+        """``llm``: the text model already loaded (the demo shares one Gemma between runs); default: built
+        from the spec."""
         self.cascade = parse_cascade(model, providers=set(backends.names()))
         super().__init__(model, options=options)
-        self.llm = create_backend(self.cascade.llm, options=options)
-        self.prefers_batches = self.llm.prefers_batches  # type: ignore[misc]
         self.cache = PerceptionCache(cache_root(self.cascade.cache_dir) / "perception")
         self._engines: dict[str, Recognizer] = {}
         self._lock = threading.Lock()
         for kind, stage in (("audio", self.cascade.asr), ("image", self.cascade.ocr)):
             if stage is not None:  # a missing program, language pack or model fails here, before any request
                 self.engine(kind)
+        self.llm = llm or create_backend(self.cascade.llm, options=options)
+        self.prefers_batches = self.llm.prefers_batches  # type: ignore[misc]
         self.recognised = 0
         """Media recognised by an engine in this process (cache misses); tests and benchmarks read it."""
 
