@@ -46,6 +46,7 @@ bench: install
 	$(PY) benchmarks/ray_scaling.py
 	$(PY) benchmarks/ray_sweep.py
 	$(PY) benchmarks/ray_judges.py
+	$(PY) benchmarks/cascade_throughput.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

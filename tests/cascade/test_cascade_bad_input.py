@@ -99,3 +99,26 @@ def test_missing_language_pack_names_the_debian_package(cascade_cache: Path) -> 
         create_backend(
             f"cascade/ocr=tesseract:kat,cache_dir={cascade_cache}/scripted/m", options=BackendOptions()
         )
+
+
+def test_dry_run_shows_the_plan_for_a_gguf_text_model(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    quiet = tmp_path / "s.wav"
+    soundfile.write(quiet, np.zeros(1600, dtype="float32"), 16000)
+    task = _audio_task(tmp_path, {"s": quiet})
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")  # never loaded: a GGUF file is known to be a text model
+    cmd = [
+        sys.executable,
+        "-m",
+        "omnieval",
+        "run",
+        "--tasks",
+        f"{task},demo_text",
+        "--model",
+        f"hf/{tmp_path}/m.gguf",
+    ]
+    done = subprocess.run([*cmd, "--dry-run", "--limit", "1"], capture_output=True, text=True, timeout=120)
+    out = " ".join(done.stdout.split())
+    assert "a: refused:" in out and "does not take audio" in out and "demo_text: runs" in out, out[-2000:]
