@@ -122,3 +122,14 @@ def test_dry_run_shows_the_plan_for_a_gguf_text_model(tmp_path: Path) -> None:
     done = subprocess.run([*cmd, "--dry-run", "--limit", "1"], capture_output=True, text=True, timeout=120)
     out = " ".join(done.stdout.split())
     assert "a: refused:" in out and "does not take audio" in out and "demo_text: runs" in out, out[-2000:]
+
+
+def test_a_shared_cascade_takes_its_text_models_options(cascade_cache: Path) -> None:
+    from omnieval.backends.shared import share
+
+    options = BackendOptions(extra={"gguf_file": "x.gguf"})
+    spec = f"asr=whisper,beam=1,cache_dir={cascade_cache}/hf/{cascade_cache}"
+    shared = share(create_backend(f"cascade/{spec}", options=options), gate=None)  # a Ray worker's stand-in
+    assert shared.accepts() == {"text", "audio"} and shared.options.extra == {"gguf_file": "x.gguf"}
+    with pytest.raises(ConfigError, match="gguf_fil"):
+        create_backend(f"cascade/{spec}", options=BackendOptions(extra={"gguf_fil": "x"}))
