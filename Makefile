@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
-EXTRAS ?= dev,metrics,megabench,datasets,hf,analysis,protect,platform,ray
+EXTRAS ?= dev,metrics,megabench,datasets,hf,analysis,protect,platform,ray,cascade
 
 .PHONY: install system-deps test test-fast lint demo bench clean
 
@@ -52,6 +52,7 @@ bench: install
 	$(PY) benchmarks/ray_scaling.py
 	$(PY) benchmarks/ray_sweep.py
 	$(PY) benchmarks/ray_judges.py
+	$(PY) benchmarks/cascade_throughput.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

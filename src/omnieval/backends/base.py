@@ -26,7 +26,9 @@ __all__ = [
     "Backend",
     "BackendOptions",
     "InProcessBackend",
+    "accepted_modalities",
     "backends",
+    "batch_of_one",
     "check_backend_options",
     "create_backend",
     "optional_sampling",
@@ -71,9 +73,24 @@ class Backend(ABC):
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model
         self.options = options
-        self.settings = check_backend_extra(self.provider, self.extra_options, options.extra)
+        self.settings = check_backend_extra(self.provider, self.option_model(model), options.extra)
         """``options.extra`` validated into ``extra_options`` (None when the backend takes none)."""
         check_media_overrides(options.media)
+
+    @classmethod
+    def option_model(cls, name: str) -> type[BaseModel] | None:
+        """The ``--backend-opt`` model for the model ``name`` (a cascade answers for its text model)."""
+        return cls.extra_options
+
+    @classmethod
+    def accepts_for(cls, name: str, *, options: BackendOptions) -> frozenset[str]:
+        """The input modalities the model ``name`` takes, known without loading it (the run checks each
+        task against them before any request; ``--dry-run`` shows the same)."""
+        return cls.modalities
+
+    def accepts(self) -> frozenset[str]:
+        """:meth:`accepts_for` this backend's model."""
+        return self.accepts_for(self.model, options=self.options)
 
     @property
     def spec(self) -> str:
@@ -109,7 +126,7 @@ class Backend(ABC):
 
     def describe(self) -> dict[str, Any]:
         """What the manifest records about this backend (never secrets)."""
-        return {"provider": self.provider, "model": self.model, "modalities": sorted(self.modalities)}
+        return {"provider": self.provider, "model": self.model, "modalities": sorted(self.accepts())}
 
     async def aclose(self) -> None:
         """Release connections, threads or GPU memory."""
@@ -127,10 +144,7 @@ class InProcessBackend(Backend):
         """Answer a batch synchronously (called in a worker thread)."""
 
     async def generate(self, request: Request) -> Response:
-        result = (await self.generate_many([request]))[0]
-        if isinstance(result, BaseException):
-            raise result
-        return result
+        return await batch_of_one(self, request)
 
     async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
         lock = self._batch_lock  # made here, on the event loop's thread: never by two threads at once
@@ -148,6 +162,14 @@ class InProcessBackend(Backend):
 
     def max_connections(self) -> int:
         return 1
+
+
+async def batch_of_one(backend: Backend, request: Request) -> Response:
+    """``generate`` for a backend that answers in batches: ``request`` as a batch of one."""
+    result = (await backend.generate_many([request]))[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
 
 
 backends: Registry[type[Backend]] = Registry("backend")
@@ -187,9 +209,15 @@ def split_model_spec(spec: str) -> tuple[str, str]:
 
 def check_backend_options(spec: str, options: BackendOptions, *, option: str = "--backend-opt") -> None:
     """Fail before anything runs on an unknown provider, ``--backend-opt`` key or ``--media-opt`` key."""
-    provider, _ = split_model_spec(spec)
-    check_backend_extra(provider, backends.get(provider).extra_options, options.extra, option=option)
+    provider, name = split_model_spec(spec)
+    check_backend_extra(provider, backends.get(provider).option_model(name), options.extra, option=option)
     check_media_overrides(options.media)
+
+
+def accepted_modalities(spec: str, *, options: BackendOptions) -> frozenset[str]:
+    """What the model ``PROVIDER/NAME`` takes, without starting it."""
+    provider, name = split_model_spec(spec)
+    return backends.get(provider).accepts_for(name, options=options)
 
 
 def create_backend(spec: str, *, options: BackendOptions | None = None) -> Backend:

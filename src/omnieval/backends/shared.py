@@ -52,6 +52,9 @@ class SharedBackend(Backend):
     def max_connections(self) -> int:
         return self.inner.max_connections()
 
+    def accepts(self) -> frozenset[str]:
+        return self.inner.accepts()
+
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 
@@ -71,9 +74,17 @@ class SharedBackend(Backend):
         """Kept open: the worker closes the inner backend when it stops."""
 
 
-CAPABILITIES = ("provider", "modalities", "prefers_batches", "caches_responses", "classifies", "extra_options")
+CAPABILITIES = (
+    "provider",
+    "modalities",
+    "prefers_batches",
+    "caches_responses",
+    "classifies",
+    "extra_options",
+    "option_model",
+)
 """A backend's class-level attributes that a stand-in must carry (a judge reads ``classifies``; the
-base class checks ``options.extra`` against ``extra_options``)."""
+base class checks ``options.extra`` against ``option_model``: a cascade's are its text model's)."""
 
 
 def capabilities(backend: Backend) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def leaderboard_command(
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
 ) -> None:
     """Build a leaderboard from several runs' results."""
-    from omnieval.aggregate import schemes
+    from omnieval.aggregate import labelled, schemes
     from omnieval.store import read_json
 
     with friendly_errors():
@@ -105,7 +105,7 @@ def leaderboard_command(
             path = run_dir / "results.json" if run_dir.is_dir() else run_dir
             if not path.exists():
                 fail(f"{path} not found: is {run_dir} a finished run directory?")
-            results.append({**read_json(path), "run_dir": str(run_dir)})
+            results.append(labelled({**read_json(path), "run_dir": str(run_dir)}))
         options = parse_kv(option, option="--option")
         if weighting is not None:
             options["weighting"] = weighting

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from omnieval.backends import accepted_modalities
 from omnieval.cli._common import fail
 from omnieval.cli.run_cmd import warn_unknown_sample_ids
 from omnieval.runner import RunConfig
+from omnieval.runner.capability import plan_capabilities
 from omnieval.runner.preview import Planned, Totals, plan_requests
+from omnieval.runner.resolve import resolve_tasks
 from omnieval.types import Message, TextPart
 
 __all__ = ["print_dry_run"]
@@ -71,7 +74,12 @@ def print_dry_run(config: RunConfig) -> None:
     show = None if config.sample_ids else (config.limit or SHOWN_PER_TASK)
     per_task: dict[str, Totals] = {}
     found: set[str] = set()
-    for planned in plan_requests(config):
+    tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    accepts = accepted_modalities(config.model, options=config.backend)
+    for plan in plan_capabilities(tasks, model=config.model, accepts=accepts, blind=config.blind):
+        style = {"refuse": "red", "skip_some": "yellow", "blind": "yellow"}.get(plan.action, "green")
+        console.print(f"[{style}]{plan.line()}[/{style}]")
+    for planned in plan_requests(config, tasks=tasks):
         totals = per_task.setdefault(planned.task, Totals())
         totals.add(planned)
         if show is None or totals.requests + totals.skipped + totals.failed <= show:

@@ -178,4 +178,14 @@ def build_request(
         generation=generation,
         blind=blind,
         media_policy=media_policy,
+        language=_language(sample, spec),
     )
+
+
+def _language(sample: Sample, spec: TaskSpec) -> str:
+    """The sample's own language where its metadata names one, else the task's."""
+    for key in ("language", "lang"):
+        value = sample.metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return spec.language

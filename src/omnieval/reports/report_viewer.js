@@ -19,7 +19,7 @@
   function problem(message) { $("v-count").textContent = message; document.body.dataset.viewer = "ready"; }
   const CORE = new Set(["task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
     "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index",
-    "scored", "media_policy", "metadata", "prompt", "media"]);
+    "scored", "media_policy", "metadata", "prompt", "media", "intermediates"]);
   const MAX_TEXT = 20000;
   const empty = (v) => v === null || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0);
   function text(v) {
@@ -30,6 +30,11 @@
   function recordMedia(items) {
     return (Array.isArray(items) ? items : []).filter((m) => m && (m.src || m.path))
       .map((m) => ({kind: m.kind || "image", src: m.src || m.path, label: m.name || m.label || ""}));
+  }
+  /* A cascade's perception steps (samples.jsonl "intermediates"): what each stage read from each media part. */
+  function recognisedText(steps) {
+    if (!Array.isArray(steps) || !steps.length) return undefined;
+    return text(steps.map((st) => `${st.kind} ${st.name || ""} (${st.stage}${st.cached ? ", cached" : ""}): ${st.text === "" ? "[empty]" : st.text}`).join("\n"));
   }
   const num = (v) => (typeof v === "number" ? String(Number(v.toFixed(4))) : "none");
   /* The judge stage's record (judge model, the sample's value, every call with its verdict and the
@@ -60,6 +65,7 @@
     return {
       id: String(rec.sample_id), task: rec.task, state: rec.state, score: rec.score, scored: rec.scored, variant: rec.variant,
       prompt: text(rec.prompt) || (added && added.prompt), media: ownMedia.length ? ownMedia : (added && added.media) || [],
+      recognised: recognisedText(rec.intermediates),
       response: text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
       targets: text(rec.targets && rec.targets.length ? rec.targets : undefined), metrics: rec.metrics || {}, reason: text(rec.reason),
       judge: judge, extra: extra, metadata: text(rec.metadata),
@@ -115,7 +121,7 @@
   async function entry(pos) { return viewAt(await chunk(Math.floor(pos / V.chunk)), pos % V.chunk); }
 
   function haystack(e) {
-    return [e.id, e.prompt, e.response, e.reasoning, e.extracted, e.targets, e.reason, JSON.stringify(e.judge || {}), e.metadata]
+    return [e.id, e.prompt, e.recognised, e.response, e.reasoning, e.extracted, e.targets, e.reason, JSON.stringify(e.judge || {}), e.metadata]
       .filter(Boolean).join("\n").toLowerCase();
   }
   /* One part's searchable text: every sample's haystack joined by \u0001, with where each one starts. */
@@ -229,7 +235,7 @@
         ${field("prompt", e.prompt)}${media(e.media)}${field("target", e.targets)}
         ${e.metadata ? `<div class="field"><details><summary>sample metadata</summary><pre>${esc(e.metadata)}</pre></details></div>` : ""}
       </div><div class="col">
-        ${field("response", e.response)}
+        ${field("recognised by the cascade", e.recognised)}${field("response", e.response)}
         ${e.reasoning ? `<div class="field"><details><summary>reasoning (${e.reasoning.length} chars)</summary><pre>${esc(e.reasoning)}</pre></details></div>` : ""}
         ${field("extracted answer", e.extracted)}
         ${metrics ? `<div class="field"><div class="k">metrics</div><div class="metrics">${metrics}</div></div>` : ""}

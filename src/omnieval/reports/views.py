@@ -7,8 +7,9 @@ the viewer as stored. The prompt and media are rebuilt from the task data when t
 distinct files per report) and videos get a strip of frames (up to ``MAX_FRAME_STRIPS``), written as
 files in ``report_samples/media/`` named by content hash: once per media file however many samples
 show it, loaded by the browser only when a card shows it, and never part of what a text search
-inflates. Audio and video are linked by a path relative to the report (embedded audio is written to
-``media/`` too), so the page plays them from disk without any network request.
+inflates. Audio and video files are copied there too, by content hash (a video whose codec a browser
+cannot play gets an H.264/AAC preview: ``reports/playable.py``), so the page plays them from disk
+without any network request and a moved or copied run folder keeps them.
 """
 
 from __future__ import annotations
@@ -110,12 +111,35 @@ class PromptSource:
         if ref.kind == "video" and ref.path and self.strips < MAX_FRAME_STRIPS:
             self.strips += 1
             frames = [self._store(frame, ".jpg") for frame in _frames(ref.path)]
-            return {"kind": "video", "src": _relative(ref.path, self.report_dir), "label": label, "frames": frames}
+            return {"kind": "video", "src": self._inside(ref.path, ref.kind), "label": label, "frames": frames}
         if ref.path:
-            return {"kind": ref.kind, "src": _relative(ref.path, self.report_dir), "label": label}
+            return {"kind": ref.kind, "src": self._inside(ref.path, ref.kind), "label": label}
         if ref.data and len(ref.data) <= 1_000_000 and ref.kind == "audio":
             return {"kind": "audio", "src": self._store(ref.data, _audio_suffix(ref.data)), "label": label}
         return {"kind": ref.kind, "src": "", "label": f"{label} (embedded, not shown)"}
+
+    def _inside(self, path: str, kind: str) -> str:
+        """Audio and video copied into the report's media folder by content hash (a video browsers cannot
+        play transcoded to H.264/AAC), so a moved run folder keeps them; very large files stay linked."""
+        from omnieval.reports.playable import MAX_COPY_BYTES, playable_video, source_digest
+
+        src = Path(path)
+        try:
+            size = src.stat().st_size
+        except OSError:
+            return _relative(path, self.report_dir)
+        if kind not in ("audio", "video") or size > MAX_COPY_BYTES:
+            return _relative(path, self.report_dir)
+        digest = source_digest(src)
+        known = next(iter(self.media_dir.glob(f"{digest}*")), None) if self.media_dir.is_dir() else None
+        if known is not None:
+            return f"{SIDECAR}/media/{known.name}"
+        preview = playable_video(src) if kind == "video" else None
+        data, suffix = preview or (src.read_bytes(), src.suffix.lower())
+        name = f"{digest}{'-preview' if preview else ''}{suffix}"
+        self.media_dir.mkdir(parents=True, exist_ok=True)
+        (self.media_dir / name).write_bytes(data)
+        return f"{SIDECAR}/media/{name}"
 
     def _store(self, data: bytes, suffix: str) -> str:
         """Write ``data`` once under ``media/`` (named by its hash); its path relative to the report."""

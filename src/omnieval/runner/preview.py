@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from omnieval.backends import Backend, backends, split_model_spec
+from omnieval.backends import Backend, accepted_modalities, split_model_spec
 from omnieval.errors import MediaError, OmnievalError
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
@@ -166,7 +166,7 @@ def plan_requests(config: RunConfig, *, tasks: list[Task] | None = None) -> Iter
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_unique_ids(tasks)  # the run refuses duplicate ids before its first request; so does its preview
     provider, _ = split_model_spec(config.model)
-    modalities = backends.get(provider).modalities
+    modalities = accepted_modalities(config.model, options=config.backend)
     stand_in = cast(Backend, _OptionsOnly(config.backend))
     for ctx in _contexts(tasks, config, stand_in, DoneIndex()):
         history: dict[str, list[tuple[Sample, str]]] = {}

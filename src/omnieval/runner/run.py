@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import OmnievalError
 from omnieval.judges import Judge
+from omnieval.runner.capability import check_capabilities, plan_capabilities
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.execute import Fetcher
@@ -121,7 +123,7 @@ class _Runner:
             sample = self._hashed(sample)
             request = prepare_request(ctx, sample, position=position, history=history, seed=self.config.seed,
                                       blind=self.config.blind, provider=self.backend.provider,
-                                      modalities=self.backend.modalities)  # fmt: skip
+                                      modalities=self.backend.accepts())  # fmt: skip
         except OmnievalError as exc:
             return ctx.scorer.score(sample, _error(f"could not build the request: {exc}")), None
         if isinstance(request, Skip):
@@ -262,6 +264,10 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     done = load_done(records, retry_errors=config.retry_errors)
     # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
+    plans = plan_capabilities(tasks, model=config.model, accepts=backend.accepts(), blind=config.blind)
+    check_capabilities(plans)  # a refused task stops the run before its first request
+    for plan in plans:
+        print(f"[omnieval] {plan.line()}", file=sys.stderr)
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
                         breaker_threshold=config.breaker_threshold,

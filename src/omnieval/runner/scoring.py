@@ -125,6 +125,7 @@ class Scorer:
             "metadata": _json_safe(sample.metadata),
             "metrics": {k: 0.0 for k in self.metric_keys},
             "scored": sample.has_targets,
+            "intermediates": tuple(response.extra.get("cascade") or ()),
         }
         base.update(record)
         return base

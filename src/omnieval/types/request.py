@@ -42,6 +42,8 @@ class Request(Frozen):
     """True when media were removed (blind control run)."""
     media_policy: MediaPolicy = Field(default_factory=MediaPolicy)
     """How this request's media must be prepared (task policy, overridden per model)."""
+    language: str | None = None
+    """The sample's language (``metadata.language``/``lang``), else the task's; a cascade's wrappers follow it."""
 
     @property
     def media(self) -> tuple[MediaRef, ...]:
@@ -50,7 +52,7 @@ class Request(Frozen):
 
     def fingerprint(self, *, backend: str, model: str) -> str:
         """Stable hash over backend, model, decoding, rendered text and media hashes."""
-        body = self.model_dump(mode="json", exclude={"task", "sample_id", "targets", "variant"})
+        body = self.model_dump(mode="json", exclude={"task", "sample_id", "targets", "variant", "language"})
         for msg in body["messages"]:
             if isinstance(msg["content"], list):
                 for part in msg["content"]:

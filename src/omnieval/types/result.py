@@ -67,5 +67,7 @@ class SampleResult(Frozen):
     media_policy: dict[str, Any] = Field(default_factory=dict)
     """The media processing actually applied (sizes, frames, sample rate)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    intermediates: tuple[dict[str, Any], ...] = ()
+    """What a cascade's perception stages recognised (transcripts, OCR text), one entry per media part."""
     judge: JudgeRecord | None = None
     """What the judge stage did (calls, raw outputs, verdicts); ``None`` when the task was not judged."""

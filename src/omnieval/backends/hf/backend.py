@@ -57,6 +57,14 @@ class HFBackend(InProcessBackend):
         self._loaded: Loaded | None = None
         self._lock = threading.Lock()
 
+    @classmethod
+    def accepts_for(cls, name: str, *, options: BackendOptions) -> frozenset[str]:
+        """A GGUF file is a text model; a local folder takes what its processor handles; a hub model is
+        only known once loaded (each sample then says what it lacks)."""
+        from omnieval.backends.hf.loading import processor_modalities
+
+        return processor_modalities(resolve_source(name, options=options)) or cls.modalities
+
     def loaded(self) -> Loaded:
         """Load the model on first use (in the calling worker thread)."""
         with self._lock:

@@ -130,6 +130,15 @@ def _load_processor(path: str, gguf_file: str | None) -> tuple[Any, Any]:
     return None, proc if proc is not None else AutoTokenizer.from_pretrained(path)
 
 
+def processor_modalities(src: ModelSource) -> frozenset[str] | None:
+    """What a local model takes, from its processor alone (no weights); None for a hub model."""
+    if src.gguf_file is not None:
+        return frozenset({"text"})
+    if not Path(src.path).is_dir():
+        return None
+    return _modalities(_load_processor(src.path, None)[0])
+
+
 def _modalities(processor: Any) -> frozenset[str]:
     kinds = {"text"}
     if processor is None:

@@ -93,8 +93,8 @@ def _voices(spec: ArtSpec, question_voice: str | None) -> Voices:
     return Voices(question=question, people=people, crli=crli)
 
 
-def _check_voices(voices: Voices, tasks: tuple[str, ...]) -> None:
-    check_voice(voices.question["voice"], what="question voice")
+def _check_voices(voices: Voices, tasks: tuple[str, ...], *, language: str) -> None:
+    check_voice(voices.question["voice"], what="question voice", language=language)
     if {"CRSI", "STI", "SFC", "TSR", "TTLR"} & set(tasks):
         for sid, person in voices.people.items():
             check_voice(person["voice"], what=f"speaker {sid}")
@@ -202,7 +202,7 @@ def generate_art(
     _positive("workers", workers)
     spec = load_spec(language=language, crli_languages=_names(languages, PAPER_LANGUAGES))
     voices = _voices(spec, question_voice)
-    _check_voices(voices, chosen)
+    _check_voices(voices, chosen, language=language)
     check_satisfiable(spec, list(chosen))
     load_assets(assets, asset_seed=asset_seed, crli_speakers=tuple(spec.tables["language"]))
     plan: list[tuple[int, Planned, bool]] = []

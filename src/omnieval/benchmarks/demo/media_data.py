@@ -17,7 +17,7 @@ from omnieval.benchmarks.demo._common import check_count, write_jsonl, write_man
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
-__all__ = ["DIRECTIONS", "beeps", "demo_audio", "demo_video", "speak"]
+__all__ = ["DIRECTIONS", "beeps", "demo_audio", "demo_video", "speak", "speak_festival"]
 
 RATE = 16000
 DIRECTIONS = (("left", "влево"), ("right", "вправо"), ("up", "вверх"), ("down", "вниз"))
@@ -25,6 +25,7 @@ DIRECTIONS = (("left", "влево"), ("right", "вправо"), ("up", "вве�
 
 _QUESTIONS = {
     "espeak-ng": ("Какое число произнесено в записи?", "Which number is spoken in the recording?"),
+    "festival": ("Какое число произнесено в записи?", "Which number is spoken in the recording?"),
     "tones": ("Сколько звуковых сигналов в записи?", "How many beeps are in the recording?"),
 }
 
@@ -37,6 +38,20 @@ def speak(text: str, *, lang: str, out: Path) -> bool:
     done = subprocess.run([exe, "-v", lang, "-s", "140", "-w", str(out), text], capture_output=True, check=False)
     if done.returncode != 0 or not out.is_file():
         raise SourceError(f"espeak-ng failed for {text!r} ({lang}): {done.stderr.decode(errors='replace')[:200]}")
+    return True
+
+
+def speak_festival(text: str, *, out: Path) -> bool:
+    """Speak Russian ``text`` into ``out`` (WAV) with Festival's ``festvox-ru`` voice (msu_ru_nsh_clunits),
+    which the packaged Whisper base hears far better than espeak-ng's Russian; False when not installed."""
+    exe = shutil.which("text2wave")
+    if exe is None:
+        return False
+    cmd = [exe, "-eval", "(voice_msu_ru_nsh_clunits)", "-o", str(out)]
+    done = subprocess.run(cmd, input=text.encode(), capture_output=True, check=False)
+    if done.returncode != 0 or not out.is_file():
+        why = done.stderr.decode(errors="replace")[:200]
+        raise SourceError(f"festival failed for {text!r} (apt-get install festival festvox-ru): {why}")
     return True
 
 
@@ -55,18 +70,31 @@ def beeps(count: int, *, out: Path, freq: float = 880.0) -> None:
 
 
 def _audio_cache_key() -> str:
-    """Generated audio differs with and without espeak-ng: part of the data cache key."""
-    return "espeak" if shutil.which("espeak-ng") else "tones"
+    """Generated audio differs with and without espeak-ng and Festival: part of the data cache key."""
+    return ("espeak" if shutil.which("espeak-ng") else "tones") + ("+festival" if shutil.which("text2wave") else "")
+
+
+def _spoken(value: int, *, lang: str, voice: str, out: Path) -> str | None:
+    """Speak ``value``: Russian with Festival (``auto`` when installed, or ``festival``), else espeak-ng;
+    the program used, or None when none is installed (the caller falls back to beeps)."""
+    if voice in ("auto", "festival") and lang == "ru" and speak_festival(str(value), out=out):
+        return "festival"
+    if speak(str(value), lang=lang, out=out):
+        return "espeak-ng"
+    return None
 
 
 @register_generator("demo.audio")
 def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "auto") -> Path:
-    """Spoken numbers (``voice: espeak``), counted beeps (``tones``), or espeak when present (``auto``)."""
+    """Spoken numbers (``voice: espeak``; ``festival``: Russian by Festival's festvox-ru voice, English by
+    espeak-ng), counted beeps (``tones``), or the best installed (``auto``: Festival for Russian, espeak-ng)."""
     check_count("demo.audio", n)
-    if voice not in ("auto", "espeak", "tones"):
-        raise SourceError(f"demo.audio: voice must be auto, espeak or tones, not {voice!r}", field="voice")
-    if voice == "espeak" and shutil.which("espeak-ng") is None:
-        raise SourceError("demo.audio: voice 'espeak' needs espeak-ng installed (apt-get install espeak-ng)")
+    if voice not in ("auto", "espeak", "festival", "tones"):
+        raise SourceError(f"demo.audio: voice must be auto, espeak, festival or tones, not {voice!r}", field="voice")
+    if voice in ("espeak", "festival") and shutil.which("espeak-ng") is None:
+        raise SourceError(f"demo.audio: voice {voice!r} needs espeak-ng installed (apt-get install espeak-ng)")
+    if voice == "festival" and shutil.which("text2wave") is None:
+        raise SourceError("demo.audio: voice 'festival' needs Festival (apt-get install festival festvox-ru)")
     rng = random.Random(seed)
     out = Path(out_dir)
     (out / "audio").mkdir(parents=True, exist_ok=True)
@@ -75,10 +103,9 @@ def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "au
         lang = ("ru", "en")[i % 2]
         rel = f"audio/clip-{i:03d}.wav"
         value = rng.randint(1, 20)
-        source = "tones"
-        if voice != "tones" and speak(str(value), lang=lang, out=out / rel):
-            source = "espeak-ng"
-        else:
+        source = _spoken(value, lang=lang, voice=voice, out=out / rel) if voice != "tones" else None
+        if source is None:
+            source = "tones"
             value = 1 + value % 6
             beeps(value, out=out / rel)
         ru, en = _QUESTIONS[source]
