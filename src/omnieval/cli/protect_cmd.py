@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors, print_json
+from omnieval.cli._common import check_run_dirs, fail, friendly_errors, print_json
 
 if TYPE_CHECKING:
     from omnieval.protect.audioseal_mark import AudioSealMarker
@@ -138,6 +138,7 @@ def impact_command(
     from omnieval.protect.impact import watermark_impact
     from omnieval.reports.compare import compare_runs
 
+    check_run_dirs([run_clean, run_marked])
     with friendly_errors():
         report = watermark_impact(compare_runs([run_clean, run_marked], seed=seed), tolerance_pp=tolerance_pp)
     if json_out:

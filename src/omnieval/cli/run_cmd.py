@@ -25,7 +25,7 @@ def run_command(
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
     concurrency: Annotated[int, Opt(help="Requests in flight at once (halves on HTTP 429).")] = 32,
     timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
-    limit: Annotated[int | None, Opt(help="At most N samples per task.")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="At most N samples per task (N ≥ 1).")] = None,
     sample_ids: Annotated[list[str] | None, Opt(help="Sample ids to run: comma-separated, or the option repeated.")] = None,
     temperature: Annotated[float | None, Opt(help="Override every task's temperature.")] = None,
     max_tokens: Annotated[int | None, Opt(help="Override every task's max new tokens.")] = None,
