@@ -69,3 +69,25 @@ def test_zero_or_negative_limit_is_refused_before_anything_is_written(tmp_path: 
     code, out = _run(tmp_path, task, "--limit", limit)
     assert code == 2 and "--limit" in out
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("typed", "suggested"), [("demo_txt", "'demo_text'"), ("demo_imgae", "'demo_image'"), ("dem", "'demo'")])
+def test_unknown_task_name_suggests_close_matches(tmp_path: Path, typed: str, suggested: str) -> None:
+    code, out = _cli("run", "-t", typed, "-m", "baseline/oracle", "-o", str(tmp_path / "run"))
+    assert code == 2 and f"unknown task {typed!r}" in out and "did you mean" in out and suggested in out
+
+
+def test_unknown_task_name_without_a_close_match_suggests_nothing(tmp_path: Path) -> None:
+    code, out = _cli("run", "-t", "zzzqqq", "-m", "baseline/oracle", "-o", str(tmp_path / "run"))
+    assert code == 2 and "unknown task 'zzzqqq'" in out and "did you mean" not in out
+
+
+def test_diff_lists_changed_samples_in_natural_id_order(tmp_path: Path) -> None:
+    rows = [{"id": str(i), "question": f"q{i}", "answer": str(i)} for i in (1, 2, 10, 11, 3)]
+    task = _task(tmp_path, rows)
+    assert _run(tmp_path, task, out="a")[0] == 0
+    assert _run(tmp_path, task, model="baseline/random", out="b")[0] == 0  # random answers: every sample may change
+    code, out = _cli("diff", str(tmp_path / "a"), str(tmp_path / "b"), "--json")
+    ids = [f["sample_id"] for f in json.loads(out)["flips"]]
+    assert code == 0 and len(ids) >= 3
+    assert ids == sorted(ids, key=int)  # 1, 2, 3, 10, 11 — never 1, 10, 11, 2, 3
