@@ -143,9 +143,10 @@ def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
 
 
 def _warn_on_errors(results: dict[str, object]) -> None:
-    """Say why, when most samples of a task ended in error (an unreachable server, a wrong model name)."""
+    """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
+    from omnieval.reports import error_warning, unscored_warning
+
     for name, block in results["tasks"].items():  # type: ignore[attr-defined]
-        errors, n = block["states"].get("error", 0), block["n"]
-        if n and errors / n >= 0.5:
-            example = (block.get("example_reasons") or {}).get("error", ["?"])[0]
-            print(f"omnieval: warning: {errors} of {n} samples of {name} ended in error, e.g.: {example}", file=sys.stderr)
+        for line in (error_warning(name, block), unscored_warning(name, block)):
+            if line:
+                print(f"omnieval: {line}", file=sys.stderr)

@@ -75,11 +75,11 @@ class ModelRow(Progress):
     def add(self, name: str, total: int | None, *, done: int = 0) -> None:
         self._totals[name], self._done[name] = total, done
 
-    def update(self, name: str, *, done: int, states: dict[str, int]) -> None:
+    def update(self, name: str, *, done: int, states: dict[str, int], retries: int = 0) -> None:
         self._check()
         self._show()
         self._done[name], self._states[name] = done, states
-        self.display.update(self.name, done=sum(self._done.values()), states=self._summed())
+        self.display.update(self.name, done=sum(self._done.values()), states=self._summed(), retries=retries)
 
     def finish(self, name: str, *, states: dict[str, int]) -> None:
         self._show()

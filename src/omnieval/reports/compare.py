@@ -23,7 +23,8 @@ from typing import Any
 from omnieval.aggregate import sample_has_score
 from omnieval.analysis.paired import holm, paired_test
 from omnieval.errors import ConfigError
-from omnieval.reports.loading import RunData, load_run, natural_key
+from omnieval.reports.loading import RunData, load_run
+from omnieval.textkit.ordering import natural_key
 
 __all__ = ["compare_runs", "version_differences"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omnieval.reports.loading import natural_key
 from omnieval.store import iter_records, read_json
+from omnieval.textkit.ordering import natural_key
 
 __all__ = ["diff_runs"]
 

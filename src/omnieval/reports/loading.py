@@ -8,7 +8,6 @@ rebuilt from the records (mean score, bootstrap CI) and the report says so.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from omnieval.errors import StoreError
 from omnieval.store import read_json
 from omnieval.types import STATES
 
-__all__ = ["RunData", "load_run", "natural_key", "read_records_tolerant", "state_names"]
+__all__ = ["RunData", "load_run", "read_records_tolerant", "state_names"]
 
 
 @dataclass
@@ -37,14 +36,6 @@ class RunData:
     @property
     def label(self) -> str:
         return self.run_dir.resolve().name
-
-
-def natural_key(text: str) -> tuple[str | int, ...]:
-    """Sort key reading digit runs as numbers: sample ids ``1, 2, 10`` rather than ``1, 10, 2``.
-
-    ``re.split`` with a group puts text at even and digits at odd positions, so keys always compare
-    str with str and int with int."""
-    return tuple(int(part) if i % 2 else part for i, part in enumerate(re.split(r"(\d+)", text)))
 
 
 def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
