@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,22 @@ def test_error_causes(reason: str, cause: str) -> None:
 def test_live_progress_line_shows_retries() -> None:
     assert status_line({"error": 2}, retries=0) == "err 2 · parse✗ 0 · trunc 0 · skip 0"
     assert status_line({"error": 2}, retries=390).endswith(" · retries 390")
+
+
+def test_summary_labels_wall_time_and_per_task_busy_time(tmp_path: Path) -> None:
+    tasks = [_task(tmp_path, [{"id": "1", "question": "q", "answer": "a"}], name=n) for n in ("t1", "t2")]
+    code, out = _cli(
+        "run",
+        "-t",
+        f"jsonl:{tasks[0]},jsonl:{tasks[1]}",
+        "-m",
+        "baseline/oracle",
+        "-o",
+        str(tmp_path / "r"),
+        "--quiet",
+    )
+    assert code == 0, out
+    assert re.search(r"t1: 1 new samples, task busy \d+\.\ds", out) and re.search(
+        r"t2: 1 new samples, task busy \d+\.\ds", out
+    )
+    assert re.search(r"run wall time \d+\.\ds \(tasks run concurrently; per-task busy times overlap\)", out)

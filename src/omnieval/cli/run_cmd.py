@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -115,9 +116,11 @@ def _run(config: object, executor: object = None) -> None:
     from omnieval.api import evaluate
     from omnieval.reports import results_table
 
+    started = time.perf_counter()
     outcome, results = evaluate(config, executor=executor)  # type: ignore[arg-type]
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
+    console.print(f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times overlap)")
     console.print(f"report: {outcome.output / 'report.html'}")
     rate = config.max_error_rate  # type: ignore[attr-defined]
     states = results["states"]

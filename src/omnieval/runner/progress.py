@@ -81,4 +81,5 @@ class Progress:
             counts += f"; {self._retries} retries so far in the run" if self._retries else ""
             now = time.perf_counter()
             elapsed = self._last.get(name, now) - self._started.get(name, now)
-            print(f"[omnieval] {name}: {sum(states.values())} new samples in {elapsed:.1f}s ({counts})", file=sys.stderr)
+            # tasks run side by side, so their busy times overlap: the run's wall time is printed once at the end
+            print(f"[omnieval] {name}: {sum(states.values())} new samples, task busy {elapsed:.1f}s ({counts})", file=sys.stderr)
