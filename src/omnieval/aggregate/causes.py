@@ -1,4 +1,4 @@
-"""Why samples failed, in a few buckets a reader can act on: HTTP status, timeout, connection, bad JSON, parse.
+"""Why samples failed, in buckets a reader can act on: HTTP status, timeout, connection, bad JSON, parse.
 
 The reasons are the runner's and the backends' own messages (``HTTP 503: ...``, ``no answer within 120 s``,
 ``connection failed: ...``, ``response body is not valid JSON``), so matching their wording is reliable."""
@@ -36,7 +36,7 @@ class CauseCounter:
         self.examples: dict[str, str] = {}
 
     def add(self, state: str, reason: str | None) -> None:
-        """Count an ``error`` sample by its cause and a ``parse_failed`` one as ``parse``; other states not at all."""
+        """Count an ``error`` sample by its cause and a ``parse_failed`` one as ``parse``; ignore other states."""
         if state not in ("error", "parse_failed"):
             return
         cause = error_cause(reason) if state == "error" else "parse"

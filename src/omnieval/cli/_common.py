@@ -98,10 +98,10 @@ def parse_kv(pairs: list[str] | None, *, option: str) -> dict[str, Any]:
     return out
 
 
-def check_run_dirs(paths: list[Path] | tuple[Path, ...], *, needs: tuple[str, ...] = ("samples.jsonl",)) -> None:
+def check_run_dirs(paths: list[Path], *, needs: tuple[str, ...] = ("samples.jsonl",)) -> None:
     """Fail with one line saying what is missing unless every path is a run folder holding ``needs``.
 
-    Called before a command reads anything, so a typo or a file given for a folder never ends in a traceback."""
+    Called before a command reads anything: a typo or a file given for a folder never ends in a traceback."""
     for path in paths:
         if not path.exists():
             fail(f"run folder {path} does not exist")

@@ -58,7 +58,10 @@ def _undone_on_failure(data_dir: Path) -> Iterator[None]:
             shutil.rmtree(data_dir, ignore_errors=True)
         else:
             for path in sorted(set(data_dir.rglob("*")) - before, key=lambda p: len(p.parts), reverse=True):
-                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
         raise
 
 
