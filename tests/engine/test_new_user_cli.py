@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from omnieval.aggregate.causes import error_cause
 from omnieval.cli.app import app
 from omnieval.errors import BackendError
-from omnieval.runner.progress import status_line
+from omnieval.runner.progress import Progress, status_line
 from omnieval.types import Request
 
 from .conftest import ScriptedBackend
@@ -211,3 +211,15 @@ def test_summary_labels_wall_time_and_per_task_busy_time(tmp_path: Path) -> None
         r"t2: 1 new samples, task busy \d+\.\ds", out
     )
     assert re.search(r"run wall time \d+\.\ds \(tasks run concurrently; per-task busy times overlap\)", out)
+
+
+def test_a_sweep_row_labels_its_time_as_the_runs_wall_time(capsys: pytest.CaptureFixture[str]) -> None:
+    for label in ("task busy", "run wall time"):
+        progress = Progress(quiet=True, elapsed_label=label)
+        progress.add("m", 1)
+        progress.update("m", done=1, states={"ok": 1}, retries=3)
+        progress.finish("m", states={"ok": 1})
+        line = capsys.readouterr().err
+        assert re.match(
+            rf"\[omnieval\] m: 1 new samples, {label} \d+\.\ds \(ok=1; 3 retries so far in the run\)", line
+        ), line

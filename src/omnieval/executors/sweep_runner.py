@@ -130,7 +130,7 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
             _run_one(run, run_model, None)
         return runs
     stop = threading.Event()
-    with Progress(quiet=quiet) as display, ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool:
+    with Progress(quiet=quiet, elapsed_label="run wall time") as display, ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool:
         futures = [pool.submit(_run_one, run, run_model, ModelRow(display, run.name, stop=stop)) for run in runs]
         try:
             wait(futures)

@@ -21,8 +21,11 @@ def status_line(states: dict[str, int], *, retries: int) -> str:
 class Progress:
     """Thin wrapper so the runner does not care whether output is rich or quiet."""
 
-    def __init__(self, *, quiet: bool) -> None:
+    def __init__(self, *, quiet: bool, elapsed_label: str = "task busy") -> None:
+        """``elapsed_label`` names the time on a row's quiet line: a task's busy time (tasks of a run overlap)
+        or, for a sweep's one row per model, that model's run wall time."""
         self.quiet = quiet or not sys.stderr.isatty()
+        self.elapsed_label = elapsed_label
         self._rich: Any = None
         self._ids: dict[str, Any] = {}
         self._started: dict[str, float] = {}
@@ -82,4 +85,5 @@ class Progress:
             now = time.perf_counter()
             elapsed = self._last.get(name, now) - self._started.get(name, now)
             # tasks run side by side, so their busy times overlap: the run's wall time is printed once at the end
-            print(f"[omnieval] {name}: {sum(states.values())} new samples, task busy {elapsed:.1f}s ({counts})", file=sys.stderr)
+            label = self.elapsed_label
+            print(f"[omnieval] {name}: {sum(states.values())} new samples, {label} {elapsed:.1f}s ({counts})", file=sys.stderr)
