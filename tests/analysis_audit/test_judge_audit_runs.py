@@ -108,7 +108,7 @@ def test_audit_command_on_a_judged_run(tmp_path: Path) -> None:
     assert data["runs"][str(out)]["cost"]["requests"] == 3
     assert (out / "judge_audit.md").read_text(encoding="utf-8").startswith("## Judge audit")
     missing = omnieval("judge", "audit", str(tmp_path / "nope"))
-    assert missing.returncode == 2 and "not an omnieval run directory" in missing.stderr
+    assert missing.returncode == 2 and f"run folder {tmp_path / 'nope'} does not exist" in missing.stderr
 
 
 @pytest.mark.slow

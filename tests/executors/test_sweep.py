@@ -67,7 +67,7 @@ class Recorder(Progress):
     def add(self, name: str, total: int | None, *, done: int = 0) -> None:
         self.calls.append(("add", name, total, done))
 
-    def update(self, name: str, *, done: int, states: dict[str, int]) -> None:
+    def update(self, name: str, *, done: int, states: dict[str, int], retries: int = 0) -> None:
         self.calls.append(("update", name, done, states))
 
     def finish(self, name: str, *, states: dict[str, int]) -> None:

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
+import av
 import numpy as np
 import pytest
 from PIL import Image
+
+from omnieval.media.audio import resample
+
+Audio = tuple[np.ndarray, int]
+SENTENCES = (
+    ("Сколько раз прозвучал звонок в этой записи?", "ru"),
+    ("Was the second sound louder than the first one?", "en"),
+    ("Повторите последнее слово, которое вы услышали.", "ru"),
+)
 
 
 def textured_image(seed: int, size: tuple[int, int] = (640, 480)) -> Image.Image:
@@ -41,6 +53,62 @@ def speech(path: Path, text: str, *, voice: str = "ru") -> tuple[np.ndarray, int
     data = (0.2 * voiced * gate).astype(np.float32)[:, None]
     soundfile.write(str(path), data, rate)
     return data, rate
+
+
+def music(seed: int, *, rate: int = 44_100, seconds: float = 3.0) -> tuple[np.ndarray, int]:
+    """Music-like audio: six decaying harmonic notes (tonal, so most of its energy sits in a few bins)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(rate * seconds)) / rate
+    x = np.zeros_like(t)
+    for n in range(6):
+        onset, f0 = n * seconds / 6, 110 * 2 ** (int(rng.integers(0, 24)) / 12)
+        envelope = np.exp(-3 * (t - onset)) * (t >= onset)
+        x += sum(envelope * np.sin(2 * np.pi * f0 * k * t) / k for k in range(1, 8))
+    return (0.3 * x / np.abs(x).max()).astype(np.float32)[:, None], rate
+
+
+def audio_clips(folder: Path) -> list[Audio]:
+    """Three spoken sentences (Russian and English) and three 3-second music-like clips."""
+    spoken = [speech(folder / f"{i}.wav", text, voice=voice) for i, (text, voice) in enumerate(SENTENCES)]
+    return spoken + [music(seed) for seed in range(3)]
+
+
+def _to_16k(data: np.ndarray, rate: int) -> Audio:
+    return resample(data[:, 0], rate_in=rate, rate_out=16_000)[:, None].astype(np.float32), 16_000
+
+
+def _reencode(data: np.ndarray, rate: int, *, container: str, codec: str, bit_rate: int) -> Audio:
+    """A lossy round trip through PyAV (ffmpeg's encoders), decoded back to float at the same rate."""
+    buf = io.BytesIO()
+    with av.open(buf, "w", format=container) as out:
+        stream = out.add_stream(codec, rate=rate)
+        stream.bit_rate, stream.layout = bit_rate, "mono"
+        frame = av.AudioFrame.from_ndarray(data[:, 0][None, :], format="flt", layout="mono")
+        frame.rate = rate
+        converter = av.AudioResampler(format=stream.format.name, layout="mono", rate=rate)
+        for chunk in [*converter.resample(frame), *converter.resample(None), None]:
+            out.mux(stream.encode(chunk))
+    buf.seek(0)
+    with av.open(buf) as src:
+        converter = av.AudioResampler(format="flt", layout="mono", rate=rate)
+        decoded = [f.to_ndarray().reshape(-1) for raw in src.decode(audio=0) for f in converter.resample(raw)]
+    return np.concatenate(decoded)[:, None], rate
+
+
+def _noise(data: np.ndarray, rate: int, *, snr_db: float = 15.0) -> Audio:
+    rng = np.random.default_rng(int(data.shape[0]))
+    level = float(np.sqrt(np.mean(data**2))) * 10 ** (-snr_db / 20)
+    return (data + rng.normal(0, level, data.shape)).astype(np.float32), rate
+
+
+ATTACKS: dict[str, Callable[[np.ndarray, int], Audio]] = {
+    "resample to 16 kHz": _to_16k,
+    "MP3 64 kbit/s": lambda d, r: _reencode(d, r, container="mp3", codec="libmp3lame", bit_rate=64_000),
+    "Ogg Opus 32 kbit/s": lambda d, r: _reencode(
+        *_to_16k(d, r), container="ogg", codec="libopus", bit_rate=32_000
+    ),
+    "noise at 15 dB": _noise,
+}
 
 
 @pytest.fixture

@@ -57,6 +57,23 @@ def test_mark_then_detect_audio(media_dir: Path, tmp_path: Path) -> None:
     assert wrong["detected"] == 0 and wrong["files"][0]["confidence"] < 0.5
 
 
+@pytest.mark.parametrize(("setting", "low", "high"), [(None, 30.0, 34.0), ("24", 22.0, 26.0)])
+def test_detect_with_reference_reports_the_measured_snr(
+    media_dir: Path, tmp_path: Path, setting: str | None, low: float, high: float
+) -> None:
+    out = tmp_path / "marked"
+    level = ["--snr-db", setting] if setting else []  # None: the default strength
+    assert _run("protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(out), "--key", "a", *level)[0] == 0
+    code, text = _run("protect", "detect", "--kind", "audio", "--input", str(out), "--key", "a", "--reference", str(media_dir), "--json")
+    report = json.loads(text)
+    assert code == 0 and set(report) == {"n", "detected", "files"}
+    assert set(report["files"][0]) == {"path", "detected", "confidence", "snr_db"}
+    assert low < report["files"][0]["snr_db"] < high and report["files"][0]["detected"] is True
+    (media_dir / "audio" / "q1.wav").rename(media_dir / "audio" / "other.wav")
+    code, text = _run("protect", "detect", "--kind", "audio", "--input", str(out), "--key", "a", "--reference", str(media_dir))
+    assert code != 0 and "no original audio/q1.wav" in text
+
+
 def test_corrupt_media_fails_naming_the_file_and_leaves_no_output(media_dir: Path, tmp_path: Path) -> None:
     (media_dir / "images" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really")
     out = tmp_path / "marked"

@@ -41,7 +41,7 @@ def test_report_of_a_directory_without_records_is_a_clear_error(tmp_path: Path) 
     proc = _cli("report", str(tmp_path))
     assert proc.returncode == 2 and "no samples.jsonl" in proc.stderr
     proc = _cli("report", str(tmp_path / "missing"))
-    assert proc.returncode == 2 and proc.stderr.strip() == f"omnieval: error: {tmp_path / 'missing'} has no samples.jsonl: not an omnieval run directory"
+    assert proc.returncode == 2 and proc.stderr.strip() == f"omnieval: error: run folder {tmp_path / 'missing'} does not exist"
 
 
 def test_analyze_commands_write_tables_and_pages(tmp_path: Path) -> None:

@@ -177,3 +177,29 @@ def test_judge_failed_samples_with_a_plain_score_metric_stay_in_the_pairs(tmp_pa
         (run / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     pair = compare_runs([a, b])["tasks"]["gen"]["pairwise"][0]
     assert pair["n_paired"] == 4 and pair["test"] == "mcnemar_exact"
+
+
+def test_score_flips_and_state_changes_are_counted_apart(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"mc": [1, 0, 0, 0]})
+    b = _run(tmp_path, "b", {"mc": [0, 0, 0, 0]})
+    lines = [json.loads(line) for line in (b / "samples.jsonl").read_text().splitlines()]
+    for rec in lines[1:3]:  # two samples: ok 0 → parse_failed 0, a state change with no score change
+        rec["state"] = "parse_failed"
+    (b / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    doc = compare_runs([a, b])
+    assert doc["flips"]["a → b"]["n_flipped"] == {"mc": 1}
+    assert doc["flips"]["a → b"]["n_state_changed"] == {"mc": 2}
+    assert sorted((f["sample_id"], f["change"]) for f in doc["flips"]["a → b"]["samples"]) == [
+        ("0", "score"), ("1", "state"), ("2", "state")]
+    write_comparison(doc, tmp_path / "cmp")
+    assert "1 score flips, 2 state changes" in (tmp_path / "cmp" / "compare.html").read_text(encoding="utf-8")
+
+
+def test_runs_over_different_task_sets_warn(tmp_path: Path) -> None:
+    a = _run(tmp_path, "a", {"mc": [1, 0], "gen": [1.0]})
+    b = _run(tmp_path, "b", {"mc": [1, 1]})
+    doc = compare_runs([a, b])
+    (warning,) = [w for w in doc["warnings"] if "different task sets" in w]
+    assert "a also ran gen" in warning and "not comparable" in warning
+    same = compare_runs([_run(tmp_path, "c", {"mc": [1, 0]}), _run(tmp_path, "d", {"mc": [0, 0]})])
+    assert not [w for w in same["warnings"] if "task sets" in w]

@@ -7,8 +7,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from omnieval.aggregate.causes import CauseCounter
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
+from omnieval.textkit.ordering import natural_key
 from omnieval.types import STATES, SampleResult
 
 __all__ = ["bootstrap_ci", "compute_results", "resampled_means", "sample_has_score", "task_results"]
@@ -68,6 +70,9 @@ class _TaskAccumulator:
         self.need_records = any(m.ref.aggregate != "mean" for m in [*self.metrics, *self.judge_metrics])
         self.prediction_only = 0
         self.reasons: dict[str, list[str]] = defaultdict(list)
+        self.causes = CauseCounter()
+        self.unscored_ids: list[str] = []
+        """Up to five ids of samples left unscored (no gold answer), so a report can name them."""
         """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
         self.fallbacks = 0
         self.blind = 0
@@ -83,8 +88,10 @@ class _TaskAccumulator:
         kept = self.reasons[record["state"]]
         if record["state"] != "ok" and reason and str(reason)[:300] not in kept:
             kept[:] = sorted([*kept, str(reason)[:300]])[:3]  # the 3 smallest: the same whatever the record order
+        self.causes.add(record["state"], reason)
         if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
+            self.unscored_ids = sorted([*self.unscored_ids, str(record["sample_id"])], key=natural_key)[:5]
             return
         judge = record.get("judge")
         if judge:
@@ -234,6 +241,8 @@ class _TaskAccumulator:
             "ci95": self._ci(),
             "prediction_only": self.prediction_only,
             "example_reasons": {k: v for k, v in self.reasons.items() if v},
+            "error_causes": self.causes.table(),
+            "unscored_ids": self.unscored_ids,
             "by_variant": self._variants(),
             "parse_fallbacks": self.fallbacks,
             "truncated_scoring": spec.truncated,

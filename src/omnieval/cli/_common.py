@@ -6,12 +6,20 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import typer
 
-__all__ = ["comma_joined", "fail", "friendly_errors", "generation_overrides", "parse_kv", "print_json"]
-
+__all__ = [
+    "check_run_dirs",
+    "comma_joined",
+    "fail",
+    "friendly_errors",
+    "generation_overrides",
+    "parse_kv",
+    "print_json",
+]
 
 
 def fail(message: str, *, code: int = 2) -> None:
@@ -88,6 +96,20 @@ def parse_kv(pairs: list[str] | None, *, option: str) -> dict[str, Any]:
             fail(f"{option} expects KEY=VALUE, got {pair!r}")
         out[key.strip()] = _value(value)
     return out
+
+
+def check_run_dirs(paths: list[Path], *, needs: tuple[str, ...] = ("samples.jsonl",)) -> None:
+    """Fail with one line saying what is missing unless every path is a run folder holding ``needs``.
+
+    Called before a command reads anything: a typo or a file given for a folder never ends in a traceback."""
+    for path in paths:
+        if not path.exists():
+            fail(f"run folder {path} does not exist")
+        if not path.is_dir():
+            fail(f"{path} is a file, not a run folder (give the folder that holds {', '.join(needs)})")
+        missing = [name for name in needs if not (path / name).is_file()]
+        if missing:
+            fail(f"{path} is not an omnieval run folder: no {' or '.join(missing)} in it")
 
 
 def print_json(data: Any) -> None:

@@ -9,7 +9,7 @@ import typer
 
 from omnieval.cli import judge_audit as _judge_audit  # noqa: F401  (adds `judge audit` to the judge group)
 from omnieval.cli import report_cmds
-from omnieval.cli._common import fail, friendly_errors, parse_kv, print_json
+from omnieval.cli._common import check_run_dirs, fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.generate_cmd import generate_command
 from omnieval.cli.judge_agreement import judge_agreement_command
 from omnieval.cli.judge_cmd import judge_app, rejudge_command
@@ -49,6 +49,7 @@ def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run
     from omnieval.api import rescore
     from omnieval.reports import results_table
 
+    check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
         results = rescore(run_dir)
     from rich.console import Console
@@ -83,6 +84,7 @@ def diff_command(
     """Explain why two runs differ: configuration and versions first, then per-sample flips."""
     from omnieval.cli.listing import show_diff
 
+    check_run_dirs([run_a, run_b], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
         show_diff(run_a, run_b, json_out=json_out)
 
@@ -127,6 +129,7 @@ def pack_command(
     """Pack runs into a leaderboard submission archive."""
     from omnieval.submission.base import packers
 
+    check_run_dirs(run_dirs)
     with friendly_errors():
         path = packers.get(fmt)(list(run_dirs), out)
     print(f"wrote {path}")

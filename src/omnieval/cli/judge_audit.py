@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors
+from omnieval.cli._common import check_run_dirs, friendly_errors
 from omnieval.cli.judge_cmd import judge_app
 from omnieval.cli.judge_opts import JudgeOpts, judge_config
 
@@ -33,11 +33,10 @@ def audit_command(
     from omnieval.analysis.judge_runs import audit_markdown, audit_runs
     from omnieval.store import iter_records
 
+    check_run_dirs(run_dirs)
     with friendly_errors():
         runs = {}
         for run_dir in run_dirs:
-            if not (run_dir / "samples.jsonl").is_file():
-                fail(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
             runs[str(run_dir)] = list(iter_records(run_dir / "samples.jsonl"))
         if repeats:
             config = judge_config(judge, base_url=judge_base_url, api_key=judge_api_key, temperature=judge_temperature,

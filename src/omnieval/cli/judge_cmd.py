@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import friendly_errors
+from omnieval.cli._common import check_run_dirs, friendly_errors
 from omnieval.cli.judge_opts import judge_from_options, with_judge_options
 
 __all__ = ["judge_app", "rejudge_command"]
@@ -29,6 +29,7 @@ def rejudge_command(
     from omnieval.api import rejudge
     from omnieval.reports import results_table
 
+    check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
         config = judge_from_options(judge, judge_options)
         results = rejudge(run_dir, config)

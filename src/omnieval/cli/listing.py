@@ -46,13 +46,24 @@ def _importer_names() -> list[str]:
 
 
 def validate_tasks(items: list[str]) -> None:
-    """Validate spec and plugins, then stream every sample so data errors surface now."""
+    """Validate spec and plugins, then stream every sample so data errors surface now; rows without a gold
+    answer are counted and named (they would be silently left out of the score)."""
     from omnieval.runner import resolve_tasks
 
     for task in resolve_tasks(items):
         task.scan_ids()
-        n = sum(1 for _ in task.iter_samples())
-        print(f"ok  {task.name}  ({n} samples, version {task.spec.version}, hash {task.content_hash})")
+        n, no_gold = 0, []
+        for sample in task.iter_samples():
+            n += 1
+            if not sample.has_targets:
+                no_gold.append(sample.id)
+        status = "warn  " if no_gold and len(no_gold) < n else "ok  "
+        print(f"{status}{task.name}  ({n} samples, version {task.spec.version}, hash {task.content_hash})")
+        if no_gold and len(no_gold) == n:
+            print(f"    note: no sample has a gold answer (hidden test set?): all {n} will be predictions only, not scored")
+        elif no_gold:
+            named = ", ".join(map(repr, no_gold[:10])) + (f" and {len(no_gold) - 10} more" if len(no_gold) > 10 else "")
+            print(f"    warning: {len(no_gold)} of {n} samples have no gold answer and will not be scored: {named}")
 
 
 def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:

@@ -42,6 +42,29 @@ def _session(data_dir: Path, database_url: str | None) -> Iterator[Any]:
             db.dispose()
 
 
+@contextmanager
+def _undone_on_failure(data_dir: Path) -> Iterator[None]:
+    """Remove every file and folder the block created under ``data_dir`` (``data_dir`` too, when it is new)
+    if the block fails: a refused benchmark must not leave a fresh ``platform.db`` or copied answers behind.
+    The database session is closed (and its transaction rolled back) inside the block, before this runs."""
+    import shutil
+
+    existed = data_dir.exists()
+    before = set(data_dir.rglob("*")) if existed else set()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            shutil.rmtree(data_dir, ignore_errors=True)
+        else:
+            for path in sorted(set(data_dir.rglob("*")) - before, key=lambda p: len(p.parts), reverse=True):
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+        raise
+
+
 def serve_command(
     data_dir: DataDir, database_url: DbUrl = None,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
@@ -68,7 +91,7 @@ def add_benchmark_command(
     if len(tasks) != 1:  # click would keep only the last of a repeated plain option: say so instead
         fail(f"--tasks takes one FORMAT:PATH source per benchmark, got {len(tasks)}: {', '.join(tasks)}")
 
-    with _session(data_dir, database_url) as session:
+    with _undone_on_failure(data_dir), _session(data_dir, database_url) as session:
         counts = add_benchmark(session, _settings(data_dir, database_url), name=name, tasks_spec=tasks[0])
     print_json({"benchmark": name, "tasks": counts})
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors, print_json
+from omnieval.cli._common import check_run_dirs, fail, friendly_errors, print_json
 
 if TYPE_CHECKING:
     from omnieval.protect.audioseal_mark import AudioSealMarker
@@ -45,7 +45,7 @@ def mark_command(
     opacity: Annotated[float, Opt(help="Visible mark opacity, 0-1.")] = 0.5,
     font: Annotated[Path | None, Opt(help="TrueType font for --text (default: DejaVu Sans if installed).")] = None,
     strength: Annotated[float, Opt(help="Invisible image mark amplitude in grey levels.")] = 4.0,
-    snr_db: Annotated[float, Opt("--snr-db", help="Audio mark level below the signal, dB.")] = 20.0,
+    snr_db: Annotated[float, Opt("--snr-db", help="Audio mark level below the signal, dB.")] = 32.0,
     audioseal_generator: Annotated[Path | None, Opt(help="AudioSeal generator checkpoint: mark audio with AudioSeal.")] = None,
 ) -> None:
     """Mark every media file under --input into the same relative paths under --output."""
@@ -71,6 +71,7 @@ def detect_command(
     key: Annotated[str | None, Opt(help="The key the mark was made with.")] = None,
     threshold: Annotated[float, Opt(help="Detection threshold on the calibrated z-score.")] = 4.0,
     audioseal_detector: Annotated[Path | None, Opt(help="AudioSeal detector checkpoint: detect AudioSeal marks.")] = None,
+    reference: Annotated[Path | None, Opt(help="The unmarked originals (same relative paths): adds each file's snr_db.")] = None,
     json_out: Annotated[bool, Opt("--json", help="Print the JSON report (default: a summary).")] = False,
 ) -> None:
     """Check every media file for the keyed mark: {"n", "detected", "files": [...]}."""
@@ -78,7 +79,7 @@ def detect_command(
 
     with friendly_errors():
         audioseal = _audioseal(generator=None, detector=audioseal_detector)
-        report = detect_tree(input_dir, kind=kind, key=key, threshold=threshold, audioseal=audioseal)
+        report = detect_tree(input_dir, kind=kind, key=key, threshold=threshold, audioseal=audioseal, reference=reference)
     if json_out:
         print_json(report)
     else:
@@ -137,6 +138,7 @@ def impact_command(
     from omnieval.protect.impact import watermark_impact
     from omnieval.reports.compare import compare_runs
 
+    check_run_dirs([run_clean, run_marked])
     with friendly_errors():
         report = watermark_impact(compare_runs([run_clean, run_marked], seed=seed), tolerance_pp=tolerance_pp)
     if json_out:

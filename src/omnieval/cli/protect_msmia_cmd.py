@@ -26,7 +26,7 @@ def features_command(
     fill_model: Annotated[str | None, Opt(help="Local masked-LM folder for the masking perturbation.")] = None,
     k_per_kind: Annotated[int, Opt(help="Neighbours per perturbation kind (the paper: 6).")] = 6,
     seed: Annotated[int, Opt(help="Seed of the perturbations (use the same for every model).")] = 0,
-    limit: Annotated[int | None, Opt(help="At most this many items per task.")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="At most this many items per task.")] = None,
     no_targets: Annotated[bool, Opt("--no-targets", help="Probe the question text only, not the answers.")] = False,
 ) -> None:
     """Per-item loss and embedding gaps between each text and its K perturbed neighbours."""

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from omnieval.cli._common import comma_joined, fail, friendly_errors
+from omnieval.cli._common import check_run_dirs, comma_joined, friendly_errors
 
 __all__ = ["analyze_app", "compare_command", "report_command"]
 
@@ -34,9 +34,8 @@ def report_command(
     """Re-render report.html (and its sample viewer and tables) from the stored records."""
     from omnieval.reports import write_report
 
+    check_run_dirs([run_dir])
     with friendly_errors():
-        if not (run_dir / "samples.jsonl").is_file():
-            fail(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
         tasks, problem = (None, None) if no_prompts else _tasks_of(run_dir)
         if problem:
             print(f"omnieval: note: prompts and media not shown ({problem})", file=sys.stderr)
@@ -56,6 +55,7 @@ def compare_command(
     from omnieval.reports.compare import compare_runs
     from omnieval.reports.compare_page import leaderboard_rows, write_comparison
 
+    check_run_dirs(run_dirs)
     with friendly_errors():
         doc = compare_runs(run_dirs, seed=seed)
         paths = write_comparison(doc, output)
@@ -99,6 +99,7 @@ def prompts_command(
     """MERA prompt sensitivity: OLS metric ~ C(prompt) + C(model) + C(engine), a two-sided test per prompt."""
     from omnieval.reports.analyses import prompt_sensitivity_analysis
 
+    check_run_dirs(run_dirs)
     with friendly_errors():
         built = prompt_sensitivity_analysis(run_dirs, metric=metric, tasks=task, factors=factor)
         for name, fit in built[1]["fits"].items():
@@ -120,6 +121,7 @@ def stability_command(
     """MEGA-Bench bootstrap stability of the macro score vs samples per task."""
     from omnieval.reports.analyses import stability_analysis
 
+    check_run_dirs(run_dirs)
     with friendly_errors():
         built = stability_analysis(run_dirs, sizes=[int(s) for s in (comma_joined(sizes) or _SIZES).split(",") if s.strip()], n_resamples=resamples)
         _write(output, "stability", "Bootstrap stability vs samples per task", built)
@@ -136,6 +138,7 @@ def subsets_command(
     """ART subset stability: score over random subsets of fixed size (mean ± std, min, max)."""
     from omnieval.reports.analyses import subset_analysis
 
+    check_run_dirs(run_dirs)
     with friendly_errors():
         try:
             built = subset_analysis(run_dirs, size=size, draws=draws, seed=seed)

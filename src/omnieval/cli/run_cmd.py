@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,7 +26,7 @@ def run_command(
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
     concurrency: Annotated[int, Opt(help="Requests in flight at once (halves on HTTP 429).")] = 32,
     timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
-    limit: Annotated[int | None, Opt(help="At most N samples per task.")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="At most N samples per task (N ≥ 1).")] = None,
     sample_ids: Annotated[list[str] | None, Opt(help="Sample ids to run: comma-separated, or the option repeated.")] = None,
     temperature: Annotated[float | None, Opt(help="Override every task's temperature.")] = None,
     max_tokens: Annotated[int | None, Opt(help="Override every task's max new tokens.")] = None,
@@ -115,9 +116,11 @@ def _run(config: object, executor: object = None) -> None:
     from omnieval.api import evaluate
     from omnieval.reports import results_table
 
+    started = time.perf_counter()
     outcome, results = evaluate(config, executor=executor)  # type: ignore[arg-type]
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
+    console.print(f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times overlap)")
     console.print(f"report: {outcome.output / 'report.html'}")
     rate = config.max_error_rate  # type: ignore[attr-defined]
     states = results["states"]
@@ -143,9 +146,10 @@ def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
 
 
 def _warn_on_errors(results: dict[str, object]) -> None:
-    """Say why, when most samples of a task ended in error (an unreachable server, a wrong model name)."""
+    """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
+    from omnieval.reports import error_warning, unscored_warning
+
     for name, block in results["tasks"].items():  # type: ignore[attr-defined]
-        errors, n = block["states"].get("error", 0), block["n"]
-        if n and errors / n >= 0.5:
-            example = (block.get("example_reasons") or {}).get("error", ["?"])[0]
-            print(f"omnieval: warning: {errors} of {n} samples of {name} ended in error, e.g.: {example}", file=sys.stderr)
+        for line in (error_warning(name, block), unscored_warning(name, block)):
+            if line:
+                print(f"omnieval: {line}", file=sys.stderr)

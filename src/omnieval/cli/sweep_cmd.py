@@ -26,7 +26,7 @@ def sweep_command(
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
     concurrency: Annotated[int, Opt(help="Requests in flight at once per endpoint.")] = 32,
     timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
-    limit: Annotated[int | None, Opt(help="At most N samples per task.")] = None,
+    limit: Annotated[int | None, Opt(min=1, help="At most N samples per task (N ≥ 1).")] = None,
     seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
     executor: Annotated[str, Opt(help="local or ray.")] = "local",
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: a local Ray).")] = None,

@@ -75,11 +75,11 @@ class ModelRow(Progress):
     def add(self, name: str, total: int | None, *, done: int = 0) -> None:
         self._totals[name], self._done[name] = total, done
 
-    def update(self, name: str, *, done: int, states: dict[str, int]) -> None:
+    def update(self, name: str, *, done: int, states: dict[str, int], retries: int = 0) -> None:
         self._check()
         self._show()
         self._done[name], self._states[name] = done, states
-        self.display.update(self.name, done=sum(self._done.values()), states=self._summed())
+        self.display.update(self.name, done=sum(self._done.values()), states=self._summed(), retries=retries)
 
     def finish(self, name: str, *, states: dict[str, int]) -> None:
         self._show()
@@ -130,7 +130,7 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
             _run_one(run, run_model, None)
         return runs
     stop = threading.Event()
-    with Progress(quiet=quiet) as display, ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool:
+    with Progress(quiet=quiet, elapsed_label="run wall time") as display, ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool:
         futures = [pool.submit(_run_one, run, run_model, ModelRow(display, run.name, stop=stop)) for run in runs]
         try:
             wait(futures)

@@ -14,7 +14,7 @@ from PIL import Image
 from omnieval.errors import ConfigError, MediaError
 from omnieval.media.audio import decode_audio
 from omnieval.media.image import decode_image
-from omnieval.protect.audio_mark import detect_audio, embed_audio
+from omnieval.protect.audio_mark import DEFAULT_SNR_DB, detect_audio, embed_audio
 from omnieval.protect.audioseal_mark import AudioSealMarker
 from omnieval.protect.detection import DEFAULT_THRESHOLD, Detection
 from omnieval.protect.image_invisible import detect_image, embed_image
@@ -48,7 +48,7 @@ class MarkSettings:
     """Everything a mark needs, checked once before any file is touched."""
 
     def __init__(
-        self, *, kind: Kind, key: str | None, overlay: Overlay | None, strength: float = 4.0, snr_db: float = 20.0,
+        self, *, kind: Kind, key: str | None, overlay: Overlay | None, strength: float = 4.0, snr_db: float = DEFAULT_SNR_DB,
         audioseal: AudioSealMarker | None = None,
     ) -> None:
         self.audioseal = audioseal
@@ -232,12 +232,38 @@ def _detect_targets(source: Path, kind: str) -> Iterator[tuple[str, bytes | Path
             yield f"{rel}:{cell}", raw, f"{path} ({cell})"
 
 
+def _signal(raw: bytes | Path, *, where: str, kind: str) -> np.ndarray:
+    """The decoded samples (audio) or pixels (images) of a file or cell, as float64."""
+    with (raw.open("rb") if isinstance(raw, Path) else io.BytesIO(raw)) as fh:
+        if kind == "audio":
+            return decode_audio(fh, where=where)[0].astype(np.float64)
+        img, _ = decode_image(fh, where=where, max_side=None, max_pixels=None)
+    return np.asarray(img.convert("RGB"), dtype=np.float64)
+
+
+def _snr_db(marked: np.ndarray, original: np.ndarray, *, where: str) -> float | None:
+    """Signal-to-mark ratio in dB of a marked file against its original (None when they are identical)."""
+    if marked.shape != original.shape:
+        raise MediaError(f"shape {marked.shape} differs from the reference's {original.shape}", path=where)
+    mark_energy = float(np.sum((marked - original) ** 2))
+    return round(10 * np.log10(float(np.sum(original**2)) / mark_energy), 2) if mark_energy else None
+
+
+def _reference_signals(reference: Path, kind: str) -> dict[str, tuple[bytes | Path, str]]:
+    if not reference.exists():
+        raise ConfigError(f"--reference {reference} does not exist")
+    return {rel: (raw, where) for rel, raw, where in _detect_targets(reference, kind)}
+
+
 def detect_tree(
     source: Path, *, kind: str, key: str | None, threshold: float = DEFAULT_THRESHOLD,
-    audioseal: AudioSealMarker | None = None,
+    audioseal: AudioSealMarker | None = None, reference: Path | None = None,
 ) -> dict[str, Any]:
     """The fixed report ``{"n", "detected", "files": [{"path", "detected", "confidence"}]}`` over every media file
-    under ``source`` (and every media cell of its Parquet/Arrow tables, as ``FILE:COLUMN[ROW]``)."""
+    under ``source`` (and every media cell of its Parquet/Arrow tables, as ``FILE:COLUMN[ROW]``).
+
+    With ``reference`` (the unmarked originals, same relative paths) every file also gets ``snr_db``: how far
+    the mark lies below the signal, measured rather than taken from the setting."""
     if kind not in ("image-invisible", "audio"):
         raise ConfigError(f"detection is for --kind image-invisible or audio, not {kind!r}")
     if audioseal is not None and kind != "audio":
@@ -247,10 +273,17 @@ def detect_tree(
     if not source.exists():
         raise ConfigError(f"--input {source} does not exist")
     _refuse_unsupported(source, kind)
+    originals = _reference_signals(reference, kind) if reference is not None else None
     files = []
     for rel, raw, where in _detect_targets(source, kind):
         found = _detect_bytes(raw, where=where, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal)
-        files.append({"path": rel, "detected": found.detected, "confidence": found.confidence})
+        row: dict[str, Any] = {"path": rel, "detected": found.detected, "confidence": found.confidence}
+        if originals is not None:
+            if rel not in originals:
+                raise MediaError(f"no original {rel} under --reference {reference}", path=where)
+            original = _signal(originals[rel][0], where=originals[rel][1], kind=kind)
+            row["snr_db"] = _snr_db(_signal(raw, where=where, kind=kind), original, where=where)
+        files.append(row)
     if not files:
         raise MediaError(f"no {kind.split('-')[0]} files to check", path=str(source))
     return {"n": len(files), "detected": sum(f["detected"] for f in files), "files": files}

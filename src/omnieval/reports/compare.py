@@ -24,6 +24,7 @@ from omnieval.aggregate import sample_has_score
 from omnieval.analysis.paired import holm, paired_test
 from omnieval.errors import ConfigError
 from omnieval.reports.loading import RunData, load_run
+from omnieval.textkit.ordering import natural_key
 
 __all__ = ["compare_runs", "version_differences"]
 
@@ -65,18 +66,20 @@ def version_differences(runs: list[RunData], tasks: list[str]) -> list[str]:
 
 
 def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Samples whose score changed (``change: "score"``) or whose state alone changed (``change: "state"``,
+    e.g. ``truncated`` → ``ok`` at the same score): two different things, counted apart."""
     changed = []
     for sid in ids:
         ra, rb = a[sid], b[sid]
         sa, sb = float(ra.get("score") or 0.0), float(rb.get("score") or 0.0)
         if abs(sa - sb) > 1e-12 or ra.get("state") != rb.get("state"):
             changed.append({
-                "task": task, "sample_id": sid, "delta": sb - sa,
+                "task": task, "sample_id": sid, "delta": sb - sa, "change": "score" if abs(sa - sb) > 1e-12 else "state",
                 "a": {"score": sa, "state": ra.get("state"), "response": (ra.get("response") or "")[:600]},
                 "b": {"score": sb, "state": rb.get("state"), "response": (rb.get("response") or "")[:600]},
                 "targets": list(ra.get("targets") or [])[:5],
             })  # fmt: skip
-    return sorted(changed, key=lambda f: (-abs(f["delta"]), f["sample_id"]))
+    return sorted(changed, key=lambda f: (-abs(f["delta"]), natural_key(f["sample_id"])))
 
 
 def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
@@ -110,7 +113,7 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     if not shared:
         listing = "; ".join(f"{r.label}: {sorted(r.results.get('tasks', {}))}" for r in runs)
         raise ConfigError(f"the runs share no task ({listing})")
-    warnings = version_differences(runs, shared)
+    warnings = version_differences(runs, shared) + _task_set_warnings(runs)
     warnings += [f"run {run.label}: {note}" for run in runs for note in run.notes]  # a killed run is compared on what it kept
     doc: dict[str, Any] = {"runs": labels, "tasks": {}}
     flips: dict[str, Any] = {}
@@ -123,7 +126,7 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     any_overlap = False
     for run_a, run_b in combinations(runs, 2):
         key = f"{run_a.label} → {run_b.label}"
-        flips[key] = {"n_flipped": {}, "samples": []}
+        flips[key] = {"n_flipped": {}, "n_state_changed": {}, "samples": []}
         for task in shared:
             if task not in run_a.results.get("tasks", {}) or task not in run_b.results.get("tasks", {}):
                 continue
@@ -131,7 +134,8 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
             any_overlap |= entry["n_paired"] > 0
             warnings += _pair_warnings(task, run_a.label, run_b.label, entry["n_paired"], n_unjudged, recs)
             doc["tasks"][task]["pairwise"].append(entry)
-            flips[key]["n_flipped"][task] = len(task_flips)
+            flips[key]["n_flipped"][task] = sum(f["change"] == "score" for f in task_flips)
+            flips[key]["n_state_changed"][task] = sum(f["change"] == "state" for f in task_flips)
             flips[key]["samples"].extend(task_flips[:MAX_FLIPS])
     if not any_overlap:
         raise ConfigError(f"the runs share no sample: nothing can be compared pairwise ({', '.join(labels)})")
@@ -140,6 +144,17 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     doc["flips"] = flips
     doc["warnings"] = warnings
     return doc
+
+
+def _task_set_warnings(runs: list[RunData]) -> list[str]:
+    """Runs over different task sets: each run's mean is over its own tasks, so the means are not comparable."""
+    sets = {run.label: set(run.results.get("tasks", {})) for run in runs}
+    everywhere = set.intersection(*sets.values())
+    if all(s == everywhere for s in sets.values()):
+        return []
+    extra = "; ".join(f"{label} also ran {', '.join(sorted(s - everywhere))}" for label, s in sets.items() if s - everywhere)
+    return [f"the runs cover different task sets ({extra}): each run's mean averages over its own tasks, so the "
+            f"means are not comparable; compare the {len(everywhere)} shared task(s) one by one"]
 
 
 def _pair_warnings(task: str, a: str, b: str, n_paired: int, n_unjudged: int, recs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:

@@ -42,6 +42,7 @@ def pairwise_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "p_value": e["p_value"], "p_holm": p_holm, "significant": p_holm is not None and p_holm < 0.05,
                 "test": e["test"], "n_paired": e["n_paired"],
                 "n_flipped": flips.get(f"{e['a']} → {e['b']}", {}).get("n_flipped", {}).get(task),
+                "n_state_changed": flips.get(f"{e['a']} → {e['b']}", {}).get("n_state_changed", {}).get(task),
             })  # fmt: skip
     return rows
 

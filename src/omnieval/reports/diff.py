@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.store import iter_records, read_json
+from omnieval.textkit.ordering import natural_key
 
 __all__ = ["diff_runs"]
 
@@ -37,7 +38,7 @@ def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any
     }
     recs_a, recs_b = _index(run_a), _index(run_b)
     flips = []
-    for key in sorted(set(recs_a) & set(recs_b)):
+    for key in sorted(set(recs_a) & set(recs_b), key=lambda k: (k[0], natural_key(k[1]))):
         a, b = recs_a[key], recs_b[key]
         if a.get("score") != b.get("score") or a.get("state") != b.get("state"):
             flips.append({

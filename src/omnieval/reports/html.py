@@ -69,6 +69,7 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "version": block.get("version"), "human_baseline": human_baseline(block.get("metadata") or {}),
             "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
             "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
+            "error_causes": block.get("error_causes") or {},
         })  # fmt: skip
     return rows
 
@@ -252,6 +253,9 @@ def results_table(results: dict[str, Any]) -> Any:
     table.add_column("n", justify="right")
     for state in states:
         table.add_column(state, justify="right")
+    unscored = any(block.get("prediction_only") for block in results["tasks"].values())
+    if unscored:  # samples without a gold answer: in n and their state, but not in the score
+        table.add_column("unscored", justify="right")
     for name, block in results["tasks"].items():
         ci = block.get("ci95")
         table.add_row(
@@ -260,6 +264,7 @@ def results_table(results: dict[str, Any]) -> Any:
             f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "–",
             str(block["n"]),
             *(str(block["states"].get(s, 0)) for s in states),
+            *([str(block.get("prediction_only", 0))] if unscored else []),
         )
     table.caption = "\n".join(_group_notes(results)) or None
     return table

@@ -45,7 +45,8 @@ class RunConfig(Frozen):
     """``PROVIDER/NAME``."""
     output: Path
     backend: BackendOptions = Field(default_factory=BackendOptions)
-    limit: int | None = None
+    limit: int | None = Field(default=None, ge=1)
+    """At most this many samples per task; zero or negative is refused (it would select nothing)."""
     sample_ids: tuple[str, ...] | None = None
     seed: int = 1234
     generation: dict[str, Any] = Field(default_factory=dict)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -98,8 +99,10 @@ def _resolve_one(item: str) -> list[Task]:
         return [load_task_file(catalog()[name]) for name in groups[item]]
     if sep and len(fmt) > 1:
         importers.get(fmt)  # raises with close matches
+    close = difflib.get_close_matches(item, [*catalog(), *groups], n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
     known = ", ".join(sorted(catalog())[:30])
-    raise TaskFileError(f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH (known: {known})")
+    raise TaskFileError(f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH{hint} (known: {known})")
 
 
 def strict_variant(task: Task) -> Task:

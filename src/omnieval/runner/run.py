@@ -149,7 +149,8 @@ class _Runner:
         self.writer.write(result)
         ctx.count(result)
         done = self.done.count(ctx.name) + sum(ctx.states.values())
-        self.progress.update(ctx.name, done=done, states=dict(ctx.states))
+        retries = self.fetcher.retries + self.judges.retries
+        self.progress.update(ctx.name, done=done, states=dict(ctx.states), retries=retries)
 
     async def work(self, item: _Item) -> None:
         history: list[tuple[Sample, str]] = []
