@@ -1,4 +1,4 @@
-"""A worker reads each task's selection once; each shard runs over a view of its own samples only."""
+"""The driver reads each task's selection once; each shard runs over a view of its own samples only."""
 
 from __future__ import annotations
 
@@ -22,16 +22,16 @@ def _config(tasks: list[str], out: Path, **kw: object) -> RunConfig:
 def _run_sharded(config: RunConfig, *, held_bytes: int, shard_size: int) -> ShardViews:
     plans, _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=shard_size, workers=1)
     worker = ShardWorker(config, owner="w")
-    worker.views = ShardViews(config, held_bytes=held_bytes)
+    views = ShardViews(config, held_bytes=held_bytes)  # the driver's: each shard's piece goes to the worker
 
     async def run_all() -> None:
         for plan in plans:
-            await worker.run_shard(plan, [])
+            await worker.run_shard(plan, [], views.for_shard(plan))
         await worker.close()
 
     asyncio.run(run_all())
     merge_shards(config.output, plans)
-    return worker.views
+    return views
 
 
 def test_held_views_give_the_records_of_a_local_run(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_held_views_give_the_records_of_a_local_run(tmp_path: Path) -> None:
     streamed = _run_sharded(_config(tasks, tmp_path / "streamed", limit=20), held_bytes=0, shard_size=5)
     assert record_set(tmp_path / "held") == record_set(tmp_path / "local") == record_set(tmp_path / "streamed")
     assert held.reads == 2, "one read of each task's selection for all its shards"
-    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, "over budget: given up once, streamed"
+    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, "over budget: given up once, read per shard"
     variants = {r["variant"] for r in records(tmp_path / "held") if r["task"] == "demo_text"}
     assert variants == {"ru", "en"}, "the variant follows the sample's position in the full task"
     assert len(records(tmp_path / "held")) == 20 + 12
