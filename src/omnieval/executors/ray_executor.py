@@ -396,6 +396,20 @@ def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOp
                "see --ray-runtime-env)" if fleet.start_error else ""))  # fmt: skip
 
 
+def _check_started(ray: Any, refs: list[Any]) -> None:
+    """The coordinators answer (they fail at once where omnieval is missing from the cluster's Python)."""
+    try:
+        ray.get(refs, timeout=READY_S)
+    except Exception as exc:
+        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise ExecutorError(f"the run's coordinators did not start on the cluster: {why[:500]} (is omnieval installed on "
+                            "every node, in the same version? see --ray-runtime-env)") from None  # fmt: skip
+
+
+READY_S = 120.0
+"""How long the driver waits for its coordinators (gate, progress board) to start."""
+
+
 def on_driver(config: RunConfig) -> RunConfig:
     """The run's paths made absolute against the driver's working directory before anything is planned,
     so no worker reads them against its own (the task data itself travels with the shards)."""
@@ -472,6 +486,7 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
             if judges is None and judge_plan.judges:
                 judges = start_judges(ray, judge_plan)
             board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
+            _check_started(ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])])
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
             try:
                 for _ in range(min(workers, len(todo))):
