@@ -63,3 +63,22 @@ def test_a_shard_naming_a_sample_the_data_lacks_is_a_clear_error(tmp_path: Path)
     plan = ShardPlan("000-demo_text-00000-x", "demo_text", ("no-such-id",), (0,))
     with pytest.raises(ConfigError, match="no-such-id"):
         views.for_shard(plan)
+
+
+def test_media_bytes_are_embedded_with_the_path_kept(tmp_path: Path) -> None:
+    from omnieval.executors.views import with_media_bytes
+    from omnieval.media.hashing import fingerprint
+    from omnieval.sources import Task
+    from omnieval.types import MediaRef, Sample, TaskSpec
+
+    (tmp_path / "a.png").write_bytes(b"\x89PNG fake")
+    refs = [MediaRef(kind="image", name="image", path=str(tmp_path / "a.png")),
+            MediaRef(kind="image", name="image", path=str(tmp_path / "gone.png"))]  # fmt: skip
+    samples = [Sample(id=f"s{i}", input="<image>", media=(ref,)) for i, ref in enumerate(refs)]
+    task = Task.from_samples(TaskSpec(name="t"), samples).view(list(zip((4, 9), samples, strict=True)))
+    shipped = list(with_media_bytes(task).positioned())
+    assert [p for p, _ in shipped] == [4, 9], "positions kept"
+    first, second = (s.media[0] for _, s in shipped)
+    assert first.data == b"\x89PNG fake" and first.path == refs[0].path, "bytes embedded, the path (records) kept"
+    assert fingerprint(first).sha256 == fingerprint(refs[0]).sha256, "the same media hash (cache keys unchanged)"
+    assert second == refs[1], "a missing file stays a path: the worker records the sample's error, as a local run"
