@@ -1,4 +1,4 @@
-"""A worker reads each task's selection once; each shard runs over a view of its own samples only."""
+"""The driver reads each task's selection once; each shard runs over a view of its own samples only."""
 
 from __future__ import annotations
 
@@ -22,16 +22,16 @@ def _config(tasks: list[str], out: Path, **kw: object) -> RunConfig:
 def _run_sharded(config: RunConfig, *, held_bytes: int, shard_size: int) -> ShardViews:
     plans, _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=shard_size, workers=1)
     worker = ShardWorker(config, owner="w")
-    worker.views = ShardViews(config, held_bytes=held_bytes)
+    views = ShardViews(config, held_bytes=held_bytes)  # the driver's: each shard's piece goes to the worker
 
     async def run_all() -> None:
         for plan in plans:
-            await worker.run_shard(plan, [])
+            await worker.run_shard(plan, [], views.for_shard(plan))
         await worker.close()
 
     asyncio.run(run_all())
     merge_shards(config.output, plans)
-    return worker.views
+    return views
 
 
 def test_held_views_give_the_records_of_a_local_run(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_held_views_give_the_records_of_a_local_run(tmp_path: Path) -> None:
     streamed = _run_sharded(_config(tasks, tmp_path / "streamed", limit=20), held_bytes=0, shard_size=5)
     assert record_set(tmp_path / "held") == record_set(tmp_path / "local") == record_set(tmp_path / "streamed")
     assert held.reads == 2, "one read of each task's selection for all its shards"
-    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, "over budget: given up once, streamed"
+    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, "over budget: given up once, read per shard"
     variants = {r["variant"] for r in records(tmp_path / "held") if r["task"] == "demo_text"}
     assert variants == {"ru", "en"}, "the variant follows the sample's position in the full task"
     assert len(records(tmp_path / "held")) == 20 + 12
@@ -63,3 +63,22 @@ def test_a_shard_naming_a_sample_the_data_lacks_is_a_clear_error(tmp_path: Path)
     plan = ShardPlan("000-demo_text-00000-x", "demo_text", ("no-such-id",), (0,))
     with pytest.raises(ConfigError, match="no-such-id"):
         views.for_shard(plan)
+
+
+def test_media_bytes_are_embedded_with_the_path_kept(tmp_path: Path) -> None:
+    from omnieval.executors.views import with_media_bytes
+    from omnieval.media.hashing import fingerprint
+    from omnieval.sources import Task
+    from omnieval.types import MediaRef, Sample, TaskSpec
+
+    (tmp_path / "a.png").write_bytes(b"\x89PNG fake")
+    refs = [MediaRef(kind="image", name="image", path=str(tmp_path / "a.png")),
+            MediaRef(kind="image", name="image", path=str(tmp_path / "gone.png"))]  # fmt: skip
+    samples = [Sample(id=f"s{i}", input="<image>", media=(ref,)) for i, ref in enumerate(refs)]
+    task = Task.from_samples(TaskSpec(name="t"), samples).view(list(zip((4, 9), samples, strict=True)))
+    shipped = list(with_media_bytes(task).positioned())
+    assert [p for p, _ in shipped] == [4, 9], "positions kept"
+    first, second = (s.media[0] for _, s in shipped)
+    assert first.data == b"\x89PNG fake" and first.path == refs[0].path, "bytes embedded, the path (records) kept"
+    assert fingerprint(first).sha256 == fingerprint(refs[0]).sha256, "the same media hash (cache keys unchanged)"
+    assert second == refs[1], "a missing file stays a path: the worker records the sample's error, as a local run"

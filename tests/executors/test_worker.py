@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from omnieval.backends import BackendOptions, InProcessBackend, backends
 from omnieval.executors.shards import plan_shards
+from omnieval.executors.views import ShardViews
 from omnieval.executors.worker import ShardWorker
 from omnieval.runner import RunConfig, resolve_tasks
 from omnieval.types import Request, Response
@@ -44,7 +45,7 @@ def test_one_load_for_every_shard_and_closed_once(tmp_path: Path) -> None:
     worker = ShardWorker(config, owner="w1")
 
     async def run_all() -> list[dict[str, object]]:
-        reports = [await worker.run_shard(plan, []) for plan in plans]
+        reports = [await worker.run_shard(plan, [], ShardViews(config).for_shard(plan)) for plan in plans]
         await worker.close()
         return reports
 

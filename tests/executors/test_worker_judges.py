@@ -14,6 +14,7 @@ from omnieval.backends import BackendOptions
 from omnieval.errors import BackendError
 from omnieval.executors.judge_cluster import JudgeReplica, JudgeRoute, WorkerJudges, pooled
 from omnieval.executors.shards import plan_shards
+from omnieval.executors.views import ShardViews
 from omnieval.executors.worker import ShardWorker
 from omnieval.runner import JudgeConfig, RunConfig, resolve_tasks, run
 from omnieval.types import Request
@@ -31,7 +32,7 @@ def test_a_worker_builds_its_judge_once_for_all_its_shards(tmp_path: Path) -> No
 
     async def run_all() -> None:
         for plan in plans:
-            await worker.run_shard(plan, [])
+            await worker.run_shard(plan, [], ShardViews(cfg).for_shard(plan))
         await worker.close()
 
     asyncio.run(run_all())

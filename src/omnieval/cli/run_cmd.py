@@ -51,6 +51,7 @@ def run_command(
     dry_run: Annotated[bool, Opt(help="Print the requests as the runner renders them, then totals (requests, prompt characters and estimated tokens, images, audio seconds, video frames); call no model.")] = False,
     executor: Annotated[str, Opt(help="Where samples run: local (this process) or ray (shards on a Ray cluster).")] = "local",
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: start a local Ray with this machine's cores).")] = None,
+    ray_runtime_env: Annotated[str | None, Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file, e.g. '{\"pip\": [\"omnieval[ray]\"]}' (see docs/executors.md).")] = None,
     workers: Annotated[int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
@@ -96,9 +97,31 @@ def run_command(
 
             print_dry_run(config)
             return
-        _run(config, executor_options(executor, ray_address=ray_address, workers=workers,
+        _run(config, executor_options(executor, ray_address=ray_address, runtime_env=runtime_env_option(ray_runtime_env), workers=workers,
                                       gpus_per_replica=gpus_per_replica, shard_size=shard_size, judge_replicas=judge_replicas,
                                       judge_gpus_per_replica=judge_gpus_per_replica))  # fmt: skip
+
+
+def runtime_env_option(value: str | None) -> dict[str, object] | None:
+    """``--ray-runtime-env``: JSON text (starting with ``{``) or a JSON/YAML file holding a mapping."""
+    if value is None:
+        return None
+    import yaml
+
+    where = "--ray-runtime-env"
+    text = value
+    if not value.lstrip().startswith("{"):
+        path = Path(value)
+        if not path.is_file():
+            fail(f"{where}: {value!r} is neither JSON text nor a file")
+        text, where = path.read_text(encoding="utf-8"), f"--ray-runtime-env {value}"
+    try:
+        env = yaml.safe_load(text)  # YAML reads JSON too
+    except yaml.YAMLError as exc:
+        fail(f"{where}: not JSON/YAML: {exc}")
+    if not isinstance(env, dict):
+        fail(f"{where}: expected a mapping such as {{\"pip\": [...]}}, got {type(env).__name__}")
+    return env
 
 
 def executor_options(kind: str, **fields: object) -> object:

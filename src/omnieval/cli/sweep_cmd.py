@@ -9,7 +9,7 @@ import typer
 
 from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
-from omnieval.cli.run_cmd import executor_options
+from omnieval.cli.run_cmd import executor_options, runtime_env_option
 
 __all__ = ["sweep_command"]
 
@@ -30,6 +30,7 @@ def sweep_command(
     seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
     executor: Annotated[str, Opt(help="local or ray.")] = "local",
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: a local Ray).")] = None,
+    ray_runtime_env: Annotated[str | None, Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file (see docs/executors.md).")] = None,
     workers: Annotated[int | None, Opt(help="Ray workers / model replicas per model (default: the cluster's worker slots split among the models running at once).")] = None,
     models_at_once: Annotated[int | None, Opt("--models-at-once", help="Ray: models running at once, each with its share of the workers (default: as many as the cluster has worker slots, up to all; YAML key models_at_once).")] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
@@ -55,7 +56,7 @@ def sweep_command(
     from omnieval.executors.sweep import load_sweep, run_dir_name
     from omnieval.runner import RunConfig
 
-    how = executor_options(executor, ray_address=ray_address, workers=workers, gpus_per_replica=gpus_per_replica,
+    how = executor_options(executor, ray_address=ray_address, runtime_env=runtime_env_option(ray_runtime_env), workers=workers, gpus_per_replica=gpus_per_replica,
                            shard_size=shard_size, judge_replicas=judge_replicas,
                            judge_gpus_per_replica=judge_gpus_per_replica)  # fmt: skip
     with friendly_errors():

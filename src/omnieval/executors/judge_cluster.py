@@ -29,6 +29,7 @@ from typing import Any, Literal
 from omnieval.backends import Backend, BackendOptions, InProcessBackend
 from omnieval.backends.shared import CAPABILITIES, SharedBackend, capabilities, share
 from omnieval.errors import BackendError, ConfigError
+from omnieval.executors.actors import pinned
 from omnieval.executors.gate import EndpointGate, GateClient
 from omnieval.executors.options import ExecutorOptions
 from omnieval.judges import create_judge_backend
@@ -477,7 +478,7 @@ def _gate(ray: Any, model: str, backend: Backend, options: BackendOptions) -> Ju
     key = endpoint_key(backend, options)
     name = "omnieval-judge-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, f"{key}|{model}").hex[:12]
     limit = backend.max_connections()
-    gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(limit)
+    gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray)).remote(limit)
     return JudgeRoute(kind="gate", gate=gate, limit=limit, info={"endpoint_key": key})
 
 
@@ -492,6 +493,6 @@ def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus:
             ray.kill(actor, no_restart=True)
         raise ConfigError(f"judge {model}: its {replicas} replica(s) ({gpus:g} GPU each) did not start: {exc}") from None
     name = f"omnieval-judge-pool-{uuid.uuid4().hex[:12]}"
-    pool = ray.remote(JudgePool).options(name=name, num_cpus=0, max_concurrency=1000)
+    pool = ray.remote(JudgePool).options(name=name, max_concurrency=1000, **{"num_cpus": 0, **pinned(ray)})
     keeper = pool.remote(model, options, actors, gpus=gpus, most=max(MIN_REPLACEMENTS, replicas))
     return JudgeRoute(kind="pool", replicas=actors, info=infos[0], pool=keeper)

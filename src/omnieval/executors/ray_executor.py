@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import sys
 import time
 import uuid
 from collections import Counter, deque
@@ -19,7 +20,7 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
-from omnieval.executors.actors import ProgressBoard
+from omnieval.executors.actors import ProgressBoard, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
@@ -40,6 +41,7 @@ from omnieval.executors.shards import (
     shard_file,
     unplanned_sample_ids,
 )
+from omnieval.executors.views import ShardViews, with_media_bytes
 from omnieval.executors.worker import ShardWorker
 from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
 from omnieval.runner.progress import Progress
@@ -68,13 +70,13 @@ def _ray() -> Any:
 CLIENT_ATTEMPTS = 3
 
 
-def _join(ray: Any, address: str) -> None:
+def _join(ray: Any, address: str, runtime_env: dict[str, Any] | None) -> None:
     """``ray.init(address)``; a Ray Client address (``ray://``) is tried up to three times, because the
     cluster starts a server per client and that start fails now and then (observed with Ray 2.60)."""
     attempts = CLIENT_ATTEMPTS if address.startswith("ray://") else 1
     for attempt in range(1, attempts + 1):
         try:
-            ray.init(address=address, log_to_driver=False)
+            ray.init(address=address, log_to_driver=False, runtime_env=runtime_env)
             return
         except ConnectionError:  # ConnectionAbortedError: "Initialization failure from server"
             if attempt == attempts:
@@ -89,7 +91,7 @@ def connect(options: ExecutorOptions) -> bool:
         return False
     if options.ray_address:
         try:
-            _join(ray, options.ray_address)
+            _join(ray, options.ray_address, options.runtime_env)
         except Exception as exc:  # ConnectionError, Ray's AuthenticationError, a client timeout...
             raise ExecutorError(
                 f"could not join the Ray cluster at --ray-address {options.ray_address}: {type(exc).__name__}: {exc}. "
@@ -100,7 +102,7 @@ def connect(options: ExecutorOptions) -> bool:
         cpus = options.local_cpus or os.cpu_count() or 1
         # "local": a new instance even when another Ray runs on this machine (else init joins it and refuses num_cpus)
         ray.init(address="local", num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False,
-                 log_to_driver=False)  # fmt: skip
+                 log_to_driver=False, runtime_env=options.runtime_env)  # fmt: skip
     return True
 
 
@@ -112,12 +114,21 @@ def endpoint_gate(ray: Any, backend: Backend, config: RunConfig) -> Any:
     """The endpoint's gate actor (named by provider and base URL): every run on that endpoint, a
     sweep's concurrent models included, gets the same one while anyone holds a handle to it."""
     name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
-    return ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000).remote(config.backend.concurrency)
+    actor = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray))
+    return actor.remote(config.backend.concurrency)
+
+
+STALL_S = 60.0
+"""How long a run with no live worker waits for a replacement to be placed before it stops (resumably)."""
+
+
+def live_nodes(ray: Any) -> set[str]:
+    return {str(n["NodeID"]) for n in ray.nodes() if n.get("Alive")}
 
 
 @dataclass
 class _Fleet:
-    """Worker actors and what each is doing."""
+    """Worker actors and what each is doing: starting (not yet placed), idle, or running a shard."""
 
     ray: Any
     config: RunConfig
@@ -127,32 +138,90 @@ class _Fleet:
     judges: JudgesOnCluster | None = None
     session: str = field(default_factory=lambda: uuid.uuid4().hex)
     """This invocation's cache session: one for all its workers, so a shard never hits what another wrote."""
+    starting: dict[Any, tuple[str, Any, float]] = field(default_factory=dict)
     idle: list[tuple[str, Any]] = field(default_factory=list)
     busy: dict[Any, tuple[str, Any, ShardPlan]] = field(default_factory=dict)
+    nodes: dict[str, str] = field(default_factory=dict)
+    """Worker (owner) → the Ray node it was placed on."""
+    suspects: list[str] = field(default_factory=list)
+    """Nodes of lost workers (a worker process may die on a node that stays)."""
+    lost_nodes: list[str] = field(default_factory=list)
+    workers_lost: int = 0
+    start_error: str | None = None
+    """Why the last worker that failed to start failed (e.g. omnieval not installed on its node)."""
 
     def spawn(self) -> None:
         owner = uuid.uuid4().hex[:12]
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
         routes = self.judges.routes if self.judges is not None else None
         worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board, judges=routes, session=self.session)
-        self.idle.append((owner, worker))
+        self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
 
-    def give(self, plan: ShardPlan, lines: list[bytes]) -> None:
+    def started(self, ref: Any) -> None:
+        """A starting worker answered (placed and built): it takes shards from now on."""
+        owner, actor, _ = self.starting.pop(ref)
+        try:
+            self.nodes[owner] = str(self.ray.get(ref)["node_id"])
+        except Exception as exc:  # it died before it started (its node left, omnieval missing there)
+            self._drop(owner, actor)
+            self.workers_lost += 1
+            self.start_error = f"{type(exc).__name__}: {exc}"[:1000]
+            return
+        self.idle.append((owner, actor))
+
+    def stalled(self) -> bool:
+        """Workers were lost, none is running or idle, and none of those starting was placed within
+        ``STALL_S`` (before any loss, a pending worker is just slow to start: some node can hold it)."""
+        if self.idle or self.busy or not self.workers_lost:
+            return False
+        return not self.starting or all(time.monotonic() - t > STALL_S for _, _, t in self.starting.values())
+
+    def give(self, plan: ShardPlan, lines: list[bytes], task: Task) -> None:
         owner, actor = self.idle.pop()
-        self.busy[actor.run_shard.remote(plan, lines)] = (owner, actor, plan)
+        self.busy[actor.run_shard.remote(plan, lines, task)] = (owner, actor, plan)
 
     def lost(self, owner: str, actor: Any) -> None:
-        """A worker died: hand back its gate slots, stop it for good, start a replacement."""
+        """A worker died: hand back its gate slots, stop it for good, and start a replacement only when
+        the live cluster has room for one (never wait for resources of a node that left)."""
+        self._drop(owner, actor)
+        self.workers_lost += 1
+        node = self.nodes.pop(owner, None)
+        if node is not None and node not in self.suspects:
+            self.suspects.append(node)
+        self.note_left()
+        if self._room():
+            self.spawn()
+
+    def note_left(self) -> None:
+        """Record (and say) which nodes of lost workers left the cluster. Ray marks a node dead only after
+        its health checks fail (seconds after its actors), so this is asked again while the run goes on."""
+        if set(self.suspects) <= set(self.lost_nodes):
+            return
+        alive = live_nodes(self.ray)
+        for node in self.suspects:
+            if node not in alive and node not in self.lost_nodes:
+                self.lost_nodes.append(node)
+                running = len(self.idle) + len(self.busy) + len(self.starting)
+                print(f"omnieval: Ray node {node[:12]} left the cluster; the run goes on with {running} live "
+                      "worker(s)", file=sys.stderr)  # fmt: skip
+
+    def _room(self) -> bool:
+        free = self.ray.available_resources()
+        need = {"CPU": self.actor_options["num_cpus"], "GPU": self.actor_options["num_gpus"]}
+        return all(free.get(k, 0.0) >= v for k, v in need.items() if v > 0)
+
+    def _drop(self, owner: str, actor: Any) -> None:
         if self.gate is not None:
             self.gate.forget.remote(owner)
         if self.judges is not None:
             self.judges.forget(owner)
         self.ray.kill(actor, no_restart=True)
-        self.spawn()
 
     def stop(self) -> None:
         """Close and stop every worker; their gate slots go back (the gate outlives the run in a sweep,
         where other models share it, so a failed run's busy workers must not keep theirs)."""
+        for _owner, actor, _ in self.starting.values():
+            self.ray.kill(actor, no_restart=True)
         workers = self.idle + [(o, a) for o, a, _ in self.busy.values()]
         forgotten = []
         for owner, actor in workers:
@@ -274,8 +343,10 @@ def _previous(config: RunConfig, key: str) -> dict[str, Any]:
 
 
 def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[RecordKey]], *, config: RunConfig,
-           options: ExecutorOptions, tally: _Tally, progress: Progress, plans: list[ShardPlan]) -> None:  # fmt: skip
-    """Hand shards to idle workers until none is left; replace lost workers and run their shards again."""
+           options: ExecutorOptions, tally: _Tally, progress: Progress, plans: list[ShardPlan],
+           views: ShardViews) -> None:  # fmt: skip
+    """Hand shards to idle workers until none is left; replace lost workers where the cluster has room
+    and run their shards again on whoever is live; stop (resumably) when no worker is left at all."""
     ray = fleet.ray
     from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
@@ -283,10 +354,16 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
         while todo and fleet.idle:
             plan = todo.popleft()
             tally.attempts[plan.key] += 1
-            fleet.give(plan, [k.line for k in current[plan.key]])
-        ready, _ = ray.wait(list(fleet.busy), num_returns=1, timeout=POLL_S)
+            fleet.give(plan, [k.line for k in current[plan.key]], with_media_bytes(views.for_shard(plan)))
+        if todo and fleet.stalled():
+            raise ExecutorError(_shrunk(ray, fleet, todo, options))
+        ready, _ = ray.wait([*fleet.busy, *fleet.starting], num_returns=1, timeout=POLL_S)
         _show(progress, fleet.board, ray, plans, current)
+        fleet.note_left()
         for ref in ready:
+            if ref in fleet.starting:
+                fleet.started(ref)
+                continue
             owner, actor, plan = fleet.busy.pop(ref)
             try:
                 report = ray.get(ref)
@@ -308,6 +385,45 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
             fleet.idle.append((owner, actor))
 
 
+def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOptions) -> str:
+    free = ray.available_resources()
+    return (f"the Ray cluster shrank: no worker is left and none could be placed within {STALL_S:g} s (each needs "
+            f"{options.cpus_per_worker:g} CPU(s), {fleet.actor_options['num_gpus']:g} GPU(s); the live nodes have "
+            f"{free.get('CPU', 0):g} CPU(s), {free.get('GPU', 0):g} GPU(s) free; {len(fleet.lost_nodes)} node(s) lost). "
+            f"{len(todo)} shard(s) are left; the records so far are kept: run the same command again, once the "
+            "cluster has room, to finish them"
+            + (f". The last worker that failed to start: {fleet.start_error} (is omnieval installed on every node? "
+               "see --ray-runtime-env)" if fleet.start_error else ""))  # fmt: skip
+
+
+def _check_started(ray: Any, refs: list[Any]) -> None:
+    """The coordinators answer (they fail at once where omnieval is missing from the cluster's Python)."""
+    try:
+        ray.get(refs, timeout=READY_S)
+    except Exception as exc:
+        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise ExecutorError(f"the run's coordinators did not start on the cluster: {why[:500]} (is omnieval installed on "
+                            "every node, in the same version? see --ray-runtime-env)") from None  # fmt: skip
+
+
+READY_S = 120.0
+"""How long the driver waits for its coordinators (gate, progress board) to start."""
+
+
+def on_driver(config: RunConfig) -> RunConfig:
+    """The run's paths made absolute against the driver's working directory before anything is planned,
+    so no worker reads them against its own (the task data itself travels with the shards)."""
+    options = config.backend
+    if options.media_cache_dir is not None:
+        options = options.model_copy(update={"media_cache_dir": os.path.abspath(options.media_cache_dir)})
+    return config.model_copy(update={
+        "output": config.output.absolute(),
+        "cache_path": config.cache_path.absolute() if config.cache_path else None,
+        "judge_cache_path": config.judge_cache_path.absolute() if config.judge_cache_path else None,
+        "backend": options,
+    })  # fmt: skip
+
+
 def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progress | None = None,
                judges: JudgesOnCluster | None = None) -> RunOutcome:  # fmt: skip
     """Run (or resume) ``config`` on Ray; same directory layout and records as a local run.
@@ -317,6 +433,7 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progres
     default: the run starts its own and stops them at its end.
     """
     ray = _ray()
+    config = on_driver(config)
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
@@ -348,10 +465,13 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     old_judges = _previous(config, "judges")
     started = dt.datetime.now(dt.UTC).isoformat()
     judged: dict[str, Any] = {}  # the judges' gates and pools: what they allowed and did
+    lost: dict[str, Any] = {}  # nodes that left the cluster and workers lost during the run
 
     def write_manifest(status: str) -> None:
         block = _executor_block(options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old)
         block["judges"] = judged.get("block") or old.get("judges") or {}
+        if lost.get("workers"):
+            block["lost"] = lost
         judges = judge_plan.annotate(tally.judges) or old_judges  # judged in the shards; a resume with nothing to run keeps the last
         document = manifest(config, tasks, backend, started=started, status=status, judges=judges)
         write_json(config.output / "manifest.json", {**document, "executor": block})
@@ -365,11 +485,16 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
             gate = None if local_model else endpoint_gate(ray, backend, config)
             if judges is None and judge_plan.judges:
                 judges = start_judges(ray, judge_plan)
-            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, ray.remote(ProgressBoard).remote(), judges)
+            board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
+            _check_started(ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])])
+            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
             try:
                 for _ in range(min(workers, len(todo))):
                     fleet.spawn()
-                _drive(fleet, todo, current, config=config, options=options, tally=tally, progress=progress, plans=plans)
+                _drive(fleet, todo, current, config=config, options=options, tally=tally, progress=progress, plans=plans,
+                       views=ShardViews(config))  # fmt: skip
+                fleet.note_left()
+                lost.update(workers=fleet.workers_lost, on_nodes=fleet.suspects, nodes_left=fleet.lost_nodes)
                 _show(progress, fleet.board, ray, plans, current)
                 judged["block"] = judges.block() if judges is not None else {}
             finally:

@@ -1,26 +1,28 @@
-"""A worker's tasks, each task's selected samples read once, so a shard's set-up costs O(shard).
+"""The driver's tasks, each task's selected samples read once, and each shard's piece of them.
 
-Without this, each shard's runner streams the whole task to find its samples (and again to check
-ids): a task of N samples cut into S shards costs S passes over the data per worker. The worker
-reads a task's selection (the run's ``--limit`` / ``--sample-ids``) once into memory and hands each
-shard a :meth:`~omnieval.sources.Task.view` over just its samples, positions kept, so the records
-are the same. Shards come in plan order (task by task), so only the current task is held; a task
-too big to hold (embedded media) is streamed per shard as before.
+The driver reads a task's selection (the run's ``--limit`` / ``--sample-ids``) once into memory and
+gives each shard a :meth:`~omnieval.sources.Task.view` over just its samples, positions kept, so the
+records are the same as a local run's. The view travels to the worker with the shard (through Ray's
+object store), media files read into it (:func:`with_media_bytes`), so a worker needs neither the task
+file nor the media folder: they may exist on the driver only. Shards come in plan order (task by
+task), so only the current task is held; a task too big to hold is read again for each shard.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import operator
+from pathlib import Path
 
-from omnieval.errors import ConfigError
+from omnieval.errors import ConfigError, MediaError
 from omnieval.executors.shards import ShardPlan
+from omnieval.media.hashing import read_media
 from omnieval.runner import RunConfig, resolve_tasks
 from omnieval.runner.run import selected_samples
 from omnieval.sources import Task
-from omnieval.types import Sample
+from omnieval.types import MediaRef, Sample
 
-__all__ = ["HELD_BYTES", "ShardViews"]
+__all__ = ["HELD_BYTES", "ShardViews", "with_media_bytes"]
 
 HELD_BYTES = 512 * 2**20
 """Rough bytes of one task's samples a worker keeps in memory; a bigger task is streamed per shard."""
@@ -63,11 +65,12 @@ class ShardViews:
         return self._tasks[name]
 
     def for_shard(self, plan: ShardPlan) -> Task:
-        """A task over exactly the shard's samples (the whole task when it is too big to hold)."""
+        """A task over exactly the shard's samples (a task too big to hold is read again to find them)."""
         task = self.task(plan.task)
         held = self._hold(task)
         if held is None:
-            return task
+            wanted = set(plan.sample_ids)
+            held = _Held(task, {s.id: (p, s) for p, s in selected_samples(task, self.config) if s.id in wanted})
         missing = [s for s in plan.sample_ids if s not in held.by_id]
         if missing:
             raise ConfigError(f"task {task.name!r} ({task.origin}): shard {plan.key} names sample {missing[0]!r}, "
@@ -99,3 +102,29 @@ class ShardViews:
             demos = list(task.iter_demos())
             task = dataclasses.replace(task, iter_demos=lambda: iter(demos))
         return _Held(task, by_id)
+
+
+def with_media_bytes(task: Task, *, memo: dict[str, bytes] | None = None) -> Task:
+    """A shard's view with every media file's bytes embedded (the path kept: records and hashes are
+    unchanged), so the worker reads nothing from disk; ``memo`` reads each file once per run."""
+    memo = {} if memo is None else memo
+    pairs = [(p, _embedded(s, memo)) for p, s in task.positioned()]
+    return task.view(pairs)
+
+
+def _embedded(sample: Sample, memo: dict[str, bytes]) -> Sample:
+    if not any(m.path and m.data is None for m in sample.media):
+        return sample
+    return sample.model_copy(update={"media": tuple(_load(m, memo) for m in sample.media)})
+
+
+def _load(ref: MediaRef, memo: dict[str, bytes]) -> MediaRef:
+    if not ref.path or ref.data is not None or "://" in ref.path:  # a URL is refused later, as in a local run
+        return ref
+    key = str(Path(ref.path))
+    if key not in memo:
+        try:
+            memo[key] = read_media(ref)
+        except MediaError:  # missing or unreadable: the worker records the sample's error, as a local run does
+            return ref
+    return ref.model_copy(update={"data": memo[key]})

@@ -22,11 +22,22 @@ from omnieval.backends.shared import SharedBackend, share
 from omnieval.executors.gate import GateClient
 from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file
-from omnieval.executors.views import ShardViews
 from omnieval.runner import RunConfig, run_async
+from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys, write_json
 
 __all__ = ["ShardWorker", "shard_config"]
+
+
+def _node_id() -> str | None:
+    """The Ray node this process runs on (``None`` outside Ray: the class is tested without it)."""
+    try:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id()) if ray.is_initialized() else None
+    except Exception:  # no Ray, or not in a Ray worker
+        return None
+
 
 REPORT_EVERY_S = 0.5
 
@@ -65,11 +76,10 @@ class ShardWorker:
         self.board = board
         self.judges = WorkerJudges(judges or {}, owner=owner)
         """The judges' backends, kept across shards (under their gates, or their replica pools)."""
-        self.views = ShardViews(config)
         self._backend: SharedBackend | None = None
 
     def where(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "node": socket.gethostname()}
+        return {"pid": os.getpid(), "node": socket.gethostname(), "node_id": _node_id()}
 
     def _shared_backend(self, config: RunConfig) -> Backend:
         if self._backend is None:
@@ -91,8 +101,11 @@ class ShardWorker:
         new = {k: v - before.get(k, 0) for k, v in states.items() if v > before.get(k, 0)}
         self.board.report.remote(plan.key, {"task": plan.task, "done": done, "new": new})
 
-    async def run_shard(self, plan: ShardPlan, lines: list[bytes]) -> dict[str, Any]:
-        """Run (or resume) one shard; returns its records and timing."""
+    async def run_shard(self, plan: ShardPlan, lines: list[bytes], task: Task) -> dict[str, Any]:
+        """Run (or resume) one shard; returns its records and timing.
+
+        ``task`` is the driver's view over the shard's samples, media bytes included: the worker reads no
+        task file and no media folder of its own (none need exist on its node)."""
         config = shard_config(self.config, plan)
         path = shard_file(self.config.output, plan)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +114,6 @@ class ShardWorker:
         started, clock = time.time(), time.perf_counter()
         write_json(path.parent / "attempt.json", {**self.where(), "started": started, "owner": self.owner})
         _, before = _counts(path)
-        task = self.views.for_shard(plan)  # the shard's samples only: set-up O(shard), not O(task)
         watcher = asyncio.create_task(self._watch(plan, path, before))
         try:
             outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config), judge_backend=self.judges.backend,

@@ -1,0 +1,126 @@
+"""Losing a worker node mid-run (``ray.cluster_utils.Cluster``): its shards go to the live workers, the
+coordinators (endpoint gate, judge gate, progress board) live on the driver's node, every sample ends
+exactly once with the records of a local run; a cluster left with no worker stops with a clear message."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.api import evaluate
+from omnieval.backends import BackendOptions
+from omnieval.executors import ExecutorOptions
+from omnieval.executors.ray_executor import ExecutorError
+from omnieval.runner import JudgeConfig
+from tests.executors.helpers import CountingServer, config, qa_task, results
+from tests.executors.judge_helpers import VERDICT, judged_record_set, judged_task, states
+
+pytestmark = [pytest.mark.network_server, pytest.mark.timeout(420)]
+
+
+@pytest.fixture
+def nodes() -> Iterator[tuple[Any, Any]]:
+    """A head without CPUs (the driver's node: only coordinators can live there), a node that stays (1 CPU)
+    and a node that will be removed (2 CPUs): before coordinators were pinned, Ray had to put the gates on
+    a worker node, so removing one killed them about half the time."""
+    ray = pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    try:
+        cluster.add_node(num_cpus=1)
+        lost = cluster.add_node(num_cpus=2)
+        ray.init(address=cluster.address, log_to_driver=False)
+        yield cluster, lost
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+def _remove_when_running(cluster: Any, node: Any, out: Path, run: tuple[threading.Thread, list[BaseException]], *,
+                         deadline_s: float) -> None:  # fmt: skip
+    """Remove ``node`` once a shard running there has written two records."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        assert run[0].is_alive(), f"the run ended before a shard ran on the node to remove: {run[1]}"
+        for attempt in (out / "shards").glob("*/attempt.json"):
+            lines = attempt.parent / "samples.jsonl"
+            try:
+                on_node = json.loads(attempt.read_text())["node_id"] == node.node_id
+            except (OSError, ValueError):  # being written
+                continue
+            if on_node and lines.exists() and lines.read_bytes().count(b"\n") >= 2:
+                cluster.remove_node(node, allow_graceful=False)
+                return
+        time.sleep(0.05)
+    raise AssertionError("no shard ran on the node to remove in time")
+
+
+def _in_thread(cfg: Any, executor: ExecutorOptions) -> tuple[threading.Thread, list[BaseException]]:
+    """The run started in a thread; the list gets what it raised."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            evaluate(cfg, executor=executor)
+        except BaseException as exc:
+            failure.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, failure
+
+
+def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, nodes: tuple[Any, Any]) -> None:
+    cluster, lost = nodes
+    n = 48
+    task = str(judged_task(tmp_path, n))
+    out = tmp_path / "ray"
+    with CountingServer(latency_ms=60).in_thread() as model, CountingServer(latency_ms=20).in_thread() as judge_server:
+        judge_server.answer_pattern = re.compile(VERDICT)
+        judge = JudgeConfig(model="openai/judge", retries=1,
+                            backend=BackendOptions(base_url=judge_server.url, concurrency=2, timeout_s=30))  # fmt: skip
+        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        cfg = config([task], model.url, out, judge=judge)
+        thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8))
+        _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180)
+        thread.join(300)
+    assert not thread.is_alive(), "the run hung after losing a node"
+    assert not failure, failure
+    ids = [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert sorted(ids) == sorted(f"q{i}" for i in range(n)), "every sample exactly once"
+    assert "error" not in states(out), "no sample failed because a gate was lost"
+    assert judged_record_set(out) == judged_record_set(tmp_path / "local")
+    assert results(out) == results(tmp_path / "local")
+    executor = json.loads((out / "manifest.json").read_text())["executor"]
+    assert executor["lost"]["on_nodes"] == [lost.node_id] and executor["lost"]["workers"] >= 1
+    assert set(executor["lost"]["nodes_left"]) <= {lost.node_id}, "Ray may mark the node dead after the run ends"
+    assert max(s["attempts"] for s in executor["shards"].values()) == 2, "the lost node's shards ran again"
+
+
+def test_a_cluster_left_without_workers_stops_resumably(tmp_path: Path, nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the removed node could hold a worker (``--cpus-per-worker 2``): the run says so and stops; the
+    records it has are kept for the resume."""
+    from omnieval.executors import ray_executor
+
+    monkeypatch.setattr(ray_executor, "STALL_S", 3.0)
+    cluster, lost = nodes
+    task = f"jsonl:{qa_task(tmp_path, 24)}"
+    out = tmp_path / "ray"
+    with CountingServer(latency_ms=250).in_thread() as model:  # one request at a time: 6 s, time to remove the node
+        cfg = config([task], model.url, out, concurrency=1)
+        thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=1, shard_size=8, cpus_per_worker=2))
+        _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180)
+        thread.join(200)
+    assert not thread.is_alive(), "the run hung waiting for a node that left"
+    assert len(failure) == 1 and isinstance(failure[0], ExecutorError), failure
+    assert "cluster shrank" in str(failure[0]) and "run the same command again" in str(failure[0])
+    kept = [p for p in (out / "shards").glob("*/samples.jsonl") if p.read_bytes().count(b"\n")]
+    assert kept, "the records written before the loss are kept for the resume"
