@@ -56,6 +56,17 @@ def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run
     Console(width=120).print(results_table(results))
 
 
+@app.command("schema")
+def schema_command(
+    kind: Annotated[str, Arg(help="results, record (a samples.jsonl line), manifest or leaderboard.")],
+) -> None:
+    """Print the JSON Schema of one of a run's files (versioned by its schema_version)."""
+    from omnieval.types.files import json_schema
+
+    with friendly_errors():
+        print_json(json_schema(kind))
+
+
 @app.command("tasks")
 def tasks_command(json_out: Annotated[bool, Opt("--json", help="Machine-readable output.")] = False) -> None:
     """List registered tasks: modality, size, metrics, version."""
