@@ -126,3 +126,32 @@ def test_concurrent_first_lookups_all_see_the_whole_plugin(tmp_path: Path) -> No
         tmp_path=tmp_path,
     )
     assert out == {"found": True, "importer": True}
+
+
+def test_top_level_help_lists_the_suites_without_importing_them(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import contextlib, io, json, sys
+        sys.argv = ["omnieval", "--help"]
+        from omnieval.cli.app import main
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text), contextlib.suppress(SystemExit):
+            main()
+        print(json.dumps({"help": text.getvalue(),
+                          "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks."))}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out["suites"] == []
+    assert all(f"omnieval {name} --help" in str(out["help"]) for name in ("mera", "pollux", "marker", "art"))
+
+
+def test_a_suite_group_still_runs(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "omnieval", "mera", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and "MERA" in proc.stdout

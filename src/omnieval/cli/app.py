@@ -170,11 +170,22 @@ def _mount_suites() -> None:
         app.add_typer(sub, name=name)
 
 
+def _list_suites() -> None:
+    """A placeholder group per ``omnieval.cli`` entry point: its name and how to see its commands."""
+    from importlib import metadata
+
+    for entry in metadata.entry_points(group="omnieval.cli"):
+        hint = f"Commands of the {entry.name} suite: omnieval {entry.name} --help"
+        app.add_typer(typer.Typer(help=hint), name=entry.name)
+
+
 def main() -> None:
     """Console-script entry point."""
     import sys
 
     builtin = {c.name for c in app.registered_commands if c.name}
-    if len(sys.argv) <= 1 or sys.argv[1] not in builtin:  # suites load only when they may be needed
+    if len(sys.argv) <= 1 or sys.argv[1] in ("--help", "-h"):
+        _list_suites()  # the top-level help names the suites' groups without importing any suite
+    elif sys.argv[1] not in builtin:  # suites load only when they may be needed
         _mount_suites()
     app()
