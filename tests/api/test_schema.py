@@ -79,3 +79,15 @@ def test_an_unknown_schema_version_names_the_file_and_the_version(tmp_path: Path
     with pytest.raises(StoreError) as err:
         omnieval.load_results(run)
     assert str(run / "results.json") in str(err.value) and "schema_version 7" in str(err.value)
+
+
+def test_readers_go_through_the_models(tmp_path: Path) -> None:
+    """compare (reports/loading.py) reads an old folder, and refuses one of an unknown version by name."""
+    newer = shutil.copytree(OLD_RUN, tmp_path / "newer")
+    manifest = json.loads((newer / "manifest.json").read_text())
+    (newer / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 2}), encoding="utf-8")
+    with pytest.raises(StoreError) as err:
+        omnieval.compare(OLD_RUN, newer)
+    assert str(newer / "manifest.json") in str(err.value) and "schema_version 2" in str(err.value)
+    doc = omnieval.compare(OLD_RUN, shutil.copytree(OLD_RUN, tmp_path / "same"))
+    assert doc["tasks"]["STEM"]["scores"] == {"run_v0": 1.0, "same": 1.0}

@@ -108,7 +108,7 @@ def leaderboard_command(
 ) -> None:
     """Build a leaderboard from several runs' results."""
     from omnieval.aggregate import schemes
-    from omnieval.store import read_json
+    from omnieval.types.files import checked_json
 
     with friendly_errors():
         results = []
@@ -116,7 +116,7 @@ def leaderboard_command(
             path = run_dir / "results.json" if run_dir.is_dir() else run_dir
             if not path.exists():
                 fail(f"{path} not found: is {run_dir} a finished run directory?")
-            results.append({**read_json(path), "run_dir": str(run_dir)})
+            results.append({**checked_json(path, "results"), "run_dir": str(run_dir)})
         options = parse_kv(option, option="--option")
         if weighting is not None:
             options["weighting"] = weighting

@@ -27,6 +27,7 @@ __all__ = [
     "ManifestFile",
     "ResultsFile",
     "TaskResults",
+    "checked_json",
     "json_schema",
     "load_results",
     "results_model",
@@ -74,7 +75,8 @@ class ResultsFile(_File):
     model: str
     omnieval_version: str | None = None
     tasks: dict[str, TaskResults]
-    states: dict[str, int]
+    states: dict[str, int] = Field(default_factory=dict)
+    """Samples per end state over all tasks (always written; hand-made files may leave it out)."""
     blind: bool = False
     retries: int = 0
     backend: dict[str, Any] = Field(default_factory=dict)
@@ -83,10 +85,11 @@ class ResultsFile(_File):
 class ManifestFile(_File):
     """manifest.json: what a run was (its config and task hashes) and how far it got."""
 
-    status: str
+    status: str | None = None
+    """``running`` or ``finished`` (``omnieval run`` always writes it; hand-made fixtures may not)."""
     started: str | None = None
     finished: str | None = None
-    config: dict[str, Any]
+    config: dict[str, Any] = Field(default_factory=dict)
     tasks: dict[str, dict[str, Any]] = Field(default_factory=dict)
     backend: dict[str, Any] = Field(default_factory=dict)
     judges: dict[str, Any] | None = None
@@ -107,6 +110,13 @@ _MODELS: dict[str, type[BaseModel]] = {
     "manifest": ManifestFile,
     "leaderboard": LeaderboardFile,
     "record": SampleResult,
+}
+
+
+_FILE_MODELS: dict[str, type[_File]] = {
+    "results": ResultsFile,
+    "manifest": ManifestFile,
+    "leaderboard": LeaderboardFile,
 }
 
 
@@ -139,6 +149,18 @@ def _validate(model: type[_File], data: dict[str, Any], *, source: str | Path) -
 
 def load_file(path: Path, model: type[_File]) -> Any:
     """Read and validate one of a run's JSON files."""
+    return _validate(model, _read(path), source=path)
+
+
+def checked_json(path: Path, kind: Literal["results", "manifest", "leaderboard"]) -> dict[str, Any]:
+    """The file's JSON as written, once it validates against its model: for readers that keep using
+    keys (a wrong version or shape fails here, naming the file, instead of as a KeyError later)."""
+    data = _read(path)
+    _validate(_FILE_MODELS[kind], data, source=path)
+    return data
+
+
+def _read(path: Path) -> dict[str, Any]:
     import json
 
     try:
@@ -147,7 +169,7 @@ def load_file(path: Path, model: type[_File]) -> Any:
         raise StoreError(f"{path}: cannot read: {exc}") from None
     if not isinstance(data, dict):
         raise StoreError(f"{path}: expected a JSON object")
-    return _validate(model, data, source=path)
+    return data
 
 
 @dataclasses.dataclass(frozen=True)
