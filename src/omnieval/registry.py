@@ -27,6 +27,7 @@ __all__ = [
     "check_options",
     "cli_apps",
     "load_core",
+    "load_for",
     "load_plugin",
     "load_plugins",
     "plugin_failures",
@@ -71,16 +72,7 @@ class Registry(Generic[T]):
         return isinstance(name, str) and self._find(name)
 
     def _find(self, name: str) -> bool:
-        """Load as little as finds ``name``: core, then its own plugin, then every plugin."""
-        if _core_loaded and name in self._items:
-            return True
-        load_core()
-        if name in self._items:
-            return True
-        if load_plugin(_plugin_for(name)) and name in self._items:
-            return True
-        load_plugins()
-        return name in self._items
+        return load_for(name, lambda: name in self._items)
 
     def names(self) -> list[str]:
         load_plugins()
@@ -172,6 +164,20 @@ def load_plugins() -> None:
 def plugin_failures() -> dict[str, str]:
     """Plugins whose import failed, by entry-point name, with the package and the error."""
     return dict(_failures)
+
+
+def load_for(name: str, found: Callable[[], bool]) -> bool:
+    """Load as little as makes ``found()`` true for ``name``: the core, then the plugin whose entry-point
+    name starts ``name``, then every plugin (an unknown name needs them all to list close matches)."""
+    if _core_loaded and found():
+        return True
+    load_core()
+    if found():
+        return True
+    if load_plugin(_plugin_for(name)) and found():
+        return True
+    load_plugins()
+    return found()
 
 
 def _plugin_for(name: str) -> str:

@@ -155,3 +155,30 @@ def test_a_suite_group_still_runs(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 0 and "MERA" in proc.stdout
+
+
+def test_a_suite_judge_template_by_bare_name_imports_only_its_suite(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import json, sys
+        from omnieval.judges import get_judge_template
+        core = get_judge_template("binary_equivalence").name
+        before = sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks."))
+        from omnieval.judges.templates import judge_templates
+        mega = next(n.split("@")[0] for n in judge_templates.names() if n.startswith("megabench"))
+        print(json.dumps({"core": core, "before": before, "mega": mega}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out["core"] == "binary_equivalence" and out["before"] == []
+    lookup = _python(
+        f"""
+        import json, sys
+        from omnieval.judges import get_judge_template
+        name = get_judge_template({out["mega"]!r}).name
+        suites = sorted({{m.split(".")[2] for m in sys.modules if m.startswith("omnieval.benchmarks.")}})
+        print(json.dumps({{"name": name, "suites": suites}}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert lookup == {"name": out["mega"], "suites": ["megabench"]}
