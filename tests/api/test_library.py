@@ -133,3 +133,21 @@ def test_score_report_and_load_results_read_a_run(tmp_path: Path) -> None:
     assert omnieval.score(out).tasks["STEM"].score == 1.0
     report = omnieval.report(out)
     assert report.is_file() and report.stat().st_size > 0
+
+
+def test_a_killed_report_loses_no_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report is rendered after results.json is written: killing it loses nothing."""
+    import omnieval.api
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(omnieval.api, "write_report", killed)
+    with pytest.raises(KeyboardInterrupt):
+        omnieval.evaluate(
+            model="baseline/oracle", tasks=[f"jsonl:{_stem(tmp_path)}"], output=tmp_path / "run", quiet=True
+        )
+    monkeypatch.undo()
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]["STEM"]["score"] == 1.0
+    assert not (tmp_path / "run" / "report.html").exists()
+    assert omnieval.report(tmp_path / "run").is_file()
