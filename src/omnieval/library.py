@@ -115,6 +115,12 @@ def evaluate(
     ``judge=`` a judge spec; see :func:`option_names`. ``result.failure`` holds the CLI's exit-3 reason.
     """
     run_fields, backend_fields, executor_fields = _split_options(options)
+    if run_fields.get(
+        "dry_run"
+    ):  # the CLI prints a preview instead of running; here that would call the model
+        raise TypeError(
+            "evaluate() runs the model; for a dry run use omnieval.runner.preview.plan_requests(config)"
+        )
     backend_options = BackendOptions(**backend_fields)
     spec, backend = _model_spec(model, backend_options)
     if isinstance(tasks, str):

@@ -151,3 +151,8 @@ def test_a_killed_report_loses_no_result(tmp_path: Path, monkeypatch: pytest.Mon
     assert json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]["STEM"]["score"] == 1.0
     assert not (tmp_path / "run" / "report.html").exists()
     assert omnieval.report(tmp_path / "run").is_file()
+
+
+def test_dry_run_is_refused_rather_than_calling_the_model(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="plan_requests"):
+        omnieval.evaluate(model="openai/none", tasks=[f"jsonl:{_stem(tmp_path)}"], dry_run=True)
