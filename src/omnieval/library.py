@@ -128,7 +128,7 @@ def evaluate(
     judge = _judge(run_fields.pop("judge", None))
     with _run_dir(output) as out:
         config = RunConfig(
-            tasks=tuple(tasks),
+            tasks=(",".join(tasks),),  # as the CLI records it, so either can resume the other's run
             model=spec,
             output=out,
             backend=backend_options,

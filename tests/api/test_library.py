@@ -66,6 +66,8 @@ def test_evaluate_writes_the_same_results_json_as_the_cli(tmp_path: Path) -> Non
     cli = json.loads((tmp_path / "cli" / "results.json").read_text(encoding="utf-8"))
     api = json.loads((tmp_path / "api" / "results.json").read_text(encoding="utf-8"))
     assert api == cli
+    config = {k: json.loads((tmp_path / k / "manifest.json").read_text())["config"] for k in ("cli", "api")}
+    assert config["api"]["tasks"] == config["cli"]["tasks"]  # either can resume the other's run
     assert result.to_dict() == api and result.run_dir == tmp_path / "api"
     assert result.tasks["STEM"].states["error"] == 1 and result.failure is None
 
