@@ -65,7 +65,7 @@ class Registry(Generic[T]):
         close = difflib.get_close_matches(name, list(self._items), n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         known = ", ".join(sorted(self._items)[:40])
-        failed = "".join(f"; {reason}" for reason in _failures.values())
+        failed = "".join(f"; {reason}" for reason in _failures.values()) + _stale_install_hint()
         raise RegistryError(f"unknown {self.kind} {name!r}{hint} (known: {known}){failed}")
 
     def __contains__(self, name: object) -> bool:
@@ -178,6 +178,13 @@ def load_for(name: str, found: Callable[[], bool]) -> bool:
         return True
     load_plugins()
     return found()
+
+
+def _stale_install_hint() -> str:
+    """Built-in suites are entry points of omnieval's own install: an install older than them sees none."""
+    if any(e.value.startswith("omnieval.benchmarks.") for e in plugin_entry_points().values()):
+        return ""
+    return "; no built-in suite is registered: reinstall omnieval (pip install -e .) to refresh its entry points"
 
 
 def _plugin_for(name: str) -> str:
