@@ -3,6 +3,10 @@
 Runs the real CLI as a subprocess (as a user would) against the local fake OpenAI server and
 prints each measure next to its target from the engine issue:
 
+- floor: the same items sent by a bare aiohttp client (no harness: a semaphore of ``--concurrency``
+  and one POST per item) and by ``omnieval run``, side by side against one server, at
+  ``--latency-ms`` and at 0 ms: omnieval's wall ≤ 1.15 × the floor's at 50 ms, ≤ the floor + 1.0 s at
+  0 ms, omnieval's peak RSS ≤ 100 MB (median of ``--floor-repeats`` interleaved pairs);
 - latency: 5,000 samples at 50 ms server latency, concurrency 64; wall / ideal ≤ 1.5
   (ideal = n × latency / concurrency);
 - cpu: the same at 0 ms latency; (wall − start-up) / n ≤ 0.5 ms per sample;
@@ -46,7 +50,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-MEASURES = ("latency", "cpu", "startup", "rss", "rerun", "breaker", "breaker_cost", "breaker_micro", "client", "report")
+MEASURES = (
+    "floor", "latency", "cpu", "startup", "rss", "rerun", "breaker", "breaker_cost", "breaker_micro", "client", "report"
+)
 
 
 def omnieval_cmd() -> list[str]:
@@ -200,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help="interleaved runs per side (breaker_cost, client)")
     ap.add_argument("--baseline-ref", help="git revision whose src/ runs beside this one in breaker_cost")
     ap.add_argument("--dead-samples", default="300,20000", help="dataset sizes for the breaker measure")
+    ap.add_argument("--floor-repeats", type=int, default=3, help="interleaved floor/omnieval pairs per latency")
     args = ap.parse_args(argv)
     measures = {m.strip() for m in args.only.split(",") if m.strip()}
     if unknown := measures - set(MEASURES):
@@ -207,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="omnieval-bench-"))
     bench = Bench(args, work)
     try:
+        if "floor" in measures:
+            floor(bench)
         if "startup" in measures:
             bench.startup_row()
         if "latency" in measures:
@@ -231,6 +240,67 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
     return 0 if all(ok for *_, ok in bench.rows) else 1
+
+
+FLOOR_CLIENT = """
+import asyncio, json, sys
+import aiohttp
+
+async def main(url, path, concurrency):
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    gate = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+        async def one(row):
+            body = {"model": "fake", "messages": [{"role": "user", "content": row["question"]}], "max_tokens": 16}
+            async with gate, session.post(url + "/chat/completions", json=body) as resp:
+                data = await resp.json()
+            return data["choices"][0]["message"]["content"].strip() == row["answer"]
+        ok = await asyncio.gather(*(one(r) for r in rows))
+    if not all(ok):
+        sys.exit(f"{len(ok) - sum(ok)} wrong answers")
+
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+"""
+
+
+def run_floor(task: Path, url: str, *, concurrency: int) -> Usage:
+    """The bare aiohttp client: the least any harness can take for these requests."""
+    proc = subprocess.Popen([sys.executable, "-c", FLOOR_CLIENT, url, str(task), str(concurrency)])
+    start = time.perf_counter()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError("the floor client failed")
+    return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0)
+
+
+def floor(bench: Bench) -> None:
+    """omnieval against the bare client, interleaved, at the configured latency and at 0 ms."""
+    a = bench.args
+    task = make_task(bench.work / "floor.jsonl", a.samples)
+    for latency in (a.latency_ms, 0.0):
+        with fake_server(latency) as url:
+            pairs = []
+            for i in range(a.floor_repeats):
+                bare = run_floor(task, url, concurrency=a.concurrency)
+                out = bench.work / f"out-floor-{latency:g}-{i}"
+                ours = run_cli(task, url, out, concurrency=a.concurrency, extra=("--no-cache",))
+                check_complete(out, a.samples)
+                pairs.append((bare, ours))
+        bare_wall = statistics.median(b.wall for b, _ in pairs)
+        ours_wall = statistics.median(o.wall for _, o in pairs)
+        rss = max(o.rss_mb for _, o in pairs)
+        name = f"{a.samples} items @ {latency:g} ms"
+        bench.row(f"{name}: floor / omnieval", f"{bare_wall:.2f} / {ours_wall:.2f} s", "info", True)
+        cpu = statistics.median(o.cpu for _, o in pairs), statistics.median(b.cpu for b, _ in pairs)
+        bench.row("  CPU omnieval / floor", f"{cpu[0]:.2f} / {cpu[1]:.2f} s", "info", True)
+        if latency:
+            ratio = ours_wall / bare_wall
+            bench.row("  omnieval / floor", f"{ratio:.2f} ×", "≤ 1.15", ratio <= 1.15)
+        else:
+            gap = ours_wall - bare_wall
+            bench.row("  omnieval − floor", f"{gap:.2f} s", "≤ 1.0 s", gap <= 1.0)
+        bench.row("  omnieval peak RSS", f"{rss:.0f} MB", "≤ 100 MB", rss <= 100)
 
 
 def closed_port_url() -> str:

@@ -14,6 +14,7 @@ from omnieval.runner.progress import Progress
 from omnieval.sources import Task
 from omnieval.store import iter_records, read_json, rewrite_records, write_json
 from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
+from omnieval.types.files import checked_json
 
 __all__ = ["evaluate", "finalize", "rejudge", "rescore"]
 
@@ -113,7 +114,7 @@ def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], l
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
-    manifest = read_json(manifest_path)
+    manifest = checked_json(manifest_path, "manifest")
     config = RunConfig.model_validate(manifest["config"])
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     return manifest, config, tasks, list(iter_records(run_dir / "samples.jsonl"))

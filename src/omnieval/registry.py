@@ -1,8 +1,11 @@
 """One generic registry per kind of plugin, reached through one decorator.
 
-Unknown names fail at validation time with close-match suggestions. Third-party plugins are
-discovered through the ``omnieval.plugins`` entry-point group; built-in benchmark suites are
-imported by :func:`load_plugins` (the engine itself never imports them).
+Unknown names fail at validation time with close-match suggestions. Plugins, built-in benchmark
+suites and third-party packages alike, are ``omnieval.plugins`` entry points (the engine never imports
+them). A lookup imports only what it needs: the core plugins first, then the plugin whose entry-point
+name starts the looked-up name (``megabench.query_score`` → ``megabench``), and all plugins only for a
+name still unknown (to list close matches). A plugin that fails to import is recorded with its package
+and error (:func:`plugin_failures`, named in unknown-name errors); the others keep working.
 """
 
 from __future__ import annotations
@@ -10,13 +13,25 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import logging
+import re
+import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Any, Generic, TypeVar
 
 from omnieval.errors import RegistryError, TaskFileError
 
-__all__ = ["Registry", "check_options", "cli_apps", "load_plugins"]
+__all__ = [
+    "Registry",
+    "check_options",
+    "cli_apps",
+    "load_core",
+    "load_for",
+    "load_plugin",
+    "load_plugins",
+    "plugin_failures",
+]
 
 T = TypeVar("T")
 
@@ -45,18 +60,19 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """Return the plugin or raise a :class:`RegistryError` naming close matches."""
-        load_plugins()
-        try:
+        if self._find(name):
             return self._items[name]
-        except KeyError:
-            close = difflib.get_close_matches(name, list(self._items), n=3)
-            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-            known = ", ".join(sorted(self._items)[:40])
-            raise RegistryError(f"unknown {self.kind} {name!r}{hint} (known: {known})") from None
+        close = difflib.get_close_matches(name, list(self._items), n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        known = ", ".join(sorted(self._items)[:40])
+        failed = "".join(f"; {reason}" for reason in _failures.values()) + _stale_install_hint()
+        raise RegistryError(f"unknown {self.kind} {name!r}{hint} (known: {known}){failed}")
 
     def __contains__(self, name: object) -> bool:
-        load_plugins()
-        return name in self._items
+        return isinstance(name, str) and self._find(name)
+
+    def _find(self, name: str) -> bool:
+        return load_for(name, lambda: name in self._items)
 
     def names(self) -> list[str]:
         load_plugins()
@@ -67,30 +83,113 @@ class Registry(Generic[T]):
         yield from sorted(self._items.items())
 
 
-_BUILTIN_PLUGIN_MODULES = (
+_CORE_MODULES = (
     "omnieval.parsers.builtin",
     "omnieval.metrics.builtin",
     "omnieval.backends.builtin",
     "omnieval.judges.builtin",
-    "omnieval.benchmarks",
 )
-_loaded = False
+PLUGIN_GROUP = "omnieval.plugins"
+_lock = threading.RLock()  # re-entrant: a plugin module may look names up while it is imported
+_core_loaded = False
+_all_loaded = False
+_loaded: set[str] = set()
+_loading: set[str] = set()
+_failures: dict[str, str] = {}
+
+
+def load_core() -> None:
+    """Import the engine's own parsers, metrics, backends and judge templates (no benchmark suite)."""
+    global _core_loaded
+    if _core_loaded:
+        return
+    with _lock:
+        if _core_loaded:
+            return
+        for module in _CORE_MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:  # a layer absent from a trimmed install
+                if exc.name is None or not module.startswith(exc.name):
+                    raise
+        # only once every module is in: another thread must not see a half-filled registry
+        _core_loaded = True
+
+
+def plugin_entry_points() -> dict[str, metadata.EntryPoint]:
+    """The ``omnieval.plugins`` entry points by name; built-in suites are declared there too (pyproject.toml)."""
+    return {entry.name: entry for entry in metadata.entry_points(group=PLUGIN_GROUP)}
+
+
+def load_plugin(name: str) -> bool:
+    """Import one plugin by its entry-point name; ``False`` when it is unknown or failed (see :func:`plugin_failures`)."""
+    load_core()
+    if name in _loaded:
+        return True
+    with _lock:
+        if name in _loaded or name in _loading:
+            return name in _loaded
+        entry = plugin_entry_points().get(name)
+        if entry is None or name in _failures:
+            return False
+        _loading.add(name)
+        try:
+            entry.load()
+        except Exception as exc:  # a broken plugin is reported and never hides the others
+            package = entry.dist.name if entry.dist is not None else entry.value
+            error = f"{type(exc).__name__}: {exc}"
+            _failures[name] = f"plugin {name!r} ({package}: {entry.value}) failed to import: {error}"
+            logging.getLogger("omnieval").warning("%s", _failures[name])
+            return False
+        finally:
+            _loading.discard(name)
+        _loaded.add(name)
+        return True
 
 
 def load_plugins() -> None:
-    """Import built-in plugin modules and entry-point plugins once."""
-    global _loaded
-    if _loaded:
+    """Import the core plugins and every entry-point plugin (a failed one is recorded, not raised)."""
+    global _all_loaded
+    if _all_loaded:
         return
-    _loaded = True
-    for module in _BUILTIN_PLUGIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not module.startswith(exc.name):
-                raise
-    for entry in metadata.entry_points(group="omnieval.plugins"):
-        entry.load()
+    load_core()
+    with _lock:
+        if _all_loaded:
+            return
+        for name in plugin_entry_points():
+            load_plugin(name)
+        _all_loaded = not _loading  # a plugin that lists names while it is imported sees a partial set
+
+
+def plugin_failures() -> dict[str, str]:
+    """Plugins whose import failed, by entry-point name, with the package and the error."""
+    return dict(_failures)
+
+
+def load_for(name: str, found: Callable[[], bool]) -> bool:
+    """Load as little as makes ``found()`` true for ``name``: the core, then the plugin whose entry-point
+    name starts ``name``, then every plugin (an unknown name needs them all to list close matches)."""
+    if _core_loaded and found():
+        return True
+    load_core()
+    if found():
+        return True
+    if load_plugin(_plugin_for(name)) and found():
+        return True
+    load_plugins()
+    return found()
+
+
+def _stale_install_hint() -> str:
+    """Built-in suites are entry points of omnieval's own install: an install older than them sees none."""
+    if any(e.value.startswith("omnieval.benchmarks.") for e in plugin_entry_points().values()):
+        return ""
+    return "; no built-in suite is registered: reinstall omnieval (pip install -e .) to refresh its entry points"
+
+
+def _plugin_for(name: str) -> str:
+    """The entry-point name a plugin name starts with: ``megabench.query_score`` → ``megabench``."""
+    return re.split(r"[^A-Za-z0-9]", name, maxsplit=1)[0]
 
 
 def check_options(fn: Callable[..., Any], options: dict[str, Any], *, what: str, n_positional: int) -> None:

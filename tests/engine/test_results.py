@@ -61,4 +61,4 @@ def test_run_facts_never_override_computed_values() -> None:
     doc = compute_results([], [], model="new", extra=stale)
     assert doc["model"] == "new" and doc["tasks"] == {} and doc["states"]["ok"] == 0
     assert doc["backend"] == "openai/x" and doc["retries"] == 3
-    assert list(doc)[:4] == ["model", "omnieval_version", "tasks", "states"]
+    assert list(doc)[:5] == ["schema_version", "model", "omnieval_version", "tasks", "states"]

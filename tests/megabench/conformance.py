@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from omnieval.benchmarks.megabench.metrics.query import score_query
 from omnieval.benchmarks.megabench.parser import parse_megabench
-from omnieval.metrics.mega.query import score_query
 from omnieval.types import Sample
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from omnieval.benchmarks.megabench.metrics._convert import parse_json, safe_literal
+from omnieval.benchmarks.megabench.metrics._program import TIMEOUT_OUTPUT, program_judge, run_program
+from omnieval.benchmarks.megabench.metrics._table import FIELD
+from omnieval.benchmarks.megabench.metrics.query import _safe, score_query
 from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.errors import MetricError
-from omnieval.metrics.mega._convert import parse_json, safe_literal
-from omnieval.metrics.mega._program import TIMEOUT_OUTPUT, program_judge, run_program
-from omnieval.metrics.mega._table import FIELD
-from omnieval.metrics.mega.query import _safe, score_query
 from omnieval.types import Sample
 
 INFO = {"field_score_function": {"a": "exact_str_match"}, "aggregation": {"function": "mean", "field_weights": {"a": 1}}, "response_parse_function": "answer_string"}
@@ -52,8 +52,8 @@ def test_megabyte_and_nested_responses_parse_in_bounded_time(text: str) -> None:
 
 
 def test_exponential_regexes_of_the_original_run_in_linear_time() -> None:
-    from omnieval.metrics.mega._constrained import constrained_generation
-    from omnieval.metrics.mega._numeric import boxed_single_numerical_match
+    from omnieval.benchmarks.megabench.metrics._constrained import constrained_generation
+    from omnieval.benchmarks.megabench.metrics._numeric import boxed_single_numerical_match
 
     boxed_single_numerical_match("\\boxed{1}", "1")  # first call imports sympy (seconds on a loaded machine): not timed
     assert _timed(lambda: boxed_single_numerical_match("\\boxed{" + "a" * 3000 + "{", "1"), 5.0) == 0.0

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from omnieval.benchmarks.megabench.importer import import_megabench
+from omnieval.benchmarks.megabench.metrics.query import score_query
 from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.benchmarks.megabench.prompt import COT_INSTRUCTION, PLAIN_INSTRUCTION, render_megabench
 from omnieval.errors import SourceError, TaskFileError
-from omnieval.metrics.mega.query import score_query
 from omnieval.prompts.render import oracle_targets
 from omnieval.prompts.renderers import RenderContext
 from omnieval.sources.importers import importers

@@ -7,8 +7,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omnieval.metrics.mega._convert import _bracket_candidates, fenced_block
-from omnieval.metrics.mega._numeric import _boxed
+from omnieval.benchmarks.megabench.metrics._convert import _bracket_candidates, fenced_block
+from omnieval.benchmarks.megabench.metrics._numeric import _boxed
 from omnieval.parsers.mega.answer import _answer_span
 
 FENCE = re.compile(r"```\w*\s*\n*(.*?)\s*```", re.DOTALL)

@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from omnieval.metrics.mega import _collections as col
-from omnieval.metrics.mega import _latex as tex
-from omnieval.metrics.mega import _numeric as num
-from omnieval.metrics.mega import _spatial as spa
-from omnieval.metrics.mega import _strings as txt
-from omnieval.metrics.mega._constrained import check_constraint, constrained_generation
-from omnieval.metrics.mega._planning import symbolic_planning_test
+from omnieval.benchmarks.megabench.metrics import _collections as col
+from omnieval.benchmarks.megabench.metrics import _latex as tex
+from omnieval.benchmarks.megabench.metrics import _numeric as num
+from omnieval.benchmarks.megabench.metrics import _spatial as spa
+from omnieval.benchmarks.megabench.metrics import _strings as txt
+from omnieval.benchmarks.megabench.metrics._constrained import check_constraint, constrained_generation
+from omnieval.benchmarks.megabench.metrics._planning import symbolic_planning_test
 
 
 class TestStrings:

@@ -14,10 +14,10 @@ from omnieval.benchmarks.megabench.judge import (
     query_media,
 )
 from omnieval.benchmarks.megabench.judge_protocol import megabench_ascii_art, megabench_open
+from omnieval.benchmarks.megabench.metrics.query import score_query
 from omnieval.benchmarks.megabench.scheme import megabench_board
 from omnieval.errors import MetricError
 from omnieval.judges import JudgeInput, get_judge_template
-from omnieval.metrics.mega.query import score_query
 from omnieval.prompts.render import place_media
 from omnieval.prompts.templates import render_template
 from omnieval.types import ImagePart, MediaRef, Sample, TextPart, VideoPart

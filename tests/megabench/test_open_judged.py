@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from omnieval.benchmarks.megabench.metrics.query import JUDGED_KEY
 from omnieval.metrics import bind_metric
-from omnieval.metrics.mega.query import JUDGED_KEY
 from omnieval.types import MetricRef, ScoringInput
 
 INFO = {

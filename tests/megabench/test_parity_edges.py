@@ -6,8 +6,8 @@ the expected values are worked by hand from that logic, not taken from omnieval.
 
 from __future__ import annotations
 
-from omnieval.metrics.mega import _collections as col
-from omnieval.metrics.mega._convert import str_to_list, str_to_set
+from omnieval.benchmarks.megabench.metrics import _collections as col
+from omnieval.benchmarks.megabench.metrics._convert import str_to_list, str_to_set
 
 
 class TestStrToIterableTypeError:
@@ -40,8 +40,8 @@ class TestLatexNormalisationErrors:
     # TypeError, timeout, NotImplementedError) does not name KeyError, so MetricType.match's
     # catch-all scores the field 0 - not the simple_str_match fallback (which would give 1 here).
     def test_final_sigma_scores_zero(self) -> None:
-        from omnieval.metrics.mega import _latex as tex
-        from omnieval.metrics.mega.query import _safe
+        from omnieval.benchmarks.megabench.metrics import _latex as tex
+        from omnieval.benchmarks.megabench.metrics.query import _safe
 
         assert _safe(tex.latex_expr_equality, "ς", "ς", strict=False) == 0.0
         assert _safe(tex.text_with_latex_expr_equality, "x $ς$", "x $ς$", strict=False) == 0.0
@@ -50,8 +50,8 @@ class TestLatexNormalisationErrors:
     # ``replace_macrons_with_latex_overline`` does ``result[-1] = ...`` for a combining macron;
     # at the very start ``result`` is empty: IndexError, likewise uncaught -> 0.
     def test_leading_combining_macron_scores_zero(self) -> None:
-        from omnieval.metrics.mega import _latex as tex
-        from omnieval.metrics.mega.query import _safe
+        from omnieval.benchmarks.megabench.metrics import _latex as tex
+        from omnieval.benchmarks.megabench.metrics.query import _safe
 
         assert _safe(tex.latex_expr_equality, "\u0304x", "x", strict=False) == 0.0
         assert _safe(tex.latex_expr_equality, "x\u0304", "\\overline{x}", strict=False) == 1.0
@@ -65,21 +65,21 @@ class TestProgramJudgeEnvironment:
     # evaluator's Python environment, so stdlib modules that use importlib internally
     # (dataclasses, pprint) and installed packages (numpy) import normally.
     def test_module_globals_visible_without_guard(self) -> None:
-        from omnieval.metrics.mega._program import run_program
+        from omnieval.benchmarks.megabench.metrics._program import run_program
 
         assert run_program("print(json.dumps([1, 2]))", []) == "[1, 2]"
         assert run_program("def f():\n    return json.dumps(2)\nprint(f())", []) == "2"
         assert run_program("print(__name__)", []) == "metrics.scoring.program_judge"
 
     def test_stdlib_and_installed_packages_import(self) -> None:
-        from omnieval.metrics.mega._program import run_program
+        from omnieval.benchmarks.megabench.metrics._program import run_program
 
         code = "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int\nprint(P(int(input())).x)"
         assert run_program(code, ["7"]) == "7"
         assert run_program("import numpy as np\nprint(int(np.array([1, 2]).sum()))", []) == "3"
 
     def test_dangerous_imports_stay_blocked(self) -> None:
-        from omnieval.metrics.mega._program import run_program
+        from omnieval.benchmarks.megabench.metrics._program import run_program
 
         assert run_program("import subprocess\nprint(1)", []).startswith("ERROR during execution")
         assert run_program("import importlib\nprint(1)", []).startswith("ERROR during execution")
@@ -88,7 +88,7 @@ class TestProgramJudgeEnvironment:
     def test_input_items_are_joined_then_split_into_lines(self) -> None:
         # CodeTester.run_user_code: input_str = "\n".join(input_data) + "\n", and input() is
         # patched with input_str.splitlines(): an item "1\n2" yields two input() lines.
-        from omnieval.metrics.mega._program import program_judge
+        from omnieval.benchmarks.megabench.metrics._program import program_judge
 
         code = "a = input()\nb = input()\nprint(int(a) + int(b))"
         assert program_judge(code, {"test_case": [{"input": ["1\n2"], "expected": "3"}]}) == 1.0
@@ -117,7 +117,7 @@ class TestSyllableEnumerationBudget:
     # 15 "the" (3 pronunciations each) is 3**15 = 14.3 M combinations x 15 words, far past 10 s
     # (about 1 us per word-combination), so the original times out and scores the constraint 0.
     def test_runaway_enumeration_scores_zero(self) -> None:
-        from omnieval.metrics.mega._constrained import check_constraint
+        from omnieval.benchmarks.megabench.metrics._constrained import check_constraint
 
         assert check_constraint(" ".join(["the"] * 15), "syllables", "[15]") == 0.0
         assert check_constraint(" ".join(["the"] * 8), "syllables", "[8]") == 1.0  # 6561 combinations
@@ -128,8 +128,8 @@ class TestCaseInsensitiveNonStringGold:
     # then calls ``response.lower()`` and ``correct_answer.lower()``: a non-string gold (e.g. the
     # int 5 in a JSON answer) raises AttributeError, which the evaluator scores 0.
     def test_int_gold_scores_zero(self) -> None:
-        from omnieval.metrics.mega import _strings as txt
-        from omnieval.metrics.mega.query import _safe
+        from omnieval.benchmarks.megabench.metrics import _strings as txt
+        from omnieval.benchmarks.megabench.metrics.query import _safe
 
         assert _safe(txt.exact_str_match_case_insensitive, "5", 5, strict=False) == 0.0
         assert _safe(txt.exact_str_match_case_insensitive, 5, 5, strict=False) == 0.0
@@ -139,8 +139,8 @@ class TestCaseInsensitiveNonStringGold:
     # CodeResultExactStrMatch and MultipleReferencePhraseEval call ``.strip()``/``.replace`` on the
     # gold directly: a non-string gold is an AttributeError there, scored 0.
     def test_other_string_metrics_fail_on_non_string_gold(self) -> None:
-        from omnieval.metrics.mega import _strings as txt
-        from omnieval.metrics.mega.query import _safe
+        from omnieval.benchmarks.megabench.metrics import _strings as txt
+        from omnieval.benchmarks.megabench.metrics.query import _safe
 
         for fn in (txt.simple_str_match, txt.multi_ref_phrase, txt.code_result_exact_str_match):
             assert _safe(fn, "5", 5, strict=False) == 0.0

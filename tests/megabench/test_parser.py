@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from omnieval.benchmarks.megabench.metrics._convert import parse_json
 from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.errors import ParseError
-from omnieval.metrics.mega._convert import parse_json
 from omnieval.types import Sample
 
 

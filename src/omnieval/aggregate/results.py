@@ -281,12 +281,14 @@ def compute_results(
     """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for. ``extra``
     adds the run's own facts; it never overrides a value computed here (re-scoring passes the old document)."""
     from omnieval import __version__
+    from omnieval.types.files import RESULTS_SCHEMA_VERSION
 
     per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()
     for block in per_task.values():
         totals.update(block["states"])
     computed = {
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "model": model,
         "omnieval_version": __version__,
         "tasks": per_task,

@@ -1,15 +1,6 @@
 """Benchmark content: one folder per suite, data plus small registered plugins.
 
-The engine never imports this package; :func:`omnieval.registry.load_plugins` does.
+Each suite is an ``omnieval.plugins`` entry point in pyproject.toml, like a third-party plugin; the
+engine never imports this package, and :mod:`omnieval.registry` imports a suite only when a lookup
+needs it.
 """
-
-import importlib
-
-_SUITES = ("demo", "megabench", "mera", "marker", "synthetic", "art", "pollux")
-
-for _suite in _SUITES:
-    try:
-        importlib.import_module(f"{__name__}.{_suite}")
-    except ModuleNotFoundError as _exc:  # a suite folder not written yet
-        if _exc.name != f"{__name__}.{_suite}":
-            raise

@@ -57,6 +57,17 @@ def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run
     Console(width=120).print(results_table(results))
 
 
+@app.command("schema")
+def schema_command(
+    kind: Annotated[str, Arg(help="results, record (a samples.jsonl line), manifest or leaderboard.")],
+) -> None:
+    """Print the JSON Schema of one of a run's files (versioned by its schema_version)."""
+    from omnieval.types.files import json_schema
+
+    with friendly_errors():
+        print_json(json_schema(kind))
+
+
 @app.command("tasks")
 def tasks_command(json_out: Annotated[bool, Opt("--json", help="Machine-readable output.")] = False) -> None:
     """List registered tasks: modality, size, metrics, version."""
@@ -99,7 +110,7 @@ def leaderboard_command(
 ) -> None:
     """Build a leaderboard from several runs' results."""
     from omnieval.aggregate import labelled, schemes
-    from omnieval.store import read_json
+    from omnieval.types.files import checked_json
 
     with friendly_errors():
         results = []
@@ -107,7 +118,7 @@ def leaderboard_command(
             path = run_dir / "results.json" if run_dir.is_dir() else run_dir
             if not path.exists():
                 fail(f"{path} not found: is {run_dir} a finished run directory?")
-            results.append(labelled({**read_json(path), "run_dir": str(run_dir)}))
+            results.append(labelled({**checked_json(path, "results"), "run_dir": str(run_dir)}))
         options = parse_kv(option, option="--option")
         if weighting is not None:
             options["weighting"] = weighting
@@ -162,11 +173,22 @@ def _mount_suites() -> None:
         app.add_typer(sub, name=name)
 
 
+def _list_suites() -> None:
+    """A placeholder group per ``omnieval.cli`` entry point: its name and how to see its commands."""
+    from importlib import metadata
+
+    for entry in metadata.entry_points(group="omnieval.cli"):
+        hint = f"Commands of the {entry.name} suite: omnieval {entry.name} --help"
+        app.add_typer(typer.Typer(help=hint), name=entry.name)
+
+
 def main() -> None:
     """Console-script entry point."""
     import sys
 
     builtin = {c.name for c in app.registered_commands if c.name}
-    if len(sys.argv) <= 1 or sys.argv[1] not in builtin:  # suites load only when they may be needed
+    if len(sys.argv) <= 1 or sys.argv[1] in ("--help", "-h"):
+        _list_suites()  # the top-level help names the suites' groups without importing any suite
+    elif sys.argv[1] not in builtin:  # suites load only when they may be needed
         _mount_suites()
     app()

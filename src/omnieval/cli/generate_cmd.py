@@ -20,7 +20,6 @@ from typing import Annotated, Any
 import typer
 
 from omnieval.cli._common import fail, friendly_errors, parse_kv
-from omnieval.store.staging import staged_dir
 
 __all__ = ["generate_command", "private_seed", "redact_seed"]
 
@@ -84,6 +83,8 @@ def _generate(suite: str, output: Path, options: dict[str, Any], *, force: bool,
     output = output.expanduser().resolve()
     if output.exists() and any(output.iterdir()) and not force:
         fail(f"{output} exists and is not empty; use --force to replace it")
+    from omnieval.store.staging import staged_dir  # here: importing it loads the data model, --help need not
+
     with staged_dir(output, replace=force) as tmp:
         produced = Path(fn(tmp, **options)).resolve()
         if not produced.is_relative_to(tmp) or not produced.is_file():

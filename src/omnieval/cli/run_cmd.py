@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from omnieval.cli._common import comma_joined, fail, friendly_errors, generation_overrides, parse_kv
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
+
+if TYPE_CHECKING:
+    from omnieval.executors import ExecutorOptions
 
 __all__ = ["run_command"]
 
@@ -124,7 +127,7 @@ def runtime_env_option(value: str | None) -> dict[str, object] | None:
     return env
 
 
-def executor_options(kind: str, **fields: object) -> object:
+def executor_options(kind: str, **fields: object) -> ExecutorOptions:
     """``--executor`` and its options, checked (an unknown executor is a one-line error)."""
     from omnieval.executors import ExecutorOptions
 
@@ -137,6 +140,7 @@ def _run(config: object, executor: object = None) -> None:
     from rich.console import Console
 
     from omnieval.api import evaluate
+    from omnieval.library import error_rate_failure
     from omnieval.reports import results_table
 
     started = time.perf_counter()
@@ -145,17 +149,13 @@ def _run(config: object, executor: object = None) -> None:
     console.print(results_table(results))
     console.print(f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times overlap)")
     console.print(f"report: {outcome.output / 'report.html'}")
-    rate = config.max_error_rate  # type: ignore[attr-defined]
     states = results["states"]
     total = sum(states.values())
     _warn_on_errors(results)
     warn_unknown_sample_ids(outcome.unknown_sample_ids)
-    if rate is not None and total and states.get("error", 0) / total > rate:
-        print(f"omnieval: error rate {states['error'] / total:.3f} exceeds --max-error-rate {rate}", file=sys.stderr)
-        raise typer.Exit(3)
-    answered = total - states.get("skipped", 0)
-    if rate is None and answered and states.get("error", 0) == answered:
-        print(f"omnieval: every one of the {answered} samples ended in error (see the warnings above)", file=sys.stderr)
+    failure = error_rate_failure(results, max_error_rate=config.max_error_rate)  # type: ignore[attr-defined]
+    if failure is not None:
+        print(f"omnieval: {failure}", file=sys.stderr)
         raise typer.Exit(3)
     if total == 0 and not any(outcome.states.values()):
         fail("no samples were selected (check --limit / --sample-ids)", code=1)

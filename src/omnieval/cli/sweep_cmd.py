@@ -54,6 +54,7 @@ def sweep_command(
     """
     from omnieval.backends import BackendOptions
     from omnieval.executors.sweep import load_sweep, run_dir_name
+    from omnieval.library import run_sweep
     from omnieval.runner import RunConfig
 
     how = executor_options(executor, ray_address=ray_address, runtime_env=runtime_env_option(ray_runtime_env), workers=workers, gpus_per_replica=gpus_per_replica,
@@ -70,7 +71,7 @@ def sweep_command(
             ))
             for m in spec.models
         ]  # fmt: skip
-        runs = _run_all(configs, how, models_at_once=spec.models_at_once, quiet=quiet)
+        runs = run_sweep(configs, how, models_at_once=spec.models_at_once, quiet=quiet)
         _write_boards(output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out)
     failed = [r for r in runs if r.status != "finished"]
     if failed:
@@ -79,62 +80,17 @@ def sweep_command(
              "run the same command again to resume (finished models are not recomputed)")  # fmt: skip
 
 
-def _run_model(config: Any, how: Any, progress: Any, *, judges: Any = None) -> dict[str, Any]:
-    from omnieval.api import evaluate
-
-    _, results = evaluate(config, executor=how, progress=progress, judges=judges)
-    return {**results, "run_dir": str(config.output)}
-
-
-def _run_all(configs: list[tuple[str, Any]], how: Any, *, models_at_once: int | None, quiet: bool) -> list[Any]:
-    """On Ray several models at once (each with its share of the cluster); locally one after another."""
-    import functools
-
-    from omnieval.executors.sweep_runner import plan_runs, run_models, shared_gates, shared_judges
-
-    started = False
-    resources = None
-    if how.kind == "ray":
-        from omnieval.executors.ray_executor import connect
-
-        started = connect(how)
-        import ray
-
-        resources = ray.cluster_resources()
-    try:
-        with shared_judges(configs, how, resources=resources) as (judges, free):
-            runs, at_once = plan_runs(configs, how, models_at_once=models_at_once, resources=free)
-            with shared_gates(runs):
-                run_model = functools.partial(_run_model, judges=judges)
-                return run_models(runs, models_at_once=at_once, run_model=run_model, quiet=quiet)
-    finally:
-        if started:
-            import ray
-
-            ray.shutdown()
-
-
 def _write_boards(output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any], json_out: bool) -> None:
     """leaderboard.json: a row per model (failed ones too, with their status), their run directories,
     the failures' errors and any scheme's board over the finished models."""
     from omnieval.cli.listing import print_board
-    from omnieval.executors.sweep import board
-    from omnieval.store import write_json
+    from omnieval.library import write_leaderboard
 
-    finished = [r.results for r in runs if r.results is not None]
-    table = board([(r.name, r.results or {"model": r.config.model, "status": r.status}) for r in runs])
-    extra = {}
-    if scheme is not None and finished:
-        from omnieval.aggregate import schemes
-
-        extra = {scheme: schemes.get(scheme)(finished, **options)}
-    document = {**table, "runs": {r.name: str(r.config.output) for r in runs},
-                "failed": {r.name: r.error for r in runs if r.status != "finished"}, "schemes": extra}  # fmt: skip
-    write_json(output / "leaderboard.json", document)
+    document = write_leaderboard(output, runs, scheme=scheme, options=options)
     if json_out:
         print_json(document)
         return
-    print_board(table)
-    for sub in extra.values():
+    print_board({k: v for k, v in document.items() if k not in ("runs", "failed", "schemes")})
+    for sub in document["schemes"].values():
         print_board(sub)
     print(f"leaderboard: {output / 'leaderboard.json'}")

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 
 from omnieval.errors import RegistryError
-from omnieval.registry import Registry
+from omnieval.registry import Registry, load_for
 
 __all__ = ["JudgeTemplate", "get_judge_template", "judge_templates", "register_judge_template"]
 
@@ -63,7 +63,6 @@ def get_judge_template(ref: str) -> JudgeTemplate:
     """``name@version`` exactly, or ``name`` for its newest version; unknown names list close matches."""
     if "@" in ref:
         return judge_templates.get(ref)
-    judge_templates.names()  # loads plugins
-    if ref in _latest:
+    if load_for(ref, lambda: ref in _latest):  # imports only the plugin that can hold it
         return _latest[ref]
     return judge_templates.get(ref)  # raises with close matches

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 
 from omnieval.errors import StoreError
-from omnieval.store import read_json
 from omnieval.types import STATES
+from omnieval.types.files import checked_json
 
 __all__ = ["RunData", "load_run", "read_records_tolerant", "state_names"]
 
@@ -96,10 +96,10 @@ def load_run(run_dir: Path) -> RunData:
     if not samples.exists():
         raise StoreError(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
     records, bad = read_records_tolerant(samples)
-    manifest = read_json(run_dir / "manifest.json") if (run_dir / "manifest.json").exists() else {}
+    manifest = checked_json(run_dir / "manifest.json", "manifest") if (run_dir / "manifest.json").exists() else {}
     notes = []
     if (run_dir / "results.json").exists():
-        results = read_json(run_dir / "results.json")
+        results = checked_json(run_dir / "results.json", "results")
     else:
         results = _results_from_records(records)
         notes.append("no results.json (unfinished run?): task scores are plain means of the readable records")

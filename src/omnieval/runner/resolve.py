@@ -131,7 +131,6 @@ def strict_variant(task: Task) -> Task:
 
 def resolve_tasks(items: Iterable[str], *, strict_metrics: bool = False) -> list[Task]:
     """Every task named, validated, in order, without duplicates."""
-    load_plugins()
     tasks: dict[str, Task] = {}
     for raw in items:
         for piece in (p.strip() for p in raw.split(",")):

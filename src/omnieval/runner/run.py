@@ -34,6 +34,7 @@ from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
+from omnieval.types.files import MANIFEST_SCHEMA_VERSION
 
 __all__ = ["RunOutcome", "run", "run_async"]
 
@@ -229,6 +230,7 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
              judges: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """The run's full effective configuration and environment."""
     return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
         "status": status,
         "started": started,
         "finished": dt.datetime.now(dt.UTC).isoformat() if status != "running" else None,

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from omnieval.backends.base import BackendOptions, InProcessBackend, register_backend
 from omnieval.backends.hf.generation import Item, encode_batch, generate_batch
-from omnieval.backends.hf.loading import Loaded, load_model, resolve_source
+from omnieval.backends.hf.loading import Loaded, load_model, resolve_source, wrap_loaded
 from omnieval.backends.hf.media import prepare_media
 from omnieval.backends.hf.prompting import build_prompt
 from omnieval.backends.hf.scoring import conditioned_nll, score_choices
@@ -51,10 +51,11 @@ class HFBackend(InProcessBackend):
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
     extra_options = HFOptions
 
-    def __init__(self, model: str, *, options: BackendOptions) -> None:
+    def __init__(self, model: str, *, options: BackendOptions, loaded: Loaded | None = None) -> None:
         super().__init__(model, options=options)
-        resolve_source(model, options=options)  # a mistyped path fails now, not once per batch
-        self._loaded: Loaded | None = None
+        if loaded is None:
+            resolve_source(model, options=options)  # a mistyped path fails now, not once per batch
+        self._loaded: Loaded | None = loaded
         self._lock = threading.Lock()
 
     @classmethod
@@ -64,6 +65,13 @@ class HFBackend(InProcessBackend):
         from omnieval.backends.hf.loading import processor_modalities
 
         return processor_modalities(resolve_source(name, options=options)) or cls.modalities
+
+    @classmethod
+    def from_loaded(cls, model: Any, processor: Any, *, options: BackendOptions | None = None) -> HFBackend:
+        """A transformers model and processor (or tokenizer) already in memory, e.g. in a training loop;
+        named after ``model.config.name_or_path``."""
+        name = str(getattr(getattr(model, "config", None), "name_or_path", "") or type(model).__name__)
+        return cls(name, options=options or BackendOptions(), loaded=wrap_loaded(model, processor))
 
     def loaded(self) -> Loaded:
         """Load the model on first use (in the calling worker thread)."""

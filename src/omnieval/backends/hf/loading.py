@@ -17,7 +17,7 @@ from typing import Any
 from omnieval.backends.base import BackendOptions
 from omnieval.errors import BackendError, ConfigError
 
-__all__ = ["HUB_PREFIX", "Loaded", "ModelSource", "gguf_cache_dir", "load_model", "resolve_source"]
+__all__ = ["HUB_PREFIX", "Loaded", "ModelSource", "gguf_cache_dir", "load_model", "resolve_source", "wrap_loaded"]
 
 HUB_PREFIX = "hub:"
 """``hf/hub:ORG/NAME`` fetches from the Hugging Face Hub; any other ``hf/PATH`` must exist locally, so a
@@ -204,6 +204,20 @@ def _from_gguf_cache(src: ModelSource, *, options: BackendOptions) -> ModelSourc
             raise
     shutil.rmtree(tmp, ignore_errors=True)
     return ModelSource(path=str(cache))
+
+
+def wrap_loaded(model: Any, processor: Any) -> Loaded:
+    """A transformers model and its processor (or plain tokenizer) already in memory, prepared as
+    :func:`load_model` prepares what it loads (left padding, a pad token)."""
+    tokenizer = getattr(processor, "tokenizer", None)
+    if tokenizer is None:
+        tokenizer, processor = processor, None
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    device = str(getattr(model, "device", "cpu"))
+    modalities = _modalities(processor)
+    return Loaded(model, tokenizer, processor, device=device, modalities=modalities, source="in-memory")
 
 
 def load_model(model: str, *, options: BackendOptions) -> Loaded:

@@ -28,10 +28,10 @@ from urllib.parse import parse_qs
 
 from omnieval.benchmarks.megabench.judge import judge_config_error
 from omnieval.benchmarks.megabench.judge_protocol import judge_spec
+from omnieval.benchmarks.megabench.metrics._table import JUDGE
 from omnieval.benchmarks.megabench.prompt import detect_cot
 from omnieval.benchmarks.megabench.rows import TASK_FIELDS, RowContext, row_to_sample
 from omnieval.errors import SourceError, TaskFileError
-from omnieval.metrics.mega._table import JUDGE
 from omnieval.sources.ids import IdLedger
 from omnieval.sources.importers import register_importer
 from omnieval.sources.readers import read_located_rows, row_unit

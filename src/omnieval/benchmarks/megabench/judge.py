@@ -21,8 +21,8 @@ import re
 import string
 from typing import Any
 
+from omnieval.benchmarks.megabench.metrics.query import load_mapping
 from omnieval.errors import MetricError
-from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
 from omnieval.parsers.library.scores import drop_reasoning, read_scale_score
 from omnieval.types import MediaRef, Parsed, ParseFailure, ParseOutcome, Sample

@@ -23,9 +23,9 @@ from omnieval.benchmarks.megabench.judge import (
     judge_prompt,
     judged_fields,
 )
+from omnieval.benchmarks.megabench.metrics.query import load_mapping
 from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.judges import CallSpec, JudgeInput, JudgePlan, register_judge_protocol, register_judge_template
-from omnieval.metrics.mega.query import load_mapping
 from omnieval.types import GenerationConfig, JudgeSpec, MetricRef, PluginRef, Sample
 
 __all__ = ["ASCII_TEMPLATE", "JUDGE_KEY", "OPEN_TEMPLATE", "judge_spec", "megabench_ascii_art", "megabench_open"]

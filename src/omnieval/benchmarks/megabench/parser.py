@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omnieval.benchmarks.megabench.metrics._convert import evaluate_as_string, fenced_block, parse_json
+from omnieval.benchmarks.megabench.metrics.query import load_mapping
 from omnieval.errors import MetricError, ParseError
-from omnieval.metrics.mega._convert import evaluate_as_string, fenced_block, parse_json
-from omnieval.metrics.mega.query import load_mapping
 from omnieval.parsers import register_parser
 from omnieval.parsers.mega.answer import drop_additional_text, extract_answer_content
 from omnieval.types import Parsed, ParseOutcome, Sample

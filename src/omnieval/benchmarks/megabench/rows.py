@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omnieval.benchmarks.megabench.metrics._convert import str_to_iterable
+from omnieval.benchmarks.megabench.metrics._table import kind_of
 from omnieval.benchmarks.megabench.parser import PARSE_FUNCTIONS, answer_fields
 from omnieval.errors import MetricError, SourceError
-from omnieval.metrics.mega._convert import str_to_iterable
-from omnieval.metrics.mega._table import kind_of
 from omnieval.types import MediaKind, MediaRef, Sample
 
 __all__ = ["REQUIRED", "TASK_FIELDS", "RowContext", "oracle_answer", "row_to_sample"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 from numbers import Number
 from typing import Any
 
-from omnieval.metrics.mega._convert import cast_to_dict, cast_to_set, str_to_list, str_to_set
-from omnieval.metrics.mega._spatial import nbbox_iou_tuple
-from omnieval.metrics.mega._strings import exact_str_match
+from omnieval.benchmarks.megabench.metrics._convert import cast_to_dict, cast_to_set, str_to_list, str_to_set
+from omnieval.benchmarks.megabench.metrics._spatial import nbbox_iou_tuple
+from omnieval.benchmarks.megabench.metrics._strings import exact_str_match
 
 __all__ = [
     "chess_move_list_jaccard_index",

@@ -21,14 +21,14 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from omnieval.metrics.mega._convert import str_to_iterable
-from omnieval.metrics.mega._poetry import (
+from omnieval.benchmarks.megabench.metrics._convert import str_to_iterable
+from omnieval.benchmarks.megabench.metrics._poetry import (
     count_syllables_options,
     is_line_iambic,
     phones_for_word,
     rhyming_part,
 )
-from omnieval.metrics.mega._timeout import MetricTimeout, call_with_timeout
+from omnieval.benchmarks.megabench.metrics._timeout import MetricTimeout, call_with_timeout
 
 __all__ = ["check_constraint", "constrained_generation"]
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from numbers import Number
 from typing import Any
 
-from omnieval.metrics.mega._convert import (
+from omnieval.benchmarks.megabench.metrics._convert import (
     parse_bboxes_from_xml,
     parse_point_from_xml,
     safe_literal,

@@ -4,6 +4,6 @@
 included); ``megabench.<metric>`` exposes each metric on a single field. See docs/megabench.md.
 """
 
-from omnieval.metrics.mega.query import PARITY_VERSION, STRICT_VERSION, score_query
+from omnieval.benchmarks.megabench.metrics.query import PARITY_VERSION, STRICT_VERSION, score_query
 
 __all__ = ["PARITY_VERSION", "STRICT_VERSION", "score_query"]

@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from omnieval.benchmarks.megabench.metrics import _collections as col
+from omnieval.benchmarks.megabench.metrics import _latex as tex
+from omnieval.benchmarks.megabench.metrics import _numeric as num
+from omnieval.benchmarks.megabench.metrics import _spatial as spa
+from omnieval.benchmarks.megabench.metrics import _strings as txt
+from omnieval.benchmarks.megabench.metrics._constrained import constrained_generation
+from omnieval.benchmarks.megabench.metrics._planning import symbolic_planning_test
+from omnieval.benchmarks.megabench.metrics._program import program_judge
 from omnieval.errors import MetricError
-from omnieval.metrics.mega import _collections as col
-from omnieval.metrics.mega import _latex as tex
-from omnieval.metrics.mega import _numeric as num
-from omnieval.metrics.mega import _spatial as spa
-from omnieval.metrics.mega import _strings as txt
-from omnieval.metrics.mega._constrained import constrained_generation
-from omnieval.metrics.mega._planning import symbolic_planning_test
-from omnieval.metrics.mega._program import program_judge
 
 __all__ = ["CONTEXT", "FIELD", "JUDGE", "NOT_SCORED", "WHOLE", "all_names", "kind_of"]
 

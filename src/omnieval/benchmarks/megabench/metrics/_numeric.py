@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from omnieval.metrics.mega._convert import safe_literal, str_to_list
-from omnieval.metrics.mega._strings import simple_str_match
-from omnieval.metrics.mega._timeout import MetricTimeout, call_with_timeout
+from omnieval.benchmarks.megabench.metrics._convert import safe_literal, str_to_list
+from omnieval.benchmarks.megabench.metrics._strings import simple_str_match
+from omnieval.benchmarks.megabench.metrics._timeout import MetricTimeout, call_with_timeout
 
 __all__ = [
     "angle_seq_float_rmse",

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from omnieval.metrics.mega._convert import fenced_block, str_to_iterable
+from omnieval.benchmarks.megabench.metrics._convert import fenced_block, str_to_iterable
 
 __all__ = [
     "bleu",

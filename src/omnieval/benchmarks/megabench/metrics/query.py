@@ -18,10 +18,10 @@ import logging
 import math
 from typing import Any
 
+from omnieval.benchmarks.megabench.metrics._convert import evaluate_as_string
+from omnieval.benchmarks.megabench.metrics._table import all_names, implementation, kind_of
 from omnieval.errors import MetricError
 from omnieval.metrics import register_metric
-from omnieval.metrics.mega._convert import evaluate_as_string
-from omnieval.metrics.mega._table import all_names, implementation, kind_of
 from omnieval.types import ScoringInput
 
 __all__ = ["JUDGED_KEY", "PARITY_VERSION", "QUERY_OUTPUTS", "STRICT_VERSION", "field_scores", "load_mapping", "query_score", "score_query"]

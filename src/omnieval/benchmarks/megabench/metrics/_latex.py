@@ -11,8 +11,8 @@ import re
 import unicodedata
 from typing import Any
 
-from omnieval.metrics.mega._strings import simple_str_match
-from omnieval.metrics.mega._timeout import MetricTimeout, call_with_timeout
+from omnieval.benchmarks.megabench.metrics._strings import simple_str_match
+from omnieval.benchmarks.megabench.metrics._timeout import MetricTimeout, call_with_timeout
 
 __all__ = ["latex_expr_equality", "normalize_latex", "text_with_latex_expr_equality"]
 

@@ -1,0 +1,184 @@
+"""Plugins load lazily and safely: the engine imports no suite, a lookup imports only its own plugin,
+a broken plugin is reported and hides nothing, and concurrent lookups see whole plugins."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+SUITES = "omnieval.benchmarks."
+
+
+def _python(code: str, *, tmp_path: Path, pythonpath: Path | None = None) -> dict[str, object]:
+    """Run ``code`` in a fresh interpreter (sys.modules starts empty) and return the JSON it prints last."""
+    env = None
+    if pythonpath is not None:
+        import os
+
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pythonpath), *sys.path])}
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_core_jsonl_run_imports_no_benchmark_module(tmp_path: Path) -> None:
+    rows = [{"id": str(i), "question": f"{i}+{i}?", "answer": str(2 * i)} for i in range(6)]
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = _python(
+        """
+        import json, sys
+        from pathlib import Path
+        import omnieval.runner, omnieval.metrics, omnieval.parsers
+        from omnieval.api import evaluate
+        from omnieval.backends import BackendOptions
+        from omnieval.runner import RunConfig
+        config = RunConfig(tasks=("jsonl:qa.jsonl",), model="baseline/oracle", output=Path("run"),
+                           backend=BackendOptions(concurrency=2), quiet=True)
+        outcome, results = evaluate(config)
+        print(json.dumps({"score": results["tasks"]["qa"]["score"],
+                          "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks"))}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out == {"score": 1.0, "suites": []}
+
+
+def test_a_suite_name_imports_only_its_own_suite(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import json, sys
+        from omnieval.metrics import metrics
+        from omnieval.parsers import parsers
+        core = "exact_match" in metrics and "number" in parsers
+        before = sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks."))
+        found = "megabench.query_score" in metrics
+        suites = sorted({m.split(".")[2] for m in sys.modules if m.startswith("omnieval.benchmarks.")})
+        print(json.dumps({"core": core, "before": before, "found": found, "suites": suites}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out == {"core": True, "before": [], "found": True, "suites": ["megabench"]}
+
+
+def _broken_plugin(root: Path) -> Path:
+    """A distribution on ``root`` whose ``omnieval.plugins`` entry point raises on import."""
+    root.mkdir()
+    (root / "broken_mod.py").write_text("raise ImportError('needs libfoo 9')\n", encoding="utf-8")
+    info = root / "broken_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: broken-plugin\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text("[omnieval.plugins]\nbroken = broken_mod\n", encoding="utf-8")
+    return root
+
+
+def test_a_broken_plugin_is_reported_and_hides_no_other_plugin(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import json
+        from omnieval.errors import RegistryError
+        from omnieval.metrics import metrics
+        from omnieval.parsers import parsers
+        from omnieval.registry import plugin_failures
+        missing = "broken.parser" in parsers
+        try:
+            parsers.get("no_such_parser")
+            error = ""
+        except RegistryError as exc:
+            error = str(exc)
+        print(json.dumps({"missing": missing, "failures": plugin_failures(), "error": error,
+                          "mera": "mera_ruslun" in metrics, "mega": "megabench.query_score" in metrics}))
+        """,
+        tmp_path=tmp_path,
+        pythonpath=_broken_plugin(tmp_path / "site"),
+    )
+    assert out["missing"] is False and out["mera"] is True and out["mega"] is True
+    reason = out["failures"]["broken"]  # type: ignore[index]
+    assert "broken-plugin" in reason and "needs libfoo 9" in reason and "ImportError" in reason
+    assert "needs libfoo 9" in out["error"] and "no_such_parser" in out["error"]  # type: ignore[operator]
+
+
+def test_concurrent_first_lookups_all_see_the_whole_plugin(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import json
+        from concurrent.futures import ThreadPoolExecutor
+        from omnieval.metrics import metrics
+        from omnieval.sources import importers
+        names = ["megabench.query_score", "mera_ruslun", "art.relevant", "clock_time_match", "exact_match"] * 8
+        def look(name):
+            return name in metrics
+        with ThreadPoolExecutor(16) as pool:
+            found = list(pool.map(look, names))
+        print(json.dumps({"found": all(found), "importer": "megabench" in importers}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out == {"found": True, "importer": True}
+
+
+def test_top_level_help_lists_the_suites_without_importing_them(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import contextlib, io, json, sys
+        sys.argv = ["omnieval", "--help"]
+        from omnieval.cli.app import main
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text), contextlib.suppress(SystemExit):
+            main()
+        print(json.dumps({"help": text.getvalue(),
+                          "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks."))}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out["suites"] == []
+    assert all(f"omnieval {name} --help" in str(out["help"]) for name in ("mera", "pollux", "marker", "art"))
+
+
+def test_a_suite_group_still_runs(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "omnieval", "mera", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 0 and "MERA" in proc.stdout
+
+
+def test_a_suite_judge_template_by_bare_name_imports_only_its_suite(tmp_path: Path) -> None:
+    out = _python(
+        """
+        import json, sys
+        from omnieval.judges import get_judge_template
+        core = get_judge_template("binary_equivalence").name
+        before = sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks."))
+        from omnieval.judges.templates import judge_templates
+        mega = next(n.split("@")[0] for n in judge_templates.names() if n.startswith("megabench"))
+        print(json.dumps({"core": core, "before": before, "mega": mega}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out["core"] == "binary_equivalence" and out["before"] == []
+    lookup = _python(
+        f"""
+        import json, sys
+        from omnieval.judges import get_judge_template
+        name = get_judge_template({out["mega"]!r}).name
+        suites = sorted({{m.split(".")[2] for m in sys.modules if m.startswith("omnieval.benchmarks.")}})
+        print(json.dumps({{"name": name, "suites": suites}}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert lookup == {"name": out["mega"], "suites": ["megabench"]}
