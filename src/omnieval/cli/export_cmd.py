@@ -1,0 +1,29 @@
+"""``omnieval export``: a run's results in other tools' formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from omnieval.cli._common import friendly_errors
+
+__all__ = ["export_app"]
+
+export_app = typer.Typer(help="Write a run's results in other tools' formats.", no_args_is_help=True)
+
+
+@export_app.command("hf-eval-results")
+def hf_eval_results_command(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory (holds results.json).")],
+    model_id: Annotated[str, typer.Option("--model-id", help="The model's Hub id, ORG/NAME.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder that receives .eval_results/ and model-index.yaml.")],
+    source_url: Annotated[str | None, typer.Option(help="Where the evaluation can be seen (shown on the Hub).")] = None,
+) -> None:
+    """The Hugging Face Hub's .eval_results/*.yaml (one per task) and a model-card model-index block."""
+    from omnieval.interchange import write_hf_eval_results
+
+    with friendly_errors():
+        for path in write_hf_eval_results(run_dir, model_id=model_id, output=output, source_url=source_url):
+            print(path)
