@@ -9,7 +9,7 @@ import typer
 
 from omnieval.cli._common import friendly_errors
 
-__all__ = ["export_app"]
+__all__ = ["export_app", "push_command"]
 
 export_app = typer.Typer(help="Write a run's results in other tools' formats.", no_args_is_help=True)
 
@@ -27,3 +27,15 @@ def hf_eval_results_command(
     with friendly_errors():
         for path in write_hf_eval_results(run_dir, model_id=model_id, output=output, source_url=source_url):
             print(path)
+
+
+def push_command(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory (holds results.json).")],
+    repo: Annotated[str, typer.Option("--repo", help="The model repository on the Hub, ORG/NAME (must exist).")],
+    revision: Annotated[str | None, typer.Option(help="Branch to commit to (default: main).")] = None,
+) -> None:
+    """Upload the run's .eval_results/*.yaml to a Hub model repo (token: HF_TOKEN or `hf auth login`; HF_ENDPOINT)."""
+    from omnieval.interchange.hub_push import push_eval_results
+
+    with friendly_errors():
+        print(push_eval_results(run_dir, repo=repo, revision=revision))
