@@ -29,6 +29,20 @@ def hf_eval_results_command(
             print(path)
 
 
+@export_app.command("eee")
+def eee_command(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder that receives data/omnieval/DEV/MODEL/UUID.json and _samples.jsonl.")],
+    model_id: Annotated[str | None, typer.Option(help="The model's id in Hub form, ORG/NAME (default: the run's model spec).")] = None,
+) -> None:
+    """Every Eval Ever (schema 0.3.0): one aggregate JSON and one JSONL line per sample."""
+    from omnieval.interchange.eee import write_eee
+
+    with friendly_errors():
+        for path in write_eee(run_dir, output=output, model_id=model_id):
+            print(path)
+
+
 def push_command(
     run_dir: Annotated[Path, typer.Argument(help="A finished run directory (holds results.json).")],
     repo: Annotated[str, typer.Option("--repo", help="The model repository on the Hub, ORG/NAME (must exist).")],
