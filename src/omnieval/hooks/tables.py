@@ -1,4 +1,5 @@
-"""The sample table trackers show: one row per stored record, with the prompt where this run rendered it."""
+"""What trackers show: per-task summary metrics, and a sample table (one row per stored record, with the
+prompt where this run rendered it)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-__all__ = ["SampleRows"]
+__all__ = ["SampleRows", "summary_metrics"]
 
 
 class SampleRows:
@@ -53,3 +54,16 @@ class SampleRows:
             ]
             out.append((cells, media))
         return out
+
+
+def summary_metrics(results: dict[str, Any]) -> dict[str, Any]:
+    """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``, ``TASK/metrics/KEY``."""
+    out: dict[str, Any] = {}
+    for task, block in (results.get("tasks") or {}).items():
+        out[f"{task}/score"] = block["score"]
+        out[f"{task}/n"] = block.get("n", 0)
+        if block.get("ci95"):
+            out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block["ci95"]
+        out.update({f"{task}/states/{s}": n for s, n in (block.get("states") or {}).items()})
+        out.update({f"{task}/metrics/{k}": v for k, v in (block.get("metrics") or {}).items()})
+    return out

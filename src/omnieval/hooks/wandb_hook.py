@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from omnieval.hooks.base import HookInfo, RunHook
-from omnieval.hooks.tables import SampleRows
+from omnieval.hooks.tables import SampleRows, summary_metrics
 
 __all__ = ["WandbHook"]
 
@@ -77,19 +77,6 @@ class WandbHook(RunHook):
             cells = [media_types[m.kind](m.path) for m in media if m.kind in media_types and m.path]
             table.add_data(*row, cells[0] if len(cells) == 1 else (cells or None))
         return table
-
-
-def summary_metrics(results: dict[str, Any]) -> dict[str, Any]:
-    """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``, ``TASK/metrics/KEY``."""
-    out: dict[str, Any] = {}
-    for task, block in (results.get("tasks") or {}).items():
-        out[f"{task}/score"] = block["score"]
-        out[f"{task}/n"] = block.get("n", 0)
-        if block.get("ci95"):
-            out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block["ci95"]
-        out.update({f"{task}/states/{s}": n for s, n in (block.get("states") or {}).items()})
-        out.update({f"{task}/metrics/{k}": v for k, v in (block.get("metrics") or {}).items()})
-    return out
 
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
