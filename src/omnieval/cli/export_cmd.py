@@ -43,6 +43,19 @@ def eee_command(
             print(path)
 
 
+@export_app.command("inspect")
+def inspect_command(
+    run_dir: Annotated[Path, typer.Argument(help="A finished run directory.")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Folder for TASK.eval (default: RUN/inspect).")] = None,
+) -> None:
+    """inspect_ai .eval logs, one per task (open with `inspect view --log-dir DIR`)."""
+    from omnieval.interchange.inspect_log import write_inspect_logs
+
+    with friendly_errors():
+        for path in write_inspect_logs(run_dir, output=output or run_dir / "inspect"):
+            print(path)
+
+
 def push_command(
     run_dir: Annotated[Path, typer.Argument(help="A finished run directory (holds results.json).")],
     repo: Annotated[str, typer.Option("--repo", help="The model repository on the Hub, ORG/NAME (must exist).")],

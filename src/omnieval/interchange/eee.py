@@ -19,7 +19,7 @@ from omnieval.errors import StoreError
 from omnieval.interchange.hf_eval_results import DATASET_KEYS
 from omnieval.store import iter_records, read_json
 
-__all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "write_eee"]
+__all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "run_files", "task_inputs", "write_eee"]
 
 EEE_SCHEMA_VERSION = "0.3.0"
 SCHEMA_DIR = Path(__file__).parent / "schemas" / "eee"
@@ -29,7 +29,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
 
 
-def _run_files(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_files(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     for name in ("results.json", "manifest.json"):
         if not (run_dir / name).exists():
             raise StoreError(f"{run_dir / name} does not exist: not a finished omnieval run directory")
@@ -85,7 +85,7 @@ def _result(task: str, block: dict[str, Any], when: str) -> dict[str, Any]:
     }
 
 
-def _inputs(manifest: dict[str, Any]) -> dict[tuple[str, str], tuple[str, list[str] | None]]:
+def task_inputs(manifest: dict[str, Any]) -> dict[tuple[str, str], tuple[str, list[str] | None]]:
     """``(task, sample_id) → (input text, choices)`` from the run's own tasks (records hold no inputs)."""
     from omnieval.runner import RunConfig, resolve_tasks
 
@@ -150,7 +150,7 @@ def _instance(
 
 def write_eee(run_dir: Path, *, output: Path, model_id: str | None = None) -> tuple[Path, Path]:
     """The aggregate JSON and the per-sample JSONL of ``run_dir`` under ``output``; their paths."""
-    results, manifest = _run_files(run_dir)
+    results, manifest = run_files(run_dir)
     model = model_id or str(results.get("model") or manifest["config"]["model"])
     provider, _, name = model.partition("/")
     started = str(manifest.get("started") or "")
@@ -160,7 +160,7 @@ def write_eee(run_dir: Path, *, output: Path, model_id: str | None = None) -> tu
     folder = output / rel
     folder.mkdir(parents=True, exist_ok=True)
     samples_path = folder / f"{evaluation_id}_samples.jsonl"
-    inputs = _inputs(manifest)
+    inputs = task_inputs(manifest)
     rows = 0
     with samples_path.open("w", encoding="utf-8") as fh:
         for record in iter_records(run_dir / "samples.jsonl"):
