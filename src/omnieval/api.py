@@ -59,8 +59,11 @@ def evaluate(
         dispatcher.close()
         raise
     dispatcher.run_finished(config.output, results)
-    results = results | {"hooks": dispatcher.close()}
+    report = dispatcher.close()
+    results = results | {"hooks": report}
     write_json(config.output / "results.json", results)
+    manifest = read_json(config.output / "manifest.json")
+    write_json(config.output / "manifest.json", manifest | {"hooks": report})
     return outcome, results
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -79,6 +80,8 @@ def test_a_hook_raising_on_every_record_leaves_identical_results_and_is_counted(
     report = hooked.pop("hooks")["Raising"]
     assert report["failures"] == 11  # ten records and the run's end
     assert report["first_error"] == "record: RuntimeError: tracker down"
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["hooks"]["Raising"]["failures"] == 11
     assert hooked["tasks"]["qa"]["score"] == plain["tasks"]["qa"]["score"] == 0.7
     for block in (plain["tasks"]["qa"], hooked["tasks"]["qa"]):
         block.pop("hash")
@@ -171,3 +174,13 @@ def test_cli_log_to_an_uninstalled_extra_is_one_line(tmp_path, qa_task, replay_a
 def test_an_unknown_hook_name_is_refused(tmp_path, qa_task, replay_answers) -> None:
     with pytest.raises(Exception, match="unknown run hook 'wandbb'"):
         evaluate(_config(tmp_path / "run", qa_task, replay_answers, log_to=("wandbb",)))
+
+
+def test_the_cli_names_a_failing_hook_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from omnieval.cli.run_cmd import warn_on_hook_failures
+
+    warn_on_hook_failures(
+        {"wandb": {"failures": 3, "first_error": "record: OSError: x", "events": {}}, "ok": {"failures": 0}}
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hook wandb failed 3 time(s) (first: record: OSError: x)" in err
