@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from omnieval.errors import ConfigError
 from omnieval.hooks.base import HookInfo, RunHook, hooks
 
@@ -57,7 +59,7 @@ class HookDispatcher:
         self.emit("run_started", info)
 
     def record(self, record: Any, *, prompt: str | None = None, media: tuple[Any, ...] = ()) -> None:
-        """``record``: a ``SampleResult`` (dumped to its JSON line on the hook thread) or that line."""
+        """``record``: the JSON line written to ``samples.jsonl`` (parsed on the hook thread) or its dict."""
         self.emit("record", record, prompt=prompt, media=media)
 
     def task_finished(self, task: str, states: dict[str, int]) -> None:
@@ -89,8 +91,8 @@ class HookDispatcher:
     def _loop(self) -> None:
         while (item := self._queue.get()) is not None:
             event, args, kwargs = item
-            if event == "record" and hasattr(args[0], "model_dump"):
-                args = (args[0].model_dump(mode="json"),)
+            if event == "record" and isinstance(args[0], str):
+                args = (orjson.loads(args[0]),)
             for name, hook in self.named:
                 self._call(name, hook, event, args, kwargs)
 

@@ -146,8 +146,8 @@ class _Runner:
         return sample.model_copy(update={"media": tuple(fingerprint(m) for m in sample.media)})
 
     def record(self, ctx: TaskContext, result: SampleResult, sample: Sample, prompt: str | None) -> None:
-        self.writer.write(result)
-        self.hooks.record(result, prompt=prompt, media=sample.media)
+        line = self.writer.write(result)
+        self.hooks.record(line, prompt=prompt, media=sample.media)
         ctx.count(result)
         done = self.done.count(ctx.name) + sum(ctx.states.values())
         self.progress.update(ctx.name, done=done, states=dict(ctx.states))
