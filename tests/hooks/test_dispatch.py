@@ -184,3 +184,24 @@ def test_the_cli_names_a_failing_hook_in_one_line(capsys: pytest.CaptureFixture[
     )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "hook wandb failed 3 time(s) (first: record: OSError: x)" in err
+
+
+def test_after_a_cluster_run_the_hooks_get_this_runs_records_read_back(tmp_path: Path) -> None:
+    """Ray shards write records elsewhere; the records of this invocation (the last n per task) are replayed."""
+    from omnieval.executors import _replay
+    from omnieval.runner import RunOutcome
+
+    out = tmp_path / "run"
+    out.mkdir()
+    lines = [
+        {"task": t, "sample_id": str(i), "state": "ok", "score": 1.0} for t in ("a", "b") for i in range(4)
+    ]
+    (out / "samples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    hook = Recording()
+    dispatcher = HookDispatcher([("rec", hook)])
+    outcome = RunOutcome(out, [], states={"a": {"ok": 1}, "b": {"ok": 3}})  # a: 3 from an earlier invocation
+    _replay(RunConfig(tasks=("x",), model="m/x", output=out), outcome, dispatcher)
+    dispatcher.close()
+    records = [v[0] for k, v in hook.events if k == "record"]
+    assert records == ["3", "1", "2", "3"]
+    assert [v for k, v in hook.events if k == "task_finished"] == [("a", {"ok": 1}), ("b", {"ok": 3})]
