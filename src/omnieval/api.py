@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from omnieval.aggregate import compute_results
 from omnieval.errors import StoreError
 from omnieval.executors import ExecutorOptions, execute
+from omnieval.hooks import NO_HOOKS, HookDispatcher, HookInfo, RunHook, open_hooks
 from omnieval.reports import write_report
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.runner.progress import Progress
@@ -36,12 +38,49 @@ def _judged_tasks(output: Path) -> list[str]:
         return []
 
 
-def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None,
-             progress: Progress | None = None, judges: Any = None) -> tuple[RunOutcome, dict[str, Any]]:  # fmt: skip
+def evaluate(
+    config: RunConfig,
+    *,
+    executor: ExecutorOptions | None = None,
+    progress: Progress | None = None,
+    judges: Any = None,
+    hooks: Sequence[RunHook] = (),
+) -> tuple[RunOutcome, dict[str, Any]]:
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
-    is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray."""
+    is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray, ``hooks``
+    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``)."""
+    dispatcher = open_hooks(config.log_to, hooks)  # an unknown hook or a missing extra fails before the run
+    if not dispatcher:
+        return _evaluate(config, executor=executor, progress=progress, judges=judges)
+    dispatcher.run_started(HookInfo(config.output, config.model_dump(mode="json", exclude=_SECRETS)))
+    try:
+        outcome, results = _evaluate(config, executor=executor, progress=progress, judges=judges, hooks=dispatcher)
+    except BaseException as exc:
+        dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
+        dispatcher.close()
+        raise
+    dispatcher.run_finished(config.output, results)
+    report = dispatcher.close()
+    results = results | {"hooks": report}
+    write_json(config.output / "results.json", results)
+    manifest = read_json(config.output / "manifest.json")
+    write_json(config.output / "manifest.json", manifest | {"hooks": report})
+    return outcome, results
+
+
+_SECRETS: Any = {"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}
+
+
+def _evaluate(
+    config: RunConfig,
+    *,
+    executor: ExecutorOptions | None,
+    progress: Progress | None,
+    judges: Any,
+    hooks: HookDispatcher = NO_HOOKS,
+) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
-    outcome = execute(config, executor=executor, progress=progress, judges=judges)
+    outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous

@@ -10,7 +10,9 @@ import typer
 from omnieval.cli import judge_audit as _judge_audit  # noqa: F401  (adds `judge audit` to the judge group)
 from omnieval.cli import report_cmds
 from omnieval.cli._common import check_run_dirs, fail, friendly_errors, parse_kv, print_json
+from omnieval.cli.export_cmd import export_app, push_command
 from omnieval.cli.generate_cmd import generate_command
+from omnieval.cli.import_cmd import import_app
 from omnieval.cli.judge_agreement import judge_agreement_command
 from omnieval.cli.judge_cmd import judge_app, rejudge_command
 from omnieval.cli.platform_cmd import platform_app, serve_command
@@ -39,6 +41,9 @@ app.add_typer(protect_app, name="protect")
 app.command("serve")(serve_command)
 app.add_typer(platform_app, name="platform")
 app.command("sweep")(sweep_command)
+app.add_typer(export_app, name="export")
+app.command("push")(push_command)
+app.add_typer(import_app, name="import")
 Opt = typer.Option
 Arg = typer.Argument
 

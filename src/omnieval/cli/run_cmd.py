@@ -60,6 +60,7 @@ def run_command(
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
     judge_replicas: Annotated[int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")] = 1,
     judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
+    log_to: Annotated[list[str] | None, Opt("--log-to", help="Send the run to trackers (run hooks): wandb, mlflow; comma-separated or repeated.")] = None,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -93,6 +94,7 @@ def run_command(
             quiet=quiet,
             dry_run=dry_run,
             judge=judge_from_options(judge, judge_options),
+            log_to=tuple(n.strip() for n in comma_joined(log_to).split(",") if n.strip()) if log_to else (),
         )
         check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:
@@ -152,6 +154,7 @@ def _run(config: object, executor: object = None) -> None:
     states = results["states"]
     total = sum(states.values())
     _warn_on_errors(results)
+    warn_on_hook_failures(results.get("hooks") or {})
     warn_unknown_sample_ids(outcome.unknown_sample_ids)
     failure = error_rate_failure(results, max_error_rate=config.max_error_rate)  # type: ignore[attr-defined]
     if failure is not None:
@@ -159,6 +162,19 @@ def _run(config: object, executor: object = None) -> None:
         raise typer.Exit(3)
     if total == 0 and not any(outcome.states.values()):
         fail("no samples were selected (check --limit / --sample-ids)", code=1)
+
+
+def warn_on_hook_failures(report: dict[str, Any]) -> None:
+    """A tracker that failed never failed the run; one line per hook says how often and the first error."""
+    for name, tally in report.items():
+        if isinstance(tally, dict) and tally.get("failures"):
+            print(
+                f"omnieval: hook {name} failed {tally['failures']} time(s) (first: {tally['first_error']}); "
+                "the results above are complete",
+                file=sys.stderr,
+            )
+    if report.get("dropped_events"):
+        print(f"omnieval: {report['dropped_events']} hook event(s) dropped (hooks too slow)", file=sys.stderr)
 
 
 def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.executors.options import ExecutorOptions
+from omnieval.hooks import NO_HOOKS, HookDispatcher
 from omnieval.runner import RunConfig, RunOutcome, run
 from omnieval.runner.progress import Progress
 
@@ -12,14 +13,31 @@ __all__ = ["ExecutorOptions", "execute"]
 
 
 def execute(config: RunConfig, *, executor: ExecutorOptions | None = None, progress: Progress | None = None,
-            judges: Any = None) -> RunOutcome:  # fmt: skip
+            judges: Any = None, hooks: HookDispatcher = NO_HOOKS) -> RunOutcome:  # fmt: skip
     """Run (or resume) ``config`` with the chosen executor; both write the same run directory.
 
     ``progress``: a display shared by several runs (a sweep); only the Ray executor reports into it.
     ``judges``: on Ray, judge gates and pools a sweep started for all its models (a ``JudgesOnCluster``).
+    ``hooks``: receives each finished record; on Ray, the records the shards wrote, read back once they finish.
     """
     if executor is None or executor.kind == "local":
-        return run(config)
+        return run(config, hooks=hooks)
     from omnieval.executors.ray_executor import run_on_ray
 
-    return run_on_ray(config, executor, progress=progress, judges=judges)
+    outcome = run_on_ray(config, executor, progress=progress, judges=judges)
+    if hooks:
+        _replay(config, outcome, hooks)
+    return outcome
+
+
+def _replay(config: RunConfig, outcome: RunOutcome, hooks: HookDispatcher) -> None:
+    """Records written on the cluster this time (the last ``n`` of each task) and each task's end, to the hooks."""
+    from omnieval.store import iter_records
+
+    fresh = {task: sum(states.values()) for task, states in outcome.states.items()}
+    records = list(iter_records(config.output / "samples.jsonl"))
+    for task, n in fresh.items():
+        mine = [r for r in records if r.get("task") == task]
+        for record in mine[len(mine) - n :]:
+            hooks.record(record)
+        hooks.task_finished(task, outcome.states[task])

@@ -72,3 +72,5 @@ class RunConfig(Frozen):
     dry_run: bool = False
     judge: JudgeConfig | None = None
     """The run's judge; ``None`` judges only tasks whose ``judge.model`` names a default."""
+    log_to: tuple[str, ...] = ()
+    """Run hooks by registered name (``--log-to wandb,mlflow``): trackers that receive the run's events."""

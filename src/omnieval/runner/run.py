@@ -19,6 +19,7 @@ from typing import Any
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import OmnievalError
+from omnieval.hooks import NO_HOOKS, HookDispatcher
 from omnieval.judges import Judge
 from omnieval.runner.capability import check_capabilities, plan_capabilities
 from omnieval.runner.config import RunConfig
@@ -85,8 +86,9 @@ def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -
 
 class _Runner:
     def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage, *,
-                 cache_session: str | None = None) -> None:  # fmt: skip
+                 cache_session: str | None = None, hooks: HookDispatcher = NO_HOOKS) -> None:  # fmt: skip
         self.config = config
+        self.hooks = hooks
         self.judges = judges
         self.backend = backend
         self.writer = writer
@@ -146,8 +148,9 @@ class _Runner:
 
         return sample.model_copy(update={"media": tuple(fingerprint(m) for m in sample.media)})
 
-    def record(self, ctx: TaskContext, result: SampleResult) -> None:
-        self.writer.write(result)
+    def record(self, ctx: TaskContext, result: SampleResult, sample: Sample, prompt: str | None) -> None:
+        line = self.writer.write(result)
+        self.hooks.record(line, prompt=prompt, media=sample.media)
         ctx.count(result)
         done = self.done.count(ctx.name) + sum(ctx.states.values())
         retries = self.fetcher.retries + self.judges.retries
@@ -164,13 +167,13 @@ class _Runner:
             history.append((sample, result.response or ""))
             judge = self.judges.for_task(item.ctx.name)
             if judge is None or question is None or not item.ctx.scorer.needs_judge(result):
-                self.record(item.ctx, result)
+                self.record(item.ctx, result, sample, question)
                 continue
 
             async def judged(ctx: TaskContext = item.ctx, sample: Sample = sample, result: SampleResult = result,
                              question: str = question, judge: Judge = judge) -> None:  # fmt: skip
                 record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
-                self.record(ctx, ctx.scorer.with_judgement(sample, result, record))
+                self.record(ctx, ctx.scorer.with_judgement(sample, result, record), sample, question)
 
             await self.judges.submit(judged)
 
@@ -254,11 +257,12 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
 
 
 async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None,
-                    judge_backend: JudgeBackendFactory | None = None, cache_session: str | None = None) -> RunOutcome:  # fmt: skip
+                    judge_backend: JudgeBackendFactory | None = None, cache_session: str | None = None,
+                    hooks: HookDispatcher = NO_HOOKS) -> RunOutcome:  # fmt: skip
     """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
     (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`);
     ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
-    a new one), whose own entries are never hits."""
+    a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop)."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
@@ -278,7 +282,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)
-    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session)
+    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session, hooks=hooks)
     contexts = _contexts(tasks, config, backend, done, judges)
     try:
         with runner.progress:
@@ -287,6 +291,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
             await runner.drive(contexts)
             for ctx in contexts:
                 runner.progress.finish(ctx.name, states=dict(ctx.states))
+                hooks.task_finished(ctx.name, dict(ctx.states))
     finally:
         writer.close()
         if runner.cache is not None:

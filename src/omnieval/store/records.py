@@ -75,9 +75,12 @@ class RecordWriter:
     def __init__(self, fh: IO[str]) -> None:
         self._fh = fh
 
-    def write(self, result: SampleResult) -> None:
-        self._fh.write(result.model_dump_json(exclude_defaults=False) + "\n")
+    def write(self, result: SampleResult) -> str:
+        """Append one record; the JSON line written (run hooks read it back instead of dumping it again)."""
+        line = result.model_dump_json(exclude_defaults=False)
+        self._fh.write(line + "\n")
         self._fh.flush()
+        return line
 
     def close(self) -> None:
         self._fh.close()

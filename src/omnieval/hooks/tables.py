@@ -1,0 +1,69 @@
+"""What trackers show: per-task summary metrics, and a sample table (one row per stored record, with the
+prompt where this run rendered it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+__all__ = ["SampleRows", "summary_metrics"]
+
+
+class SampleRows:
+    """Prompts and media seen by ``record`` (this invocation), joined to every line of ``samples.jsonl``
+    at the end (so a resumed run's table holds the earlier samples too, without their prompts)."""
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "task",
+        "sample_id",
+        "prompt",
+        "response",
+        "target",
+        "score",
+        "state",
+    )
+
+    def __init__(self, *, max_rows: int = 10_000) -> None:
+        self.max_rows = max_rows
+        self.seen: dict[tuple[str, str], tuple[str | None, tuple[Any, ...]]] = {}
+
+    def add(self, record: dict[str, Any], *, prompt: str | None, media: tuple[Any, ...]) -> None:
+        if len(self.seen) < self.max_rows:
+            self.seen[(record["task"], str(record["sample_id"]))] = (prompt, media)
+
+    def rows(self, run_dir: Path) -> list[tuple[list[Any], tuple[Any, ...]]]:
+        """``(cells in COLUMNS order, media refs)`` for at most ``max_rows`` records."""
+        from omnieval.store import iter_records
+
+        out: list[tuple[list[Any], tuple[Any, ...]]] = []
+        for record in iter_records(run_dir / "samples.jsonl"):
+            if len(out) >= self.max_rows:
+                break
+            prompt, media = self.seen.get((record["task"], str(record["sample_id"])), (None, ()))
+            targets = record.get("targets") or []
+            target = targets[0] if len(targets) == 1 else targets
+            cells = [
+                record["task"],
+                str(record["sample_id"]),
+                prompt,
+                record.get("response"),
+                target if isinstance(target, str) else json.dumps(target, ensure_ascii=False),
+                float(record.get("score", 0.0)),
+                record["state"],
+            ]
+            out.append((cells, media))
+        return out
+
+
+def summary_metrics(results: dict[str, Any]) -> dict[str, Any]:
+    """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``, ``TASK/metrics/KEY``."""
+    out: dict[str, Any] = {}
+    for task, block in (results.get("tasks") or {}).items():
+        out[f"{task}/score"] = block["score"]
+        out[f"{task}/n"] = block.get("n", 0)
+        if block.get("ci95"):
+            out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block["ci95"]
+        out.update({f"{task}/states/{s}": n for s, n in (block.get("states") or {}).items()})
+        out.update({f"{task}/metrics/{k}": v for k, v in (block.get("metrics") or {}).items()})
+    return out

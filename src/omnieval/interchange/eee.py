@@ -1,0 +1,205 @@
+"""Every Eval Ever (EEE, schema 0.3.0): one aggregate JSON for the run and one JSONL line per stored sample.
+
+Layout, as EEE's own repository stores it: ``OUT/data/omnieval/DEVELOPER/MODEL/UUID.json`` and
+``UUID_samples.jsonl`` beside it (the aggregate's ``detailed_evaluation_results.file_path`` names that path).
+The schemas are vendored in ``schemas/eee/`` (source and commit in ``SOURCE.md``). Every omnieval request is
+one single-turn interaction (a chain's steps too: each is its own request with the earlier answers as history).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+
+from omnieval.errors import StoreError
+from omnieval.interchange.hf_eval_results import DATASET_KEYS
+from omnieval.store import iter_records, read_json
+
+__all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "run_files", "task_inputs", "write_eee"]
+
+EEE_SCHEMA_VERSION = "0.3.0"
+SCHEMA_DIR = Path(__file__).parent / "schemas" / "eee"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
+
+
+def run_files(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    for name in ("results.json", "manifest.json"):
+        if not (run_dir / name).exists():
+            raise StoreError(f"{run_dir / name} does not exist: not a finished omnieval run directory")
+    return read_json(run_dir / "results.json"), read_json(run_dir / "manifest.json")
+
+
+def _strings(data: dict[str, Any]) -> dict[str, str]:
+    return {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in data.items()}
+
+
+def _source_data(task: str, block: dict[str, Any]) -> dict[str, Any]:
+    meta = block.get("metadata") or {}
+    repo = next((str(meta[k]) for k in DATASET_KEYS if meta.get(k)), None)
+    if repo:
+        return {"dataset_name": task, "source_type": "hf_dataset", "hf_repo": repo}
+    return {"dataset_name": task, "source_type": "other"}
+
+
+def _result(task: str, block: dict[str, Any], when: str) -> dict[str, Any]:
+    metric = str(block.get("score_metric") or "score")
+    details = {
+        "n": block.get("n"),
+        "n_scored": block.get("n_scored"),
+        "states": block.get("states"),
+        "task_version": block.get("version"),
+        "metric_versions": block.get("metric_versions"),
+    }
+    score: dict[str, Any] = {"score": float(block["score"]), "details": _strings(details)}
+    if block.get("ci95"):
+        low, high = block["ci95"]
+        score["uncertainty"] = {
+            "confidence_interval": {
+                "lower": low,
+                "upper": high,
+                "confidence_level": 0.95,
+                "method": "bootstrap",
+            }
+        }
+    return {
+        "evaluation_result_id": task,
+        "evaluation_name": task,
+        "source_data": _source_data(task, block),
+        "evaluation_timestamp": when,
+        "metric_config": {
+            "metric_id": metric,
+            "metric_name": metric,
+            "lower_is_better": False,
+            "score_type": "continuous",
+            "min_score": 0,
+            "max_score": 1,
+        },
+        "score_details": score,
+    }
+
+
+def task_inputs(manifest: dict[str, Any]) -> dict[tuple[str, str], tuple[str, list[str] | None]]:
+    """``(task, sample_id) → (input text, choices)`` from the run's own tasks (records hold no inputs)."""
+    from omnieval.runner import RunConfig, resolve_tasks
+
+    config = RunConfig.model_validate(manifest["config"])
+    out: dict[tuple[str, str], tuple[str, list[str] | None]] = {}
+    for task in resolve_tasks(config.tasks, strict_metrics=config.strict_metrics):
+        for sample in task.iter_samples():
+            choices = [str(c) for c in sample.choices] if sample.choices else None
+            out[(task.name, sample.id)] = (str(sample.input), choices)
+    return out
+
+
+def _instance(
+    record: dict[str, Any], *, evaluation_id: str, model_id: str, inputs: dict[Any, Any]
+) -> dict[str, Any]:
+    key = (record["task"], str(record["sample_id"]))
+    raw, choices = inputs.get(key, ("", None))
+    reference = [
+        t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in record.get("targets") or []
+    ]
+    response = record.get("response") or ""
+    extracted = record.get("extracted")
+    usage = record.get("usage") or {}
+    line: dict[str, Any] = {
+        "schema_version": EEE_SCHEMA_VERSION,
+        "evaluation_id": evaluation_id,
+        "model_id": model_id,
+        "evaluation_name": record["task"],
+        "evaluation_result_id": record["task"],
+        "sample_id": key[1],
+        "sample_hash": hashlib.sha256(json.dumps([raw, reference], ensure_ascii=False).encode()).hexdigest(),
+        "interaction_type": "single_turn",
+        "input": {"raw": raw, "reference": reference, "choices": choices},
+        "output": {
+            "raw": [response],
+            "reasoning_trace": [record["reasoning"]] if record.get("reasoning") else None,
+        },
+        "answer_attribution": [
+            {
+                "turn_idx": 0,
+                "source": "output.raw",
+                "extracted_value": response if extracted is None else str(extracted),
+                "extraction_method": "omnieval parser",
+                "is_terminal": True,
+            }
+        ],
+        "evaluation": {
+            "score": float(record.get("score", 0.0)),
+            "is_correct": float(record.get("score", 0.0)) >= 1.0,
+        },
+        "error": record.get("reason") if record["state"] == "error" else None,
+        "metadata": {
+            "state": record["state"],
+            **({"variant": record["variant"]} if record.get("variant") else {}),
+        },
+    }
+    if usage.get("prompt_tokens") is not None and usage.get("completion_tokens") is not None:
+        p, c = int(usage["prompt_tokens"]), int(usage["completion_tokens"])
+        line["token_usage"] = {"input_tokens": p, "output_tokens": c, "total_tokens": p + c}
+    return line
+
+
+def write_eee(run_dir: Path, *, output: Path, model_id: str | None = None) -> tuple[Path, Path]:
+    """The aggregate JSON and the per-sample JSONL of ``run_dir`` under ``output``; their paths."""
+    results, manifest = run_files(run_dir)
+    model = model_id or str(results.get("model") or manifest["config"]["model"])
+    provider, _, name = model.partition("/")
+    started = str(manifest.get("started") or "")
+    digest = hashlib.sha256(f"{model}\n{started}\n{run_dir.resolve()}".encode()).digest()
+    evaluation_id = str(uuid.UUID(bytes=digest[:16], version=4))
+    rel = Path("data", "omnieval", _slug(provider), _slug(name or provider))
+    folder = output / rel
+    folder.mkdir(parents=True, exist_ok=True)
+    samples_path = folder / f"{evaluation_id}_samples.jsonl"
+    inputs = task_inputs(manifest)
+    rows = 0
+    with samples_path.open("w", encoding="utf-8") as fh:
+        for record in iter_records(run_dir / "samples.jsonl"):
+            line = _instance(record, evaluation_id=evaluation_id, model_id=model, inputs=inputs)
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+            rows += 1
+    when = str(manifest.get("finished") or started)
+    aggregate = {
+        "schema_version": EEE_SCHEMA_VERSION,
+        "evaluation_id": evaluation_id,
+        "evaluation_timestamp": when,
+        "retrieved_timestamp": str((run_dir / "results.json").stat().st_mtime),
+        "source_metadata": {
+            "source_name": "omnieval run",
+            "source_type": "evaluation_run",
+            "source_organization_name": "omnieval",
+            "evaluator_relationship": "other",
+            "additional_details": {"run_dir": run_dir.name},
+        },
+        "eval_library": {"name": "omnieval", "version": str(results.get("omnieval_version") or "unknown")},
+        "model_info": {
+            "name": name or model,
+            "id": model,
+            "developer": provider,
+            "additional_details": {
+                "deployment_type": "unknown",
+                "model_availability": "unknown",
+                "omnieval_spec": str(manifest["config"]["model"]),
+            },
+        },
+        "evaluation_results": [_result(t, b, when) for t, b in (results.get("tasks") or {}).items()],
+        "detailed_evaluation_results": {
+            "format": "jsonl",
+            "file_path": (rel / samples_path.name).as_posix(),
+            "hash_algorithm": "sha256",
+            "checksum": hashlib.sha256(samples_path.read_bytes()).hexdigest(),
+            "total_rows": rows,
+        },
+    }
+    aggregate_path = folder / f"{evaluation_id}.json"
+    aggregate_path.write_text(json.dumps(aggregate, ensure_ascii=False, indent=2), encoding="utf-8")
+    return aggregate_path, samples_path

@@ -1,0 +1,82 @@
+"""``omnieval export inspect``: one inspect_ai ``.eval`` log per task, written with inspect_ai's own log types
+and writer, so ``inspect view`` opens it. Each sample: the task's input as the user message, the model's
+response as the assistant message and output, omnieval's score under the scorer ``omnieval``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omnieval.interchange.eee import run_files, task_inputs
+from omnieval.store import iter_records
+
+__all__ = ["write_inspect_logs"]
+
+
+def _sample(record: dict[str, Any], *, model: str, inputs: dict[Any, Any]) -> Any:
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
+    from inspect_ai.scorer import Score
+
+    text, choices = inputs.get((record["task"], str(record["sample_id"])), ("", None))
+    response = record.get("response") or ""
+    targets = [t if isinstance(t, str) else str(t) for t in record.get("targets") or []]
+    extracted = record.get("extracted")
+    return EvalSample(
+        id=str(record["sample_id"]),
+        epoch=1,
+        input=text,
+        choices=choices,
+        target=targets,
+        messages=[ChatMessageUser(content=text), ChatMessageAssistant(content=response, model=model)],
+        output=ModelOutput.from_content(model=model, content=response),
+        scores={
+            "omnieval": Score(
+                value=float(record.get("score", 0.0)),
+                answer=None if extracted is None else str(extracted),
+                explanation=record.get("reason"),
+                metadata={"state": record["state"]},
+            )
+        },
+        metadata={"state": record["state"], "variant": record.get("variant")},
+    )
+
+
+def _log(task: str, block: dict[str, Any], samples: list[Any], *, model: str, created: str) -> Any:
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec
+
+    metrics = {"mean": EvalMetric(name="mean", value=float(block["score"]))}
+    if block.get("ci95"):
+        metrics["ci95_low"] = EvalMetric(name="ci95_low", value=float(block["ci95"][0]))
+        metrics["ci95_high"] = EvalMetric(name="ci95_high", value=float(block["ci95"][1]))
+    spec = EvalSpec(
+        created=created,
+        task=task,
+        dataset=EvalDataset(name=task, samples=len(samples)),
+        model=model,
+        config=EvalConfig(),
+        metadata={"exported_from": "omnieval", "score_metric": block.get("score_metric")},
+    )
+    score = EvalScore(name="omnieval", scorer="omnieval", metrics=metrics)
+    results = EvalResults(total_samples=len(samples), completed_samples=len(samples), scores=[score])
+    return EvalLog(status="success", eval=spec, results=results, samples=samples)
+
+
+def write_inspect_logs(run_dir: Path, *, output: Path) -> list[Path]:
+    """``output/TASK.eval`` for each task of the run; the paths written."""
+    from inspect_ai.log import write_eval_log
+
+    results, manifest = run_files(run_dir)
+    model = str(results.get("model") or manifest["config"]["model"])
+    inputs = task_inputs(manifest)
+    by_task: dict[str, list[Any]] = {}
+    for record in iter_records(run_dir / "samples.jsonl"):
+        by_task.setdefault(record["task"], []).append(_sample(record, model=model, inputs=inputs))
+    output.mkdir(parents=True, exist_ok=True)
+    written = []
+    for task, block in (results.get("tasks") or {}).items():
+        path = output / f"{task.replace('/', '__')}.eval"
+        log = _log(task, block, by_task.get(task, []), model=model, created=str(manifest.get("started")))
+        write_eval_log(log, str(path), format="eval")
+        written.append(path)
+    return written
