@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import inspect
+import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Any, Generic, TypeVar
@@ -75,14 +76,32 @@ _BUILTIN_PLUGIN_MODULES = (
     "omnieval.benchmarks",
 )
 _loaded = False
+_loading = False
+_load_lock = threading.RLock()
 
 
 def load_plugins() -> None:
-    """Import built-in plugin modules and entry-point plugins once."""
-    global _loaded
+    """Import built-in plugin modules and entry-point plugins once, completely, under a lock.
+
+    Threads calling at once wait for the first to finish (a half-loaded registry would answer "unknown"),
+    and the loaded flag is set only once every import succeeded. A plugin that asks again while it is
+    being imported (same thread) gets the registry as it stands.
+    """
+    global _loaded, _loading
     if _loaded:
         return
-    _loaded = True
+    with _load_lock:
+        if _loaded or _loading:
+            return
+        _loading = True
+        try:
+            _import_plugins()
+            _loaded = True
+        finally:
+            _loading = False
+
+
+def _import_plugins() -> None:
     for module in _BUILTIN_PLUGIN_MODULES:
         try:
             importlib.import_module(module)

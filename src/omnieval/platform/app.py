@@ -26,6 +26,9 @@ def create_app(settings: Settings) -> Any:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from omnieval.registry import load_plugins
+
+        load_plugins()  # complete before the first request is accepted: no request sees a half-loaded registry
         worker = Worker(db, settings) if settings.worker else None
         if worker:
             worker.start()

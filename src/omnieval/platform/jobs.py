@@ -12,12 +12,14 @@ import logging
 import threading
 import time
 import uuid
+import zipfile
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
+from omnieval.errors import SubmissionError
 from omnieval.platform.db import Database
 from omnieval.platform.models import Benchmark, Job, Submission
 from omnieval.platform.settings import Settings
@@ -90,6 +92,26 @@ def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str,
             raise _ClaimLost
 
 
+ARCHIVE_FAULTS: tuple[type[BaseException], ...] = (ValueError, KeyError, TypeError, zipfile.BadZipFile, SubmissionError)
+"""Errors that are the archive's own fault: the job fails at once. Anything else (a plugin missing, the disk,
+the database) is the server's and the job is retried, up to ``Settings.max_attempts``."""
+
+
+def _release(db: Database, job_id: int, claim: str, *, delay_s: float) -> None:
+    """Hand a job back for a retry after ``delay_s``: its lease moves to a claim nobody holds."""
+    with db.session() as session:
+        held = _count(session.execute(
+            update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
+            .values(claim=uuid.uuid4().hex, lease_until=time.time() + delay_s)
+        ))  # fmt: skip
+        if held == 1:
+            submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
+            session.execute(
+                update(Submission).where(Submission.id == submission_id, Submission.status != "scored")
+                .values(status="queued")
+            )  # fmt: skip
+
+
 def run_one(db: Database, settings: Settings) -> bool:
     """Claim and score one job; False when the queue had nothing due."""
     from omnieval.platform.scoring import score_submission
@@ -103,12 +125,19 @@ def run_one(db: Database, settings: Settings) -> bool:
         assert submission is not None
         benchmark = session.get(Benchmark, submission.benchmark_id)
         upload, model = Path(submission.upload), submission.model_name
+        attempts = session.scalar(select(Job.attempts).where(Job.id == job_id)) or 1
     results = error = None
     try:
         results = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
-    except Exception as exc:  # a bad archive fails its own job, never the worker
+    except ARCHIVE_FAULTS as exc:  # a bad archive fails its own job, never the worker
         log.warning("job %s: scoring failed (%s)", job_id, type(exc).__name__)
         error = f"scoring failed: {type(exc).__name__}"
+    except Exception as exc:  # the server's fault: try again later, and fail only when it keeps failing
+        log.exception("job %s: internal error on attempt %s", job_id, attempts)
+        if attempts < settings.max_attempts:
+            _release(db, job_id, claim, delay_s=settings.retry_s)
+            return True
+        error = f"scoring failed after {attempts} attempts: {type(exc).__name__}"
     if settings.hold_s:
         time.sleep(settings.hold_s)
     _finish(db, job_id, claim, results=results, error=error)

@@ -27,6 +27,10 @@ class Settings:
     lease_s: float = 30.0
     """A claimed job not finished within its lease is reclaimed by another worker (crash recovery)."""
     poll_s: float = 0.2
+    max_attempts: int = 3
+    """A job whose scoring hits an internal (server) error is retried up to this many attempts in all."""
+    retry_s: float = 5.0
+    """Wait before such a retry."""
     login_limit: tuple[int, float] = (10, 60.0)
     """At most N login attempts per username and client within S seconds."""
     upload_limit: tuple[int, float] = (20, 60.0)
