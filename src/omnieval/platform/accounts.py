@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from omnieval.platform.models import ROLES, ApiToken, User
 
-__all__ = ["AccountError", "authenticate", "create_user", "issue_token", "user_for_token"]
+__all__ = ["AccountError", "approve_user", "authenticate", "create_user", "issue_token", "user_for_token"]
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.@+-]{3,64}$")  # e-mail addresses are valid names
 MIN_PASSWORD = 8
@@ -27,7 +27,11 @@ def _hasher():  # type: ignore[no-untyped-def]
     return PasswordHasher()
 
 
-def create_user(session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None) -> User:
+def create_user(
+    session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None,
+    approved: bool = True,
+) -> User:  # fmt: skip
+    """A new account; ``approved=False`` (self-registration in approval mode) cannot log in until approved."""
     if not USERNAME.match(username):
         raise AccountError("username: 3-64 characters of letters, digits, '_', '.', '@', '+', '-'")
     if len(password) < MIN_PASSWORD:
@@ -36,9 +40,17 @@ def create_user(session: Session, *, username: str, password: str, role: str = "
         raise AccountError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
     if session.scalar(select(User).where(User.username == username)) is not None:
         raise AccountError(f"username {username!r} is taken")
-    user = User(username=username, password_hash=_hasher().hash(password), role=role, panel=panel)
+    user = User(username=username, password_hash=_hasher().hash(password), role=role, panel=panel, approved=approved)
     session.add(user)
     session.flush()
+    return user
+
+
+def approve_user(session: Session, *, username: str) -> User:
+    user = session.scalar(select(User).where(User.username == username))
+    if user is None:
+        raise AccountError(f"no user {username!r}")
+    user.approved = True
     return user
 
 

@@ -17,7 +17,7 @@ from omnieval.platform import service
 from omnieval.platform.accounts import AccountError, authenticate, create_user, issue_token, user_for_token
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import InvalidSubmission, accept_upload
+from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
 
 __all__ = ["router"]
 
@@ -87,9 +87,11 @@ def client_key(request: Request) -> str:
 
 
 @router.post("/auth/register", status_code=201)
-def register(body: Credentials, session: SessionDep) -> dict[str, Any]:
+def register(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
+    _limited(request, "register", client_key(request))
+    approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=body.username, password=body.password)
+        user = create_user(session, username=body.username, password=body.password, approved=not approval)
     except AccountError as exc:
         raise HTTPException(409 if "taken" in str(exc) else 422, str(exc)) from None
     return {"id": user.id, "username": user.username, "role": user.role}
@@ -101,6 +103,8 @@ def token(body: Credentials, request: Request, session: SessionDep) -> dict[str,
     user = authenticate(session, username=body.username, password=body.password)
     if user is None:
         raise HTTPException(401, "wrong username or password")
+    if not user.approved:
+        raise HTTPException(403, "this account is waiting for an administrator's approval")
     return {"token": issue_token(session, user)}
 
 
@@ -123,7 +127,10 @@ def submit(
 ) -> dict[str, int]:  # fmt: skip
     _limited(request, "upload", str(user.id))
     try:
-        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
+        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file,
+                            model=model, client=client_key(request))  # fmt: skip
+    except QuotaExceeded as exc:
+        raise HTTPException(429, str(exc)) from None
     except InvalidSubmission as exc:
         raise HTTPException(422, {"message": str(exc), "report": exc.report}) from None
     except UploadError as exc:
@@ -154,7 +161,9 @@ def publish(submission_id: SubmissionId, body: PublishRequest, session: SessionD
 def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
     if not service.can_review(user):
         raise HTTPException(403, "only reviewers and admins review submissions")
-    return {"submissions": [service.submission_view(session, r) for r in service.review_queue(session)]}
+    return {
+        "submissions": [service.submission_view(session, r) | {"flag": r.flag} for r in service.review_queue(session)]
+    }
 
 
 @router.post("/reviews/{submission_id}")

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from omnieval.errors import SubmissionError
 from omnieval.platform.db import Database
 from omnieval.platform.models import Benchmark, Job, Submission
+from omnieval.platform.policy import Policy, near_identical
 from omnieval.platform.settings import Settings
 
 __all__ = ["Worker", "claim_next", "enqueue", "run_one"]
@@ -61,17 +62,51 @@ class _ClaimLost(Exception):
     """The lease expired and another worker owns the job now, or the submission is already scored."""
 
 
-def _finish(db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None) -> bool:
-    """Commit the outcome only if the claim still holds and the submission is unscored."""
+def _finish(
+    db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None,
+    probe: tuple[dict[str, Any], Policy] | None = None,
+) -> bool:  # fmt: skip
+    """Commit the outcome only if the claim still holds and the submission is unscored.
+
+    ``probe`` (the answers' fingerprint and the benchmark's policy) is stored and checked with the result.
+    """
     try:
-        _commit_outcome(db, job_id, claim, results=results, error=error)
+        _commit_outcome(db, job_id, claim, results=results, error=error, probe=probe)
     except _ClaimLost:
         log.warning("job %s: claim lost before commit; the new claimant scores it", job_id)
         return False
     return True
 
 
-def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None) -> None:
+def _probe_flag(session: Session, row: Submission, fp: dict[str, Any], policy: Policy) -> str | None:
+    """Why ``row`` looks like a probe: near-identical answer sets from the same user or client this week."""
+    related = Submission.user_id == row.user_id
+    if row.client:
+        related = or_(related, Submission.client == row.client)
+    earlier = session.scalars(
+        select(Submission).where(
+            related, Submission.benchmark_id == row.benchmark_id, Submission.id != row.id,
+            Submission.fingerprint.is_not(None), Submission.created_at > row.created_at - PROBE_WINDOW_S,
+        ).order_by(Submission.id.desc()).limit(PROBE_LOOKBACK)
+    ).all()  # fmt: skip
+    close = [o.id for o in earlier if near_identical(fp, o.fingerprint or {}, max_diff=policy.probe_max_diff)]
+    if len(close) < policy.probe_min_matches:
+        return None
+    accounts = len({o.user_id for o in earlier if o.id in close} | {row.user_id})
+    return (
+        f"possible answer probing: near-identical to {len(close)} earlier submissions "
+        f"({', '.join(map(str, sorted(close)))}) from {accounts} related account(s)"
+    )
+
+
+PROBE_WINDOW_S = 7 * 86400.0
+PROBE_LOOKBACK = 100
+
+
+def _commit_outcome(
+    db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None,
+    probe: tuple[dict[str, Any], Policy] | None = None,
+) -> None:  # fmt: skip
     with db.session() as session:
         held = _count(session.execute(
             update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
@@ -80,11 +115,14 @@ def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str,
         if held != 1:
             raise _ClaimLost
         submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
-        values = (
+        values: dict[str, Any] = (
             {"status": "failed", "error": error}
             if error
             else {"status": "scored", "results": results, "times_scored": Submission.times_scored + 1}
         )
+        row = session.get(Submission, submission_id)
+        if probe is not None and row is not None and not error:
+            values |= {"fingerprint": probe[0], "flag": _probe_flag(session, row, *probe)}
         done = _count(session.execute(
             update(Submission).where(Submission.id == submission_id, Submission.status != "scored").values(**values)
         ))
@@ -126,9 +164,11 @@ def run_one(db: Database, settings: Settings) -> bool:
         benchmark = session.get(Benchmark, submission.benchmark_id)
         upload, model = Path(submission.upload), submission.model_name
         attempts = session.scalar(select(Job.attempts).where(Job.id == job_id)) or 1
-    results = error = None
+    policy = settings.policy.merged(benchmark.policy if benchmark else None)
+    results = error = probe = None
     try:
-        results = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
+        results, fp = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
+        probe = (fp, policy)
     except ARCHIVE_FAULTS as exc:  # a bad archive fails its own job, never the worker
         log.warning("job %s: scoring failed (%s)", job_id, type(exc).__name__)
         error = f"scoring failed: {type(exc).__name__}"
@@ -140,7 +180,7 @@ def run_one(db: Database, settings: Settings) -> bool:
         error = f"scoring failed after {attempts} attempts: {type(exc).__name__}"
     if settings.hold_s:
         time.sleep(settings.hold_s)
-    _finish(db, job_id, claim, results=results, error=error)
+    _finish(db, job_id, claim, results=results, error=error, probe=probe)
     return True
 
 

@@ -19,7 +19,7 @@ from omnieval.platform.api import SessionDep, SubmissionId, client_key, http_err
 from omnieval.platform.api_annotation import ItemId
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import InvalidSubmission, accept_upload
+from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
 
 __all__ = ["router"]
 
@@ -90,10 +90,16 @@ def register_page(request: Request, session: SessionDep) -> HTMLResponse:
 def register(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
              csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
+    again = {"heading": "Register", "action": "/register"}
+    if not request.app.state.limits["register"].allow(client_key(request)):
+        return _render(request, session, "auth.html", 429, **again, error="too many registrations; try again later")
+    approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=username, password=password)
+        user = create_user(session, username=username, password=password, approved=not approval)
     except AccountError as exc:
-        return _render(request, session, "auth.html", 422, heading="Register", action="/register", error=str(exc))
+        return _render(request, session, "auth.html", 422, **again, error=str(exc))
+    if approval:
+        return _render(request, session, "auth.html", 202, **again, error="account created: an administrator approves it")
     request.session["uid"] = user.id
     return _go("/submit")
 
@@ -113,6 +119,8 @@ def login(request: Request, session: SessionDep, username: Annotated[str, Form()
     user = authenticate(session, username=username, password=password)
     if user is None:
         return _render(request, session, "auth.html", 401, **again, error="wrong username or password")
+    if not user.approved:
+        return _render(request, session, "auth.html", 403, **again, error="this account is waiting for approval")
     request.session.clear()
     request.session["uid"] = user.id
     return _go(_local(next))
@@ -140,7 +148,10 @@ def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form
     if not request.app.state.limits["upload"].allow(str(user.id)):
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error="too many uploads; wait a minute")
     try:
-        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
+        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file,
+                            model=model, client=client_key(request))  # fmt: skip
+    except QuotaExceeded as exc:
+        return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=str(exc))
     except InvalidSubmission as exc:
         report = json.dumps(exc.report, ensure_ascii=False, indent=1)
         return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc), report=report)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import zipfile
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import Benchmark, Submission, User
+from omnieval.platform.policy import rounded
 
 __all__ = [
     "BOARDS", "Forbidden", "NotFound", "board", "bump_board_version", "can_review", "get_submission", "publish", "review",
@@ -38,7 +39,7 @@ UNDER_REVIEW = ("requested", "approved", "rejected")
 def _visible(row: Submission, user: User) -> bool:
     if row.user_id == user.id or user.role == "admin":
         return True
-    return user.role == "reviewer" and row.publication in UNDER_REVIEW
+    return user.role == "reviewer" and (row.publication in UNDER_REVIEW or row.flag is not None)
 
 
 def get_submission(session: Session, user: User, submission_id: int) -> Submission:
@@ -50,11 +51,22 @@ def get_submission(session: Session, user: User, submission_id: int) -> Submissi
     return row
 
 
+DEFAULT_SCORE_DIGITS = 3
+"""Rounding of results scored before per-benchmark policies existed."""
+
+
+def shown_results(row: Submission) -> dict[str, Any]:
+    """The stored results with every number rounded to the precision the benchmark's policy set at scoring
+    (a prober learns nothing from the fourth decimal)."""
+    results = row.results or {}
+    return rounded(results, digits=int(results.get("score_digits", DEFAULT_SCORE_DIGITS)))
+
+
 def submission_view(session: Session, row: Submission) -> dict[str, Any]:
     bench = session.get(Benchmark, row.benchmark_id)
     return {
         "id": row.id, "benchmark": bench.name if bench else None, "model": row.model_name, "status": row.status,
-        "results": row.results or {}, "validation": row.validation, "error": row.error,
+        "results": shown_results(row), "validation": row.validation, "error": row.error,
         "publication": row.publication, "boards": row.boards, "model_info": row.model_info,
         "review_comment": row.review_comment, "created_at": row.created_at,
     }  # fmt: skip
@@ -124,7 +136,9 @@ def log_text(session: Session, user: User, submission_id: int, name: str) -> str
 
 
 def review_queue(session: Session) -> list[Submission]:
-    return list(session.scalars(select(Submission).where(Submission.publication == "requested").order_by(Submission.id)))
+    """Publication requests, and submissions the probe detector flagged."""
+    waiting = or_(Submission.publication == "requested", Submission.flag.is_not(None))
+    return list(session.scalars(select(Submission).where(waiting).order_by(Submission.id)))
 
 
 def _approved(session: Session, bench: Benchmark, board_name: str) -> dict[str, Submission]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from omnieval.platform.policy import Policy
 
 __all__ = ["Settings"]
 
@@ -34,6 +36,12 @@ class Settings:
     login_limit: tuple[int, float] = (10, 60.0)
     """At most N login attempts per username and client within S seconds."""
     upload_limit: tuple[int, float] = (20, 60.0)
+    register_limit: tuple[int, float] = (10, 3600.0)
+    """At most N self-registrations per client within S seconds."""
+    registration: str = "open"
+    """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
+    policy: Policy = field(default_factory=Policy)
+    """The oracle defences every benchmark gets unless it overrides them."""
     worker: bool = True
     """Run the scoring worker thread inside the server process."""
     hold_s: float = 0.0
