@@ -198,3 +198,54 @@ def make_mini_hidden(tmp_path: Path) -> Path:
     from omnieval.benchmarks.mera.mini import make_mini
 
     return make_mini(tmp_path / "hidden", n=3, tasks=["realvqa"])
+
+
+def _lying_zip(*, members: int, real: int, declared: int) -> bytes:
+    """``members`` members of one name whose headers declare ``declared`` bytes but inflate to ``real``."""
+    import struct
+    import warnings
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate names
+        for _ in range(members):
+            zf.writestr("ruCLEVR.json", b"0" * real)
+    raw = bytearray(buf.getvalue())
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = 0
+        while (at := raw.find(signature, start)) >= 0:
+            if struct.unpack_from("<I", raw, at + offset)[0] == real:
+                struct.pack_into("<I", raw, at + offset, declared)
+            start = at + 4
+    return bytes(raw)
+
+
+def test_a_zip_lying_about_its_sizes_is_refused_fast(limited: Any, tmp_path: Path) -> None:
+    import time
+
+    alice = register(limited, "alice")
+    data = _lying_zip(members=1, real=8 * 1024 * 1024, declared=59)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert [i.file_size for i in zf.infolist()] == [59]  # the headers lie
+    started = time.monotonic()
+    r = upload(limited, alice, data)
+    assert r.status_code == 422 and "does not match its header" in r.json()["detail"], r.text
+    assert time.monotonic() - started < 5
+    assert list((limited.settings.data_dir / "uploads").glob("*")) == []
+
+
+def test_duplicate_member_names_are_refused(limited: Any) -> None:
+    alice = register(limited, "alice")
+    r = upload(limited, alice, _lying_zip(members=20, real=1000, declared=1000))
+    assert r.status_code == 422 and "two files named 'ruCLEVR.json'" in r.json()["detail"], r.text
+
+
+def test_actual_bytes_are_counted_not_the_headers(tmp_path: Path) -> None:
+    """A member whose header under-declares its size is caught by the streamed count, not the header sum."""
+    from omnieval.platform.storage import UploadError, _check_actual_sizes
+
+    settings = make_settings(tmp_path, max_unpacked_bytes=100_000)
+    path = tmp_path / "big.zip"
+    path.write_bytes(_zip({"a.bin": _runs(600), "b.bin": _runs(600)}))  # 120,000 real bytes, under the ratio
+    with pytest.raises(UploadError, match="unpacks to more than 100000 bytes"):
+        _check_actual_sizes(path, settings)

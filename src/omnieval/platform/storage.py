@@ -5,6 +5,7 @@ from __future__ import annotations
 import stat
 import uuid
 import zipfile
+import zlib
 from pathlib import Path
 from typing import BinaryIO
 
@@ -65,9 +66,45 @@ def check_zip(path: Path, settings: Settings) -> None:
         raise UploadError("the upload is not a readable zip archive") from None
     if len(infos) > settings.max_members:
         raise UploadError(f"the zip has {len(infos)} files; at most {settings.max_members} are allowed")
+    _check_unique(infos)
     total = 0
     for info in infos:
         _check_member(info, settings)
         total += info.file_size
     if total > settings.max_unpacked_bytes:
         raise UploadError(f"the zip unpacks to {total} bytes; at most {settings.max_unpacked_bytes} are allowed")
+    _check_actual_sizes(path, settings)
+
+
+def _check_unique(infos: list[zipfile.ZipInfo]) -> None:
+    """Two members of one name: readers would disagree on which counts (and each costs a full read)."""
+    seen: set[str] = set()
+    for info in infos:
+        key = info.filename.replace("\\", "/")
+        if key in seen:
+            raise UploadError(f"the zip has two files named {info.filename!r}")
+        seen.add(key)
+
+
+def _check_actual_sizes(path: Path, settings: Settings) -> None:
+    """Decompress every member once as a stream, counting the bytes it *actually* yields.
+
+    Header sizes are claims: a member is refused when its data does not match its header (zipfile checks
+    the declared size and CRC at the end of each member), when it expands past the ratio cap, or when the
+    running total passes the unpacked cap; so the work per upload is bounded by ``max_unpacked_bytes``.
+    """
+    total = 0
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            member = 0
+            try:
+                with zf.open(info) as fh:
+                    while chunk := fh.read(CHUNK):
+                        member, total = member + len(chunk), total + len(chunk)
+                        if member > CHUNK and member > settings.max_ratio * max(info.compress_size, 1):
+                            raise UploadError(f"{info.filename!r} expands more than {settings.max_ratio:.0f}x: "
+                                              "refused as a zip bomb")  # fmt: skip
+                        if total > settings.max_unpacked_bytes:
+                            raise UploadError(f"the zip unpacks to more than {settings.max_unpacked_bytes} bytes")
+            except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError, OSError):
+                raise UploadError(f"{info.filename!r} is corrupt: its data does not match its header") from None
