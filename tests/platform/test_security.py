@@ -249,3 +249,52 @@ def test_actual_bytes_are_counted_not_the_headers(tmp_path: Path) -> None:
     path.write_bytes(_zip({"a.bin": _runs(600), "b.bin": _runs(600)}))  # 120,000 real bytes, under the ratio
     with pytest.raises(UploadError, match="unpacks to more than 100000 bytes"):
         _check_actual_sizes(path, settings)
+
+
+def test_an_upload_the_validator_cannot_read_leaves_no_file(limited: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omnieval.submission.base import validators
+
+    def broken(path: Any) -> dict[str, Any]:
+        raise RuntimeError("the validator failed")  # e.g. the audit's half-loaded registry
+
+    monkeypatch.setattr(validators, "get", lambda name: broken)
+    alice = register(limited, "alice")
+    r = upload(limited, alice, submission_zip(Path("."), right={}))
+    assert r.status_code == 422 and "could not be read" in r.text, r.text
+    assert list((limited.settings.data_dir / "uploads").glob("*")) == []
+
+
+def test_start_up_sweeps_orphaned_uploads_only(data_dir: Path, mera_root: Path) -> None:
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    settings = make_settings(data_dir)
+    with TestClient(create_app(settings)) as client:
+        alice = register(client, "alice")
+        kept = wait_status(client, alice, upload(client, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"])
+    uploads = settings.uploads
+    old, fresh = uploads / "orphan.zip", uploads / "in-flight.zip"
+    old.write_bytes(b"x" * 1000)
+    fresh.write_bytes(b"x")
+    long_ago = time.time() - 3600
+    os.utime(old, (long_ago, long_ago))
+    for path in uploads.iterdir():
+        os.utime(path, (long_ago, long_ago))  # the kept upload is old too: it survives because it is referenced
+    os.utime(fresh, None)
+    with TestClient(create_app(settings)):
+        pass
+    assert sorted(p.name for p in uploads.iterdir()) == sorted(["in-flight.zip", Path(kept_upload(settings, kept["id"])).name])
+
+
+def kept_upload(settings: Any, sub_id: int) -> str:
+    from omnieval.platform.db import Database
+    from omnieval.platform.models import Submission
+
+    db = Database(settings)
+    with db.session() as session:
+        path = session.get(Submission, sub_id).upload
+    db.dispose()
+    return str(path)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -9,6 +11,22 @@ from typing import Any
 from omnieval.platform.settings import Settings
 
 __all__ = ["create_app"]
+
+log = logging.getLogger("omnieval.platform")
+
+
+def _sweep(db: Any, settings: Settings) -> None:
+    """Remove uploads left by a crash between their copy and their commit (refused ones never stay)."""
+    from sqlalchemy import select
+
+    from omnieval.platform.models import Submission
+    from omnieval.platform.storage import sweep_orphans
+
+    with db.session() as session:
+        referenced = set(session.scalars(select(Submission.upload)))
+    gone = sweep_orphans(referenced, settings, now=time.time())
+    if gone:
+        log.warning("removed %d orphaned upload file(s)", len(gone))
 
 
 def create_app(settings: Settings) -> Any:
@@ -29,6 +47,7 @@ def create_app(settings: Settings) -> Any:
         from omnieval.registry import load_plugins
 
         load_plugins()  # complete before the first request is accepted: no request sees a half-loaded registry
+        _sweep(db, settings)
         worker = Worker(db, settings) if settings.worker else None
         if worker:
             worker.start()

@@ -42,6 +42,8 @@ class Settings:
     """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
     policy: Policy = field(default_factory=Policy)
     """The oracle defences every benchmark gets unless it overrides them."""
+    orphan_age_s: float = 600.0
+    """At start-up, upload files no submission refers to and older than this are deleted."""
     worker: bool = True
     """Run the scoring worker thread inside the server process."""
     hold_s: float = 0.0

@@ -11,7 +11,7 @@ from typing import BinaryIO
 
 from omnieval.platform.settings import Settings
 
-__all__ = ["UploadError", "check_zip", "private_dir", "save_upload"]
+__all__ = ["UploadError", "check_zip", "private_dir", "save_upload", "sweep_orphans"]
 
 CHUNK = 1 << 16
 
@@ -108,3 +108,18 @@ def _check_actual_sizes(path: Path, settings: Settings) -> None:
                             raise UploadError(f"the zip unpacks to more than {settings.max_unpacked_bytes} bytes")
             except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError, OSError):
                 raise UploadError(f"{info.filename!r} is corrupt: its data does not match its header") from None
+
+
+def sweep_orphans(referenced: set[str], settings: Settings, *, now: float) -> list[Path]:
+    """Delete files in the uploads dir that no submission refers to (a crash between the copy and the
+    commit), once older than ``Settings.orphan_age_s``: a younger one may be an upload still in flight in
+    another server process. Returns what was deleted."""
+    if not settings.uploads.is_dir():
+        return []
+    gone = []
+    for path in settings.uploads.iterdir():
+        if str(path) in referenced or not path.is_file() or path.stat().st_mtime > now - settings.orphan_age_s:
+            continue
+        path.unlink(missing_ok=True)
+        gone.append(path)
+    return gone

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from sqlalchemy import func, select
@@ -76,9 +77,16 @@ def accept_upload(
         raise UploadError(f"unknown benchmark {benchmark!r}")
     _check_daily_cap(session, settings, user, bench)
     path = save_upload(stream, settings)
+    try:
+        return _queue(session, user, bench, path, model=model, client=client)
+    except BaseException:  # refused, or the transaction failed: nothing is kept for it
+        path.unlink(missing_ok=True)
+        raise
+
+
+def _queue(session: Session, user: User, bench: Benchmark, path: Path, *, model: str, client: str | None) -> Submission:
     report = _validate(path, bench)
     if not report.get("ok"):
-        path.unlink(missing_ok=True)
         raise InvalidSubmission("the submission is not valid; see the per-task report", report)
     report.pop("file", None)
     row = Submission(user_id=user.id, benchmark_id=bench.id, upload=str(path), validation=report,
