@@ -298,3 +298,14 @@ def kept_upload(settings: Any, sub_id: int) -> str:
         path = session.get(Submission, sub_id).upload
     db.dispose()
     return str(path)
+
+
+def test_a_reviewer_cannot_approve_their_own_submission(platform: Any, mera_root: Path) -> None:
+    reviewer, other = token(platform, "reviewer"), token(platform, "admin")
+    sub = upload(platform, reviewer, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
+    wait_status(platform, reviewer, sub)
+    assert platform.post(f"/api/v1/submissions/{sub}/publish", headers=reviewer, json={"boards": ["image"]}).status_code == 202
+    r = platform.post(f"/api/v1/reviews/{sub}", headers=reviewer, json={"decision": "approve"})
+    assert r.status_code == 403 and "own submission" in r.json()["detail"]
+    assert platform.get("/api/v1/boards/mera/image").json()["rows"] == []
+    assert platform.post(f"/api/v1/reviews/{sub}", headers=other, json={"decision": "approve"}).status_code == 200

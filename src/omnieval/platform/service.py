@@ -94,6 +94,8 @@ def review(session: Session, user: User, submission_id: int, *, decision: str, c
         raise ValueError("decision must be 'approve' or 'reject'")
     if row.publication not in ("requested", "approved", "rejected"):
         raise ValueError(f"submission {submission_id} has no publication request")
+    if row.user_id == user.id:
+        raise Forbidden("a reviewer cannot review their own submission: another reviewer must decide")
     row.publication = "approved" if decision == "approve" else "rejected"
     row.review_comment, row.reviewer_id = comment, user.id
     bump_board_version(session, row.benchmark_id)
