@@ -309,3 +309,55 @@ def test_a_reviewer_cannot_approve_their_own_submission(platform: Any, mera_root
     assert r.status_code == 403 and "own submission" in r.json()["detail"]
     assert platform.get("/api/v1/boards/mera/image").json()["rows"] == []
     assert platform.post(f"/api/v1/reviews/{sub}", headers=other, json={"decision": "approve"}).status_code == 200
+
+
+def _page_login(platform: Any, username: str) -> Any:
+    import re
+
+    from fastapi.testclient import TestClient
+
+    client = TestClient(platform.app)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)  # type: ignore[union-attr]
+    r = client.post("/login", data={"username": username, "password": f"password-{username}", "csrf": csrf},
+                    follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303, r.text
+    return client
+
+
+def test_a_session_cookie_captured_before_logout_is_dead_after_it(platform: Any) -> None:
+    import re
+
+    browser = _page_login(platform, "reviewer")
+    captured = dict(browser.cookies)
+    assert browser.get("/reviews", follow_redirects=False).status_code == 200
+    csrf = re.search(r'name="csrf" value="([^"]+)"', browser.get("/").text).group(1)  # type: ignore[union-attr]
+    assert browser.post("/logout", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+    from fastapi.testclient import TestClient
+
+    thief = TestClient(platform.app, cookies=captured)
+    assert thief.get("/reviews", follow_redirects=False).status_code == 303  # to the login page: not signed in
+
+
+def test_tokens_expire_and_can_be_revoked_one_or_all(platform: Any, data_dir: Path) -> None:
+    import time
+
+    alice = register(platform, "alice")
+    second = token(platform, "alice")
+    listed = platform.get("/api/v1/auth/tokens", headers=alice).json()["tokens"]
+    assert len(listed) == 2 and all(t["expires_at"] > time.time() + 29 * 86400 for t in listed)
+    assert platform.delete(f"/api/v1/auth/tokens/{listed[1]['id']}", headers=alice).status_code == 204
+    assert platform.get("/api/v1/me", headers=second).status_code == 401 and platform.get("/api/v1/me", headers=alice).status_code == 200
+    browser = _page_login(platform, "alice")
+    assert browser.get("/submissions", follow_redirects=False).status_code == 200
+    assert platform.delete("/api/v1/auth/tokens", headers=alice).json() == {"revoked": 2}  # the page session too
+    assert platform.get("/api/v1/me", headers=alice).status_code == 401
+    assert browser.get("/submissions", follow_redirects=False).status_code == 303
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, token_ttl_s=0.5))) as short:
+        bob = token(short, "alice")
+        assert short.get("/api/v1/me", headers=bob).status_code == 200
+        time.sleep(0.6)
+        assert short.get("/api/v1/me", headers=bob).status_code == 401

@@ -5,13 +5,18 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import time
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import ROLES, ApiToken, User
 
-__all__ = ["AccountError", "approve_user", "authenticate", "create_user", "issue_token", "user_for_token"]
+__all__ = [
+    "AccountError", "approve_user", "authenticate", "create_user", "issue_token", "list_tokens", "new_token", "revoke_all",
+    "revoke_token", "user_for_token",
+]
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.@+-]{3,64}$")  # e-mail addresses are valid names
 MIN_PASSWORD = 8
@@ -73,12 +78,41 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def issue_token(session: Session, user: User) -> str:
+def issue_token(session: Session, user: User, *, kind: str = "api", ttl_s: float = 30 * 86400.0) -> str:
+    """A new credential for ``user``, valid ``ttl_s`` seconds (or until revoked); only its SHA-256 is kept."""
+    return new_token(session, user, kind=kind, ttl_s=ttl_s)[1]
+
+
+def new_token(session: Session, user: User, *, kind: str, ttl_s: float) -> tuple[ApiToken, str]:
     token = secrets.token_urlsafe(32)
-    session.add(ApiToken(user_id=user.id, token_hash=_digest(token)))
-    return token
+    row = ApiToken(user_id=user.id, token_hash=_digest(token), kind=kind, expires_at=time.time() + ttl_s)
+    session.add(row)
+    session.flush()
+    return row, token
 
 
-def user_for_token(session: Session, token: str) -> User | None:
-    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token)))
-    return None if row is None else session.get(User, row.user_id)
+def user_for_token(session: Session, token: str, *, kind: str = "api") -> User | None:
+    """The token's user while the token is of ``kind``, unexpired and not revoked."""
+    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token), ApiToken.kind == kind))
+    if row is None or (row.expires_at is not None and row.expires_at <= time.time()):
+        return None
+    user = session.get(User, row.user_id)
+    return user if user is not None and user.approved else None
+
+
+def revoke_token(session: Session, user: User, *, token: str | None = None, token_id: int | None = None) -> bool:
+    """End one of ``user``'s credentials, named by its text or its id; False when there is no such one."""
+    where = ApiToken.token_hash == _digest(token) if token is not None else ApiToken.id == token_id
+    return bool(session.execute(delete(ApiToken).where(where, ApiToken.user_id == user.id)).rowcount)  # type: ignore[attr-defined]
+
+
+def revoke_all(session: Session, user: User) -> int:
+    """Log ``user`` out everywhere: every API token and page session ends."""
+    return int(session.execute(delete(ApiToken).where(ApiToken.user_id == user.id)).rowcount)  # type: ignore[attr-defined]
+
+
+def list_tokens(session: Session, user: User) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.kind == "api").order_by(ApiToken.id)
+    )
+    return [{"id": r.id, "created_at": r.created_at, "expires_at": r.expires_at} for r in rows]

@@ -14,7 +14,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from omnieval.platform import service
-from omnieval.platform.accounts import AccountError, authenticate, create_user, issue_token, user_for_token
+from omnieval.platform.accounts import (
+    AccountError,
+    authenticate,
+    create_user,
+    list_tokens,
+    new_token,
+    revoke_all,
+    revoke_token,
+    user_for_token,
+)  # fmt: skip
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
 from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
@@ -98,14 +107,34 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
 
 
 @router.post("/auth/token")
-def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, str]:
+def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "login", f"{body.username}|{client_key(request)}")
     user = authenticate(session, username=body.username, password=body.password)
     if user is None:
         raise HTTPException(401, "wrong username or password")
     if not user.approved:
         raise HTTPException(403, "this account is waiting for an administrator's approval")
-    return {"token": issue_token(session, user)}
+    row, text = new_token(session, user, kind="api", ttl_s=request.app.state.settings.token_ttl_s)
+    return {"token": text, "id": row.id, "expires_at": row.expires_at}
+
+
+@router.get("/auth/tokens")
+def tokens(session: SessionDep, user: UserDep) -> dict[str, Any]:
+    """Your API tokens (ids, creation and expiry times; never the tokens themselves)."""
+    return {"tokens": list_tokens(session, user)}
+
+
+@router.delete("/auth/tokens/{token_id}", status_code=204)
+def revoke(token_id: SubmissionId, session: SessionDep, user: UserDep) -> None:
+    """Revoke one of your API tokens (the one in use included)."""
+    if not revoke_token(session, user, token_id=token_id):
+        raise HTTPException(404, f"token {token_id} not found")
+
+
+@router.delete("/auth/tokens")
+def revoke_everywhere(session: SessionDep, user: UserDep) -> dict[str, int]:
+    """Log out everywhere: every API token and page session of yours ends."""
+    return {"revoked": revoke_all(session, user)}
 
 
 @router.get("/me")

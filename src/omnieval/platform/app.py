@@ -63,7 +63,8 @@ def create_app(settings: Settings) -> Any:
             "login": settings.login_limit, "upload": settings.upload_limit, "register": settings.register_limit
         }.items()
     }
-    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False)
+    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False,
+                       max_age=int(settings.session_ttl_s))  # fmt: skip
     install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)  # before the multipart parser reads a byte
     app.include_router(api.router)

@@ -42,6 +42,10 @@ class ApiToken(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
+    kind: Mapped[str] = mapped_column(String(8), default="api", server_default="api")
+    """``api`` (a bearer token) or ``web`` (a page session: the signed cookie holds the token)."""
+    expires_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """None only for tokens issued before expiry existed."""
 
 
 class Benchmark(Base):

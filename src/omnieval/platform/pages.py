@@ -14,7 +14,14 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
 from omnieval.platform import annotation, service
-from omnieval.platform.accounts import AccountError, authenticate, create_user
+from omnieval.platform.accounts import (
+    AccountError,
+    authenticate,
+    create_user,
+    issue_token,
+    revoke_token,
+    user_for_token,
+)
 from omnieval.platform.api import SessionDep, SubmissionId, client_key, http_errors
 from omnieval.platform.api_annotation import ItemId
 from omnieval.platform.models import Benchmark, Submission, User
@@ -41,8 +48,14 @@ def _check_csrf(request: Request, token: str) -> None:
 
 
 def _user(request: Request, session: Any) -> User | None:
-    uid = request.session.get("uid")
-    return session.get(User, uid) if isinstance(uid, int) else None
+    """The signed-in user: the cookie names a server-side session row, which logout deletes."""
+    sid = request.session.get("sid")
+    return user_for_token(session, sid, kind="web") if isinstance(sid, str) else None
+
+
+def _sign_in(request: Request, session: Any, user: User) -> None:
+    request.session.clear()
+    request.session["sid"] = issue_token(session, user, kind="web", ttl_s=request.app.state.settings.session_ttl_s)
 
 
 def _need(request: Request, session: Any, *roles: str) -> User:
@@ -100,7 +113,7 @@ def register(request: Request, session: SessionDep, username: Annotated[str, For
         return _render(request, session, "auth.html", 422, **again, error=str(exc))
     if approval:
         return _render(request, session, "auth.html", 202, **again, error="account created: an administrator approves it")
-    request.session["uid"] = user.id
+    _sign_in(request, session, user)
     return _go("/submit")
 
 
@@ -121,14 +134,16 @@ def login(request: Request, session: SessionDep, username: Annotated[str, Form()
         return _render(request, session, "auth.html", 401, **again, error="wrong username or password")
     if not user.approved:
         return _render(request, session, "auth.html", 403, **again, error="this account is waiting for approval")
-    request.session.clear()
-    request.session["uid"] = user.id
+    _sign_in(request, session, user)
     return _go(_local(next))
 
 
 @router.post("/logout")
-def logout(request: Request, csrf: Annotated[str, Form()] = "") -> Response:
+def logout(request: Request, session: SessionDep, csrf: Annotated[str, Form()] = "") -> Response:
     _check_csrf(request, csrf)
+    user, sid = _user(request, session), request.session.get("sid")
+    if user is not None and isinstance(sid, str):
+        revoke_token(session, user, token=sid)  # a copy of the cookie is worthless from now on
     request.session.clear()
     return _go("/")
 

@@ -42,6 +42,10 @@ class Settings:
     """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
     policy: Policy = field(default_factory=Policy)
     """The oracle defences every benchmark gets unless it overrides them."""
+    token_ttl_s: float = 30 * 86400.0
+    """API tokens expire after this (or when revoked: ``DELETE /api/v1/auth/tokens/{id}``)."""
+    session_ttl_s: float = 14 * 86400.0
+    """Page sessions expire after this (or at logout); the cookie lives no longer."""
     orphan_age_s: float = 600.0
     """At start-up, upload files no submission refers to and older than this are deleted."""
     worker: bool = True
