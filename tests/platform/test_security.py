@@ -361,3 +361,39 @@ def test_tokens_expire_and_can_be_revoked_one_or_all(platform: Any, data_dir: Pa
         assert short.get("/api/v1/me", headers=bob).status_code == 200
         time.sleep(0.6)
         assert short.get("/api/v1/me", headers=bob).status_code == 401
+
+
+def test_login_spraying_over_usernames_is_limited_per_client(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, login_client_limit=(5, 60.0)))) as client:
+        codes = [client.post("/api/v1/auth/token", json={"username": f"victim{i}", "password": "password-x"})
+                 .status_code for i in range(8)]  # fmt: skip
+        assert codes == [401] * 5 + [429] * 3  # each username is tried once: only the per-client limit stops it
+
+
+def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from omnieval.platform import accounts
+
+    running, peak, lock = [0], [0], threading.Lock()
+
+    class SlowHasher:
+        def hash(self, password: str) -> str:
+            with lock:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            time.sleep(0.05)
+            with lock:
+                running[0] -= 1
+            return "h"
+
+    monkeypatch.setattr(accounts, "_hasher", SlowHasher)
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(accounts._hash, ["p"] * 32))
+    assert peak[0] == 2  # 16 threads asked at once; two hashes ever ran together

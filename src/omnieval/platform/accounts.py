@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -14,7 +17,7 @@ from sqlalchemy.orm import Session
 from omnieval.platform.models import ROLES, ApiToken, User
 
 __all__ = [
-    "AccountError", "approve_user", "authenticate", "create_user", "issue_token", "list_tokens", "new_token", "revoke_all",
+    "AccountError", "Busy", "approve_user", "authenticate", "create_user", "issue_token", "list_tokens", "new_token", "revoke_all",
     "revoke_token", "user_for_token",
 ]
 
@@ -24,6 +27,36 @@ MIN_PASSWORD = 8
 
 class AccountError(ValueError):
     """A bad username, password or role, with a message safe to show."""
+
+
+HASH_SLOTS = threading.BoundedSemaphore(2)
+"""At most this many argon2 computations at once in a process (each takes ~50 ms of a core and 64 MiB):
+a login flood queues here instead of taking every core and every request thread from other requests."""
+HASH_WAIT_S = 10.0
+
+
+class Busy(RuntimeError):
+    """Too many password checks are waiting: the caller answers 503."""
+
+
+@contextmanager
+def _hash_slot() -> Iterator[None]:
+    if not HASH_SLOTS.acquire(timeout=HASH_WAIT_S):
+        raise Busy("the server is busy checking passwords; try again in a moment")
+    try:
+        yield
+    finally:
+        HASH_SLOTS.release()
+
+
+def _hash(password: str) -> str:
+    with _hash_slot():
+        return str(_hasher().hash(password))
+
+
+def _verify(password_hash: str, password: str) -> None:
+    with _hash_slot():
+        _hasher().verify(password_hash, password)
 
 
 def _hasher():  # type: ignore[no-untyped-def]
@@ -45,7 +78,7 @@ def create_user(
         raise AccountError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
     if session.scalar(select(User).where(User.username == username)) is not None:
         raise AccountError(f"username {username!r} is taken")
-    user = User(username=username, password_hash=_hasher().hash(password), role=role, panel=panel, approved=approved)
+    user = User(username=username, password_hash=_hash(password), role=role, panel=panel, approved=approved)
     session.add(user)
     session.flush()
     return user
@@ -65,10 +98,10 @@ def authenticate(session: Session, *, username: str, password: str) -> User | No
 
     user = session.scalar(select(User).where(User.username == username))
     if user is None:
-        _hasher().hash(password)  # same cost either way: no user enumeration by timing
+        _hash(password)  # same cost either way: no user enumeration by timing
         return None
     try:
-        _hasher().verify(user.password_hash, password)
+        _verify(user.password_hash, password)
     except VerificationError:
         return None
     return user

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from omnieval.platform import service
 from omnieval.platform.accounts import (
     AccountError,
+    Busy,
     authenticate,
     create_user,
     list_tokens,
@@ -101,6 +102,8 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
     approval = request.app.state.settings.registration == "approval"
     try:
         user = create_user(session, username=body.username, password=body.password, approved=not approval)
+    except Busy as exc:
+        raise HTTPException(503, str(exc), headers={"Retry-After": "5"}) from None
     except AccountError as exc:
         raise HTTPException(409 if "taken" in str(exc) else 422, str(exc)) from None
     return {"id": user.id, "username": user.username, "role": user.role}
@@ -109,7 +112,11 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
 @router.post("/auth/token")
 def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "login", f"{body.username}|{client_key(request)}")
-    user = authenticate(session, username=body.username, password=body.password)
+    _limited(request, "login_client", client_key(request))  # a spray over many usernames from one client
+    try:
+        user = authenticate(session, username=body.username, password=body.password)
+    except Busy as exc:
+        raise HTTPException(503, str(exc), headers={"Retry-After": "5"}) from None
     if user is None:
         raise HTTPException(401, "wrong username or password")
     if not user.approved:

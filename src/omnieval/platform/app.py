@@ -60,7 +60,8 @@ def create_app(settings: Settings) -> Any:
     app.state.limits = {  # in the database: shared by every server process
         kind: RateLimiter(db, kind=kind, limit=limit, window_s=window_s)
         for kind, (limit, window_s) in {
-            "login": settings.login_limit, "upload": settings.upload_limit, "register": settings.register_limit
+            "login": settings.login_limit, "upload": settings.upload_limit, "register": settings.register_limit,
+            "login_client": settings.login_client_limit,
         }.items()
     }
     app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False,

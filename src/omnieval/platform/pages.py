@@ -16,6 +16,7 @@ from sqlalchemy import select
 from omnieval.platform import annotation, service
 from omnieval.platform.accounts import (
     AccountError,
+    Busy,
     authenticate,
     create_user,
     issue_token,
@@ -109,7 +110,7 @@ def register(request: Request, session: SessionDep, username: Annotated[str, For
     approval = request.app.state.settings.registration == "approval"
     try:
         user = create_user(session, username=username, password=password, approved=not approval)
-    except AccountError as exc:
+    except (AccountError, Busy) as exc:
         return _render(request, session, "auth.html", 422, **again, error=str(exc))
     if approval:
         return _render(request, session, "auth.html", 202, **again, error="account created: an administrator approves it")
@@ -127,9 +128,13 @@ def login(request: Request, session: SessionDep, username: Annotated[str, Form()
           csrf: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
     again = {"heading": "Log in", "action": "/login", "next": _local(next)}
-    if not request.app.state.limits["login"].allow(f"{username}|{client_key(request)}"):
+    limits = request.app.state.limits
+    if not (limits["login"].allow(f"{username}|{client_key(request)}") and limits["login_client"].allow(client_key(request))):
         return _render(request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute")
-    user = authenticate(session, username=username, password=password)
+    try:
+        user = authenticate(session, username=username, password=password)
+    except Busy as exc:
+        return _render(request, session, "auth.html", 503, **again, error=str(exc))
     if user is None:
         return _render(request, session, "auth.html", 401, **again, error="wrong username or password")
     if not user.approved:

@@ -35,6 +35,8 @@ class Settings:
     """Wait before such a retry."""
     login_limit: tuple[int, float] = (10, 60.0)
     """At most N login attempts per username and client within S seconds."""
+    login_client_limit: tuple[int, float] = (30, 60.0)
+    """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
     upload_limit: tuple[int, float] = (20, 60.0)
     register_limit: tuple[int, float] = (10, 3600.0)
     """At most N self-registrations per client within S seconds."""
