@@ -397,3 +397,26 @@ def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(accounts._hash, ["p"] * 32))
     assert peak[0] == 2  # 16 threads asked at once; two hashes ever ran together
+
+
+def test_model_info_is_bounded(platform: Any, mera_root: Path) -> None:
+    alice = register(platform, "alice")
+    sub = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
+    wait_status(platform, alice, sub)
+    big = {"parameters": "x" * 5000}
+    r = platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice, json={"boards": ["image"], "model_info": big})
+    assert r.status_code == 422 and "model_info" in json.dumps(r.json()), r.text
+    ok = {"parameters": "7B"}
+    assert platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice,
+                         json={"boards": ["image"], "model_info": ok}).status_code == 202  # fmt: skip
+
+
+def test_a_nested_logs_zip_with_too_many_entries_is_refused(limited: Any, mera_root: Path) -> None:
+    logs = io.BytesIO()
+    with zipfile.ZipFile(logs, "w") as inner:
+        for i in range(2001):
+            inner.writestr(f"{i}.txt", "")
+    alice = register(limited, "alice")
+    data = _zip({"logs_public.zip": logs.getvalue()})
+    r = upload(limited, alice, data)
+    assert r.status_code == 422 and "logs_public.zip has 2001 files" in r.json()["detail"], r.text

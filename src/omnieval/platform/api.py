@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Request, UploadFile
 from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -44,7 +44,13 @@ class Credentials(BaseModel):
 class PublishRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     boards: list[str] = Field(max_length=4)
-    model_info: dict[str, Any] = Field(default_factory=dict)
+    model_info: dict[str, Any] = Field(default_factory=dict, max_length=16)
+
+    @field_validator("model_info")
+    @classmethod
+    def _small(cls, value: dict[str, Any]) -> dict[str, Any]:
+        service.check_model_info(value)
+        return value
 
 
 class ReviewRequest(BaseModel):

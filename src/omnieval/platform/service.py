@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import zipfile
 from typing import Any
 
@@ -72,6 +74,16 @@ def submission_view(session: Session, row: Submission) -> dict[str, Any]:
     }  # fmt: skip
 
 
+MAX_MODEL_INFO_BYTES = 4096
+"""Model information is shown to every reader of the boards: a few lines, not a payload."""
+
+
+def check_model_info(model_info: dict[str, Any]) -> None:
+    size = len(json.dumps(model_info, ensure_ascii=False).encode())
+    if size > MAX_MODEL_INFO_BYTES:
+        raise ValueError(f"model_info is {size} bytes as JSON; at most {MAX_MODEL_INFO_BYTES} are allowed")
+
+
 def publish(session: Session, user: User, submission_id: int, *, boards: list[str], model_info: dict[str, Any]) -> Submission:
     row = get_submission(session, user, submission_id)
     if row.user_id != user.id:
@@ -79,6 +91,7 @@ def publish(session: Session, user: User, submission_id: int, *, boards: list[st
     bad = sorted(set(boards) - set(BOARDS))
     if bad or not boards:
         raise ValueError(f"boards must be a non-empty subset of {list(BOARDS)}; unknown: {bad}")
+    check_model_info(model_info)
     if row.status != "scored":
         raise ValueError(f"submission {submission_id} is {row.status}: only scored submissions can be published")
     row.boards, row.model_info, row.publication = sorted(set(boards)), model_info, "requested"
@@ -115,11 +128,18 @@ def _log_archive(session: Session, user: User, submission_id: int) -> Submission
 def log_files(session: Session, user: User, submission_id: int) -> list[dict[str, Any]]:
     """Names and sizes inside the submission's ``logs_public.zip`` (read in memory, never extracted)."""
     row = _log_archive(session, user, submission_id)
+    return list(_log_index(row.upload))
+
+
+@functools.lru_cache(maxsize=128)
+def _log_index(upload: str) -> tuple[dict[str, Any], ...]:
+    """The listing, read once per process and upload (uploads never change; their entries are bounded at
+    upload time by ``Settings.max_log_entries``)."""
     try:
-        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
-            return [{"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir()][:500]
+        with zipfile.ZipFile(upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
+            return tuple({"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir())[:500]
     except (KeyError, OSError, zipfile.BadZipFile):
-        return []
+        return ()
 
 
 def log_text(session: Session, user: User, submission_id: int, name: str) -> str:

@@ -26,6 +26,8 @@ class Settings:
     max_ratio: float = 200.0
     """A member whose uncompressed/compressed size ratio exceeds this is a zip bomb."""
     max_members: int = 2000
+    max_log_entries: int = 2000
+    """Files allowed in the nested ``logs_public.zip`` (every reviewer's log listing reads them)."""
     lease_s: float = 30.0
     """A claimed job not finished within its lease is reclaimed by another worker (crash recovery)."""
     poll_s: float = 0.2

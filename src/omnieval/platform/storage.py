@@ -74,6 +74,24 @@ def check_zip(path: Path, settings: Settings) -> None:
     if total > settings.max_unpacked_bytes:
         raise UploadError(f"the zip unpacks to {total} bytes; at most {settings.max_unpacked_bytes} are allowed")
     _check_actual_sizes(path, settings)
+    _check_nested_logs(path, settings)
+
+
+LOGS = "logs_public.zip"
+
+
+def _check_nested_logs(path: Path, settings: Settings) -> None:
+    """The reviewers' ``logs_public.zip`` is a zip inside the zip: its entries are bounded too."""
+    with zipfile.ZipFile(path) as zf:
+        if LOGS not in zf.namelist():
+            return
+        try:
+            with zf.open(LOGS) as inner, zipfile.ZipFile(inner) as logs:
+                n = len(logs.infolist())
+        except (zipfile.BadZipFile, OSError, ValueError):
+            raise UploadError(f"{LOGS} in the zip is not a readable zip archive") from None
+    if n > settings.max_log_entries:
+        raise UploadError(f"{LOGS} has {n} files; at most {settings.max_log_entries} are allowed")
 
 
 def _check_unique(infos: list[zipfile.ZipInfo]) -> None:
