@@ -62,11 +62,13 @@ def _prepare(data_dir: Path, url: str | None, root: Path) -> None:
     from omnieval.platform.accounts import create_user
     from omnieval.platform.benchmarks import add_benchmark
     from omnieval.platform.db import Database
+    from omnieval.platform.policy import set_policy
 
     settings = Settings(data_dir=data_dir, database_url=url)
     db = Database(settings)
     with db.session() as session:
         add_benchmark(session, settings, name="mera", tasks_spec=f"mera:{root}")
+        set_policy(session, "mera", {"daily_cap": 1_000_000})  # a load test, not a prober
         for name, role in (("reader", "user"), ("seeder", "user"), ("reviewer", "reviewer")):
             create_user(session, username=name, password=f"password-{name}", role=role)
     db.dispose()

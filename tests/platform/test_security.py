@@ -420,3 +420,47 @@ def test_a_nested_logs_zip_with_too_many_entries_is_refused(limited: Any, mera_r
     data = _zip({"logs_public.zip": logs.getvalue()})
     r = upload(limited, alice, data)
     assert r.status_code == 422 and "logs_public.zip has 2001 files" in r.json()["detail"], r.text
+
+
+def test_security_headers_on_pages_api_and_errors(platform: Any) -> None:
+    for path in ("/", "/api/v1/benchmarks", "/no-such-page", "/api/v1/me"):
+        r = platform.get(path)
+        assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff", path
+        assert r.headers["referrer-policy"] == "same-origin", path
+        csp = r.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "default-src 'none'" in csp and "script" not in csp, path
+
+
+def test_secure_cookies_when_configured(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    for secure in (False, True):
+        with TestClient(create_app(make_settings(data_dir, secure_cookies=secure)), base_url="https://testserver") as c:
+            cookie = c.get("/login").headers["set-cookie"]
+            assert ("secure" in cookie.lower()) is secure, cookie
+
+
+def test_usernames_are_unique_whatever_the_case_and_reserved_ones_refused(platform: Any) -> None:
+    def reg(name: str) -> Any:
+        return platform.post("/api/v1/auth/register", json={"username": name, "password": "password-x"})
+
+    assert reg("Alice").status_code == 201
+    r = reg("alice")
+    assert r.status_code == 409 and "taken" in r.json()["detail"]
+    for name in ("root", "Administrator", "SUPPORT"):
+        r = reg(name)
+        assert r.status_code == 422 and "reserved" in r.json()["detail"], name
+    assert platform.post("/api/v1/auth/token", json={"username": "ALICE", "password": "password-x"}).status_code == 200
+
+
+def test_the_database_and_data_dir_are_owner_only(tmp_path: Path) -> None:
+    import stat
+
+    from omnieval.platform.db import Database
+
+    settings = make_settings(tmp_path / "fresh")
+    Database(settings).dispose()
+    assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((settings.data_dir / "platform.db").stat().st_mode) == 0o600

@@ -53,6 +53,8 @@ def serve_command(
     daily_cap: Annotated[int, typer.Option(min=1, help="Submissions per user and benchmark per 24 h (default "
                                                        "for benchmarks without their own policy).")] = 5,
     score_digits: Annotated[int, typer.Option(min=0, max=6, help="Decimals of the scores a submitter sees.")] = 3,
+    secure_cookies: Annotated[bool, typer.Option(help="Mark the session cookie Secure: set it when users reach the "
+                                                      "server over HTTPS (directly or via a TLS proxy).")] = False,
 ) -> None:  # fmt: skip
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
     import dataclasses
@@ -64,7 +66,7 @@ def serve_command(
         fail(f"--registration must be open or approval, got {registration!r}")
     settings = dataclasses.replace(
         _settings(data_dir, database_url), registration=registration,
-        register_limit=(registrations_per_hour, 3600.0),
+        register_limit=(registrations_per_hour, 3600.0), secure_cookies=secure_cookies,
         policy=Policy(daily_cap=daily_cap, score_digits=score_digits),
     )  # fmt: skip
     with friendly_errors():

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import ROLES, ApiToken, User
@@ -23,6 +23,15 @@ __all__ = [
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.@+-]{3,64}$")  # e-mail addresses are valid names
 MIN_PASSWORD = 8
+RESERVED = frozenset({
+    "admin", "administrator", "root", "system", "sysadmin", "superuser", "support", "security", "staff",
+    "moderator", "reviewer", "omnieval", "platform", "api", "null", "none", "anonymous", "postmaster", "webmaster",
+})  # fmt: skip
+"""Names a self-registering user may not take (they would look like the platform's own accounts)."""
+
+
+def _by_name(session: Session, username: str) -> User | None:
+    return session.scalar(select(User).where(func.lower(User.username) == username.lower()))
 
 
 class AccountError(ValueError):
@@ -67,16 +76,20 @@ def _hasher():  # type: ignore[no-untyped-def]
 
 def create_user(
     session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None,
-    approved: bool = True,
+    approved: bool = True, self_service: bool = False,
 ) -> User:  # fmt: skip
-    """A new account; ``approved=False`` (self-registration in approval mode) cannot log in until approved."""
+    """A new account; ``approved=False`` (self-registration in approval mode) cannot log in until approved.
+
+    ``self_service`` (the register API and page) refuses the reserved names: only an admin creates those."""
     if not USERNAME.match(username):
         raise AccountError("username: 3-64 characters of letters, digits, '_', '.', '@', '+', '-'")
     if len(password) < MIN_PASSWORD:
         raise AccountError(f"password: at least {MIN_PASSWORD} characters")
     if role not in ROLES:
         raise AccountError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
-    if session.scalar(select(User).where(User.username == username)) is not None:
+    if self_service and username.lower() in RESERVED:
+        raise AccountError(f"username {username!r} is reserved")
+    if _by_name(session, username) is not None:  # unique whatever the case (an index says so too)
         raise AccountError(f"username {username!r} is taken")
     user = User(username=username, password_hash=_hash(password), role=role, panel=panel, approved=approved)
     session.add(user)
@@ -85,7 +98,7 @@ def create_user(
 
 
 def approve_user(session: Session, *, username: str) -> User:
-    user = session.scalar(select(User).where(User.username == username))
+    user = _by_name(session, username)
     if user is None:
         raise AccountError(f"no user {username!r}")
     user.approved = True
@@ -96,7 +109,7 @@ def authenticate(session: Session, *, username: str, password: str) -> User | No
     """The user when the password matches; None otherwise (same answer for unknown names)."""
     from argon2.exceptions import VerificationError
 
-    user = session.scalar(select(User).where(User.username == username))
+    user = _by_name(session, username)
     if user is None:
         _hash(password)  # same cost either way: no user enumeration by timing
         return None

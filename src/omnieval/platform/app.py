@@ -39,6 +39,7 @@ def create_app(settings: Settings) -> Any:
     from omnieval.platform.jobs import Worker
     from omnieval.platform.page_errors import install_error_handlers
     from omnieval.platform.ratelimit import RateLimiter
+    from omnieval.platform.security_headers import SecurityHeaders
 
     db = Database(settings)
 
@@ -64,10 +65,12 @@ def create_app(settings: Settings) -> Any:
             "login_client": settings.login_client_limit,
         }.items()
     }
-    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False,
+    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict",
+                       https_only=settings.secure_cookies,
                        max_age=int(settings.session_ttl_s))  # fmt: skip
     install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)  # before the multipart parser reads a byte
+    app.add_middleware(SecurityHeaders)  # outermost: every answer carries the headers, errors included
     app.include_router(api.router)
     app.include_router(api_annotation.router)
     app.include_router(pages.router)

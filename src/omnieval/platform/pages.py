@@ -109,7 +109,7 @@ def register(request: Request, session: SessionDep, username: Annotated[str, For
         return _render(request, session, "auth.html", 429, **again, error="too many registrations; try again later")
     approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=username, password=password, approved=not approval)
+        user = create_user(session, username=username, password=password, approved=not approval, self_service=True)
     except (AccountError, Busy) as exc:
         return _render(request, session, "auth.html", 422, **again, error=str(exc))
     if approval:

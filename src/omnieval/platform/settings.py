@@ -50,6 +50,9 @@ class Settings:
     """API tokens expire after this (or when revoked: ``DELETE /api/v1/auth/tokens/{id}``)."""
     session_ttl_s: float = 14 * 86400.0
     """Page sessions expire after this (or at logout); the cookie lives no longer."""
+    secure_cookies: bool = False
+    """Mark the session cookie ``Secure`` (``serve --secure-cookies``): set it whenever users reach the server
+    over HTTPS, directly or through a TLS-terminating proxy."""
     orphan_age_s: float = 600.0
     """At start-up, upload files no submission refers to and older than this are deleted."""
     worker: bool = True
