@@ -9,10 +9,12 @@ scored again from scratch by the next claimant, and no job is ever scored twice.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import threading
 import time
 import uuid
 import zipfile
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -150,8 +152,19 @@ def _release(db: Database, job_id: int, claim: str, *, delay_s: float) -> None:
             )  # fmt: skip
 
 
-def run_one(db: Database, settings: Settings) -> bool:
-    """Claim and score one job; False when the queue had nothing due."""
+def _score_detached(upload: Path, bench: dict[str, Any], settings: Settings, model: str) -> Any:
+    """Score in a child process (picklable arguments: the benchmark as plain fields)."""
+    from omnieval.platform.scoring import score_submission
+
+    return score_submission(upload, Benchmark(**bench), settings, model=model)
+
+
+def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -> bool:
+    """Claim and score one job; False when the queue had nothing due.
+
+    With ``pool`` (a process pool) the scoring runs there: CPU-heavy scoring then never holds this
+    process's GIL while its request threads serve readers. No database lock is held while scoring.
+    """
     from omnieval.platform.scoring import score_submission
 
     claimed = claim_next(db, lease_s=settings.lease_s)
@@ -167,7 +180,11 @@ def run_one(db: Database, settings: Settings) -> bool:
     policy = settings.policy.merged(benchmark.policy if benchmark else None)
     results = error = probe = None
     try:
-        results, fp = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
+        if pool is not None and benchmark is not None:
+            fields = {k: getattr(benchmark, k) for k in ("id", "name", "format", "scheme", "tasks", "policy")}
+            results, fp = pool.submit(_score_detached, upload, fields, settings, model).result()
+        else:
+            results, fp = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
         probe = (fp, policy)
     except ARCHIVE_FAULTS as exc:  # a bad archive fails its own job, never the worker
         log.warning("job %s: scoring failed (%s)", job_id, type(exc).__name__)
@@ -189,6 +206,7 @@ class Worker:
 
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
+        self._pool: ProcessPoolExecutor | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="omnieval-scoring", daemon=True)
 
@@ -198,11 +216,21 @@ class Worker:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _scoring_pool(self) -> ProcessPoolExecutor | None:
+        """One spawned child for scoring (``Settings.scoring_process``), made again if it died."""
+        if not self.settings.scoring_process:
+            return None
+        if self._pool is None or getattr(self._pool, "_broken", False):
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                busy = run_one(self.db, self.settings)
+                busy = run_one(self.db, self.settings, pool=self._scoring_pool())
             except Exception:  # the database was briefly unavailable: try again
                 log.exception("scoring worker: retrying after an error")
                 busy = False

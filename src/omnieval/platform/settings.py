@@ -56,6 +56,9 @@ class Settings:
     orphan_age_s: float = 600.0
     """At start-up, upload files no submission refers to and older than this are deleted."""
     worker: bool = True
+    scoring_process: bool = True
+    """Score in a child process (spawned once, made again if it dies), so scoring's CPU never competes for
+    the server process's GIL with the readers; False scores in the worker thread (tests that patch it)."""
     """Run the scoring worker thread inside the server process."""
     hold_s: float = 0.0
     """Keep each job claimed at least this long before committing (crash and load tests only)."""
