@@ -22,7 +22,9 @@ class Settings:
     data_dir: Path
     database_url: str | None = None
     max_upload_bytes: int = 64 * MiB
-    max_unpacked_bytes: int = 512 * MiB
+    max_unpacked_bytes: int = 64 * MiB
+    """Decompressed bytes per upload. Sized for memory: an honest upload at this cap peaks under 300 MB
+    while validated and scored (``benchmarks/platform_load.py --memory``); MERA's outputs take a few MB."""
     max_ratio: float = 200.0
     """A member whose uncompressed/compressed size ratio exceeds this is a zip bomb."""
     max_members: int = 2000
