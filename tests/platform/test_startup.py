@@ -132,3 +132,35 @@ def test_an_internal_error_that_persists_fails_after_max_attempts(
     assert run_one(db, settings) and run_one(db, settings) and not run_one(db, settings)
     row = _submission(db, sub_id)
     assert row.status == "failed" and row.error == "scoring failed after 2 attempts: OSError"
+
+
+def test_load_plugins_is_complete_for_every_concurrent_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads arriving while the first one imports wait for it; the flag is set only after success."""
+    import threading
+
+    from omnieval import registry
+
+    imported: list[int] = []
+
+    def slow_import() -> None:
+        time.sleep(0.2)
+        imported.append(1)
+
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_import_plugins", slow_import)
+    seen: list[int] = []
+    threads = [threading.Thread(target=lambda: (registry.load_plugins(), seen.append(len(imported)))) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert imported == [1] and seen == [1] * 8  # imported once; nobody returned before it was done
+
+    def failing_import() -> None:
+        raise ImportError("a plugin is broken")
+
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_import_plugins", failing_import)
+    with pytest.raises(ImportError):
+        registry.load_plugins()
+    assert registry._loaded is False  # a failed load is not marked loaded: the next call tries again
