@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -62,11 +64,13 @@ def _prepare(data_dir: Path, url: str | None, root: Path) -> None:
     from omnieval.platform.accounts import create_user
     from omnieval.platform.benchmarks import add_benchmark
     from omnieval.platform.db import Database
+    from omnieval.platform.policy import set_policy
 
     settings = Settings(data_dir=data_dir, database_url=url)
     db = Database(settings)
     with db.session() as session:
         add_benchmark(session, settings, name="mera", tasks_spec=f"mera:{root}")
+        set_policy(session, "mera", {"daily_cap": 1_000_000})  # a load test, not a prober
         for name, role in (("reader", "user"), ("seeder", "user"), ("reviewer", "reviewer")):
             create_user(session, username=name, password=f"password-{name}", role=role)
     db.dispose()
@@ -117,7 +121,8 @@ async def _readers(base: str, readers: int, seconds: float, errors: list[str]) -
                     r = await client.get(f"{base}/boards/mera/multi")
                     r.raise_for_status()
                 except httpx.HTTPError as exc:  # counted and printed, never hidden
-                    errors.append(type(exc).__name__)
+                    status = exc.response.status_code if isinstance(exc, httpx.HTTPStatusError) else ""
+                    errors.append(f"{type(exc).__name__} {status}".strip())
                     continue
                 latencies.append(time.perf_counter() - start)
 
@@ -157,7 +162,8 @@ def _phase(base: str, args: argparse.Namespace, data: bytes | None) -> dict[str,
     if thread:
         thread.join()
     return {"n": len(latencies), "p50": _pct(latencies, 0.5), "p95": _pct(latencies, 0.95),
-            "p99": _pct(latencies, 0.99), "uploads": len(ids), "errors": len(errors)}  # fmt: skip
+            "p99": _pct(latencies, 0.99), "uploads": len(ids), "errors": len(errors),
+            "kinds": dict(collections.Counter(errors))}  # fmt: skip
 
 
 def _scored(base: str) -> int:
@@ -186,8 +192,86 @@ def run_database(label: str, url: str | None, root: Path, data: bytes, args: arg
     print(f"{label:10} idle    : {idle['n']:6d} requests  p50 {idle['p50']:7.1f} ms  p95 {idle['p95']:7.1f} ms  p99 {idle['p99']:7.1f} ms")
     print(f"{label:10} scoring : {busy['n']:6d} requests  p50 {busy['p50']:7.1f} ms  p95 {busy['p95']:7.1f} ms  p99 {busy['p99']:7.1f} ms"
           f"  ({busy['uploads']} uploads, {scored} scored meanwhile)")
-    print(f"{label:10} failed requests: idle {idle['errors']}, scoring {busy['errors']}")
+    print(f"{label:10} failed requests: idle {idle['errors']} {idle['kinds']}, scoring {busy['errors']} {busy['kinds']}")
     print(f"{label:10} p99 ratio scoring/idle: {busy['p99'] / idle['p99']:.2f}")
+
+
+MEMORY_PROBE = """
+import json, resource, sys
+from pathlib import Path
+from omnieval.registry import load_plugins
+load_plugins()
+from omnieval.platform import Settings
+from omnieval.platform.db import Database
+from omnieval.platform.models import Benchmark
+from omnieval.platform.scoring import score_submission
+from omnieval.platform.storage import save_upload
+from omnieval.platform.submissions import _validate
+settings = Settings(data_dir=Path(sys.argv[1]))
+db = Database(settings)
+with db.session() as session:
+    bench = session.query(Benchmark).filter_by(name="mera").one()
+    session.expunge(bench)
+import tracemalloc
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+tracemalloc.start()
+with open(sys.argv[2], "rb") as fh:
+    path = save_upload(fh, settings)
+report = _validate(path, bench)
+assert report["ok"], report["errors"][:3]
+upload = tracemalloc.get_traced_memory()[1]
+tracemalloc.reset_peak()
+results, _ = score_submission(path, bench, settings, model="m")
+assert results["tasks"], results
+done = tracemalloc.get_traced_memory()[1]
+print(json.dumps({"base_mb": base / 1024, "upload_mb": upload / 1e6, "scoring_mb": done / 1e6}))
+"""
+
+
+def _honest_zip_at_cap(root: Path, tasks: dict[str, int], target: int) -> bytes:
+    """A valid MERA zip answering every sample whose JSON totals about ``target`` bytes (long Russian answers
+    of random words: they compress about 5x, under the ratio cap)."""
+    import io
+    import random
+    import zipfile
+
+    from tests.platform.conftest import answers_of
+
+    from omnieval.benchmarks.mera.catalog import catalogue
+
+    answers = {name: answers_of(root, name) for name in tasks}
+    per_answer = max(1, target // sum(map(len, answers.values())))
+    words = ["ответ", "модель", "картинка", "звук", "видео", "вопрос", "число", "цвет", "кошка", "дом", "река", "город"]
+    text = " ".join(random.choices(words, k=(1 << 20) // 7))  # 1 MiB apart: beyond DEFLATE's 32 KiB window
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in tasks:
+            items = [{"outputs": f"{answer} {(text * (1 + per_answer // len(text)))[:per_answer // 2]}", "meta": {"id": int(sid)}}
+                     for sid, answer in answers[name].items()]  # fmt: skip
+            zf.writestr(f"{catalogue().by_name()[name].submission}.json", json.dumps({"data": {"test": items}}, ensure_ascii=False))
+    return buf.getvalue()
+
+
+def run_memory(root: Path, tasks: dict[str, int]) -> None:
+    """Peak memory of one upload at the caps: copy, zip checks, validation, then scoring (tracemalloc's peak of
+    Python allocations per stage, in a fresh process; the RSS high-water mark after imports is printed too)."""
+    from omnieval.platform import Settings
+
+    cap = Settings(data_dir=Path(".")).max_unpacked_bytes
+    with tempfile.TemporaryDirectory() as tmp:
+        _prepare(Path(tmp) / "data", None, root)
+        data = _honest_zip_at_cap(root, tasks, int(cap * 0.97))
+        archive = Path(tmp) / "upload.zip"
+        archive.write_bytes(data)
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        out = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(Path(tmp) / "data"), str(archive)],
+                             env=env, capture_output=True, text=True)  # fmt: skip
+        if out.returncode:
+            raise SystemExit(out.stderr[-2000:])
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"memory: one honest upload of {len(data) / 2**20:.1f} MiB zipped, ~{cap * 0.97 / 2**20:.0f} MiB of JSON "
+          f"(unpacked cap {cap / 2**20:.0f} MiB): peak Python allocations {got['upload_mb']:.0f} MB while uploading, "
+          f"{got['scoring_mb']:.0f} MB while scoring, over {got['base_mb']:.0f} MB after imports (limit 300 MB)")
 
 
 def main() -> None:
@@ -198,6 +282,7 @@ def main() -> None:
     parser.add_argument("--models", type=int, default=8, help="approved submissions on the board")
     parser.add_argument("--upload-every", type=float, default=0.6, help="seconds (the server allows 20 uploads a minute)")
     parser.add_argument("--only", choices=("sqlite", "postgresql"), default=None)
+    parser.add_argument("--memory", action="store_true", help="measure the peak memory of one upload at the caps instead")
     args = parser.parse_args()
     from tests.platform.conftest import submission_zip
     from tests.platform.pg import available, postgres_cluster
@@ -207,6 +292,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tasks = {"ruclevr": args.n // 2, "rucommonvqa": args.n // 3, "ruslun": args.n // 4}
         root = make_mini(Path(tmp) / "root", n=args.n, with_answers=True, tasks=list(tasks))
+        if args.memory:
+            run_memory(root, tasks)
+            return
         data = submission_zip(root, right=tasks)
         print(f"{args.readers} concurrent readers of /boards/mera/multi for {args.seconds:.0f} s per phase; "
               f"{args.models} models on the board; {args.n} samples per task, 3 tasks per submission")  # fmt: skip

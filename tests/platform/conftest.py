@@ -56,7 +56,9 @@ def submission_zip(root: Path, *, right: dict[str, int], extra: dict[str, bytes]
 def make_settings(data_dir: Path, **overrides: Any) -> Any:
     from omnieval.platform import Settings
 
-    return Settings(data_dir=data_dir, poll_s=0.05, **overrides)
+    # Scoring in the worker thread: tests patch it in process, and a spawned child per app would cost seconds.
+    # The real default (a scoring child process) is exercised by the cold-server and kill -9 tests.
+    return Settings(data_dir=data_dir, poll_s=0.05, **{"scoring_process": False, **overrides})
 
 
 def add_mera(settings: Any, root: Path, name: str = "mera") -> None:

@@ -45,6 +45,10 @@ def _matrix(sub: int) -> list[tuple[str, str, Body, tuple[int, ...]]]:
         ("POST", "/api/v1/annotation/items/1/scores", {"score": 1, "rationale": RATIONALE}, (401, 403, 403, 403, 201, 201)),
         ("GET", "/api/v1/annotation/progress", None, (401, 403, 403, 403, 403, 200)),
         ("GET", "/api/v1/annotation/export", None, (401, 403, 403, 403, 403, 200)),
+        ("GET", "/api/v1/auth/tokens", None, (401, 200, 200, 200, 200, 200)),
+        ("DELETE", "/api/v1/auth/tokens/999999", None, (401, 404, 404, 404, 404, 404)),
+        ("DELETE", "/api/v1/auth/tokens", None, (401, 200, 200, 200, 200, 200)),  # last: everyone is logged out
+        ("GET", "/api/v1/me", None, (401,) * 6),
     ]
 
 
@@ -64,6 +68,7 @@ def _template(path: str) -> str:
     """A concrete path as its route template (ids become ``{...}``), to compare with the app's routes."""
     path = re.sub(r"/(submissions|reviews|models)/\d+", r"/\1/{submission_id}", path)
     path = re.sub(r"/items/\d+", "/items/{item_pk}", path)
+    path = re.sub(r"/tokens/\d+", "/tokens/{token_id}", path)
     path = re.sub(r"/annotate/\d+", "/annotate/{item_pk}", path)
     path = re.sub(r"/logs/.+", "/logs/{name}", path)
     return re.sub(r"/boards/\w+/\w+", "/boards/{benchmark}/{board}", path)
@@ -81,6 +86,8 @@ def test_every_api_endpoint_for_every_role(platform: Any, mera_root: Path) -> No
             r = platform.request(method, path, headers=headers[role], json=body(role) if callable(body) else body)
             got[(row, method, path, role)], want[(row, method, path, role)] = r.status_code, code
     assert got == want
+    headers |= {role: token(platform, role) for role in ("reviewer", "annotator", "admin")}  # logged out above
+    headers |= {role: token(platform, role, f"password-{role}") for role in ("owner", "other")}
     for role in ROLES[1:]:  # uploads (multipart): any signed-in account may submit; anonymous may not
         assert upload(platform, headers[role], submission_zip(mera_root, right={"ruclevr": 1})).status_code == 202
     assert upload(platform, {}, submission_zip(mera_root, right={"ruclevr": 1})).status_code == 401

@@ -198,3 +198,270 @@ def make_mini_hidden(tmp_path: Path) -> Path:
     from omnieval.benchmarks.mera.mini import make_mini
 
     return make_mini(tmp_path / "hidden", n=3, tasks=["realvqa"])
+
+
+def _lying_zip(*, members: int, real: int, declared: int) -> bytes:
+    """``members`` members of one name whose headers declare ``declared`` bytes but inflate to ``real``."""
+    import struct
+    import warnings
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate names
+        for _ in range(members):
+            zf.writestr("ruCLEVR.json", b"0" * real)
+    raw = bytearray(buf.getvalue())
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = 0
+        while (at := raw.find(signature, start)) >= 0:
+            if struct.unpack_from("<I", raw, at + offset)[0] == real:
+                struct.pack_into("<I", raw, at + offset, declared)
+            start = at + 4
+    return bytes(raw)
+
+
+def test_a_zip_lying_about_its_sizes_is_refused_fast(limited: Any, tmp_path: Path) -> None:
+    import time
+
+    alice = register(limited, "alice")
+    data = _lying_zip(members=1, real=8 * 1024 * 1024, declared=59)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert [i.file_size for i in zf.infolist()] == [59]  # the headers lie
+    started = time.monotonic()
+    r = upload(limited, alice, data)
+    assert r.status_code == 422 and "does not match its header" in r.json()["detail"], r.text
+    assert time.monotonic() - started < 5
+    assert list((limited.settings.data_dir / "uploads").glob("*")) == []
+
+
+def test_duplicate_member_names_are_refused(limited: Any) -> None:
+    alice = register(limited, "alice")
+    r = upload(limited, alice, _lying_zip(members=20, real=1000, declared=1000))
+    assert r.status_code == 422 and "two files named 'ruCLEVR.json'" in r.json()["detail"], r.text
+
+
+def test_actual_bytes_are_counted_not_the_headers(tmp_path: Path) -> None:
+    """A member whose header under-declares its size is caught by the streamed count, not the header sum."""
+    from omnieval.platform.storage import UploadError, _check_actual_sizes
+
+    settings = make_settings(tmp_path, max_unpacked_bytes=100_000)
+    path = tmp_path / "big.zip"
+    path.write_bytes(_zip({"a.bin": _runs(600), "b.bin": _runs(600)}))  # 120,000 real bytes, under the ratio
+    with pytest.raises(UploadError, match="unpacks to more than 100000 bytes"):
+        _check_actual_sizes(path, settings)
+
+
+def test_an_upload_the_validator_cannot_read_leaves_no_file(limited: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from omnieval.submission.base import validators
+
+    def broken(path: Any) -> dict[str, Any]:
+        raise RuntimeError("the validator failed")  # e.g. the audit's half-loaded registry
+
+    monkeypatch.setattr(validators, "get", lambda name: broken)
+    alice = register(limited, "alice")
+    r = upload(limited, alice, submission_zip(Path("."), right={}))
+    assert r.status_code == 422 and "could not be read" in r.text, r.text
+    assert list((limited.settings.data_dir / "uploads").glob("*")) == []
+
+
+def test_start_up_sweeps_orphaned_uploads_only(data_dir: Path, mera_root: Path) -> None:
+    import time
+
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    settings = make_settings(data_dir)
+    with TestClient(create_app(settings)) as client:
+        alice = register(client, "alice")
+        kept = wait_status(client, alice, upload(client, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"])
+    uploads = settings.uploads
+    old, fresh = uploads / "orphan.zip", uploads / "in-flight.zip"
+    old.write_bytes(b"x" * 1000)
+    fresh.write_bytes(b"x")
+    long_ago = time.time() - 3600
+    os.utime(old, (long_ago, long_ago))
+    for path in uploads.iterdir():
+        os.utime(path, (long_ago, long_ago))  # the kept upload is old too: it survives because it is referenced
+    os.utime(fresh, None)
+    with TestClient(create_app(settings)):
+        pass
+    assert sorted(p.name for p in uploads.iterdir()) == sorted(["in-flight.zip", Path(kept_upload(settings, kept["id"])).name])
+
+
+def kept_upload(settings: Any, sub_id: int) -> str:
+    from omnieval.platform.db import Database
+    from omnieval.platform.models import Submission
+
+    db = Database(settings)
+    with db.session() as session:
+        path = session.get(Submission, sub_id).upload
+    db.dispose()
+    return str(path)
+
+
+def test_a_reviewer_cannot_approve_their_own_submission(platform: Any, mera_root: Path) -> None:
+    reviewer, other = token(platform, "reviewer"), token(platform, "admin")
+    sub = upload(platform, reviewer, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
+    wait_status(platform, reviewer, sub)
+    assert platform.post(f"/api/v1/submissions/{sub}/publish", headers=reviewer, json={"boards": ["image"]}).status_code == 202
+    r = platform.post(f"/api/v1/reviews/{sub}", headers=reviewer, json={"decision": "approve"})
+    assert r.status_code == 403 and "own submission" in r.json()["detail"]
+    assert platform.get("/api/v1/boards/mera/image").json()["rows"] == []
+    assert platform.post(f"/api/v1/reviews/{sub}", headers=other, json={"decision": "approve"}).status_code == 200
+
+
+def _page_login(platform: Any, username: str) -> Any:
+    import re
+
+    from fastapi.testclient import TestClient
+
+    client = TestClient(platform.app)
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)  # type: ignore[union-attr]
+    r = client.post("/login", data={"username": username, "password": f"password-{username}", "csrf": csrf},
+                    follow_redirects=False)  # fmt: skip
+    assert r.status_code == 303, r.text
+    return client
+
+
+def test_a_session_cookie_captured_before_logout_is_dead_after_it(platform: Any) -> None:
+    import re
+
+    browser = _page_login(platform, "reviewer")
+    captured = dict(browser.cookies)
+    assert browser.get("/reviews", follow_redirects=False).status_code == 200
+    csrf = re.search(r'name="csrf" value="([^"]+)"', browser.get("/").text).group(1)  # type: ignore[union-attr]
+    assert browser.post("/logout", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+    from fastapi.testclient import TestClient
+
+    thief = TestClient(platform.app, cookies=captured)
+    assert thief.get("/reviews", follow_redirects=False).status_code == 303  # to the login page: not signed in
+
+
+def test_tokens_expire_and_can_be_revoked_one_or_all(platform: Any, data_dir: Path) -> None:
+    import time
+
+    alice = register(platform, "alice")
+    second = token(platform, "alice")
+    listed = platform.get("/api/v1/auth/tokens", headers=alice).json()["tokens"]
+    assert len(listed) == 2 and all(t["expires_at"] > time.time() + 29 * 86400 for t in listed)
+    assert platform.delete(f"/api/v1/auth/tokens/{listed[1]['id']}", headers=alice).status_code == 204
+    assert platform.get("/api/v1/me", headers=second).status_code == 401 and platform.get("/api/v1/me", headers=alice).status_code == 200
+    browser = _page_login(platform, "alice")
+    assert browser.get("/submissions", follow_redirects=False).status_code == 200
+    assert platform.delete("/api/v1/auth/tokens", headers=alice).json() == {"revoked": 2}  # the page session too
+    assert platform.get("/api/v1/me", headers=alice).status_code == 401
+    assert browser.get("/submissions", follow_redirects=False).status_code == 303
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, token_ttl_s=0.5))) as short:
+        bob = token(short, "alice")
+        assert short.get("/api/v1/me", headers=bob).status_code == 200
+        time.sleep(0.6)
+        assert short.get("/api/v1/me", headers=bob).status_code == 401
+
+
+def test_login_spraying_over_usernames_is_limited_per_client(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, login_client_limit=(5, 60.0)))) as client:
+        codes = [client.post("/api/v1/auth/token", json={"username": f"victim{i}", "password": "password-x"})
+                 .status_code for i in range(8)]  # fmt: skip
+        assert codes == [401] * 5 + [429] * 3  # each username is tried once: only the per-client limit stops it
+
+
+def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from omnieval.platform import accounts
+
+    running, peak, lock = [0], [0], threading.Lock()
+
+    class SlowHasher:
+        def hash(self, password: str) -> str:
+            with lock:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            time.sleep(0.05)
+            with lock:
+                running[0] -= 1
+            return "h"
+
+    monkeypatch.setattr(accounts, "_hasher", SlowHasher)
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(accounts._hash, ["p"] * 32))
+    assert peak[0] == 2  # 16 threads asked at once; two hashes ever ran together
+
+
+def test_model_info_is_bounded(platform: Any, mera_root: Path) -> None:
+    alice = register(platform, "alice")
+    sub = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
+    wait_status(platform, alice, sub)
+    big = {"parameters": "x" * 5000}
+    r = platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice, json={"boards": ["image"], "model_info": big})
+    assert r.status_code == 422 and "model_info" in json.dumps(r.json()), r.text
+    ok = {"parameters": "7B"}
+    assert platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice,
+                         json={"boards": ["image"], "model_info": ok}).status_code == 202  # fmt: skip
+
+
+def test_a_nested_logs_zip_with_too_many_entries_is_refused(limited: Any, mera_root: Path) -> None:
+    logs = io.BytesIO()
+    with zipfile.ZipFile(logs, "w") as inner:
+        for i in range(2001):
+            inner.writestr(f"{i}.txt", "")
+    alice = register(limited, "alice")
+    data = _zip({"logs_public.zip": logs.getvalue()})
+    r = upload(limited, alice, data)
+    assert r.status_code == 422 and "logs_public.zip has 2001 files" in r.json()["detail"], r.text
+
+
+def test_security_headers_on_pages_api_and_errors(platform: Any) -> None:
+    for path in ("/", "/api/v1/benchmarks", "/no-such-page", "/api/v1/me"):
+        r = platform.get(path)
+        assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff", path
+        assert r.headers["referrer-policy"] == "same-origin", path
+        csp = r.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "default-src 'none'" in csp, path
+        assert "script-src 'self';" in csp and "unsafe-inline" not in csp, path  # only /static/ files run
+
+
+def test_secure_cookies_when_configured(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    for secure in (False, True):
+        with TestClient(create_app(make_settings(data_dir, secure_cookies=secure)), base_url="https://testserver") as c:
+            cookie = c.get("/login").headers["set-cookie"]
+            assert ("secure" in cookie.lower()) is secure, cookie
+
+
+def test_usernames_are_unique_whatever_the_case_and_reserved_ones_refused(platform: Any) -> None:
+    def reg(name: str) -> Any:
+        return platform.post("/api/v1/auth/register", json={"username": name, "password": "password-x"})
+
+    assert reg("Alice").status_code == 201
+    r = reg("alice")
+    assert r.status_code == 409 and "taken" in r.json()["detail"]
+    for name in ("root", "Administrator", "SUPPORT"):
+        r = reg(name)
+        assert r.status_code == 422 and "reserved" in r.json()["detail"], name
+    assert platform.post("/api/v1/auth/token", json={"username": "ALICE", "password": "password-x"}).status_code == 200
+
+
+def test_the_database_and_data_dir_are_owner_only(tmp_path: Path) -> None:
+    import stat
+
+    from omnieval.platform.db import Database
+
+    settings = make_settings(tmp_path / "fresh")
+    Database(settings).dispose()
+    assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((settings.data_dir / "platform.db").stat().st_mode) == 0o600

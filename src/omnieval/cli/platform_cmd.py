@@ -70,12 +70,30 @@ def serve_command(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
     workers: Annotated[int, typer.Option(min=1, help="Server processes (they share limits and boards via the database).")] = 1,
+    registration: Annotated[str, typer.Option(help="open: new accounts log in at once; approval: after "
+                                                   "`omnieval platform approve-user`.")] = "open",
+    registrations_per_hour: Annotated[int, typer.Option(min=1, help="Self-registrations per client per hour.")] = 10,
+    daily_cap: Annotated[int, typer.Option(min=1, help="Submissions per user and benchmark per 24 h (default "
+                                                       "for benchmarks without their own policy).")] = 5,
+    score_digits: Annotated[int, typer.Option(min=0, max=6, help="Decimals of the scores a submitter sees.")] = 3,
+    secure_cookies: Annotated[bool, typer.Option(help="Mark the session cookie Secure: set it when users reach the "
+                                                      "server over HTTPS (directly or via a TLS proxy).")] = False,
 ) -> None:  # fmt: skip
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
+    import dataclasses
+
+    from omnieval.platform.policy import Policy
     from omnieval.platform.serve import serve
 
+    if registration not in ("open", "approval"):
+        fail(f"--registration must be open or approval, got {registration!r}")
+    settings = dataclasses.replace(
+        _settings(data_dir, database_url), registration=registration,
+        register_limit=(registrations_per_hour, 3600.0), secure_cookies=secure_cookies,
+        policy=Policy(daily_cap=daily_cap, score_digits=score_digits),
+    )  # fmt: skip
     with friendly_errors():
-        serve(_settings(data_dir, database_url), host=host, port=port, workers=workers)
+        serve(settings, host=host, port=port, workers=workers)
 
 
 @platform_app.command("add-benchmark")
@@ -139,3 +157,27 @@ def load_triples_command(
                 fail(f"{file}:{lineno}: field {'.'.join(map(str, first['loc'])) or '?'}: {first['msg']}")
     with _session(data_dir, database_url) as session:
         print_json({"loaded": load_triples(session, triples)})
+
+
+@platform_app.command("approve-user")
+def approve_user_command(data_dir: DataDir, username: Annotated[str, typer.Option()], database_url: DbUrl = None) -> None:
+    """Let an account registered under ``--registration approval`` log in."""
+    from omnieval.platform.accounts import approve_user
+
+    with _session(data_dir, database_url) as session:
+        user = approve_user(session, username=username)
+        print_json({"id": user.id, "username": user.username, "approved": user.approved})
+
+
+@platform_app.command("set-policy")
+def set_policy_command(
+    data_dir: DataDir, name: Annotated[str, typer.Option(help="The benchmark.")],
+    setting: Annotated[list[str], typer.Option("--set", help="KEY=VALUE: require_complete, daily_cap, "
+                                                            "score_digits, probe_max_diff, probe_min_matches.")],
+    database_url: DbUrl = None,
+) -> None:  # fmt: skip
+    """Override the server's score-oracle defences for one benchmark (docs/platform.md)."""
+    from omnieval.platform.policy import parse_overrides, set_policy
+
+    with _session(data_dir, database_url) as session:
+        print_json({"benchmark": name, "policy": set_policy(session, name, parse_overrides(setting))})

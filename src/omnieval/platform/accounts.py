@@ -5,20 +5,67 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import ROLES, ApiToken, User
 
-__all__ = ["AccountError", "authenticate", "create_user", "issue_token", "user_for_token"]
+__all__ = [
+    "AccountError", "Busy", "approve_user", "authenticate", "create_user", "issue_token", "list_tokens", "new_token", "revoke_all",
+    "revoke_token", "user_for_token",
+]
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.@+-]{3,64}$")  # e-mail addresses are valid names
 MIN_PASSWORD = 8
+RESERVED = frozenset({
+    "admin", "administrator", "root", "system", "sysadmin", "superuser", "support", "security", "staff",
+    "moderator", "reviewer", "omnieval", "platform", "api", "null", "none", "anonymous", "postmaster", "webmaster",
+})  # fmt: skip
+"""Names a self-registering user may not take (they would look like the platform's own accounts)."""
+
+
+def _by_name(session: Session, username: str) -> User | None:
+    return session.scalar(select(User).where(func.lower(User.username) == username.lower()))
 
 
 class AccountError(ValueError):
     """A bad username, password or role, with a message safe to show."""
+
+
+HASH_SLOTS = threading.BoundedSemaphore(2)
+"""At most this many argon2 computations at once in a process (each takes ~50 ms of a core and 64 MiB):
+a login flood queues here instead of taking every core and every request thread from other requests."""
+HASH_WAIT_S = 10.0
+
+
+class Busy(RuntimeError):
+    """Too many password checks are waiting: the caller answers 503."""
+
+
+@contextmanager
+def _hash_slot() -> Iterator[None]:
+    if not HASH_SLOTS.acquire(timeout=HASH_WAIT_S):
+        raise Busy("the server is busy checking passwords; try again in a moment")
+    try:
+        yield
+    finally:
+        HASH_SLOTS.release()
+
+
+def _hash(password: str) -> str:
+    with _hash_slot():
+        return str(_hasher().hash(password))
+
+
+def _verify(password_hash: str, password: str) -> None:
+    with _hash_slot():
+        _hasher().verify(password_hash, password)
 
 
 def _hasher():  # type: ignore[no-untyped-def]
@@ -27,18 +74,34 @@ def _hasher():  # type: ignore[no-untyped-def]
     return PasswordHasher()
 
 
-def create_user(session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None) -> User:
+def create_user(
+    session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None,
+    approved: bool = True, self_service: bool = False,
+) -> User:  # fmt: skip
+    """A new account; ``approved=False`` (self-registration in approval mode) cannot log in until approved.
+
+    ``self_service`` (the register API and page) refuses the reserved names: only an admin creates those."""
     if not USERNAME.match(username):
         raise AccountError("username: 3-64 characters of letters, digits, '_', '.', '@', '+', '-'")
     if len(password) < MIN_PASSWORD:
         raise AccountError(f"password: at least {MIN_PASSWORD} characters")
     if role not in ROLES:
         raise AccountError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
-    if session.scalar(select(User).where(User.username == username)) is not None:
+    if self_service and username.lower() in RESERVED:
+        raise AccountError(f"username {username!r} is reserved")
+    if _by_name(session, username) is not None:  # unique whatever the case (an index says so too)
         raise AccountError(f"username {username!r} is taken")
-    user = User(username=username, password_hash=_hasher().hash(password), role=role, panel=panel)
+    user = User(username=username, password_hash=_hash(password), role=role, panel=panel, approved=approved)
     session.add(user)
     session.flush()
+    return user
+
+
+def approve_user(session: Session, *, username: str) -> User:
+    user = _by_name(session, username)
+    if user is None:
+        raise AccountError(f"no user {username!r}")
+    user.approved = True
     return user
 
 
@@ -46,12 +109,12 @@ def authenticate(session: Session, *, username: str, password: str) -> User | No
     """The user when the password matches; None otherwise (same answer for unknown names)."""
     from argon2.exceptions import VerificationError
 
-    user = session.scalar(select(User).where(User.username == username))
+    user = _by_name(session, username)
     if user is None:
-        _hasher().hash(password)  # same cost either way: no user enumeration by timing
+        _hash(password)  # same cost either way: no user enumeration by timing
         return None
     try:
-        _hasher().verify(user.password_hash, password)
+        _verify(user.password_hash, password)
     except VerificationError:
         return None
     return user
@@ -61,12 +124,41 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def issue_token(session: Session, user: User) -> str:
+def issue_token(session: Session, user: User, *, kind: str = "api", ttl_s: float = 30 * 86400.0) -> str:
+    """A new credential for ``user``, valid ``ttl_s`` seconds (or until revoked); only its SHA-256 is kept."""
+    return new_token(session, user, kind=kind, ttl_s=ttl_s)[1]
+
+
+def new_token(session: Session, user: User, *, kind: str, ttl_s: float) -> tuple[ApiToken, str]:
     token = secrets.token_urlsafe(32)
-    session.add(ApiToken(user_id=user.id, token_hash=_digest(token)))
-    return token
+    row = ApiToken(user_id=user.id, token_hash=_digest(token), kind=kind, expires_at=time.time() + ttl_s)
+    session.add(row)
+    session.flush()
+    return row, token
 
 
-def user_for_token(session: Session, token: str) -> User | None:
-    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token)))
-    return None if row is None else session.get(User, row.user_id)
+def user_for_token(session: Session, token: str, *, kind: str = "api") -> User | None:
+    """The token's user while the token is of ``kind``, unexpired and not revoked."""
+    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == _digest(token), ApiToken.kind == kind))
+    if row is None or (row.expires_at is not None and row.expires_at <= time.time()):
+        return None
+    user = session.get(User, row.user_id)
+    return user if user is not None and user.approved else None
+
+
+def revoke_token(session: Session, user: User, *, token: str | None = None, token_id: int | None = None) -> bool:
+    """End one of ``user``'s credentials, named by its text or its id; False when there is no such one."""
+    where = ApiToken.token_hash == _digest(token) if token is not None else ApiToken.id == token_id
+    return bool(session.execute(delete(ApiToken).where(where, ApiToken.user_id == user.id)).rowcount)  # type: ignore[attr-defined]
+
+
+def revoke_all(session: Session, user: User) -> int:
+    """Log ``user`` out everywhere: every API token and page session ends."""
+    return int(session.execute(delete(ApiToken).where(ApiToken.user_id == user.id)).rowcount)  # type: ignore[attr-defined]
+
+
+def list_tokens(session: Session, user: User) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.kind == "api").order_by(ApiToken.id)
+    )
+    return [{"id": r.id, "created_at": r.created_at, "expires_at": r.expires_at} for r in rows]

@@ -9,15 +9,26 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Path, Request, UploadFile
 from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from omnieval.platform import service
-from omnieval.platform.accounts import AccountError, authenticate, create_user, issue_token, user_for_token
+from omnieval.platform.accounts import (
+    AccountError,
+    Busy,
+    authenticate,
+    create_user,
+    list_tokens,
+    new_token,
+    revoke_all,
+    revoke_token,
+    user_for_token,
+)  # fmt: skip
+from omnieval.platform.api_errors import errors
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import InvalidSubmission, accept_upload
+from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
 
 __all__ = ["router"]
 
@@ -34,7 +45,13 @@ class Credentials(BaseModel):
 class PublishRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     boards: list[str] = Field(max_length=4)
-    model_info: dict[str, Any] = Field(default_factory=dict)
+    model_info: dict[str, Any] = Field(default_factory=dict, max_length=16)
+
+    @field_validator("model_info")
+    @classmethod
+    def _small(cls, value: dict[str, Any]) -> dict[str, Any]:
+        service.check_model_info(value)
+        return value
 
 
 class ReviewRequest(BaseModel):
@@ -86,25 +103,56 @@ def client_key(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-@router.post("/auth/register", status_code=201)
-def register(body: Credentials, session: SessionDep) -> dict[str, Any]:
+@router.post("/auth/register", status_code=201, responses=errors(409, 422, 429, 503))
+def register(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
+    _limited(request, "register", client_key(request))
+    approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=body.username, password=body.password)
+        user = create_user(session, username=body.username, password=body.password, approved=not approval,
+                           self_service=True)
+    except Busy as exc:
+        raise HTTPException(503, str(exc), headers={"Retry-After": "5"}) from None
     except AccountError as exc:
         raise HTTPException(409 if "taken" in str(exc) else 422, str(exc)) from None
     return {"id": user.id, "username": user.username, "role": user.role}
 
 
-@router.post("/auth/token")
-def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, str]:
+@router.post("/auth/token", responses=errors(401, 403, 422, 429, 503))
+def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "login", f"{body.username}|{client_key(request)}")
-    user = authenticate(session, username=body.username, password=body.password)
+    _limited(request, "login_client", client_key(request))  # a spray over many usernames from one client
+    try:
+        user = authenticate(session, username=body.username, password=body.password)
+    except Busy as exc:
+        raise HTTPException(503, str(exc), headers={"Retry-After": "5"}) from None
     if user is None:
         raise HTTPException(401, "wrong username or password")
-    return {"token": issue_token(session, user)}
+    if not user.approved:
+        raise HTTPException(403, "this account is waiting for an administrator's approval")
+    row, text = new_token(session, user, kind="api", ttl_s=request.app.state.settings.token_ttl_s)
+    return {"token": text, "id": row.id, "expires_at": row.expires_at}
 
 
-@router.get("/me")
+@router.get("/auth/tokens", responses=errors(401))
+def tokens(session: SessionDep, user: UserDep) -> dict[str, Any]:
+    """Your API tokens (ids, creation and expiry times; never the tokens themselves)."""
+    return {"tokens": list_tokens(session, user)}
+
+
+@router.delete("/auth/tokens/{token_id}", status_code=204, responses=errors(401, 404, 422))
+def revoke(token_id: SubmissionId, session: SessionDep, user: UserDep) -> None:
+    """Revoke one of your API tokens (the one in use included)."""
+    if not revoke_token(session, user, token_id=token_id):
+        raise HTTPException(404, f"token {token_id} not found")
+
+
+@router.delete("/auth/tokens", responses=errors(401))
+def revoke_everywhere(session: SessionDep, user: UserDep) -> dict[str, int]:
+    """Log out everywhere: every API token and page session of yours ends."""
+    return {"revoked": revoke_all(session, user)}
+
+
+@router.get("/me", responses=errors(401))
 def me(user: UserDep) -> dict[str, Any]:
     return {"id": user.id, "username": user.username, "role": user.role}
 
@@ -115,15 +163,19 @@ def benchmarks(session: SessionDep) -> dict[str, Any]:
     return {"benchmarks": [{"name": b.name, "format": b.format, "tasks": b.tasks, "boards": list(service.BOARDS)} for b in rows]}
 
 
-@router.post("/submissions", status_code=202)
+@router.post("/submissions", status_code=202, responses=errors(401, 411, 413, 422, 429))
 def submit(
     request: Request, session: SessionDep, user: UserDep,
-    benchmark: Annotated[str, Form(max_length=64)], file: Annotated[UploadFile, File()],
+    file: Annotated[UploadFile, File()],
+    benchmark: Annotated[str, Form(max_length=64, description="required; an empty one is a 422 that says so")] = "",
     model: Annotated[str, Form(max_length=128)] = "",
 ) -> dict[str, int]:  # fmt: skip
     _limited(request, "upload", str(user.id))
     try:
-        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
+        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file,
+                            model=model, client=client_key(request))  # fmt: skip
+    except QuotaExceeded as exc:
+        raise HTTPException(429, str(exc)) from None
     except InvalidSubmission as exc:
         raise HTTPException(422, {"message": str(exc), "report": exc.report}) from None
     except UploadError as exc:
@@ -131,54 +183,57 @@ def submit(
     return {"id": row.id}
 
 
-@router.get("/submissions")
+@router.get("/submissions", responses=errors(401))
 def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
     rows = session.scalars(select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)).all()
     return {"submissions": [service.submission_view(session, r) for r in rows]}
 
 
-@router.get("/submissions/{submission_id}")
+@router.get("/submissions/{submission_id}", responses=errors(401, 404, 422))
 def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
     with http_errors():
         return service.submission_view(session, service.get_submission(session, user, submission_id))
 
 
-@router.post("/submissions/{submission_id}/publish", status_code=202)
+@router.post("/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422))
 def publish(submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
     with http_errors():
         row = service.publish(session, user, submission_id, boards=body.boards, model_info=body.model_info)
     return {"id": row.id, "publication": row.publication, "boards": row.boards}
 
 
-@router.get("/reviews")
+@router.get("/reviews", responses=errors(401, 403))
 def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
     if not service.can_review(user):
         raise HTTPException(403, "only reviewers and admins review submissions")
-    return {"submissions": [service.submission_view(session, r) for r in service.review_queue(session)]}
+    return {
+        "submissions": [service.submission_view(session, r) | {"flag": r.flag} for r in service.review_queue(session)]
+    }
 
 
-@router.post("/reviews/{submission_id}")
+@router.post("/reviews/{submission_id}", responses=errors(401, 403, 404, 409, 422))
 def review(submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
     with http_errors():
         row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
     return {"id": row.id, "publication": row.publication, "comment": row.review_comment}
 
 
-@router.get("/reviews/{submission_id}/logs")
+@router.get("/reviews/{submission_id}/logs", responses=errors(401, 403, 404, 422))
 def review_logs(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
     """The files of the submission's logs_public.zip (reviewers and admins)."""
     with http_errors():
         return {"id": submission_id, "files": service.log_files(session, user, submission_id)}
 
 
-@router.get("/reviews/{submission_id}/logs/{name:path}", response_class=PlainTextResponse)
+@router.get("/reviews/{submission_id}/logs/{name:path}", response_class=PlainTextResponse,
+            responses=errors(401, 403, 404, 422, text=True))  # fmt: skip
 def review_log(submission_id: SubmissionId, name: str, session: SessionDep, user: UserDep) -> str:
     """One log file as text (reviewers and admins)."""
     with http_errors():
         return service.log_text(session, user, submission_id, name)
 
 
-@router.get("/boards/{benchmark}/{board}")
+@router.get("/boards/{benchmark}/{board}", responses=errors(404, 422))
 def board(
     benchmark: str, board: str, session: SessionDep,
     sort: str | None = None, order: str = "desc", q: str | None = None,
@@ -187,7 +242,7 @@ def board(
         return service.board(session, benchmark, board, sort=sort, order=order, query=q)
 
 
-@router.get("/models/{submission_id}")
+@router.get("/models/{submission_id}", responses=errors(404, 422))
 def model(submission_id: SubmissionId, session: SessionDep) -> dict[str, Any]:
     with http_errors():
         return service.model_page(session, submission_id)

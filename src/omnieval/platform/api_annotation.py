@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from omnieval.platform import annotation
 from omnieval.platform.api import SessionDep, UserDep
+from omnieval.platform.api_errors import errors
 from omnieval.platform.models import User
 
 __all__ = ["router"]
@@ -35,20 +36,20 @@ def _require(user: User, *roles: str) -> None:
         raise HTTPException(403, f"only {' or '.join(roles)} accounts may do this")
 
 
-@router.post("/items")
+@router.post("/items", responses=errors(401, 403, 422))
 def load_items(body: TripleBatch, session: SessionDep, user: UserDep) -> dict[str, int]:
     _require(user, "admin")
     return {"loaded": annotation.load_triples(session, body.items)}
 
 
-@router.get("/next")
+@router.get("/next", responses=errors(401, 403))
 def next_triple(session: SessionDep, user: UserDep) -> dict[str, Any]:
     _require(user, "annotator", "admin")
     item = annotation.next_item(session, user)
     return {"item": None if item is None else annotation.item_view(item)}
 
 
-@router.post("/items/{item_pk}/scores", status_code=201)
+@router.post("/items/{item_pk}/scores", status_code=201, responses=errors(401, 403, 404, 422))
 def score(item_pk: ItemId, body: ScoreBody, session: SessionDep, user: UserDep) -> dict[str, Any]:
     _require(user, "annotator", "admin")
     try:
@@ -60,13 +61,13 @@ def score(item_pk: ItemId, body: ScoreBody, session: SessionDep, user: UserDep) 
     return {"id": row.id, "score": row.score}
 
 
-@router.get("/progress")
+@router.get("/progress", responses=errors(401, 403))
 def progress(session: SessionDep, user: UserDep) -> dict[str, Any]:
     _require(user, "admin")
     return annotation.progress(session)
 
 
-@router.get("/export", response_class=PlainTextResponse)
+@router.get("/export", response_class=PlainTextResponse, responses=errors(401, 403, 422, text=True))
 def export(session: SessionDep, user: UserDep, rationales: bool = False) -> str:
     """JSON lines ``{item_id, criterion, annotator, score}`` (``rationales=true`` adds the comments)."""
     _require(user, "admin")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,6 +14,21 @@ from omnieval.platform.settings import Settings
 __all__ = ["create_app"]
 
 STATIC = Path(__file__).with_name("static")
+log = logging.getLogger("omnieval.platform")
+
+
+def _sweep(db: Any, settings: Settings) -> None:
+    """Remove uploads left by a crash between their copy and their commit (refused ones never stay)."""
+    from sqlalchemy import select
+
+    from omnieval.platform.models import Submission
+    from omnieval.platform.storage import sweep_orphans
+
+    with db.session() as session:
+        referenced = set(session.scalars(select(Submission.upload)))
+    gone = sweep_orphans(referenced, settings, now=time.time())
+    if gone:
+        log.warning("removed %d orphaned upload file(s)", len(gone))
 
 
 def create_app(settings: Settings) -> Any:
@@ -25,11 +42,16 @@ def create_app(settings: Settings) -> Any:
     from omnieval.platform.jobs import Worker
     from omnieval.platform.page_errors import install_error_handlers
     from omnieval.platform.ratelimit import RateLimiter
+    from omnieval.platform.security_headers import SecurityHeaders
 
     db = Database(settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from omnieval.registry import load_plugins
+
+        load_plugins()  # complete before the first request is accepted: no request sees a half-loaded registry
+        _sweep(db, settings)
         worker = Worker(db, settings) if settings.worker else None
         if worker:
             worker.start()
@@ -41,11 +63,17 @@ def create_app(settings: Settings) -> Any:
     app.state.settings, app.state.db = settings, db
     app.state.limits = {  # in the database: shared by every server process
         kind: RateLimiter(db, kind=kind, limit=limit, window_s=window_s)
-        for kind, (limit, window_s) in (("login", settings.login_limit), ("upload", settings.upload_limit))
+        for kind, (limit, window_s) in {
+            "login": settings.login_limit, "upload": settings.upload_limit, "register": settings.register_limit,
+            "login_client": settings.login_client_limit,
+        }.items()
     }
-    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict", https_only=False)
+    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict",
+                       https_only=settings.secure_cookies,
+                       max_age=int(settings.session_ttl_s))  # fmt: skip
     install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
     app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)  # before the multipart parser reads a byte
+    app.add_middleware(SecurityHeaders)  # outermost: every answer carries the headers, errors included
     app.include_router(api.router)
     app.include_router(api_annotation.router)
     app.include_router(pages.router)

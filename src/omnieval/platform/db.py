@@ -50,11 +50,22 @@ def migrate(engine: Engine) -> None:
         command.upgrade(config, "head")
 
 
+def _owner_only(settings: Settings) -> None:
+    """The data dir and the SQLite file (its WAL and shared-memory files follow its mode) are the owner's only:
+    they hold password hashes and hidden answers."""
+    settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    settings.data_dir.chmod(0o700)
+    if settings.database_url is None:
+        path = settings.data_dir / "platform.db"
+        path.touch(mode=0o600, exist_ok=True)
+        path.chmod(0o600)
+
+
 class Database:
     """One engine and session factory per app; ``session()`` commits on success, rolls back on error."""
 
     def __init__(self, settings: Settings) -> None:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        _owner_only(settings)
         self.engine = _engine(settings.url)
         migrate(self.engine)
         self.factory = sessionmaker(self.engine, expire_on_commit=False)

@@ -9,17 +9,22 @@ scored again from scratch by the next claimant, and no job is ever scored twice.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import threading
 import time
 import uuid
+import zipfile
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
+from omnieval.errors import SubmissionError
 from omnieval.platform.db import Database
 from omnieval.platform.models import Benchmark, Job, Submission
+from omnieval.platform.policy import Policy, near_identical
 from omnieval.platform.settings import Settings
 
 __all__ = ["Worker", "claim_next", "enqueue", "run_one"]
@@ -59,17 +64,51 @@ class _ClaimLost(Exception):
     """The lease expired and another worker owns the job now, or the submission is already scored."""
 
 
-def _finish(db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None) -> bool:
-    """Commit the outcome only if the claim still holds and the submission is unscored."""
+def _finish(
+    db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None,
+    probe: tuple[dict[str, Any], Policy] | None = None,
+) -> bool:  # fmt: skip
+    """Commit the outcome only if the claim still holds and the submission is unscored.
+
+    ``probe`` (the answers' fingerprint and the benchmark's policy) is stored and checked with the result.
+    """
     try:
-        _commit_outcome(db, job_id, claim, results=results, error=error)
+        _commit_outcome(db, job_id, claim, results=results, error=error, probe=probe)
     except _ClaimLost:
         log.warning("job %s: claim lost before commit; the new claimant scores it", job_id)
         return False
     return True
 
 
-def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None) -> None:
+def _probe_flag(session: Session, row: Submission, fp: dict[str, Any], policy: Policy) -> str | None:
+    """Why ``row`` looks like a probe: near-identical answer sets from the same user or client this week."""
+    related = Submission.user_id == row.user_id
+    if row.client:
+        related = or_(related, Submission.client == row.client)
+    earlier = session.scalars(
+        select(Submission).where(
+            related, Submission.benchmark_id == row.benchmark_id, Submission.id != row.id,
+            Submission.fingerprint.is_not(None), Submission.created_at > row.created_at - PROBE_WINDOW_S,
+        ).order_by(Submission.id.desc()).limit(PROBE_LOOKBACK)
+    ).all()  # fmt: skip
+    close = [o.id for o in earlier if near_identical(fp, o.fingerprint or {}, max_diff=policy.probe_max_diff)]
+    if len(close) < policy.probe_min_matches:
+        return None
+    accounts = len({o.user_id for o in earlier if o.id in close} | {row.user_id})
+    return (
+        f"possible answer probing: near-identical to {len(close)} earlier submissions "
+        f"({', '.join(map(str, sorted(close)))}) from {accounts} related account(s)"
+    )
+
+
+PROBE_WINDOW_S = 7 * 86400.0
+PROBE_LOOKBACK = 100
+
+
+def _commit_outcome(
+    db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None,
+    probe: tuple[dict[str, Any], Policy] | None = None,
+) -> None:  # fmt: skip
     with db.session() as session:
         held = _count(session.execute(
             update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
@@ -78,11 +117,14 @@ def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str,
         if held != 1:
             raise _ClaimLost
         submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
-        values = (
+        values: dict[str, Any] = (
             {"status": "failed", "error": error}
             if error
             else {"status": "scored", "results": results, "times_scored": Submission.times_scored + 1}
         )
+        row = session.get(Submission, submission_id)
+        if probe is not None and row is not None and not error:
+            values |= {"fingerprint": probe[0], "flag": _probe_flag(session, row, *probe)}
         done = _count(session.execute(
             update(Submission).where(Submission.id == submission_id, Submission.status != "scored").values(**values)
         ))
@@ -90,8 +132,39 @@ def _commit_outcome(db: Database, job_id: int, claim: str, *, results: dict[str,
             raise _ClaimLost
 
 
-def run_one(db: Database, settings: Settings) -> bool:
-    """Claim and score one job; False when the queue had nothing due."""
+ARCHIVE_FAULTS: tuple[type[BaseException], ...] = (ValueError, KeyError, TypeError, zipfile.BadZipFile, SubmissionError)
+"""Errors that are the archive's own fault: the job fails at once. Anything else (a plugin missing, the disk,
+the database) is the server's and the job is retried, up to ``Settings.max_attempts``."""
+
+
+def _release(db: Database, job_id: int, claim: str, *, delay_s: float) -> None:
+    """Hand a job back for a retry after ``delay_s``: its lease moves to a claim nobody holds."""
+    with db.session() as session:
+        held = _count(session.execute(
+            update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
+            .values(claim=uuid.uuid4().hex, lease_until=time.time() + delay_s)
+        ))  # fmt: skip
+        if held == 1:
+            submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
+            session.execute(
+                update(Submission).where(Submission.id == submission_id, Submission.status != "scored")
+                .values(status="queued")
+            )  # fmt: skip
+
+
+def _score_detached(upload: Path, bench: dict[str, Any], settings: Settings, model: str) -> Any:
+    """Score in a child process (picklable arguments: the benchmark as plain fields)."""
+    from omnieval.platform.scoring import score_submission
+
+    return score_submission(upload, Benchmark(**bench), settings, model=model)
+
+
+def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -> bool:
+    """Claim and score one job; False when the queue had nothing due.
+
+    With ``pool`` (a process pool) the scoring runs there: CPU-heavy scoring then never holds this
+    process's GIL while its request threads serve readers. No database lock is held while scoring.
+    """
     from omnieval.platform.scoring import score_submission
 
     claimed = claim_next(db, lease_s=settings.lease_s)
@@ -103,15 +176,28 @@ def run_one(db: Database, settings: Settings) -> bool:
         assert submission is not None
         benchmark = session.get(Benchmark, submission.benchmark_id)
         upload, model = Path(submission.upload), submission.model_name
-    results = error = None
+        attempts = session.scalar(select(Job.attempts).where(Job.id == job_id)) or 1
+    policy = settings.policy.merged(benchmark.policy if benchmark else None)
+    results = error = probe = None
     try:
-        results = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
-    except Exception as exc:  # a bad archive fails its own job, never the worker
+        if pool is not None and benchmark is not None:
+            fields = {k: getattr(benchmark, k) for k in ("id", "name", "format", "scheme", "tasks", "policy")}
+            results, fp = pool.submit(_score_detached, upload, fields, settings, model).result()
+        else:
+            results, fp = score_submission(upload, benchmark, settings, model=model)  # type: ignore[arg-type]
+        probe = (fp, policy)
+    except ARCHIVE_FAULTS as exc:  # a bad archive fails its own job, never the worker
         log.warning("job %s: scoring failed (%s)", job_id, type(exc).__name__)
         error = f"scoring failed: {type(exc).__name__}"
+    except Exception as exc:  # the server's fault: try again later, and fail only when it keeps failing
+        log.exception("job %s: internal error on attempt %s", job_id, attempts)
+        if attempts < settings.max_attempts:
+            _release(db, job_id, claim, delay_s=settings.retry_s)
+            return True
+        error = f"scoring failed after {attempts} attempts: {type(exc).__name__}"
     if settings.hold_s:
         time.sleep(settings.hold_s)
-    _finish(db, job_id, claim, results=results, error=error)
+    _finish(db, job_id, claim, results=results, error=error, probe=probe)
     return True
 
 
@@ -120,6 +206,7 @@ class Worker:
 
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
+        self._pool: ProcessPoolExecutor | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="omnieval-scoring", daemon=True)
 
@@ -129,11 +216,21 @@ class Worker:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _scoring_pool(self) -> ProcessPoolExecutor | None:
+        """One spawned child for scoring (``Settings.scoring_process``), made again if it died."""
+        if not self.settings.scoring_process:
+            return None
+        if self._pool is None or getattr(self._pool, "_broken", False):
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                busy = run_one(self.db, self.settings)
+                busy = run_one(self.db, self.settings, pool=self._scoring_pool())
             except Exception:  # the database was briefly unavailable: try again
                 log.exception("scoring worker: retrying after an error")
                 busy = False

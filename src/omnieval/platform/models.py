@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint, true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
@@ -32,6 +32,8 @@ class User(Base):
     role: Mapped[str] = mapped_column(String(16), default="user")
     panel: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
+    approved: Mapped[bool] = mapped_column(default=True, server_default=true())
+    """False for a self-registered account awaiting an admin (``--registration approval``): it cannot log in."""
 
 
 class ApiToken(Base):
@@ -40,6 +42,10 @@ class ApiToken(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
+    kind: Mapped[str] = mapped_column(String(8), default="api", server_default="api")
+    """``api`` (a bearer token) or ``web`` (a page session: the signed cookie holds the token)."""
+    expires_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """None only for tokens issued before expiry existed."""
 
 
 class Benchmark(Base):
@@ -52,6 +58,8 @@ class Benchmark(Base):
     created_at: Mapped[float] = mapped_column(Float, default=_now)
     board_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Bumped by every change that can alter a board (publish, review, re-registering): the board cache's key."""
+    policy: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """Overrides of the server's oracle defences for this benchmark (``platform/policy.py``)."""
 
 
 class Submission(Base):
@@ -73,6 +81,12 @@ class Submission(Base):
     review_comment: Mapped[str | None] = mapped_column(Text, nullable=True)
     reviewer_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """SHA-256 of the uploading client's address: relates accounts for the probe detector."""
+    fingerprint: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """Per task, a short hash of each answer by id: what the probe detector compares (never shown)."""
+    flag: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """Why the probe detector put this submission on the reviewers' queue."""
 
 
 class Job(Base):

@@ -15,13 +15,21 @@ from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
 from omnieval.platform import annotation, overview, service
-from omnieval.platform.accounts import AccountError, authenticate, create_user
+from omnieval.platform.accounts import (
+    AccountError,
+    Busy,
+    authenticate,
+    create_user,
+    issue_token,
+    revoke_token,
+    user_for_token,
+)
 from omnieval.platform.api import SessionDep, SubmissionId, client_key, http_errors
 from omnieval.platform.api_annotation import ItemId
 from omnieval.platform.i18n import LANG_COOKIE, pick_language, translator
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import InvalidSubmission, accept_upload
+from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
 
 __all__ = ["router"]
 
@@ -44,8 +52,14 @@ def _check_csrf(request: Request, token: str) -> None:
 
 
 def _user(request: Request, session: Any) -> User | None:
-    uid = request.session.get("uid")
-    return session.get(User, uid) if isinstance(uid, int) else None
+    """The signed-in user: the cookie names a server-side session row, which logout deletes."""
+    sid = request.session.get("sid")
+    return user_for_token(session, sid, kind="web") if isinstance(sid, str) else None
+
+
+def _sign_in(request: Request, session: Any, user: User) -> None:
+    request.session.clear()
+    request.session["sid"] = issue_token(session, user, kind="web", ttl_s=request.app.state.settings.session_ttl_s)
 
 
 def _need(request: Request, session: Any, *roles: str) -> User:
@@ -125,13 +139,17 @@ def register_page(request: Request, session: SessionDep) -> HTMLResponse:
 def register(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
              csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
+    again = {"heading": "Register", "action": "/register"}
+    if not request.app.state.limits["register"].allow(client_key(request)):
+        return _render(request, session, "auth.html", 429, **again, error="too many registrations; try again later")
+    approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=username, password=password)
-    except AccountError as exc:
-        return _render(
-            request, session, "auth.html", 422, heading="Register", action="/register", error=str(exc), username=username
-        )
-    request.session["uid"] = user.id
+        user = create_user(session, username=username, password=password, approved=not approval, self_service=True)
+    except (AccountError, Busy) as exc:
+        return _render(request, session, "auth.html", 422, **again, error=str(exc), username=username)
+    if approval:
+        return _render(request, session, "auth.html", 202, **again, error="account created: an administrator approves it")
+    _sign_in(request, session, user)
     return _go("/submit")
 
 
@@ -145,19 +163,27 @@ def login(request: Request, session: SessionDep, username: Annotated[str, Form()
           csrf: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:  # fmt: skip
     _check_csrf(request, csrf)
     again = {"heading": "Log in", "action": "/login", "next": _local(next), "username": username}
-    if not request.app.state.limits["login"].allow(f"{username}|{client_key(request)}"):
+    limits = request.app.state.limits
+    if not (limits["login"].allow(f"{username}|{client_key(request)}") and limits["login_client"].allow(client_key(request))):
         return _render(request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute")
-    user = authenticate(session, username=username, password=password)
+    try:
+        user = authenticate(session, username=username, password=password)
+    except Busy as exc:
+        return _render(request, session, "auth.html", 503, **again, error=str(exc))
     if user is None:
         return _render(request, session, "auth.html", 401, **again, error="wrong username or password")
-    request.session.clear()
-    request.session["uid"] = user.id
+    if not user.approved:
+        return _render(request, session, "auth.html", 403, **again, error="this account is waiting for approval")
+    _sign_in(request, session, user)
     return _go(_local(next))
 
 
 @router.post("/logout")
-def logout(request: Request, csrf: Annotated[str, Form()] = "") -> Response:
+def logout(request: Request, session: SessionDep, csrf: Annotated[str, Form()] = "") -> Response:
     _check_csrf(request, csrf)
+    user, sid = _user(request, session), request.session.get("sid")
+    if user is not None and isinstance(sid, str):
+        revoke_token(session, user, token=sid)  # a copy of the cookie is worthless from now on
     request.session.clear()
     return _go("/")
 
@@ -179,7 +205,10 @@ def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form
         error = "too many uploads; wait a minute"
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=error, form=form)
     try:
-        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file, model=model)
+        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file,
+                            model=model, client=client_key(request))  # fmt: skip
+    except QuotaExceeded as exc:
+        return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=str(exc), form=form)
     except InvalidSubmission as exc:
         report = json.dumps(exc.report, ensure_ascii=False, indent=1)
         lines = validation_errors(exc.report)

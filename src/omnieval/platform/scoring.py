@@ -10,6 +10,7 @@ from typing import Any
 
 from omnieval.platform.benchmarks import load_tasks
 from omnieval.platform.models import Benchmark
+from omnieval.platform.policy import fingerprint
 from omnieval.platform.settings import Settings
 from omnieval.sources import Task
 from omnieval.types import Response
@@ -53,15 +54,30 @@ def _task_breakdowns(tasks: dict[str, Any]) -> list[dict[str, Any]]:
     return task_dimensions(tasks)
 
 
-def score_submission(archive: Path, benchmark: Benchmark, settings: Settings, *, model: str) -> dict[str, Any]:
-    """``results.json``-shaped aggregates for the tasks the submission answers (others are not attempted)."""
+def _attempted(task: Task, given: dict[str, str] | None, *, require_complete: bool) -> bool:
+    """Whether ``task`` is scored: answered at all, and (by default) every one of its samples answered.
+
+    A task scored on a part of its samples would tell a prober the hidden answers of that part.
+    """
+    if given is None:
+        return False
+    return not require_complete or all(_id_key(s.id) in given for s in task.iter_samples())
+
+
+def score_submission(
+    archive: Path, benchmark: Benchmark, settings: Settings, *, model: str
+) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+    """``results.json``-shaped aggregates for the tasks the submission attempts (others are not attempted),
+    and the answers' fingerprint for the probe detector."""
     from omnieval.aggregate import compute_results
     from omnieval.registry import load_plugins
     from omnieval.submission.base import readers
 
     load_plugins()
+    policy = settings.policy.merged(benchmark.policy)
     answers = readers.get(benchmark.format)(archive)
-    tasks = [t for t in load_tasks(settings, benchmark) if t.name in answers]
+    every = load_tasks(settings, benchmark)
+    tasks = [t for t in every if _attempted(t, answers.get(t.name), require_complete=policy.require_complete)]
     records: list[dict[str, Any]] = []
     coverage: dict[str, dict[str, int]] = {}
     for task in tasks:
@@ -78,4 +94,7 @@ def score_submission(archive: Path, benchmark: Benchmark, settings: Settings, *,
         name: {k: block[k] for k in PUBLIC_TASK_KEYS if k in block} | {"ids": coverage[name]}
         for name, block in results["tasks"].items()
     }
-    return results
+    scored = {t.name for t in tasks}
+    results["score_digits"] = policy.score_digits  # what the submitter is shown (submission_view rounds)
+    results["not_attempted"] = sorted(t.name for t in every if t.name in answers and t.name not in scored)
+    return results, fingerprint(answers)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import zipfile
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.platform.models import Benchmark, Submission, User
+from omnieval.platform.policy import rounded
 
 __all__ = [
     "BOARDS", "Forbidden", "NotFound", "board", "bump_board_version", "can_review", "get_submission", "publish", "review",
@@ -38,7 +41,7 @@ UNDER_REVIEW = ("requested", "approved", "rejected")
 def _visible(row: Submission, user: User) -> bool:
     if row.user_id == user.id or user.role == "admin":
         return True
-    return user.role == "reviewer" and row.publication in UNDER_REVIEW
+    return user.role == "reviewer" and (row.publication in UNDER_REVIEW or row.flag is not None)
 
 
 def get_submission(session: Session, user: User, submission_id: int) -> Submission:
@@ -50,14 +53,35 @@ def get_submission(session: Session, user: User, submission_id: int) -> Submissi
     return row
 
 
+DEFAULT_SCORE_DIGITS = 3
+"""Rounding of results scored before per-benchmark policies existed."""
+
+
+def shown_results(row: Submission) -> dict[str, Any]:
+    """The stored results with every number rounded to the precision the benchmark's policy set at scoring
+    (a prober learns nothing from the fourth decimal)."""
+    results = row.results or {}
+    return rounded(results, digits=int(results.get("score_digits", DEFAULT_SCORE_DIGITS)))
+
+
 def submission_view(session: Session, row: Submission) -> dict[str, Any]:
     bench = session.get(Benchmark, row.benchmark_id)
     return {
         "id": row.id, "benchmark": bench.name if bench else None, "model": row.model_name, "status": row.status,
-        "results": row.results or {}, "validation": row.validation, "error": row.error,
+        "results": shown_results(row), "validation": row.validation, "error": row.error,
         "publication": row.publication, "boards": row.boards, "model_info": row.model_info,
         "review_comment": row.review_comment, "created_at": row.created_at,
     }  # fmt: skip
+
+
+MAX_MODEL_INFO_BYTES = 4096
+"""Model information is shown to every reader of the boards: a few lines, not a payload."""
+
+
+def check_model_info(model_info: dict[str, Any]) -> None:
+    size = len(json.dumps(model_info, ensure_ascii=False).encode())
+    if size > MAX_MODEL_INFO_BYTES:
+        raise ValueError(f"model_info is {size} bytes as JSON; at most {MAX_MODEL_INFO_BYTES} are allowed")
 
 
 def publish(session: Session, user: User, submission_id: int, *, boards: list[str], model_info: dict[str, Any]) -> Submission:
@@ -67,6 +91,7 @@ def publish(session: Session, user: User, submission_id: int, *, boards: list[st
     bad = sorted(set(boards) - set(BOARDS))
     if bad or not boards:
         raise ValueError(f"boards must be a non-empty subset of {list(BOARDS)}; unknown: {bad}")
+    check_model_info(model_info)
     if row.status != "scored":
         raise ValueError(f"submission {submission_id} is {row.status}: only scored submissions can be published")
     row.boards, row.model_info, row.publication = sorted(set(boards)), model_info, "requested"
@@ -82,6 +107,8 @@ def review(session: Session, user: User, submission_id: int, *, decision: str, c
         raise ValueError("decision must be 'approve' or 'reject'")
     if row.publication not in ("requested", "approved", "rejected"):
         raise ValueError(f"submission {submission_id} has no publication request")
+    if row.user_id == user.id:
+        raise Forbidden("a reviewer cannot review their own submission: another reviewer must decide")
     row.publication = "approved" if decision == "approve" else "rejected"
     row.review_comment, row.reviewer_id = comment, user.id
     bump_board_version(session, row.benchmark_id)
@@ -101,11 +128,18 @@ def _log_archive(session: Session, user: User, submission_id: int) -> Submission
 def log_files(session: Session, user: User, submission_id: int) -> list[dict[str, Any]]:
     """Names and sizes inside the submission's ``logs_public.zip`` (read in memory, never extracted)."""
     row = _log_archive(session, user, submission_id)
+    return list(_log_index(row.upload))
+
+
+@functools.lru_cache(maxsize=128)
+def _log_index(upload: str) -> tuple[dict[str, Any], ...]:
+    """The listing, read once per process and upload (uploads never change; their entries are bounded at
+    upload time by ``Settings.max_log_entries``)."""
     try:
-        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
-            return [{"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir()][:500]
+        with zipfile.ZipFile(upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
+            return tuple({"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir())[:500]
     except (KeyError, OSError, zipfile.BadZipFile):
-        return []
+        return ()
 
 
 def log_text(session: Session, user: User, submission_id: int, name: str) -> str:
@@ -124,7 +158,9 @@ def log_text(session: Session, user: User, submission_id: int, name: str) -> str
 
 
 def review_queue(session: Session) -> list[Submission]:
-    return list(session.scalars(select(Submission).where(Submission.publication == "requested").order_by(Submission.id)))
+    """Publication requests, and submissions the probe detector flagged."""
+    waiting = or_(Submission.publication == "requested", Submission.flag.is_not(None))
+    return list(session.scalars(select(Submission).where(waiting).order_by(Submission.id)))
 
 
 def _approved(session: Session, bench: Benchmark, board_name: str) -> dict[str, Submission]:

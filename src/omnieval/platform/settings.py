@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from omnieval.platform.policy import Policy
 
 __all__ = ["Settings"]
 
@@ -20,17 +22,45 @@ class Settings:
     data_dir: Path
     database_url: str | None = None
     max_upload_bytes: int = 64 * MiB
-    max_unpacked_bytes: int = 512 * MiB
+    max_unpacked_bytes: int = 64 * MiB
+    """Decompressed bytes per upload. Sized for memory: an honest upload at this cap peaks under 300 MB
+    while validated and scored (``benchmarks/platform_load.py --memory``); MERA's outputs take a few MB."""
     max_ratio: float = 200.0
     """A member whose uncompressed/compressed size ratio exceeds this is a zip bomb."""
     max_members: int = 2000
+    max_log_entries: int = 2000
+    """Files allowed in the nested ``logs_public.zip`` (every reviewer's log listing reads them)."""
     lease_s: float = 30.0
     """A claimed job not finished within its lease is reclaimed by another worker (crash recovery)."""
     poll_s: float = 0.2
+    max_attempts: int = 3
+    """A job whose scoring hits an internal (server) error is retried up to this many attempts in all."""
+    retry_s: float = 5.0
+    """Wait before such a retry."""
     login_limit: tuple[int, float] = (10, 60.0)
     """At most N login attempts per username and client within S seconds."""
+    login_client_limit: tuple[int, float] = (30, 60.0)
+    """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
     upload_limit: tuple[int, float] = (20, 60.0)
+    register_limit: tuple[int, float] = (10, 3600.0)
+    """At most N self-registrations per client within S seconds."""
+    registration: str = "open"
+    """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
+    policy: Policy = field(default_factory=Policy)
+    """The oracle defences every benchmark gets unless it overrides them."""
+    token_ttl_s: float = 30 * 86400.0
+    """API tokens expire after this (or when revoked: ``DELETE /api/v1/auth/tokens/{id}``)."""
+    session_ttl_s: float = 14 * 86400.0
+    """Page sessions expire after this (or at logout); the cookie lives no longer."""
+    secure_cookies: bool = False
+    """Mark the session cookie ``Secure`` (``serve --secure-cookies``): set it whenever users reach the server
+    over HTTPS, directly or through a TLS-terminating proxy."""
+    orphan_age_s: float = 600.0
+    """At start-up, upload files no submission refers to and older than this are deleted."""
     worker: bool = True
+    scoring_process: bool = True
+    """Score in a child process (spawned once, made again if it dies), so scoring's CPU never competes for
+    the server process's GIL with the readers; False scores in the worker thread (tests that patch it)."""
     """Run the scoring worker thread inside the server process."""
     hold_s: float = 0.0
     """Keep each job claimed at least this long before committing (crash and load tests only)."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 import stat
 import uuid
 import zipfile
+import zlib
 from pathlib import Path
 from typing import BinaryIO
 
 from omnieval.platform.settings import Settings
 
-__all__ = ["UploadError", "check_zip", "private_dir", "save_upload"]
+__all__ = ["UploadError", "check_zip", "private_dir", "save_upload", "sweep_orphans"]
 
 CHUNK = 1 << 16
 
@@ -65,9 +66,78 @@ def check_zip(path: Path, settings: Settings) -> None:
         raise UploadError("the upload is not a readable zip archive") from None
     if len(infos) > settings.max_members:
         raise UploadError(f"the zip has {len(infos)} files; at most {settings.max_members} are allowed")
+    _check_unique(infos)
     total = 0
     for info in infos:
         _check_member(info, settings)
         total += info.file_size
     if total > settings.max_unpacked_bytes:
         raise UploadError(f"the zip unpacks to {total} bytes; at most {settings.max_unpacked_bytes} are allowed")
+    _check_actual_sizes(path, settings)
+    _check_nested_logs(path, settings)
+
+
+LOGS = "logs_public.zip"
+
+
+def _check_nested_logs(path: Path, settings: Settings) -> None:
+    """The reviewers' ``logs_public.zip`` is a zip inside the zip: its entries are bounded too."""
+    with zipfile.ZipFile(path) as zf:
+        if LOGS not in zf.namelist():
+            return
+        try:
+            with zf.open(LOGS) as inner, zipfile.ZipFile(inner) as logs:
+                n = len(logs.infolist())
+        except (zipfile.BadZipFile, OSError, ValueError):
+            raise UploadError(f"{LOGS} in the zip is not a readable zip archive") from None
+    if n > settings.max_log_entries:
+        raise UploadError(f"{LOGS} has {n} files; at most {settings.max_log_entries} are allowed")
+
+
+def _check_unique(infos: list[zipfile.ZipInfo]) -> None:
+    """Two members of one name: readers would disagree on which counts (and each costs a full read)."""
+    seen: set[str] = set()
+    for info in infos:
+        key = info.filename.replace("\\", "/")
+        if key in seen:
+            raise UploadError(f"the zip has two files named {info.filename!r}")
+        seen.add(key)
+
+
+def _check_actual_sizes(path: Path, settings: Settings) -> None:
+    """Decompress every member once as a stream, counting the bytes it *actually* yields.
+
+    Header sizes are claims: a member is refused when its data does not match its header (zipfile checks
+    the declared size and CRC at the end of each member), when it expands past the ratio cap, or when the
+    running total passes the unpacked cap; so the work per upload is bounded by ``max_unpacked_bytes``.
+    """
+    total = 0
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            member = 0
+            try:
+                with zf.open(info) as fh:
+                    while chunk := fh.read(CHUNK):
+                        member, total = member + len(chunk), total + len(chunk)
+                        if member > CHUNK and member > settings.max_ratio * max(info.compress_size, 1):
+                            raise UploadError(f"{info.filename!r} expands more than {settings.max_ratio:.0f}x: "
+                                              "refused as a zip bomb")  # fmt: skip
+                        if total > settings.max_unpacked_bytes:
+                            raise UploadError(f"the zip unpacks to more than {settings.max_unpacked_bytes} bytes")
+            except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError, OSError):
+                raise UploadError(f"{info.filename!r} is corrupt: its data does not match its header") from None
+
+
+def sweep_orphans(referenced: set[str], settings: Settings, *, now: float) -> list[Path]:
+    """Delete files in the uploads dir that no submission refers to (a crash between the copy and the
+    commit), once older than ``Settings.orphan_age_s``: a younger one may be an upload still in flight in
+    another server process. Returns what was deleted."""
+    if not settings.uploads.is_dir():
+        return []
+    gone = []
+    for path in settings.uploads.iterdir():
+        if str(path) in referenced or not path.is_file() or path.stat().st_mtime > now - settings.orphan_age_s:
+            continue
+        path.unlink(missing_ok=True)
+        gone.append(path)
+    return gone

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import time
+from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from omnieval.platform.jobs import enqueue
@@ -12,7 +15,30 @@ from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.settings import Settings
 from omnieval.platform.storage import UploadError, save_upload
 
-__all__ = ["InvalidSubmission", "accept_upload"]
+__all__ = ["InvalidSubmission", "QuotaExceeded", "accept_upload", "client_digest"]
+
+DAY_S = 86400.0
+
+
+class QuotaExceeded(Exception):
+    """The user's daily submissions to this benchmark are used up (HTTP 429)."""
+
+
+def client_digest(host: str) -> str:
+    """The client's address as stored: a SHA-256, enough to relate accounts, not to read the address."""
+    return hashlib.sha256(f"client\0{host}".encode()).hexdigest()
+
+
+def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Benchmark) -> None:
+    cap = settings.policy.merged(bench.policy).daily_cap
+    since = time.time() - DAY_S
+    used = session.scalar(
+        select(func.count(Submission.id)).where(
+            Submission.user_id == user.id, Submission.benchmark_id == bench.id, Submission.created_at > since
+        )
+    )
+    if (used or 0) >= cap:
+        raise QuotaExceeded(f"daily limit reached: at most {cap} submissions to {bench.name!r} per 24 hours")
 
 
 class InvalidSubmission(ValueError):
@@ -39,19 +65,33 @@ def _validate(path: Any, bench: Benchmark) -> dict[str, Any]:
 
 
 def accept_upload(
-    session: Session, settings: Settings, user: User, *, benchmark: str, stream: BinaryIO, model: str
-) -> Submission:
+    session: Session, settings: Settings, user: User, *, benchmark: str, stream: BinaryIO, model: str,
+    client: str | None = None,
+) -> Submission:  # fmt: skip
+    """Store, check and queue an upload; ``client`` (the client's address) relates accounts for the probe
+    detector."""
+    if not benchmark.strip():
+        raise UploadError("the benchmark field is empty: name one of the platform's benchmarks")
     bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
     if bench is None:
         raise UploadError(f"unknown benchmark {benchmark!r}")
+    _check_daily_cap(session, settings, user, bench)
     path = save_upload(stream, settings)
+    try:
+        return _queue(session, user, bench, path, model=model, client=client)
+    except BaseException:  # refused, or the transaction failed: nothing is kept for it
+        path.unlink(missing_ok=True)
+        raise
+
+
+def _queue(session: Session, user: User, bench: Benchmark, path: Path, *, model: str, client: str | None) -> Submission:
     report = _validate(path, bench)
     if not report.get("ok"):
-        path.unlink(missing_ok=True)
         raise InvalidSubmission("the submission is not valid; see the per-task report", report)
     report.pop("file", None)
     row = Submission(user_id=user.id, benchmark_id=bench.id, upload=str(path), validation=report,
-                     model_name=(model or "").strip()[:128] or f"{user.username}'s model")  # fmt: skip
+                     model_name=(model or "").strip()[:128] or f"{user.username}'s model",
+                     client=client_digest(client) if client else None)  # fmt: skip
     session.add(row)
     session.flush()
     enqueue(session, row)

@@ -1,0 +1,104 @@
+"""Defences against the score oracle: a hidden-answer leaderboard must not be probed answer by answer.
+
+A submission answering one sample per task would learn that sample's answer from its task score, so:
+a task is scored only when every one of its samples is answered (others are "not attempted"); each user
+has a daily cap per benchmark; scores shown are rounded; and near-identical answer sets from related
+accounts (the same user or client) are flagged for the reviewers. The server's settings give the
+defaults; each benchmark may override them (``omnieval platform set-policy``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Policy", "fingerprint", "near_identical", "parse_overrides", "rounded", "set_policy"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Policy:
+    require_complete: bool = True
+    """Score a task only when the submission answers all of its samples."""
+    daily_cap: int = 5
+    """Submissions per user and benchmark within any 24 hours (refused ones do not count)."""
+    score_digits: int = 3
+    """Decimal places of every score shown to a submitter (and reviewers)."""
+    probe_max_diff: int = 3
+    """Two answer sets differing in 1..this many answers are near-identical."""
+    probe_min_matches: int = 2
+    """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+
+    def merged(self, overrides: dict[str, Any] | None) -> Policy:
+        """This policy with a benchmark's overrides (unknown keys were refused when they were set)."""
+        return dataclasses.replace(self, **(overrides or {}))
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+
+def fingerprint(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """Per task, an 8-hex-digit hash of each answer by id: enough to compare submissions, useless as answers."""
+    return {
+        task: {sid: hashlib.sha256(text.encode()).hexdigest()[:8] for sid, text in given.items()}
+        for task, given in answers.items()
+    }
+
+
+def near_identical(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]], *, max_diff: int) -> bool:
+    """Same tasks and ids, differing in between 1 and ``max_diff`` answers (a probe changes a few at a time)."""
+    if a.keys() != b.keys() or any(a[t].keys() != b[t].keys() for t in a):
+        return False
+    diff = sum(a[t][i] != b[t][i] for t in a for i in a[t])
+    return 1 <= diff <= max_diff
+
+
+def rounded(value: Any, *, digits: int) -> Any:
+    """Every float in ``value`` (nested) rounded to ``digits`` places; other values as they are."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, dict):
+        return {k: rounded(v, digits=digits) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v, digits=digits) for v in value]
+    return value
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as typed policy overrides; an unknown key or a bad value is a ``ValueError``."""
+    from omnieval.platform.benchmarks import BenchmarkError
+
+    types = {f.name: f.type for f in dataclasses.fields(Policy)}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or key not in types:
+            raise BenchmarkError(f"--set {pair!r}: KEY=VALUE with KEY one of {', '.join(types)}")
+        if types[key] in (bool, "bool"):
+            if text.lower() not in ("true", "false"):
+                raise BenchmarkError(f"--set {pair!r}: true or false")
+            out[key] = text.lower() == "true"
+        else:
+            try:
+                out[key] = int(text)
+            except ValueError:
+                raise BenchmarkError(f"--set {pair!r}: a whole number") from None
+            if out[key] < 0:
+                raise BenchmarkError(f"--set {pair!r}: not negative")
+    return out
+
+
+def set_policy(session: Any, name: str, overrides: dict[str, Any]) -> dict[str, Any]:
+    """Merge ``overrides`` into benchmark ``name``'s stored policy; returns the stored overrides."""
+    from sqlalchemy import select
+
+    from omnieval.platform.benchmarks import BenchmarkError
+    from omnieval.platform.models import Benchmark
+
+    row = session.scalar(select(Benchmark).where(Benchmark.name == name))
+    if row is None:
+        raise BenchmarkError(f"no benchmark {name!r}")
+    row.policy = {**(row.policy or {}), **overrides}
+    return dict(row.policy)

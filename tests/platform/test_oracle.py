@@ -1,0 +1,148 @@
+"""The score oracle: partial answers score nothing, daily caps and registration limits bound the uploads,
+scores are rounded, and near-identical probes from related accounts reach the reviewers' queue."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.benchmarks.mera.catalog import catalogue
+from tests.platform.conftest import (
+    TASKS,
+    answers_of,
+    make_settings,
+    register,
+    submission_zip,
+    token,
+    upload,
+    wait_status,
+)
+
+
+def _partial_zip(root: Path, picks: dict[str, dict[str, str]]) -> bytes:
+    """A MERA zip answering only the given ids of each task."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, given in picks.items():
+            items = [{"outputs": text, "meta": {"id": int(sid)}} for sid, text in given.items()]
+            zf.writestr(f"{catalogue().by_name()[name].submission}.json", json.dumps({"data": {"test": items}}))
+    return buf.getvalue()
+
+
+@pytest.fixture
+def app(data_dir: Path) -> Any:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    settings = make_settings(data_dir, upload_limit=(1000, 60.0))
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def _attack(client: Any, root: Path, *, accounts: int) -> tuple[set[tuple[str, str]], int, list[int]]:
+    """The audit's attack: one answer per task per upload (right or wrong), from several fresh accounts.
+
+    Returns the (task, id) pairs whose answer the scores confirmed, how many answers were tried, and the
+    status codes of the refused uploads."""
+    truth = {name: sorted(answers_of(root, name).items(), key=lambda kv: int(kv[0])) for name in TASKS}
+    confirmed: set[tuple[str, str]] = set()
+    tried, refused, k = 0, [], 0
+    for a in range(accounts):
+        headers = register(client, f"prober{a}")
+        while True:
+            right = k % 2 == 0  # half the guesses are the hidden answer, half are not
+            picks = {n: {truth[n][k % len(truth[n])][0]: truth[n][k % len(truth[n])][1] if right else "zz"}
+                     for n in TASKS}  # fmt: skip
+            r = upload(client, headers, _partial_zip(root, picks))
+            if r.status_code != 202:
+                refused.append(r.status_code)
+                break
+            tried += len(TASKS)
+            body = wait_status(client, headers, r.json()["id"])
+            for name, given in picks.items():
+                score = (body["results"].get("tasks") or {}).get(name, {}).get("score")
+                if score:  # a positive task score from one answer: that answer is the hidden one
+                    confirmed |= {(name, sid) for sid in given}
+            k += 1
+    return confirmed, tried, refused
+
+
+def test_the_oracle_attack_recovers_nothing(app: Any, mera_root: Path) -> None:
+    confirmed, tried, refused = _attack(app, mera_root, accounts=3)
+    assert confirmed == set()  # no better than guessing: the scores said nothing about any answer
+    assert tried == 3 * 5 * len(TASKS) and refused == [429, 429, 429]  # the daily cap: 5 per account
+
+
+def test_a_partly_answered_task_is_not_attempted(app: Any, mera_root: Path) -> None:
+    alice = register(app, "alice")
+    truth = answers_of(mera_root, "ruclevr")
+    picks = {"ruclevr": dict(list(truth.items())[:5]), "ruslun": answers_of(mera_root, "ruslun")}
+    body = wait_status(app, alice, upload(app, alice, _partial_zip(mera_root, picks)).json()["id"])
+    assert body["status"] == "scored"
+    assert set(body["results"]["tasks"]) == {"ruslun"} and body["results"]["not_attempted"] == ["ruclevr"]
+
+
+def test_scores_shown_are_rounded_and_never_per_sample(app: Any, mera_root: Path) -> None:
+    alice = register(app, "alice")
+    body = wait_status(app, alice, upload(app, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"])
+    block = body["results"]["tasks"]["ruclevr"]
+    assert block["score"] == 0.167  # 1 of 6, at the documented 3 decimals
+    assert "records" not in body["results"] and "samples" not in json.dumps(body)
+
+
+def test_registration_is_limited_per_client(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, register_limit=(3, 3600.0)))) as client:
+        codes = [client.post("/api/v1/auth/register", json={"username": f"u{i}xx", "password": "password-x"})
+                 .status_code for i in range(5)]  # fmt: skip
+    assert codes == [201, 201, 201, 429, 429]
+
+
+def test_approval_mode_keeps_new_accounts_out_until_approved(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.accounts import approve_user
+    from omnieval.platform.app import create_app
+
+    with TestClient(create_app(make_settings(data_dir, registration="approval"))) as client:
+        assert client.post("/api/v1/auth/register", json={"username": "bob", "password": "password-bob"}).status_code == 201
+        r = client.post("/api/v1/auth/token", json={"username": "bob", "password": "password-bob"})
+        assert r.status_code == 403 and "approval" in r.json()["detail"]
+        with client.app.state.db.session() as session:
+            approve_user(session, username="bob")
+        token(client, "bob")
+
+
+def test_near_identical_probes_from_related_accounts_are_flagged(app: Any, mera_root: Path) -> None:
+    truth = {n: answers_of(mera_root, n) for n in ("ruclevr", "ruslun")}
+    flips = [None, *sorted(truth["ruclevr"])[:3]]
+    ids = []
+    for i, flip in enumerate(flips):  # four accounts from one client, each changing one ruclevr answer
+        headers = register(app, f"acct{i}")
+        picks = {n: {sid: ("zz" if (n, sid) == ("ruclevr", flip) else text) for sid, text in given.items()}
+                 for n, given in truth.items()}  # fmt: skip
+        ids.append(wait_status(app, headers, upload(app, headers, _partial_zip(mera_root, picks)).json()["id"])["id"])
+    queue = app.get("/api/v1/reviews", headers=token(app, "reviewer")).json()["submissions"]
+    flagged = {s["id"]: s["flag"] for s in queue}
+    assert set(flagged) == set(ids[2:])  # the third and fourth have two or more near-identical predecessors
+    assert "near-identical" in flagged[ids[3]] and "4 related account(s)" in flagged[ids[3]]
+
+
+def test_daily_cap_is_per_benchmark_policy(app: Any, mera_root: Path) -> None:
+    from omnieval.platform.policy import set_policy
+
+    with app.app.state.db.session() as session:
+        set_policy(session, "mera", {"daily_cap": 2})
+    alice = register(app, "alice")
+    data = submission_zip(mera_root, right={"ruclevr": 6})
+    codes = [upload(app, alice, data).status_code for _ in range(3)]
+    assert codes == [202, 202, 429]
