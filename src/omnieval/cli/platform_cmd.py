@@ -74,7 +74,7 @@ def serve_command(
                                                    "`omnieval platform approve-user`.")] = "open",
     registrations_per_hour: Annotated[int, typer.Option(min=1, help="Self-registrations per client per hour.")] = 10,
     daily_cap: Annotated[int, typer.Option(min=1, help="Submissions per user and benchmark per 24 h (default "
-                                                       "for benchmarks without their own policy).")] = 5,
+                                                       "for benchmarks without their own policy).")] = 10,
     score_digits: Annotated[int, typer.Option(min=0, max=6, help="Decimals of the scores a submitter sees.")] = 3,
     secure_cookies: Annotated[bool, typer.Option(help="Mark the session cookie Secure: set it when users reach the "
                                                       "server over HTTPS (directly or via a TLS proxy).")] = False,

@@ -21,7 +21,7 @@ __all__ = ["Policy", "fingerprint", "near_identical", "parse_overrides", "rounde
 class Policy:
     require_complete: bool = True
     """Score a task only when the submission answers all of its samples."""
-    daily_cap: int = 5
+    daily_cap: int = 10
     """Submissions per user and benchmark within any 24 hours (refused ones do not count)."""
     score_digits: int = 3
     """Decimal places of every score shown to a submitter (and reviewers)."""
