@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
 from omnieval.types import STATES, SampleResult
@@ -71,6 +72,7 @@ class _TaskAccumulator:
         """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
         self.fallbacks = 0
         self.blind = 0
+        self.repeats = RepeatAccumulator()
 
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
@@ -94,6 +96,8 @@ class _TaskAccumulator:
                 self.kept.append(SampleResult.model_validate(record))
             return
         self.scores.append(score)
+        if record.get("repeat") is not None:
+            self.repeats.add(str(record["sample_id"]), int(record["repeat"]), score, record.get("extracted"))
         if record.get("variant") is not None:
             self.by_variant[str(record["variant"])].append(score)
         if (record.get("metadata") or {}).get("parse_fallback"):
@@ -195,6 +199,8 @@ class _TaskAccumulator:
         score_metric = next((m for m in self.metrics if self.task.spec.score_key in m.keys), None)
         if score_metric is not None and score_metric.ref.aggregate != "mean":
             return None
+        if self.repeats:  # a sample's repeats are not independent: resample samples, not records
+            return clustered_bootstrap_ci(self.repeats.clusters())
         return bootstrap_ci(sorted(self.scores))  # record order (completion order) must not matter
 
     def _variants(self) -> dict[str, dict[str, float]]:
@@ -203,8 +209,14 @@ class _TaskAccumulator:
             return {}
         return {v: {"n": len(xs), "score": math.fsum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())}
 
+    def _repeat_options(self) -> dict[str, Any]:
+        spec = self.task.spec.repeats
+        return {"pass_k": spec.pass_k if spec else (), "threshold": spec.threshold if spec else 1.0}
+
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
+        if self.repeats:
+            metrics |= self.repeats.metrics(**self._repeat_options())
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
@@ -235,6 +247,7 @@ class _TaskAccumulator:
             "version": spec.version,
             "metric_versions": self._metric_versions(),
             "judge": self._judge_block(unjudged=unjudged),
+            "repeats": self.repeats.block(**self._repeat_options()) if self.repeats else None,
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "language": spec.language,

@@ -55,6 +55,7 @@ def run_command(
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
     judge_replicas: Annotated[int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")] = 1,
     judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
+    repeats: Annotated[int | None, Opt(min=1, help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds pass@k, maj@K, avg@K.")] = None,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -88,6 +89,7 @@ def run_command(
             quiet=quiet,
             dry_run=dry_run,
             judge=judge_from_options(judge, judge_options),
+            repeats=repeats,
         )
         check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:

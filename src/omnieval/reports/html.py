@@ -69,6 +69,7 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "version": block.get("version"), "human_baseline": human_baseline(block.get("metadata") or {}),
             "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
             "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
+            "repeats": block.get("repeats"),
         })  # fmt: skip
     return rows
 
@@ -77,11 +78,12 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
+    from omnieval.aggregate.repeats import fold_all_repeats
     from omnieval.analysis.stability import macro_bootstrap_ci
 
     every: dict[str, list[float]] = {}
     judged: dict[str, list[float]] = {}
-    for record in records:
+    for record in fold_all_repeats(records):  # a sample's repeats are one draw of the benchmark (clustered)
         if record.get("scored", True):
             value = float(record.get("score") or 0.0)
             every.setdefault(str(record["task"]), []).append(value)

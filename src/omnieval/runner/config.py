@@ -71,3 +71,5 @@ class RunConfig(Frozen):
     dry_run: bool = False
     judge: JudgeConfig | None = None
     """The run's judge; ``None`` judges only tasks whose ``judge.model`` names a default."""
+    repeats: int | None = Field(default=None, ge=1)
+    """Answers per sample (``--repeats K``), overriding each task's ``repeats.n``; ``None``: the task's own."""

@@ -34,6 +34,7 @@ def prepare_request(
     blind: bool,
     provider: str,
     modalities: frozenset[str],
+    repeat: int | None = None,
 ) -> Request | Skip:
     """Render, check the backend's modalities and fit the media budget; raises OmnievalError on bad data."""
     request = build_request(
@@ -41,7 +42,7 @@ def prepare_request(
         ctx.task.spec,
         position=position,
         seed=seed,
-        generation=ctx.generation,
+        generation=ctx.generation_at(repeat),
         media_policy=ctx.media_policy,
         demos=pick_demos(ctx.demo_pool, n=ctx.task.spec.prompt.fewshot.n, sample_id=sample.id, seed=seed),
         history=history,

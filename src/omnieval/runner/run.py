@@ -17,7 +17,7 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
-from omnieval.errors import OmnievalError
+from omnieval.errors import ConfigError, OmnievalError
 from omnieval.judges import Judge
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
@@ -56,6 +56,8 @@ class _Item:
     ctx: TaskContext
     steps: tuple[tuple[int, Sample], ...]
     """One independent sample, or a whole chain in order."""
+    repeat: int | None = None
+    """Which repeated answer (a chain repeats whole, each repeat with its own history)."""
 
 
 def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[GenerationConfig, MediaPolicy]:
@@ -103,38 +105,53 @@ class _Runner:
             if ctx.total is not None and self.done.count(ctx.name) >= ctx.total:
                 continue  # finished earlier: no need to stream the data again
             chains: dict[str, list[tuple[int, Sample]]] = {}
+            repeats = ctx.repeat_indices
             for position, sample in _selected(ctx.task, self.config, found=self.found_ids):
                 if sample.chain is not None:
                     chains.setdefault(sample.chain, []).append((position, sample))
-                elif not self.done.has(ctx.name, sample.id):
-                    yield _Item(ctx, ((position, sample),))
+                else:
+                    for repeat in repeats:
+                        if not self.done.has(ctx.name, sample.id, repeat):
+                            yield _Item(ctx, ((position, sample),), repeat)
                 if position % 256 == 0:
                     await asyncio.sleep(0)  # let workers run while a long dataset is skipped through
             for steps in chains.values():
-                ordered = sorted(steps, key=lambda s: (s[1].chain_index or 0, s[0]))
-                if not all(self.done.has(ctx.name, s.id) for _, s in ordered):
-                    yield _Item(ctx, tuple(ordered))
+                ordered = tuple(sorted(steps, key=lambda s: (s[1].chain_index or 0, s[0])))
+                for repeat in repeats:
+                    if not all(self.done.has(ctx.name, s.id, repeat) for _, s in ordered):
+                        yield _Item(ctx, ordered, repeat)
 
-    async def process(self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]]) -> tuple[SampleResult, str | None]:
+    async def process(
+        self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]], repeat: int | None = None
+    ) -> tuple[SampleResult, str | None]:
         """The scored sample and the judge's question (the rendered prompt; ``None`` before rendering)."""
         try:
             sample = self._hashed(sample)
-            request = prepare_request(ctx, sample, position=position, history=history, seed=self.config.seed,
-                                      blind=self.config.blind, provider=self.backend.provider,
-                                      modalities=self.backend.modalities)  # fmt: skip
+            request = prepare_request(
+                ctx,
+                sample,
+                position=position,
+                history=history,
+                seed=self.config.seed,
+                blind=self.config.blind,
+                provider=self.backend.provider,
+                modalities=self.backend.modalities,
+                repeat=repeat,
+            )
         except OmnievalError as exc:
-            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}")), None
+            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}"), repeat=repeat), None
         if isinstance(request, Skip):
-            return self._skipped(ctx, sample, request.reason, request.variant), None
+            return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
-        return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint), judge_question(request)
+        result = ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat)
+        return result, judge_question(request)
 
     @staticmethod
-    def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None) -> SampleResult:
+    def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None, repeat: int | None) -> SampleResult:
         return SampleResult(task=ctx.name, sample_id=sample.id, state="skipped", reason=reason, variant=variant,
                             metrics={k: 0.0 for k in ctx.scorer.metric_keys}, chain=sample.chain,
-                            chain_index=sample.chain_index, scored=sample.has_targets)  # fmt: skip
+                            chain_index=sample.chain_index, scored=sample.has_targets, repeat=repeat)  # fmt: skip
 
     def _hashed(self, sample: Sample) -> Sample:
         if not sample.media or self.config.blind:
@@ -152,11 +169,11 @@ class _Runner:
     async def work(self, item: _Item) -> None:
         history: list[tuple[Sample, str]] = []
         for position, sample in item.steps:
-            previous = self.done.response(item.ctx.name, sample.id)
+            previous = self.done.response(item.ctx.name, sample.id, item.repeat)
             if previous is not None:
                 history.append((sample, previous))
                 continue
-            result, question = await self.process(item.ctx, sample, position, history)
+            result, question = await self.process(item.ctx, sample, position, history, item.repeat)
             history.append((sample, result.response or ""))
             judge = self.judges.for_task(item.ctx.name)
             if judge is None or question is None or not item.ctx.scorer.needs_judge(result):
@@ -200,6 +217,27 @@ class _Runner:
             await self.judges.cancel()
 
 
+def task_repeats(task: Task, config: RunConfig) -> int | None:
+    """Answers per sample: ``--repeats``, else the task's ``repeats.n``; ``None`` without repeats."""
+    if config.repeats is not None:
+        return config.repeats
+    return task.spec.repeats.n if task.spec.repeats is not None else None
+
+
+def check_repeats(tasks: list[Task], config: RunConfig) -> None:
+    """A task's ``pass@k`` must not ask for more answers than ``--repeats`` gives (before any request)."""
+    from omnieval.types.task import check_pass_k
+
+    for task in tasks:
+        spec = task.spec.repeats
+        n = task_repeats(task, config)
+        if spec is not None and n is not None:
+            try:
+                check_pass_k(spec.pass_k, n, where=f"task {task.name} ({task.origin}): repeats.pass_k with --repeats {n}")
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+
+
 def _error(message: str) -> Any:
     from omnieval.types import Response
 
@@ -217,8 +255,11 @@ def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: Done
             total = min(total, config.limit)
         if config.sample_ids:
             total = len(config.sample_ids)
+        repeats = task_repeats(task, config)
+        if total is not None and repeats is not None:
+            total *= repeats
         scorer = Scorer.for_task(task.spec, judged=judges is not None and judges.for_task(task.name) is not None)
-        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total))
+        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total, repeats=repeats))
     return contexts
 
 
@@ -257,6 +298,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
+    check_repeats(tasks, config)
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
@@ -291,7 +333,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
 
 def _unknown_ids(config: RunConfig, tasks: list[Task], found: set[str], done: DoneIndex) -> tuple[str, ...]:
     """``--sample-ids`` neither met in the data nor recorded earlier (a finished task is not streamed again)."""
-    return tuple(i for i in config.sample_ids or () if i not in found and not any(done.has(t.name, i) for t in tasks))
+    return tuple(i for i in config.sample_ids or () if i not in found and not any(done.has_any(t.name, i) for t in tasks))
 
 
 def _judge_cache(config: RunConfig) -> Path | None:
