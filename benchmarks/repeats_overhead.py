@@ -22,7 +22,12 @@ def _data(folder: Path, n: int) -> Path:
     path = folder / f"d{n}.jsonl"
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
-            fh.write(json.dumps({"id": str(i), "question": f"вопрос {i}", "answer": "A", "choices": ["A", "B", "C"]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {"id": str(i), "question": f"вопрос {i}", "answer": "A", "choices": ["A", "B", "C"]}
+                )
+                + "\n"
+            )
     return path
 
 
@@ -32,7 +37,9 @@ def _cpu_per_record(folder: Path, data: Path, repeats: int, tag: str) -> float:
     from omnieval.store import iter_records
 
     out = folder / tag
-    config = RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=repeats, quiet=True)
+    config = RunConfig(
+        tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=repeats, quiet=True
+    )
     start = time.process_time()
     run(config)
     tasks = resolve_tasks(config.tasks)

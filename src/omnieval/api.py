@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.aggregate import compute_results
-from omnieval.errors import StoreError
+from omnieval.errors import CostLimitReached, StoreError
 from omnieval.executors import ExecutorOptions, execute
 from omnieval.reports import write_report
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
@@ -40,7 +40,13 @@ def evaluate(config: RunConfig, *, executor: ExecutorOptions | None = None,
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
     is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray."""
     previous = _reusable_results(config)
-    outcome = execute(config, executor=executor, progress=progress, judges=judges)
+    try:
+        outcome = execute(config, executor=executor, progress=progress, judges=judges)
+    except CostLimitReached:  # the results so far (with their cost), then the stop
+        if (config.output / "samples.jsonl").exists():
+            tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+            finalize(config.output, tasks, model=config.model, extra={"stopped": "cost_limit", "cost_limit": config.cost_limit})
+        raise
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous

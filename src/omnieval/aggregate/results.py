@@ -10,6 +10,7 @@ from typing import Any
 from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
+from omnieval.store import record_cost
 from omnieval.types import STATES, SampleResult
 
 __all__ = ["bootstrap_ci", "compute_results", "resampled_means", "sample_has_score", "task_results"]
@@ -73,9 +74,17 @@ class _TaskAccumulator:
         self.fallbacks = 0
         self.blind = 0
         self.repeats = RepeatAccumulator()
+        self.cost = {"model_usd": 0.0, "judge_usd": 0.0, "priced": 0, "unpriced": 0}
+
+    def _add_cost(self, record: dict[str, Any]) -> None:
+        model = record.get("cost_usd")
+        self.cost["priced" if model is not None else "unpriced"] += 1
+        self.cost["model_usd"] += float(model or 0.0)
+        self.cost["judge_usd"] += record_cost(record) - float(model or 0.0)
 
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
+        self._add_cost(record)
         reason = record.get("reason")
         kept = self.reasons[record["state"]]
         if record["state"] != "ok" and reason and str(reason)[:300] not in kept:
@@ -248,6 +257,7 @@ class _TaskAccumulator:
             "metric_versions": self._metric_versions(),
             "judge": self._judge_block(unjudged=unjudged),
             "repeats": self.repeats.block(**self._repeat_options()) if self.repeats else None,
+            "cost": self.cost | {"total_usd": self.cost["model_usd"] + self.cost["judge_usd"]},
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "language": spec.language,
@@ -282,12 +292,18 @@ def compute_results(
 
     per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()
+    cost: Counter[str] = Counter()
     for block in per_task.values():
         totals.update(block["states"])
+        cost.update(block["cost"])
     computed = {
         "model": model,
         "omnieval_version": __version__,
         "tasks": per_task,
         "states": {s: totals.get(s, 0) for s in STATES},
-    }
+        "cost": {"model_usd": cost["model_usd"], "judge_usd": cost["judge_usd"], "total_usd": cost["total_usd"],
+                 "priced": cost["priced"], "unpriced": cost["unpriced"],
+                 "note": "USD by the run's price table (results of this output over all invocations; cache hits cost 0; "
+                         "unpriced: records whose model has no price)"},
+    }  # fmt: skip
     return computed | {k: v for k, v in (extra or {}).items() if k not in computed}  # computed values always win

@@ -56,6 +56,8 @@ def run_command(
     judge_replicas: Annotated[int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")] = 1,
     judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
     repeats: Annotated[int | None, Opt(min=1, help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds pass@k, maj@K, avg@K.")] = None,
+    cost_limit: Annotated[float | None, Opt(min=0.0, help="Stop before a request could take this run's spending (model and judges, all invocations on this --output) past USD; exit code 4, resumable. Every model needs a price.")] = None,
+    prices: Annotated[Path | None, Opt(help="Price file (JSON or YAML, USD per 1M tokens) overriding or adding to the built-in table.")] = None,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -90,7 +92,11 @@ def run_command(
             dry_run=dry_run,
             judge=judge_from_options(judge, judge_options),
             repeats=repeats,
+            cost_limit=cost_limit,
+            prices=prices,
         )
+        if cost_limit is not None and executor != "local":
+            fail("--cost-limit needs --executor local (shards on Ray would each count their own spending)")
         check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:
             from omnieval.cli.dry_run import print_dry_run

@@ -69,7 +69,7 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "version": block.get("version"), "human_baseline": human_baseline(block.get("metadata") or {}),
             "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
             "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
-            "repeats": block.get("repeats"),
+            "repeats": block.get("repeats"), "cost_usd": (block.get("cost") or {}).get("total_usd"),
         })  # fmt: skip
     return rows
 
@@ -119,7 +119,8 @@ def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[s
 def _export_tables(folder: Path, rows: list[dict[str, Any]], dims: list[dict[str, Any]], states: list[str]) -> None:
     table = [
         {"task": r["name"], "score": r["score"], "ci95_low": (r["ci95"] or [None])[0], "ci95_high": (r["ci95"] or [None, None])[1],
-         "n": r["n"], **{s: r["states"].get(s, 0) for s in states}, "human_baseline": r["human_baseline"], "version": r["version"]}
+         "n": r["n"], **{s: r["states"].get(s, 0) for s in states}, "human_baseline": r["human_baseline"], "version": r["version"],
+         "cost_usd": r["cost_usd"]}
         for r in rows
     ]  # fmt: skip
     write_table(folder, "tasks", table, title="Per-task scores")

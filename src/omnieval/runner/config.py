@@ -73,3 +73,8 @@ class RunConfig(Frozen):
     """The run's judge; ``None`` judges only tasks whose ``judge.model`` names a default."""
     repeats: int | None = Field(default=None, ge=1)
     """Answers per sample (``--repeats K``), overriding each task's ``repeats.n``; ``None``: the task's own."""
+    cost_limit: float | None = Field(default=None, gt=0)
+    """Stop (``CostLimitReached``, exit code 4) before a request could take the run's spending (model and
+    judges, all invocations on this output) past this many USD; every model called needs a price."""
+    prices: Path | None = None
+    """A price file whose entries replace or add to the built-in table (``backends/prices.json``)."""

@@ -17,10 +17,11 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
-from omnieval.errors import ConfigError, OmnievalError
+from omnieval.errors import ConfigError, CostLimitReached, OmnievalError
 from omnieval.judges import Judge
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
+from omnieval.runner.costs import RunCosts
 from omnieval.runner.execute import Fetcher
 from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question, reusing_model
 from omnieval.runner.limiter import AdaptiveLimiter
@@ -84,7 +85,7 @@ def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -
 
 class _Runner:
     def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage, *,
-                 cache_session: str | None = None) -> None:  # fmt: skip
+                 cache_session: str | None = None, costs: RunCosts | None = None) -> None:  # fmt: skip
         self.config = config
         self.judges = judges
         self.backend = backend
@@ -96,7 +97,10 @@ class _Runner:
         self.cache = cache
         self.limiter = AdaptiveLimiter(backend.max_connections())
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
+        priced = costs.priced(config.model, role="model") if costs is not None else None
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker, priced=priced)
+        self.stopped: CostLimitReached | None = None
+        """Set when a request could pass ``--cost-limit``: no new work starts, requests in flight finish."""
         self.progress = Progress(quiet=config.quiet)
         self.found_ids: set[str] = set()
 
@@ -173,7 +177,11 @@ class _Runner:
             if previous is not None:
                 history.append((sample, previous))
                 continue
-            result, question = await self.process(item.ctx, sample, position, history, item.repeat)
+            try:
+                result, question = await self.process(item.ctx, sample, position, history, item.repeat)
+            except CostLimitReached as exc:
+                self.stopped = self.stopped or exc  # the sample stays unfinished; a resume picks it up
+                return
             history.append((sample, result.response or ""))
             judge = self.judges.for_task(item.ctx.name)
             if judge is None or question is None or not item.ctx.scorer.needs_judge(result):
@@ -182,7 +190,11 @@ class _Runner:
 
             async def judged(ctx: TaskContext = item.ctx, sample: Sample = sample, result: SampleResult = result,
                              question: str = question, judge: Judge = judge) -> None:  # fmt: skip
-                record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+                try:
+                    record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+                except CostLimitReached as exc:  # unfinished; the model's answer is in the cache for the resume
+                    self.stopped = self.stopped or exc
+                    return
                 self.record(ctx, ctx.scorer.with_judgement(sample, result, record))
 
             await self.judges.submit(judged)
@@ -194,10 +206,13 @@ class _Runner:
 
         async def worker() -> None:
             while (item := await queue.get()) is not None:
-                await self.work(item)
+                if self.stopped is None:
+                    await self.work(item)
 
         async def produce() -> None:
             async for item in self.items(contexts):
+                if self.stopped is not None:
+                    break
                 await queue.put(item)
             for _ in range(n_workers):
                 await queue.put(None)
@@ -296,9 +311,11 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
     a new one), whose own entries are never hits."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    check_repeats(tasks, config)
+    costs = RunCosts.create(prices=config.prices, limit=config.cost_limit, output=config.output)
+    costs.check(config.model, role="model")  # under --cost-limit, an unpriced model fails before any work
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     config.output.mkdir(parents=True, exist_ok=True)
-    check_repeats(tasks, config)
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
@@ -307,11 +324,12 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
                         breaker_threshold=config.breaker_threshold,
-                        backend_factory=judge_backend or reusing_model(config.model, backend), cache_session=cache_session)  # fmt: skip
+                        backend_factory=judge_backend or reusing_model(config.model, backend), cache_session=cache_session,
+                        costs=costs)  # fmt: skip
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)
-    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session)
+    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session, costs=costs)
     contexts = _contexts(tasks, config, backend, done, judges)
     try:
         with runner.progress:
@@ -326,6 +344,8 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
             runner.cache.close()
         await judges.aclose()
         await backend.aclose()
+    if runner.stopped is not None:  # finished samples are saved; the manifest stays "running" (resumable)
+        raise runner.stopped
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished", judges=judge_info))
     return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries + judges.retries,
                       backend.describe(), judges=judge_info, unknown_sample_ids=_unknown_ids(config, tasks, runner.found_ids, done))  # fmt: skip
