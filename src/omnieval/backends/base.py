@@ -67,6 +67,8 @@ class Backend(ABC):
     text and the class probabilities in ``Response.extra["probs"]``."""
     extra_options: ClassVar[type[BaseModel] | None] = None
     """The ``--backend-opt`` keys this backend takes, as a frozen model (None: it takes none)."""
+    batch_api: ClassVar[str | None] = None
+    """The provider batch API behind ``--batch`` (e.g. ``openai``); ``None``: the backend has none."""
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model

@@ -120,6 +120,7 @@ class OpenAIBackend(Backend):
 
     modalities = frozenset({"text", "image", "audio", "video"})
     extra_options = OpenAIOptions
+    batch_api = "openai"
 
     def __init__(
         self,
@@ -222,6 +223,12 @@ class OpenAIBackend(Backend):
     async def generate(self, request: Request) -> Response:
         if request.kind == "loglikelihood":
             return await self._loglikelihood(request)
+        path, chat, payload, media = await self.call_body(request)
+        data, latency = await self._post(request, path, payload)
+        return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+
+    async def call_body(self, request: Request) -> tuple[str, bool, dict[str, Any], dict[str, Any]]:
+        """The path, chat flag, JSON body and applied media of a generate request (also a batch line's body)."""
         media: dict[str, Any] = {}
         if request.prompt is not None:
             if request.media:
@@ -235,8 +242,13 @@ class OpenAIBackend(Backend):
             else:
                 messages = messages_json(request.messages, None)
             path, chat, payload = "/chat/completions", True, self._payload(request, "messages", messages)
-        data, latency = await self._post(request, path, payload)
-        return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+        return path, chat, payload, media
+
+    def batch_client(self) -> Any:
+        """The Batch API client (``--batch``): JSONL upload, batch creation, polling, result download."""
+        from omnieval.backends.openai_batch import OpenAIBatchClient
+
+        return OpenAIBatchClient(self)
 
     async def _loglikelihood(self, request: Request) -> Response:
         where = self._where(request, "/completions")

@@ -58,6 +58,10 @@ def run_command(
     repeats: Annotated[int | None, Opt(min=1, help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds pass@k, maj@K, avg@K.")] = None,
     cost_limit: Annotated[float | None, Opt(min=0.0, help="Stop before a request could take this run's spending (model and judges, all invocations on this --output) past USD; exit code 4, resumable. Every model needs a price.")] = None,
     prices: Annotated[Path | None, Opt(help="Price file (JSON or YAML, USD per 1M tokens) overriding or adding to the built-in table.")] = None,
+    batch: Annotated[bool, Opt("--batch", help="Send requests through the provider's batch API (openai/: Batch API); batch ids are kept in OUTPUT/batches.jsonl so a resumed run polls them instead of resubmitting.")] = False,
+    batch_size_requests: Annotated[int, Opt(min=1, help="Requests per provider batch (--batch).")] = 1000,
+    batch_poll: Annotated[float, Opt(help="Seconds between polls of a provider batch (--batch).")] = 10.0,
+    batch_pending: Annotated[int, Opt(min=1, help="Requests waiting on provider batches at once (--batch); bounds memory.")] = 20_000,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -94,6 +98,10 @@ def run_command(
             repeats=repeats,
             cost_limit=cost_limit,
             prices=prices,
+            batch=batch,
+            batch_size=batch_size_requests,
+            batch_poll_s=batch_poll,
+            batch_pending=batch_pending,
         )
         if cost_limit is not None and executor != "local":
             fail("--cost-limit needs --executor local (shards on Ray would each count their own spending)")

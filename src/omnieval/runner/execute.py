@@ -77,6 +77,8 @@ class Fetcher:
         limiter: AdaptiveLimiter,
         breaker: CircuitBreaker | None = None,
         priced: Priced | None = None,
+        call: Callable[[Request], Awaitable[Response]] | None = None,
+        timeout_s: float | None = -1.0,
     ) -> None:
         self.backend = backend
         self.priced = priced
@@ -89,7 +91,10 @@ class Fetcher:
         self._call: Callable[[Request], Awaitable[Response]] = backend.generate
         if backend.prefers_batches:
             self._call = Batcher(backend, size=backend.options.batch_size).generate
-        self._timeout = backend.options.timeout_s * 2 + 5
+        if call is not None:
+            self._call = call
+        self._timeout = backend.options.timeout_s * 2 + 5 if timeout_s == -1.0 else timeout_s
+        """Seconds one call may take; ``None`` for provider batches (hours, by the provider's window)."""
 
     async def fetch(self, request: Request, fingerprint: str) -> Response:
         if self.cache is not None:
@@ -135,7 +140,7 @@ class Fetcher:
                     await self._sleep(attempt, exc.retry_after)
                 continue
             except TimeoutError:
-                last = f"no answer within {self._timeout:.0f} s"
+                last = f"no answer within {self._timeout or 0:.0f} s"
                 if attempt + 1 < self.retry.max_attempts:
                     await self._sleep(attempt, None)
                 continue

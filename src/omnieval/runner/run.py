@@ -27,6 +27,7 @@ from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_quest
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
+from omnieval.runner.provider_batch import ProviderBatcher, check_batch_support
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
@@ -95,10 +96,16 @@ class _Runner:
         if config.use_cache and backend.caches_responses:
             cache = ResponseCache(config.cache_path or config.output / "cache.sqlite", session=cache_session)
         self.cache = cache
-        self.limiter = AdaptiveLimiter(backend.max_connections())
+        self.batcher: ProviderBatcher | None = None
+        if config.batch:  # a whole group of requests waits on each provider batch
+            self.batcher = ProviderBatcher(backend, ledger=config.output / "batches.jsonl", size=config.batch_size,
+                                           poll_s=config.batch_poll_s)  # fmt: skip
+        self.limiter = AdaptiveLimiter(max(backend.max_connections(), config.batch_pending if config.batch else 0))
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
         priced = costs.priced(config.model, role="model") if costs is not None else None
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker, priced=priced)
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker, priced=priced,
+                               call=self.batcher.generate if self.batcher else None,
+                               timeout_s=None if self.batcher else -1.0)  # fmt: skip
         self.stopped: CostLimitReached | None = None
         """Set when a request could pass ``--cost-limit``: no new work starts, requests in flight finish."""
         self.progress = Progress(quiet=config.quiet)
@@ -201,7 +208,7 @@ class _Runner:
 
     async def drive(self, contexts: list[TaskContext]) -> None:
         """Producer and workers; the first failure of either cancels the rest (never a hang)."""
-        queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=4 * self.limiter.maximum)
+        queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=min(4 * self.limiter.maximum, self.limiter.maximum + 1024))
         n_workers = self.limiter.maximum * (2 if self.backend.prefers_batches else 1)
 
         async def worker() -> None:
@@ -312,9 +319,11 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     a new one), whose own entries are never hits."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_repeats(tasks, config)
-    costs = RunCosts.create(prices=config.prices, limit=config.cost_limit, output=config.output)
+    costs = RunCosts.create(prices=config.prices, limit=config.cost_limit, output=config.output, batch=config.batch)
     costs.check(config.model, role="model")  # under --cost-limit, an unpriced model fails before any work
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
+    if config.batch:
+        check_batch_support(backend)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
@@ -342,6 +351,8 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
         writer.close()
         if runner.cache is not None:
             runner.cache.close()
+        if runner.batcher is not None:
+            await runner.batcher.aclose()
         await judges.aclose()
         await backend.aclose()
     if runner.stopped is not None:  # finished samples are saved; the manifest stays "running" (resumable)
