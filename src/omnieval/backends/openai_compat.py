@@ -31,6 +31,7 @@ from omnieval.backends.base import Backend, BackendOptions, optional_sampling, r
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
 from omnieval.types._base import Frozen
+from omnieval.types.request import Reasoning
 
 if TYPE_CHECKING:
     import httpx
@@ -175,9 +176,18 @@ class OpenAIBackend(Backend):
             self._max_tokens_key: gen.max_tokens,
             **optional_sampling(gen),
         }
+        if request.reasoning is not None:
+            payload["reasoning_effort"] = request.reasoning.effort_or_from_budget()
         if self._extra_body:
             payload.update(self._extra_body)
         return payload
+
+    def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
+        if reasoning is None:
+            return {}
+        how = "--reasoning-effort" if reasoning.effort else "read off --reasoning-budget: ≤2048 low, ≤8192 medium, else high"
+        return {"sent": {"reasoning_effort": reasoning.effort_or_from_budget()}, "how": how,
+                "note": "OpenAI has no token budget; reasoning_content in answers is kept as `reasoning`, never scored"}  # fmt: skip
 
     def _encode_messages(self, request: Request) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Runs in a worker thread when media are present: decoding and resizing are CPU-bound."""

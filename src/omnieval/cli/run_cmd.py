@@ -58,6 +58,8 @@ def run_command(
     repeats: Annotated[int | None, Opt(min=1, help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds pass@k, maj@K, avg@K.")] = None,
     cost_limit: Annotated[float | None, Opt(min=0.0, help="Stop before a request could take this run's spending (model and judges, all invocations on this --output) past USD; exit code 4, resumable. Every model needs a price.")] = None,
     prices: Annotated[Path | None, Opt(help="Price file (JSON or YAML, USD per 1M tokens) overriding or adding to the built-in table.")] = None,
+    reasoning_effort: Annotated[str | None, Opt(help="low, medium or high: mapped per provider (openai/: reasoning_effort; hf/, vllm/: enable_thinking in the chat template); the manifest records the mapping.")] = None,
+    reasoning_budget: Annotated[int | None, Opt(min=1, help="Thinking tokens allowed where the provider takes a budget (openai/: read off as an effort).")] = None,
     batch: Annotated[bool, Opt("--batch", help="Send requests through the provider's batch API (openai/: Batch API); batch ids are kept in OUTPUT/batches.jsonl so a resumed run polls them instead of resubmitting.")] = False,
     batch_size_requests: Annotated[int, Opt(min=1, help="Requests per provider batch (--batch).")] = 1000,
     batch_poll: Annotated[float, Opt(help="Seconds between polls of a provider batch (--batch).")] = 10.0,
@@ -98,6 +100,8 @@ def run_command(
             repeats=repeats,
             cost_limit=cost_limit,
             prices=prices,
+            reasoning_effort=_effort(reasoning_effort),
+            reasoning_budget=reasoning_budget,
             batch=batch,
             batch_size=batch_size_requests,
             batch_poll_s=batch_poll,
@@ -114,6 +118,13 @@ def run_command(
         _run(config, executor_options(executor, ray_address=ray_address, workers=workers,
                                       gpus_per_replica=gpus_per_replica, shard_size=shard_size, judge_replicas=judge_replicas,
                                       judge_gpus_per_replica=judge_gpus_per_replica))  # fmt: skip
+
+
+def _effort(value: str | None) -> Any:
+    """``--reasoning-effort``, checked (one line naming the allowed values)."""
+    if value not in (None, "low", "medium", "high"):
+        fail(f"--reasoning-effort must be low, medium or high, got {value!r}")
+    return value
 
 
 def executor_options(kind: str, **fields: object) -> object:

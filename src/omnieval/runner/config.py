@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -78,6 +78,10 @@ class RunConfig(Frozen):
     judges, all invocations on this output) past this many USD; every model called needs a price."""
     prices: Path | None = None
     """A price file whose entries replace or add to the built-in table (``backends/prices.json``)."""
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
+    """``--reasoning-effort``: mapped per provider (manifest ``backend.reasoning``; docs/providers.md)."""
+    reasoning_budget: int | None = Field(default=None, ge=1)
+    """``--reasoning-budget TOKENS``: a thinking budget where the provider takes one."""
     batch: bool = False
     """Send requests through the provider's batch API (``--batch``; about half the price, answers within hours)."""
     batch_size: int = Field(default=1000, ge=1)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
+from omnieval.types.request import Reasoning
 
 __all__ = ["TaskContext", "pick_demos"]
 
@@ -27,6 +28,8 @@ class TaskContext:
     """Records the task will hold when finished (samples × repeats)."""
     repeats: int | None = None
     """Answers per sample; ``None``: one, recorded without a repeat index."""
+    reasoning: Reasoning | None = None
+    """The run's reasoning controls, set on every request."""
 
     @property
     def name(self) -> str:

@@ -48,6 +48,8 @@ def prepare_request(
         history=history,
         blind=blind,
     )
+    if ctx.reasoning is not None:
+        request = request.model_copy(update={"reasoning": ctx.reasoning})
     missing = {m.kind for m in request.media} - set(modalities)
     if missing:
         reason = f"backend {provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"

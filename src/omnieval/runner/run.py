@@ -34,6 +34,7 @@ from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
+from omnieval.types.request import Reasoning
 
 __all__ = ["RunOutcome", "run", "run_async"]
 
@@ -239,6 +240,13 @@ class _Runner:
             await self.judges.cancel()
 
 
+def run_reasoning(config: RunConfig) -> Reasoning | None:
+    """The typed reasoning controls every request carries (``None`` when neither option is set)."""
+    if config.reasoning_effort is None and config.reasoning_budget is None:
+        return None
+    return Reasoning(effort=config.reasoning_effort, budget_tokens=config.reasoning_budget)
+
+
 def task_repeats(task: Task, config: RunConfig) -> int | None:
     """Answers per sample: ``--repeats``, else the task's ``repeats.n``; ``None`` without repeats."""
     if config.repeats is not None:
@@ -281,7 +289,8 @@ def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: Done
         if total is not None and repeats is not None:
             total *= repeats
         scorer = Scorer.for_task(task.spec, judged=judges is not None and judges.for_task(task.name) is not None)
-        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total, repeats=repeats))
+        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total, repeats=repeats,
+                                    reasoning=run_reasoning(config)))  # fmt: skip
     return contexts
 
 
@@ -295,7 +304,7 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
         "environment": environment_info(),
         "config": config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}),
         "judges": judges or {},
-        "backend": backend.describe(),
+        "backend": backend.describe() | {"reasoning": backend.reasoning_mapping(run_reasoning(config))},
         "tasks": {
             t.name: {
                 "origin": t.origin,
