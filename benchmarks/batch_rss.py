@@ -3,7 +3,9 @@
 The fake OpenAI server (with its Batch API) runs in this process's background thread; the run is the
 real CLI in a subprocess, whose peak RSS is read from ``getrusage(RUSAGE_CHILDREN)`` after it exits.
 Prints the requests, batches, wall time, the child's peak RSS and the /chat/completions requests
-(must be 0). Usage: ``python benchmarks/batch_rss.py [--requests 100000] [--batch-size 5000]``.
+(must be 0). ``--runner-only`` measures the runner alone (no ``results.json``, no report), to tell the batch path's
+memory from the end-of-run aggregation's. Usage:
+``python benchmarks/batch_rss.py [--requests 100000] [--batch-size 5000] [--runner-only]``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=100_000)
     parser.add_argument("--batch-size", type=int, default=5000)
+    parser.add_argument("--runner-only", action="store_true", help="measure the runner alone, without results and report")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data, out = Path(tmp) / "t.jsonl", Path(tmp) / "out"
@@ -35,6 +38,11 @@ def main() -> None:
             command = [sys.executable, "-m", "omnieval", "run", "--tasks", f"jsonl:{data}", "--model", "openai/fake",
                        "--base-url", server.url, "--batch", "--batch-size-requests", str(args.batch_size),
                        "--batch-poll", "0.2", "--output", str(out), "-q"]  # fmt: skip
+            if args.runner_only:  # the runner alone (no results.json, no report): where the batch path's memory goes
+                code = ("import sys; from pathlib import Path; from omnieval.runner import RunConfig, run; "
+                        "run(RunConfig(tasks=(sys.argv[1],), model='openai/fake', output=Path(sys.argv[2]), quiet=True, batch=True, "
+                        "batch_size=int(sys.argv[4]), batch_poll_s=0.2, backend={'base_url': sys.argv[3]}))")  # fmt: skip
+                command = [sys.executable, "-c", code, f"jsonl:{data}", str(out), server.url, str(args.batch_size)]
             started = time.perf_counter()
             result = subprocess.run(command, env={**os.environ}, capture_output=True, text=True, check=False)
             wall = time.perf_counter() - started

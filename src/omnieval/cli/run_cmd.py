@@ -63,7 +63,7 @@ def run_command(
     batch: Annotated[bool, Opt("--batch", help="Send requests through the provider's batch API (openai/: Batch API); batch ids are kept in OUTPUT/batches.jsonl so a resumed run polls them instead of resubmitting.")] = False,
     batch_size_requests: Annotated[int, Opt(min=1, help="Requests per provider batch (--batch).")] = 1000,
     batch_poll: Annotated[float, Opt(help="Seconds between polls of a provider batch (--batch).")] = 10.0,
-    batch_pending: Annotated[int, Opt(min=1, help="Requests waiting on provider batches at once (--batch); bounds memory.")] = 20_000,
+    batch_pending: Annotated[int, Opt(min=1, help="Requests waiting on provider batches at once (--batch); bounds memory.")] = 5000,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:

@@ -86,7 +86,7 @@ class RunConfig(Frozen):
     """Send requests through the provider's batch API (``--batch``; about half the price, answers within hours)."""
     batch_size: int = Field(default=1000, ge=1)
     """Requests per provider batch (``--batch-size-requests``)."""
-    batch_pending: int = Field(default=20_000, ge=1)
+    batch_pending: int = Field(default=5000, ge=1)
     """Requests waiting on provider batches at once (``--batch-pending``): bounds memory, not the provider."""
     batch_poll_s: float = Field(default=10.0, gt=0)
     """Seconds between two polls of a batch's status."""
