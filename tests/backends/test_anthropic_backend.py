@@ -23,8 +23,22 @@ def _task(tmp_path: Path, *, system: bool = False) -> Path:
 
 def _run(tmp_path: Path, server: FakeAnthropic, *extra: str) -> tuple[int, str, list[dict]]:
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--tasks", f"jsonl:{_task(tmp_path)}", "--model", "anthropic/claude-test",
-                                      "--base-url", server.url, "--output", str(out), "-q", *extra])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--tasks",
+            f"jsonl:{_task(tmp_path)}",
+            "--model",
+            "anthropic/claude-test",
+            "--base-url",
+            server.url,
+            "--output",
+            str(out),
+            "-q",
+            *extra,
+        ],
+    )
     records = (
         [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
         if (out / "samples.jsonl").exists()
@@ -94,10 +108,14 @@ def test_images_go_as_base64_blocks_and_the_system_prompt_apart(tmp_path: Path) 
     buffer = io.BytesIO()
     Image.new("RGB", (8, 6), "red").save(buffer, format="PNG")
     ref = MediaRef(kind="image", name="red.png", data=buffer.getvalue())
-    request = Request(task="t", sample_id="1", messages=(
-        Message(role="system", content="Отвечай кратко."),
-        Message(role="user", content=(TextPart(text="Какой цвет?"), ImagePart(media=ref))),
-    ))  # fmt: skip
+    request = Request(
+        task="t",
+        sample_id="1",
+        messages=(
+            Message(role="system", content="Отвечай кратко."),
+            Message(role="user", content=(TextPart(text="Какой цвет?"), ImagePart(media=ref))),
+        ),
+    )
     backend = AnthropicBackend(
         "claude-test", options=BackendOptions(base_url="http://127.0.0.1:9", media_cache_dir=str(tmp_path))
     )

@@ -31,8 +31,12 @@ def test_cost_of_an_answer_worked_by_hand() -> None:
 
 
 def test_the_bound_covers_prompt_bytes_and_max_tokens() -> None:
-    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="привет"),),
-                      generation=GenerationConfig(max_tokens=100))  # fmt: skip
+    request = Request(
+        task="t",
+        sample_id="1",
+        messages=(Message(role="user", content="привет"),),
+        generation=GenerationConfig(max_tokens=100),
+    )
     assert prompt_token_bound(request) == 8 + len("привет".encode())  # 12 bytes of Cyrillic + framing
     price = ModelPrice(input=10.0, output=20.0)
     assert price.bound(request) == pytest.approx((20 * 10 + 100 * 20) / 1e6)
@@ -88,8 +92,19 @@ def test_cost_limit_stops_with_exit_4_and_a_higher_limit_finishes_without_repeat
     # the fake server reports 1 prompt token and 1 completion token per answer: 0.0002 USD each;
     # a request's worst case (prompt bytes + 8 max tokens) is about 0.003 USD
     prices.write_text(json.dumps({"models": {"openai/fake": {"input": 100.0, "output": 100.0}}}))
-    common = ["--tasks", f"jsonl:{data}", "--model", "openai/fake", "--output", str(out), "--prices", str(prices),
-              "--max-tokens", "8", "-q"]  # fmt: skip
+    common = [
+        "--tasks",
+        f"jsonl:{data}",
+        "--model",
+        "openai/fake",
+        "--output",
+        str(out),
+        "--prices",
+        str(prices),
+        "--max-tokens",
+        "8",
+        "-q",
+    ]
     with FakeOpenAI(answer_pattern=r"\[(\d+)\]").in_thread() as server:
         code, output = _run(*common, "--base-url", server.url, "--cost-limit", "0.01")
         assert code == 4, output
@@ -117,8 +132,18 @@ def test_cost_limit_stops_with_exit_4_and_a_higher_limit_finishes_without_repeat
 def test_unknown_model_under_a_cost_limit_fails_before_any_request(tmp_path: Path) -> None:
     data, out = _task(tmp_path, 3), tmp_path / "out"
     with FakeOpenAI().in_thread() as server:
-        code, output = _run("--tasks", f"jsonl:{data}", "--model", "openai/nobody-priced-this", "--base-url", server.url,
-                            "--output", str(out), "--cost-limit", "1")  # fmt: skip
+        code, output = _run(
+            "--tasks",
+            f"jsonl:{data}",
+            "--model",
+            "openai/nobody-priced-this",
+            "--base-url",
+            server.url,
+            "--output",
+            str(out),
+            "--cost-limit",
+            "1",
+        )
         assert server.stats()["requests"] == 0
     assert code == 2 and "no price for model 'openai/nobody-priced-this'" in output
     assert not (out / "samples.jsonl").exists()
@@ -127,8 +152,19 @@ def test_unknown_model_under_a_cost_limit_fails_before_any_request(tmp_path: Pat
 def test_dry_run_estimates_the_cost(tmp_path: Path) -> None:
     data, prices = _task(tmp_path, 4), tmp_path / "prices.json"
     prices.write_text(json.dumps({"models": {"openai/fake": {"input": 1000.0, "output": 1000.0}}}))
-    code, output = _run("--tasks", f"jsonl:{data}", "--model", "openai/fake", "--base-url", "http://127.0.0.1:9",
-                        "--prices", str(prices), "--max-tokens", "10", "--dry-run")  # fmt: skip
+    code, output = _run(
+        "--tasks",
+        f"jsonl:{data}",
+        "--model",
+        "openai/fake",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--prices",
+        str(prices),
+        "--max-tokens",
+        "10",
+        "--dry-run",
+    )
     assert code == 0, output
     assert "est cost usd" in output and "max cost usd" in output
     # 4 requests × 10 max tokens × 1000 USD / 1e6 = 0.04 of output alone: the estimate is above it

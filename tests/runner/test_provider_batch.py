@@ -30,8 +30,23 @@ def _task(tmp_path: Path, n: int) -> Path:
 
 
 def _args(data: Path, out: Path, url: str, size: int = 10) -> list[str]:
-    return ["run", "--tasks", f"jsonl:{data}", "--model", "openai/fake", "--base-url", url, "--batch",
-            "--batch-size-requests", str(size), "--batch-poll", "0.05", "--output", str(out), "-q"]  # fmt: skip
+    return [
+        "run",
+        "--tasks",
+        f"jsonl:{data}",
+        "--model",
+        "openai/fake",
+        "--base-url",
+        url,
+        "--batch",
+        "--batch-size-requests",
+        str(size),
+        "--batch-poll",
+        "0.05",
+        "--output",
+        str(out),
+        "-q",
+    ]
 
 
 def _records(out: Path) -> list[dict]:
@@ -77,8 +92,12 @@ def test_a_killed_batch_run_resumes_by_polling_without_resubmitting(tmp_path: Pa
     data, out = _task(tmp_path, 40), tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": SRC}
     with FakeOpenAI(answer_pattern=r"\[(\d+)\]", batch_polls=10_000).in_thread() as server:
-        proc = subprocess.Popen([sys.executable, "-m", "omnieval", *_args(data, out, server.url)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "omnieval", *_args(data, out, server.url)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         ledger = out / "batches.jsonl"
         deadline = time.monotonic() + 60
         while (
@@ -118,8 +137,10 @@ def _submitted(ledger: Path) -> int:
 
 def test_batch_for_a_backend_without_a_batch_api_fails_before_any_request(tmp_path: Path) -> None:
     data, out = _task(tmp_path, 3), tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--tasks", f"jsonl:{data}", "--model", "baseline/random", "--batch",
-                                      "--output", str(out)])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        ["run", "--tasks", f"jsonl:{data}", "--model", "baseline/random", "--batch", "--output", str(out)],
+    )
     assert result.exit_code == 2
     assert "--batch: backend 'baseline' (baseline/random) has no provider batch API" in result.output
     assert not (out / "samples.jsonl").exists()

@@ -70,8 +70,16 @@ def test_enable_thinking_goes_to_templates_that_read_it() -> None:
 
 
 def test_usage_counts_reasoning_and_cached_tokens_separately() -> None:
-    usage = usage_of({"usage": {"prompt_tokens": 10, "completion_tokens": 50, "prompt_tokens_details": {"cached_tokens": 4},
-                                "completion_tokens_details": {"reasoning_tokens": 30}}})  # fmt: skip
+    usage = usage_of(
+        {
+            "usage": {
+                "prompt_tokens": 10,
+                "completion_tokens": 50,
+                "prompt_tokens_details": {"cached_tokens": 4},
+                "completion_tokens_details": {"reasoning_tokens": 30},
+            }
+        }
+    )
     assert (usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, usage.reasoning_tokens) == (
         10,
         50,
@@ -84,8 +92,23 @@ def test_reasoning_content_is_kept_never_scored_and_the_manifest_records_the_map
     data, out = tmp_path / "t.jsonl", tmp_path / "out"
     data.write_text(json.dumps({"id": "1", "question": "[7]", "answer": "7"}) + "\n")
     with FakeOpenAI(answer_pattern=r"\[(\d+)\]", reasoning="the answer is 5, not 7").in_thread() as server:
-        result = CliRunner().invoke(app, ["run", "--tasks", f"jsonl:{data}", "--model", "openai/fake", "--base-url", server.url,
-                                          "--reasoning-effort", "medium", "--output", str(out), "-q"])  # fmt: skip
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "--tasks",
+                f"jsonl:{data}",
+                "--model",
+                "openai/fake",
+                "--base-url",
+                server.url,
+                "--reasoning-effort",
+                "medium",
+                "--output",
+                str(out),
+                "-q",
+            ],
+        )
     assert result.exit_code == 0, result.output
     record = json.loads((out / "samples.jsonl").read_text())
     assert (

@@ -106,8 +106,12 @@ def test_clustered_bootstrap_is_wider_than_naive_on_perfectly_correlated_repeats
 
 def _task_file(tmp_path: Path, n: int = 6, repeats: str = "") -> Path:
     data = tmp_path / "t.jsonl"
-    data.write_text("".join(json.dumps({"id": str(i), "question": f"q{i}", "answer": "A", "choices": ["A", "B"]}) + "\n"
-                            for i in range(n)))  # fmt: skip
+    data.write_text(
+        "".join(
+            json.dumps({"id": str(i), "question": f"q{i}", "answer": "A", "choices": ["A", "B"]}) + "\n"
+            for i in range(n)
+        )
+    )
     return data
 
 
@@ -117,8 +121,21 @@ def _records(out: Path) -> list[dict]:
 
 def test_cli_repeats_writes_k_records_per_sample_and_the_metrics(tmp_path: Path) -> None:
     data, out = _task_file(tmp_path), tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--tasks", f"jsonl:{data}", "--model", "baseline/random", "--repeats", "5",
-                                      "--output", str(out), "-q"])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--tasks",
+            f"jsonl:{data}",
+            "--model",
+            "baseline/random",
+            "--repeats",
+            "5",
+            "--output",
+            str(out),
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     records = _records(out)
     assert sorted((r["sample_id"], r["repeat"]) for r in records) == [
@@ -163,8 +180,20 @@ def test_repeats_resume_only_the_missing_repeats(tmp_path: Path) -> None:
 
 def test_repeats_zero_and_a_pass_k_above_the_repeats_fail_before_any_request(tmp_path: Path) -> None:
     data, out = _task_file(tmp_path), tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--tasks", f"jsonl:{data}", "--model", "baseline/random", "--repeats", "0",
-                                      "--output", str(out)])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--tasks",
+            f"jsonl:{data}",
+            "--model",
+            "baseline/random",
+            "--repeats",
+            "0",
+            "--output",
+            str(out),
+        ],
+    )
     assert result.exit_code != 0 and "--repeats" in result.output
     assert not (out / "samples.jsonl").exists()
     with pytest.raises(ValueError, match=r"pass@k needs 1 ≤ k ≤ repeats \(4\); got k = 8"):

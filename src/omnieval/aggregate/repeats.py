@@ -49,8 +49,9 @@ def majority_index(answers: Sequence[Any]) -> int | None:
     return min(counts.values(), key=lambda idx: (-len(idx), idx[0]))[0]
 
 
-def clustered_bootstrap_ci(clusters: Sequence[Sequence[float]], *, n_resamples: int = 1000, seed: int = 0,
-                           level: float = 0.95) -> tuple[float, float] | None:  # fmt: skip
+def clustered_bootstrap_ci(
+    clusters: Sequence[Sequence[float]], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float] | None:
     """Percentile bootstrap CI of the mean score, resampling whole clusters (samples with all their repeats)."""
     from omnieval.aggregate.results import bootstrap_ci
 

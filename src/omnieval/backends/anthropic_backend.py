@@ -36,11 +36,7 @@ STOPS: dict[str, FinishReason] = {
 
 
 def thinking_budget(reasoning: Reasoning | None) -> int | None:
-    if reasoning is None:
-        return None
-    if reasoning.budget_tokens is not None:
-        return reasoning.budget_tokens
-    return EFFORT_BUDGET[reasoning.effort] if reasoning.effort else None
+    return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
 
 
 @register_backend("anthropic")

@@ -36,8 +36,10 @@ class ModelPrice(Frozen):
 
     def rates(self, *, batch: bool) -> tuple[float, float]:
         if batch:
-            return (self.batch_input if self.batch_input is not None else self.input,
-                    self.batch_output if self.batch_output is not None else self.output)  # fmt: skip
+            return (
+                self.batch_input if self.batch_input is not None else self.input,
+                self.batch_output if self.batch_output is not None else self.output,
+            )
         return self.input, self.output
 
     def cost(self, usage: Usage, *, batch: bool = False) -> float | None:
@@ -100,8 +102,10 @@ class PriceTable(Frozen):
     def require(self, model: str, *, why: str) -> ModelPrice:
         found = self.find(model)
         if found is None:
-            raise ConfigError(f"{why}: no price for model {model!r} in the price table ({'; '.join(self.sources)}); "
-                              f'add it in a --prices file: {{"models": {{"{model}": {{"input": USD_PER_1M, "output": USD_PER_1M}}}}}}')  # fmt: skip
+            raise ConfigError(
+                f"{why}: no price for model {model!r} in the price table ({'; '.join(self.sources)}); "
+                f'add it in a --prices file: {{"models": {{"{model}": {{"input": USD_PER_1M, "output": USD_PER_1M}}}}}}'
+            )
         return found
 
 

@@ -8,26 +8,38 @@ each with Anthropic's own error body.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 from aiohttp import web
 
+from omnieval.testing._serve import serve_in_thread
+
 __all__ = ["FakeAnthropic"]
 
-ERRORS = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
-          429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}  # fmt: skip
+ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 
 
 class FakeAnthropic:
     """``with FakeAnthropic(...).in_thread() as server:`` then ``--base-url server.url``."""
 
-    def __init__(self, *, answer: str | None = None, faults: list[int] | None = None, retry_after: float = 0.0,
-                 thinking: str = "Let me think step by step.") -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        answer: str | None = None,
+        faults: list[int] | None = None,
+        retry_after: float = 0.0,
+        thinking: str = "Let me think step by step.",
+    ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
         self.retry_after = retry_after
@@ -35,7 +47,6 @@ class FakeAnthropic:
         self.bodies: list[dict[str, Any]] = []
         """Every request body received (faulted ones too)."""
         self.port = 0
-        self._runner: web.AppRunner | None = None
 
     @property
     def url(self) -> str:
@@ -59,42 +70,26 @@ class FakeAnthropic:
         if (body.get("thinking") or {}).get("type") == "enabled":
             content.append({"type": "thinking", "thinking": self.thinking, "signature": "sig"})
         content.append({"type": "text", "text": text})
-        return web.json_response({
-            "id": f"msg_{len(self.bodies)}", "type": "message", "role": "assistant", "model": body.get("model"),
-            "content": content, "stop_reason": stop_reason, "stop_sequence": stop_sequence,
-            "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 2},
-        })  # fmt: skip
+        return web.json_response(
+            {
+                "id": f"msg_{len(self.bodies)}",
+                "type": "message",
+                "role": "assistant",
+                "model": body.get("model"),
+                "content": content,
+                "stop_reason": stop_reason,
+                "stop_sequence": stop_sequence,
+                "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 2},
+            }
+        )
 
     @contextlib.contextmanager
     def in_thread(self) -> Iterator[FakeAnthropic]:
-        loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        async def start() -> None:
-            app = web.Application(client_max_size=64 * 1024 * 1024)
-            app.router.add_post("/v1/messages", self._messages)
-            self._runner = web.AppRunner(app, access_log=None)
-            await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
-            await site.start()
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            ready.set()
-
-        def serve() -> None:
-            asyncio.set_event_loop(loop)
-            loop.run_until_complete(start())
-            loop.run_forever()
-
-        thread = threading.Thread(target=serve, daemon=True)
-        thread.start()
-        ready.wait(10)
-        try:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/messages", self._messages)
+        with serve_in_thread(app) as port:
+            self.port = port
             yield self
-        finally:
-            assert self._runner is not None
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
 
 
 def _last_user_text(body: dict[str, Any]) -> str:

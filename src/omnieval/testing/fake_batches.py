@@ -78,8 +78,15 @@ class FakeBatches:
         batch_id = f"batch_{next(self._ids)}"
         outcome = self.outcomes.pop(0) if self.outcomes else "completed"
         self.created.append(batch_id)
-        batch = {"id": batch_id, "object": "batch", "status": "in_progress", "output_file_id": None,
-                 "error_file_id": None, "_outcome": outcome, "_polls": 0}  # fmt: skip
+        batch = {
+            "id": batch_id,
+            "object": "batch",
+            "status": "in_progress",
+            "output_file_id": None,
+            "error_file_id": None,
+            "_outcome": outcome,
+            "_polls": 0,
+        }
         self._answer(batch, source)
         self.batches[batch_id] = batch
         return web.json_response(self._public(batch))
@@ -123,8 +130,17 @@ class FakeBatches:
                 key = _prompt_key(line["body"])
                 self.server.successes[key] += 1
                 reply = self.server._completion(line["body"], self.server.answer_for(key), chat=True)
-                out.write(json.dumps({"id": f"req_{i}", "custom_id": line["custom_id"],
-                                      "response": {"status_code": 200, "request_id": f"r{i}", "body": reply}, "error": None}) + "\n")  # fmt: skip
+                out.write(
+                    json.dumps(
+                        {
+                            "id": f"req_{i}",
+                            "custom_id": line["custom_id"],
+                            "response": {"status_code": 200, "request_id": f"r{i}", "body": reply},
+                            "error": None,
+                        }
+                    )
+                    + "\n"
+                )
                 n_out += 1
         if n_out:
             self.files[out_path.name] = out_path

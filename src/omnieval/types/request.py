@@ -27,6 +27,12 @@ class Reasoning(Frozen):
     budget_tokens: int | None = Field(default=None, ge=1)
     """Thinking tokens allowed (Anthropic / Gemini thinking budget); counted on top of ``max_tokens``."""
 
+    def budget_or_from_effort(self, budgets: dict[str, int]) -> int | None:
+        """The budget, or the provider's budget for the effort (``budgets``: effort → tokens)."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return budgets[self.effort] if self.effort else None
+
     def effort_or_from_budget(self) -> Literal["low", "medium", "high"] | None:
         """The effort, or one read off the budget (≤ 2,048 low, ≤ 8,192 medium, above: high)."""
         if self.effort is not None or self.budget_tokens is None:
