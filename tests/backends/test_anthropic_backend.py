@@ -127,3 +127,19 @@ def test_images_go_as_base64_blocks_and_the_system_prompt_apart(tmp_path: Path) 
     decoded = Image.open(io.BytesIO(base64.b64decode(image["source"]["data"])))
     assert decoded.size == (8, 6) and image["source"]["media_type"] == f"image/{decoded.format.lower()}"
     assert "red.png" in applied
+
+
+def test_message_batches_answer_every_sample_and_expired_requests_fall_back(tmp_path: Path) -> None:
+    with FakeAnthropic(batch_outcomes=["expired"]).in_thread() as server:
+        code, output, records = _run(tmp_path, server, "--batch", "--batch-poll", "0.05")
+        assert code == 0, output
+        assert {r["state"] for r in records} == {"ok"} and len(records) == 3
+        assert max(server.batch_lines.values()) == 1 and len(server.batches) == 1
+        assert server.messages_calls == 2  # the expired second half (2 of 3) went on its own
+
+
+def test_message_batches_complete_without_single_calls(tmp_path: Path) -> None:
+    with FakeAnthropic().in_thread() as server:
+        code, output, records = _run(tmp_path, server, "--batch", "--batch-poll", "0.05")
+        assert code == 0, output
+        assert {r["state"] for r in records} == {"ok"} and server.messages_calls == 0

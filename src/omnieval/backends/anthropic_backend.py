@@ -44,6 +44,7 @@ class AnthropicBackend(Backend):
     """Claude's Messages API over the ``anthropic`` SDK."""
 
     modalities = frozenset({"text", "image"})
+    batch_api = "anthropic"
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -53,7 +54,7 @@ class AnthropicBackend(Backend):
         if not key and not options.base_url:
             raise ConfigError("anthropic backend: set ANTHROPIC_API_KEY (or --api-key), or pass --base-url")
         self.base_url = options.base_url or "https://api.anthropic.com"
-        self._client = anthropic.AsyncAnthropic(
+        self.client = anthropic.AsyncAnthropic(
             api_key=key or "unused", base_url=options.base_url, max_retries=0, timeout=options.timeout_s
         )
         self._processors: dict[MediaPolicy, Any] = {}
@@ -128,9 +129,9 @@ class AnthropicBackend(Backend):
         started = time.perf_counter()
         sampling = {k: kwargs.pop(k) for k in ("temperature", "top_p") if k in kwargs}
         try:  # sampling fields go as extra body fields: newer SDKs no longer list them, the API takes them
-            message = await self._client.messages.create(**kwargs, extra_body=sampling or None)
+            message = await self.client.messages.create(**kwargs, extra_body=sampling or None)
         except anthropic.APIStatusError as exc:
-            raise _status_error(exc, where) from None
+            raise status_error(exc, where) from None
         except anthropic.APITimeoutError:
             raise BackendError(
                 f"{where}: no answer within {self.options.timeout_s:g} s", retryable=True, transport="timeout"
@@ -139,7 +140,7 @@ class AnthropicBackend(Backend):
             raise BackendError(
                 f"{where}: connection failed: {exc}", retryable=True, transport="refused", url=self.base_url
             ) from None
-        return _response(message, latency=time.perf_counter() - started, media=applied)
+        return message_response(message, latency=time.perf_counter() - started, media=applied)
 
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
         budget = thinking_budget(reasoning)
@@ -153,14 +154,20 @@ class AnthropicBackend(Backend):
             "note": "max_tokens is raised by the budget; temperature is left at the API default (thinking requires it)",
         }
 
+    def batch_client(self) -> Any:
+        """Message Batches (``--batch``)."""
+        from omnieval.backends.anthropic_batch import AnthropicBatchClient
+
+        return AnthropicBatchClient(self)
+
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "base_url": self.base_url, "timeout_s": self.options.timeout_s}
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self.client.close()
 
 
-def _status_error(exc: Any, where: str) -> BackendError:
+def status_error(exc: Any, where: str) -> BackendError:
     status = exc.status_code
     body = exc.body if exc.body is not None else exc.message
     text = json.dumps(body, ensure_ascii=False) if not isinstance(body, str) else body
@@ -175,7 +182,7 @@ def _status_error(exc: Any, where: str) -> BackendError:
     )
 
 
-def _response(message: Any, *, latency: float, media: dict[str, Any]) -> Response:
+def message_response(message: Any, *, latency: float, media: dict[str, Any]) -> Response:
     text = "".join(b.text for b in message.content if b.type == "text")
     thinking = "".join(getattr(b, "thinking", "") for b in message.content if b.type == "thinking") or None
     usage = message.usage

@@ -29,7 +29,7 @@ def check_batch_support(backend: Backend) -> None:
     if backend.batch_api is None:
         raise ConfigError(
             f"--batch: backend {backend.provider!r} ({backend.spec}) has no provider batch API; "
-            "--batch works with openai/ (Batch API). Run without --batch."
+            "--batch works with openai/ (Batch API) and anthropic/ (Message Batches). Run without --batch."
         )
 
 
