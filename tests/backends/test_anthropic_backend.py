@@ -134,8 +134,9 @@ def test_message_batches_answer_every_sample_and_expired_requests_fall_back(tmp_
         code, output, records = _run(tmp_path, server, "--batch", "--batch-poll", "0.05")
         assert code == 0, output
         assert {r["state"] for r in records} == {"ok"} and len(records) == 3
-        assert max(server.batch_lines.values()) == 1 and len(server.batches) == 1
-        assert server.messages_calls == 2  # the expired second half (2 of 3) went on its own
+        assert max(server.batch_lines.values()) == 1 and sum(server.batch_lines.values()) == 3
+        first = len(server.batches["msgbatch_1"]["lines"])  # how the 3 requests were grouped depends on timing
+        assert server.messages_calls == first - first // 2  # the expired second half of the first batch, on its own
 
 
 def test_message_batches_complete_without_single_calls(tmp_path: Path) -> None:
