@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.aggregate import compute_results
-from omnieval.errors import StoreError
+from omnieval.errors import CostLimitReached, StoreError
 from omnieval.executors import ExecutorOptions, execute
 from omnieval.hooks import NO_HOOKS, HookDispatcher, HookInfo, RunHook, open_hooks
 from omnieval.reports import write_report
@@ -80,7 +80,13 @@ def _evaluate(
     hooks: HookDispatcher = NO_HOOKS,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
-    outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
+    try:
+        outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
+    except CostLimitReached:  # the results so far (with their cost), then the stop
+        if (config.output / "samples.jsonl").exists():
+            tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+            finalize(config.output, tasks, model=config.model, extra={"stopped": "cost_limit", "cost_limit": config.cost_limit})
+        raise
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous

@@ -4,6 +4,7 @@ Tree::
 
     OmnievalError
     ├── ConfigError          bad command-line options or run configuration
+    │   └── CostLimitReached the next request could pass ``--cost-limit`` (exit code 4; resumable)
     ├── TaskFileError        a task file or dataset that does not validate (names file and key)
     ├── RegistryError        an unknown plugin name (suggests close matches)
     ├── SourceError          a dataset row that cannot become a sample (names file, sample, field)
@@ -22,6 +23,7 @@ from __future__ import annotations
 __all__ = [
     "BackendError",
     "ConfigError",
+    "CostLimitReached",
     "MediaError",
     "MetricError",
     "OmnievalError",
@@ -40,6 +42,13 @@ class OmnievalError(Exception):
 
 class ConfigError(OmnievalError):
     """Bad options or run configuration."""
+
+
+class CostLimitReached(ConfigError):
+    """The run stopped before a request that could take its spending past ``--cost-limit``; finished
+    samples are saved, and the same command with a higher limit resumes it (CLI exit code 4)."""
+
+    exit_code = 4
 
 
 class TaskFileError(OmnievalError):

@@ -27,7 +27,7 @@ def test_types_export_list_is_pinned() -> None:
     assert set(types.__all__) == {
         "STATES", "AudioPart", "ContentPart", "FewShotSpec", "FieldMap", "FinishReason", "GenerationConfig",
         "ImagePart", "JudgeAttempt", "JudgeCall", "JudgeRecord", "JudgeSpec", "MediaField", "MediaKind", "MediaPolicy", "MediaRef", "Message", "MetricRef", "ParseFailure",
-        "ParseOutcome", "Parsed", "PluginRef", "PromptSpec", "PromptVariant", "Request", "RequestKind", "Response",
+        "ParseOutcome", "Parsed", "PluginRef", "PromptSpec", "PromptVariant", "RepeatsSpec", "Request", "RequestKind", "Response",
         "Role", "Sample", "SampleResult", "ScoringInput", "SourceSpec", "State", "TaskSpec", "TextPart", "Usage",
         "VideoPart",
     }  # fmt: skip

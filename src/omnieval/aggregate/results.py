@@ -8,8 +8,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from omnieval.aggregate.causes import CauseCounter
+from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
+from omnieval.store import record_cost
 from omnieval.textkit.ordering import natural_key
 from omnieval.types import STATES, SampleResult
 
@@ -70,17 +72,26 @@ class _TaskAccumulator:
         self.need_records = any(m.ref.aggregate != "mean" for m in [*self.metrics, *self.judge_metrics])
         self.prediction_only = 0
         self.reasons: dict[str, list[str]] = defaultdict(list)
+        """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
         self.causes = CauseCounter()
         self.unscored_ids: list[str] = []
         """Up to five ids of samples left unscored (no gold answer), so a report can name them."""
-        """Up to three distinct reasons per non-ok state, so a report says why without opening samples."""
         self.fallbacks = 0
         self.blind = 0
         self.recognition: Counter[str] = Counter()
         """A cascade's media recognised, and how many came out empty (kept, never dropped)."""
+        self.repeats = RepeatAccumulator()
+        self.cost = {"model_usd": 0.0, "judge_usd": 0.0, "priced": 0, "unpriced": 0}
+
+    def _add_cost(self, record: dict[str, Any]) -> None:
+        model = record.get("cost_usd")
+        self.cost["priced" if model is not None else "unpriced"] += 1
+        self.cost["model_usd"] += float(model or 0.0)
+        self.cost["judge_usd"] += record_cost(record) - float(model or 0.0)
 
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
+        self._add_cost(record)
         for step in record.get("intermediates") or ():
             self.recognition[f"{step.get('kind')}"] += 1
             self.recognition[f"{step.get('kind')}_empty"] += not str(step.get("text") or "").strip()
@@ -106,6 +117,8 @@ class _TaskAccumulator:
                 self.kept.append(SampleResult.model_validate(record))
             return
         self.scores.append(score)
+        if record.get("repeat") is not None:
+            self.repeats.add(str(record["sample_id"]), int(record["repeat"]), score, record.get("extracted"))
         if record.get("variant") is not None:
             self.by_variant[str(record["variant"])].append(score)
         if (record.get("metadata") or {}).get("parse_fallback"):
@@ -207,6 +220,8 @@ class _TaskAccumulator:
         score_metric = next((m for m in self.metrics if self.task.spec.score_key in m.keys), None)
         if score_metric is not None and score_metric.ref.aggregate != "mean":
             return None
+        if self.repeats:  # a sample's repeats are not independent: resample samples, not records
+            return clustered_bootstrap_ci(self.repeats.clusters())
         return bootstrap_ci(sorted(self.scores))  # record order (completion order) must not matter
 
     def _variants(self) -> dict[str, dict[str, float]]:
@@ -215,8 +230,14 @@ class _TaskAccumulator:
             return {}
         return {v: {"n": len(xs), "score": math.fsum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())}
 
+    def _repeat_options(self) -> dict[str, Any]:
+        spec = self.task.spec.repeats
+        return {"pass_k": spec.pass_k if spec else (), "threshold": spec.threshold if spec else 1.0}
+
     def result(self) -> dict[str, Any]:
         metrics = self.aggregate()
+        if self.repeats:
+            metrics |= self.repeats.metrics(**self._repeat_options())
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
         if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
@@ -249,6 +270,8 @@ class _TaskAccumulator:
             "version": spec.version,
             "metric_versions": self._metric_versions(),
             "judge": self._judge_block(unjudged=unjudged),
+            "repeats": self.repeats.block(**self._repeat_options()) if self.repeats else None,
+            "cost": self.cost | {"total_usd": self.cost["model_usd"] + self.cost["judge_usd"]},
             "hash": self.task.content_hash,
             "modalities": list(spec.modalities),
             "language": spec.language,
@@ -285,13 +308,19 @@ def compute_results(
 
     per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()
+    cost: Counter[str] = Counter()
     for block in per_task.values():
         totals.update(block["states"])
+        cost.update(block["cost"])
     computed = {
         "schema_version": RESULTS_SCHEMA_VERSION,
         "model": model,
         "omnieval_version": __version__,
         "tasks": per_task,
         "states": {s: totals.get(s, 0) for s in STATES},
-    }
+        "cost": {"model_usd": cost["model_usd"], "judge_usd": cost["judge_usd"], "total_usd": cost["total_usd"],
+                 "priced": cost["priced"], "unpriced": cost["unpriced"],
+                 "note": "USD by the run's price table (results of this output over all invocations; cache hits cost 0; "
+                         "unpriced: records whose model has no price)"},
+    }  # fmt: skip
     return computed | {k: v for k, v in (extra or {}).items() if k not in computed}  # computed values always win

@@ -118,9 +118,13 @@ def usage_of(data: dict[str, Any]) -> Usage:
     if not isinstance(usage, dict):
         return Usage()
     prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    reasoning = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens")
     return Usage(
         prompt_tokens=prompt if isinstance(prompt, int) else None,
         completion_tokens=completion if isinstance(completion, int) else None,
+        cached_tokens=cached if isinstance(cached, int) else None,
+        reasoning_tokens=reasoning if isinstance(reasoning, int) else None,
     )
 
 

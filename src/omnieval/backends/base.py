@@ -21,6 +21,7 @@ from omnieval.errors import ConfigError
 from omnieval.registry import Registry
 from omnieval.types import GenerationConfig, Request, Response
 from omnieval.types._base import Frozen
+from omnieval.types.request import Reasoning
 
 __all__ = [
     "Backend",
@@ -69,6 +70,8 @@ class Backend(ABC):
     text and the class probabilities in ``Response.extra["probs"]``."""
     extra_options: ClassVar[type[BaseModel] | None] = None
     """The ``--backend-opt`` keys this backend takes, as a frozen model (None: it takes none)."""
+    batch_api: ClassVar[str | None] = None
+    """The provider batch API behind ``--batch`` (e.g. ``openai``); ``None``: the backend has none."""
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model
@@ -120,6 +123,13 @@ class Backend(ABC):
     def identity(self) -> str:
         """What besides the spec tells this model apart (a local judge's weights digest); part of judge versions."""
         return ""
+    def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
+        """How this backend sends the run's reasoning controls (recorded in the manifest); the default
+        backend has no such field, so the controls are not sent."""
+        if reasoning is None:
+            return {}
+        return {"sent": None, "note": f"backend {self.provider!r} has no reasoning control: not sent"}
+
     def endpoint(self) -> str:
         """Where requests go, for error messages (a URL for HTTP backends)."""
         return str(getattr(self, "base_url", None) or self.spec)

@@ -31,6 +31,7 @@ from omnieval.backends.base import Backend, BackendOptions, optional_sampling, r
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
 from omnieval.types._base import Frozen
+from omnieval.types.request import Reasoning
 
 if TYPE_CHECKING:
     import httpx
@@ -120,6 +121,7 @@ class OpenAIBackend(Backend):
 
     modalities = frozenset({"text", "image", "audio", "video"})
     extra_options = OpenAIOptions
+    batch_api = "openai"
 
     def __init__(
         self,
@@ -174,9 +176,18 @@ class OpenAIBackend(Backend):
             self._max_tokens_key: gen.max_tokens,
             **optional_sampling(gen),
         }
+        if request.reasoning is not None:
+            payload["reasoning_effort"] = request.reasoning.effort_or_from_budget()
         if self._extra_body:
             payload.update(self._extra_body)
         return payload
+
+    def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
+        if reasoning is None:
+            return {}
+        how = "--reasoning-effort" if reasoning.effort else "read off --reasoning-budget: ≤2048 low, ≤8192 medium, else high"
+        return {"sent": {"reasoning_effort": reasoning.effort_or_from_budget()}, "how": how,
+                "note": "OpenAI has no token budget; reasoning_content in answers is kept as `reasoning`, never scored"}  # fmt: skip
 
     def _encode_messages(self, request: Request) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Runs in a worker thread when media are present: decoding and resizing are CPU-bound."""
@@ -222,6 +233,12 @@ class OpenAIBackend(Backend):
     async def generate(self, request: Request) -> Response:
         if request.kind == "loglikelihood":
             return await self._loglikelihood(request)
+        path, chat, payload, media = await self.call_body(request)
+        data, latency = await self._post(request, path, payload)
+        return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+
+    async def call_body(self, request: Request) -> tuple[str, bool, dict[str, Any], dict[str, Any]]:
+        """The path, chat flag, JSON body and applied media of a generate request (also a batch line's body)."""
         media: dict[str, Any] = {}
         if request.prompt is not None:
             if request.media:
@@ -235,8 +252,13 @@ class OpenAIBackend(Backend):
             else:
                 messages = messages_json(request.messages, None)
             path, chat, payload = "/chat/completions", True, self._payload(request, "messages", messages)
-        data, latency = await self._post(request, path, payload)
-        return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+        return path, chat, payload, media
+
+    def batch_client(self) -> Any:
+        """The Batch API client (``--batch``): JSONL upload, batch creation, polling, result download."""
+        from omnieval.backends.openai_batch import OpenAIBatchClient
+
+        return OpenAIBatchClient(self)
 
     async def _loglikelihood(self, request: Request) -> Response:
         where = self._where(request, "/completions")

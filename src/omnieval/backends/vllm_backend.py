@@ -21,7 +21,7 @@ from pydantic import Field
 from omnieval.backends.base import BackendOptions, InProcessBackend, optional_sampling, register_backend
 from omnieval.backends.hf.loading import resolve_source
 from omnieval.backends.hf.media import prepare_media
-from omnieval.backends.hf.prompting import build_prompt
+from omnieval.backends.hf.prompting import build_prompt, template_reasoning_mapping
 from omnieval.errors import BackendError
 from omnieval.types import GenerationConfig, Request, Response, Usage
 from omnieval.types._base import Frozen
@@ -74,6 +74,10 @@ class VLLMBackend(InProcessBackend):
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
     extra_options = VLLMOptions
+
+
+    def reasoning_mapping(self, reasoning: Any) -> dict[str, Any]:
+        return template_reasoning_mapping(reasoning)
 
     def __init__(
         self, model: str, *, options: BackendOptions, llm: Any = None,

@@ -36,7 +36,7 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except OmnievalError as exc:
-        fail(str(exc))
+        fail(str(exc), code=getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         fail("interrupted; finished samples are saved, run the same command again to resume", code=130)
     except ModuleNotFoundError as exc:  # an optional package this command needs is not installed

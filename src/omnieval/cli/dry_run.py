@@ -42,7 +42,7 @@ def _panel(planned: Planned) -> Any:
 
 
 _COLUMNS = ("requests", "skipped", "failed", "prompt_chars", "est_prompt_tokens", "max_output_tokens",
-            "images", "audio_s", "video_frames", "videos_as_files")  # fmt: skip
+            "images", "audio_s", "video_frames", "videos_as_files", "est_cost_usd", "max_cost_usd")  # fmt: skip
 
 
 def _totals_table(per_task: dict[str, Totals]) -> Any:
@@ -64,6 +64,8 @@ def _totals_table(per_task: dict[str, Totals]) -> Any:
 
 
 def _cell(value: float) -> str:
+    if isinstance(value, float) and 0 < value < 10:
+        return f"{value:.4f}"
     return f"{value:.1f}" if isinstance(value, float) else f"{value:,}"
 
 
@@ -72,6 +74,8 @@ def print_dry_run(config: RunConfig) -> None:
 
     console = Console()
     show = None if config.sample_ids else (config.limit or SHOWN_PER_TASK)
+    from omnieval.backends.prices import load_prices
+
     per_task: dict[str, Totals] = {}
     found: set[str] = set()
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
@@ -79,8 +83,12 @@ def print_dry_run(config: RunConfig) -> None:
     for plan in plan_capabilities(tasks, model=config.model, accepts=accepts, blind=config.blind):
         style = {"refuse": "red", "skip_some": "yellow", "blind": "yellow"}.get(plan.action, "green")
         console.print(f"[{style}]{plan.line()}[/{style}]")
+    table = load_prices(config.prices)
+    price = table.find(config.model)
+    if price is None and config.cost_limit is not None:
+        table.require(config.model, why="--cost-limit needs the model's price")
     for planned in plan_requests(config, tasks=tasks):
-        totals = per_task.setdefault(planned.task, Totals())
+        totals = per_task.setdefault(planned.task, Totals(price=price))
         totals.add(planned)
         if show is None or totals.requests + totals.skipped + totals.failed <= show:
             console.print(_panel(planned))
@@ -90,6 +98,11 @@ def print_dry_run(config: RunConfig) -> None:
                               f"media {req.media_policy.model_dump(exclude_defaults=True)}[/dim]")  # fmt: skip
         found.add(planned.sample.id)
     console.print(_totals_table(per_task))
+    if price is None:
+        console.print(f"[yellow]no price for {config.model} in the price table: cost not estimated (--prices FILE adds one)[/yellow]")
+    else:
+        console.print("[dim]est cost usd: estimated prompt tokens and every max_tokens at the table's prices (judges not "
+                      "included); max cost usd: the worst cases --cost-limit reserves before each request[/dim]")
     for totals in per_task.values():
         for problem in totals.unreadable_media[:5]:
             console.print(f"[yellow]unreadable media (the run would record an error): {problem}[/yellow]")

@@ -61,6 +61,15 @@ def run_command(
     judge_replicas: Annotated[int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")] = 1,
     judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
     log_to: Annotated[list[str] | None, Opt("--log-to", help="Send the run to trackers (run hooks): wandb, mlflow; comma-separated or repeated.")] = None,
+    repeats: Annotated[int | None, Opt(min=1, help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds pass@k, maj@K, avg@K.")] = None,
+    cost_limit: Annotated[float | None, Opt(min=0.0, help="Stop before a request could take this run's spending (model and judges, all invocations on this --output) past USD; exit code 4, resumable. Every model needs a price.")] = None,
+    prices: Annotated[Path | None, Opt(help="Price file (JSON or YAML, USD per 1M tokens) overriding or adding to the built-in table.")] = None,
+    reasoning_effort: Annotated[str | None, Opt(help="low, medium or high: mapped per provider (openai/: reasoning_effort; hf/, vllm/: enable_thinking in the chat template); the manifest records the mapping.")] = None,
+    reasoning_budget: Annotated[int | None, Opt(min=1, help="Thinking tokens allowed where the provider takes a budget (openai/: read off as an effort).")] = None,
+    batch: Annotated[bool, Opt("--batch", help="Send requests through the provider's batch API (openai/: Batch API); batch ids are kept in OUTPUT/batches.jsonl so a resumed run polls them instead of resubmitting.")] = False,
+    batch_size_requests: Annotated[int, Opt(min=1, help="Requests per provider batch (--batch).")] = 1000,
+    batch_poll: Annotated[float, Opt(help="Seconds between polls of a provider batch (--batch).")] = 10.0,
+    batch_pending: Annotated[int, Opt(min=1, help="Requests waiting on provider batches at once (--batch); bounds memory.")] = 5000,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -95,7 +104,18 @@ def run_command(
             dry_run=dry_run,
             judge=judge_from_options(judge, judge_options),
             log_to=tuple(n.strip() for n in comma_joined(log_to).split(",") if n.strip()) if log_to else (),
+            repeats=repeats,
+            cost_limit=cost_limit,
+            prices=prices,
+            reasoning_effort=_effort(reasoning_effort),
+            reasoning_budget=reasoning_budget,
+            batch=batch,
+            batch_size=batch_size_requests,
+            batch_poll_s=batch_poll,
+            batch_pending=batch_pending,
         )
+        if cost_limit is not None and executor != "local":
+            fail("--cost-limit needs --executor local (shards on Ray would each count their own spending)")
         check_backend_options(config.model, config.backend)  # a misspelt option fails before any work
         if dry_run:
             from omnieval.cli.dry_run import print_dry_run
@@ -127,6 +147,13 @@ def runtime_env_option(value: str | None) -> dict[str, object] | None:
     if not isinstance(env, dict):
         fail(f"{where}: expected a mapping such as {{\"pip\": [...]}}, got {type(env).__name__}")
     return env
+
+
+def _effort(value: str | None) -> Any:
+    """``--reasoning-effort``, checked (one line naming the allowed values)."""
+    if value not in (None, "low", "medium", "high"):
+        fail(f"--reasoning-effort must be low, medium or high, got {value!r}")
+    return value
 
 
 def executor_options(kind: str, **fields: object) -> ExecutorOptions:

@@ -296,6 +296,15 @@ def _actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
     return {"num_cpus": options.cpus_per_worker, "num_gpus": gpus, "max_restarts": 0, "max_concurrency": 8}
 
 
+def _refuse_repeats(config: RunConfig, tasks: list[Task]) -> None:
+    """Shards track finished samples by id, not by repeat: repeated sampling runs locally (for now)."""
+    repeated = [t.name for t in tasks if t.spec.repeats is not None]
+    if config.repeats is not None or repeated:
+        what = "--repeats" if config.repeats is not None else f"task {repeated[0]}'s repeats:"
+        raise ConfigError(f"{what} needs --executor local: Ray shards do not yet track repeats (a resumed shard would "
+                          "count a sample with one answer as done)")
+
+
 def _start_progress(progress: Progress, tasks: list[Task], plans: list[ShardPlan], current: dict[str, list[RecordKey]]) -> None:
     """One bar per task over all its shards, starting from what the shard files already hold."""
     done: Counter[str] = Counter()
@@ -435,6 +444,7 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progres
     ray = _ray()
     config = on_driver(config)
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    _refuse_repeats(config, tasks)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     check_unique_ids(tasks)

@@ -171,7 +171,8 @@ class Judge:
         return JudgeCall(label=label, attempts=tuple(attempts), verdict=attempts[-1].verdict)
 
     def _verdict(self, sample: Sample, response: Response) -> JudgeAttempt:
-        meta: dict[str, Any] = {"cached": response.cached, "latency_s": response.latency_s, "usage": response.usage}
+        meta: dict[str, Any] = {"cached": response.cached, "latency_s": response.latency_s, "usage": response.usage,
+                                "cost_usd": response.cost_usd}  # fmt: skip
         if "probs" in response.extra:
             meta["extra"] = {"probs": response.extra["probs"]}
         if response.error is not None:

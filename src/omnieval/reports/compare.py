@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.aggregate import sample_has_score
+from omnieval.aggregate.repeats import fold_repeats
 from omnieval.analysis.paired import holm, paired_test
 from omnieval.errors import ConfigError
 from omnieval.reports.loading import RunData, load_run
@@ -32,11 +33,12 @@ MAX_FLIPS = 50
 
 
 def _scores(run: RunData) -> dict[str, dict[str, dict[str, Any]]]:
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+    """Per task and sample, its record; a sample's repeats fold into one with their mean score."""
+    grouped: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for record in run.records:
         if record.get("scored", True):
-            out.setdefault(str(record["task"]), {})[str(record["sample_id"])] = record
-    return out
+            grouped.setdefault(str(record["task"]), {}).setdefault(str(record["sample_id"]), []).append(record)
+    return {task: {i: fold_repeats(rs) for i, rs in samples.items()} for task, samples in grouped.items()}
 
 
 def _task_score(run: RunData, task: str) -> float | None:

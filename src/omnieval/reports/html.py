@@ -70,6 +70,7 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
             "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
             "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
             "error_causes": block.get("error_causes") or {},
+            "repeats": block.get("repeats"), "cost_usd": (block.get("cost") or {}).get("total_usd"),
         })  # fmt: skip
     return rows
 
@@ -78,11 +79,12 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
+    from omnieval.aggregate.repeats import fold_all_repeats
     from omnieval.analysis.stability import macro_bootstrap_ci
 
     every: dict[str, list[float]] = {}
     judged: dict[str, list[float]] = {}
-    for record in records:
+    for record in fold_all_repeats(records):  # a sample's repeats are one draw of the benchmark (clustered)
         if record.get("scored", True):
             value = float(record.get("score") or 0.0)
             every.setdefault(str(record["task"]), []).append(value)
@@ -118,7 +120,8 @@ def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[s
 def _export_tables(folder: Path, rows: list[dict[str, Any]], dims: list[dict[str, Any]], states: list[str]) -> None:
     table = [
         {"task": r["name"], "score": r["score"], "ci95_low": (r["ci95"] or [None])[0], "ci95_high": (r["ci95"] or [None, None])[1],
-         "n": r["n"], **{s: r["states"].get(s, 0) for s in states}, "human_baseline": r["human_baseline"], "version": r["version"]}
+         "n": r["n"], **{s: r["states"].get(s, 0) for s in states}, "human_baseline": r["human_baseline"], "version": r["version"],
+         "cost_usd": r["cost_usd"]}
         for r in rows
     ]  # fmt: skip
     write_table(folder, "tasks", table, title="Per-task scores")

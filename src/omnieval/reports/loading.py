@@ -39,8 +39,8 @@ class RunData:
 
 
 def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Records (the last one of a task/sample wins, as after a resume) and the count of unreadable lines."""
-    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    """Records (the last one of a task/sample/repeat wins, as after a resume) and the count of unreadable lines."""
+    latest: dict[tuple[str, str, Any], dict[str, Any]] = {}
     bad = 0
     with path.open("rb") as fh:
         for line in fh:
@@ -54,7 +54,7 @@ def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
             if not isinstance(record, dict) or "task" not in record or "sample_id" not in record:
                 bad += 1
                 continue
-            latest[(str(record["task"]), str(record["sample_id"]))] = record
+            latest[(str(record["task"]), str(record["sample_id"]), record.get("repeat"))] = record
     return list(latest.values()), bad
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -74,3 +74,22 @@ class RunConfig(Frozen):
     """The run's judge; ``None`` judges only tasks whose ``judge.model`` names a default."""
     log_to: tuple[str, ...] = ()
     """Run hooks by registered name (``--log-to wandb,mlflow``): trackers that receive the run's events."""
+    repeats: int | None = Field(default=None, ge=1)
+    """Answers per sample (``--repeats K``), overriding each task's ``repeats.n``; ``None``: the task's own."""
+    cost_limit: float | None = Field(default=None, gt=0)
+    """Stop (``CostLimitReached``, exit code 4) before a request could take the run's spending (model and
+    judges, all invocations on this output) past this many USD; every model called needs a price."""
+    prices: Path | None = None
+    """A price file whose entries replace or add to the built-in table (``backends/prices.json``)."""
+    reasoning_effort: Literal["low", "medium", "high"] | None = None
+    """``--reasoning-effort``: mapped per provider (manifest ``backend.reasoning``; docs/providers.md)."""
+    reasoning_budget: int | None = Field(default=None, ge=1)
+    """``--reasoning-budget TOKENS``: a thinking budget where the provider takes one."""
+    batch: bool = False
+    """Send requests through the provider's batch API (``--batch``; about half the price, answers within hours)."""
+    batch_size: int = Field(default=1000, ge=1)
+    """Requests per provider batch (``--batch-size-requests``)."""
+    batch_pending: int = Field(default=5000, ge=1)
+    """Requests waiting on provider batches at once (``--batch-pending``): bounds memory, not the provider."""
+    batch_poll_s: float = Field(default=10.0, gt=0)
+    """Seconds between two polls of a batch's status."""

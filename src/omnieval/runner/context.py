@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
+from omnieval.types.request import Reasoning
 
 __all__ = ["TaskContext", "pick_demos"]
 
@@ -24,10 +25,26 @@ class TaskContext:
     demo_pool: list[Sample] = field(default_factory=list)
     states: Counter[str] = field(default_factory=Counter)
     total: int | None = None
+    """Records the task will hold when finished (samples × repeats)."""
+    repeats: int | None = None
+    """Answers per sample; ``None``: one, recorded without a repeat index."""
+    reasoning: Reasoning | None = None
+    """The run's reasoning controls, set on every request."""
 
     @property
     def name(self) -> str:
         return self.task.name
+
+    @property
+    def repeat_indices(self) -> tuple[int | None, ...]:
+        return (None,) if self.repeats is None else tuple(range(self.repeats))
+
+    def generation_at(self, repeat: int | None) -> GenerationConfig:
+        """Repeat ``r`` samples with seed ``base + r`` (base: the task's generation seed, else 0), so
+        every repeat is a distinct request (and cache entry) and a rerun draws the same answers."""
+        if not repeat:
+            return self.generation
+        return self.generation.model_copy(update={"seed": (self.generation.seed or 0) + repeat})
 
     def count(self, result: SampleResult) -> None:
         self.states[result.state] += 1

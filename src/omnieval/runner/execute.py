@@ -11,6 +11,7 @@ from omnieval.backends import Backend
 from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import BackendError
 from omnieval.runner.config import RetryPolicy
+from omnieval.runner.costs import Priced
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.store import ResponseCache
 from omnieval.types import Request, Response
@@ -75,8 +76,13 @@ class Fetcher:
         retry: RetryPolicy,
         limiter: AdaptiveLimiter,
         breaker: CircuitBreaker | None = None,
+        priced: Priced | None = None,
+        call: Callable[[Request], Awaitable[Response]] | None = None,
+        timeout_s: float | None = -1.0,
     ) -> None:
         self.backend = backend
+        self.priced = priced
+        """The endpoint's price and the run's cost meter (``--cost-limit``); ``None``: costs not tracked."""
         self.breaker = breaker
         self.cache = cache if backend.caches_responses else None
         self.retry = retry
@@ -85,17 +91,33 @@ class Fetcher:
         self._call: Callable[[Request], Awaitable[Response]] = backend.generate
         if backend.prefers_batches:
             self._call = Batcher(backend, size=backend.options.batch_size).generate
-        self._timeout = backend.options.timeout_s * 2 + 5
+        if call is not None:
+            self._call = call
+        self._timeout = backend.options.timeout_s * 2 + 5 if timeout_s == -1.0 else timeout_s
+        """Seconds one call may take; ``None`` for provider batches (hours, by the provider's window)."""
 
     async def fetch(self, request: Request, fingerprint: str) -> Response:
         if self.cache is not None:
             hit = self.cache.get(fingerprint)
             if hit is not None:
-                return hit
-        response = await self._with_retries(request)
+                return hit if self.priced is None else hit.model_copy(update={"cost_usd": 0.0})
+        if self.priced is not None:
+            response = await self._priced(request, self.priced)
+        else:
+            response = await self._with_retries(request)
         if self.cache is not None and response.error is None:
             self.cache.put(fingerprint, response)
         return response
+
+    async def _priced(self, request: Request, priced: Priced) -> Response:
+        """Reserve the request's worst-case cost first (raises ``CostLimitReached``), then count its cost."""
+        reserved = priced.reserve(request)
+        try:
+            response = await self._with_retries(request)
+        except BaseException:
+            priced.meter.settle(reserved, 0.0)
+            raise
+        return priced.settle(reserved, response)
 
     async def _with_retries(self, request: Request) -> Response:
         last = "no attempt made"
@@ -118,7 +140,7 @@ class Fetcher:
                     await self._sleep(attempt, exc.retry_after)
                 continue
             except TimeoutError:
-                last = f"no answer within {self._timeout:.0f} s"
+                last = f"no answer within {self._timeout or 0:.0f} s"
                 if attempt + 1 < self.retry.max_attempts:
                     await self._sleep(attempt, None)
                 continue

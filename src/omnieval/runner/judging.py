@@ -19,6 +19,7 @@ from omnieval.backends.breaker import DEFAULT_THRESHOLD, JUDGE_OPTIONS, CircuitB
 from omnieval.backends.shared import share
 from omnieval.judges import Judge, create_judge_backend, effective_judge_spec
 from omnieval.runner.config import JudgeConfig, RetryPolicy
+from omnieval.runner.costs import RunCosts
 from omnieval.runner.execute import Fetcher
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.sources import Task
@@ -111,7 +112,8 @@ class JudgeStage:
     def __init__(self, *, tasks: list[Task], judge: JudgeConfig | None, retry: RetryPolicy,
                  cache_path: Path | None, breaker_threshold: int = DEFAULT_THRESHOLD,
                  max_pending: int = 256, backend_factory: JudgeBackendFactory | None = None,
-                 cache_session: str | None = None) -> None:  # fmt: skip
+                 cache_session: str | None = None, costs: RunCosts | None = None) -> None:  # fmt: skip
+        self._costs = costs
         self._backend_factory = backend_factory or default_judge_backend
         self._cache_session = cache_session
         self._breaker_threshold = breaker_threshold
@@ -135,6 +137,8 @@ class JudgeStage:
 
     def _endpoint(self, model: str, options: BackendOptions) -> _Endpoint:
         if model not in self._endpoints:
+            if self._costs is not None:
+                self._costs.check(model, role="judge")  # under --cost-limit: before any request
             backend = self._backend_factory(model, options)
             if self._cache is None and self._cache_path is not None:
                 self._cache = ResponseCache(self._cache_path, session=self._cache_session)
@@ -149,7 +153,9 @@ class JudgeStage:
             maximum = max(1, backend.options.batch_size) * 2
         breaker = CircuitBreaker(f"judge {backend.endpoint()}", threshold=self._breaker_threshold,
                                  options_prefix=JUDGE_OPTIONS)  # fmt: skip
-        return Fetcher(backend, cache=self._cache, retry=self._retry, limiter=AdaptiveLimiter(maximum), breaker=breaker)
+        priced = self._costs.priced(f"{backend.provider}/{backend.model}", role="judge") if self._costs is not None else None
+        return Fetcher(backend, cache=self._cache, retry=self._retry, limiter=AdaptiveLimiter(maximum), breaker=breaker,
+                       priced=priced)  # fmt: skip
 
     def for_task(self, name: str) -> Judge | None:
         return self.judges.get(name)

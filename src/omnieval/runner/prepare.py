@@ -34,6 +34,7 @@ def prepare_request(
     blind: bool,
     provider: str,
     modalities: frozenset[str],
+    repeat: int | None = None,
 ) -> Request | Skip:
     """Render, check the backend's modalities and fit the media budget; raises OmnievalError on bad data."""
     request = build_request(
@@ -41,12 +42,14 @@ def prepare_request(
         ctx.task.spec,
         position=position,
         seed=seed,
-        generation=ctx.generation,
+        generation=ctx.generation_at(repeat),
         media_policy=ctx.media_policy,
         demos=pick_demos(ctx.demo_pool, n=ctx.task.spec.prompt.fewshot.n, sample_id=sample.id, seed=seed),
         history=history,
         blind=blind,
     )
+    if ctx.reasoning is not None:
+        request = request.model_copy(update={"reasoning": ctx.reasoning})
     missing = {m.kind for m in request.media} - set(modalities)
     if missing:
         reason = f"backend {provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from omnieval.backends import Backend, accepted_modalities, split_model_spec
+from omnieval.backends import Backend, accepted_modalities, backends, split_model_spec
+from omnieval.backends.prices import ModelPrice
 from omnieval.errors import MediaError, OmnievalError
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
@@ -73,6 +74,11 @@ class Totals:
     audio_s: float = 0.0
     video_frames: int = 0
     videos_as_files: int = 0
+    est_cost_usd: float = 0.0
+    """Estimated prompt tokens and every ``max_tokens`` at the price table's rates (output assumed in full)."""
+    max_cost_usd: float = 0.0
+    """The sum of the worst cases ``--cost-limit`` reserves before each request (prompt bounded by its bytes)."""
+    price: ModelPrice | None = field(default=None, repr=False)
     unreadable_media: list[str] = field(default_factory=list)
     _probed: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
 
@@ -89,6 +95,10 @@ class Totals:
         self.prompt_chars += len(text)
         self.est_prompt_tokens += estimate_tokens(text)
         self.max_output_tokens += request.generation.max_tokens if request.kind == "generate" else 1
+        if self.price is not None:
+            inp, out = self.price.rates(batch=False)
+            self.est_cost_usd += (estimate_tokens(text) * inp + request.generation.max_tokens * out) / 1_000_000
+            self.max_cost_usd += self.price.bound(request)
         for message in request.messages:
             for part in message.content if not isinstance(message.content, str) else ():
                 self._media(part, request.media_policy)
@@ -115,7 +125,7 @@ class Totals:
         return self._probed[key]
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_") and k != "price"}
 
 
 def _audio_seconds(ref: MediaRef) -> float:
@@ -168,13 +178,13 @@ def plan_requests(config: RunConfig, *, tasks: list[Task] | None = None) -> Iter
     provider, _ = split_model_spec(config.model)
     modalities = accepted_modalities(config.model, options=config.backend)
     stand_in = cast(Backend, _OptionsOnly(config.backend))
-    for ctx in _contexts(tasks, config, stand_in, DoneIndex()):
+    for ctx, repeat in ((c, r) for c in _contexts(tasks, config, stand_in, DoneIndex()) for r in c.repeat_indices):
         history: dict[str, list[tuple[Sample, str]]] = {}
         for position, sample in _steps(ctx, config):
             earlier = history.setdefault(sample.chain, []) if sample.chain is not None else []
             try:
                 got = prepare_request(ctx, sample, position=position, history=list(earlier), seed=config.seed,
-                                      blind=config.blind, provider=provider, modalities=modalities)  # fmt: skip
+                                      blind=config.blind, provider=provider, modalities=modalities, repeat=repeat)  # fmt: skip
             except OmnievalError as exc:
                 yield Planned(ctx.name, sample, None, error=f"could not build the request: {exc}")
                 continue

@@ -17,19 +17,25 @@ __all__ = ["DoneIndex", "check_resumable", "load_done"]
 
 @dataclass
 class DoneIndex:
-    """Finished sample ids per task, plus earlier answers of chain steps (their history)."""
+    """Finished sample ids per task (with the repeat index under repeated sampling), plus earlier
+    answers of chain steps (their history)."""
 
-    ids: dict[str, set[str]] = field(default_factory=dict)
-    chain_answers: dict[tuple[str, str], str] = field(default_factory=dict)
+    ids: dict[str, set[str | tuple[str, int]]] = field(default_factory=dict)
+    chain_answers: dict[tuple[str, str | tuple[str, int]], str] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
 
-    def has(self, task: str, sample_id: str) -> bool:
-        return sample_id in self.ids.get(task, ())
+    def has(self, task: str, sample_id: str, repeat: int | None = None) -> bool:
+        return _key(sample_id, repeat) in self.ids.get(task, ())
 
-    def response(self, task: str, sample_id: str) -> str | None:
-        if not self.has(task, sample_id):
+    def has_any(self, task: str, sample_id: str) -> bool:
+        """Whether any record (any repeat) of the sample is stored."""
+        ids = self.ids.get(task, ())
+        return sample_id in ids or any(isinstance(k, tuple) and k[0] == sample_id for k in ids)
+
+    def response(self, task: str, sample_id: str, repeat: int | None = None) -> str | None:
+        if not self.has(task, sample_id, repeat):
             return None
-        return self.chain_answers.get((task, sample_id), "")
+        return self.chain_answers.get((task, _key(sample_id, repeat)), "")
 
     def count(self, task: str) -> int:
         return self.counts[task]
@@ -45,11 +51,15 @@ def load_done(path: Path, *, retry_errors: bool) -> DoneIndex:
     if len(kept) != len(keys) or _has_partial_tail(path):
         rewrite_lines(path, [k.line for k in kept])
     for key in kept:
-        index.ids.setdefault(key.task, set()).add(key.sample_id)
+        index.ids.setdefault(key.task, set()).add(_key(key.sample_id, key.repeat))
         index.counts[key.task] += 1
         if key.chain_answer is not None:
-            index.chain_answers[(key.task, key.sample_id)] = key.chain_answer
+            index.chain_answers[(key.task, _key(key.sample_id, key.repeat))] = key.chain_answer
     return index
+
+
+def _key(sample_id: str, repeat: int | None) -> str | tuple[str, int]:
+    return sample_id if repeat is None else (sample_id, repeat)
 
 
 def _has_partial_tail(path: Path) -> bool:
@@ -61,7 +71,7 @@ def _has_partial_tail(path: Path) -> bool:
         return fh.read(1) != b"\n"
 
 
-_SAME = ("model", "generation", "seed", "blind", "strict_metrics")
+_SAME = ("model", "generation", "seed", "blind", "strict_metrics", "repeats")
 """Settings that change what a finished sample means: resuming under other values would mix two runs."""
 
 

@@ -18,17 +18,19 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
-from omnieval.errors import OmnievalError
+from omnieval.errors import ConfigError, CostLimitReached, OmnievalError
 from omnieval.hooks import NO_HOOKS, HookDispatcher
 from omnieval.judges import Judge
 from omnieval.runner.capability import check_capabilities, plan_capabilities
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
+from omnieval.runner.costs import RunCosts
 from omnieval.runner.execute import Fetcher
 from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question, reusing_model
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
+from omnieval.runner.provider_batch import ProviderBatcher, check_batch_support
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
@@ -36,6 +38,7 @@ from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 from omnieval.types.files import MANIFEST_SCHEMA_VERSION
+from omnieval.types.request import Reasoning
 
 __all__ = ["RunOutcome", "run", "run_async"]
 
@@ -60,6 +63,8 @@ class _Item:
     ctx: TaskContext
     steps: tuple[tuple[int, Sample], ...]
     """One independent sample, or a whole chain in order."""
+    repeat: int | None = None
+    """Which repeated answer (a chain repeats whole, each repeat with its own history)."""
 
 
 def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[GenerationConfig, MediaPolicy]:
@@ -86,7 +91,8 @@ def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -
 
 class _Runner:
     def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage, *,
-                 cache_session: str | None = None, hooks: HookDispatcher = NO_HOOKS) -> None:  # fmt: skip
+                 cache_session: str | None = None, hooks: HookDispatcher = NO_HOOKS,
+                 costs: RunCosts | None = None) -> None:  # fmt: skip
         self.config = config
         self.hooks = hooks
         self.judges = judges
@@ -97,9 +103,18 @@ class _Runner:
         if config.use_cache and backend.caches_responses:
             cache = ResponseCache(config.cache_path or config.output / "cache.sqlite", session=cache_session)
         self.cache = cache
-        self.limiter = AdaptiveLimiter(backend.max_connections())
+        self.batcher: ProviderBatcher | None = None
+        if config.batch:  # a whole group of requests waits on each provider batch
+            self.batcher = ProviderBatcher(backend, ledger=config.output / "batches.jsonl", size=config.batch_size,
+                                           poll_s=config.batch_poll_s)  # fmt: skip
+        self.limiter = AdaptiveLimiter(max(backend.max_connections(), config.batch_pending if config.batch else 0))
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker)
+        priced = costs.priced(config.model, role="model") if costs is not None else None
+        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker, priced=priced,
+                               call=self.batcher.generate if self.batcher else None,
+                               timeout_s=None if self.batcher else -1.0)  # fmt: skip
+        self.stopped: CostLimitReached | None = None
+        """Set when a request could pass ``--cost-limit``: no new work starts, requests in flight finish."""
         self.progress = Progress(quiet=config.quiet)
         self.found_ids: set[str] = set()
 
@@ -108,38 +123,53 @@ class _Runner:
             if ctx.total is not None and self.done.count(ctx.name) >= ctx.total:
                 continue  # finished earlier: no need to stream the data again
             chains: dict[str, list[tuple[int, Sample]]] = {}
+            repeats = ctx.repeat_indices
             for position, sample in _selected(ctx.task, self.config, found=self.found_ids):
                 if sample.chain is not None:
                     chains.setdefault(sample.chain, []).append((position, sample))
-                elif not self.done.has(ctx.name, sample.id):
-                    yield _Item(ctx, ((position, sample),))
+                else:
+                    for repeat in repeats:
+                        if not self.done.has(ctx.name, sample.id, repeat):
+                            yield _Item(ctx, ((position, sample),), repeat)
                 if position % 256 == 0:
                     await asyncio.sleep(0)  # let workers run while a long dataset is skipped through
             for steps in chains.values():
-                ordered = sorted(steps, key=lambda s: (s[1].chain_index or 0, s[0]))
-                if not all(self.done.has(ctx.name, s.id) for _, s in ordered):
-                    yield _Item(ctx, tuple(ordered))
+                ordered = tuple(sorted(steps, key=lambda s: (s[1].chain_index or 0, s[0])))
+                for repeat in repeats:
+                    if not all(self.done.has(ctx.name, s.id, repeat) for _, s in ordered):
+                        yield _Item(ctx, ordered, repeat)
 
-    async def process(self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]]) -> tuple[SampleResult, str | None]:
+    async def process(
+        self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]], repeat: int | None = None
+    ) -> tuple[SampleResult, str | None]:
         """The scored sample and the judge's question (the rendered prompt; ``None`` before rendering)."""
         try:
             sample = self._hashed(sample)
-            request = prepare_request(ctx, sample, position=position, history=history, seed=self.config.seed,
-                                      blind=self.config.blind, provider=self.backend.provider,
-                                      modalities=self.backend.accepts())  # fmt: skip
+            request = prepare_request(
+                ctx,
+                sample,
+                position=position,
+                history=history,
+                seed=self.config.seed,
+                blind=self.config.blind,
+                provider=self.backend.provider,
+                modalities=self.backend.accepts(),
+                repeat=repeat,
+            )
         except OmnievalError as exc:
-            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}")), None
+            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}"), repeat=repeat), None
         if isinstance(request, Skip):
-            return self._skipped(ctx, sample, request.reason, request.variant), None
+            return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
-        return ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint), judge_question(request)
+        result = ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat)
+        return result, judge_question(request)
 
     @staticmethod
-    def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None) -> SampleResult:
+    def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None, repeat: int | None) -> SampleResult:
         return SampleResult(task=ctx.name, sample_id=sample.id, state="skipped", reason=reason, variant=variant,
                             metrics={k: 0.0 for k in ctx.scorer.metric_keys}, chain=sample.chain,
-                            chain_index=sample.chain_index, scored=sample.has_targets)  # fmt: skip
+                            chain_index=sample.chain_index, scored=sample.has_targets, repeat=repeat)  # fmt: skip
 
     def _hashed(self, sample: Sample) -> Sample:
         if not sample.media or self.config.blind:
@@ -159,11 +189,15 @@ class _Runner:
     async def work(self, item: _Item) -> None:
         history: list[tuple[Sample, str]] = []
         for position, sample in item.steps:
-            previous = self.done.response(item.ctx.name, sample.id)
+            previous = self.done.response(item.ctx.name, sample.id, item.repeat)
             if previous is not None:
                 history.append((sample, previous))
                 continue
-            result, question = await self.process(item.ctx, sample, position, history)
+            try:
+                result, question = await self.process(item.ctx, sample, position, history, item.repeat)
+            except CostLimitReached as exc:
+                self.stopped = self.stopped or exc  # the sample stays unfinished; a resume picks it up
+                return
             history.append((sample, result.response or ""))
             judge = self.judges.for_task(item.ctx.name)
             if judge is None or question is None or not item.ctx.scorer.needs_judge(result):
@@ -172,22 +206,29 @@ class _Runner:
 
             async def judged(ctx: TaskContext = item.ctx, sample: Sample = sample, result: SampleResult = result,
                              question: str = question, judge: Judge = judge) -> None:  # fmt: skip
-                record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+                try:
+                    record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+                except CostLimitReached as exc:  # unfinished; the model's answer is in the cache for the resume
+                    self.stopped = self.stopped or exc
+                    return
                 self.record(ctx, ctx.scorer.with_judgement(sample, result, record), sample, question)
 
             await self.judges.submit(judged)
 
     async def drive(self, contexts: list[TaskContext]) -> None:
         """Producer and workers; the first failure of either cancels the rest (never a hang)."""
-        queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=4 * self.limiter.maximum)
+        queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=min(4 * self.limiter.maximum, self.limiter.maximum + 1024))
         n_workers = self.limiter.maximum * (2 if self.backend.prefers_batches else 1)
 
         async def worker() -> None:
             while (item := await queue.get()) is not None:
-                await self.work(item)
+                if self.stopped is None:
+                    await self.work(item)
 
         async def produce() -> None:
             async for item in self.items(contexts):
+                if self.stopped is not None:
+                    break
                 await queue.put(item)
             for _ in range(n_workers):
                 await queue.put(None)
@@ -207,6 +248,34 @@ class _Runner:
             await self.judges.cancel()
 
 
+def run_reasoning(config: RunConfig) -> Reasoning | None:
+    """The typed reasoning controls every request carries (``None`` when neither option is set)."""
+    if config.reasoning_effort is None and config.reasoning_budget is None:
+        return None
+    return Reasoning(effort=config.reasoning_effort, budget_tokens=config.reasoning_budget)
+
+
+def task_repeats(task: Task, config: RunConfig) -> int | None:
+    """Answers per sample: ``--repeats``, else the task's ``repeats.n``; ``None`` without repeats."""
+    if config.repeats is not None:
+        return config.repeats
+    return task.spec.repeats.n if task.spec.repeats is not None else None
+
+
+def check_repeats(tasks: list[Task], config: RunConfig) -> None:
+    """A task's ``pass@k`` must not ask for more answers than ``--repeats`` gives (before any request)."""
+    from omnieval.types.task import check_pass_k
+
+    for task in tasks:
+        spec = task.spec.repeats
+        n = task_repeats(task, config)
+        if spec is not None and n is not None:
+            try:
+                check_pass_k(spec.pass_k, n, where=f"task {task.name} ({task.origin}): repeats.pass_k with --repeats {n}")
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+
+
 def _error(message: str) -> Any:
     from omnieval.types import Response
 
@@ -224,8 +293,12 @@ def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: Done
             total = min(total, config.limit)
         if config.sample_ids:
             total = len(config.sample_ids)
+        repeats = task_repeats(task, config)
+        if total is not None and repeats is not None:
+            total *= repeats
         scorer = Scorer.for_task(task.spec, judged=judges is not None and judges.for_task(task.name) is not None)
-        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total))
+        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total, repeats=repeats,
+                                    reasoning=run_reasoning(config)))  # fmt: skip
     return contexts
 
 
@@ -240,7 +313,7 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
         "environment": environment_info(),
         "config": config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}),
         "judges": judges or {},
-        "backend": backend.describe(),
+        "backend": backend.describe() | {"reasoning": backend.reasoning_mapping(run_reasoning(config))},
         "tasks": {
             t.name: {
                 "origin": t.origin,
@@ -264,7 +337,12 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
     a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop)."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    check_repeats(tasks, config)
+    costs = RunCosts.create(prices=config.prices, limit=config.cost_limit, output=config.output, batch=config.batch)
+    costs.check(config.model, role="model")  # under --cost-limit, an unpriced model fails before any work
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
+    if config.batch:
+        check_batch_support(backend)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
@@ -278,11 +356,12 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
                         breaker_threshold=config.breaker_threshold,
-                        backend_factory=judge_backend or reusing_model(config.model, backend), cache_session=cache_session)  # fmt: skip
+                        backend_factory=judge_backend or reusing_model(config.model, backend), cache_session=cache_session,
+                        costs=costs)  # fmt: skip
     judge_info = judges.describe()
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
     writer = open_records(records)
-    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session, hooks=hooks)
+    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session, hooks=hooks, costs=costs)
     contexts = _contexts(tasks, config, backend, done, judges)
     try:
         with runner.progress:
@@ -296,8 +375,12 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
         writer.close()
         if runner.cache is not None:
             runner.cache.close()
+        if runner.batcher is not None:
+            await runner.batcher.aclose()
         await judges.aclose()
         await backend.aclose()
+    if runner.stopped is not None:  # finished samples are saved; the manifest stays "running" (resumable)
+        raise runner.stopped
     write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished", judges=judge_info))
     return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries + judges.retries,
                       backend.describe(), judges=judge_info, unknown_sample_ids=_unknown_ids(config, tasks, runner.found_ids, done))  # fmt: skip
@@ -305,7 +388,7 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
 
 def _unknown_ids(config: RunConfig, tasks: list[Task], found: set[str], done: DoneIndex) -> tuple[str, ...]:
     """``--sample-ids`` neither met in the data nor recorded earlier (a finished task is not streamed again)."""
-    return tuple(i for i in config.sample_ids or () if i not in found and not any(done.has(t.name, i) for t in tasks))
+    return tuple(i for i in config.sample_ids or () if i not in found and not any(done.has_any(t.name, i) for t in tasks))
 
 
 def _judge_cache(config: RunConfig) -> Path | None:

@@ -119,6 +119,7 @@ class Scorer:
             "usage": response.usage,
             "latency_s": response.latency_s,
             "cached": response.cached,
+            "cost_usd": response.cost_usd,
             "chain": sample.chain,
             "chain_index": sample.chain_index,
             "media_policy": response.media,

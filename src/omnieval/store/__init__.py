@@ -12,6 +12,7 @@ from omnieval.store.records import (
     rewrite_records,
     scan_keys,
 )
+from omnieval.store.spend import record_cost, recorded_spend
 
 __all__ = [
     "RecordKey",
@@ -22,6 +23,8 @@ __all__ = [
     "open_records",
     "read_json",
     "read_records",
+    "record_cost",
+    "recorded_spend",
     "rewrite_lines",
     "rewrite_records",
     "scan_keys",

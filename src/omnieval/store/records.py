@@ -114,19 +114,25 @@ class RecordKey(NamedTuple):
     chain_answer: str | None
     """The response, for chain steps only (their successors need it as history)."""
     line: bytes
+    repeat: int | None = None
+    """Which repeated answer of the sample (``None`` without repeats)."""
 
 
 _PREFIX = re.compile(rb'^\{"task":("(?:[^"\\]|\\.)*"),"sample_id":("(?:[^"\\]|\\.)*"),"state":"([a-z_]+)"')
+_REPEAT = re.compile(rb'"repeat":(null|\d+)\}\s*$')
+"""The record's last field (``SampleResult.repeat``), read from the end of the line."""
 
 
 def _key(line: bytes, *, path: Path, lineno: int) -> RecordKey:
     match = _PREFIX.match(line)
-    if match is not None and b'"chain":null' in line:  # the fast path: lines this module wrote
+    tail = _REPEAT.search(line, max(0, len(line) - 40))
+    if match is not None and tail is not None and b'"chain":null' in line:  # the fast path: lines this module wrote
         task, sample_id = orjson.loads(match[1]), orjson.loads(match[2])
-        return RecordKey(task, str(sample_id), match[3].decode(), None, line)
+        repeat = None if tail[1] == b"null" else int(tail[1])
+        return RecordKey(task, str(sample_id), match[3].decode(), None, line, repeat)
     record = _parse(line, path=path, lineno=lineno, last=False)
     chain = record.get("response") or "" if record.get("chain") is not None else None
-    return RecordKey(record["task"], str(record["sample_id"]), record["state"], chain, line)
+    return RecordKey(record["task"], str(record["sample_id"]), record["state"], chain, line, record.get("repeat"))
 
 
 def scan_keys(path: Path) -> Iterator[RecordKey]:

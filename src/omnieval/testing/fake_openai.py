@@ -123,6 +123,9 @@ class FakeOpenAI:
         models: tuple[str, ...] | None = None,
         api_key: str | None = None,
         burst_429: int = 0,
+        batch_outcomes: list[str] | None = None,
+        batch_polls: int = 0,
+        batch_fail_every: int = 0,
     ) -> None:
         self.host, self.port = host, port
         self.latency_s = latency_ms / 1000.0
@@ -144,6 +147,10 @@ class FakeOpenAI:
         self.successes: Counter[str] = Counter()
         """Valid answers sent per prompt key: more than one means a duplicated request."""
         self.faults_served: Counter[str] = Counter()
+        from omnieval.testing.fake_batches import FakeBatches
+
+        self.batches = FakeBatches(self, outcomes=batch_outcomes, polls=batch_polls, fail_every=batch_fail_every)
+        """The Batch API (``/v1/files``, ``/v1/batches``): its own state and counters."""
         self._runner: web.AppRunner | None = None
         self._thread_loop: asyncio.AbstractEventLoop | None = None
 
@@ -305,6 +312,7 @@ class FakeOpenAI:
         app.router.add_post("/v1/completions", self._completions)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/stats", self._stats)
+        self.batches.routes(app)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)

@@ -27,6 +27,7 @@ from omnieval.types.task import (
     PluginRef,
     PromptSpec,
     PromptVariant,
+    RepeatsSpec,
     SourceSpec,
     TaskSpec,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "PluginRef",
     "PromptSpec",
     "PromptVariant",
+    "RepeatsSpec",
     "Request",
     "RequestKind",
     "Response",

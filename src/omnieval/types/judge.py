@@ -24,6 +24,8 @@ class JudgeAttempt(Frozen):
     cached: bool = False
     latency_s: float | None = None
     usage: Usage | None = None
+    cost_usd: float | None = None
+    """This call's cost by the run's price table (0 for a cache hit; ``None``: no price known)."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Backend facts worth keeping (a classifier's ``probs``)."""
 

@@ -12,11 +12,32 @@ from omnieval.types._base import Frozen
 from omnieval.types.content import MediaRef, Message
 from omnieval.types.task import GenerationConfig, MediaPolicy
 
-__all__ = ["GenerationConfig", "Request", "RequestKind"]
+__all__ = ["GenerationConfig", "Reasoning", "Request", "RequestKind"]
 
 RequestKind = Literal["generate", "loglikelihood", "classify"]
 """``generate`` asks for text; ``loglikelihood`` asks for the log-probability of each choice;
 ``classify`` asks a classifier for the label of ``prompt`` (answered as text, probabilities in ``extra``)."""
+
+
+class Reasoning(Frozen):
+    """Typed reasoning controls (``--reasoning-effort``, ``--reasoning-budget``); each backend maps them to
+    its provider's field and says how in :meth:`~omnieval.backends.Backend.reasoning_mapping`."""
+
+    effort: Literal["low", "medium", "high"] | None = None
+    budget_tokens: int | None = Field(default=None, ge=1)
+    """Thinking tokens allowed (Anthropic / Gemini thinking budget); counted on top of ``max_tokens``."""
+
+    def budget_or_from_effort(self, budgets: dict[str, int]) -> int | None:
+        """The budget, or the provider's budget for the effort (``budgets``: effort → tokens)."""
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return budgets[self.effort] if self.effort else None
+
+    def effort_or_from_budget(self) -> Literal["low", "medium", "high"] | None:
+        """The effort, or one read off the budget (≤ 2,048 low, ≤ 8,192 medium, above: high)."""
+        if self.effort is not None or self.budget_tokens is None:
+            return self.effort
+        return "low" if self.budget_tokens <= 2048 else "medium" if self.budget_tokens <= 8192 else "high"
 
 
 class Request(Frozen):
@@ -44,6 +65,8 @@ class Request(Frozen):
     """How this request's media must be prepared (task policy, overridden per model)."""
     language: str | None = None
     """The sample's language (``metadata.language``/``lang``), else the task's; a cascade's wrappers follow it."""
+    reasoning: Reasoning | None = None
+    """Reasoning controls of the run; ``None``: the provider's default (and no part of the fingerprint)."""
 
     @property
     def media(self) -> tuple[MediaRef, ...]:
@@ -52,7 +75,8 @@ class Request(Frozen):
 
     def fingerprint(self, *, backend: str, model: str) -> str:
         """Stable hash over backend, model, decoding, rendered text and media hashes."""
-        body = self.model_dump(mode="json", exclude={"task", "sample_id", "targets", "variant", "language"})
+        left_out = {"task", "sample_id", "targets", "variant", "language"} | ({"reasoning"} if self.reasoning is None else set())
+        body = self.model_dump(mode="json", exclude=left_out)
         for msg in body["messages"]:
             if isinstance(msg["content"], list):
                 for part in msg["content"]:

@@ -19,6 +19,10 @@ class Usage(Frozen):
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None
+    """Prompt tokens served from the provider's prompt cache (part of ``prompt_tokens``)."""
+    reasoning_tokens: int | None = None
+    """Reasoning ("thinking") tokens, counted separately (part of ``completion_tokens``)."""
 
 
 class Response(Frozen):
@@ -39,6 +43,8 @@ class Response(Frozen):
     """Per-choice log-likelihoods for ``loglikelihood`` requests."""
     cached: bool = False
     """True when served from the response cache."""
+    cost_usd: float | None = None
+    """What this answer cost by the run's price table (0 for a cache hit; ``None``: no price known)."""
     media: dict[str, Any] = Field(default_factory=dict)
     """The media processing the backend actually applied (sizes, frames, sample rate)."""
     extra: dict[str, Any] = Field(default_factory=dict)

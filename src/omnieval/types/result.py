@@ -71,3 +71,9 @@ class SampleResult(Frozen):
     """What a cascade's perception stages recognised (transcripts, OCR text), one entry per media part."""
     judge: JudgeRecord | None = None
     """What the judge stage did (calls, raw outputs, verdicts); ``None`` when the task was not judged."""
+    cost_usd: float | None = None
+    """What the model's answer cost by the run's price table (0 for a cache hit; ``None``: no price);
+    judge calls carry their own (``judge.calls[].attempts[].cost_usd``)."""
+    repeat: int | None = None
+    """Which of the sample's repeated answers this is (0-based); ``None`` without repeats. Kept the last
+    field, so resuming reads it from the end of the line without parsing it."""

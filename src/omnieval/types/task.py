@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from omnieval.types._base import Frozen
 from omnieval.types.content import MediaKind
@@ -20,6 +20,7 @@ __all__ = [
     "PluginRef",
     "PromptSpec",
     "PromptVariant",
+    "RepeatsSpec",
     "SourceSpec",
     "TaskSpec",
 ]
@@ -221,6 +222,29 @@ class JudgeSpec(Frozen):
         return self.divide_by if self.divide_by is not None else self.scale[1]
 
 
+class RepeatsSpec(Frozen):
+    """Repeated sampling (``repeats:`` in a task file; ``repeats: 5`` is short for ``repeats: {n: 5}``)."""
+
+    n: int = Field(ge=1)
+    """Answers generated per sample, each with its own generation seed (``--repeats K`` overrides it)."""
+    pass_k: tuple[int, ...] = ()
+    """The ``k`` of each reported ``pass@k`` (each ≤ ``n``); default ``(1, n)``."""
+    threshold: float = Field(default=1.0, ge=0.0, le=1.0)
+    """A repeat counts as correct for ``pass@k`` when its score is at least this (1.0: full credit only)."""
+
+    @model_validator(mode="after")
+    def _check_k(self) -> RepeatsSpec:
+        check_pass_k(self.pass_k, self.n, where="repeats.pass_k")
+        return self
+
+
+def check_pass_k(pass_k: tuple[int, ...], n: int, *, where: str) -> None:
+    """``pass@k`` needs ``1 ≤ k ≤ n`` answers per sample: say which ``k`` is out of range."""
+    bad = [k for k in pass_k if not 1 <= k <= n]
+    if bad:
+        raise ValueError(f"{where}: pass@k needs 1 ≤ k ≤ repeats ({n}); got k = {', '.join(map(str, bad))}")
+
+
 class TaskSpec(Frozen):
     """A complete, validated task definition."""
 
@@ -252,6 +276,13 @@ class TaskSpec(Frozen):
     """Free-form task facts (licence, human baseline, domain) that reports may show."""
     judge: JudgeSpec | None = None
     """How the task is judged when the run has a judge (``--judge``) or ``judge.model`` is set."""
+    repeats: RepeatsSpec | None = None
+    """Generate several answers per sample (pass@k, maj@k, avg@k); ``None``: one answer, no repeat index."""
+
+    @field_validator("repeats", mode="before")
+    @classmethod
+    def _repeats_short(cls, value: Any) -> Any:
+        return {"n": value} if isinstance(value, int) and not isinstance(value, bool) else value
 
     @property
     def score_key(self) -> str:

@@ -20,7 +20,7 @@ from omnieval.backends.base import BackendOptions, InProcessBackend, register_ba
 from omnieval.backends.hf.generation import Item, encode_batch, generate_batch
 from omnieval.backends.hf.loading import Loaded, load_model, resolve_source, wrap_loaded
 from omnieval.backends.hf.media import prepare_media
-from omnieval.backends.hf.prompting import build_prompt
+from omnieval.backends.hf.prompting import build_prompt, template_reasoning_mapping
 from omnieval.backends.hf.scoring import conditioned_nll, score_choices
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import Request, Response
@@ -50,6 +50,9 @@ class HFBackend(InProcessBackend):
 
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
     extra_options = HFOptions
+
+    def reasoning_mapping(self, reasoning: Any) -> dict[str, Any]:
+        return template_reasoning_mapping(reasoning)
 
     def __init__(self, model: str, *, options: BackendOptions, loaded: Loaded | None = None) -> None:
         super().__init__(model, options=options)

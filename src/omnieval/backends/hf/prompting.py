@@ -43,6 +43,15 @@ class BuiltPrompt:
     """Kinds of the media parts in order, after video→frames expansion."""
 
 
+def template_reasoning_mapping(reasoning: Any) -> dict[str, Any]:
+    """How hf/ and vllm/ send reasoning controls: ``enable_thinking=True`` to a chat template that reads it."""
+    if reasoning is None:
+        return {}
+    return {"sent": {"chat_template_kwargs": {"enable_thinking": True}},
+            "note": "only when the model's chat template uses enable_thinking (Qwen3-style); effort and budget "
+                    "have no template field and are not sent"}  # fmt: skip
+
+
 def chat_template_of(*owners: Any) -> str | None:
     """The first chat template found on a processor or tokenizer."""
     for owner in owners:
@@ -121,7 +130,8 @@ def build_prompt(
             )
         return BuiltPrompt(text=_render_fallback(msgs, FALLBACK_CHAT_TEMPLATE), template="fallback")
     owner = processor if chat_template_of(processor) else tokenizer
-    text = owner.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+    thinking = {"enable_thinking": True} if request.reasoning is not None and "enable_thinking" in model_template else {}
+    text = owner.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False, **thinking)
     if isinstance(text, list):
         text = text[0]
     return BuiltPrompt(text=str(text), template="model", media_kinds=kinds)

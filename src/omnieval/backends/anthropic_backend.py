@@ -1,0 +1,202 @@
+"""``anthropic/MODEL``: Claude through Anthropic's official SDK (optional extra ``anthropic``).
+
+Text and base64 images, the system prompt, stop sequences and extended thinking with a token budget
+(the thinking text is kept as the response's ``reasoning``, never scored). The SDK's own retries are
+off: the runner retries, backs off on 429 (honouring ``retry-after``) and 529 (overloaded), and feeds
+its circuit breaker, exactly as for ``openai/``; provider error bodies are shown as the provider wrote
+them. ``--base-url`` points the SDK elsewhere (the tests' fake server).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, cast
+
+from omnieval.backends._openai_parse import parse_retry_after
+from omnieval.backends.base import Backend, BackendOptions, register_backend
+from omnieval.errors import BackendError, ConfigError, MediaError
+from omnieval.types import FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
+from omnieval.types.request import Reasoning
+
+__all__ = ["EFFORT_BUDGET", "AnthropicBackend"]
+
+EFFORT_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
+"""Thinking budget for ``--reasoning-effort`` when no ``--reasoning-budget`` is given."""
+RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+STOPS: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "refusal": "content_filter",
+    "tool_use": "other",
+    "pause_turn": "other",
+}
+
+
+def thinking_budget(reasoning: Reasoning | None) -> int | None:
+    return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
+
+
+@register_backend("anthropic")
+class AnthropicBackend(Backend):
+    """Claude's Messages API over the ``anthropic`` SDK."""
+
+    modalities = frozenset({"text", "image"})
+    batch_api = "anthropic"
+
+    def __init__(self, model: str, *, options: BackendOptions) -> None:
+        super().__init__(model, options=options)
+        import anthropic
+
+        key = options.api_key or os.environ.get("ANTHROPIC_API_KEY")
+        if not key and not options.base_url:
+            raise ConfigError("anthropic backend: set ANTHROPIC_API_KEY (or --api-key), or pass --base-url")
+        self.base_url = options.base_url or "https://api.anthropic.com"
+        self.client = anthropic.AsyncAnthropic(
+            api_key=key or "unused", base_url=options.base_url, max_retries=0, timeout=options.timeout_s
+        )
+        self._processors: dict[MediaPolicy, Any] = {}
+
+    def _image(self, part: ImagePart, policy: MediaPolicy, applied: dict[str, Any]) -> dict[str, Any]:
+        from omnieval.media import processor_for  # type: ignore[attr-defined]
+
+        processor = self._processors.get(policy) or self._processors.setdefault(
+            policy, processor_for(policy, self.options.media_cache_dir)
+        )
+        try:
+            image = processor.image(part.media)
+        except MediaError as exc:
+            raise BackendError(f"{self.spec}: {exc}", retryable=False) from exc
+        applied[part.media.name] = dict(image.applied)
+        header, _, data = image.data_url().partition(",")
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": header[5:].split(";")[0], "data": data},
+        }
+
+    def body(self, request: Request) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The Messages API arguments and the media processing applied."""
+        system: list[str] = []
+        messages: list[dict[str, Any]] = []
+        applied: dict[str, Any] = {}
+        for msg in request.messages:
+            content = msg.content
+            if msg.role == "system":
+                system.append(
+                    content if isinstance(content, str) else "".join(getattr(p, "text", "") for p in content)
+                )
+                continue
+            if isinstance(content, str):
+                parts: list[dict[str, Any]] = [{"type": "text", "text": content}]
+            else:
+                parts = [
+                    {"type": "text", "text": p.text}
+                    if isinstance(p, TextPart)
+                    else self._image(cast(ImagePart, p), request.media_policy, applied)
+                    for p in content
+                ]
+            messages.append({"role": msg.role, "content": parts})
+        gen = request.generation
+        budget = thinking_budget(request.reasoning)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": gen.max_tokens + (budget or 0),
+        }
+        if system:
+            kwargs["system"] = "\n\n".join(system)
+        if gen.stop:
+            kwargs["stop_sequences"] = list(gen.stop)
+        if budget:  # extended thinking requires the default temperature
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        else:
+            kwargs["temperature"] = gen.temperature
+            if gen.top_p is not None:
+                kwargs["top_p"] = gen.top_p
+        return kwargs, applied
+
+    async def generate(self, request: Request) -> Response:
+        import anthropic
+
+        if request.kind != "generate":
+            raise BackendError(f"{self.spec}: only generate requests are supported (got {request.kind})")
+        kwargs, applied = self.body(request)
+        where = (
+            f"{self.spec} task {request.task!r} sample {request.sample_id!r} ({self.base_url}/v1/messages)"
+        )
+        started = time.perf_counter()
+        sampling = {k: kwargs.pop(k) for k in ("temperature", "top_p") if k in kwargs}
+        try:  # sampling fields go as extra body fields: newer SDKs no longer list them, the API takes them
+            message = await self.client.messages.create(**kwargs, extra_body=sampling or None)
+        except anthropic.APIStatusError as exc:
+            raise status_error(exc, where) from None
+        except anthropic.APITimeoutError:
+            raise BackendError(
+                f"{where}: no answer within {self.options.timeout_s:g} s", retryable=True, transport="timeout"
+            ) from None
+        except anthropic.APIConnectionError as exc:
+            raise BackendError(
+                f"{where}: connection failed: {exc}", retryable=True, transport="refused", url=self.base_url
+            ) from None
+        return message_response(message, latency=time.perf_counter() - started, media=applied)
+
+    def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
+        budget = thinking_budget(reasoning)
+        if budget is None:
+            return {}
+        return {
+            "sent": {"thinking": {"type": "enabled", "budget_tokens": budget}},
+            "how": "--reasoning-budget"
+            if reasoning and reasoning.budget_tokens
+            else f"effort → budget {EFFORT_BUDGET}",
+            "note": "max_tokens is raised by the budget; temperature is left at the API default (thinking requires it)",
+        }
+
+    def batch_client(self) -> Any:
+        """Message Batches (``--batch``)."""
+        from omnieval.backends.anthropic_batch import AnthropicBatchClient
+
+        return AnthropicBatchClient(self)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "base_url": self.base_url, "timeout_s": self.options.timeout_s}
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def status_error(exc: Any, where: str) -> BackendError:
+    status = exc.status_code
+    body = exc.body if exc.body is not None else exc.message
+    text = json.dumps(body, ensure_ascii=False) if not isinstance(body, str) else body
+    message = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
+    return BackendError(
+        f"{where}: HTTP {status}: {text[:1000]}",
+        retryable=status in RETRYABLE,
+        retry_after=parse_retry_after(exc.response.headers.get("retry-after")),
+        rate_limited=status == 429,
+        status=status,
+        server_message=message,
+    )
+
+
+def message_response(message: Any, *, latency: float, media: dict[str, Any]) -> Response:
+    text = "".join(b.text for b in message.content if b.type == "text")
+    thinking = "".join(getattr(b, "thinking", "") for b in message.content if b.type == "thinking") or None
+    usage = message.usage
+    cached = getattr(usage, "cache_read_input_tokens", None) or 0
+    created = getattr(usage, "cache_creation_input_tokens", None) or 0
+    return Response(
+        text=text,
+        reasoning=thinking,
+        finish_reason=STOPS.get(str(message.stop_reason), "other"),
+        usage=Usage(
+            prompt_tokens=usage.input_tokens + cached + created,
+            completion_tokens=usage.output_tokens,
+            cached_tokens=cached or None,
+        ),
+        latency_s=latency,
+        media=media,
+    )
