@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from omnieval.backends import Backend, accepted_modalities, backends, split_model_spec
+from omnieval.backends import Backend, accepted_modalities, split_model_spec
 from omnieval.backends.prices import ModelPrice
 from omnieval.errors import MediaError, OmnievalError
 from omnieval.runner.config import RunConfig
