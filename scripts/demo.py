@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -48,6 +49,13 @@ PERCEIVED = {
 }
 COMPARED = ("demo_image_text", "demo_audio", "demo_image")
 STAGES = "asr=whisper,ocr=tesseract:rus+eng"
+
+
+def _as_typed(path: Path) -> str:
+    """The model path as a user would type it: relative to here when below it (``hf/.venv/...``, not
+    ``hf//abs/...``), so titles and tables read the spec as typed."""
+    relative = os.path.relpath(path)
+    return path.as_posix() if relative.startswith("..") else Path(relative).as_posix()
 
 
 def _model_path() -> Path:
@@ -154,7 +162,7 @@ def main(argv: list[str]) -> int:
     root = Path(_option(argv, "--output", "runs/demo") or "runs/demo")
     limit_text = _option(argv, "--limit", None)
     limit = int(limit_text) if limit_text else None
-    spec = f"hf/{_model_path()}"
+    spec = f"hf/{_as_typed(_model_path())}"
     from omnieval.backends import BackendOptions, create_backend
 
     started = time.perf_counter()
