@@ -132,7 +132,7 @@ def test_rejudge_command_line_replaces_the_encoder_verdicts(trained: Path, tmp_p
     block = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["enc"]
     assert block["metrics"]["js"] == 0.0 and block["judge"]["n_judged"] == 6
     missing = CliRunner().invoke(app, ["rejudge", str(tmp_path / "nope"), "--judge", f"replay/{judge}"])
-    assert missing.exit_code == 2 and "no manifest.json" in missing.output
+    assert missing.exit_code == 2 and "does not exist" in missing.output  # checked before any work
 
 
 def test_a_retrained_judge_in_the_same_folder_gets_a_new_version(trained: Path, tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ def test_results_carry_the_reports_task_breakdowns(platform: Any, mera_root: Pat
     groups = {g["value"]: (g["score"], g["n"]) for g in dims["modalities"]["groups"]}
     assert set(groups) == {"image", "audio"}
     for modality, scores in expected.items():
-        assert abs(groups[modality][0] - sum(scores) / len(scores)) < 1e-9 and groups[modality][1] == 2
+        # task scores are shown rounded to 3 decimals (policy score_digits), the group mean from the exact ones
+        assert abs(groups[modality][0] - sum(scores) / len(scores)) <= 1e-3 and groups[modality][1] == 2
     assert all(d["level"] == "task" for d in dims.values())  # never sample-level (hidden metadata)
 
 

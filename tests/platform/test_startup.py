@@ -142,12 +142,18 @@ def test_load_plugins_is_complete_for_every_concurrent_caller(monkeypatch: pytes
 
     imported: list[int] = []
 
-    def slow_import() -> None:
-        time.sleep(0.2)
-        imported.append(1)
+    class SlowPlugin:
+        value, dist = "tests.slow_plugin", None
 
-    monkeypatch.setattr(registry, "_loaded", False)
-    monkeypatch.setattr(registry, "_import_plugins", slow_import)
+        def load(self) -> None:
+            time.sleep(0.2)
+            imported.append(1)
+
+    registry.load_core()
+    monkeypatch.setattr(registry, "_all_loaded", False)
+    monkeypatch.setattr(registry, "_loaded", set())
+    monkeypatch.setattr(registry, "_failures", {})
+    monkeypatch.setattr(registry, "plugin_entry_points", lambda: {"slow": SlowPlugin()})
     seen: list[int] = []
     threads = [threading.Thread(target=lambda: (registry.load_plugins(), seen.append(len(imported)))) for _ in range(8)]
     for t in threads:
@@ -155,12 +161,14 @@ def test_load_plugins_is_complete_for_every_concurrent_caller(monkeypatch: pytes
     for t in threads:
         t.join()
     assert imported == [1] and seen == [1] * 8  # imported once; nobody returned before it was done
+    assert registry._all_loaded is True
 
-    def failing_import() -> None:
-        raise ImportError("a plugin is broken")
+    class BrokenPlugin(SlowPlugin):
+        def load(self) -> None:
+            raise ImportError("a plugin is broken")
 
-    monkeypatch.setattr(registry, "_loaded", False)
-    monkeypatch.setattr(registry, "_import_plugins", failing_import)
-    with pytest.raises(ImportError):
-        registry.load_plugins()
-    assert registry._loaded is False  # a failed load is not marked loaded: the next call tries again
+    monkeypatch.setattr(registry, "_all_loaded", False)
+    monkeypatch.setattr(registry, "_loaded", set())
+    monkeypatch.setattr(registry, "plugin_entry_points", lambda: {"broken": BrokenPlugin()})
+    registry.load_plugins()  # a broken plugin is recorded, never raised, and never marked loaded
+    assert "broken" not in registry._loaded and "a plugin is broken" in registry.plugin_failures()["broken"]
