@@ -51,10 +51,16 @@ COMPARED = ("demo_image_text", "demo_audio", "demo_image")
 STAGES = "asr=whisper,ocr=tesseract:rus+eng"
 
 
-def _as_typed(path: Path) -> str:
-    """The model path as a user would type it: relative to here when below it (``hf/.venv/...``, not
-    ``hf//abs/...``), so titles and tables read the spec as typed."""
-    relative = os.path.relpath(path)
+def _as_typed(path: Path, root: Path) -> str:
+    """The model path as a user would type it: a link to the packaged file inside the demo's folder,
+    named relative to here (``hf/runs/demo/gemma-3-270m-q4_k_m.gguf``), so titles and tables never read
+    ``hf//root/.cache/...``."""
+    root.mkdir(parents=True, exist_ok=True)
+    link = root / path.name
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(path.resolve())
+    relative = os.path.relpath(link)
     return path.as_posix() if relative.startswith("..") else Path(relative).as_posix()
 
 
@@ -151,7 +157,7 @@ def _side_by_side(root: Path) -> None:
         scores = block["scores"]
         print(
             f"  {task:<16} blind {scores.get('blind', 0) or 0:.3f}  cascade {scores.get('cascade', 0) or 0:.3f}  "
-            f"diff {pair['diff']:+.3f}  CI {shown}  p={pair['p_value'] if pair['p_value'] is not None else 'n/a'}"
+            f"diff {pair['diff']:+.3f}  CI {shown}  p={format(pair['p_value'], '.3g') if pair['p_value'] is not None else 'n/a'}"
         )
     (root / "compare.json").write_text(
         json.dumps(doc, ensure_ascii=False, indent=1, default=str), encoding="utf-8"
@@ -162,7 +168,7 @@ def main(argv: list[str]) -> int:
     root = Path(_option(argv, "--output", "runs/demo") or "runs/demo")
     limit_text = _option(argv, "--limit", None)
     limit = int(limit_text) if limit_text else None
-    spec = f"hf/{_as_typed(_model_path())}"
+    spec = f"hf/{_as_typed(_model_path(), root)}"
     from omnieval.backends import BackendOptions, create_backend
 
     started = time.perf_counter()
