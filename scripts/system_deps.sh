@@ -6,7 +6,8 @@
 #   festival, festvox-ru     Russian speech the packaged Whisper base can hear (demo audio, cascade tests)
 #   chromium                 report, compare and platform pages tested in a real headless browser (Playwright)
 #   postgresql               the platform's PostgreSQL tests start a throwaway cluster with initdb/pg_ctl
-# Never fatal: without a package the tests that need it skip and say why.
+# Never fatal here: outside CI a test whose package is missing skips and says why; in CI (CI set) a skip
+# fails the run (tests/conftest.py), so a package that could not be installed is seen.
 set -u
 need=()
 for cmd in espeak-ng sox ffmpeg chromium; do command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd"); done
