@@ -8,6 +8,7 @@ import json
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -115,27 +116,19 @@ def _task_file(tmp_path: Path, n: int = 6, repeats: str = "") -> Path:
     return data
 
 
+def _run_random(data: Path, out: Path, *options: str) -> Any:
+    """``omnieval run`` of ``data`` with ``baseline/random`` into ``out``, in process."""
+    argv = ["run", "--tasks", f"jsonl:{data}", "--model", "baseline/random", "--output", str(out), *options]
+    return CliRunner().invoke(app, argv)
+
+
 def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
 
 
 def test_cli_repeats_writes_k_records_per_sample_and_the_metrics(tmp_path: Path) -> None:
     data, out = _task_file(tmp_path), tmp_path / "out"
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--tasks",
-            f"jsonl:{data}",
-            "--model",
-            "baseline/random",
-            "--repeats",
-            "5",
-            "--output",
-            str(out),
-            "-q",
-        ],
-    )
+    result = _run_random(data, out, "--repeats", "5", "-q")
     assert result.exit_code == 0, result.output
     records = _records(out)
     assert sorted((r["sample_id"], r["repeat"]) for r in records) == [
@@ -180,20 +173,7 @@ def test_repeats_resume_only_the_missing_repeats(tmp_path: Path) -> None:
 
 def test_repeats_zero_and_a_pass_k_above_the_repeats_fail_before_any_request(tmp_path: Path) -> None:
     data, out = _task_file(tmp_path), tmp_path / "out"
-    result = CliRunner().invoke(
-        app,
-        [
-            "run",
-            "--tasks",
-            f"jsonl:{data}",
-            "--model",
-            "baseline/random",
-            "--repeats",
-            "0",
-            "--output",
-            str(out),
-        ],
-    )
+    result = _run_random(data, out, "--repeats", "0")
     assert result.exit_code != 0 and "--repeats" in result.output
     assert not (out / "samples.jsonl").exists()
     with pytest.raises(ValueError, match=r"pass@k needs 1 ≤ k ≤ repeats \(4\); got k = 8"):
