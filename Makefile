@@ -29,6 +29,7 @@ system-deps:
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 

@@ -3,7 +3,8 @@
 The fake OpenAI server (with its Batch API) runs in this process's background thread; the run is the
 real CLI in a subprocess, whose peak RSS is read from ``getrusage(RUSAGE_CHILDREN)`` after it exits.
 Prints the requests, batches, wall time, the child's peak RSS and the /chat/completions requests
-(must be 0). ``--runner-only`` measures the runner alone (no ``results.json``, no report), to tell the batch path's
+(must be 0). ``--runner-only`` measures the runner alone (no ``results.json``, no report), to tell the batch
+path's
 memory from the end-of-run aggregation's. Usage:
 ``python benchmarks/batch_rss.py [--requests 100000] [--batch-size 5000] [--runner-only]``.
 """
@@ -64,7 +65,8 @@ def main() -> None:
             ):  # the runner alone (no results.json, no report): where the batch path's memory goes
                 code = (
                     "import sys; from pathlib import Path; from omnieval.runner import RunConfig, run; "
-                    "run(RunConfig(tasks=(sys.argv[1],), model='openai/fake', output=Path(sys.argv[2]), quiet=True, batch=True, "
+                    "run(RunConfig(tasks=(sys.argv[1],), model='openai/fake', output=Path(sys.argv[2]), "
+                    "quiet=True, batch=True, "
                     "batch_size=int(sys.argv[4]), batch_poll_s=0.2, backend={'base_url': sys.argv[3]}))"
                 )
                 command = [

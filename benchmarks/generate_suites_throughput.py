@@ -90,18 +90,25 @@ def main() -> None:
     parser.add_argument("--only", default=",".join(SUITES), help="comma-separated suites")
     parser.add_argument("--workers", type=int, default=2, help="processes for the parallel pass (1: skip it)")
     args = parser.parse_args()
-    print_rows(suites_section(args.n, tuple(s for s in args.only.split(",") if s), args.workers), args.workers)
+    print_rows(
+        suites_section(args.n, tuple(s for s in args.only.split(",") if s), args.workers), args.workers
+    )
 
 
 def print_rows(rows: list[dict[str, Any]], workers: int) -> None:
     """The suites' table: instances per second, the slowest step, and the parallel ratio."""
-    print(f"{'suite':13s} {'n':>5s} {'inst/s':>8s} {'wall s':>7s} {'cpu s':>7s} {'draw s':>7s} {'encode s':>8s} "
-          f"{'slowest':>14s} {f'inst/s x{workers}':>11s} {'ratio':>6s}")
+    print(
+        f"{'suite':13s} {'n':>5s} {'inst/s':>8s} {'wall s':>7s} {'cpu s':>7s} {'draw s':>7s} "
+        f"{'encode s':>8s} "
+        f"{'slowest':>14s} {f'inst/s x{workers}':>11s} {'ratio':>6s}"
+    )
     for r in rows:
         share = f"{r['slowest']} {100 * r[r['slowest']] / r['wall_s']:.0f}%"
-        print(f"{r['suite']:13s} {r['n']:5d} {r['per_s']:8.1f} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "
-              f"{r['draw']:7.2f} {r['encode']:8.2f} {share:>14s} {r['parallel_per_s']:11.1f} "
-              f"{r['parallel_per_s'] / r['per_s']:6.2f}")
+        print(
+            f"{r['suite']:13s} {r['n']:5d} {r['per_s']:8.1f} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} "
+            f"{r['draw']:7.2f} {r['encode']:8.2f} {share:>14s} {r['parallel_per_s']:11.1f} "
+            f"{r['parallel_per_s'] / r['per_s']:6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -76,7 +76,9 @@ def _slowest_steps(out: Path, scale: str) -> list[tuple[str, float]]:
     totals = {}
     for label, where in _ART_STEPS.items():
         file, func = where.split(":")
-        totals[label] = sum(v[3] for (path, _, name), v in stats.items() if path.endswith(f"art/{file}") and name == func)
+        totals[label] = sum(
+            v[3] for (path, _, name), v in stats.items() if path.endswith(f"art/{file}") and name == func
+        )
     return sorted(totals.items(), key=lambda kv: kv[1], reverse=True)
 
 
@@ -86,17 +88,24 @@ def bench_art(root: Path, *, scale: str, workers: int, full: bool) -> None:
     nw, tw, cw = _art(root / f"art-{workers}", scale=scale, workers=workers, seed=7)
     print(f"ART {scale}: {n1} instances (load average at start {load:.1f} on {os.cpu_count()} cores)")
     print(f"  1 worker : {t1:7.1f} s wall  {c1:7.1f} s CPU  {n1 / t1:6.1f} instances/s")
-    print(f"  {workers} workers: {tw:7.1f} s wall  {cw:7.1f} s CPU  {nw / tw:6.1f} instances/s  (speed-up x{t1 / tw:.2f})")
-    print(f"  full set (9,000) extrapolated at {workers} workers (upper bound: speech and clips are cached, so "
-          f"larger sets are faster per instance): {9000 / (nw / tw) / 60:.1f} min wall, "
-          f"{9000 * cw / nw / workers / 60:.1f} min if the {workers} cores were idle (goal < 10 min)")
+    print(
+        f"  {workers} workers: {tw:7.1f} s wall  {cw:7.1f} s CPU  {nw / tw:6.1f} instances/s  (speed-up "
+        f"x{t1 / tw:.2f})"
+    )
+    print(
+        f"  full set (9,000) extrapolated at {workers} workers (upper bound: speech and clips are cached, so "
+        f"larger sets are faster per instance): {9000 / (nw / tw) / 60:.1f} min wall, "
+        f"{9000 * cw / nw / workers / 60:.1f} min if the {workers} cores were idle (goal < 10 min)"
+    )
     print("  time per step (1 worker, cProfile, cumulative):")
     for label, seconds in _slowest_steps(root / "art-prof", scale):
         print(f"    {label:<24} {seconds:7.1f} s")
     if full:
         nf, tf, cf = _art(root / "art-full", scale="full", workers=workers, seed=7)
-        print(f"  full set measured: {nf} instances in {tf / 60:.1f} min wall ({nf / tf:.1f} instances/s), "
-              f"{cf / 60:.1f} min CPU = {cf / workers / 60:.1f} min on {workers} idle cores")
+        print(
+            f"  full set measured: {nf} instances in {tf / 60:.1f} min wall ({nf / tf:.1f} instances/s), "
+            f"{cf / 60:.1f} min CPU = {cf / workers / 60:.1f} min on {workers} idle cores"
+        )
     for sub in ("art-1", f"art-{workers}", "art-prof", "art-full"):
         shutil.rmtree(root / sub, ignore_errors=True)
 
@@ -121,9 +130,13 @@ def bench_suites(root: Path, *, workers: int, n: int = 200) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", default="art-h", help="ART scale for the side-by-side runs (tiny | art-h | full).")
+    parser.add_argument(
+        "--scale", default="art-h", help="ART scale for the side-by-side runs (tiny | art-h | full)."
+    )
     parser.add_argument("--workers", type=int, default=2, help="Processes for the parallel run.")
-    parser.add_argument("--full", action="store_true", help="Also generate and time the full 9,000-instance ART set.")
+    parser.add_argument(
+        "--full", action="store_true", help="Also generate and time the full 9,000-instance ART set."
+    )
     parser.add_argument("--only", choices=("art", "suites"), default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="omnieval-genbench-") as tmp:

@@ -30,7 +30,8 @@ prints each measure next to its target from the engine issue:
   sample and against the whole run's CPU.
 
 CPU time (user + system) of the CLI process is printed beside wall time: on a shared machine
-wall time also measures the neighbours. Usage: ``python benchmarks/harness_overhead.py [--samples 5000] [--rss-samples 100000] [--only cpu,startup]``.
+wall time also measures the neighbours. Usage: ``python benchmarks/harness_overhead.py [--samples 5000]
+[--rss-samples 100000] [--only cpu,startup]``.
 """
 
 from __future__ import annotations
@@ -51,7 +52,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 MEASURES = (
-    "floor", "latency", "cpu", "startup", "rss", "rerun", "breaker", "breaker_cost", "breaker_micro", "client", "report"
+    "floor",
+    "latency",
+    "cpu",
+    "startup",
+    "rss",
+    "rerun",
+    "breaker",
+    "breaker_cost",
+    "breaker_micro",
+    "client",
+    "report",
 )
 
 
@@ -97,8 +108,14 @@ class Usage(NamedTuple):
 
 
 def run_cli(
-    task: Path, url: str, out: Path, *, concurrency: int, extra: tuple[str, ...] = (),
-    env: dict[str, str] | None = None, expect_fail: bool = False,
+    task: Path,
+    url: str,
+    out: Path,
+    *,
+    concurrency: int,
+    extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    expect_fail: bool = False,
 ) -> Usage:
     """Run ``omnieval run`` and measure it (``env`` swaps the code under test, e.g. a baseline's src)."""
     cmd = [*omnieval_cmd(), "run", "--tasks", f"jsonl:{task}", "--model", "openai/fake", "--base-url", url]
@@ -206,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help="interleaved runs per side (breaker_cost, client)")
     ap.add_argument("--baseline-ref", help="git revision whose src/ runs beside this one in breaker_cost")
     ap.add_argument("--dead-samples", default="300,20000", help="dataset sizes for the breaker measure")
-    ap.add_argument("--floor-repeats", type=int, default=3, help="interleaved floor/omnieval pairs per latency")
+    ap.add_argument(
+        "--floor-repeats", type=int, default=3, help="interleaved floor/omnieval pairs per latency"
+    )
     args = ap.parse_args(argv)
     measures = {m.strip() for m in args.only.split(",") if m.strip()}
     if unknown := measures - set(MEASURES):
@@ -251,7 +270,8 @@ async def main(url, path, concurrency):
     gate = asyncio.Semaphore(concurrency)
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
         async def one(row):
-            body = {"model": "fake", "messages": [{"role": "user", "content": row["question"]}], "max_tokens": 16}
+            messages = [{"role": "user", "content": row["question"]}]
+            body = {"model": "fake", "messages": messages, "max_tokens": 16}
             async with gate, session.post(url + "/chat/completions", json=body) as resp:
                 data = await resp.json()
             return data["choices"][0]["message"]["content"].strip() == row["answer"]
@@ -319,7 +339,9 @@ def breaker_give_up(bench: Bench) -> None:
                 for conc in (64, 1):
                     out = bench.work / f"dead-{n}-{conc}-{name.replace(' ', '')}"
                     wall = run_cli(task, url, out, concurrency=conc, expect_fail=True).wall
-                    bench.row(f"give up: {name}, {n} samples, c={conc}", f"{wall:.2f} s", "≤ 10 s", wall <= 10)
+                    bench.row(
+                        f"give up: {name}, {n} samples, c={conc}", f"{wall:.2f} s", "≤ 10 s", wall <= 10
+                    )
 
 
 def baseline_env(work: Path, ref: str) -> dict[str, str]:
@@ -332,15 +354,23 @@ def baseline_env(work: Path, ref: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(dest / "src")}
 
 
-def interleaved(bench: Bench, sides: dict[str, tuple[tuple[str, ...], dict[str, str] | None]], *,
-                n: int, url: str, tag: str) -> dict[str, list[Usage]]:
+def interleaved(
+    bench: Bench,
+    sides: dict[str, tuple[tuple[str, ...], dict[str, str] | None]],
+    *,
+    n: int,
+    url: str,
+    tag: str,
+) -> dict[str, list[Usage]]:
     """Run every side ``repeats`` times, alternating, so drift on a shared machine hits all alike."""
     task = make_task(bench.work / f"{tag}.jsonl", n)
     runs: dict[str, list[Usage]] = {name: [] for name in sides}
     for i in range(bench.args.repeats):
         for name, (extra, env) in sides.items():
             out = bench.work / f"{tag}-{name}-{i}"
-            runs[name].append(run_cli(task, url, out, concurrency=bench.args.concurrency, extra=extra, env=env))
+            runs[name].append(
+                run_cli(task, url, out, concurrency=bench.args.concurrency, extra=extra, env=env)
+            )
             check_complete(out, n)
             shutil.rmtree(out, ignore_errors=True)
     return runs
@@ -354,7 +384,9 @@ def breaker_cost(bench: Bench) -> None:
     """
     a = bench.args
     sides: dict[str, tuple[tuple[str, ...], dict[str, str] | None]] = {
-        "breaker on": ((), None), "breaker off": (("--breaker-threshold", "0"), None)}
+        "breaker on": ((), None),
+        "breaker off": (("--breaker-threshold", "0"), None),
+    }
     if a.baseline_ref:
         sides[f"baseline {a.baseline_ref}"] = ((), baseline_env(bench.work, a.baseline_ref))
     ideal = a.samples * a.latency_ms / 1000.0 / a.concurrency
@@ -363,7 +395,12 @@ def breaker_cost(bench: Bench) -> None:
     ratio = {name: min(u.wall for u in us) / ideal for name, us in runs.items()}
     cpu = {name: statistics.median(u.cpu for u in us) for name, us in runs.items()}
     for name in sides:
-        bench.row(f"{a.samples} @ {a.latency_ms:g} ms, {name}: wall/ideal (min)", f"{ratio[name]:.3f} ×", "info", True)
+        bench.row(
+            f"{a.samples} @ {a.latency_ms:g} ms, {name}: wall/ideal (min)",
+            f"{ratio[name]:.3f} ×",
+            "info",
+            True,
+        )
         bench.row(f"  {name}: CPU (median)", f"{cpu[name]:.2f} s", "info", True)
     for other in [k for k in sides if k != "breaker on"]:
         change = 100.0 * (ratio["breaker on"] / ratio[other] - 1.0)
@@ -395,8 +432,13 @@ def breaker_micro(bench: Bench) -> None:
     n = 20_000
 
     async def loop(breaker: CircuitBreaker | None) -> float:
-        fetcher = Fetcher(Instant("m", options=BackendOptions()), cache=None, retry=RetryPolicy(),
-                          limiter=AdaptiveLimiter(1), breaker=breaker)  # fmt: skip
+        fetcher = Fetcher(
+            Instant("m", options=BackendOptions()),
+            cache=None,
+            retry=RetryPolicy(),
+            limiter=AdaptiveLimiter(1),
+            breaker=breaker,
+        )
         start = time.process_time()
         for _ in range(n):
             await fetcher.fetch(request, "fp")
@@ -410,22 +452,28 @@ def breaker_micro(bench: Bench) -> None:
     bench.row("fetch round trip, breaker off (min)", f"{best['off']:.2f} µs", "info", True)
     bench.row("fetch round trip, breaker on (min)", f"{best['on']:.2f} µs", "info", True)
     bench.row("  breaker cost per request", f"{delta:.2f} µs", "info", True)
-    bench.row("  as a share of the 0.5 ms/sample budget", f"{100 * delta / 500:.2f} %", "≤ 2 %", delta / 500 <= 0.02)
+    bench.row(
+        "  as a share of the 0.5 ms/sample budget", f"{100 * delta / 500:.2f} %", "≤ 2 %", delta / 500 <= 0.02
+    )
 
 
 def client_cpu(bench: Bench) -> None:
     """CPU per request of the raw HTTP client against aiohttp (start-up CPU subtracted)."""
     a = bench.args
     sides: dict[str, tuple[tuple[str, ...], dict[str, str] | None]] = {
-        "aiohttp": ((), None), "raw": (("--backend-opt", "http_client=raw"), None)}
+        "aiohttp": ((), None),
+        "raw": (("--backend-opt", "http_client=raw"), None),
+    }
     with fake_server(0) as url:
         startup = bench.startup(url)
         runs = interleaved(bench, sides, n=a.samples, url=url, tag="client")
-    per = {name: (statistics.median(u.cpu for u in us) - startup.cpu) * 1000.0 / a.samples for name, us in runs.items()}
+    per = {
+        name: (statistics.median(u.cpu for u in us) - startup.cpu) * 1000.0 / a.samples
+        for name, us in runs.items()
+    }
     for name, ms in per.items():
         bench.row(f"{a.samples} @ 0 ms, {name}: CPU per request", f"{ms:.3f} ms", "info", True)
     bench.row("  raw client saves", f"{per['aiohttp'] - per['raw']:.3f} ms", "info", True)
-
 
 
 def report_cost(bench: Bench) -> None:

@@ -56,9 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         boot = {ref: statistics.median(start[ref]) for ref in args.refs}
         per = {ref: (total[ref] - boot[ref]) * 1000.0 / args.samples for ref in args.refs}
         for ref in args.refs:
-            print(f"{ref:>12}: run CPU {total[ref]:.2f} s ({100 * (total[ref] / total[first] - 1):+.1f} %), "
-                  f"start-up {boot[ref]:.2f} s ({boot[ref] - boot[first]:+.2f} s), "
-                  f"per request {per[ref]:.3f} ms ({100 * (per[ref] / per[first] - 1):+.1f} %)", flush=True)  # fmt: skip
+            print(
+                f"{ref:>12}: run CPU {total[ref]:.2f} s ({100 * (total[ref] / total[first] - 1):+.1f} %), "
+                f"start-up {boot[ref]:.2f} s ({boot[ref] - boot[first]:+.2f} s), "
+                f"per request {per[ref]:.3f} ms ({100 * (per[ref] / per[first] - 1):+.1f} %)",
+                flush=True,
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

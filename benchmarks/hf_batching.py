@@ -14,15 +14,28 @@ from omnieval.backends.hf import HFBackend
 from omnieval.types import GenerationConfig, Message, Request, Response
 
 PROMPTS = [
-    "The capital of France is", "Столица России —", "Once upon a time", "2 + 2 =",
-    "The best way to learn a language is", "Москва — это", "def fibonacci(n):", "Water boils at",
+    "The capital of France is",
+    "Столица России —",
+    "Once upon a time",
+    "2 + 2 =",
+    "The best way to learn a language is",
+    "Москва — это",
+    "def fibonacci(n):",
+    "Water boils at",
 ]
 
 
 def _requests(n: int, max_tokens: int) -> list[Request]:
     config = GenerationConfig(temperature=0.0, max_tokens=max_tokens)
-    return [Request(task="bench", sample_id=str(i), messages=(Message(role="user", content=PROMPTS[i % len(PROMPTS)]),),
-                    generation=config) for i in range(n)]
+    return [
+        Request(
+            task="bench",
+            sample_id=str(i),
+            messages=(Message(role="user", content=PROMPTS[i % len(PROMPTS)]),),
+            generation=config,
+        )
+        for i in range(n)
+    ]
 
 
 def measure(backend: HFBackend, requests: list[Request]) -> tuple[float, int]:

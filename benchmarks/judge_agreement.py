@@ -31,8 +31,10 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=160_000)
     args = parser.parse_args()
     data = np.random.default_rng(0)
-    table = [([int(v) for v in data.integers(0, 3, size=int(data.integers(2, 6)))], int(data.integers(0, 3)))
-             for _ in range(args.items)]  # fmt: skip
+    table = [
+        ([int(v) for v in data.integers(0, 3, size=int(data.integers(2, 6)))], int(data.integers(0, 3)))
+        for _ in range(args.items)
+    ]
     timings, values = {}, {}
     for name, fn in (("recount", recount), ("incremental", judge_substitution_vc)):
         rng = np.random.default_rng(1)
@@ -42,7 +44,10 @@ def main() -> None:
     assert abs(values["recount"] - values["incremental"]) < 1e-12, values
     print(f"items={args.items} trials=100 judge_vc={values['incremental']:.6f}")
     print(f"recount     {timings['recount']:8.2f} s")
-    print(f"incremental {timings['incremental']:8.2f} s   speed-up ×{timings['recount'] / timings['incremental']:.1f}")
+    print(
+        f"incremental {timings['incremental']:8.2f} s   speed-up "
+        f"×{timings['recount'] / timings['incremental']:.1f}"
+    )
 
 
 if __name__ == "__main__":

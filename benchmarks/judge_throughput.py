@@ -37,11 +37,15 @@ CLIENT = {"http_client": "raw"}
 
 def _task(tmp: Path, n: int) -> Path:
     rows = [{"id": str(i), "question": f"Сколько будет {i}+{i}?", "answer": str(2 * i)} for i in range(n)]
-    (tmp / "qa.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    (tmp / "qa.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     task = tmp / "task.yaml"
-    task.write_text("name: bench\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
-                    "judge: {protocol: {name: direct}, template: binary_equivalence, derived: {fs: [em, js]}}\n",
-                    encoding="utf-8")  # fmt: skip
+    task.write_text(
+        "name: bench\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
+        "judge: {protocol: {name: direct}, template: binary_equivalence, derived: {fs: [em, js]}}\n",
+        encoding="utf-8",
+    )
     return task
 
 
@@ -54,8 +58,15 @@ def _run(task: Path, out: Path, model_url: str, judge_url: str | None) -> float:
     if judge_url is not None:
         options = BackendOptions(base_url=judge_url, api_key="x", concurrency=CONCURRENCY, extra=CLIENT)
         judge = JudgeConfig(model="openai/judge", backend=options)
-    config = RunConfig(tasks=(str(task),), model="openai/fake", output=out, quiet=True, use_cache=False,
-                       backend=BackendOptions(base_url=model_url, api_key="x", concurrency=CONCURRENCY, extra=CLIENT), judge=judge)  # fmt: skip
+    config = RunConfig(
+        tasks=(str(task),),
+        model="openai/fake",
+        output=out,
+        quiet=True,
+        use_cache=False,
+        backend=BackendOptions(base_url=model_url, api_key="x", concurrency=CONCURRENCY, extra=CLIENT),
+        judge=judge,
+    )
     started, cpu = time.perf_counter(), time.process_time()
     _, results = evaluate(config)
     wall = time.perf_counter() - started
@@ -70,8 +81,19 @@ def _run(task: Path, out: Path, model_url: str, judge_url: str | None) -> float:
 @contextlib.contextmanager
 def _server(answer: str) -> Iterator[str]:
     """A fake OpenAI server in its own process (in a thread it would share this process's GIL)."""
-    proc = subprocess.Popen([sys.executable, "-m", "omnieval.testing.fake_openai", "--latency-ms", str(LATENCY_MS),
-                             "--default-answer", answer], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "omnieval.testing.fake_openai",
+            "--latency-ms",
+            str(LATENCY_MS),
+            "--default-answer",
+            answer,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         yield proc.stdout.readline().strip()
@@ -93,9 +115,12 @@ def overlap(n: int, repeat: int = 3) -> bool:
     cpu_plain, cpu_judged = statistics.median(CPU[0::2]), statistics.median(CPU[1::2])
     ideal = n * LATENCY_MS / 1000 / CONCURRENCY
     ratio = judged / (plain + ideal)
-    print(f"overlap   n={n} (median of {repeat}): unjudged {plain:.2f} s, judged {judged:.2f} s, judge ideal {ideal:.2f} s "
-          f"-> judged / (unjudged + ideal) = {ratio:.3f} (target <= 1.2) {'OK' if ratio <= 1.2 else 'FAIL'}; "
-          f"client CPU {cpu_plain:.2f} s unjudged, {cpu_judged:.2f} s judged")  # fmt: skip
+    print(
+        f"overlap   n={n} (median of {repeat}): unjudged {plain:.2f} s, judged {judged:.2f} s, judge ideal "
+        f"{ideal:.2f} s "
+        f"-> judged / (unjudged + ideal) = {ratio:.3f} (target <= 1.2) {'OK' if ratio <= 1.2 else 'FAIL'}; "
+        f"client CPU {cpu_plain:.2f} s unjudged, {cpu_judged:.2f} s judged"
+    )
     return ratio <= 1.2
 
 
@@ -112,8 +137,16 @@ def batching(n: int = 256, batch: int = 32) -> bool:
         backend = HFClassifierBackend(str(path), options=BackendOptions(device="cpu"))
         sep = backend.sep_token()
         texts = [f"столица франции {i}{sep}париж{sep}{'париж ' * (i % 40)}" for i in range(n)]
-        reqs = [Request(task="b", sample_id=str(i), messages=(Message(role="user", content=t),), prompt=t, kind="classify")
-                for i, t in enumerate(texts)]  # fmt: skip
+        reqs = [
+            Request(
+                task="b",
+                sample_id=str(i),
+                messages=(Message(role="user", content=t),),
+                prompt=t,
+                kind="classify",
+            )
+            for i, t in enumerate(texts)
+        ]
         backend.run_batch(reqs[:4])  # load and warm up
         rates = {}
         for size in (1, batch):
@@ -122,8 +155,11 @@ def batching(n: int = 256, batch: int = 32) -> bool:
                 backend.run_batch(reqs[i : i + size])
             rates[size] = n / (time.perf_counter() - started)
     speedup = rates[batch] / rates[1]
-    print(f"batching  n={n}: batch 1 {rates[1]:.0f} inputs/s, batch {batch} {rates[batch]:.0f} inputs/s -> x{speedup:.2f} "
-          f"(target > 1) {'OK' if speedup > 1 else 'FAIL'}")  # fmt: skip
+    print(
+        f"batching  n={n}: batch 1 {rates[1]:.0f} inputs/s, batch {batch} {rates[batch]:.0f} inputs/s -> "
+        f"x{speedup:.2f} "
+        f"(target > 1) {'OK' if speedup > 1 else 'FAIL'}"
+    )
     return speedup > 1
 
 
@@ -132,7 +168,9 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=2000)
     ap.add_argument("--only", default="overlap,batching")
     ap.add_argument("--repeat", type=int, default=3, help="overlap: pairs of runs (the median is reported)")
-    ap.add_argument("--client", default="raw", choices=["raw", "auto", "httpx"], help="HTTP client of both runs")
+    ap.add_argument(
+        "--client", default="raw", choices=["raw", "auto", "httpx"], help="HTTP client of both runs"
+    )
     args = ap.parse_args()
     CLIENT["http_client"] = args.client
     wanted = set(args.only.split(","))

@@ -105,7 +105,8 @@ def main() -> None:
         second, states2 = run_once(refs, policy, cache)
     ratio = second / first
     print(
-        f"media set: {args.images} images (1600x1200), {args.audio} audio (10 s stereo), {args.videos} videos (30 s)"
+        f"media set: {args.images} images (1600x1200), {args.audio} audio (10 s stereo), {args.videos} "
+        "videos (30 s)"
     )
     print(f"first run  {first * 1000:9.1f} ms  {states1}")
     print(f"second run {second * 1000:9.1f} ms  {states2}")

@@ -81,10 +81,15 @@ def _seed_board(client: Any, base: str, data: bytes, n: int) -> None:
     user, rev = _token(client, base, "seeder"), _token(client, base, "reviewer")
     ids = [_upload(client, base, user, data, f"model-{i}") for i in range(n)]
     for sub_id in ids:
-        while client.get(f"{base}/api/v1/submissions/{sub_id}", headers=user).json()["status"] not in ("scored", "failed"):
+        while client.get(f"{base}/api/v1/submissions/{sub_id}", headers=user).json()["status"] not in (
+            "scored",
+            "failed",
+        ):
             time.sleep(0.05)
         client.post(f"{base}/api/v1/submissions/{sub_id}/publish", headers=user, json={"boards": ["multi"]})
-        client.post(f"{base}/api/v1/reviews/{sub_id}", headers=rev, json={"decision": "approve", "comment": "ok"})
+        client.post(
+            f"{base}/api/v1/reviews/{sub_id}", headers=rev, json={"decision": "approve", "comment": "ok"}
+        )
 
 
 _TOKENS: dict[tuple[str, str], dict[str, str]] = {}
@@ -100,8 +105,12 @@ def _token(client: Any, base: str, name: str) -> dict[str, str]:
 
 
 def _upload(client: Any, base: str, headers: dict[str, str], data: bytes, model: str) -> int:
-    r = client.post(f"{base}/api/v1/submissions", headers=headers, data={"benchmark": "mera", "model": model},
-                    files={"file": ("s.zip", data, "application/zip")})  # fmt: skip
+    r = client.post(
+        f"{base}/api/v1/submissions",
+        headers=headers,
+        data={"benchmark": "mera", "model": model},
+        files={"file": ("s.zip", data, "application/zip")},
+    )
     r.raise_for_status()
     return int(r.json()["id"])
 
@@ -154,16 +163,24 @@ def _phase(base: str, args: argparse.Namespace, data: bytes | None) -> dict[str,
     stop, ids = threading.Event(), []
     thread = None
     if data is not None:
-        thread = threading.Thread(target=_uploader, args=(base, data, args.upload_every, stop, ids), daemon=True)
+        thread = threading.Thread(
+            target=_uploader, args=(base, data, args.upload_every, stop, ids), daemon=True
+        )
         thread.start()
     errors: list[str] = []
     latencies = asyncio.run(_readers(base, args.readers, args.seconds, errors))
     stop.set()
     if thread:
         thread.join()
-    return {"n": len(latencies), "p50": _pct(latencies, 0.5), "p95": _pct(latencies, 0.95),
-            "p99": _pct(latencies, 0.99), "uploads": len(ids), "errors": len(errors),
-            "kinds": dict(collections.Counter(errors))}  # fmt: skip
+    return {
+        "n": len(latencies),
+        "p50": _pct(latencies, 0.5),
+        "p95": _pct(latencies, 0.95),
+        "p99": _pct(latencies, 0.99),
+        "uploads": len(ids),
+        "errors": len(errors),
+        "kinds": dict(collections.Counter(errors)),
+    }
 
 
 def _scored(base: str) -> int:
@@ -173,7 +190,9 @@ def _scored(base: str) -> int:
         response = client.get(f"{base}/api/v1/submissions", headers=_token(client, base, "reader"))
         body = response.json()
         if "submissions" not in body:
-            raise SystemExit(f"{base}: listing submissions failed: {response.status_code} {response.text[:300]}")
+            raise SystemExit(
+                f"{base}: listing submissions failed: {response.status_code} {response.text[:300]}"
+            )
     return sum(s["status"] == "scored" for s in body["submissions"])
 
 
@@ -189,10 +208,19 @@ def run_database(label: str, url: str | None, root: Path, data: bytes, args: arg
             before = _scored(base)
             busy = _phase(base, args, data)
             scored = _scored(base) - before
-    print(f"{label:10} idle    : {idle['n']:6d} requests  p50 {idle['p50']:7.1f} ms  p95 {idle['p95']:7.1f} ms  p99 {idle['p99']:7.1f} ms")
-    print(f"{label:10} scoring : {busy['n']:6d} requests  p50 {busy['p50']:7.1f} ms  p95 {busy['p95']:7.1f} ms  p99 {busy['p99']:7.1f} ms"
-          f"  ({busy['uploads']} uploads, {scored} scored meanwhile)")
-    print(f"{label:10} failed requests: idle {idle['errors']} {idle['kinds']}, scoring {busy['errors']} {busy['kinds']}")
+    print(
+        f"{label:10} idle    : {idle['n']:6d} requests  p50 {idle['p50']:7.1f} ms  p95 {idle['p95']:7.1f} ms "
+        f" p99 {idle['p99']:7.1f} ms"
+    )
+    print(
+        f"{label:10} scoring : {busy['n']:6d} requests  p50 {busy['p50']:7.1f} ms  p95 {busy['p95']:7.1f} ms "
+        f" p99 {busy['p99']:7.1f} ms"
+        f"  ({busy['uploads']} uploads, {scored} scored meanwhile)"
+    )
+    print(
+        f"{label:10} failed requests: idle {idle['errors']} {idle['kinds']}, scoring {busy['errors']} "
+        f"{busy['kinds']}"
+    )
     print(f"{label:10} p99 ratio scoring/idle: {busy['p99'] / idle['p99']:.2f}")
 
 
@@ -241,20 +269,42 @@ def _honest_zip_at_cap(root: Path, tasks: dict[str, int], target: int) -> bytes:
 
     answers = {name: answers_of(root, name) for name in tasks}
     per_answer = max(1, target // sum(map(len, answers.values())))
-    words = ["ответ", "модель", "картинка", "звук", "видео", "вопрос", "число", "цвет", "кошка", "дом", "река", "город"]
+    words = [
+        "ответ",
+        "модель",
+        "картинка",
+        "звук",
+        "видео",
+        "вопрос",
+        "число",
+        "цвет",
+        "кошка",
+        "дом",
+        "река",
+        "город",
+    ]
     text = " ".join(random.choices(words, k=(1 << 20) // 7))  # 1 MiB apart: beyond DEFLATE's 32 KiB window
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name in tasks:
-            items = [{"outputs": f"{answer} {(text * (1 + per_answer // len(text)))[:per_answer // 2]}", "meta": {"id": int(sid)}}
-                     for sid, answer in answers[name].items()]  # fmt: skip
-            zf.writestr(f"{catalogue().by_name()[name].submission}.json", json.dumps({"data": {"test": items}}, ensure_ascii=False))
+            items = [
+                {
+                    "outputs": f"{answer} {(text * (1 + per_answer // len(text)))[: per_answer // 2]}",
+                    "meta": {"id": int(sid)},
+                }
+                for sid, answer in answers[name].items()
+            ]
+            zf.writestr(
+                f"{catalogue().by_name()[name].submission}.json",
+                json.dumps({"data": {"test": items}}, ensure_ascii=False),
+            )
     return buf.getvalue()
 
 
 def run_memory(root: Path, tasks: dict[str, int]) -> None:
-    """Peak memory of one upload at the caps: copy, zip checks, validation, then scoring (tracemalloc's peak of
-    Python allocations per stage, in a fresh process; the RSS high-water mark after imports is printed too)."""
+    """Peak memory of one upload at the caps: copy, zip checks, validation, then scoring (tracemalloc's peak
+    of Python
+    allocations per stage, in a fresh process; the RSS high-water mark after imports is printed too)."""
     from omnieval.platform import Settings
 
     cap = Settings(data_dir=Path(".")).max_unpacked_bytes
@@ -264,14 +314,22 @@ def run_memory(root: Path, tasks: dict[str, int]) -> None:
         archive = Path(tmp) / "upload.zip"
         archive.write_bytes(data)
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        out = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(Path(tmp) / "data"), str(archive)],
-                             env=env, capture_output=True, text=True)  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", MEMORY_PROBE, str(Path(tmp) / "data"), str(archive)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if out.returncode:
             raise SystemExit(out.stderr[-2000:])
         got = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"memory: one honest upload of {len(data) / 2**20:.1f} MiB zipped, ~{cap * 0.97 / 2**20:.0f} MiB of JSON "
-          f"(unpacked cap {cap / 2**20:.0f} MiB): peak Python allocations {got['upload_mb']:.0f} MB while uploading, "
-          f"{got['scoring_mb']:.0f} MB while scoring, over {got['base_mb']:.0f} MB after imports (limit 300 MB)")
+    print(
+        f"memory: one honest upload of {len(data) / 2**20:.1f} MiB zipped, ~{cap * 0.97 / 2**20:.0f} MiB of "
+        "JSON "
+        f"(unpacked cap {cap / 2**20:.0f} MiB): peak Python allocations {got['upload_mb']:.0f} MB while "
+        "uploading, "
+        f"{got['scoring_mb']:.0f} MB while scoring, over {got['base_mb']:.0f} MB after imports (limit 300 MB)"
+    )
 
 
 def main() -> None:
@@ -280,9 +338,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--n", type=int, default=200, help="samples per task in the miniature benchmark")
     parser.add_argument("--models", type=int, default=8, help="approved submissions on the board")
-    parser.add_argument("--upload-every", type=float, default=0.6, help="seconds (the server allows 20 uploads a minute)")
+    parser.add_argument(
+        "--upload-every", type=float, default=0.6, help="seconds (the server allows 20 uploads a minute)"
+    )
     parser.add_argument("--only", choices=("sqlite", "postgresql"), default=None)
-    parser.add_argument("--memory", action="store_true", help="measure the peak memory of one upload at the caps instead")
+    parser.add_argument(
+        "--memory", action="store_true", help="measure the peak memory of one upload at the caps instead"
+    )
     args = parser.parse_args()
     from tests.platform.conftest import submission_zip
     from tests.platform.pg import available, postgres_cluster
@@ -296,8 +358,10 @@ def main() -> None:
             run_memory(root, tasks)
             return
         data = submission_zip(root, right=tasks)
-        print(f"{args.readers} concurrent readers of /boards/mera/multi for {args.seconds:.0f} s per phase; "
-              f"{args.models} models on the board; {args.n} samples per task, 3 tasks per submission")  # fmt: skip
+        print(
+            f"{args.readers} concurrent readers of /boards/mera/multi for {args.seconds:.0f} s per phase; "
+            f"{args.models} models on the board; {args.n} samples per task, 3 tasks per submission"
+        )
         if args.only in (None, "sqlite"):
             run_database("sqlite", None, root, data, args)
         if args.only in (None, "postgresql"):

@@ -2,7 +2,8 @@
 items per second for each feature stage (perturbation, media-conditioned losses, embeddings), and the
 audio mark's measured SNR against its detection rate after each attack, for three strengths.
 
-Run: python benchmarks/protect_throughput.py [--images 8] [--audio-seconds 60] [--msmia-items 8] [--torch-threads 1]
+Run: python benchmarks/protect_throughput.py [--images 8] [--audio-seconds 60] [--msmia-items 8]
+[--torch-threads 1]
 """
 
 from __future__ import annotations
@@ -57,15 +58,29 @@ def audio_strengths(levels: tuple[float, ...] = (26.0, 32.0, 40.0)) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         clips = audio_clips(Path(tmp))
-    false_alarms = [detect_audio(*attack(d, r), key="k").detected for d, r in clips for attack in ATTACKS.values()]
+    false_alarms = [
+        detect_audio(*attack(d, r), key="k").detected for d, r in clips for attack in ATTACKS.values()
+    ]
     print(f"audio mark false alarms on unmarked clips: {sum(false_alarms)}/{len(false_alarms)}")
     for level in levels:
         marked = [embed_audio(d, r, key="k", snr_db=level) for d, r in clips]
-        snr = [10 * np.log10(np.mean(d**2) / np.mean((m - d) ** 2)) for (d, _), m in zip(clips, marked, strict=True)]
-        rates = {name: np.mean([detect_audio(*attack(m, r), key="k").detected for m, (_, r) in zip(marked, clips, strict=True)])
-                 for name, attack in {"none": lambda d, r: (d, r), **ATTACKS}.items()}
-        print(f"audio mark --snr-db {level:g}: measured SNR {min(snr):.1f}-{max(snr):.1f} dB; detected "
-              + ", ".join(f"{name} {rate:.0%}" for name, rate in rates.items()))
+        snr = [
+            10 * np.log10(np.mean(d**2) / np.mean((m - d) ** 2))
+            for (d, _), m in zip(clips, marked, strict=True)
+        ]
+        rates = {
+            name: np.mean(
+                [
+                    detect_audio(*attack(m, r), key="k").detected
+                    for m, (_, r) in zip(marked, clips, strict=True)
+                ]
+            )
+            for name, attack in {"none": lambda d, r: (d, r), **ATTACKS}.items()
+        }
+        print(
+            f"audio mark --snr-db {level:g}: measured SNR {min(snr):.1f}-{max(snr):.1f} dB; detected "
+            + ", ".join(f"{name} {rate:.0%}" for name, rate in rates.items())
+        )
 
 
 def msmia(n: int) -> None:
@@ -82,13 +97,25 @@ def msmia(n: int) -> None:
         backend = create_backend(f"hf/{model}", options=BackendOptions())
         texts = [f"кот дом река лес red blue green один два три {i}" for i in range(n)]
         neighbours: list[list[str]] = []
-        p = _rate(n, lambda: neighbours.extend([x for _, x in perturb(t, k_per_kind=6, seed=i)] for i, t in enumerate(texts)))
-        losses = _rate(n, lambda: [backend.text_losses(media_request("t", Sample(id=str(i), input=t)), [t, *nb])  # type: ignore[attr-defined]
-                                   for i, (t, nb) in enumerate(zip(texts, neighbours, strict=True))])
+        p = _rate(
+            n,
+            lambda: neighbours.extend(
+                [x for _, x in perturb(t, k_per_kind=6, seed=i)] for i, t in enumerate(texts)
+            ),
+        )
+        losses = _rate(
+            n,
+            lambda: [
+                backend.text_losses(media_request("t", Sample(id=str(i), input=t)), [t, *nb])  # type: ignore[attr-defined]
+                for i, (t, nb) in enumerate(zip(texts, neighbours, strict=True))
+            ],
+        )
         embedder = create_embedder(f"hf/{model}")  # the same tiny model as a mean-pooled encoder
         embed = _rate(n, lambda: [embedder.embed([t, *nb]) for t, nb in zip(texts, neighbours, strict=True)])
-    print(f"MSMIA (K=18, tiny 2-layer model, CPU): perturb {p:.0f} items/s, losses {losses:.2f} items/s, "
-          f"embeddings {embed:.2f} items/s")
+    print(
+        f"MSMIA (K=18, tiny 2-layer model, CPU): perturb {p:.0f} items/s, losses {losses:.2f} items/s, "
+        f"embeddings {embed:.2f} items/s"
+    )
 
 
 def main() -> None:
@@ -96,8 +123,12 @@ def main() -> None:
     parser.add_argument("--images", type=int, default=8)
     parser.add_argument("--audio-seconds", type=int, default=60)
     parser.add_argument("--msmia-items", type=int, default=8)
-    parser.add_argument("--torch-threads", type=int, default=None,
-                        help="torch intra-op threads (1 avoids spin-waiting on an oversubscribed machine)")
+    parser.add_argument(
+        "--torch-threads",
+        type=int,
+        default=None,
+        help="torch intra-op threads (1 avoids spin-waiting on an oversubscribed machine)",
+    )
     args = parser.parse_args()
     if args.torch_threads:
         import torch

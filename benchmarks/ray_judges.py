@@ -68,28 +68,51 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="omnieval-ray-judges-"))
     try:
         task = _task(root, args.samples)
-        with fake_server(args.latency_ms) as url, FakeOpenAI(latency_ms=args.judge_latency_ms, default_answer="1").in_thread() as judge:
-            judge_options = BackendOptions(base_url=judge.url, concurrency=args.judge_concurrency, timeout_s=60)
+        with (
+            fake_server(args.latency_ms) as url,
+            FakeOpenAI(latency_ms=args.judge_latency_ms, default_answer="1").in_thread() as judge,
+        ):
+            judge_options = BackendOptions(
+                base_url=judge.url, concurrency=args.judge_concurrency, timeout_s=60
+            )
 
             def config(name: str) -> RunConfig:
-                return RunConfig(tasks=(str(task),), model="openai/fake", output=root / name, quiet=True, use_cache=False,
-                                 backend=BackendOptions(base_url=url, concurrency=32, timeout_s=60),
-                                 judge=JudgeConfig(model="openai/judge", backend=judge_options))  # fmt: skip
+                return RunConfig(
+                    tasks=(str(task),),
+                    model="openai/fake",
+                    output=root / name,
+                    quiet=True,
+                    use_cache=False,
+                    backend=BackendOptions(base_url=url, concurrency=32, timeout_s=60),
+                    judge=JudgeConfig(model="openai/judge", backend=judge_options),
+                )
 
             local = _timed(config("local"), None, judge)
             counts = [int(w) for w in args.workers.split(",")]
-            ray.init(address="local", num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False, log_to_driver=False)
-            rows = [(w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w), judge)) for w in counts]
+            ray.init(
+                address="local",
+                num_cpus=max(max(counts), os.cpu_count() or 1),
+                include_dashboard=False,
+                log_to_driver=False,
+            )
+            rows = [
+                (w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w), judge)) for w in counts
+            ]
             ray.shutdown()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     ideal = args.samples * args.judge_latency_ms / 1000 / args.judge_concurrency
-    print(f"{args.samples} judged samples; judge latency {args.judge_latency_ms:g} ms, --judge-concurrency "
-          f"{args.judge_concurrency}; judge-bound ideal {ideal:.2f} s; {os.cpu_count()} cores")  # fmt: skip
+    print(
+        f"{args.samples} judged samples; judge latency {args.judge_latency_ms:g} ms, --judge-concurrency "
+        f"{args.judge_concurrency}; judge-bound ideal {ideal:.2f} s; {os.cpu_count()} cores"
+    )
     print(f"local executor      wall {local[0]:6.2f} s  judge peak in flight {local[1]}")
     for workers, wall, peak in rows:
         held = "held" if peak <= args.judge_concurrency else "EXCEEDED"
-        print(f"ray, {workers} worker(s)    wall {wall:6.2f} s  judge peak in flight {peak} ({held})  ratio to local {wall / local[0]:.2f}")
+        print(
+            f"ray, {workers} worker(s)    wall {wall:6.2f} s  judge peak in flight {peak} ({held})  ratio to "
+            f"local {wall / local[0]:.2f}"
+        )
 
 
 if __name__ == "__main__":

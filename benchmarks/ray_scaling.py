@@ -62,8 +62,12 @@ def main() -> None:
     ap.add_argument("--latency-ms", type=float, default=100.0)
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--workers", default="1,2,4")
-    ap.add_argument("--shard-size", type=int, default=None, help="samples per shard (default: the executor's)")
-    ap.add_argument("--nodes", type=int, default=0, help="run on a cluster of N nodes started here (0: one local Ray)")
+    ap.add_argument(
+        "--shard-size", type=int, default=None, help="samples per shard (default: the executor's)"
+    )
+    ap.add_argument(
+        "--nodes", type=int, default=0, help="run on a cluster of N nodes started here (0: one local Ray)"
+    )
     args = ap.parse_args()
     import ray
 
@@ -73,10 +77,17 @@ def main() -> None:
     try:
         task = _task(root / "scaling.jsonl", args.samples)
         with fake_server(args.latency_ms) as url:
+
             def config(name: str) -> RunConfig:
                 options = BackendOptions(base_url=url, concurrency=args.concurrency, timeout_s=60)
-                return RunConfig(tasks=(f"jsonl:{task}",), model="openai/fake", output=root / name, backend=options,
-                                 quiet=True, use_cache=False)  # fmt: skip
+                return RunConfig(
+                    tasks=(f"jsonl:{task}",),
+                    model="openai/fake",
+                    output=root / name,
+                    backend=options,
+                    quiet=True,
+                    use_cache=False,
+                )
 
             ideal = args.samples * args.latency_ms / 1000 / args.concurrency
             local, local_cpu = _timed(config("local"), None)
@@ -85,29 +96,59 @@ def main() -> None:
             if cluster is not None:
                 ray.init(address=cluster.address, log_to_driver=False)  # joining a cluster that is up
             else:
-                ray.init(address="local", num_cpus=max(max(counts), os.cpu_count() or 1), include_dashboard=False,
-                         log_to_driver=False)  # fmt: skip
+                ray.init(
+                    address="local",
+                    num_cpus=max(max(counts), os.cpu_count() or 1),
+                    include_dashboard=False,
+                    log_to_driver=False,
+                )
             ray_init = time.perf_counter() - start
-            rows = [(w, *_timed(config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w, shard_size=args.shard_size)))
-                    for w in counts]  # fmt: skip
+            rows = [
+                (
+                    w,
+                    *_timed(
+                        config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w, shard_size=args.shard_size)
+                    ),
+                )
+                for w in counts
+            ]
             ray.shutdown()
     finally:
         shutil.rmtree(root, ignore_errors=True)
         if cluster is not None:
             cluster.shutdown()
-    print(f"{args.samples} samples, server latency {args.latency_ms:g} ms, concurrency {args.concurrency} per endpoint; "
-          f"ideal {ideal:.2f} s; {os.cpu_count()} cores")  # fmt: skip
-    print(f"local executor      wall {local:6.2f} s  ({args.samples / local:7.1f} samples/s, driver CPU {local_cpu:.2f} s)")
-    print(f"ray.init (once)     wall {ray_init:6.2f} s" + (f"  (joining a running {args.nodes}-node cluster; goal ≤ {JOIN_GOAL_S:g} s "
-          f"{'OK' if ray_init <= JOIN_GOAL_S else 'over'})" if args.nodes else ""))  # fmt: skip
+    print(
+        f"{args.samples} samples, server latency {args.latency_ms:g} ms, concurrency {args.concurrency} per "
+        "endpoint; "
+        f"ideal {ideal:.2f} s; {os.cpu_count()} cores"
+    )
+    print(
+        f"local executor      wall {local:6.2f} s  ({args.samples / local:7.1f} samples/s, driver CPU "
+        f"{local_cpu:.2f} s)"
+    )
+    print(
+        f"ray.init (once)     wall {ray_init:6.2f} s"
+        + (
+            f"  (joining a running {args.nodes}-node cluster; goal ≤ {JOIN_GOAL_S:g} s "
+            f"{'OK' if ray_init <= JOIN_GOAL_S else 'over'})"
+            if args.nodes
+            else ""
+        )
+    )
     for workers, wall, cpu in rows:
-        print(f"ray, {workers} worker(s)    wall {wall:6.2f} s  ({args.samples / wall:7.1f} samples/s, driver CPU {cpu:.2f} s)"
-              f"  ratio to local {wall / local:.2f}")  # fmt: skip
+        print(
+            f"ray, {workers} worker(s)    wall {wall:6.2f} s  ({args.samples / wall:7.1f} samples/s, driver "
+            f"CPU {cpu:.2f} s)"
+            f"  ratio to local {wall / local:.2f}"
+        )
     one = next((wall for w, wall, _ in rows if w == 1), None)
     if args.nodes:
         best = min(wall for _, wall, _ in rows)
         verdict = "OK" if best / local <= NODES_GOAL else "over"
-        print(f"goal: ray ({args.nodes} nodes, best) / local = {best / local:.2f} (target ≤ {NODES_GOAL}) {verdict}")
+        print(
+            f"goal: ray ({args.nodes} nodes, best) / local = {best / local:.2f} (target ≤ {NODES_GOAL}) "
+            f"{verdict}"
+        )
     elif one is not None:
         verdict = "OK" if one / local <= GOAL else "over"
         print(f"goal: ray (1 worker) / local = {one / local:.2f} (target ≤ {GOAL}) {verdict}")

@@ -30,7 +30,18 @@ from omnieval.cli.app import app
 
 
 def _sweep(out: Path, config: Path, *extra: str) -> float:
-    args = ["sweep", "--config", str(config), "--executor", "ray", "--quiet", "--json", "-o", str(out), *extra]
+    args = [
+        "sweep",
+        "--config",
+        str(config),
+        "--executor",
+        "ray",
+        "--quiet",
+        "--json",
+        "-o",
+        str(out),
+        *extra,
+    ]
     start = time.perf_counter()
     with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):  # the board, printed as JSON
         app(args, standalone_mode=False)
@@ -56,7 +67,9 @@ def main() -> None:
         with contextlib.ExitStack() as stack:
             urls = [stack.enter_context(fake_server(args.latency_ms)) for _ in range(args.models)]
             config = root / "sweep.yaml"
-            models = ", ".join(f"{{model: openai/fake, name: m{i}, base_url: '{url}'}}" for i, url in enumerate(urls))
+            models = ", ".join(
+                f"{{model: openai/fake, name: m{i}, base_url: '{url}'}}" for i, url in enumerate(urls)
+            )
             config.write_text(f"models: [{models}]\ntasks: ['jsonl:{task}']\n", encoding="utf-8")
             start = time.perf_counter()
             ray.init(address="local", num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
@@ -68,8 +81,11 @@ def main() -> None:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     per_model = args.samples * args.latency_ms / 1000 / args.concurrency
-    print(f"{args.models} models × {args.samples} samples, each model on its own endpoint (latency {args.latency_ms:g} ms, "
-          f"concurrency {args.concurrency}); local Ray with {args.cpus} CPUs on {os.cpu_count()} cores")  # fmt: skip
+    print(
+        f"{args.models} models × {args.samples} samples, each model on its own endpoint (latency "
+        f"{args.latency_ms:g} ms, "
+        f"concurrency {args.concurrency}); local Ray with {args.cpus} CPUs on {os.cpu_count()} cores"
+    )
     print(f"ray.init (once)            wall {ray_init:6.2f} s")
     print(f"one model at a time        wall {one_by_one:6.2f} s  (ideal {args.models * per_model:.2f} s)")
     print(f"all models at once         wall {at_once:6.2f} s  (ideal {per_model:.2f} s)")

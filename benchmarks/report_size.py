@@ -35,6 +35,8 @@ from omnieval.reports import write_report
 from omnieval.testing.browser import chromium_path, open_page
 from omnieval.testing.runs import write_synthetic_run
 
+NAN = float("nan")
+
 READY = "body[data-viewer=ready]"
 DEBOUNCE_S = 0.25
 CHARTS = "[...document.querySelectorAll('div.chart')].every(d => d.querySelector('svg.main-svg'))"
@@ -59,18 +61,31 @@ def measure(n: int, root: Path, *, prose: bool) -> dict[str, float]:
     start, cpu = time.perf_counter(), time.process_time()
     report = write_report(run)
     render_s, render_cpu_s = time.perf_counter() - start, time.process_time() - cpu
-    row = {"n": n, "render_s": render_s, "render_cpu_s": render_cpu_s, "html_mb": _mb(report), "sidecar_mb": _mb(run / "report_samples")}
+    row = {
+        "n": n,
+        "render_s": render_s,
+        "render_cpu_s": render_cpu_s,
+        "html_mb": _mb(report),
+        "sidecar_mb": _mb(run / "report_samples"),
+    }
     if chromium_path() is None:
         return row
     with open_page(report, wait_for=READY, timeout_ms=60_000) as probe:
         probe.page.wait_for_function(CHARTS)
         row["interactive_s"] = probe.page.evaluate("performance.now()") / 1000
-        marks = probe.page.evaluate("Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
+        marks = probe.page.evaluate(
+            "Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))"
+        )
         row["plotly_s"] = marks["omni-plotly-loaded"] / 1000
         row["charts_s"] = (marks["omni-charts-drawn"] - marks["omni-plotly-loaded"]) / 1000
-        paint = probe.page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
+        paint = probe.page.evaluate(
+            "(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null"
+        )
         row["first_paint_s"] = paint / 1000 if paint else float("nan")
-        assert not probe.console_errors and not probe.remote_requests, (probe.console_errors, probe.remote_requests)
+        assert not probe.console_errors and not probe.remote_requests, (
+            probe.console_errors,
+            probe.remote_requests,
+        )
         probe.page.evaluate("document.body.dataset.viewer = 'busy'")
         t0 = time.perf_counter()
         probe.page.select_option("#f-state", label="judge_failed")
@@ -84,30 +99,46 @@ def measure(n: int, root: Path, *, prose: bool) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--prose", action="store_true", help="varied text and prompts instead of repeated filler words")
+    parser.add_argument(
+        "--prose", action="store_true", help="varied text and prompts instead of repeated filler words"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if chromium_path() is None:
         print("note: Chromium not found (apt-get install chromium): browser timings skipped")
-    print(f"{'samples':>8} {'render s':>9} {'(cpu s)':>8} {'html MB':>8} {'sidecar MB':>11} {'first paint s':>14} {'interactive s':>14} {'(plotly.js':>11} {'charts)':>8} {'filter s':>9} {'search s':>9} {'(again)':>8}")
+    print(
+        f"{'samples':>8} {'render s':>9} {'(cpu s)':>8} {'html MB':>8} {'sidecar MB':>11} "
+        f"{'first paint s':>14} {'interactive s':>14} {'(plotly.js':>11} {'charts)':>8} {'filter s':>9} "
+        f"{'search s':>9} {'(again)':>8}"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             row = measure(n, Path(tmp), prose=args.prose)
             rows.append(row)
-            print(f"{n:>8} {row['render_s']:>9.2f} {row['render_cpu_s']:>8.2f} {row['html_mb']:>8.2f} {row['sidecar_mb']:>11.1f} {row.get('first_paint_s', float('nan')):>14.2f} "
-                  f"{row.get('interactive_s', float('nan')):>14.2f} {row.get('plotly_s', float('nan')):>11.2f} "
-                  f"{row.get('charts_s', float('nan')):>8.2f} {row.get('filter_s', float('nan')):>9.2f} "
-                  f"{row.get('search_s', float('nan')):>9.2f} {row.get('search2_s', float('nan')):>8.2f}")  # fmt: skip
+            print(
+                f"{n:>8} {row['render_s']:>9.2f} {row['render_cpu_s']:>8.2f} {row['html_mb']:>8.2f} "
+                f"{row['sidecar_mb']:>11.1f} {row.get('first_paint_s', float('nan')):>14.2f} "
+                f"{row.get('interactive_s', float('nan')):>14.2f} {row.get('plotly_s', float('nan')):>11.2f} "
+                f"{row.get('charts_s', float('nan')):>8.2f} {row.get('filter_s', float('nan')):>9.2f} "
+                f"{row.get('search_s', float('nan')):>9.2f} {row.get('search2_s', float('nan')):>8.2f}"
+            )
     big = rows[-1]
-    print(f"\nlargest ({big['n']:,} samples): render {big['render_s']:.1f} s wall, {big['render_cpu_s']:.1f} s CPU (goal < 10 s), "
-          f"interactive {big.get('interactive_s', float('nan')):.2f} s (goal < 3 s)")
+    print(
+        f"\nlargest ({big['n']:,} samples): render {big['render_s']:.1f} s wall, {big['render_cpu_s']:.1f} s "
+        "CPU (goal < 10 s), "
+        f"interactive {big.get('interactive_s', float('nan')):.2f} s (goal < 3 s)"
+    )
     if len(rows) > 1:
-        print(f"ratio interactive {rows[-1]['n']:,} / {rows[0]['n']:,} samples: "
-              f"{rows[-1].get('interactive_s', float('nan')) / rows[0].get('interactive_s', float('nan')):.2f}x "
-              f"(html {rows[-1]['html_mb'] / rows[0]['html_mb']:.2f}x)")
+        print(
+            f"ratio interactive {rows[-1]['n']:,} / {rows[0]['n']:,} samples: "
+            f"{rows[-1].get('interactive_s', NAN) / rows[0].get('interactive_s', NAN):.2f}x "
+            f"(html {rows[-1]['html_mb'] / rows[0]['html_mb']:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

@@ -88,10 +88,18 @@ def per_metric(seed: int, n: int = 1000) -> list[tuple[str, float]]:
     mc_inputs = [_mc_input(rng) for _ in range(n)]
     num_inputs = [_num_input(rng) for _ in range(n)]
     plan = {
-        "exact_match": text_inputs, "contains": text_inputs, "token_f1": text_inputs, "rouge_l": text_inputs,
-        "bleu": text_inputs, "chrf": text_inputs, "wer": text_inputs, "numeric_match": num_inputs,
-        "mc_strict_accuracy": mc_inputs, "mc_lenient_accuracy": mc_inputs, "format_compliance": mc_inputs,
-    }  # fmt: skip
+        "exact_match": text_inputs,
+        "contains": text_inputs,
+        "token_f1": text_inputs,
+        "rouge_l": text_inputs,
+        "bleu": text_inputs,
+        "chrf": text_inputs,
+        "wer": text_inputs,
+        "numeric_match": num_inputs,
+        "mc_strict_accuracy": mc_inputs,
+        "mc_lenient_accuracy": mc_inputs,
+        "format_compliance": mc_inputs,
+    }
     timings = []
     for name, inputs in plan.items():
         fn = _fn(name)

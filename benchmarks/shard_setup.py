@@ -75,9 +75,15 @@ def main() -> None:
     try:
         task = _task(root / "setup.jsonl", args.samples)
         for attempt in range(args.repeat):
+
             def config(name: str, attempt: int = attempt) -> RunConfig:
-                return RunConfig(tasks=(f"jsonl:{task}",), model="baseline/oracle", output=root / f"{name}{attempt}",
-                                 quiet=True, use_cache=False)  # fmt: skip
+                return RunConfig(
+                    tasks=(f"jsonl:{task}",),
+                    model="baseline/oracle",
+                    output=root / f"{name}{attempt}",
+                    quiet=True,
+                    use_cache=False,
+                )
 
             walls["local"].append(_local(config("local")))
             wall, shards = _sharded(config("held"), args.shard_size, held_bytes=HELD_BYTES)
@@ -86,11 +92,19 @@ def main() -> None:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     local, held, streamed = (min(walls[k]) for k in ("local", "held", "streamed"))
-    print(f"{args.samples} samples in {shards} shards of {args.shard_size} (baseline/oracle, no Ray; best of {args.repeat})")
+    print(
+        f"{args.samples} samples in {shards} shards of {args.shard_size} (baseline/oracle, no Ray; best of "
+        f"{args.repeat})"
+    )
     print(f"local executor, one pass              wall {local:7.2f} s")
-    for name, wall in (("shards, selection held (default)", held), ("shards, task streamed per shard", streamed)):
-        print(f"{name:37s} wall {wall:7.2f} s  set-up per shard {(wall - local) / shards * 1000:7.1f} ms"
-              f"  ratio to local {wall / local:.2f}")  # fmt: skip
+    for name, wall in (
+        ("shards, selection held (default)", held),
+        ("shards, task streamed per shard", streamed),
+    ):
+        print(
+            f"{name:37s} wall {wall:7.2f} s  set-up per shard {(wall - local) / shards * 1000:7.1f} ms"
+            f"  ratio to local {wall / local:.2f}"
+        )
     print(f"streamed / held = {streamed / held:.2f}")
 
 

@@ -156,8 +156,10 @@ def _side_by_side(root: Path) -> None:
         shown = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "n/a"
         scores = block["scores"]
         print(
-            f"  {task:<16} blind {scores.get('blind', 0) or 0:.3f}  cascade {scores.get('cascade', 0) or 0:.3f}  "
-            f"diff {pair['diff']:+.3f}  CI {shown}  p={format(pair['p_value'], '.3g') if pair['p_value'] is not None else 'n/a'}"
+            f"  {task:<16} blind {scores.get('blind', 0) or 0:.3f}  cascade "
+            f"{scores.get('cascade', 0) or 0:.3f}  "
+            f"diff {pair['diff']:+.3f}  CI {shown}  "
+            f"p={format(pair['p_value'], '.3g') if pair['p_value'] is not None else 'n/a'}"
         )
     (root / "compare.json").write_text(
         json.dumps(doc, ensure_ascii=False, indent=1, default=str), encoding="utf-8"

@@ -17,5 +17,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not skipped:
         return
     for report in skipped:
-        reporter.write_line(f"skipped in CI (counts as a failure): {report.nodeid} {report.longrepr}", red=True)
+        reporter.write_line(
+            f"skipped in CI (counts as a failure): {report.nodeid} {report.longrepr}", red=True
+        )
     session.exitstatus = pytest.ExitCode.TESTS_FAILED

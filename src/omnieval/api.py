@@ -21,10 +21,14 @@ from omnieval.types.files import checked_json
 __all__ = ["evaluate", "finalize", "rejudge", "rescore"]
 
 
-def finalize(output: Path, tasks: list[Task], *, model: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def finalize(
+    output: Path, tasks: list[Task], *, model: str, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html``."""
     judged = _judged_tasks(output)
-    results = compute_results(tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged)
+    results = compute_results(
+        tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
+    )
     write_json(output / "results.json", results)
     write_report(output, results, tasks=tasks)
     return results
@@ -54,7 +58,9 @@ def evaluate(
         return _evaluate(config, executor=executor, progress=progress, judges=judges)
     dispatcher.run_started(HookInfo(config.output, config.model_dump(mode="json", exclude=_SECRETS)))
     try:
-        outcome, results = _evaluate(config, executor=executor, progress=progress, judges=judges, hooks=dispatcher)
+        outcome, results = _evaluate(
+            config, executor=executor, progress=progress, judges=judges, hooks=dispatcher
+        )
     except BaseException as exc:
         dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
         dispatcher.close()
@@ -85,14 +91,21 @@ def _evaluate(
     except CostLimitReached:  # the results so far (with their cost), then the stop
         if (config.output / "samples.jsonl").exists():
             tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-            finalize(config.output, tasks, model=config.model, extra={"stopped": "cost_limit", "cost_limit": config.cost_limit})
+            finalize(
+                config.output,
+                tasks,
+                model=config.model,
+                extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
+            )
         raise
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous
         if all(hashes.get(t.name) == t.content_hash for t in outcome.tasks):
             return outcome, results  # a finished run re-run: nothing new, nothing to recompute
-    return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome))
+    return outcome, finalize(
+        config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome)
+    )
 
 
 def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:
@@ -114,7 +127,9 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
         old = read_json(manifest)
     except (OSError, ValueError):
         return None
-    if old.get("status") != "finished" or old.get("config") != config.model_dump(mode="json", exclude={"backend": {"api_key"}}):
+    if old.get("status") != "finished" or old.get("config") != config.model_dump(
+        mode="json", exclude={"backend": {"api_key"}}
+    ):
         return None
     hashes = {name: block.get("hash") for name, block in (old.get("tasks") or {}).items()}
     return read_json(results), hashes
@@ -138,13 +153,16 @@ def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> 
         return record
     keep = {k: record.get(k) for k in ("variant", "fingerprint")}
     result = scorer.score(sample, _response_of(record), **keep)
-    if record.get("judge") and scorer.needs_judge(result):  # the stored verdict stands: re-scoring calls no judge
+    if record.get("judge") and scorer.needs_judge(
+        result
+    ):  # the stored verdict stands: re-scoring calls no judge
         return scorer.with_judgement(sample, result, JudgeRecord.model_validate(record["judge"]))
     return result
 
 
 def _run_facts(run_dir: Path) -> dict[str, Any]:
-    """The run's old results.json, for what it says beyond the aggregates (``backend``, ``retries``, ``blind``):
+    """The run's old results.json, for what it says beyond the aggregates (``backend``, ``retries``,
+    ``blind``):
     re-scoring and re-judging call no model, so these stay as the run recorded them (``compute_results``
     recomputes the aggregates, which always win over the old values)."""
     try:
@@ -174,10 +192,14 @@ def rescore(run_dir: Path) -> dict[str, Any]:
         samples = {s.id: s for s in task.iter_samples() if s.id in wanted}
         judged = any(r.get("judge") for r in records if r["task"] == task.name)
         scorer = Scorer.for_task(task.spec, judged=judged)
-        out.extend(_rescored(r, samples.get(str(r["sample_id"])), scorer) for r in records if r["task"] == task.name)
+        out.extend(
+            _rescored(r, samples.get(str(r["sample_id"])), scorer) for r in records if r["task"] == task.name
+        )
     names = {t.name for t in tasks}
     out.extend(r for r in records if r["task"] not in names)
-    rewrite_records(run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out])
+    rewrite_records(
+        run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out]
+    )
     extra = _run_facts(run_dir) | {"blind": config.blind, "rescored": True}
     return finalize(run_dir, tasks, model=config.model, extra=extra)
 
@@ -194,7 +216,9 @@ def rejudge(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
     out, judges = asyncio.run(rejudge_records(run_dir, config, tasks, records, judge))
     rewrite_records(run_dir / "samples.jsonl", out)
     config = config.model_copy(update={"judge": judge})
-    manifest["config"] = config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}})
+    manifest["config"] = config.model_dump(
+        mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}
+    )
     manifest["judges"] = judges
     manifest["rejudged"] = True
     write_json(run_dir / "manifest.json", manifest)

@@ -91,7 +91,8 @@ def _model_spec(model: Any, options: BackendOptions) -> tuple[str, Backend | Non
         backend = HFBackend.from_loaded(*model, options=options)
         return f"hf/{backend.model}", backend
     raise TypeError(
-        f"model= takes 'PROVIDER/NAME', a Backend, or a (transformers model, processor) pair, not {type(model).__name__}"
+        "model= takes 'PROVIDER/NAME', a Backend, or a (transformers model, processor) pair, not "
+        f"{type(model).__name__}"
     )
 
 

@@ -117,12 +117,14 @@ def load_core() -> None:
 
 
 def plugin_entry_points() -> dict[str, metadata.EntryPoint]:
-    """The ``omnieval.plugins`` entry points by name; built-in suites are declared there too (pyproject.toml)."""
+    """The ``omnieval.plugins`` entry points by name; built-in suites are declared there too
+    (pyproject.toml)."""
     return {entry.name: entry for entry in metadata.entry_points(group=PLUGIN_GROUP)}
 
 
 def load_plugin(name: str) -> bool:
-    """Import one plugin by its entry-point name; ``False`` when it is unknown or failed (see :func:`plugin_failures`)."""
+    """Import one plugin by its entry-point name; ``False`` when it is unknown or failed (see
+    :func:`plugin_failures`)."""
     load_core()
     if name in _loaded:
         return True
@@ -184,7 +186,9 @@ def _stale_install_hint() -> str:
     """Built-in suites are entry points of omnieval's own install: an install older than them sees none."""
     if any(e.value.startswith("omnieval.benchmarks.") for e in plugin_entry_points().values()):
         return ""
-    return "; no built-in suite is registered: reinstall omnieval (pip install -e .) to refresh its entry points"
+    return (
+        "; no built-in suite is registered: reinstall omnieval (pip install -e .) to refresh its entry points"
+    )
 
 
 def _plugin_for(name: str) -> str:
@@ -196,7 +200,9 @@ def check_options(fn: Callable[..., Any], options: dict[str, Any], *, what: str,
     """Raise a clear error when ``options`` do not fit ``fn``'s keyword-only parameters."""
     sig = inspect.signature(fn)
     accepted = {
-        n for n, p in list(sig.parameters.items())[n_positional:] if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+        n
+        for n, p in list(sig.parameters.items())[n_positional:]
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
     }
     takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
     unknown = sorted(set(options) - accepted)

@@ -49,7 +49,13 @@ def test_random_baseline_matches_brute_force(n: int, k: int) -> None:
 
 
 def test_vc_bands() -> None:
-    assert [vc_band(v) for v in (0.59, 0.6, 0.8, 0.85, 1.0)] == ["poor", "moderate", "good", "excellent", "excellent"]
+    assert [vc_band(v) for v in (0.59, 0.6, 0.8, 0.85, 1.0)] == [
+        "poor",
+        "moderate",
+        "good",
+        "excellent",
+        "excellent",
+    ]
 
 
 def test_judge_substitution_hand_worked() -> None:

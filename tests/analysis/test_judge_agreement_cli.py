@@ -11,12 +11,20 @@ from typing import Any
 import pytest
 
 HUMAN = [  # item, criterion, annotator → score
-    ("A", "c1", "a1", 2), ("A", "c1", "a2", 2), ("A", "c1", "a3", 1),            # mode 2, VC 2/3, mean 5/3
-    ("B", "c1", "a1", 0), ("B", "c1", "a2", 1),                                  # no mode, VC 1/2, mean 1/2
-    ("C", "c1", "a1", 1), ("C", "c1", "a2", 1), ("C", "c1", "a3", 1),            # mode 1, VC 1, mean 1
-    ("D", "c2", "a1", 0), ("D", "c2", "a2", 0), ("D", "c2", "a3", 2), ("D", "c2", "a4", 2),
-    ("D", "c2", "a5", 2),                                                        # mode 2, VC 3/5, mean 6/5
-]  # fmt: skip
+    ("A", "c1", "a1", 2),
+    ("A", "c1", "a2", 2),
+    ("A", "c1", "a3", 1),  # mode 2, VC 2/3, mean 5/3
+    ("B", "c1", "a1", 0),
+    ("B", "c1", "a2", 1),  # no mode, VC 1/2, mean 1/2
+    ("C", "c1", "a1", 1),
+    ("C", "c1", "a2", 1),
+    ("C", "c1", "a3", 1),  # mode 1, VC 1, mean 1
+    ("D", "c2", "a1", 0),
+    ("D", "c2", "a2", 0),
+    ("D", "c2", "a3", 2),
+    ("D", "c2", "a4", 2),
+    ("D", "c2", "a5", 2),  # mode 2, VC 3/5, mean 6/5
+]
 JUDGE = [("A", "c1", 1), ("B", "c1", 1), ("C", "c1", 1), ("D", "c2", 2)]
 
 
@@ -26,15 +34,22 @@ def write(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def files(tmp_path: Path) -> tuple[Path, Path]:
-    human = write(tmp_path / "human.jsonl",
-                  [{"item_id": i, "criterion": c, "annotator": a, "score": s} for i, c, a, s in HUMAN])  # fmt: skip
+    human = write(
+        tmp_path / "human.jsonl",
+        [{"item_id": i, "criterion": c, "annotator": a, "score": s} for i, c, a, s in HUMAN],
+    )
     judge = write(tmp_path / "judge.jsonl", [{"item_id": i, "criterion": c, "score": s} for i, c, s in JUDGE])
     return human, judge
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omnieval", "judge-agreement", *args],
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "omnieval", "judge-agreement", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_fixed_interface_hand_worked(tmp_path: Path) -> None:
@@ -55,7 +70,9 @@ def test_fixed_interface_hand_worked(tmp_path: Path) -> None:
 
 def test_regression_reference_is_the_mean(tmp_path: Path) -> None:
     human, judge = files(tmp_path)
-    out = json.loads(cli("--human", str(human), "--judge", str(judge), "--json", "--reference", "mean").stdout)
+    out = json.loads(
+        cli("--human", str(human), "--judge", str(judge), "--json", "--reference", "mean").stdout
+    )
     assert out["mae"] == pytest.approx((2 / 3 + 0.5 + 0 + 0.8) / 4) and out["n_excluded_no_mode"] == 0
 
 
@@ -109,10 +126,16 @@ def test_matches_an_independent_computation(tmp_path: Path) -> None:
     for i in range(200):
         item, crit = f"q{i:03d}", ["literacy", "initiative", "format"][i % 3]
         for a in range(int(gen.integers(2, 7))):
-            human_rows.append({"item_id": item, "criterion": crit, "annotator": f"r{a}", "score": int(gen.integers(0, 3))})
+            human_rows.append(
+                {"item_id": item, "criterion": crit, "annotator": f"r{a}", "score": int(gen.integers(0, 3))}
+            )
         judge_rows.append({"item_id": item, "criterion": crit, "score": int(gen.integers(0, 3))})
-    out = judge_agreement(load_agreement_files(write(tmp_path / "h.jsonl", human_rows),
-                                               write(tmp_path / "j.jsonl", judge_rows)), seed=5)  # fmt: skip
+    out = judge_agreement(
+        load_agreement_files(
+            write(tmp_path / "h.jsonl", human_rows), write(tmp_path / "j.jsonl", judge_rows)
+        ),
+        seed=5,
+    )
 
     labels: dict[tuple[str, str], dict[str, int]] = {}
     for r in human_rows:

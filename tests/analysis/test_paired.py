@@ -29,8 +29,10 @@ def test_mcnemar_matches_statsmodels() -> None:
     rng = np.random.default_rng(3)
     a = rng.integers(0, 2, 200).astype(float)
     b = np.where(rng.random(200) < 0.2, 1 - a, a)
-    table = [[np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
-             [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))]]  # fmt: skip
+    table = [
+        [np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
+        [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))],
+    ]
     assert mcnemar_exact(list(a), list(b)) == pytest.approx(mcnemar(table, exact=True).pvalue)
 
 
@@ -48,9 +50,13 @@ def test_compare_statistics_need_no_scipy() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['scipy'] = None; from omnieval.analysis.paired import paired_test; "
-            "print(paired_test([1, 0, 0, 1], [0, 1, 1, 1]).p_value, paired_test([0.1, 0.5], [0.3, 0.2]).p_value)")  # fmt: skip
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    code = (
+        "import sys; sys.modules['scipy'] = None; from omnieval.analysis.paired import paired_test; "
+        "print(paired_test([1, 0, 0, 1], [0, 1, 1, 1]).p_value, paired_test([0.1, 0.5], [0.3, 0.2]).p_value)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
     assert proc.returncode == 0, proc.stderr
 
 

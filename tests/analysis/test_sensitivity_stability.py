@@ -14,7 +14,9 @@ def _rows(effect: float, *, n: int = 120, seed: int = 0) -> list[dict[str, objec
     rows = []
     for i in range(n):
         prompt, model, engine = f"p{i % 3}", f"m{i % 2}", "vllm" if i % 4 < 2 else "hf"
-        value = 0.4 + (effect if prompt == "p2" else 0.0) + (0.1 if model == "m1" else 0.0) + rng.normal(0, 0.05)
+        value = (
+            0.4 + (effect if prompt == "p2" else 0.0) + (0.1 if model == "m1" else 0.0) + rng.normal(0, 0.05)
+        )
         rows.append({"metric": value, "prompt": prompt, "model": model, "engine": engine})
     return rows
 
@@ -22,8 +24,13 @@ def _rows(effect: float, *, n: int = 120, seed: int = 0) -> list[dict[str, objec
 def test_ols_coefficients_match_least_squares() -> None:
     rows = _rows(0.2)
     out = prompt_sensitivity(rows)
-    x = np.array([[1, r["prompt"] == "p1", r["prompt"] == "p2", r["model"] == "m1", r["engine"] == "vllm"]
-                  for r in rows], dtype=float)  # fmt: skip
+    x = np.array(
+        [
+            [1, r["prompt"] == "p1", r["prompt"] == "p2", r["model"] == "m1", r["engine"] == "vllm"]
+            for r in rows
+        ],
+        dtype=float,
+    )
     beta = np.linalg.lstsq(x, np.array([r["metric"] for r in rows], dtype=float), rcond=None)[0]
     by_prompt = {r["prompt"]: r for r in out["prompts"]}
     assert out["baseline_prompt"] == "p0"
@@ -89,7 +96,9 @@ def test_macro_bootstrap_ci_matches_item_resampling_and_the_normal_interval() ->
     lo, hi = macro_bootstrap_ci(tasks[:2], n_resamples=20_000)  # large tasks: close to the normal interval
     se = np.sqrt(sum(np.var(t) / len(t) for t in tasks[:2])) / 2  # tasks are independent strata
     centre = float(np.mean([np.mean(t) for t in tasks[:2]]))
-    assert lo == pytest.approx(centre - 1.96 * se, abs=0.015) and hi == pytest.approx(centre + 1.96 * se, abs=0.015)
+    assert lo == pytest.approx(centre - 1.96 * se, abs=0.015) and hi == pytest.approx(
+        centre + 1.96 * se, abs=0.015
+    )
 
 
 def test_macro_bootstrap_ci_needs_two_items_per_task() -> None:

@@ -14,13 +14,20 @@ from omnieval.api import evaluate, rejudge
 from omnieval.cli.app import app
 from omnieval.runner import JudgeConfig, RunConfig
 
-TASK = ("name: qa\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
-        "judge: {template: binary_equivalence, derived: {fs: [em, js]}}\n")  # fmt: skip
+TASK = (
+    "name: qa\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
+    "judge: {template: binary_equivalence, derived: {fs: [em, js]}}\n"
+)
 
 
 def _replay(path: Path, outputs: list[str]) -> str:
-    path.write_text("".join(json.dumps({"task": "qa", "sample_id": str(i), "response": o}) + "\n"
-                            for i, o in enumerate(outputs)), encoding="utf-8")  # fmt: skip
+    path.write_text(
+        "".join(
+            json.dumps({"task": "qa", "sample_id": str(i), "response": o}) + "\n"
+            for i, o in enumerate(outputs)
+        ),
+        encoding="utf-8",
+    )
     return f"replay/{path}"
 
 
@@ -33,11 +40,18 @@ def _section(run: Path) -> str:
 
 
 def _run(tmp_path: Path, name: str, judge: str | None) -> Path:
-    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": str(i), "question": f"q{i}", "answer": "a"}) + "\n"
-                                               for i in range(4)), encoding="utf-8")  # fmt: skip
+    (tmp_path / "qa.jsonl").write_text(
+        "".join(json.dumps({"id": str(i), "question": f"q{i}", "answer": "a"}) + "\n" for i in range(4)),
+        encoding="utf-8",
+    )
     (tmp_path / "qa.yaml").write_text(TASK, encoding="utf-8")
-    config = RunConfig(tasks=(str(tmp_path / "qa.yaml"),), model="baseline/oracle", output=tmp_path / name, quiet=True,
-                       judge=JudgeConfig(model=judge) if judge else None)  # fmt: skip
+    config = RunConfig(
+        tasks=(str(tmp_path / "qa.yaml"),),
+        model="baseline/oracle",
+        output=tmp_path / name,
+        quiet=True,
+        judge=JudgeConfig(model=judge) if judge else None,
+    )
     evaluate(config)
     return tmp_path / name
 
@@ -47,7 +61,8 @@ def test_a_judged_run_report_has_a_judge_audit_section(tmp_path: Path) -> None:
     run = _run(tmp_path, "a", _replay(tmp_path / "a.jsonl", ["1", "1", "0", "?"]))
     text = _section(run)
     assert "Judge audit" in text and "replay/" in text
-    # 4 samples, 1 judge_failed, 4 + 2 retries = 6 requests; the replay judge reports no tokens: never shown as 0
+    # 4 samples, 1 judge_failed, 4 + 2 retries = 6 requests; the replay judge reports no tokens: never shown
+    # as 0
     assert re.search(r"\ba\s+replay/\S+\s+4\s+1\s+6\s+0\s+– \(not reported\)", text), text
 
 
@@ -66,9 +81,20 @@ def test_a_saved_audit_adds_agreement_until_a_rejudge_makes_it_stale(tmp_path: P
 def test_markdown_says_when_no_call_reported_tokens() -> None:
     attempt = {"raw": "1", "verdict": 1.0, "usage": {"prompt_tokens": None, "completion_tokens": None}}
     reported = {**attempt, "usage": {"prompt_tokens": 5, "completion_tokens": 1}}
+
     def rec(sid: str, a: dict[str, object]) -> dict[str, object]:
-        return {"task": "t", "sample_id": sid, "response": "x", "judge": {"version": "V", "value": 1.0,
-                "calls": [{"label": "x", "verdict": 1.0, "attempts": [a]}]}}  # fmt: skip
+        return {
+            "task": "t",
+            "sample_id": sid,
+            "response": "x",
+            "judge": {
+                "version": "V",
+                "value": 1.0,
+                "calls": [{"label": "x", "verdict": 1.0, "attempts": [a]}],
+            },
+        }
 
     assert "| – (not reported) |" in audit_markdown(audit_runs({"r": [rec("1", attempt), rec("2", attempt)]}))
-    assert "| 6 (+1 calls unreported) |" in audit_markdown(audit_runs({"r": [rec("1", attempt), rec("2", reported)]}))
+    assert "| 6 (+1 calls unreported) |" in audit_markdown(
+        audit_runs({"r": [rec("1", attempt), rec("2", reported)]})
+    )

@@ -15,43 +15,96 @@ import pytest
 from omnieval.analysis.judge_runs import audit_markdown, audit_runs
 
 
-def _record(sid: str, value: float | None, *, version: str, response: str = "x", calls: list[dict[str, Any]] | None = None,
-            tokens: tuple[int, int] = (10, 2)) -> dict[str, Any]:  # fmt: skip
-    attempt = {"raw": "1", "verdict": value, "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]}, "latency_s": 0.5}
+def _record(
+    sid: str,
+    value: float | None,
+    *,
+    version: str,
+    response: str = "x",
+    calls: list[dict[str, Any]] | None = None,
+    tokens: tuple[int, int] = (10, 2),
+) -> dict[str, Any]:
+    attempt = {
+        "raw": "1",
+        "verdict": value,
+        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1]},
+        "latency_s": 0.5,
+    }
     return {
-        "task": "t", "sample_id": sid, "state": "ok" if value is not None else "judge_failed", "response": response,
-        "judge": {"judge": f"openai/{version}", "version": version, "key": "js", "value": value,
-                  "calls": calls or [{"label": "answer", "verdict": value, "attempts": [attempt]}]},
-    }  # fmt: skip
+        "task": "t",
+        "sample_id": sid,
+        "state": "ok" if value is not None else "judge_failed",
+        "response": response,
+        "judge": {
+            "judge": f"openai/{version}",
+            "version": version,
+            "key": "js",
+            "value": value,
+            "calls": calls or [{"label": "answer", "verdict": value, "attempts": [attempt]}],
+        },
+    }
 
 
 def test_repeats_agreement_cost_by_hand() -> None:
-    run1 = [_record("1", 1, version="A"), _record("2", 0, version="A"), _record("3", 1, version="A"), _record("4", 1, version="A")]
-    run2 = [_record("1", 1, version="A"), _record("2", 1, version="A"), _record("3", 1, version="A"), _record("4", None, version="A")]
-    other = [_record("1", 1, version="B"), _record("2", 0, version="B"), _record("3", 0, version="B"), _record("4", 1, version="B")]
-    audit = audit_runs({"run1": run1, "run2": run2, "other": other, "plain": [{"task": "t", "sample_id": "1"}]})
+    run1 = [
+        _record("1", 1, version="A"),
+        _record("2", 0, version="A"),
+        _record("3", 1, version="A"),
+        _record("4", 1, version="A"),
+    ]
+    run2 = [
+        _record("1", 1, version="A"),
+        _record("2", 1, version="A"),
+        _record("3", 1, version="A"),
+        _record("4", None, version="A"),
+    ]
+    other = [
+        _record("1", 1, version="B"),
+        _record("2", 0, version="B"),
+        _record("3", 0, version="B"),
+        _record("4", 1, version="B"),
+    ]
+    audit = audit_runs(
+        {"run1": run1, "run2": run2, "other": other, "plain": [{"task": "t", "sample_id": "1"}]}
+    )
     # repeats of A: items 1-3 have two verdicts (4 failed once); only item 2 flips → 1/3
     rep = audit["repeats"]["A"]
     assert (rep["items"], rep["flipped"], rep["items_skipped"]) == (3, 1, 1)
     assert rep["flip_rate"] == pytest.approx(1 / 3)
     # A (run1) vs B: agree on 1, 2, 4; disagree on 3 → 3/4; p_e = 3/4·2/4 + 1/4·2/4 = 1/2 → κ = 1/2
     (pair,) = audit["agreement"]
-    assert pair["kind"] == "binary" and pair["agreement"] == pytest.approx(0.75) and pair["kappa"] == pytest.approx(0.5)
+    assert (
+        pair["kind"] == "binary"
+        and pair["agreement"] == pytest.approx(0.75)
+        and pair["kappa"] == pytest.approx(0.5)
+    )
     cost = audit["runs"]["run2"]["cost"]
     assert (cost["requests"], cost["prompt_tokens"], cost["completion_tokens"]) == (4, 40, 8)
     assert audit["runs"]["run2"]["judge_failed"] == 1
     assert audit["runs_without_judge"] == ["plain"]
     text = audit_markdown(audit)
-    assert text.startswith("## Judge audit") and "flip rate 0.333 (1 of 3 items)" in text and "Cohen's κ 0.500" in text
+    assert (
+        text.startswith("## Judge audit")
+        and "flip rate 0.333 (1 of 3 items)" in text
+        and "Cohen's κ 0.500" in text
+    )
 
 
 def test_position_swap_and_length_bias_from_records() -> None:
     def pair(sid: str, ab: float, ba: float, response: str) -> dict[str, Any]:
-        calls = [{"label": "ab", "verdict": ab, "attempts": []}, {"label": "ba", "verdict": ba, "attempts": []}]
+        calls = [
+            {"label": "ab", "verdict": ab, "attempts": []},
+            {"label": "ba", "verdict": ba, "attempts": []},
+        ]
         return _record(sid, ab, version="P", response=response, calls=calls)
 
     # ab=1 / ba=0: the same answer won both orders (consistent); ab=1 / ba=1: the first slot won twice
-    records = [pair("1", 1, 0, "a" * 10), pair("2", 1, 1, "a" * 20), pair("3", 0, 1, "a" * 30), pair("4", 0.5, 0.5, "a" * 40)]
+    records = [
+        pair("1", 1, 0, "a" * 10),
+        pair("2", 1, 1, "a" * 20),
+        pair("3", 0, 1, "a" * 30),
+        pair("4", 0.5, 0.5, "a" * 40),
+    ]
     run = audit_runs({"r": records})["runs"]["r"]
     swap = run["position_swap"]
     assert (swap["items"], swap["consistent"], swap["first_slot"]) == (4, 3, 1)
@@ -65,7 +118,11 @@ def test_scored_judges_are_compared_by_difference() -> None:
     a = [_record("1", 0.7, version="A"), _record("2", 0.4, version="A")]
     b = [_record("1", 0.7, version="B"), _record("2", 0.9, version="B")]
     (pair,) = audit_runs({"a": a, "b": b})["agreement"]
-    assert pair["kind"] == "scored" and pair["exact_agreement"] == 0.5 and pair["mean_abs_difference"] == pytest.approx(0.25)
+    assert (
+        pair["kind"] == "scored"
+        and pair["exact_agreement"] == 0.5
+        and pair["mean_abs_difference"] == pytest.approx(0.25)
+    )
 
 
 TASK = """\
@@ -76,35 +133,63 @@ metrics: [{{name: exact_match, alias: em}}]
 judge: {judge}
 """
 BINARY = "{key: js, protocol: direct, template: binary_equivalence, parser: judge_binary, scale: [0, 1]}"
-PAIRWISE = "{key: win, protocol: pairwise, template: pairwise_preference, parser: pairwise_preference, scale: [0, 1]}"
+PAIRWISE = (
+    "{key: win, protocol: pairwise, template: pairwise_preference, parser: pairwise_preference, "
+    "scale: [0, 1]}"
+)
 
 
 def omnieval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False
+    )
 
 
-def _judged_run(tmp_path: Path, name: str, judge: str, answers: dict[str, str], verdicts: dict[str, str]) -> Path:
+def _judged_run(
+    tmp_path: Path, name: str, judge: str, answers: dict[str, str], verdicts: dict[str, str]
+) -> Path:
     """A one-task run: replayed answers, judged by a replay judge with the given raw outputs."""
-    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": i, "question": f"q{i}", "answer": "a"}) + "\n" for i in answers), encoding="utf-8")
+    (tmp_path / "qa.jsonl").write_text(
+        "".join(json.dumps({"id": i, "question": f"q{i}", "answer": "a"}) + "\n" for i in answers),
+        encoding="utf-8",
+    )
     (tmp_path / "task.yaml").write_text(TASK.format(name=name, judge=judge), encoding="utf-8")
     for file, table in (("answers.jsonl", answers), ("judge.jsonl", verdicts)):
         lines = [{"task": name, "sample_id": i, "response": text} for i, text in table.items()]
         (tmp_path / file).write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     out = tmp_path / "run"
-    done = omnieval("run", "--tasks", str(tmp_path / "task.yaml"), "--model", f"replay/{tmp_path / 'answers.jsonl'}",
-                    "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out))  # fmt: skip
+    done = omnieval(
+        "run",
+        "--tasks",
+        str(tmp_path / "task.yaml"),
+        "--model",
+        f"replay/{tmp_path / 'answers.jsonl'}",
+        "--judge",
+        f"replay/{tmp_path / 'judge.jsonl'}",
+        "--output",
+        str(out),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return out
 
 
 @pytest.mark.slow
 def test_audit_command_on_a_judged_run(tmp_path: Path) -> None:
-    out = _judged_run(tmp_path, "qa_judged", BINARY, {"1": "a", "2": "b long answer", "3": "a"}, {"1": "1", "2": "0", "3": "1"})
+    out = _judged_run(
+        tmp_path,
+        "qa_judged",
+        BINARY,
+        {"1": "a", "2": "b long answer", "3": "a"},
+        {"1": "1", "2": "0", "3": "1"},
+    )
     audit = omnieval("judge", "audit", str(out), "--repeats", "2", "--json")
     assert audit.returncode == 0, audit.stderr[-2000:]
     data = json.loads(audit.stdout)
     (rep,) = data["repeats"].values()
-    assert (rep["items"], rep["flip_rate"]) == (3, 0.0)  # a replay judge never flips: original + 2 repeats agree
+    assert (rep["items"], rep["flip_rate"]) == (
+        3,
+        0.0,
+    )  # a replay judge never flips: original + 2 repeats agree
     assert data["runs"][str(out)]["cost"]["requests"] == 3
     assert (out / "judge_audit.md").read_text(encoding="utf-8").startswith("## Judge audit")
     missing = omnieval("judge", "audit", str(tmp_path / "nope"))

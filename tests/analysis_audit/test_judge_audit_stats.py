@@ -28,7 +28,12 @@ def test_position_swap_by_hand() -> None:
     stats = position_swap(pairs)
     # consistent: (A,B) and (tie,tie); first-slot twice: (A,A); second-slot twice: (B,B); (A,tie) mismatch
     assert (stats["items"], stats["items_skipped"]) == (5, 1)
-    assert (stats["consistent"], stats["first_slot"], stats["second_slot"], stats["tie_mismatch"]) == (2, 1, 1, 1)
+    assert (stats["consistent"], stats["first_slot"], stats["second_slot"], stats["tie_mismatch"]) == (
+        2,
+        1,
+        1,
+        1,
+    )
     assert stats["consistency"] == pytest.approx(2 / 5)
     assert stats["first_slot_rate"] == pytest.approx(1 / 5)
 

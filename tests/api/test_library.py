@@ -29,7 +29,10 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_one_liner_prints_the_score(tmp_path: Path) -> None:
-    code = f"import omnieval; r = omnieval.evaluate(model='baseline/oracle', tasks=['jsonl:{_stem(tmp_path)}']); print(r.tasks['STEM'].score)"
+    code = (
+        "import omnieval; r = omnieval.evaluate(model='baseline/oracle', "
+        f"tasks=['jsonl:{_stem(tmp_path)}']); print(r.tasks['STEM'].score)"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300
     )

@@ -25,7 +25,9 @@ def tiny_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_rows(tiny_set: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (tiny_set / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [
+        json.loads(line) for line in (tiny_set / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
 
 
 @pytest.fixture(autouse=True)

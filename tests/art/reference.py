@@ -17,34 +17,107 @@ BIRDS = {"bird", "bird2"}
 RIDEABLE = {"horse", "elephant"}
 FLIES = {"airplane", "bird", "bird2"}
 NICE = {"bird", "bird2"}
-PLACE = {"airplane": "at the airport", "bird": "in the forest", "coffee_shop": "at the café",
-         "concert": "at the concert", "elephant": "at the zoo", "football_game": "at the stadium",
-         "horse": "at the stable", "kids": "at the school", "opera": "at the opera", "sea": "by the sea",
-         "traffic": "in the street", "train_station": "at the train station"}
+PLACE = {
+    "airplane": "at the airport",
+    "bird": "in the forest",
+    "coffee_shop": "at the café",
+    "concert": "at the concert",
+    "elephant": "at the zoo",
+    "football_game": "at the stadium",
+    "horse": "at the stable",
+    "kids": "at the school",
+    "opera": "at the opera",
+    "sea": "by the sea",
+    "traffic": "in the street",
+    "train_station": "at the train station",
+}
 INDOORS = {"bell", "cat", "dog", "opera", "coffee_shop"}
-OUTDOORS = {"airplane", "bell", "bird", "bird2", "cat", "dog", "elephant", "horse", "sheep", "motorcycle",
-            "football_game", "sea", "traffic"}
-INVERSE = {"higher": "lower", "lower": "higher", "louder": "quieter", "quieter": "louder",
-           "slowed down": "sped up", "sped up": "slowed down", "reversed": "reversed"}
+OUTDOORS = {
+    "airplane",
+    "bell",
+    "bird",
+    "bird2",
+    "cat",
+    "dog",
+    "elephant",
+    "horse",
+    "sheep",
+    "motorcycle",
+    "football_game",
+    "sea",
+    "traffic",
+}
+INVERSE = {
+    "higher": "lower",
+    "lower": "higher",
+    "louder": "quieter",
+    "quieter": "louder",
+    "slowed down": "sped up",
+    "sped up": "slowed down",
+    "reversed": "reversed",
+}
 CAPITAL = {"et": "Tallinn", "fi": "Helsinki", "hu": "Budapest", "pl": "Warsaw"}
-LAND = {"et": {"Latvia"}, "fi": {"Norway"}, "hu": {"Slovakia", "Ukraine"}, "pl": {"Belarus", "Slovakia", "Ukraine"}}
+LAND = {
+    "et": {"Latvia"},
+    "fi": {"Norway"},
+    "hu": {"Slovakia", "Ukraine"},
+    "pl": {"Belarus", "Slovakia", "Ukraine"},
+}
 ACCENT = {"en-us": "American", "en-gb-x-rp": "English", "en-gb-scotland": "Scottish"}
 OLD_VARIANTS = {"m8", "m1", "f1"}
 FEMALE_VARIANTS = {"f1", "f2", "f3", "f4", "f5"}
-TOPIC_WORDS = {"constitution": "politics", "environment": "environment", "theme parks": "entertainment",
-               "tennis": "sports", "cloud computing": "technology", "sleep": "health", "conserving water": "environment",
-               "diet": "health", "reading books": "entertainment"}
-ANSWERS = {"desert": "Antarctica", "species of bird": "ostrich", "north america": "Denali", "mammal": "whale",
-           "rings": "Saturn", "united states": "Alaska", "silver": "Ag", "romeo": "Shakespeare", "poland": "Warsaw",
-           "largest planet": "Jupiter", "sky": "blue"}
+TOPIC_WORDS = {
+    "constitution": "politics",
+    "environment": "environment",
+    "theme parks": "entertainment",
+    "tennis": "sports",
+    "cloud computing": "technology",
+    "sleep": "health",
+    "conserving water": "environment",
+    "diet": "health",
+    "reading books": "entertainment",
+}
+ANSWERS = {
+    "desert": "Antarctica",
+    "species of bird": "ostrich",
+    "north america": "Denali",
+    "mammal": "whale",
+    "rings": "Saturn",
+    "united states": "Alaska",
+    "silver": "Ag",
+    "romeo": "Shakespeare",
+    "poland": "Warsaw",
+    "largest planet": "Jupiter",
+    "sky": "blue",
+}
 FAMOUS = ("Marie Curie", "Leonardo da Vinci", "Charles Darwin", "Benjamin Franklin", "Rosa Parks")
-ABOUT = {"bird sings": "bird", "cat purrs": "cat", "dog wagged": "dog", "elephant drinks": "elephant",
-         "horse gallops": "horse", "sheep grazed": "sheep", "airplane": "airplane", "bell rings": "bell",
-         "kids laughed": "kids", "motorcycle": "motorcycle", "opera": "opera", "rain taps": "rain",
-         "thunderstorm": "thunderstorm", "waves crash": "sea", "concert": "concert", "honking cars": "traffic"}
-SCENE = {"check my notes": "at the school", "sit by the windows": "at the café", "lighting effect": "at the concert",
-         "wait now": "at the train station", "players": "at the stadium", "honking cars": "in the street",
-         "salty breeze": "by the sea"}
+ABOUT = {
+    "bird sings": "bird",
+    "cat purrs": "cat",
+    "dog wagged": "dog",
+    "elephant drinks": "elephant",
+    "horse gallops": "horse",
+    "sheep grazed": "sheep",
+    "airplane": "airplane",
+    "bell rings": "bell",
+    "kids laughed": "kids",
+    "motorcycle": "motorcycle",
+    "opera": "opera",
+    "rain taps": "rain",
+    "thunderstorm": "thunderstorm",
+    "waves crash": "sea",
+    "concert": "concert",
+    "honking cars": "traffic",
+}
+SCENE = {
+    "check my notes": "at the school",
+    "sit by the windows": "at the café",
+    "lighting effect": "at the concert",
+    "wait now": "at the train station",
+    "players": "at the stadium",
+    "honking cars": "in the street",
+    "salty breeze": "by the sea",
+}
 SEASON = {"sunscreen": "summer", "wrap a few things": "Christmas", "christmas": "Christmas", "sea": "summer"}
 
 
@@ -80,8 +153,17 @@ def truth(row: dict[str, Any]) -> str:
     segs = [s for s in row["segments"] if s["kind"] != "question"]
     sounds = [s["asset"] for s in segs if s["kind"] == "sound"]
     task = row["task"]
-    fn = {"AA": _aa, "ATD": _atd, "CRLI": _crli, "CRSI": _crsi, "STI": _sti, "SR": _sr, "SFC": _sfc, "TSR": _tsr,
-          "TTLR": _ttlr}[task]
+    fn = {
+        "AA": _aa,
+        "ATD": _atd,
+        "CRLI": _crli,
+        "CRSI": _crsi,
+        "STI": _sti,
+        "SR": _sr,
+        "SFC": _sfc,
+        "TSR": _tsr,
+        "TTLR": _ttlr,
+    }[task]
     return "Yes" if fn(template, slots, segs, sounds) else "No"
 
 
@@ -89,8 +171,14 @@ def _aa(template: str, slots: dict[str, Any], segs: list[dict[str, Any]], sounds
     a = sounds.count(slots["s_A"])
     b = len(sounds) - a
     assert sounds[:a] == [slots["s_A"]] * a  # grouped: all of s_A first
-    return {"AA_0": a == b, "AA_1": a == 2 * b, "AA_2": a % 2 == 0, "AA_3": a % 2 == 1, "AA_4": a > b,
-            "AA_5": a < b}[template]
+    return {
+        "AA_0": a == b,
+        "AA_1": a == 2 * b,
+        "AA_2": a % 2 == 0,
+        "AA_3": a % 2 == 1,
+        "AA_4": a > b,
+        "AA_5": a < b,
+    }[template]
 
 
 def _atd(template: str, slots: dict[str, Any], segs: list[dict[str, Any]], sounds: list[str]) -> bool:
@@ -100,9 +188,13 @@ def _atd(template: str, slots: dict[str, Any], segs: list[dict[str, Any]], sound
     if template == "ATD_3":
         return same and first[1] != second[1]
     if template == "ATD_0":
-        return same and ((first[1] == t and second[1] == "none") or (first[1] == "none" and INVERSE.get(second[1]) == t))
+        return same and (
+            (first[1] == t and second[1] == "none") or (first[1] == "none" and INVERSE.get(second[1]) == t)
+        )
     if template == "ATD_1":
-        return same and ((second[1] == t and first[1] == "none") or (second[1] == "none" and INVERSE.get(first[1]) == t))
+        return same and (
+            (second[1] == t and first[1] == "none") or (second[1] == "none" and INVERSE.get(first[1]) == t)
+        )
     changed = first[1] if first[1] != "none" else second[1]
     return same and t in (changed, INVERSE.get(changed))
 
@@ -129,7 +221,11 @@ def _crsi(template: str, slots: dict[str, Any], segs: list[dict[str, Any]], soun
 
 def _sti(template: str, slots: dict[str, Any], segs: list[dict[str, Any]], sounds: list[str]) -> bool:
     if template == "STI_0":
-        referent = "woman" if " she " in f" {segs[0]['text']} ".replace(",", " ") or "her " in segs[0]["text"] else "man"
+        referent = (
+            "woman"
+            if " she " in f" {segs[0]['text']} ".replace(",", " ") or "her " in segs[0]["text"]
+            else "man"
+        )
         return referent != _gender(segs[0]["voice"])
     by = [s for s in segs if _gender(s["voice"]) == slots["g"]]
     if template == "STI_1":

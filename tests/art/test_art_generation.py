@@ -33,10 +33,12 @@ def _db(x: np.ndarray) -> float:
 def _cut(audio: np.ndarray, seg: dict[str, Any], lo: float = 0.0, hi: float | None = None) -> np.ndarray:
     start = round(seg["start_s"] * 16000)
     end = start + round(seg["dur_s"] * 16000)
-    return audio[start + round(lo * 16000): end if hi is None else start + round(hi * 16000)]
+    return audio[start + round(lo * 16000) : end if hi is None else start + round(hi * 16000)]
 
 
-def test_manifest_has_the_fixed_fields_and_covers_all_templates(tiny_set: Path, tiny_rows: list[dict[str, Any]]) -> None:
+def test_manifest_has_the_fixed_fields_and_covers_all_templates(
+    tiny_set: Path, tiny_rows: list[dict[str, Any]]
+) -> None:
     assert len(tiny_rows) == 110
     for row in tiny_rows:
         assert {"id", "task", "template", "question", "answer", "audio"} <= set(row)
@@ -54,7 +56,9 @@ def test_independent_evaluator_agrees_on_every_instance(tiny_rows: list[dict[str
     assert not wrong
 
 
-def test_levels_durations_and_gaps_measured_on_the_wavs(tiny_set: Path, tiny_rows: list[dict[str, Any]]) -> None:
+def test_levels_durations_and_gaps_measured_on_the_wavs(
+    tiny_set: Path, tiny_rows: list[dict[str, Any]]
+) -> None:
     expected = {"louder": -14.0, "quieter": -26.0}
     cut = 0
     for row in tiny_rows:
@@ -70,17 +74,23 @@ def test_levels_durations_and_gaps_measured_on_the_wavs(tiny_set: Path, tiny_row
                 tolerance = 1.0 if seg.get("transform") in ("truncated", None) else 0.6
                 assert abs(_db(clip) - target) < tolerance, (row["id"], seg["asset"], seg.get("transform"))
                 assert np.max(np.abs(clip[-16:])) < 0.02  # faded out: no click at the end
-                if seg["truncated_to_5s"] and seg.get("transform") is None:  # cut at 5 s with a 0.5 s fade-out
+                if (
+                    seg["truncated_to_5s"] and seg.get("transform") is None
+                ):  # cut at 5 s with a 0.5 s fade-out
                     cut += 1
                     assert seg["dur_s"] == 5.0
                     assert _db(clip[-800:]) < _db(clip[-16000:-8000]) - 12
         for before, after in itertools.pairwise(segs):  # the gaps between recordings are silence
-            gap = audio[round((before["start_s"] + before["dur_s"]) * 16000) + 2: round(after["start_s"] * 16000) - 2]
+            gap = audio[
+                round((before["start_s"] + before["dur_s"]) * 16000) + 2 : round(after["start_s"] * 16000) - 2
+            ]
             assert gap.size > 0 and np.max(np.abs(gap)) == 0.0
     assert cut >= 1  # SR plays 6 s ambiences as sounds: some clips were cut
 
 
-def test_background_sits_twenty_db_under_speech_with_fades(tiny_set: Path, tiny_rows: list[dict[str, Any]]) -> None:
+def test_background_sits_twenty_db_under_speech_with_fades(
+    tiny_set: Path, tiny_rows: list[dict[str, Any]]
+) -> None:
     checked = 0
     for row in (r for r in tiny_rows if r["task"] == "TTLR" and r["template"] != "TTLR_3"):
         audio = _read(tiny_set, row["audio"])
@@ -103,7 +113,7 @@ def test_overlay_puts_a_stationary_background_exactly_twenty_db_under_the_speech
     rng = np.random.default_rng(0)
     speech = normalize(rng.standard_normal(16000 * 2))
     mixed, start_s = overlay(speech, rng.standard_normal(16000 * 3))
-    lead = mixed[round(0.3 * 16000): round(start_s * 16000)]
+    lead = mixed[round(0.3 * 16000) : round(start_s * 16000)]
     assert start_s == 0.6 and mixed.size == speech.size + 2 * round(0.6 * 16000)
     assert abs(_db(lead) - (-40.0)) < 0.3
     assert abs(mixed[0]) < 1e-6 and abs(mixed[-1]) < 1e-6  # faded in and out
@@ -119,7 +129,11 @@ def test_transformations_change_what_they_say(tiny_set: Path) -> None:
         spectrum = np.abs(np.fft.rfft(x * np.hanning(x.size)))
         return float(np.sum(np.fft.rfftfreq(x.size, 1 / 16000) * spectrum) / np.sum(spectrum))
 
-    assert pitch(apply_transform(piano, "higher")) > 1.15 * pitch(piano) > 1.15**2 * pitch(apply_transform(piano, "lower"))
+    assert (
+        pitch(apply_transform(piano, "higher"))
+        > 1.15 * pitch(piano)
+        > 1.15**2 * pitch(apply_transform(piano, "lower"))
+    )
     assert apply_transform(piano, "slowed down").size == pytest.approx(piano.size * 1.5, rel=0.01)
     assert apply_transform(piano, "sped up").size == pytest.approx(piano.size / 1.5, rel=0.01)
     assert apply_transform(piano, "truncated").size == pytest.approx(piano.size / 2, rel=0.01)
@@ -161,9 +175,15 @@ def test_user_assets_replace_synthetic_sounds_and_bad_files_fail_first(tmp_path:
     assets.mkdir()
     t = np.arange(16000 * 2) / 16000
     soundfile.write(assets / "bell.wav", 0.3 * np.sin(2 * np.pi * 440 * t), 22050)
-    manifest = generate_art(tmp_path / "out", per_template=1, tasks="AA", assets=str(assets), seed=1, workers=1)
-    sources = [s["asset_source"] for r in map(json.loads, manifest.read_text().splitlines())
-               for s in r["segments"] if s.get("asset") == "bell"]
+    manifest = generate_art(
+        tmp_path / "out", per_template=1, tasks="AA", assets=str(assets), seed=1, workers=1
+    )
+    sources = [
+        s["asset_source"]
+        for r in map(json.loads, manifest.read_text().splitlines())
+        for s in r["segments"]
+        if s.get("asset") == "bell"
+    ]
     assert sources and all(s["source"] == "file" and s["path"] == "bell.wav" for s in sources)
     (assets / "cat.wav").write_bytes(b"not audio at all")
     with pytest.raises(SourceError, match="cannot read asset file") as err:
@@ -175,16 +195,21 @@ def test_user_assets_replace_synthetic_sounds_and_bad_files_fail_first(tmp_path:
         generate_art(tmp_path / "out3", per_template=1, tasks="AA", assets=str(assets), workers=1)
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"question_voice": "en-au+m3"}, "no language 'en-au'"),
-    ({"question_voice": "en-us+nosuchvariant"}, "no voice variant 'nosuchvariant'"),
-    ({"languages": "et,fi,xx"}, "unknown: \\['xx'\\]"),
-    ({"scale": "huge"}, "scale must be one of"),
-    ({"scale": "tiny", "n": 10}, "only one of"),
-    ({"tasks": "AA,XYZ"}, "unknown task"),
-    ({"language": "de"}, "unknown edition language"),
-])
-def test_bad_options_fail_before_anything_is_written(tmp_path: Path, options: dict[str, Any], message: str) -> None:
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"question_voice": "en-au+m3"}, "no language 'en-au'"),
+        ({"question_voice": "en-us+nosuchvariant"}, "no voice variant 'nosuchvariant'"),
+        ({"languages": "et,fi,xx"}, "unknown: \\['xx'\\]"),
+        ({"scale": "huge"}, "scale must be one of"),
+        ({"scale": "tiny", "n": 10}, "only one of"),
+        ({"tasks": "AA,XYZ"}, "unknown task"),
+        ({"language": "de"}, "unknown edition language"),
+    ],
+)
+def test_bad_options_fail_before_anything_is_written(
+    tmp_path: Path, options: dict[str, Any], message: str
+) -> None:
     from omnieval.benchmarks.art.generator import generate_art
 
     with pytest.raises(SourceError, match=message):

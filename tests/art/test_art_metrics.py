@@ -8,10 +8,19 @@ from omnieval.benchmarks.art.metrics import absolute_accuracy, over_relevant, re
 from omnieval.types import SampleResult, ScoringInput
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Yes", "Yes"), (" no. ", "No"), ("**YES**", "Yes"), ("«Да»", "Yes"), ("Нет!", "No"),
-    ("Yes, the bell rings twice.", None), ("Maybe", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Yes", "Yes"),
+        (" no. ", "No"),
+        ("**YES**", "Yes"),
+        ("«Да»", "Yes"),
+        ("Нет!", "No"),
+        ("Yes, the bell rings twice.", None),
+        ("Maybe", None),
+        ("", None),
+    ],
+)
 def test_yes_no_normalisation(text: str, expected: str | None) -> None:
     assert yes_no(text) == expected
 
@@ -37,13 +46,27 @@ def test_relative_accuracy_divides_by_relevant_answers_only() -> None:
     assert sum(absolute) / len(absolute) == pytest.approx(3 / 5)
     assert sum(r.metrics["art.relevant"] for r in results) / len(results) == pytest.approx(4 / 5)
     assert over_relevant(absolute, results) == pytest.approx(3 / 4)
-    assert over_relevant([0.0], [SampleResult(task="t", sample_id="x", state="ok", metrics={"art.relevant": 0.0})]) == 0.0
+    assert (
+        over_relevant(
+            [0.0], [SampleResult(task="t", sample_id="x", state="ok", metrics={"art.relevant": 0.0})]
+        )
+        == 0.0
+    )
 
 
 def _results(path, blocks):  # type: ignore[no-untyped-def]
     path.mkdir()
-    tasks = {name: {"n_scored": n, "metrics": {"art.relevant": rel, "art.absolute_accuracy": acc,
-                                               "art.relative_accuracy": acc / rel}} for name, (n, rel, acc) in blocks.items()}
+    tasks = {
+        name: {
+            "n_scored": n,
+            "metrics": {
+                "art.relevant": rel,
+                "art.absolute_accuracy": acc,
+                "art.relative_accuracy": acc / rel,
+            },
+        }
+        for name, (n, rel, acc) in blocks.items()
+    }
     (path / "results.json").write_text(__import__("json").dumps({"tasks": tasks}), encoding="utf-8")
     return path
 
@@ -51,7 +74,8 @@ def _results(path, blocks):  # type: ignore[no-untyped-def]
 def test_summary_averages_repeated_runs_and_pools_tasks_overall(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from omnieval.benchmarks.art.summary import summarize_runs
 
-    # run 1: AA 10 items 8 relevant 6 right; SR 10 items 10 relevant 4 right -> overall 18/20 rel, 10/20 abs, 10/18 rel-acc
+    # run 1: AA 10 items 8 relevant 6 right; SR 10 items 10 relevant 4 right -> overall 18/20 rel, 10/20 abs,
+    # 10/18 rel-acc
     a = _results(tmp_path / "r1", {"art.AA": (10, 0.8, 0.6), "art.SR": (10, 1.0, 0.4)})
     # run 2: AA 10/10 relevant 8 right; SR 10 relevant 6 right -> overall 20/20, 14/20, 14/20
     b = _results(tmp_path / "r2", {"art.AA": (10, 1.0, 0.8), "art.SR": (10, 1.0, 0.6)})

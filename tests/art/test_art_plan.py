@@ -20,7 +20,17 @@ def spec():  # type: ignore[no-untyped-def]
 
 def test_fifty_five_templates_in_nine_tasks(spec) -> None:  # type: ignore[no-untyped-def]
     counts = {task: len(spec.templates[task]) for task in TASKS}
-    assert counts == {"AA": 6, "ATD": 4, "CRLI": 6, "CRSI": 4, "STI": 4, "SR": 15, "SFC": 4, "TSR": 8, "TTLR": 4}
+    assert counts == {
+        "AA": 6,
+        "ATD": 4,
+        "CRLI": 6,
+        "CRSI": 4,
+        "STI": 4,
+        "SR": 15,
+        "SFC": 4,
+        "TSR": 8,
+        "TTLR": 4,
+    }
     assert sum(counts.values()) == 55
 
 
@@ -38,7 +48,9 @@ def test_slot_spaces_match_the_counts_worked_out_from_the_paper(spec) -> None:  
     assert _sizes(spec, "AA_2") == (200, 200)
     assert _sizes(spec, "AA_4") == (120, 200)
     assert _sizes(spec, "ATD_0")[0] == 32 + 24
-    assert _sizes(spec, "ATD_2")[0] == 4 * 28  # one clean side: 2 sides x (6 x 2 wordings + reversed + truncated)
+    assert (
+        _sizes(spec, "ATD_2")[0] == 4 * 28
+    )  # one clean side: 2 sides x (6 x 2 wordings + reversed + truncated)
     assert _sizes(spec, "CRLI_0") == (24, 1296)
     assert _sizes(spec, "CRLI_3") == (12, 36)
     assert sum(_sizes(spec, "CRLI_2")) == 1320 and _sizes(spec, "CRLI_2")[0] == 648
@@ -65,8 +77,16 @@ def test_every_task_is_balanced_exactly_and_covers_every_template(spec, total: i
 def test_atd_full_scale_reproduces_the_paper_per_template_counts(spec) -> None:  # type: ignore[no-untyped-def]
     plan = plan_task(spec, "ATD", seed=0, total=1000)
     counts = Counter((p.template, p.answer) for p in plan)
-    assert counts == {("ATD_0", "Yes"): 56, ("ATD_0", "No"): 56, ("ATD_1", "Yes"): 56, ("ATD_1", "No"): 56,
-                      ("ATD_2", "Yes"): 112, ("ATD_2", "No"): 112, ("ATD_3", "Yes"): 276, ("ATD_3", "No"): 276}
+    assert counts == {
+        ("ATD_0", "Yes"): 56,
+        ("ATD_0", "No"): 56,
+        ("ATD_1", "Yes"): 56,
+        ("ATD_1", "No"): 56,
+        ("ATD_2", "Yes"): 112,
+        ("ATD_2", "No"): 112,
+        ("ATD_3", "Yes"): 276,
+        ("ATD_3", "No"): 276,
+    }
     # ATD_0/1 Yes items: the exhaustive 32 + 24 distinct configurations, none repeated
     yes0 = [p for p in plan if p.template == "ATD_0" and p.answer == "Yes"]
     assert not any(p.repeat for p in yes0)
@@ -87,9 +107,13 @@ def test_same_seed_same_plan_other_seed_other_plan(spec) -> None:  # type: ignor
 
 def test_unsatisfiable_template_fails_before_generation(spec) -> None:  # type: ignore[no-untyped-def]
     template = spec.templates["SR"][2]
-    variant = dataclasses.replace(template.variants[0], where=(compile_expr("not rideable(s)", where="test"),))
-    broken = dataclasses.replace(spec, templates={**spec.templates, "SR": (dataclasses.replace(template, id="SR_X",
-                                                                                                 variants=(variant,)),)})
+    variant = dataclasses.replace(
+        template.variants[0], where=(compile_expr("not rideable(s)", where="test"),)
+    )
+    broken = dataclasses.replace(
+        spec,
+        templates={**spec.templates, "SR": (dataclasses.replace(template, id="SR_X", variants=(variant,)),)},
+    )
     with pytest.raises(SourceError, match="SR_X has no 'Yes' configuration"):
         check_satisfiable(broken, ["SR"])
 
@@ -103,7 +127,9 @@ def test_rules_outside_the_whitelist_are_rejected() -> None:
 
 def test_crli_languages_option_extends_speakers_and_rejects_unknown_ones() -> None:
     spec = load_spec(crli_languages=("et", "fi", "hu", "pl", "cs", "lv"))
-    assert len(spec.tables["language"]) == 18 and "Prague" in spec.templates["CRLI"][3].variants[0].slots[0][1]
+    assert (
+        len(spec.tables["language"]) == 18 and "Prague" in spec.templates["CRLI"][3].variants[0].slots[0][1]
+    )
     with pytest.raises(SourceError, match="unknown: \\['xx'\\]"):
         load_spec(crli_languages=("et", "fi", "xx"))
 

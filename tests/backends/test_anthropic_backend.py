@@ -90,8 +90,8 @@ def test_a_provider_error_body_is_shown_as_written(tmp_path: Path) -> None:
     errors = [r for r in records if r["state"] == "error"]
     assert errors, output
     assert (
-        'HTTP 400: {"type": "error", "error": {"type": "invalid_request_error", "message": "fake invalid_request_error (400)"}}'
-        in errors[0]["reason"]
+        'HTTP 400: {"type": "error", "error": {"type": "invalid_request_error", "message": "fake '
+        'invalid_request_error (400)"}}' in errors[0]["reason"]
     )
 
 
@@ -135,8 +135,12 @@ def test_message_batches_answer_every_sample_and_expired_requests_fall_back(tmp_
         assert code == 0, output
         assert {r["state"] for r in records} == {"ok"} and len(records) == 3
         assert max(server.batch_lines.values()) == 1 and sum(server.batch_lines.values()) == 3
-        first = len(server.batches["msgbatch_1"]["lines"])  # how the 3 requests were grouped depends on timing
-        assert server.messages_calls == first - first // 2  # the expired second half of the first batch, on its own
+        first = len(
+            server.batches["msgbatch_1"]["lines"]
+        )  # how the 3 requests were grouped depends on timing
+        assert (
+            server.messages_calls == first - first // 2
+        )  # the expired second half of the first batch, on its own
 
 
 def test_message_batches_complete_without_single_calls(tmp_path: Path) -> None:

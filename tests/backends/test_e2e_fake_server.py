@@ -1,4 +1,5 @@
-"""End to end through ``omnieval run``: injected faults lose nothing; ``kill -9`` then resume changes nothing."""
+"""End to end through ``omnieval run``: injected faults lose nothing; ``kill -9`` then resume changes
+nothing."""
 
 from __future__ import annotations
 
@@ -100,8 +101,14 @@ def test_loglikelihood_task_through_echoed_logprobs(tmp_path: Path) -> None:
     rows = []
     for i in range(30):
         favoured = i % 3 if i % 2 == 0 else (i + 1) % 3  # the fake server favours the bracketed option
-        rows.append({"id": f"q{i}", "question": f"Вопрос {i}: [{favoured}]", "answer": str(i % 3),
-                     "choices": ["0", "1", "2"]})  # fmt: skip
+        rows.append(
+            {
+                "id": f"q{i}",
+                "question": f"Вопрос {i}: [{favoured}]",
+                "answer": str(i % 3),
+                "choices": ["0", "1", "2"],
+            }
+        )
     (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     (tmp_path / "ll.yaml").write_text(LL_TASK, encoding="utf-8")
     with FakeOpenAI(answer_pattern=r"\[(\d+)\]").in_thread() as server:

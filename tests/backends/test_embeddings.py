@@ -58,7 +58,9 @@ def test_api_embedder_batches_orders_and_normalises(server: str) -> None:
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)
     assert np.allclose(vectors, expected)
     assert [len(c["input"]) for c in _Handler.calls] == [2, 2, 1]
-    assert {(c["path"], c["auth"], c["model"]) for c in _Handler.calls} == {("/v1/embeddings", "Bearer k-123", "emb-small")}
+    assert {(c["path"], c["auth"], c["model"]) for c in _Handler.calls} == {
+        ("/v1/embeddings", "Bearer k-123", "emb-small")
+    }
 
 
 def test_api_errors_and_bad_specs_are_named(server: str) -> None:
@@ -76,7 +78,9 @@ def test_api_errors_and_bad_specs_are_named(server: str) -> None:
 
 def test_unknown_options_fail_before_anything_loads() -> None:
     """Validation: a typo in an option is named with the accepted ones, for a folder that does not exist."""
-    with pytest.raises(ConfigError, match=r"embedder hf/nowhere does not take option\(s\) \['pool'\].*'pooling'"):
+    with pytest.raises(
+        ConfigError, match=r"embedder hf/nowhere does not take option\(s\) \['pool'\].*'pooling'"
+    ):
         check_embedder("hf/nowhere", {"pool": "cls"})
     assert check_embedder("openai/m", {"base_url": "http://x", "timeout_s": 1.0}) is embedders.get("openai")
     assert {"hf", "openai"} <= set(embedders.names())

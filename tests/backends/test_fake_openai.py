@@ -23,8 +23,13 @@ def req(text: str, **kwargs: object) -> Request:
 def test_parse_faults() -> None:
     assert parse_faults("429:0.05, 500:0.1,timeout:0") == {"429": 0.05, "500": 0.1, "timeout": 0.0}
     assert parse_faults("") == {}
-    for bad, words in [("418:0.1", "KIND:RATE"), ("500", "KIND:RATE"), ("500:x", "not a number"),
-                       ("500:1.5", "within"), ("500:0.6,429:0.6", "sum")]:  # fmt: skip
+    for bad, words in [
+        ("418:0.1", "KIND:RATE"),
+        ("500", "KIND:RATE"),
+        ("500:x", "not a number"),
+        ("500:1.5", "within"),
+        ("500:0.6,429:0.6", "sum"),
+    ]:
         with pytest.raises(ValueError, match=words):
             parse_faults(bad)
 

@@ -239,7 +239,10 @@ async def test_max_tokens_field_and_httpx_client_option() -> None:
     [
         ({"extra_bdy": {}}, "unknown key(s) 'extra_bdy'; known keys: extra_body"),
         ({"extra_body": "x"}, "extra_body='x': Input should be a valid dictionary"),
-        ({"http_client": "requests"}, "http_client='requests': Input should be 'auto', 'raw', 'aiohttp' or 'httpx'"),
+        (
+            {"http_client": "requests"},
+            "http_client='requests': Input should be 'auto', 'raw', 'aiohttp' or 'httpx'",
+        ),
         ({"max_tokens_field": "n"}, "max_tokens_field='n': Input should be"),
     ],
 )

@@ -100,13 +100,18 @@ async def test_concurrency_is_capped_by_limit(echo_server: tuple[ScriptedServer,
 @pytest.mark.parametrize(
     ("pieces", "expected"),
     [
-        ([b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n", b"3;x=1\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n"],
-         b'{"a": 1}'),
+        (
+            [
+                b'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{"a"\r\n',
+                b"3;x=1\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n",
+            ],
+            b'{"a": 1}',
+        ),
         ([b"HTTP/1.1 100 Continue\r\n\r\n", *ok(b"{}")], b"{}"),
         (ok(gzip.compress(b'{"z": 0}'), b"content-encoding: gzip\r\n"), b'{"z": 0}'),
         ([b"HTTP/1.1 204 No Content\r\n\r\n"], b""),
     ],
-)  # fmt: skip
+)
 async def test_response_framings(pieces: list[bytes], expected: bytes) -> None:
     async with ScriptedServer(lambda req: pieces) as url:
         client = poster(url)
@@ -162,7 +167,9 @@ async def test_connection_refused() -> None:
     client = poster("http://127.0.0.1:9/v1")
     with pytest.raises(TransportFailure) as err:
         await client.post("/x", b"{}")
-    assert err.value.kind == "refused", "a closed port is told apart from a reset (the circuit breaker needs it)"
+    assert err.value.kind == "refused", (
+        "a closed port is told apart from a reset (the circuit breaker needs it)"
+    )
 
 
 async def test_client_choice() -> None:

@@ -57,11 +57,18 @@ async def test_replay_missing_sample_names_task_sample_and_file(tmp_path: Path) 
     assert "'t'" in str(err.value) and "'2'" in str(err.value) and str(file) in str(err.value)
 
 
-async def test_replay_task_names_match_ignoring_case_dashes_underscores_when_unambiguous(tmp_path: Path) -> None:
-    file = write(tmp_path / "p.jsonl", [{"task": "ruHHH-Image", "sample_id": "1", "response": "hhh"},
-                                        {"task": "ruhhh_image", "sample_id": "2", "response": "exact"},
-                                        {"task": "A-b", "sample_id": "1", "response": "x"},
-                                        {"task": "a_B", "sample_id": "1", "response": "y"}])  # fmt: skip
+async def test_replay_task_names_match_ignoring_case_dashes_underscores_when_unambiguous(
+    tmp_path: Path,
+) -> None:
+    file = write(
+        tmp_path / "p.jsonl",
+        [
+            {"task": "ruHHH-Image", "sample_id": "1", "response": "hhh"},
+            {"task": "ruhhh_image", "sample_id": "2", "response": "exact"},
+            {"task": "A-b", "sample_id": "1", "response": "x"},
+            {"task": "a_B", "sample_id": "1", "response": "y"},
+        ],
+    )
     backend = create_backend(f"replay/{file}")
     assert (await backend.generate(req("1", task="ruhhh_image"))).text == "hhh"  # the dataset's own spelling
     assert (await backend.generate(req("2", task="ruhhh_image"))).text == "exact"

@@ -1,4 +1,5 @@
-"""Shared pieces of the cascade tests: spoken clips (Festival Russian, espeak-ng English) and a task over them.
+"""Shared pieces of the cascade tests: spoken clips (Festival Russian, espeak-ng English) and a task over
+them.
 
 These tests need the real components (extra ``cascade``, Debian tesseract-ocr, festival, festvox-ru,
 espeak-ng); ``make test`` installs them, so they fail rather than skip when something is missing.

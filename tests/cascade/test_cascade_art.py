@@ -1,4 +1,5 @@
-"""ART with a cascade: the Russian edition with Festival's question voice, transcribed whole, then answered."""
+"""ART with a cascade: the Russian edition with Festival's question voice, transcribed whole, then
+answered."""
 
 from __future__ import annotations
 

@@ -24,7 +24,8 @@ def _audio_task(folder: Path, files: dict[str, Path]) -> Path:
     (folder / "a.yaml").write_text(
         "name: a\nmodalities: [audio]\nlanguage: en\n"
         "source: {type: jsonl, path: a.jsonl, fields: {input: null, targets: answer, "
-        'media: [{field: audio, kind: audio}]}}\nprompt: {template: "<audio> Answer."}\nmetrics: [exact_match]\n',
+        'media: [{field: audio, kind: audio}]}}\nprompt: {template: "<audio> Answer."}\nmetrics: '
+        "[exact_match]\n",
         encoding="utf-8",
     )
     return folder / "a.yaml"

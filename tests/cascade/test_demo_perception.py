@@ -1,4 +1,5 @@
-"""The demo's perception data: text drawn into pictures that Tesseract reads, Russian numbers Festival speaks."""
+"""The demo's perception data: text drawn into pictures that Tesseract reads, Russian numbers Festival
+speaks."""
 
 from __future__ import annotations
 

@@ -76,7 +76,9 @@ def _onsets(wav: Path) -> int:
     return int(on[0]) + int(np.sum(on[1:] & ~on[:-1]))
 
 
-def test_audio_falls_back_to_counted_beeps_without_espeak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_audio_falls_back_to_counted_beeps_without_espeak(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(media_data.shutil, "which", lambda _name: None)
     path = demo_audio(tmp_path, n=6, seed=2)
     rows = _rows(path)
@@ -87,7 +89,9 @@ def test_audio_falls_back_to_counted_beeps_without_espeak(tmp_path: Path, monkey
         assert "сигнал" in row["question_ru"] and "beeps" in row["question_en"]
 
 
-def test_audio_espeak_required_but_missing_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_audio_espeak_required_but_missing_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(media_data.shutil, "which", lambda _name: None)
     with pytest.raises(SourceError, match="espeak-ng"):
         demo_audio(tmp_path, n=2, voice="espeak")

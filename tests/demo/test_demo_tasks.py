@@ -58,8 +58,25 @@ def test_video_prompt_lists_russian_options() -> None:
 def test_oracle_scores_every_demo_task_perfectly(tmp_path: Path) -> None:
     out = tmp_path / "run"
     env = {**os.environ, "OMNIEVAL_CACHE": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", ",".join(SIZES), "--model", "baseline/oracle",
-                           "--output", str(out), "-q"], capture_output=True, text=True, env=env, timeout=240)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "run",
+            "--tasks",
+            ",".join(SIZES),
+            "--model",
+            "baseline/oracle",
+            "--output",
+            str(out),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert {name: info["score"] for name, info in results["tasks"].items()} == dict.fromkeys(SIZES, 1.0)

@@ -20,7 +20,9 @@ class ScriptedBackend(Backend):
 
     provider = "scripted"
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image"})
-    answer: ClassVar[Callable[[Request], Response | str]] = staticmethod(lambda r: r.targets[0] if r.targets else "")
+    answer: ClassVar[Callable[[Request], Response | str]] = staticmethod(
+        lambda r: r.targets[0] if r.targets else ""
+    )
     calls: ClassVar[Counter[str]] = Counter()
     seen: ClassVar[list[Request]] = []
 
@@ -55,7 +57,9 @@ def qa_file(tmp_path: Path) -> Path:
 
 
 def read_samples(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return [
+        json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines() if line
+    ]
 
 
 def options() -> BackendOptions:

@@ -29,7 +29,10 @@ def test_a_cache_from_before_sessions_is_upgraded_and_still_serves(tmp_path: Pat
     path = tmp_path / "cache.sqlite"
     db = sqlite3.connect(path)
     db.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, body TEXT NOT NULL)")
-    db.execute("INSERT INTO responses VALUES (?, ?)", ("old", Response.from_text("5").model_dump_json(exclude={"cached"})))
+    db.execute(
+        "INSERT INTO responses VALUES (?, ?)",
+        ("old", Response.from_text("5").model_dump_json(exclude={"cached"})),
+    )
     db.commit()
     db.close()
     cache = ResponseCache(path)

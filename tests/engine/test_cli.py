@@ -19,8 +19,20 @@ def omnieval(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess
 
 def test_run_writes_the_fixed_outputs(tmp_path: Path, qa_file: Path) -> None:
     out = tmp_path / "run"
-    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", "baseline/oracle", "--output", str(out),
-                    "--concurrency", "4", "--limit", "5", "--quiet")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"jsonl:{qa_file}",
+        "--model",
+        "baseline/oracle",
+        "--output",
+        str(out),
+        "--concurrency",
+        "4",
+        "--limit",
+        "5",
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
     results = json.loads((out / "results.json").read_text())
     assert results["model"] == "baseline/oracle"
@@ -40,8 +52,16 @@ def test_replay_scores_predictions_made_elsewhere(tmp_path: Path, qa_file: Path)
     answers = [{"task": "qa", "sample_id": str(i), "response": str(2 * i if i % 2 else 0)} for i in range(9)]
     write_jsonl(tmp_path / "answers.jsonl", answers)
     out = tmp_path / "run"
-    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", f"replay/{tmp_path / 'answers.jsonl'}",
-                    "--output", str(out), "--quiet")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"jsonl:{qa_file}",
+        "--model",
+        f"replay/{tmp_path / 'answers.jsonl'}",
+        "--output",
+        str(out),
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
     block = json.loads((out / "results.json").read_text())["tasks"]["qa"]
     # odd ids right (1,3,5,7), 0 right by chance (2*0 == 0), 2,4,6,8 wrong, sample 9 missing → error
@@ -54,42 +74,89 @@ def test_replay_scores_predictions_made_elsewhere(tmp_path: Path, qa_file: Path)
 
 def test_max_error_rate_fails_the_command(tmp_path: Path, qa_file: Path) -> None:
     write_jsonl(tmp_path / "a.jsonl", [{"task": "qa", "sample_id": "0", "response": "0"}])
-    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", f"replay/{tmp_path / 'a.jsonl'}",
-                    "--output", str(tmp_path / "r"), "--quiet", "--max-error-rate", "0.5")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"jsonl:{qa_file}",
+        "--model",
+        f"replay/{tmp_path / 'a.jsonl'}",
+        "--output",
+        str(tmp_path / "r"),
+        "--quiet",
+        "--max-error-rate",
+        "0.5",
+    )
     assert proc.returncode == 3 and "error rate" in proc.stderr
 
 
 def test_bad_task_file_is_a_clean_error(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text("name: t\nsurce: {}\n", encoding="utf-8")
-    proc = omnieval("run", "--tasks", str(tmp_path / "t.yaml"), "--model", "baseline/oracle", "--output", str(tmp_path / "o"))
+    proc = omnieval(
+        "run",
+        "--tasks",
+        str(tmp_path / "t.yaml"),
+        "--model",
+        "baseline/oracle",
+        "--output",
+        str(tmp_path / "o"),
+    )
     assert proc.returncode == 2
     assert "t.yaml" in proc.stderr and "surce" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_unknown_provider_is_a_clean_error(tmp_path: Path, qa_file: Path) -> None:
-    proc = omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", "opneai/x", "--output", str(tmp_path / "o"))
+    proc = omnieval(
+        "run", "--tasks", f"jsonl:{qa_file}", "--model", "opneai/x", "--output", str(tmp_path / "o")
+    )
     assert proc.returncode == 2 and "openai" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_dry_run_renders_without_a_model(tmp_path: Path) -> None:
-    write_jsonl(tmp_path / "mc.jsonl", [{"id": "1", "question": "Что на <image>?", "choices": ["кот", "пёс"],
-                                         "answer": "пёс"}])  # fmt: skip
-    proc = omnieval("run", "--tasks", f"jsonl:{tmp_path / 'mc.jsonl'}", "--model", "openai/none", "--dry-run",
-                    "--output", str(tmp_path / "o"))  # fmt: skip
+    write_jsonl(
+        tmp_path / "mc.jsonl",
+        [{"id": "1", "question": "Что на <image>?", "choices": ["кот", "пёс"], "answer": "пёс"}],
+    )
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"jsonl:{tmp_path / 'mc.jsonl'}",
+        "--model",
+        "openai/none",
+        "--dry-run",
+        "--output",
+        str(tmp_path / "o"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "B. пёс" in proc.stdout and "gold ['B']" in proc.stdout
     assert not (tmp_path / "o" / "samples.jsonl").exists()
 
 
 def test_validate_and_score_and_diff(tmp_path: Path, qa_file: Path) -> None:
-    (tmp_path / "t.yaml").write_text(f"name: qa2\nsource: {{type: jsonl, path: {qa_file}}}\n", encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        f"name: qa2\nsource: {{type: jsonl, path: {qa_file}}}\n", encoding="utf-8"
+    )
     proc = omnieval("validate", str(tmp_path / "t.yaml"))
     assert proc.returncode == 0 and "ok  qa2  (10 samples" in proc.stdout
-    write_jsonl(tmp_path / "a.jsonl", [{"task": "qa", "sample_id": str(i), "response": str(2 * i)} for i in range(10)])
-    write_jsonl(tmp_path / "b.jsonl", [{"task": "qa", "sample_id": str(i), "response": str(i)} for i in range(10)])
+    write_jsonl(
+        tmp_path / "a.jsonl", [{"task": "qa", "sample_id": str(i), "response": str(2 * i)} for i in range(10)]
+    )
+    write_jsonl(
+        tmp_path / "b.jsonl", [{"task": "qa", "sample_id": str(i), "response": str(i)} for i in range(10)]
+    )
     for name in ("a", "b"):
-        assert omnieval("run", "--tasks", f"jsonl:{qa_file}", "--model", f"replay/{tmp_path / (name + '.jsonl')}",
-                        "--output", str(tmp_path / f"run_{name}"), "--quiet").returncode == 0  # fmt: skip
+        assert (
+            omnieval(
+                "run",
+                "--tasks",
+                f"jsonl:{qa_file}",
+                "--model",
+                f"replay/{tmp_path / (name + '.jsonl')}",
+                "--output",
+                str(tmp_path / f"run_{name}"),
+                "--quiet",
+            ).returncode
+            == 0
+        )
     proc = omnieval("score", str(tmp_path / "run_a"))
     assert proc.returncode == 0 and "1.0000" in proc.stdout
     diff = json.loads(omnieval("diff", str(tmp_path / "run_a"), str(tmp_path / "run_b"), "--json").stdout)
@@ -101,8 +168,16 @@ def test_a_data_error_mid_run_exits_cleanly(tmp_path: Path) -> None:
     rows = [{"id": str(i), "question": "q", "answer": "a"} for i in range(300)] + [{"id": "x", "answer": "a"}]
     write_jsonl(tmp_path / "d.jsonl", rows)
     (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\n", encoding="utf-8")
-    proc = omnieval("run", "--tasks", str(tmp_path / "t.yaml"), "--model", "baseline/oracle", "--output",
-                    str(tmp_path / "o"), "--quiet")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        str(tmp_path / "t.yaml"),
+        "--model",
+        "baseline/oracle",
+        "--output",
+        str(tmp_path / "o"),
+        "--quiet",
+    )
     assert proc.returncode == 2
     assert "'x'" in proc.stderr and "'question'" in proc.stderr
     assert "Traceback" not in proc.stderr and "never retrieved" not in proc.stderr

@@ -7,10 +7,20 @@ import importlib
 import pytest
 
 PACKAGES = [
-    "omnieval.types", "omnieval.sources", "omnieval.prompts", "omnieval.backends", "omnieval.parsers",
-    "omnieval.metrics", "omnieval.media", "omnieval.store", "omnieval.runner", "omnieval.aggregate",
-    "omnieval.reports", "omnieval.textkit", "omnieval.judges",
-]  # fmt: skip
+    "omnieval.types",
+    "omnieval.sources",
+    "omnieval.prompts",
+    "omnieval.backends",
+    "omnieval.parsers",
+    "omnieval.metrics",
+    "omnieval.media",
+    "omnieval.store",
+    "omnieval.runner",
+    "omnieval.aggregate",
+    "omnieval.reports",
+    "omnieval.textkit",
+    "omnieval.judges",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -25,9 +35,42 @@ def test_types_export_list_is_pinned() -> None:
     import omnieval.types as types
 
     assert set(types.__all__) == {
-        "STATES", "AudioPart", "ContentPart", "FewShotSpec", "FieldMap", "FinishReason", "GenerationConfig",
-        "ImagePart", "JudgeAttempt", "JudgeCall", "JudgeRecord", "JudgeSpec", "MediaField", "MediaKind", "MediaPolicy", "MediaRef", "Message", "MetricRef", "ParseFailure",
-        "ParseOutcome", "Parsed", "PluginRef", "PromptSpec", "PromptVariant", "RepeatsSpec", "Request", "RequestKind", "Response",
-        "Role", "Sample", "SampleResult", "ScoringInput", "SourceSpec", "State", "TaskSpec", "TextPart", "Usage",
+        "STATES",
+        "AudioPart",
+        "ContentPart",
+        "FewShotSpec",
+        "FieldMap",
+        "FinishReason",
+        "GenerationConfig",
+        "ImagePart",
+        "JudgeAttempt",
+        "JudgeCall",
+        "JudgeRecord",
+        "JudgeSpec",
+        "MediaField",
+        "MediaKind",
+        "MediaPolicy",
+        "MediaRef",
+        "Message",
+        "MetricRef",
+        "ParseFailure",
+        "ParseOutcome",
+        "Parsed",
+        "PluginRef",
+        "PromptSpec",
+        "PromptVariant",
+        "RepeatsSpec",
+        "Request",
+        "RequestKind",
+        "Response",
+        "Role",
+        "Sample",
+        "SampleResult",
+        "ScoringInput",
+        "SourceSpec",
+        "State",
+        "TaskSpec",
+        "TextPart",
+        "Usage",
         "VideoPart",
-    }  # fmt: skip
+    }

@@ -57,8 +57,14 @@ COMMANDS = [
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: "-".join(c))
-@pytest.mark.parametrize(("kind", "says"), [("missing", "does not exist"), ("file", "is a file, not a run folder"),
-                                            ("empty", "is not an omnieval run folder: no ")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kind", "says"),
+    [
+        ("missing", "does not exist"),
+        ("file", "is a file, not a run folder"),
+        ("empty", "is not an omnieval run folder: no "),
+    ],
+)
 def test_commands_taking_a_run_folder_check_it_first(
     run_dir: Path, tmp_path: Path, command: list[str], kind: str, says: str
 ) -> None:
@@ -163,8 +169,13 @@ def test_any_error_gives_a_warning_with_causes_and_retries_are_shown(
     )  # sample 2's and sample 3's second attempts (quiet progress line)
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     causes = results["tasks"]["t"]["error_causes"]
-    assert causes == {"HTTP 404": {"n": 1, "example": "scripted/m: HTTP 404: no such model"},
-                      "timeout": {"n": 1, "example": "gave up after 2 attempts: scripted/m: no answer within 1 s (ReadTimeout)"}}  # fmt: skip
+    assert causes == {
+        "HTTP 404": {"n": 1, "example": "scripted/m: HTTP 404: no such model"},
+        "timeout": {
+            "n": 1,
+            "example": "gave up after 2 attempts: scripted/m: no answer within 1 s (ReadTimeout)",
+        },
+    }
     page = html.unescape((tmp_path / "run" / "report.html").read_text(encoding="utf-8"))
     assert '<td class="l">HTTP 404</td><td>1</td>' in page and "2 backend calls retried" in page
     code, out = _run(

@@ -21,8 +21,15 @@ from omnieval.types import (
 
 
 def _req(sample: Sample, spec: TaskSpec, **kw: object):
-    return build_request(sample, spec, position=kw.pop("position", 0), seed=7, generation=GenerationConfig(),  # type: ignore[arg-type]
-                         media_policy=MediaPolicy(), **kw)  # type: ignore[arg-type]
+    return build_request(
+        sample,
+        spec,
+        position=kw.pop("position", 0),
+        seed=7,
+        generation=GenerationConfig(),  # type: ignore[arg-type]
+        media_policy=MediaPolicy(),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("n", [1, 3, 10])
@@ -37,8 +44,12 @@ def test_variants_are_spread_evenly_and_deterministically(n: int) -> None:
 
 
 def test_variant_id_recorded_on_request() -> None:
-    spec = TaskSpec(name="t", prompt=PromptSpec(variants=tuple(PromptVariant(id=f"p{i}", template=f"{i}:{{{{ input }}}}")
-                                                               for i in range(10))))  # fmt: skip
+    spec = TaskSpec(
+        name="t",
+        prompt=PromptSpec(
+            variants=tuple(PromptVariant(id=f"p{i}", template=f"{i}:{{{{ input }}}}") for i in range(10))
+        ),
+    )
     requests = [_req(Sample(id=str(i), input="q"), spec, position=i) for i in range(20)]
     ids = Counter(r.variant for r in requests)
     assert len(ids) == 10 and set(ids.values()) == {2}
@@ -47,8 +58,12 @@ def test_variant_id_recorded_on_request() -> None:
 
 
 def test_system_fewshot_and_options() -> None:
-    spec = TaskSpec(name="t", prompt=PromptSpec(system="Будь точен.", template="{{ input }}\n{{ options_block }}",
-                                                fewshot=FewShotSpec(n=1)))  # fmt: skip
+    spec = TaskSpec(
+        name="t",
+        prompt=PromptSpec(
+            system="Будь точен.", template="{{ input }}\n{{ options_block }}", fewshot=FewShotSpec(n=1)
+        ),
+    )
     demo = Sample(id="d", input="1+1?", choices=("2", "3"), targets=("2",))
     sample = Sample(id="s", input="2+2?", choices=("3", "4"), targets=("4",))
     req = _req(sample, spec, demos=[demo])
@@ -60,7 +75,9 @@ def test_system_fewshot_and_options() -> None:
 
 
 def test_completion_format_flattens() -> None:
-    spec = TaskSpec(name="t", prompt=PromptSpec(format="completion", system="S", template="Q: {{ input }}\nA:"))
+    spec = TaskSpec(
+        name="t", prompt=PromptSpec(format="completion", system="S", template="Q: {{ input }}\nA:")
+    )
     req = _req(Sample(id="1", input="x"), spec)
     assert req.prompt == "S\n\nQ: x\nA:"
 
@@ -72,8 +89,14 @@ def test_media_placed_at_placeholders_and_unplaced_first() -> None:
     sample = Sample(id="1", input="Сравни <audio_2> и <audio_1>.", media=(a1, a2, img))
     content = _req(sample, TaskSpec(name="t", prompt=PromptSpec(template="{{ input }}"))).messages[-1].content
     kinds = [(p.type, getattr(p, "media", None) and p.media.name) for p in content]  # type: ignore[union-attr]
-    assert kinds == [("image", "image"), ("text", None), ("audio", "audio_2"), ("text", None), ("audio", "audio_1"),
-                     ("text", None)]  # fmt: skip
+    assert kinds == [
+        ("image", "image"),
+        ("text", None),
+        ("audio", "audio_2"),
+        ("text", None),
+        ("audio", "audio_1"),
+        ("text", None),
+    ]
     blind = _req(sample, TaskSpec(name="t", prompt=PromptSpec(template="{{ input }}")), blind=True)
     assert blind.blind and not blind.media and isinstance(blind.messages[-1].content, str)
 
@@ -93,12 +116,17 @@ def test_undefined_template_variable_is_an_error() -> None:
 
 
 def test_target_template_for_oracle() -> None:
-    spec = TaskSpec(name="t", prompt=PromptSpec(template="{{ input }}", target_template="Answer: {{ target }}"))
+    spec = TaskSpec(
+        name="t", prompt=PromptSpec(template="{{ input }}", target_template="Answer: {{ target }}")
+    )
     assert _req(Sample(id="1", input="q", targets=("42",)), spec).targets == ("Answer: 42",)
 
 
 def test_text_parts_and_images_in_messages() -> None:
     img = MediaRef(kind="image", name="image", path="/i.png")
-    req = _req(Sample(id="1", input="<image> what?", media=(img,)), TaskSpec(name="t", prompt=PromptSpec(template="{{ input }}")))
+    req = _req(
+        Sample(id="1", input="<image> what?", media=(img,)),
+        TaskSpec(name="t", prompt=PromptSpec(template="{{ input }}")),
+    )
     parts = req.messages[-1].content
     assert isinstance(parts[0], ImagePart) and isinstance(parts[1], TextPart)  # type: ignore[index]

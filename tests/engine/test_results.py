@@ -24,18 +24,38 @@ def test_bootstrap_ci_brackets_the_mean_and_shrinks_with_n() -> None:
 
 
 def _rec(sid: str, state: str, em: float, group: str) -> dict:
-    return {"task": "t", "sample_id": sid, "state": state, "score": em if state == "ok" else 0.0,
-            "metrics": {"em": em if state == "ok" else 0.0, "group_em": em if state == "ok" else 0.0},
-            "metadata": {"group_id": group}}  # fmt: skip
+    return {
+        "task": "t",
+        "sample_id": sid,
+        "state": state,
+        "score": em if state == "ok" else 0.0,
+        "metrics": {"em": em if state == "ok" else 0.0, "group_em": em if state == "ok" else 0.0},
+        "metadata": {"group_id": group},
+    }
 
 
 def test_group_aggregation_and_state_counts() -> None:
-    spec = TaskSpec(name="t", metrics=(MetricRef(name="exact_match", alias="em"),
-                                       MetricRef(name="exact_match", alias="group_em", aggregate="group_all",
-                                                 aggregate_options={"key": "group_id"})), score="em")  # fmt: skip
+    spec = TaskSpec(
+        name="t",
+        metrics=(
+            MetricRef(name="exact_match", alias="em"),
+            MetricRef(
+                name="exact_match",
+                alias="group_em",
+                aggregate="group_all",
+                aggregate_options={"key": "group_id"},
+            ),
+        ),
+        score="em",
+    )
     task = Task.from_samples(spec, [])
-    records = [_rec("1", "ok", 1, "g1"), _rec("2", "ok", 1, "g1"), _rec("3", "ok", 1, "g2"), _rec("4", "error", 0, "g2"),
-               _rec("5", "ok", 0, "g3")]  # fmt: skip
+    records = [
+        _rec("1", "ok", 1, "g1"),
+        _rec("2", "ok", 1, "g1"),
+        _rec("3", "ok", 1, "g2"),
+        _rec("4", "error", 0, "g2"),
+        _rec("5", "ok", 0, "g3"),
+    ]
     block = task_results([task], records)["t"]
     assert block["states"]["ok"] == 4 and block["states"]["error"] == 1 and block["n"] == 5
     assert block["metrics"]["em"] == pytest.approx(3 / 5)
@@ -45,10 +65,23 @@ def test_group_aggregation_and_state_counts() -> None:
 
 def test_scores_by_prompt_variant() -> None:
     spec = TaskSpec(name="t", metrics=(MetricRef(name="exact_match", alias="em"),), score="em")
-    records = [{"task": "t", "sample_id": str(i), "state": "ok", "score": float(i % 3 == 0), "metrics": {"em": float(i % 3 == 0)},
-                "variant": f"p{i % 3}"} for i in range(9)]  # fmt: skip
+    records = [
+        {
+            "task": "t",
+            "sample_id": str(i),
+            "state": "ok",
+            "score": float(i % 3 == 0),
+            "metrics": {"em": float(i % 3 == 0)},
+            "variant": f"p{i % 3}",
+        }
+        for i in range(9)
+    ]
     block = task_results([Task.from_samples(spec, [])], records)["t"]
-    assert block["by_variant"] == {"p0": {"n": 3, "score": 1.0}, "p1": {"n": 3, "score": 0.0}, "p2": {"n": 3, "score": 0.0}}
+    assert block["by_variant"] == {
+        "p0": {"n": 3, "score": 1.0},
+        "p1": {"n": 3, "score": 0.0},
+        "p2": {"n": 3, "score": 0.0},
+    }
     single = [dict(r, variant="default") for r in records]
     assert task_results([Task.from_samples(spec, [])], single)["t"]["by_variant"] == {}
 

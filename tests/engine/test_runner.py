@@ -14,11 +14,19 @@ from .conftest import ScriptedBackend, options, raise_backend_error, read_sample
 
 def _config(qa_file: Path, out: Path, **kw: object) -> RunConfig:
     kw.setdefault("backend", options())
-    return RunConfig(tasks=(f"jsonl:{qa_file}",), model="scripted/m", output=out, quiet=True,
-                     retry=RetryPolicy(max_attempts=2, base_delay_s=0.001), **kw)  # type: ignore[arg-type]
+    return RunConfig(
+        tasks=(f"jsonl:{qa_file}",),
+        model="scripted/m",
+        output=out,
+        quiet=True,
+        retry=RetryPolicy(max_attempts=2, base_delay_s=0.001),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
-def test_every_state_is_explicit_and_counted(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_every_state_is_explicit_and_counted(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     def answer(r):
         i = int(r.sample_id)
         if i == 0:
@@ -33,16 +41,31 @@ def test_every_state_is_explicit_and_counted(tmp_path: Path, qa_file: Path, scri
     _, results = evaluate(_config(qa_file, tmp_path / "out"))
     block = results["tasks"]["qa"]
     assert block["n"] == 10
-    assert block["states"] == {"ok": 8, "parse_failed": 0, "truncated": 1, "error": 1, "skipped": 0, "judge_failed": 0}
+    assert block["states"] == {
+        "ok": 8,
+        "parse_failed": 0,
+        "truncated": 1,
+        "error": 1,
+        "skipped": 0,
+        "judge_failed": 0,
+    }
     records = {r["sample_id"]: r for r in read_samples(tmp_path / "out")}
-    assert records["0"]["state"] == "error" and "boom" in records["0"]["reason"] and records["0"]["score"] == 0.0
+    assert (
+        records["0"]["state"] == "error" and "boom" in records["0"]["reason"] and records["0"]["score"] == 0.0
+    )
     assert records["1"]["state"] == "truncated" and records["1"]["score"] == 0.0
-    assert records["2"]["reasoning"] == "долго думал" and records["2"]["response"] == "4" and records["2"]["score"] == 1.0
+    assert (
+        records["2"]["reasoning"] == "долго думал"
+        and records["2"]["response"] == "4"
+        and records["2"]["score"] == 1.0
+    )
     # ok: 2,3,5,7,9 right; 4,6,8 wrong → 5 of 10 samples score 1 (non-ok count as 0)
     assert block["score"] == pytest.approx(0.5)
 
 
-def test_resume_never_rerequests_or_duplicates(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_resume_never_rerequests_or_duplicates(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     out = tmp_path / "out"
 
     def flaky(r):
@@ -68,19 +91,32 @@ def test_resume_never_rerequests_or_duplicates(tmp_path: Path, qa_file: Path, sc
     assert not scripted.calls and len(read_samples(out)) == 10
 
 
-def test_resume_retries_errors_without_duplicates(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_resume_retries_errors_without_duplicates(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     out = tmp_path / "out"
-    scripted.answer = staticmethod(lambda r: raise_backend_error("down", retryable=True) if r.sample_id == "3" else r.targets[0])
+    scripted.answer = staticmethod(
+        lambda r: raise_backend_error("down", retryable=True) if r.sample_id == "3" else r.targets[0]
+    )
     _, results = evaluate(_config(qa_file, out))
     assert results["tasks"]["qa"]["states"]["error"] == 1
     assert scripted.calls["qa/3"] == 2  # retried max_attempts times
     scripted.answer = staticmethod(lambda r: r.targets[0])
     _, results = evaluate(_config(qa_file, out))
-    assert results["tasks"]["qa"]["states"] == {"ok": 10, "parse_failed": 0, "truncated": 0, "error": 0, "skipped": 0, "judge_failed": 0}
+    assert results["tasks"]["qa"]["states"] == {
+        "ok": 10,
+        "parse_failed": 0,
+        "truncated": 0,
+        "error": 0,
+        "skipped": 0,
+        "judge_failed": 0,
+    }
     assert len(read_samples(out)) == 10
 
 
-def test_partial_last_line_from_a_crash_is_dropped(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_partial_last_line_from_a_crash_is_dropped(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     out = tmp_path / "out"
     evaluate(_config(qa_file, out, limit=3))
     with (out / "samples.jsonl").open("a", encoding="utf-8") as fh:
@@ -90,7 +126,9 @@ def test_partial_last_line_from_a_crash_is_dropped(tmp_path: Path, qa_file: Path
     assert sorted(ids) == sorted(str(i) for i in range(10))
 
 
-def test_cache_serves_second_run_and_skips_failures(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_cache_serves_second_run_and_skips_failures(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     cache = tmp_path / "cache.sqlite"
     scripted.answer = staticmethod(lambda r: raise_backend_error("x") if r.sample_id == "0" else r.targets[0])
     evaluate(_config(qa_file, tmp_path / "a", cache_path=cache))
@@ -108,21 +146,31 @@ def test_limit_and_sample_ids(tmp_path: Path, qa_file: Path, scripted: type[Scri
     assert sorted(r["sample_id"] for r in read_samples(tmp_path / "b")) == ["2", "7"]
 
 
-def test_generation_overrides_reach_the_backend(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_generation_overrides_reach_the_backend(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     evaluate(_config(qa_file, tmp_path / "a", limit=1, generation={"max_tokens": 5, "temperature": 0.3}))
     request = scripted.seen[0]
     assert request.generation.max_tokens == 5 and request.generation.temperature == 0.3
 
 
-def test_chains_run_in_order_with_the_models_own_answers(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
-    rows = [{"id": f"{d}-{t}", "question": f"turn {t}", "answer": "gold", "dialog": d, "turn": t}
-            for d in ("A", "B") for t in range(4)]  # fmt: skip
+def test_chains_run_in_order_with_the_models_own_answers(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
+    rows = [
+        {"id": f"{d}-{t}", "question": f"turn {t}", "answer": "gold", "dialog": d, "turn": t}
+        for d in ("A", "B")
+        for t in range(4)
+    ]
     write_jsonl(tmp_path / "dlg.jsonl", list(reversed(rows)))  # stored out of order on purpose
     (tmp_path / "dlg.yaml").write_text(
-        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n", encoding="utf-8"
+        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n",
+        encoding="utf-8",
     )
     scripted.answer = staticmethod(lambda r: f"own-{r.sample_id}")
-    cfg = RunConfig(tasks=(str(tmp_path / "dlg.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
+    cfg = RunConfig(
+        tasks=(str(tmp_path / "dlg.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True
+    )
     evaluate(cfg)
     last = next(r for r in scripted.seen if r.sample_id == "A-3")
     texts = [m.text for m in last.messages]
@@ -132,10 +180,13 @@ def test_chains_run_in_order_with_the_models_own_answers(tmp_path: Path, scripte
 
 
 def test_chain_resume_rebuilds_history_from_records(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
-    rows = [{"id": f"A-{t}", "question": f"turn {t}", "answer": "g", "dialog": "A", "turn": t} for t in range(3)]
+    rows = [
+        {"id": f"A-{t}", "question": f"turn {t}", "answer": "g", "dialog": "A", "turn": t} for t in range(3)
+    ]
     write_jsonl(tmp_path / "dlg.jsonl", rows)
     (tmp_path / "dlg.yaml").write_text(
-        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n", encoding="utf-8"
+        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n",
+        encoding="utf-8",
     )
     out = tmp_path / "o"
 
@@ -155,15 +206,20 @@ def test_chain_resume_rebuilds_history_from_records(tmp_path: Path, scripted: ty
     assert [m.text for m in scripted.seen[0].messages] == ["turn 0", "own-A-0", "turn 1", "own-A-1", "turn 2"]
 
 
-def test_skipped_when_backend_lacks_modality_and_blind_runs(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+def test_skipped_when_backend_lacks_modality_and_blind_runs(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
     from PIL import Image
 
     Image.new("RGB", (2, 2)).save(tmp_path / "a.png")
-    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "Что на <audio>?", "answer": "x", "audio": "a.png"}])
+    write_jsonl(
+        tmp_path / "d.jsonl", [{"id": "1", "question": "Что на <audio>?", "answer": "x", "audio": "a.png"}]
+    )
     (tmp_path / "t.yaml").write_text(
         # a task the model takes in part (image yes, audio no) runs, and samples with audio are skipped;
         # a task it takes not at all is refused before the run (tests/cascade/test_cascade_bad_input.py)
-        "name: t\nmodalities: [image, audio]\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: audio, kind: audio}]}}\n",
+        "name: t\nmodalities: [image, audio]\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: "
+        "audio, kind: audio}]}}\n",
         encoding="utf-8",
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
@@ -176,10 +232,16 @@ def test_skipped_when_backend_lacks_modality_and_blind_runs(tmp_path: Path, scri
 
 
 def test_missing_media_file_is_a_counted_error(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
-    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "<image>?", "answer": "x", "image": "nope.png"},
-                                       {"id": "2", "question": "q", "answer": "x"}])  # fmt: skip
+    write_jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"id": "1", "question": "<image>?", "answer": "x", "image": "nope.png"},
+            {"id": "2", "question": "q", "answer": "x"},
+        ],
+    )
     (tmp_path / "t.yaml").write_text(
-        "name: t\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: image, kind: image}]}}\n", encoding="utf-8"
+        "name: t\nsource: {type: jsonl, path: d.jsonl, fields: {media: [{field: image, kind: image}]}}\n",
+        encoding="utf-8",
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
     _, res = evaluate(cfg)
@@ -188,7 +250,9 @@ def test_missing_media_file_is_a_counted_error(tmp_path: Path, scripted: type[Sc
     assert "nope.png" in bad["reason"]
 
 
-def test_rescore_uses_stored_responses_only(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_rescore_uses_stored_responses_only(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     out = tmp_path / "o"
     scripted.answer = staticmethod(lambda r: f"  {r.targets[0]}!! ")
     _, res = evaluate(_config(qa_file, out))
@@ -200,21 +264,33 @@ def test_rescore_uses_stored_responses_only(tmp_path: Path, qa_file: Path, scrip
     assert len(read_samples(out)) == 10
 
 
-def test_prediction_only_samples_are_not_scored_as_zero(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
-    write_jsonl(tmp_path / "p.jsonl", [{"id": "1", "question": "q", "answer": ""}, {"id": "2", "question": "q", "answer": "a"}])
+def test_prediction_only_samples_are_not_scored_as_zero(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
+    write_jsonl(
+        tmp_path / "p.jsonl",
+        [{"id": "1", "question": "q", "answer": ""}, {"id": "2", "question": "q", "answer": "a"}],
+    )
     scripted.answer = staticmethod(lambda r: "a")
-    cfg = RunConfig(tasks=(f"jsonl:{tmp_path / 'p.jsonl'}",), model="scripted/m", output=tmp_path / "o", quiet=True)
+    cfg = RunConfig(
+        tasks=(f"jsonl:{tmp_path / 'p.jsonl'}",), model="scripted/m", output=tmp_path / "o", quiet=True
+    )
     _, res = evaluate(cfg)
     block = res["tasks"]["p"]
     assert block["prediction_only"] == 1 and block["n_scored"] == 1 and block["score"] == 1.0
 
 
-def test_media_over_budget_is_skipped_with_the_reason(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+def test_media_over_budget_is_skipped_with_the_reason(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
     from PIL import Image
 
     for i in range(3):
         Image.new("RGB", (4, 4), (i * 80, 0, 0)).save(tmp_path / f"{i}.png")
-    write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "сколько?", "answer": "3", "imgs": ["0.png", "1.png", "2.png"]}])
+    write_jsonl(
+        tmp_path / "d.jsonl",
+        [{"id": "1", "question": "сколько?", "answer": "3", "imgs": ["0.png", "1.png", "2.png"]}],
+    )
     (tmp_path / "t.yaml").write_text(
         "name: t\nmodalities: [image]\nmedia: {max_images: 2}\n"
         "source: {type: jsonl, path: d.jsonl, fields: {media: [{field: imgs, kind: image, name: image}]}}\n",
@@ -227,14 +303,20 @@ def test_media_over_budget_is_skipped_with_the_reason(tmp_path: Path, scripted: 
     assert "'1'" in record["reason"] and record["state"] == "skipped"
 
 
-def test_strict_metrics_swaps_in_registered_strict_variants(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+def test_strict_metrics_swaps_in_registered_strict_variants(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
     from omnieval.metrics import metrics, register_metric
 
     if "toy_len" not in metrics:
         register_metric("toy_len", version="parity-1")(lambda inp: float(len(inp.response) > 0))
-        register_metric("toy_len_strict", version="strict-1")(lambda inp: float(inp.response == inp.targets[0]))
+        register_metric("toy_len_strict", version="strict-1")(
+            lambda inp: float(inp.response == inp.targets[0])
+        )
     write_jsonl(tmp_path / "d.jsonl", [{"id": "1", "question": "q", "answer": "a"}])
-    (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\nmetrics: [toy_len]\n", encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nsource: {type: jsonl, path: d.jsonl}\nmetrics: [toy_len]\n", encoding="utf-8"
+    )
     scripted.answer = staticmethod(lambda r: "not a")
     base = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "p", quiet=True)
     _, parity = evaluate(base)
@@ -244,33 +326,46 @@ def test_strict_metrics_swaps_in_registered_strict_variants(tmp_path: Path, scri
     assert strict["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len_strict@strict-1"}
 
 
-def test_bad_row_mid_run_stops_cleanly_and_keeps_finished_samples(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+def test_bad_row_mid_run_stops_cleanly_and_keeps_finished_samples(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
     from omnieval.errors import SourceError
 
     rows = [{"id": str(i), "question": "q", "answer": "a"} for i in range(5)] + [{"id": "5", "answer": "a"}]
     write_jsonl(tmp_path / "d.jsonl", rows)
     (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\n", encoding="utf-8")
-    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True,
-                    backend=options().model_copy(update={"concurrency": 1}))  # fmt: skip
+    cfg = RunConfig(
+        tasks=(str(tmp_path / "t.yaml"),),
+        model="scripted/m",
+        output=tmp_path / "o",
+        quiet=True,
+        backend=options().model_copy(update={"concurrency": 1}),
+    )
     with pytest.raises(SourceError) as err:
         run(cfg)
     assert "'5'" in str(err.value) and "'question'" in str(err.value) and "d.jsonl" in str(err.value)
     assert {r["sample_id"] for r in read_samples(tmp_path / "o")} <= {str(i) for i in range(5)}
 
 
-def test_a_failing_parser_is_a_counted_error(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_a_failing_parser_is_a_counted_error(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     from omnieval.parsers import parsers, register_parser
 
     if "explodes" not in parsers:
         register_parser("explodes")(lambda text, sample: 1 / 0)
-    (tmp_path / "t.yaml").write_text(f"name: t\nsource: {{type: jsonl, path: {qa_file}}}\nparser: explodes\n", encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        f"name: t\nsource: {{type: jsonl, path: {qa_file}}}\nparser: explodes\n", encoding="utf-8"
+    )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
     _, res = evaluate(cfg)
     assert res["tasks"]["t"]["states"]["error"] == 10
     assert "ZeroDivisionError" in read_samples(tmp_path / "o")[0]["reason"]
 
 
-def test_demo_share_of_the_image_budget_drops_extra_demo_images(tmp_path: Path, scripted: type[ScriptedBackend]) -> None:
+def test_demo_share_of_the_image_budget_drops_extra_demo_images(
+    tmp_path: Path, scripted: type[ScriptedBackend]
+) -> None:
     from PIL import Image
 
     rows = []
@@ -279,11 +374,14 @@ def test_demo_share_of_the_image_budget_drops_extra_demo_images(tmp_path: Path, 
         rows.append({"id": str(i), "question": "<image> какой?", "answer": str(i), "image": f"{i}.png"})
     write_jsonl(tmp_path / "d.jsonl", rows)
     (tmp_path / "t.yaml").write_text(
-        "name: t\nmodalities: [image]\nmedia: {max_images: 3, demo_max_images: 1}\nprompt: {fewshot: {n: 2}}\n"
+        "name: t\nmodalities: [image]\nmedia: {max_images: 3, demo_max_images: 1}\nprompt: {fewshot: {n: "
+        "2}}\n"
         "source: {type: jsonl, path: d.jsonl, fields: {media: [{field: image, kind: image}]}}\n",
         encoding="utf-8",
     )
-    cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True, limit=1)
+    cfg = RunConfig(
+        tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True, limit=1
+    )
     _, res = evaluate(cfg)
     assert res["tasks"]["t"]["states"]["ok"] == 1
     (request,) = scripted.seen
@@ -292,7 +390,9 @@ def test_demo_share_of_the_image_budget_drops_extra_demo_images(tmp_path: Path, 
     assert request.messages[-1].media[0].path.endswith("0.png")
 
 
-def test_resuming_a_directory_of_another_run_is_refused(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
+def test_resuming_a_directory_of_another_run_is_refused(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
     from omnieval.errors import ConfigError
 
     out = tmp_path / "o"

@@ -58,7 +58,9 @@ def test_parquet_streams_row_groups(tmp_path: Path) -> None:
 
     rows = [dict(ROWS[0], id=i) for i in range(1000)]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "d.parquet", row_group_size=100)
-    spec = spec_from_dict({"name": "t", "source": {"type": "parquet", "path": "d.parquet", "fields": FIELDS}}, path="x")
+    spec = spec_from_dict(
+        {"name": "t", "source": {"type": "parquet", "path": "d.parquet", "fields": FIELDS}}, path="x"
+    )
     task = task_from_spec(spec, base_dir=tmp_path, origin="x")
     assert task.size == 1000
     stream = task.iter_samples()
@@ -74,10 +76,21 @@ def test_hf_saved_dataset_with_image_feature(tmp_path: Path) -> None:
 
     buf = BytesIO()
     Image.new("RGB", (4, 4), "red").save(buf, format="PNG")
-    features = datasets.Features({"id": datasets.Value("string"), "question": datasets.Value("string"),
-                                  "answer": datasets.Value("string"), "image": datasets.Image()})  # fmt: skip
+    features = datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "question": datasets.Value("string"),
+            "answer": datasets.Value("string"),
+            "image": datasets.Image(),
+        }
+    )
     ds = datasets.Dataset.from_dict(
-        {"id": ["a"], "question": ["цвет?"], "answer": ["красный"], "image": [{"bytes": buf.getvalue(), "path": None}]},
+        {
+            "id": ["a"],
+            "question": ["цвет?"],
+            "answer": ["красный"],
+            "image": [{"bytes": buf.getvalue(), "path": None}],
+        },
         features=features,
     )
     ds.save_to_disk(str(tmp_path / "ds"))
@@ -89,7 +102,9 @@ def test_jsonl_importer_multiple_choice(tmp_path: Path) -> None:
     from omnieval.prompts import gold_answers
     from omnieval.runner import resolve_tasks
 
-    write_jsonl(tmp_path / "mc.jsonl", [{"id": "1", "question": "?", "choices": ["x", "y", "z"], "answer": "z"}])
+    write_jsonl(
+        tmp_path / "mc.jsonl", [{"id": "1", "question": "?", "choices": ["x", "y", "z"], "answer": "z"}]
+    )
     (task,) = resolve_tasks([f"jsonl:{tmp_path / 'mc.jsonl'}"])
     assert task.name == "mc" and task.spec.parser.name == "mc_letter"
     (sample,) = list(task.iter_samples())
@@ -97,7 +112,9 @@ def test_jsonl_importer_multiple_choice(tmp_path: Path) -> None:
 
 
 def test_task_yaml_can_point_at_the_same_jsonl(tmp_path: Path, qa_file: Path) -> None:
-    (tmp_path / "qa.yaml").write_text(f"name: qa_yaml\nsource: {{type: jsonl, path: {qa_file.name}}}\n", encoding="utf-8")
+    (tmp_path / "qa.yaml").write_text(
+        f"name: qa_yaml\nsource: {{type: jsonl, path: {qa_file.name}}}\n", encoding="utf-8"
+    )
     task = load_task_file(tmp_path / "qa.yaml")
     assert task.size == 10 and next(task.iter_samples()).targets == ("0",)
 
@@ -110,6 +127,8 @@ def test_hf_local_dataset_folder(tmp_path: Path) -> None:
     (tmp_path / "repo" / "data").mkdir(parents=True)
     rows = [{"id": str(i), "question": f"q{i}", "answer": f"a{i}"} for i in range(3)]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "repo" / "data" / "test-00000-of-00001.parquet")
-    spec = spec_from_dict({"name": "t", "source": {"type": "hf_folder", "path": "repo", "split": "test"}}, path="x")
+    spec = spec_from_dict(
+        {"name": "t", "source": {"type": "hf_folder", "path": "repo", "split": "test"}}, path="x"
+    )
     samples = list(task_from_spec(spec, base_dir=tmp_path, origin="x").iter_samples())
     assert [s.targets for s in samples] == [("a0",), ("a1",), ("a2",)]

@@ -9,10 +9,18 @@ from omnieval.types import SampleResult
 def test_scan_keys_fast_path_agrees_with_full_parse(tmp_path: Path) -> None:
     path = tmp_path / "samples.jsonl"
     writer = open_records(path)
-    odd = ['плain', 'quote"inside', "back\\slash", "unicode ✓"]
+    odd = ["плain", 'quote"inside', "back\\slash", "unicode ✓"]
     for i, sid in enumerate(odd):
-        writer.write(SampleResult(task="t\"x", sample_id=sid, state="ok" if i % 2 else "error", response=f"r{i}",
-                                  chain="c" if i == 3 else None, chain_index=i))  # fmt: skip
+        writer.write(
+            SampleResult(
+                task='t"x',
+                sample_id=sid,
+                state="ok" if i % 2 else "error",
+                response=f"r{i}",
+                chain="c" if i == 3 else None,
+                chain_index=i,
+            )
+        )
     writer.close()
     with path.open("a", encoding="utf-8") as fh:
         fh.write('{"task": "t", "sample_id": "cut')  # a crash-cut tail is ignored

@@ -46,7 +46,10 @@ def test_unknown_metric_fails_at_validation_with_suggestion(tmp_path: Path) -> N
 
 
 def test_unknown_option_fails_at_validation(tmp_path: Path) -> None:
-    body = "name: t1\nsource: {type: jsonl, path: data.jsonl}\nmetrics: [{name: exact_match, options: {fuzzy: true}}]\n"
+    body = (
+        "name: t1\nsource: {type: jsonl, path: data.jsonl}\nmetrics: [{name: exact_match, options: "
+        "{fuzzy: true}}]\n"
+    )
     with pytest.raises(TaskFileError, match="fuzzy"):
         resolve_tasks([str(_task(tmp_path, body))])
 
@@ -58,7 +61,11 @@ def test_unknown_parser_fails(tmp_path: Path) -> None:
 
 
 def test_extends_deep_merges(tmp_path: Path) -> None:
-    _task(tmp_path, "name: base\nsource: {type: jsonl, path: data.jsonl}\ngeneration: {max_tokens: 7, temperature: 0.5}\n")
+    _task(
+        tmp_path,
+        "name: base\nsource: {type: jsonl, path: data.jsonl}\n"
+        "generation: {max_tokens: 7, temperature: 0.5}\n",
+    )
     child = tmp_path / "child.yaml"
     child.write_text("extends: task.yaml\nname: child\ngeneration: {max_tokens: 9}\n", encoding="utf-8")
     spec = load_task_file(child).spec
@@ -80,7 +87,9 @@ def test_missing_field_names_file_sample_and_field(tmp_path: Path) -> None:
 
 
 def test_invalid_json_line_is_named(tmp_path: Path) -> None:
-    (tmp_path / "d.jsonl").write_text('{"id": "1", "question": "q", "answer": "a"}\n{oops\n', encoding="utf-8")
+    (tmp_path / "d.jsonl").write_text(
+        '{"id": "1", "question": "q", "answer": "a"}\n{oops\n', encoding="utf-8"
+    )
     (tmp_path / "t.yaml").write_text("name: t\nsource: {type: jsonl, path: d.jsonl}\n", encoding="utf-8")
     with pytest.raises(SourceError, match="line 2"):
         list(load_task_file(tmp_path / "t.yaml").iter_samples())

@@ -1,4 +1,5 @@
-"""A task's ``truncated`` rule: zero (engine default) or score_text (benchmark parity); state stays truncated."""
+"""A task's ``truncated`` rule: zero (engine default) or score_text (benchmark parity); state stays
+truncated."""
 
 from __future__ import annotations
 
@@ -39,8 +40,15 @@ def test_results_report_the_rule_and_count_the_state() -> None:
     for rule, expected in (("zero", 0.5), ("score_text", 0.75)):
         spec = _spec(truncated=rule)
         scorer = Scorer.for_task(spec)
-        responses = [Response.from_text("Paris"), CUT, Response.from_text("Paris"), Response.from_text("Rome")]
-        records = [scorer.score(s, r).model_dump(mode="json") for s, r in zip(SAMPLES, responses, strict=True)]
+        responses = [
+            Response.from_text("Paris"),
+            CUT,
+            Response.from_text("Paris"),
+            Response.from_text("Rome"),
+        ]
+        records = [
+            scorer.score(s, r).model_dump(mode="json") for s, r in zip(SAMPLES, responses, strict=True)
+        ]
         block = compute_results([Task.from_samples(spec, SAMPLES)], records, model="m")["tasks"]["t"]
         assert block["truncated_scoring"] == rule
         assert block["states"]["truncated"] == 1 and block["states"]["ok"] == 3
@@ -59,4 +67,6 @@ def test_task_file_key_is_validated(tmp_path: Path) -> None:
 def test_mera_tasks_score_text() -> None:  # MEGA-Bench: tests/megabench/test_importer.py
     from tests.mera.conftest import task_spec_of
 
-    assert task_spec_of("weird").truncated == "score_text" and task_spec_of("ruslun").truncated == "score_text"
+    assert (
+        task_spec_of("weird").truncated == "score_text" and task_spec_of("ruslun").truncated == "score_text"
+    )

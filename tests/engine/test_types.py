@@ -37,7 +37,9 @@ def test_fingerprint_tracks_media_hash_generation_backend_and_model() -> None:
     base = _request().fingerprint(backend="openai", model="m")
     assert base == _request().fingerprint(backend="openai", model="m")
     assert base != _request(sha="h2").fingerprint(backend="openai", model="m")
-    assert base != _request(generation=GenerationConfig(temperature=0.7)).fingerprint(backend="openai", model="m")
+    assert base != _request(generation=GenerationConfig(temperature=0.7)).fingerprint(
+        backend="openai", model="m"
+    )
     assert base != _request().fingerprint(backend="openai", model="m2")
     assert base != _request().fingerprint(backend="hf", model="m")
     # the task name and the variant label do not change what the model is asked

@@ -12,6 +12,8 @@ import pytest
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False)  # never another's cluster
+    ray.init(
+        address="local", num_cpus=4, include_dashboard=False, log_to_driver=False
+    )  # never another's cluster
     yield ray
     ray.shutdown()

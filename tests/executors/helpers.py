@@ -33,12 +33,23 @@ class CountingServer(FakeOpenAI):
 
 def dialog_task(root: Path, n_dialogs: int = 3, turns: int = 3) -> Path:
     """A chain task: each dialog's turns must run in order with the model's own earlier answers."""
-    rows = [{"id": f"d{d}-{t}", "question": f"dialog {d} turn {t} [{t}]", "answer": str(t % 2), "dialog": d, "turn": t}
-            for d in range(n_dialogs) for t in range(turns)]  # fmt: skip
+    rows = [
+        {
+            "id": f"d{d}-{t}",
+            "question": f"dialog {d} turn {t} [{t}]",
+            "answer": str(t % 2),
+            "dialog": d,
+            "turn": t,
+        }
+        for d in range(n_dialogs)
+        for t in range(turns)
+    ]
     (root / "dlg.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     spec = root / "dlg.yaml"
-    spec.write_text("name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n",
-                    encoding="utf-8")  # fmt: skip
+    spec.write_text(
+        "name: dlg\nsource: {type: jsonl, path: dlg.jsonl, fields: {chain: dialog, chain_index: turn}}\n",
+        encoding="utf-8",
+    )
     return spec
 
 
@@ -58,7 +69,9 @@ def records(out: Path) -> list[dict[str, Any]]:
 
 def record_set(out: Path) -> set[str]:
     """Records as a set; ``latency_s`` (each call's wall time) is the one field two runs never share."""
-    return {json.dumps({k: v for k, v in r.items() if k != "latency_s"}, sort_keys=True) for r in records(out)}
+    return {
+        json.dumps({k: v for k, v in r.items() if k != "latency_s"}, sort_keys=True) for r in records(out)
+    }
 
 
 def results(out: Path) -> dict[str, Any]:

@@ -83,8 +83,10 @@ def judged_record_set(out: Path) -> set[str]:
     for record in records(out):
         record = {k: v for k, v in record.items() if k != "latency_s"}
         if record.get("judge"):
-            calls = [{**c, "attempts": [{k: v for k, v in a.items() if k != "latency_s"} for a in c["attempts"]]}
-                     for c in record["judge"]["calls"]]  # fmt: skip
+            calls = [
+                {**c, "attempts": [{k: v for k, v in a.items() if k != "latency_s"} for a in c["attempts"]]}
+                for c in record["judge"]["calls"]
+            ]
             record["judge"] = {**record["judge"], "calls": calls}
         rows.append(json.dumps(record, sort_keys=True))
     return set(rows)

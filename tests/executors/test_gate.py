@@ -74,7 +74,10 @@ def test_a_busy_worker_reuses_its_slots_instead_of_asking_per_request() -> None:
 
     peak, calls, granted = asyncio.run(main())
     assert peak == 8
-    assert calls["acquire"] < 20 and granted < 40, (calls, granted)  # 400 requests; one call each would be 400
+    assert calls["acquire"] < 20 and granted < 40, (
+        calls,
+        granted,
+    )  # 400 requests; one call each would be 400
 
 
 def test_many_workers_never_exceed_the_limit_and_all_finish() -> None:
@@ -147,7 +150,8 @@ def test_idle_slots_go_back_after_a_tick_and_cancelled_waiters_lose_nothing() ->
 
 
 def test_fewer_slots_than_workers_rotate_among_them_instead_of_waiting_for_shards_to_end() -> None:
-    """Limit 2, three busy workers: a share below one. Each worker is served while the others are still busy."""
+    """Limit 2, three busy workers: a share below one. Each worker is served while the others are still
+    busy."""
 
     async def main() -> tuple[dict[str, int], int, int]:
         gate, calls, server = EndpointGate(2), {}, _Server()
@@ -179,7 +183,9 @@ def test_fewer_slots_than_workers_rotate_among_them_instead_of_waiting_for_shard
 
     served, peak, left = asyncio.run(main())
     assert peak <= 2 and left == 0
-    assert len(served) == 3 and min(served.values()) >= 10, f"requests each worker had done when the first ended: {served}"
+    assert len(served) == 3 and min(served.values()) >= 10, (
+        f"requests each worker had done when the first ended: {served}"
+    )
 
 
 def test_holders_rotate_slots_only_while_the_limit_is_below_the_workers_wanting_them() -> None:

@@ -48,8 +48,18 @@ def head() -> Iterator[tuple[str, str]]:
     gcs, client = _free_port(), _free_port()
     temp = tempfile.mkdtemp(prefix="rh")  # short: Ray's socket paths must fit in 107 bytes
     ray_cli = str(Path(sys.executable).with_name("ray"))
-    command = [ray_cli, "start", "--head", "--block", f"--port={gcs}", f"--ray-client-server-port={client}",
-               "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}"]  # fmt: skip
+    command = [
+        ray_cli,
+        "start",
+        "--head",
+        "--block",
+        f"--port={gcs}",
+        f"--ray-client-server-port={client}",
+        "--num-cpus=2",
+        "--include-dashboard=false",
+        "--disable-usage-stats",
+        f"--temp-dir={temp}",
+    ]
     env = {**os.environ, "RAY_AUTH_MODE": "disabled"}  # a throwaway test cluster: no token to hand around
     log = open(Path(temp) / "head.log", "wb")  # noqa: SIM115 - closed at teardown
     proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -89,11 +99,15 @@ def test_an_unreachable_cluster_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", refuse)
-    with pytest.raises(ExecutorError, match=r"--ray-address 10\.9\.9\.9:6379: ConnectionError: .*RAY_AUTH_MODE=token"):
+    with pytest.raises(
+        ExecutorError, match=r"--ray-address 10\.9\.9\.9:6379: ConnectionError: .*RAY_AUTH_MODE=token"
+    ):
         connect(ExecutorOptions(kind="ray", ray_address="10.9.9.9:6379"))
 
 
-def test_a_client_connection_is_retried_when_the_server_fails_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_client_connection_is_retried_when_the_server_fails_to_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     ray = pytest.importorskip("ray")
     from omnieval.executors import ray_executor
 
@@ -102,7 +116,9 @@ def test_a_client_connection_is_retried_when_the_server_fails_to_start(monkeypat
     def flaky(*, address: str, **_: Any) -> None:
         calls.append(address)
         if len(calls) < 3:
-            raise ConnectionAbortedError("Initialization failure from server: Starting Ray client server failed")
+            raise ConnectionAbortedError(
+                "Initialization failure from server: Starting Ray client server failed"
+            )
 
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", flaky)

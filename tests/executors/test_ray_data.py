@@ -1,4 +1,5 @@
-"""Task data and media that exist only on the driver: ``omnieval run --executor ray --ray-address ADDR`` with a
+"""Task data and media that exist only on the driver: ``omnieval run --executor ray --ray-address ADDR`` with
+a
 relative ``--tasks jsonl:FILE``, a relative YAML task with a media folder and a relative ``--output``, run
 from a driver directory that is not the cluster's; the files are moved away once the shards are handed out,
 so a worker that read them from disk (its own, or the driver's) would fail."""
@@ -47,18 +48,27 @@ def _driver_files(driver: Path) -> None:
 
     data = driver / "data"
     (data / "img").mkdir(parents=True)
-    rows = [{"id": f"q{i}", "question": f"Вопрос {i}: ответ [{i % 3}]", "answer": str(i % 3)} for i in range(6)]
-    (data / "qa.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    rows = [
+        {"id": f"q{i}", "question": f"Вопрос {i}: ответ [{i % 3}]", "answer": str(i % 3)} for i in range(6)
+    ]
+    (data / "qa.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     pics = []
     for i in range(4):
         Image.new("RGB", (8, 8), (60 * i, 0, 0)).save(data / "img" / f"{i}.png")
-        pics.append({"id": f"p{i}", "question": f"<image> какой? [{i}]", "answer": str(i), "image": f"img/{i}.png"})
-    (data / "pics.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pics), encoding="utf-8")
+        pics.append(
+            {"id": f"p{i}", "question": f"<image> какой? [{i}]", "answer": str(i), "image": f"img/{i}.png"}
+        )
+    (data / "pics.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pics), encoding="utf-8"
+    )
     (driver / "pics.yaml").write_text(MEDIA_TASK, encoding="utf-8")
 
 
 def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, shards: int) -> list[int]:
-    """Move the driver's data away once every shard was handed out (all at once: as many workers as shards)."""
+    """Move the driver's data away once every shard was handed out (all at once: as many workers as
+    shards)."""
     given: list[int] = []
     give = ray_executor._Fleet.give
 
@@ -72,7 +82,9 @@ def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, sh
     return given
 
 
-def test_driver_only_files_and_relative_paths(tmp_path: Path, two_nodes: tuple[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_driver_only_files_and_relative_paths(
+    tmp_path: Path, two_nodes: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from omnieval.cli.app import app
@@ -83,12 +95,35 @@ def test_driver_only_files_and_relative_paths(tmp_path: Path, two_nodes: tuple[s
     _driver_files(driver)
     monkeypatch.chdir(driver)
     with CountingServer(latency_ms=5).in_thread() as server:
-        common = ["run", "--tasks", "jsonl:data/qa.jsonl,pics.yaml", "--model", "openai/fake", "--base-url", server.url, "--quiet"]
+        common = [
+            "run",
+            "--tasks",
+            "jsonl:data/qa.jsonl,pics.yaml",
+            "--model",
+            "openai/fake",
+            "--base-url",
+            server.url,
+            "--quiet",
+        ]
         local = CliRunner().invoke(app, [*common, "--output", "local"])
         assert local.exit_code == 0, local.output
         given = _hide_after_handing_out(monkeypatch, driver, shards=2)
-        ray = CliRunner().invoke(app, [*common, "--output", "out", "--executor", "ray", "--ray-address", address,
-                                       "--workers", "2", "--shard-size", "8"])  # fmt: skip
+        ray = CliRunner().invoke(
+            app,
+            [
+                *common,
+                "--output",
+                "out",
+                "--executor",
+                "ray",
+                "--ray-address",
+                address,
+                "--workers",
+                "2",
+                "--shard-size",
+                "8",
+            ],
+        )
     assert ray.exit_code == 0, ray.output
     assert len(given) == 2 and not (driver / "data").exists(), "the data was gone while the workers ran"
     assert record_set(driver / "out") == record_set(driver / "local")

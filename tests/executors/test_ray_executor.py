@@ -28,7 +28,9 @@ def test_ray_run_equals_local_run(tmp_path: Path, cluster: Any) -> None:
     tasks = [f"jsonl:{qa_task(tmp_path, 40)}", str(dialog_task(tmp_path))]
     with CountingServer(latency_ms=10).in_thread() as server:
         evaluate(config(tasks, server.url, tmp_path / "local"))
-        outcome, _ = evaluate(config(tasks, server.url, tmp_path / "ray"), executor=on_ray(workers=3, shard_size=8))
+        outcome, _ = evaluate(
+            config(tasks, server.url, tmp_path / "ray"), executor=on_ray(workers=3, shard_size=8)
+        )
         successes = server.stats()["successes"]
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert results(tmp_path / "ray") == results(tmp_path / "local")
@@ -40,7 +42,9 @@ def test_ray_run_equals_local_run(tmp_path: Path, cluster: Any) -> None:
     assert all(r["response"] == str(r["chain_index"]) for r in dialog)
     shards = json.loads((tmp_path / "ray" / "manifest.json").read_text())["executor"]["shards"]
     assert len(shards) == 5 + 2, "40 samples in 8s; 3 dialogs of 3 turns never split (two fit in 8)"
-    assert all(s["attempts"] == 1 and s["wall_s"] > 0 and s["pid"] and s["status"] == "ran" for s in shards.values())
+    assert all(
+        s["attempts"] == 1 and s["wall_s"] > 0 and s["pid"] and s["status"] == "ran" for s in shards.values()
+    )
     assert sum(s["samples"] for s in shards.values()) == 49
 
 
@@ -49,7 +53,7 @@ def _kill_when_started(out: Path, *, min_lines: int, deadline_s: float) -> tuple
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         for attempt in sorted((out / "shards").glob("*/attempt.json")):
-            lines = (attempt.parent / "samples.jsonl")
+            lines = attempt.parent / "samples.jsonl"
             if lines.exists() and lines.read_bytes().count(b"\n") >= min_lines:
                 os.kill(json.loads(attempt.read_text())["pid"], signal.SIGKILL)
                 done = {json.loads(x)["sample_id"] for x in lines.read_text().splitlines() if x.strip()}
@@ -90,8 +94,10 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path, cluster: Any
 def test_one_concurrency_limit_for_all_workers(tmp_path: Path, cluster: Any) -> None:
     task = qa_task(tmp_path, 48)
     with CountingServer(latency_ms=60).in_thread() as server:
-        evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "ray", concurrency=3),
-                 executor=on_ray(workers=3, shard_size=8))  # fmt: skip
+        evaluate(
+            config([f"jsonl:{task}"], server.url, tmp_path / "ray", concurrency=3),
+            executor=on_ray(workers=3, shard_size=8),
+        )
         peak = server.peak
     assert results(tmp_path / "ray")["states"]["ok"] == 48
     assert 2 <= peak <= 3, f"3 workers each allowed 3 requests, but the server saw {peak} at once"
@@ -116,7 +122,10 @@ def test_resume_never_recomputes_finished_work(tmp_path: Path, cluster: Any) -> 
         rebuilt, _ = evaluate(config([task], server.url, out), executor=on_ray(workers=2))
         assert rebuilt.states == {"qa": {}} and server.stats()["requests"] == requests
     assert record_set(out) == before
-    assert all(s["status"] == "done earlier" for s in json.loads((out / "manifest.json").read_text())["executor"]["shards"].values())
+    assert all(
+        s["status"] == "done earlier"
+        for s in json.loads((out / "manifest.json").read_text())["executor"]["shards"].values()
+    )
 
 
 def test_sweep_runs_every_model_and_resumes_as_a_whole(tmp_path: Path, cluster: Any) -> None:
@@ -127,10 +136,24 @@ def test_sweep_runs_every_model_and_resumes_as_a_whole(tmp_path: Path, cluster: 
     task = f"jsonl:{qa_task(tmp_path, 20)}"
     sweep = tmp_path / "sweep.yaml"
     with CountingServer(latency_ms=5).in_thread() as server:
-        sweep.write_text(f"models: [baseline/oracle, {{model: openai/fake, name: fake, base_url: '{server.url}'}}]\n"
-                         f"tasks: ['{task}']\n", encoding="utf-8")  # fmt: skip
-        args = ["sweep", "--config", str(sweep), "--output", str(tmp_path / "out"), "--executor", "ray",
-                "--workers", "2", "--quiet", "--json"]  # fmt: skip
+        sweep.write_text(
+            f"models: [baseline/oracle, {{model: openai/fake, name: fake, base_url: '{server.url}'}}]\n"
+            f"tasks: ['{task}']\n",
+            encoding="utf-8",
+        )
+        args = [
+            "sweep",
+            "--config",
+            str(sweep),
+            "--output",
+            str(tmp_path / "out"),
+            "--executor",
+            "ray",
+            "--workers",
+            "2",
+            "--quiet",
+            "--json",
+        ]
         first = CliRunner().invoke(app, args)
         assert first.exit_code == 0, first.output
         requests = server.stats()["requests"]
@@ -138,7 +161,10 @@ def test_sweep_runs_every_model_and_resumes_as_a_whole(tmp_path: Path, cluster: 
         assert second.exit_code == 0, second.output
         assert server.stats()["requests"] == requests == 20, "the second sweep computed nothing"
     board = json.loads((tmp_path / "out" / "leaderboard.json").read_text())
-    assert [(r["model"], r["mean"], r["qa"]) for r in board["rows"]] == [("baseline_oracle", 1.0, 1.0), ("fake", 0.4, 0.4)]
+    assert [(r["model"], r["mean"], r["qa"]) for r in board["rows"]] == [
+        ("baseline_oracle", 1.0, 1.0),
+        ("fake", 0.4, 0.4),
+    ]
     assert results(tmp_path / "out" / "fake")["tasks"]["qa"]["n"] == 20
     assert json.loads((tmp_path / "out" / "fake" / "manifest.json").read_text())["executor"]["kind"] == "ray"
 
@@ -146,12 +172,17 @@ def test_sweep_runs_every_model_and_resumes_as_a_whole(tmp_path: Path, cluster: 
 def test_repeated_prompts_give_the_same_records_as_a_local_run(tmp_path: Path, cluster: Any) -> None:
     """Five questions asked eight times each: whichever shard answers one first, no record of this run is a
     cache hit of its own (a hit would flip ``cached`` depending on shard order)."""
-    rows = [{"id": f"r{i}", "question": f"Сколько будет {i % 5}? [{i % 5}]", "answer": str(i % 5)} for i in range(40)]
+    rows = [
+        {"id": f"r{i}", "question": f"Сколько будет {i % 5}? [{i % 5}]", "answer": str(i % 5)}
+        for i in range(40)
+    ]
     task = tmp_path / "rep.jsonl"
     task.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     with CountingServer(latency_ms=5).in_thread() as server:
         evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "local"))
-        evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "ray"), executor=on_ray(workers=2, shard_size=8))
+        evaluate(
+            config([f"jsonl:{task}"], server.url, tmp_path / "ray"), executor=on_ray(workers=2, shard_size=8)
+        )
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert not any(r["cached"] for r in records(tmp_path / "ray"))
     assert results(tmp_path / "ray") == results(tmp_path / "local")

@@ -27,7 +27,21 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytestmark = [pytest.mark.hf, pytest.mark.timeout(240)]
 
-WORDS = ["red", "blue", "green", "circles", "Paris", "France", "capital", "number", "spoken", "answer", "Сколько", "кругов", "картинке"]
+WORDS = [
+    "red",
+    "blue",
+    "green",
+    "circles",
+    "Paris",
+    "France",
+    "capital",
+    "number",
+    "spoken",
+    "answer",
+    "Сколько",
+    "кругов",
+    "картинке",
+]
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +73,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
         backend.load_model = counted
 
-    ray.init(address="local", num_cpus=3, num_gpus=0, include_dashboard=False, log_to_driver=False,
-             runtime_env={"worker_process_setup_hook": hook})  # fmt: skip
+    ray.init(
+        address="local",
+        num_cpus=3,
+        num_gpus=0,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"worker_process_setup_hook": hook},
+    )
     yield Path(log)
     ray.shutdown()
 
@@ -73,8 +93,14 @@ def _loads(log: Path) -> list[int]:
 def _words_task(root: Path) -> str:
     """Short texts ending in different words: a random model's greedy answer differs between them."""
     path = root / "words.jsonl"
-    rows = [{"id": f"w{i}", "question": " ".join(WORDS[(i * k + 3) % len(WORDS)] for k in range(1, 5)), "answer": "1"}
-            for i in range(12)]  # fmt: skip
+    rows = [
+        {
+            "id": f"w{i}",
+            "question": " ".join(WORDS[(i * k + 3) % len(WORDS)] for k in range(1, 5)),
+            "answer": "1",
+        }
+        for i in range(12)
+    ]
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return f"jsonl:{path}"
 
@@ -82,11 +108,21 @@ def _words_task(root: Path) -> str:
 def _config(model: Path, out: Path, tasks: tuple[str, ...]) -> RunConfig:
     # batch size 1: a batch's padding changes float sums, and shards batch other samples together
     options = BackendOptions(batch_size=1, concurrency=2)
-    return RunConfig(tasks=tasks, model=f"hf/{model}", output=out, backend=options, limit=10, use_cache=False,
-                     generation={"temperature": 0.0, "max_tokens": 4}, quiet=True)  # fmt: skip
+    return RunConfig(
+        tasks=tasks,
+        model=f"hf/{model}",
+        output=out,
+        backend=options,
+        limit=10,
+        use_cache=False,
+        generation={"temperature": 0.0, "max_tokens": 4},
+        quiet=True,
+    )
 
 
-def test_hf_replicas_on_ray_equal_a_local_run_with_one_load_each(llava: Path, cluster: Path, tmp_path: Path) -> None:
+def test_hf_replicas_on_ray_equal_a_local_run_with_one_load_each(
+    llava: Path, cluster: Path, tmp_path: Path
+) -> None:
     tasks = (_words_task(tmp_path), "demo_image")
     evaluate(_config(llava, tmp_path / "local", tasks))
     executor = ExecutorOptions(kind="ray", workers=2, shard_size=4, gpus_per_replica=0)
@@ -96,7 +132,9 @@ def test_hf_replicas_on_ray_equal_a_local_run_with_one_load_each(llava: Path, cl
     rows = records(tmp_path / "ray")
     assert Counter(r["task"] for r in rows) == {"words": 10, "demo_image": 10}
     assert len({r["response"] for r in rows if r["task"] == "words"}) >= 4, "answers depend on the sample"
-    assert all(r["state"] in ("ok", "parse_failed", "truncated") for r in rows), "every sample reached the model"
+    assert all(r["state"] in ("ok", "parse_failed", "truncated") for r in rows), (
+        "every sample reached the model"
+    )
     assert all(r["media_policy"] for r in rows if r["task"] == "demo_image"), "the images went to the model"
     block = json.loads((tmp_path / "ray" / "manifest.json").read_text())["executor"]
     assert (block["kind"], block["workers"], block["gpus_per_replica"]) == ("ray", 2, 0)
@@ -105,7 +143,9 @@ def test_hf_replicas_on_ray_equal_a_local_run_with_one_load_each(llava: Path, cl
     assert Counter(_loads(cluster)) == dict.fromkeys(pids, 1), "each replica loaded the model once"
 
 
-def test_asking_for_gpus_on_a_cluster_without_any_fails_at_once(llava: Path, cluster: Path, tmp_path: Path) -> None:
+def test_asking_for_gpus_on_a_cluster_without_any_fails_at_once(
+    llava: Path, cluster: Path, tmp_path: Path
+) -> None:
     executor = ExecutorOptions(kind="ray", workers=1, gpus_per_replica=1)
     with pytest.raises(ConfigError, match=r"1 GPU.*at most 0 GPU"):
         evaluate(_config(llava, tmp_path / "gpu", ("demo_image",)), executor=executor)
@@ -122,6 +162,8 @@ def test_gpus_per_replica_on_a_cpu_cluster(cluster: Path) -> None:
     with pytest.raises(ConfigError, match=r"0\.5 GPU"):
         replica_gpus(ray, ExecutorOptions(kind="ray", gpus_per_replica=0.5), local_model=True)
     with pytest.raises(ConfigError, match="4 CPU"):
-        replica_gpus(ray, ExecutorOptions(kind="ray", gpus_per_replica=0, cpus_per_worker=4), local_model=True)
+        replica_gpus(
+            ray, ExecutorOptions(kind="ray", gpus_per_replica=0, cpus_per_worker=4), local_model=True
+        )
     with pytest.raises(ConfigError, match="0 or more"):
         replica_gpus(ray, ExecutorOptions(kind="ray", gpus_per_replica=-1), local_model=True)

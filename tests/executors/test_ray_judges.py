@@ -36,8 +36,13 @@ def cluster() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
     root = str(Path(__file__).resolve().parents[2])  # where ``tests`` is importable from
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-    env = {"worker_process_setup_hook": "tests.executors.judge_helpers.register", "env_vars": {"PYTHONPATH": path}}
-    ray.init(address="local", num_cpus=4, include_dashboard=False, log_to_driver=False, runtime_env=env)  # workers know the counting judge
+    env = {
+        "worker_process_setup_hook": "tests.executors.judge_helpers.register",
+        "env_vars": {"PYTHONPATH": path},
+    }
+    ray.init(
+        address="local", num_cpus=4, include_dashboard=False, log_to_driver=False, runtime_env=env
+    )  # workers know the counting judge
     yield ray
     ray.shutdown()
 
@@ -48,24 +53,37 @@ def _manifest(out: Path) -> dict[str, Any]:
 
 def test_api_judge_keeps_one_limit_for_all_workers(tmp_path: Path, cluster: Any) -> None:
     task = str(judged_task(tmp_path, 40))
-    with CountingServer(latency_ms=5).in_thread() as model, CountingServer(latency_ms=40).in_thread() as judge_server:
+    with (
+        CountingServer(latency_ms=5).in_thread() as model,
+        CountingServer(latency_ms=40).in_thread() as judge_server,
+    ):
         judge_server.answer_pattern = re.compile(VERDICT)
-        judge = JudgeConfig(model="openai/judge", backend=BackendOptions(base_url=judge_server.url, concurrency=3, timeout_s=30),
-                            retries=1)  # fmt: skip
+        judge = JudgeConfig(
+            model="openai/judge",
+            backend=BackendOptions(base_url=judge_server.url, concurrency=3, timeout_s=30),
+            retries=1,
+        )
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
         judge_server.peak = 0
-        evaluate(config([task], model.url, tmp_path / "ray", judge=judge), executor=ExecutorOptions(kind="ray", workers=3, shard_size=8))
+        evaluate(
+            config([task], model.url, tmp_path / "ray", judge=judge),
+            executor=ExecutorOptions(kind="ray", workers=3, shard_size=8),
+        )
         peak, asked = judge_server.peak, judge_server.stats()["requests"]
         assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local")
         assert results(tmp_path / "ray") == results(tmp_path / "local")
         manifest = _manifest(tmp_path / "ray")
         rejudged = rejudge(tmp_path / "ray", judge)  # the run-level judge cache holds every verdict
         assert judge_server.stats()["requests"] == asked, "re-judging with the same judge asked it nothing"
-    assert 1 <= peak <= 3, f"3 workers, each allowed 3 judge requests, but the judge server saw {peak} at once"
+    assert 1 <= peak <= 3, (
+        f"3 workers, each allowed 3 judge requests, but the judge server saw {peak} at once"
+    )
     assert states(tmp_path / "ray") == {"ok": 8, "judge_failed": 32}, "numbers ending in 0 or 1 get a verdict"
     assert rejudged["states"] == results(tmp_path / "ray")["states"]
     assert asked == 2 * judge_calls(tmp_path / "local"), "each run asked each judge prompt once"
-    assert (tmp_path / "ray" / "judge_cache.sqlite").exists() and not list((tmp_path / "ray" / "shards").glob("*/judge_cache.sqlite"))
+    assert (tmp_path / "ray" / "judge_cache.sqlite").exists() and not list(
+        (tmp_path / "ray" / "shards").glob("*/judge_cache.sqlite")
+    )
     gate = manifest["executor"]["judges"]["openai/judge"]
     assert gate["kind"] == "gate" and gate["limit"] == 3 and 1 <= gate["peak"] <= 3
     assert manifest["judges"]["qaj"]["cluster"] == {"kind": "gate", "limit": 3}
@@ -77,8 +95,10 @@ def test_local_judge_is_an_actor_pool_built_once_per_replica(tmp_path: Path, clu
     judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=4), retries=1)
     with CountingServer(latency_ms=5).in_thread() as model:
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
-        outcome, _ = evaluate(config([task], model.url, tmp_path / "ray", judge=judge),
-                              executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2))  # fmt: skip
+        outcome, _ = evaluate(
+            config([task], model.url, tmp_path / "ray", judge=judge),
+            executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2),
+        )
     elsewhere = [pid for pid in constructions(loads) if pid != os.getpid()]
     manifest = _manifest(tmp_path / "ray")
     workers = {s["pid"] for s in manifest["executor"]["shards"].values()}
@@ -94,7 +114,9 @@ def test_local_judge_is_an_actor_pool_built_once_per_replica(tmp_path: Path, clu
     assert manifest["judges"]["qaj"]["cluster"]["replicas"] == 2
 
 
-def _kill_a_replica(ray: Any, loads: Path, shards: Path, failure: list[BaseException], *, deadline_s: float) -> int:
+def _kill_a_replica(
+    ray: Any, loads: Path, shards: Path, failure: list[BaseException], *, deadline_s: float
+) -> int:
     """``ray.kill`` one judge replica (found through the run's named pool) once both are up and judged
     records are being written; returns its process id."""
     end = time.monotonic() + deadline_s
@@ -115,15 +137,21 @@ def _kill_a_replica(ray: Any, loads: Path, shards: Path, failure: list[BaseExcep
 def test_a_lost_judge_replica_is_replaced_and_loses_no_verdict(tmp_path: Path, cluster: Any) -> None:
     task = str(judged_task(tmp_path, 40))
     loads = tmp_path / "judge-constructions.txt"
-    judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=2, extra={"delay_s": 0.1}), retries=0)
+    judge = JudgeConfig(
+        model=f"counting-judge/{loads}",
+        backend=BackendOptions(batch_size=2, extra={"delay_s": 0.1}),
+        retries=0,
+    )
     failure: list[BaseException] = []
     with CountingServer(latency_ms=5).in_thread() as model:
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
 
         def run() -> None:
             try:
-                evaluate(config([task], model.url, tmp_path / "ray", judge=judge),
-                         executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2))  # fmt: skip
+                evaluate(
+                    config([task], model.url, tmp_path / "ray", judge=judge),
+                    executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2),
+                )
             except BaseException as exc:
                 failure.append(exc)
 
@@ -132,17 +160,23 @@ def test_a_lost_judge_replica_is_replaced_and_loses_no_verdict(tmp_path: Path, c
         killed = _kill_a_replica(cluster, loads, tmp_path / "ray" / "shards", failure, deadline_s=120)
         thread.join(180)
     assert not thread.is_alive() and not failure, failure
-    assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local"), "the lost batches were judged again"
+    assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local"), (
+        "the lost batches were judged again"
+    )
     ray_results, local_results = results(tmp_path / "ray"), results(tmp_path / "local")
     assert ray_results.pop("retries") >= 1, "a batch sent to the lost replica was retried"
     assert ray_results == {k: v for k, v in local_results.items() if k != "retries"}
     pool = _manifest(tmp_path / "ray")["executor"]["judges"][f"counting-judge/{loads}"]
     pids = [r.get("pid") for r in pool["replica_stats"]]
     assert pool["replicas"] == 2 and pool["replaced"] == 1 and len(set(pids)) == 2, pool
-    assert killed not in pids and None not in pids, f"the pool is back at full size, the killed replica replaced: {pool}"
+    assert killed not in pids and None not in pids, (
+        f"the pool is back at full size, the killed replica replaced: {pool}"
+    )
     built = [pid for pid in constructions(loads) if pid != os.getpid()]
     assert len(built) == len(set(built)) == 3, "two replicas and one replacement, each built once"
-    assert not [n for n in cluster.util.list_named_actors() if n.startswith("omnieval-judge-pool-")], "the pool stopped with the run"
+    assert not [n for n in cluster.util.list_named_actors() if n.startswith("omnieval-judge-pool-")], (
+        "the pool stopped with the run"
+    )
 
 
 def test_a_judge_pool_replaces_each_loss_once_and_at_most_its_bound(tmp_path: Path, cluster: Any) -> None:
@@ -176,18 +210,52 @@ def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cl
     loads = tmp_path / "judge-constructions.txt"
     out = tmp_path / "sweep"
     with CountingServer(latency_ms=5).in_thread() as model:
-        args = ["sweep", "--output", str(out), "--executor", "ray", "--quiet", "--json", "--concurrency", "3",
-                "--models", "openai/fake-a,openai/fake-b", "--tasks", task, "--base-url", model.url,
-                "--models-at-once", "2", "--workers", "1", "--shard-size", "8",
-                "--judge", f"counting-judge/{loads}", "--judge-batch-size", "4", "--judge-retries", "1"]  # fmt: skip
+        args = [
+            "sweep",
+            "--output",
+            str(out),
+            "--executor",
+            "ray",
+            "--quiet",
+            "--json",
+            "--concurrency",
+            "3",
+            "--models",
+            "openai/fake-a,openai/fake-b",
+            "--tasks",
+            task,
+            "--base-url",
+            model.url,
+            "--models-at-once",
+            "2",
+            "--workers",
+            "1",
+            "--shard-size",
+            "8",
+            "--judge",
+            f"counting-judge/{loads}",
+            "--judge-batch-size",
+            "4",
+            "--judge-retries",
+            "1",
+        ]
         done = CliRunner().invoke(app, args)
         assert done.exit_code == 0, done.output
         in_sweep = [pid for pid in constructions(loads) if pid != os.getpid()]
         judge = judge_config(f"counting-judge/{loads}", batch_size=4, retries=1)
         for name in ("fake-a", "fake-b"):
             backend = BackendOptions(base_url=model.url, concurrency=3, timeout_s=120.0)
-            evaluate(RunConfig(tasks=(task,), model=f"openai/{name}", output=tmp_path / "local" / name, seed=1234,
-                               quiet=True, backend=backend, judge=judge))  # fmt: skip
+            evaluate(
+                RunConfig(
+                    tasks=(task,),
+                    model=f"openai/{name}",
+                    output=tmp_path / "local" / name,
+                    seed=1234,
+                    quiet=True,
+                    backend=backend,
+                    judge=judge,
+                )
+            )
     assert len(in_sweep) == 1, f"one replica built the judge once for both models: {in_sweep}"
     for name in ("fake-a", "fake-b"):
         run = out / f"openai_{name}"

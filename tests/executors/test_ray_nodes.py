@@ -51,8 +51,14 @@ def nodes() -> Iterator[tuple[Any, Any]]:
         cluster.shutdown()
 
 
-def _remove_when_running(cluster: Any, node: Any, out: Path, run: tuple[threading.Thread, list[BaseException]], *,
-                         deadline_s: float) -> None:  # fmt: skip
+def _remove_when_running(
+    cluster: Any,
+    node: Any,
+    out: Path,
+    run: tuple[threading.Thread, list[BaseException]],
+    *,
+    deadline_s: float,
+) -> None:
     """Remove ``node`` once a shard running there has written two records."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
@@ -91,10 +97,16 @@ def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, node
     n = 48
     task = str(judged_task(tmp_path, n))
     out = tmp_path / "ray"
-    with CountingServer(latency_ms=60).in_thread() as model, CountingServer(latency_ms=20).in_thread() as judge_server:
+    with (
+        CountingServer(latency_ms=60).in_thread() as model,
+        CountingServer(latency_ms=20).in_thread() as judge_server,
+    ):
         judge_server.answer_pattern = re.compile(VERDICT)
-        judge = JudgeConfig(model="openai/judge", retries=1,
-                            backend=BackendOptions(base_url=judge_server.url, concurrency=2, timeout_s=30))  # fmt: skip
+        judge = JudgeConfig(
+            model="openai/judge",
+            retries=1,
+            backend=BackendOptions(base_url=judge_server.url, concurrency=2, timeout_s=30),
+        )
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
         cfg = config([task], model.url, out, judge=judge)
         thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8))
@@ -109,12 +121,16 @@ def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, node
     assert results(out) == results(tmp_path / "local")
     executor = json.loads((out / "manifest.json").read_text())["executor"]
     assert executor["lost"]["on_nodes"] == [lost.node_id] and executor["lost"]["workers"] >= 1
-    assert set(executor["lost"]["nodes_left"]) <= {lost.node_id}, "Ray may mark the node dead after the run ends"
+    assert set(executor["lost"]["nodes_left"]) <= {lost.node_id}, (
+        "Ray may mark the node dead after the run ends"
+    )
     assert max(s["attempts"] for s in executor["shards"].values()) == 2, "the lost node's shards ran again"
 
 
 @KNOWN_FAILURE
-def test_a_cluster_left_without_workers_stops_resumably(tmp_path: Path, nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cluster_left_without_workers_stops_resumably(
+    tmp_path: Path, nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Only the removed node could hold a worker (``--cpus-per-worker 2``): the run says so and stops; the
     records it has are kept for the resume."""
     from omnieval.executors import ray_executor
@@ -123,9 +139,13 @@ def test_a_cluster_left_without_workers_stops_resumably(tmp_path: Path, nodes: t
     cluster, lost = nodes
     task = f"jsonl:{qa_task(tmp_path, 24)}"
     out = tmp_path / "ray"
-    with CountingServer(latency_ms=250).in_thread() as model:  # one request at a time: 6 s, time to remove the node
+    with CountingServer(
+        latency_ms=250
+    ).in_thread() as model:  # one request at a time: 6 s, time to remove the node
         cfg = config([task], model.url, out, concurrency=1)
-        thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=1, shard_size=8, cpus_per_worker=2))
+        thread, failure = _in_thread(
+            cfg, ExecutorOptions(kind="ray", workers=1, shard_size=8, cpus_per_worker=2)
+        )
         _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180)
         thread.join(200)
     assert not thread.is_alive(), "the run hung waiting for a node that left"

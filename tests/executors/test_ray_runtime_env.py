@@ -39,7 +39,9 @@ def bare_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]
         cluster.shutdown()
 
 
-def test_runtime_env_brings_omnieval_to_every_node(tmp_path: Path, bare_nodes: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runtime_env_brings_omnieval_to_every_node(
+    tmp_path: Path, bare_nodes: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from typer.testing import CliRunner
 
     from omnieval.cli.app import app
@@ -49,12 +51,23 @@ def test_runtime_env_brings_omnieval_to_every_node(tmp_path: Path, bare_nodes: s
     task = qa_task(tmp_path, 12)
     package = str(Path(omnieval.__file__).parent)
     with CountingServer(latency_ms=5).in_thread() as server:
-        common = ["run", "--tasks", f"jsonl:{task}", "--model", "openai/fake", "--base-url", server.url, "--quiet"]
+        common = [
+            "run",
+            "--tasks",
+            f"jsonl:{task}",
+            "--model",
+            "openai/fake",
+            "--base-url",
+            server.url,
+            "--quiet",
+        ]
         assert CliRunner().invoke(app, [*common, "--output", str(tmp_path / "local")]).exit_code == 0
         ray_args = ["--executor", "ray", "--ray-address", bare_nodes, "--workers", "2"]
         bare = CliRunner().invoke(app, [*common, "--output", str(tmp_path / "bare"), *ray_args])
         env = json.dumps({"py_modules": [package]})
-        shipped = CliRunner().invoke(app, [*common, "--output", str(tmp_path / "ray"), *ray_args, "--ray-runtime-env", env])
+        shipped = CliRunner().invoke(
+            app, [*common, "--output", str(tmp_path / "ray"), *ray_args, "--ray-runtime-env", env]
+        )
     assert bare.exit_code == 2, bare.output
     assert MISSING in bare.output and "--ray-runtime-env" in bare.output
     assert shipped.exit_code == 0, shipped.output

@@ -13,7 +13,9 @@ from tests.executors.helpers import config, dialog_task, qa_task
 
 
 def test_chains_are_never_split_and_sizes_hold(tmp_path: Path) -> None:
-    tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 21)}", str(dialog_task(tmp_path, n_dialogs=5, turns=3))))
+    tasks = resolve_tasks(
+        (f"jsonl:{qa_task(tmp_path, 21)}", str(dialog_task(tmp_path, n_dialogs=5, turns=3)))
+    )
     plans, size = plan_shards(tasks, config([], "http://x/v1", tmp_path / "o"), shard_size=8, workers=1)
     assert size == 8
     assert [p.size for p in plans if p.task == "qa"] == [8, 8, 5]
@@ -23,7 +25,9 @@ def test_chains_are_never_split_and_sizes_hold(tmp_path: Path) -> None:
         assert all(sum(s.startswith(d + "-") for s in plan.sample_ids) == 3 for d in dialogs)
     again, _ = plan_shards(tasks, config([], "http://x/v1", tmp_path / "o"), shard_size=8, workers=1)
     assert [p.key for p in again] == [p.key for p in plans], "the same configuration plans the same shards"
-    limited, _ = plan_shards(tasks, config([], "http://x/v1", tmp_path / "o", limit=4), shard_size=8, workers=1)
+    limited, _ = plan_shards(
+        tasks, config([], "http://x/v1", tmp_path / "o", limit=4), shard_size=8, workers=1
+    )
     assert {p.key for p in limited}.isdisjoint(p.key for p in plans), "other samples, other shard keys"
 
 
@@ -38,7 +42,9 @@ def test_merge_orders_by_plan_and_keeps_other_tasks(tmp_path: Path) -> None:
     out.mkdir()
     (out / "samples.jsonl").write_bytes(_line("other", "z") + _line("qa", "q9") + _line("qa", "q1", "error"))
     current = seed_shards(out, plans)
-    assert [k.sample_id for k in current[plans[0].key]] == ["q1"] and [k.sample_id for k in current[plans[2].key]] == ["q9"]
+    assert [k.sample_id for k in current[plans[0].key]] == ["q1"] and [
+        k.sample_id for k in current[plans[2].key]
+    ] == ["q9"]
     for plan in plans:  # workers finish in any order
         ids = [s for s in plan.sample_ids if s not in ("q1", "q9")]
         random.Random(plan.key).shuffle(ids)
@@ -53,9 +59,17 @@ def test_merge_orders_by_plan_and_keeps_other_tasks(tmp_path: Path) -> None:
 def test_results_do_not_depend_on_record_order(tmp_path: Path) -> None:
     tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 50)}",))
     rng = random.Random(3)
-    recs = [{"task": "qa", "sample_id": f"q{i}", "state": "ok" if i % 7 else "error", "score": s,
-             "metrics": {"exact_match": s}, "reason": None if i % 7 else f"boom {i}"}
-            for i, s in enumerate(rng.random() for _ in range(50))]  # fmt: skip
+    recs = [
+        {
+            "task": "qa",
+            "sample_id": f"q{i}",
+            "state": "ok" if i % 7 else "error",
+            "score": s,
+            "metrics": {"exact_match": s},
+            "reason": None if i % 7 else f"boom {i}",
+        }
+        for i, s in enumerate(rng.random() for _ in range(50))
+    ]
     first = compute_results(tasks, recs, model="m")
     shuffled = recs[:]
     rng.shuffle(shuffled)
@@ -64,10 +78,13 @@ def test_results_do_not_depend_on_record_order(tmp_path: Path) -> None:
 
 
 def test_sample_ids_no_task_has_are_named(tmp_path: Path) -> None:
-    """A Ray run warns about a mistyped ``--sample-ids`` entry as a local run does (ids of other tasks count)."""
+    """A Ray run warns about a mistyped ``--sample-ids`` entry as a local run does (ids of other tasks
+    count)."""
     from omnieval.executors.shards import unplanned_sample_ids
 
-    tasks = resolve_tasks((f"jsonl:{qa_task(tmp_path, 10)}", str(dialog_task(tmp_path, n_dialogs=2, turns=2))))
+    tasks = resolve_tasks(
+        (f"jsonl:{qa_task(tmp_path, 10)}", str(dialog_task(tmp_path, n_dialogs=2, turns=2)))
+    )
     wanted = config([], "http://x/v1", tmp_path / "o", sample_ids=("q3", "q33", "d0-1", "d9-0"))
     plans, _ = plan_shards(tasks, wanted, shard_size=4, workers=1)
     assert sorted(s for p in plans for s in p.sample_ids) == ["d0-1", "q3"]

@@ -25,8 +25,12 @@ from omnieval.runner.progress import Progress
 from tests.executors.helpers import CountingServer, qa_task, record_set, results
 
 
-def shape(local: list[bool], *, cpus: float, gpus: float = 0, at_once: int | None = None, **kw: Any) -> tuple[int, tuple[int, ...]]:
-    got = sweep_shape(local=local, cpus=cpus, gpus=gpus, options=ExecutorOptions(kind="ray", **kw), models_at_once=at_once)
+def shape(
+    local: list[bool], *, cpus: float, gpus: float = 0, at_once: int | None = None, **kw: Any
+) -> tuple[int, tuple[int, ...]]:
+    got = sweep_shape(
+        local=local, cpus=cpus, gpus=gpus, options=ExecutorOptions(kind="ray", **kw), models_at_once=at_once
+    )
     assert got.models_at_once * max(got.workers) <= got.slots, "never more workers than the cluster has slots"
     return got.models_at_once, got.workers
 
@@ -36,11 +40,15 @@ def test_sweep_shape_splits_the_cluster_among_models() -> None:
     assert shape([False] * 10, cpus=4) == (4, (1,) * 10), "no more models at once than worker slots"
     assert shape([False] * 5, cpus=8, workers=3) == (2, (3,) * 5), "--workers is per model"
     assert shape([True] * 3, cpus=64, gpus=8) == (3, (2, 2, 2)), "local: the GPUs split, one replica per GPU"
-    assert shape([True] * 20, cpus=64, gpus=8) == (8, (1,) * 20), "many checkpoints: one replica each, 8 at once"
+    assert shape([True] * 20, cpus=64, gpus=8) == (8, (1,) * 20), (
+        "many checkpoints: one replica each, 8 at once"
+    )
     assert shape([True] * 2, cpus=64, gpus=8, gpus_per_replica=2) == (2, (2, 2))
     assert shape([True, False], cpus=8) == (2, (1, 4)), "a local model without GPUs gets one replica"
     assert shape([False] * 4, cpus=8, at_once=2) == (2, (4,) * 4)
-    with pytest.raises(ConfigError, match="3 models at once × 3 workers each need 9 worker slots, but the cluster has 8"):
+    with pytest.raises(
+        ConfigError, match="3 models at once × 3 workers each need 9 worker slots, but the cluster has 8"
+    ):
         shape([False] * 4, cpus=8, at_once=3, workers=3)
     with pytest.raises(ConfigError, match="no room for one worker"):
         shape([True], cpus=8, gpus=1, gpus_per_replica=2)
@@ -96,7 +104,13 @@ def test_endpoint_down_survives_pickling() -> None:
 
     down = EndpointDown("http://h/v1", Cause("connection refused", url="http://h/v1"), 4)
     again = pickle.loads(pickle.dumps(down))
-    assert (type(again), str(again), again.endpoint, again.cause, again.count) == (EndpointDown, str(down), "http://h/v1", down.cause, 4)
+    assert (type(again), str(again), again.endpoint, again.cause, again.count) == (
+        EndpointDown,
+        str(down),
+        "http://h/v1",
+        down.cause,
+        4,
+    )
 
 
 def test_stopped_fleet_hands_back_its_workers_gate_slots() -> None:
@@ -135,7 +149,18 @@ def test_model_row_folds_a_runs_tasks_into_one_row() -> None:
 
 
 def sweep_args(out: Path, *extra: str) -> list[str]:
-    return ["sweep", "--output", str(out), "--executor", "ray", "--quiet", "--json", "--concurrency", "3", *extra]
+    return [
+        "sweep",
+        "--output",
+        str(out),
+        "--executor",
+        "ray",
+        "--quiet",
+        "--json",
+        "--concurrency",
+        "3",
+        *extra,
+    ]
 
 
 def as_local(model: str, url: str, task: str, out: Path) -> RunConfig:
@@ -155,29 +180,50 @@ def shard_spans(run_dir: Path) -> list[tuple[float, float]]:
 
 @pytest.mark.network_server
 @pytest.mark.timeout(240)
-def test_two_models_at_once_share_the_endpoint_limit_and_equal_local_runs(tmp_path: Path, cluster: Any) -> None:
+def test_two_models_at_once_share_the_endpoint_limit_and_equal_local_runs(
+    tmp_path: Path, cluster: Any
+) -> None:
     task = f"jsonl:{qa_task(tmp_path, 48)}"
     out = tmp_path / "sweep"
     with CountingServer(latency_ms=50).in_thread() as server:
-        args = sweep_args(out, "--models", "openai/fake-a,openai/fake-b", "--tasks", task, "--base-url", server.url,
-                          "--models-at-once", "2", "--shard-size", "8")  # fmt: skip
+        args = sweep_args(
+            out,
+            "--models",
+            "openai/fake-a,openai/fake-b",
+            "--tasks",
+            task,
+            "--base-url",
+            server.url,
+            "--models-at-once",
+            "2",
+            "--shard-size",
+            "8",
+        )
         done = CliRunner().invoke(app, args)
         assert done.exit_code == 0, done.output
         peak = server.peak
         for model in ("openai/fake-a", "openai/fake-b"):
             evaluate(as_local(model, server.url, task, tmp_path / "local" / model.split("/")[1]))
         successes = server.stats()["successes"]
-    assert 2 <= peak <= 3, f"two models of 2 workers each, one endpoint limited to 3: the server saw {peak} at once"
+    assert 2 <= peak <= 3, (
+        f"two models of 2 workers each, one endpoint limited to 3: the server saw {peak} at once"
+    )
     a, b = shard_spans(out / "openai_fake-a"), shard_spans(out / "openai_fake-b")
-    assert any(sa < eb and sb < ea for sa, ea in a for sb, eb in b), "a shard of each model ran at the same time"
+    assert any(sa < eb and sb < ea for sa, ea in a for sb, eb in b), (
+        "a shard of each model ran at the same time"
+    )
     for name in ("fake-a", "fake-b"):
         assert record_set(out / f"openai_{name}") == record_set(tmp_path / "local" / name)
         assert results(out / f"openai_{name}") == results(tmp_path / "local" / name)
         assert json.loads((out / f"openai_{name}" / "manifest.json").read_text())["executor"]["workers"] == 2
-    assert set(successes.values()) == {4}, "each prompt asked once by each of the two sweep runs and two local runs"
+    assert set(successes.values()) == {4}, (
+        "each prompt asked once by each of the two sweep runs and two local runs"
+    )
     board = json.loads((out / "leaderboard.json").read_text())
     assert [(r["model"], r["status"], r["n"]) for r in sorted(board["rows"], key=lambda r: r["model"])] == [
-        ("openai_fake-a", "finished", 48), ("openai_fake-b", "finished", 48)]  # fmt: skip
+        ("openai_fake-a", "finished", 48),
+        ("openai_fake-b", "finished", 48),
+    ]
     assert board["failed"] == {}
 
 
@@ -195,15 +241,23 @@ def test_a_failed_model_keeps_the_others_and_a_rerun_resumes_it(tmp_path: Path, 
     sweep = tmp_path / "sweep.yaml"
     out = tmp_path / "sweep"
     with CountingServer(latency_ms=20).in_thread() as live:
-        sweep.write_text(f"models: [{{model: openai/fake, name: live, base_url: '{live.url}'}},\n"
-                         f"         {{model: openai/fake, name: down, base_url: 'http://127.0.0.1:{port}/v1'}}]\n"
-                         f"tasks: ['{task}']\n", encoding="utf-8")  # fmt: skip
+        sweep.write_text(
+            f"models: [{{model: openai/fake, name: live, base_url: '{live.url}'}},\n"
+            f"         {{model: openai/fake, name: down, base_url: 'http://127.0.0.1:{port}/v1'}}]\n"
+            f"tasks: ['{task}']\n",
+            encoding="utf-8",
+        )
         first = CliRunner().invoke(app, sweep_args(out, "--config", str(sweep)))
         assert first.exit_code != 0
         assert "1 of 2 models failed: down (stopped: 4 requests in a row" in first.output, first.output
-        assert "connection refused" in first.output and "Traceback" not in first.output, "the breaker's own message"
+        assert "connection refused" in first.output and "Traceback" not in first.output, (
+            "the breaker's own message"
+        )
         board = json.loads((out / "leaderboard.json").read_text())
-        assert {r["model"]: (r["status"], r["n"]) for r in board["rows"]} == {"live": ("finished", 20), "down": ("failed", 0)}
+        assert {r["model"]: (r["status"], r["n"]) for r in board["rows"]} == {
+            "live": ("finished", 20),
+            "down": ("failed", 0),
+        }
         assert "connection refused" in board["failed"]["down"] and set(board["failed"]) == {"down"}
         assert results(out / "live")["states"]["ok"] == 20
         asked = live.stats()["requests"]
@@ -213,7 +267,10 @@ def test_a_failed_model_keeps_the_others_and_a_rerun_resumes_it(tmp_path: Path, 
             assert revived.stats()["requests"] == 20, "the failed model's samples, each asked once"
         assert live.stats()["requests"] == asked, "the finished model was not recomputed"
     board = json.loads((out / "leaderboard.json").read_text())
-    assert {r["model"]: (r["status"], r["n"]) for r in board["rows"]} == {"live": ("finished", 20), "down": ("finished", 20)}
+    assert {r["model"]: (r["status"], r["n"]) for r in board["rows"]} == {
+        "live": ("finished", 20),
+        "down": ("finished", 20),
+    }
     assert board["failed"] == {}
     shards = json.loads((out / "live" / "manifest.json").read_text())["executor"]["shards"].values()
     assert all(s["status"] == "done earlier" for s in shards)

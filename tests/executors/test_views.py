@@ -39,9 +39,13 @@ def test_held_views_give_the_records_of_a_local_run(tmp_path: Path) -> None:
     run(_config(tasks, tmp_path / "local", limit=20))
     held = _run_sharded(_config(tasks, tmp_path / "held", limit=20), held_bytes=2**30, shard_size=5)
     streamed = _run_sharded(_config(tasks, tmp_path / "streamed", limit=20), held_bytes=0, shard_size=5)
-    assert record_set(tmp_path / "held") == record_set(tmp_path / "local") == record_set(tmp_path / "streamed")
+    assert (
+        record_set(tmp_path / "held") == record_set(tmp_path / "local") == record_set(tmp_path / "streamed")
+    )
     assert held.reads == 2, "one read of each task's selection for all its shards"
-    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, "over budget: given up once, read per shard"
+    assert streamed.reads == 2 and streamed._streamed == {"demo_text", "dlg"}, (
+        "over budget: given up once, read per shard"
+    )
     variants = {r["variant"] for r in records(tmp_path / "held") if r["task"] == "demo_text"}
     assert variants == {"ru", "en"}, "the variant follows the sample's position in the full task"
     assert len(records(tmp_path / "held")) == 20 + 12
@@ -52,7 +56,11 @@ def test_view_keeps_positions_and_streams_only_its_samples() -> None:
     pairs = [p for p in enumerate(task.iter_samples()) if p[0] in (3, 7, 11)]
     view = task.view(pairs)
     assert [(p, s.id) for p, s in view.positioned()] == [(p, s.id) for p, s in pairs]
-    assert view.size == 3 and view.content_hash == task.content_hash and view.data_fingerprint == task.data_fingerprint
+    assert (
+        view.size == 3
+        and view.content_hash == task.content_hash
+        and view.data_fingerprint == task.data_fingerprint
+    )
     view.scan_ids()  # only the view's samples; a view with a repeated id is caught
     with pytest.raises(Exception, match="duplicate sample id"):
         task.view([pairs[0], pairs[0]]).scan_ids()
@@ -72,13 +80,21 @@ def test_media_bytes_are_embedded_with_the_path_kept(tmp_path: Path) -> None:
     from omnieval.types import MediaRef, Sample, TaskSpec
 
     (tmp_path / "a.png").write_bytes(b"\x89PNG fake")
-    refs = [MediaRef(kind="image", name="image", path=str(tmp_path / "a.png")),
-            MediaRef(kind="image", name="image", path=str(tmp_path / "gone.png"))]  # fmt: skip
+    refs = [
+        MediaRef(kind="image", name="image", path=str(tmp_path / "a.png")),
+        MediaRef(kind="image", name="image", path=str(tmp_path / "gone.png")),
+    ]
     samples = [Sample(id=f"s{i}", input="<image>", media=(ref,)) for i, ref in enumerate(refs)]
     task = Task.from_samples(TaskSpec(name="t"), samples).view(list(zip((4, 9), samples, strict=True)))
     shipped = list(with_media_bytes(task).positioned())
     assert [p for p, _ in shipped] == [4, 9], "positions kept"
     first, second = (s.media[0] for _, s in shipped)
-    assert first.data == b"\x89PNG fake" and first.path == refs[0].path, "bytes embedded, the path (records) kept"
-    assert fingerprint(first).sha256 == fingerprint(refs[0]).sha256, "the same media hash (cache keys unchanged)"
-    assert second == refs[1], "a missing file stays a path: the worker records the sample's error, as a local run"
+    assert first.data == b"\x89PNG fake" and first.path == refs[0].path, (
+        "bytes embedded, the path (records) kept"
+    )
+    assert fingerprint(first).sha256 == fingerprint(refs[0]).sha256, (
+        "the same media hash (cache keys unchanged)"
+    )
+    assert second == refs[1], (
+        "a missing file stays a path: the worker records the sample's error, as a local run"
+    )

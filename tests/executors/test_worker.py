@@ -51,6 +51,8 @@ def test_one_load_for_every_shard_and_closed_once(tmp_path: Path) -> None:
 
     reports = asyncio.run(run_all())
     assert len(plans) == 4 and [len(r["lines"]) for r in reports] == [8, 8, 8, 6]  # type: ignore[arg-type]
-    assert (LocalModel.loads, LocalModel.closes) == (1, 1), "one load per replica, closed when the worker stops"
+    assert (LocalModel.loads, LocalModel.closes) == (1, 1), (
+        "one load per replica, closed when the worker stops"
+    )
     for plan in plans:
         assert {r["sample_id"] for r in records(tmp_path / "o" / "shards" / plan.key)} == set(plan.sample_ids)

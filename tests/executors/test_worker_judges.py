@@ -26,7 +26,9 @@ def test_a_worker_builds_its_judge_once_for_all_its_shards(tmp_path: Path) -> No
     task = judged_task(tmp_path, 30)
     loads = tmp_path / "loads.txt"
     judge = JudgeConfig(model=f"counting-judge/{loads}", retries=0)
-    cfg = RunConfig(tasks=(str(task),), model="counting-local/m", output=tmp_path / "w", quiet=True, judge=judge)
+    cfg = RunConfig(
+        tasks=(str(task),), model="counting-local/m", output=tmp_path / "w", quiet=True, judge=judge
+    )
     plans, _ = plan_shards(resolve_tasks(cfg.tasks), cfg, shard_size=8, workers=1)
     worker = ShardWorker(cfg, owner="w1")
 
@@ -60,7 +62,10 @@ class _Replica:
 def _requests(n: int) -> list[Request]:
     from omnieval.types import Message
 
-    return [Request(task="t", sample_id=str(i), messages=(Message(role="user", content=f"Вопрос {i}: x"),)) for i in range(n)]
+    return [
+        Request(task="t", sample_id=str(i), messages=(Message(role="user", content=f"Вопрос {i}: x"),))
+        for i in range(n)
+    ]
 
 
 def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Path) -> None:
@@ -68,7 +73,11 @@ def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Pat
     replica = JudgeReplica(f"counting-judge/{loads}", BackendOptions())
     alive, other, dead = _Replica(replica), _Replica(replica), _Replica(replica, dead=True)
     stand_in = pooled(JudgeRoute(kind="pool", replicas=(alive, other), info=replica.info()))
-    assert stand_in.spec == f"counting-judge/{loads}" and stand_in.prefers_batches and stand_in.describe() == replica.backend.describe()
+    assert (
+        stand_in.spec == f"counting-judge/{loads}"
+        and stand_in.prefers_batches
+        and stand_in.describe() == replica.backend.describe()
+    )
 
     async def batches() -> list[str]:
         texts = []
@@ -89,7 +98,9 @@ def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Pat
     only_dead = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info()))
     with pytest.raises(BackendError) as gone:
         asyncio.run(only_dead.generate_many(_requests(1)))
-    assert not gone.value.retryable and gone.value.transport == "refused", "no replica left: the judge is down, not flaky"
+    assert not gone.value.retryable and gone.value.transport == "refused", (
+        "no replica left: the judge is down, not flaky"
+    )
     with pytest.raises(BackendError, match="every replica of its pool was lost"):
         asyncio.run(only_dead.generate_many(_requests(1)))
 
@@ -101,14 +112,19 @@ def test_worker_judges_route_api_judges_through_their_gate() -> None:
 
     judges = WorkerJudges({"openai/j": JudgeRoute(kind="gate", gate=Gate(), limit=5)}, owner="w1")
     backend = judges.backend("openai/j", BackendOptions(base_url="http://x/v1"))
-    assert judges.backend("openai/j", BackendOptions()) is backend, "one backend per judge model for the worker's life"
+    assert judges.backend("openai/j", BackendOptions()) is backend, (
+        "one backend per judge model for the worker's life"
+    )
     assert judges.gates["openai/j"].cap == 5 and backend.spec == "openai/j"
     classifier = judges.backend("pooling/c", BackendOptions(base_url="http://x", extra={"sep_token": "|"}))
-    assert classifier.classifies and classifier.sep_token() == "|", "a shared judge keeps its kind and its own options"
+    assert classifier.classifies and classifier.sep_token() == "|", (
+        "a shared judge keeps its kind and its own options"
+    )
 
 
 class _Pool:
-    """A pool handle whose ``replace`` gives the lost slot the next spare replica, or, with none left, says why."""
+    """A pool handle whose ``replace`` gives the lost slot the next spare replica, or, with none left, says
+    why."""
 
     def __init__(self, spares: list[_Replica]) -> None:
         self.spares, self.asked = spares, list[tuple[int, int]]()
@@ -130,21 +146,31 @@ def test_pool_stand_in_takes_its_pools_replacement_for_a_lost_replica(tmp_path: 
     replica = JudgeReplica(f"counting-judge/{tmp_path / 'loads.txt'}", BackendOptions())
     fresh = _Replica(replica)
     pool = _Pool([fresh])
-    stand_in = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info(), pool=pool))
+    stand_in = pooled(
+        JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info(), pool=pool)
+    )
 
     async def main() -> None:
         with pytest.raises(BackendError) as lost:
             await stand_in.generate_many(_requests(1))
-        assert lost.value.retryable, "its only replica is lost, but a replacement is starting: the batch is retried"
+        assert lost.value.retryable, (
+            "its only replica is lost, but a replacement is starting: the batch is retried"
+        )
         assert (await stand_in.generate_many(_requests(2)[-1:]))[0].text == "1"  # type: ignore[union-attr]
         assert stand_in.replicas == [fresh] and stand_in.generations == [1]
         fresh.dead = True
         with pytest.raises(BackendError) as again:
             await stand_in.generate_many(_requests(1))
         assert again.value.retryable
-        with pytest.raises(BackendError, match=r"every replica of its pool was lost.*the most per run") as gone:
-            await stand_in.generate_many(_requests(1))  # waits for the pool's answer: no replacement this time
-        assert gone.value.transport == "refused", "the pool is down for good: the circuit breaker stops the run"
+        with pytest.raises(
+            BackendError, match=r"every replica of its pool was lost.*the most per run"
+        ) as gone:
+            await stand_in.generate_many(
+                _requests(1)
+            )  # waits for the pool's answer: no replacement this time
+        assert gone.value.transport == "refused", (
+            "the pool is down for good: the circuit breaker stops the run"
+        )
 
     asyncio.run(main())
     assert pool.asked == [(0, 0), (0, 1)], "each loss reported once, with the generation that was lost"

@@ -12,8 +12,23 @@ from pathlib import Path
 def _run(tmp_path: Path, model_dir: Path, tasks: str) -> list[dict[str, object]]:
     out = tmp_path / "run"
     env = {**os.environ, "OMNIEVAL_CACHE": str(tmp_path / "cache")}
-    cmd = [sys.executable, "-m", "omnieval", "run", "--tasks", tasks, "--model", f"hf/{model_dir}",
-           "--limit", "4", "--batch-size", "4", "--output", str(out), "-q"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "omnieval",
+        "run",
+        "--tasks",
+        tasks,
+        "--model",
+        f"hf/{model_dir}",
+        "--limit",
+        "4",
+        "--batch-size",
+        "4",
+        "--output",
+        str(out),
+        "-q",
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240, check=False)
     # the run itself must succeed: some samples failing (audio on an image model) is counted, not fatal
     assert done.returncode == 0, done.stderr[-2000:]
@@ -34,11 +49,22 @@ def test_tiny_llava_answers_image_demo_and_rejects_audio(llava_dir: Path, tmp_pa
     assert all(r["media_policy"] for r in image), image[0]
     # its processor has no audio part: the audio task is refused before any request (known from the processor)
     out = tmp_path / "refused"
-    cmd = [sys.executable, "-m", "omnieval", "run", "--tasks", "demo_image,demo_audio", "--model", f"hf/{llava_dir}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "omnieval",
+        "run",
+        "--tasks",
+        "demo_image,demo_audio",
+        "--model",
+        f"hf/{llava_dir}",
+    ]
     cmd += ["--limit", "1", "--output", str(out), "-q"]
     env = {**os.environ, "OMNIEVAL_CACHE": str(tmp_path / "cache")}
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=240, check=False, env=env)
-    assert done.returncode != 0 and "demo_audio: refused" in done.stderr and "does not take audio" in done.stderr
+    assert (
+        done.returncode != 0 and "demo_audio: refused" in done.stderr and "does not take audio" in done.stderr
+    )
     assert not (tmp_path / "refused" / "samples.jsonl").exists()
 
 

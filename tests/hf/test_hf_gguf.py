@@ -42,10 +42,20 @@ async def test_gemma_gguf_greedy_completion(gguf_path: Path) -> None:
 @pytest.mark.slow
 async def test_gemma_gguf_loglikelihood_picks_the_known_answer(gguf_path: Path) -> None:
     backend = create_backend(f"hf/{gguf_path}", options=BackendOptions(batch_size=4))
-    questions = [("The capital of France is", (" Berlin", " Paris", " Madrid", " Rome"), "B"),
-                 ("Столица России —", (" Париж", " Лондон", " Москва"), "C")]
-    reqs = [Request(task="t", sample_id=str(i), messages=(Message(role="user", content=q),), kind="loglikelihood",
-                    continuations=c) for i, (q, c, _) in enumerate(questions)]
+    questions = [
+        ("The capital of France is", (" Berlin", " Paris", " Madrid", " Rome"), "B"),
+        ("Столица России —", (" Париж", " Лондон", " Москва"), "C"),
+    ]
+    reqs = [
+        Request(
+            task="t",
+            sample_id=str(i),
+            messages=(Message(role="user", content=q),),
+            kind="loglikelihood",
+            continuations=c,
+        )
+        for i, (q, c, _) in enumerate(questions)
+    ]
     results = await backend.generate_many(reqs)
     for (_, choices, gold), resp in zip(questions, results, strict=True):
         assert not isinstance(resp, BaseException)

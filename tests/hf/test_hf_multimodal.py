@@ -84,7 +84,9 @@ async def test_llava_batch_with_images_equals_one_by_one(llava_dir: Path, tmp_pa
 async def test_llava_rejects_audio_with_named_modality(llava_dir: Path, tmp_path: Path) -> None:
     wav = tmp_path / "a.wav"
     soundfile.write(wav, np.zeros(1600, dtype="float32"), 16000)
-    msg = Message(role="user", content=(AudioPart(media=MediaRef(kind="audio", name="audio", path=str(wav))),))
+    msg = Message(
+        role="user", content=(AudioPart(media=MediaRef(kind="audio", name="audio", path=str(wav))),)
+    )
     req = Request(task="t", sample_id="a1", messages=(msg,), generation=GREEDY)
     backend = create_backend(f"hf/{llava_dir}", options=BackendOptions())
     with pytest.raises(BackendError, match="does not accept audio") as info:
@@ -104,7 +106,9 @@ async def test_corrupt_image_fails_only_its_sample(llava_dir: Path, tmp_path: Pa
     assert not isinstance(out[1], BaseException) and out[1].ok
 
 
-async def test_qwen2_audio_request_matches_hand_written_pipeline(qwen2_audio_dir: Path, tmp_path: Path) -> None:
+async def test_qwen2_audio_request_matches_hand_written_pipeline(
+    qwen2_audio_dir: Path, tmp_path: Path
+) -> None:
     wav = tmp_path / "tone.wav"
     tone = (0.3 * np.sin(2 * np.pi * 440 * np.arange(8000) / 8000)).astype("float32")
     soundfile.write(wav, tone, 8000)  # 8 kHz on disk: the backend must resample to the extractor's 16 kHz
@@ -122,9 +126,13 @@ async def test_qwen2_audio_request_matches_hand_written_pipeline(qwen2_audio_dir
     model = Qwen2AudioForConditionalGeneration.from_pretrained(qwen2_audio_dir)
     msgs = [{"role": "user", "content": [{"type": "audio"}, {"type": "text", "text": "What number?"}]}]
     text = proc.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
-    enc = proc(text=[text], audio=[soxr.resample(tone, 8000, 16000)], sampling_rate=16000, return_tensors="pt")
+    enc = proc(
+        text=[text], audio=[soxr.resample(tone, 8000, 16000)], sampling_rate=16000, return_tensors="pt"
+    )
     with torch.inference_mode():
-        ids = model.generate(**enc, max_new_tokens=6, do_sample=False)[0, enc["input_ids"].shape[1] :].tolist()
+        ids = model.generate(**enc, max_new_tokens=6, do_sample=False)[
+            0, enc["input_ids"].shape[1] :
+        ].tolist()
     eos = proc.tokenizer.eos_token_id
     ids = ids[: ids.index(eos)] if eos in ids else ids
     assert resp.text == proc.tokenizer.decode(ids, skip_special_tokens=True)
@@ -134,8 +142,13 @@ async def test_llava_takes_video_as_sampled_frames(llava_dir: Path, tmp_path: Pa
     clip = tiny_models.write_video(tmp_path / "clip.mp4", frames=30, fps=10)
     ref = MediaRef(kind="video", name="video", path=str(clip))
     msg = Message(role="user", content=(VideoPart(media=ref), TextPart(text="Which way?")))
-    req = Request(task="t", sample_id="v1", messages=(msg,), generation=GREEDY,
-                  media_policy=MediaPolicy(video_fps=1.0, video_max_frames=8))
+    req = Request(
+        task="t",
+        sample_id="v1",
+        messages=(msg,),
+        generation=GREEDY,
+        media_policy=MediaPolicy(video_fps=1.0, video_max_frames=8),
+    )
     backend = create_backend(f"hf/{llava_dir}", options=BackendOptions())
     resp = await backend.generate(req)
     # 3 s at 1 fps: three frames, each an <image> in LLaVA's template (its processor has no video support)
@@ -176,7 +189,9 @@ async def test_llava_video_equals_its_sampled_frames_as_images(llava_dir: Path, 
     ref = MediaRef(kind="video", name="video", path=str(video))
     msg = Message(role="user", content=(VideoPart(media=ref), TextPart(text="Where does the bar grow?")))
     request = Request(task="t", sample_id="v", messages=(msg,), generation=GREEDY, media_policy=policy)
-    backend = create_backend(f"hf/{llava_dir}", options=BackendOptions(media_cache_dir=str(tmp_path / "cache")))
+    backend = create_backend(
+        f"hf/{llava_dir}", options=BackendOptions(media_cache_dir=str(tmp_path / "cache"))
+    )
     response = await backend.generate(request)
     applied = response.media["video"]
     # 1 fps over 4 s would be 4 frames; the budget of 3 forces uniform sampling
@@ -189,8 +204,15 @@ async def test_llava_video_equals_its_sampled_frames_as_images(llava_dir: Path, 
     for i, frame in enumerate(frames):
         paths.append(tmp_path / f"f{i}.png")
         frame.pil().save(paths[-1])
-    parts = [ImagePart(media=MediaRef(kind="image", name=f"image_{i}", path=str(p))) for i, p in enumerate(paths)]
-    as_images = Request(task="t", sample_id="i", generation=GREEDY, media_policy=policy,
-                        messages=(Message(role="user", content=(*parts, TextPart(text="Where does the bar grow?"))),))  # fmt: skip
+    parts = [
+        ImagePart(media=MediaRef(kind="image", name=f"image_{i}", path=str(p))) for i, p in enumerate(paths)
+    ]
+    as_images = Request(
+        task="t",
+        sample_id="i",
+        generation=GREEDY,
+        media_policy=policy,
+        messages=(Message(role="user", content=(*parts, TextPart(text="Where does the bar grow?"))),),
+    )
     assert (await backend.generate(as_images)).text == response.text
     await backend.aclose()

@@ -23,8 +23,14 @@ def test_text_only_messages_keep_string_content_and_media_become_typed_parts() -
     )
     assert to_hf_messages(msgs) == [
         {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": [{"type": "text", "text": "Look: "}, {"type": "image"},
-                                     {"type": "text", "text": " ok?"}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Look: "},
+                {"type": "image"},
+                {"type": "text", "text": " ok?"},
+            ],
+        },
     ]
 
 
@@ -36,8 +42,14 @@ def test_video_expands_to_frames_for_image_only_models() -> None:
 
 
 def test_fallback_template_joins_texts_for_base_models() -> None:
-    req = Request(task="t", sample_id="s", messages=(
-        Message(role="system", content="Реши пример."), Message(role="user", content="2 + 2 =\nОтвет:")))
+    req = Request(
+        task="t",
+        sample_id="s",
+        messages=(
+            Message(role="system", content="Реши пример."),
+            Message(role="user", content="2 + 2 =\nОтвет:"),
+        ),
+    )
     built = build_prompt(req, processor=None, tokenizer=None)
     assert built.template == "fallback"
     assert built.text == "Реши пример.\n\n2 + 2 =\nОтвет:"

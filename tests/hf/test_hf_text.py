@@ -12,7 +12,12 @@ from omnieval.backends import BackendOptions, create_backend
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import GenerationConfig, Message, Request, Response
 
-PROMPTS = ["2 + 2 =", "The capital of France is", "Сколько кругов на картинке? Ответ:", "red blue green 1 2 3"]
+PROMPTS = [
+    "2 + 2 =",
+    "The capital of France is",
+    "Сколько кругов на картинке? Ответ:",
+    "red blue green 1 2 3",
+]
 
 
 def _req(text: str, sid: str, **gen: object) -> Request:
@@ -27,8 +32,12 @@ def _ok(results: list[Response | BaseException]) -> list[Response]:
 
 async def test_batch_of_four_equals_batch_of_one(llama_dir: Path) -> None:
     reqs = [_req(p, str(i)) for i, p in enumerate(PROMPTS)]
-    one = _ok(await create_backend(f"hf/{llama_dir}", options=BackendOptions(batch_size=1)).generate_many(reqs))
-    four = _ok(await create_backend(f"hf/{llama_dir}", options=BackendOptions(batch_size=4)).generate_many(reqs))
+    one = _ok(
+        await create_backend(f"hf/{llama_dir}", options=BackendOptions(batch_size=1)).generate_many(reqs)
+    )
+    four = _ok(
+        await create_backend(f"hf/{llama_dir}", options=BackendOptions(batch_size=4)).generate_many(reqs)
+    )
     assert [r.text for r in one] == [r.text for r in four]
     assert [r.usage.prompt_tokens for r in one] == [r.usage.prompt_tokens for r in four]
     assert {r.extra["batch_size"] for r in four} == {4} and {r.extra["batch_size"] for r in one} == {1}
@@ -52,7 +61,9 @@ async def test_stop_string_truncates_and_finishes_with_stop(llama_dir: Path) -> 
     full = _ok(await backend.generate_many([_req("The capital of France is", "a", max_tokens=10)]))[0].text
     assert len(full) >= 4
     stop = full[2:4]
-    cut = _ok(await backend.generate_many([_req("The capital of France is", "a", max_tokens=10, stop=(stop,))]))[0]
+    cut = _ok(
+        await backend.generate_many([_req("The capital of France is", "a", max_tokens=10, stop=(stop,))])
+    )[0]
     assert cut.text == full[: full.find(stop)]
     assert cut.finish_reason == "stop"
 
@@ -69,7 +80,9 @@ async def test_sampling_is_seeded(llama_dir: Path) -> None:
     others = [r.text for r in _ok(await backend.generate_many(seeds))]
     # a random-weight model's next-token distribution is nearly flat: other seeds give other text
     assert len({first.text, *others}) > 1
-    assert greedy.text == _ok(await backend.generate_many([_req("2 + 2 =", "d", seed=99)]))[0].text  # greedy ignores seeds
+    assert (
+        greedy.text == _ok(await backend.generate_many([_req("2 + 2 =", "d", seed=99)]))[0].text
+    )  # greedy ignores seeds
 
 
 def _hand_logprob(model_dir: Path, prompt: str, continuation: str) -> float:
@@ -92,8 +105,13 @@ def _hand_logprob(model_dir: Path, prompt: str, continuation: str) -> float:
 
 async def test_loglikelihood_scores_each_choice_and_answers_letter(llama_dir: Path) -> None:
     choices = (" Paris", " red blue", " 3")
-    req = Request(task="t", sample_id="ll", messages=(Message(role="user", content="The capital of France is"),),
-                  kind="loglikelihood", continuations=choices)
+    req = Request(
+        task="t",
+        sample_id="ll",
+        messages=(Message(role="user", content="The capital of France is"),),
+        kind="loglikelihood",
+        continuations=choices,
+    )
     resp = await create_backend(f"hf/{llama_dir}", options=BackendOptions(batch_size=2)).generate(req)
     expected = [_hand_logprob(llama_dir, "The capital of France is", c) for c in choices]
     assert resp.logprobs is not None
@@ -102,7 +120,9 @@ async def test_loglikelihood_scores_each_choice_and_answers_letter(llama_dir: Pa
 
 
 async def test_loglikelihood_without_continuations_is_an_error(llama_dir: Path) -> None:
-    req = Request(task="t", sample_id="e", messages=(Message(role="user", content="x"),), kind="loglikelihood")
+    req = Request(
+        task="t", sample_id="e", messages=(Message(role="user", content="x"),), kind="loglikelihood"
+    )
     with pytest.raises(BackendError, match="without continuations"):
         await create_backend(f"hf/{llama_dir}", options=BackendOptions()).generate(req)
 
@@ -114,12 +134,16 @@ async def test_model_chat_template_is_applied(tmp_path: Path) -> None:
     resp = _ok(await backend.generate_many([_req("2 + 2 =", "a", max_tokens=2)]))[0]
     loaded = backend.loaded()  # type: ignore[attr-defined]
     # the rendered text starts with BOS, so no second BOS is added
-    assert resp.usage.prompt_tokens == len(loaded.tokenizer("<s>[user] 2 + 2 =\n[assistant]", add_special_tokens=False)["input_ids"])
+    assert resp.usage.prompt_tokens == len(
+        loaded.tokenizer("<s>[user] 2 + 2 =\n[assistant]", add_special_tokens=False)["input_ids"]
+    )
     assert resp.extra["template"] == "model"
 
 
 async def test_missing_model_is_a_clear_error_before_any_request(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"nope\.gguf.*no such local model folder or file|no such local model.*nope\.gguf"):
+    with pytest.raises(
+        ConfigError, match=r"nope\.gguf.*no such local model folder or file|no such local model.*nope\.gguf"
+    ):
         create_backend(f"hf/{tmp_path / 'nope.gguf'}", options=BackendOptions())
 
 
@@ -142,7 +166,9 @@ async def test_generation_leaves_the_event_loop_free(llama_dir: Path) -> None:
     backend = create_backend(f"hf/{llama_dir}", options=BackendOptions())
     backend.loaded()  # type: ignore[attr-defined]
     ticks = 0
-    job = asyncio.ensure_future(backend.generate_many([_req(p, str(i), max_tokens=40) for i, p in enumerate(PROMPTS)]))
+    job = asyncio.ensure_future(
+        backend.generate_many([_req(p, str(i), max_tokens=40) for i, p in enumerate(PROMPTS)])
+    )
     while not job.done():
         await asyncio.sleep(0.005)
         ticks += 1

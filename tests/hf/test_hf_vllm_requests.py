@@ -49,7 +49,9 @@ class FakeLLM:
     def get_tokenizer(self) -> Any:
         return self.tokenizer
 
-    def generate(self, prompts: list[dict[str, Any]], *, sampling_params: list[Any], use_tqdm: bool) -> list[_Output]:
+    def generate(
+        self, prompts: list[dict[str, Any]], *, sampling_params: list[Any], use_tqdm: bool
+    ) -> list[_Output]:
         self.calls.append((prompts, sampling_params))
         return [_Output([1, 2, 3], [_Completion("ok", [5, 6], "length")]) for _ in prompts]
 
@@ -64,8 +66,9 @@ def fake(llava_dir: Path) -> tuple[VLLMBackend, FakeLLM, Any]:
     return backend, llm, proc
 
 
-async def test_image_audio_video_request_is_built_for_vllm(fake: tuple[VLLMBackend, FakeLLM, Any],
-                                                           tmp_path: Path) -> None:
+async def test_image_audio_video_request_is_built_for_vllm(
+    fake: tuple[VLLMBackend, FakeLLM, Any], tmp_path: Path
+) -> None:
     backend, llm, proc = fake
     Image.new("RGB", (64, 48), "red").save(tmp_path / "a.png")
     soundfile.write(tmp_path / "a.wav", np.zeros(8000, dtype="float32"), 8000)
@@ -76,9 +79,13 @@ async def test_image_audio_video_request_is_built_for_vllm(fake: tuple[VLLMBacke
         VideoPart(media=MediaRef(kind="video", name="video", path=str(tmp_path / "v.mp4"))),
         TextPart(text="Describe."),
     )
-    req = Request(task="t", sample_id="m1", messages=(Message(role="user", content=parts),),
-                  generation=GenerationConfig(temperature=0.7, top_p=0.9, max_tokens=5, stop=("\n",), seed=3),
-                  media_policy=MediaPolicy(image_max_side=32, audio_sample_rate=16000, video_fps=2, video_max_frames=3))
+    req = Request(
+        task="t",
+        sample_id="m1",
+        messages=(Message(role="user", content=parts),),
+        generation=GenerationConfig(temperature=0.7, top_p=0.9, max_tokens=5, stop=("\n",), seed=3),
+        media_policy=MediaPolicy(image_max_side=32, audio_sample_rate=16000, video_fps=2, video_max_frames=3),
+    )
     resp = await backend.generate(req)
     [(prompts, params)] = llm.calls
     mm = prompts[0]["multi_modal_data"]
@@ -86,8 +93,17 @@ async def test_image_audio_video_request_is_built_for_vllm(fake: tuple[VLLMBacke
     audio, rate = mm["audio"]
     assert rate == 16000 and audio.shape == (16000,)  # 1 s at 8 kHz resampled to 16 kHz
     assert mm["video"].shape == (3, 32, 32, 3)  # 2 s at 2 fps = 4 frames, capped at 3
-    msgs = [{"role": "user", "content": [{"type": "image"}, {"type": "audio"}, {"type": "video"},
-                                         {"type": "text", "text": "Describe."}]}]
+    msgs = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "image"},
+                {"type": "audio"},
+                {"type": "video"},
+                {"type": "text", "text": "Describe."},
+            ],
+        }
+    ]
     assert prompts[0]["prompt"] == proc.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
     assert params == [{"temperature": 0.7, "max_tokens": 5, "top_p": 0.9, "stop": ["\n"], "seed": 3}]
     assert resp.text == "ok" and resp.finish_reason == "length"
@@ -95,15 +111,24 @@ async def test_image_audio_video_request_is_built_for_vllm(fake: tuple[VLLMBacke
     assert set(resp.media) == {"image", "audio", "video"}
 
 
-async def test_text_request_has_no_media_and_loglikelihood_is_refused(fake: tuple[VLLMBackend, FakeLLM, Any]) -> None:
+async def test_text_request_has_no_media_and_loglikelihood_is_refused(
+    fake: tuple[VLLMBackend, FakeLLM, Any],
+) -> None:
     backend, llm, proc = fake
     text = Request(task="t", sample_id="x", messages=(Message(role="user", content="2+2="),))
-    ll = Request(task="t", sample_id="y", messages=(Message(role="user", content="2+2="),), kind="loglikelihood",
-                 continuations=("4", "5"))
+    ll = Request(
+        task="t",
+        sample_id="y",
+        messages=(Message(role="user", content="2+2="),),
+        kind="loglikelihood",
+        continuations=("4", "5"),
+    )
     out = await backend.generate_many([text, ll])
     assert isinstance(out[1], BackendError) and "loglikelihood" in str(out[1])
     [(prompts, _)] = llm.calls
-    rendered = proc.apply_chat_template([{"role": "user", "content": "2+2="}], add_generation_prompt=True, tokenize=False)
+    rendered = proc.apply_chat_template(
+        [{"role": "user", "content": "2+2="}], add_generation_prompt=True, tokenize=False
+    )
     assert prompts == [{"prompt": rendered}]
     assert rendered.startswith("USER: 2+2=") and rendered.endswith("ASSISTANT:")
 
@@ -116,12 +141,18 @@ async def test_missing_vllm_is_a_clear_error(tmp_path: Path) -> None:
         pass
     else:
         pytest.skip("vllm installed")
-    backend = VLLMBackend(str(tmp_path), options=BackendOptions())  # an existing folder: the path check passes
+    backend = VLLMBackend(
+        str(tmp_path), options=BackendOptions()
+    )  # an existing folder: the path check passes
     with pytest.raises(BackendError, match=r"omnieval\[vllm\]"):
-        await backend.generate(Request(task="t", sample_id="x", messages=(Message(role="user", content="hi"),)))
+        await backend.generate(
+            Request(task="t", sample_id="x", messages=(Message(role="user", content="hi"),))
+        )
 
 
-def test_vllm_path_must_exist_and_the_hub_is_explicit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vllm_path_must_exist_and_the_hub_is_explicit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A mistyped ``vllm/PATH`` is an error, as for ``hf/``: vLLM would otherwise try it as a hub id."""
     with pytest.raises(ConfigError, match="no such local model folder or file") as info:
         VLLMBackend(str(tmp_path / "Qwen2-VL-2B"), options=BackendOptions())

@@ -46,8 +46,16 @@ def bpe_tokenizer(extra_specials: list[str]) -> Any:
 
 def _text_config(cls: Any, vocab: int) -> Any:
     return cls(
-        vocab_size=vocab, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=2,
-        num_key_value_heads=2, max_position_embeddings=512, pad_token_id=0, bos_token_id=1, eos_token_id=2,
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
     )
 
 
@@ -79,13 +87,30 @@ def build_llava(out: Path) -> Path:
 
     tok = bpe_tokenizer(["<image>"])
     images = CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
-    proc = LlavaProcessor(image_processor=images, tokenizer=tok, patch_size=8, chat_template=LLAVA_TEMPLATE,
-                          vision_feature_select_strategy="default", num_additional_image_tokens=1)
-    vision = CLIPVisionConfig(hidden_size=32, intermediate_size=37, num_hidden_layers=1, num_attention_heads=2,
-                              image_size=32, patch_size=8, projection_dim=32)
-    cfg = LlavaConfig(vision_config=vision, text_config=_text_config(LlamaConfig, len(tok)),
-                      image_token_index=tok.convert_tokens_to_ids("<image>"),
-                      vision_feature_select_strategy="default", vision_feature_layer=-1)
+    proc = LlavaProcessor(
+        image_processor=images,
+        tokenizer=tok,
+        patch_size=8,
+        chat_template=LLAVA_TEMPLATE,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+    )
+    vision = CLIPVisionConfig(
+        hidden_size=32,
+        intermediate_size=37,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        image_size=32,
+        patch_size=8,
+        projection_dim=32,
+    )
+    cfg = LlavaConfig(
+        vision_config=vision,
+        text_config=_text_config(LlamaConfig, len(tok)),
+        image_token_index=tok.convert_tokens_to_ids("<image>"),
+        vision_feature_select_strategy="default",
+        vision_feature_layer=-1,
+    )
     torch.manual_seed(0)
     LlavaForConditionalGeneration(cfg).save_pretrained(out)
     proc.save_pretrained(out)
@@ -107,10 +132,19 @@ def build_qwen2_audio(out: Path) -> Path:
     tok = bpe_tokenizer(["<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>"])
     fe = WhisperFeatureExtractor(feature_size=16, sampling_rate=16000, hop_length=160, chunk_length=2)
     proc = Qwen2AudioProcessor(feature_extractor=fe, tokenizer=tok, chat_template=AUDIO_TEMPLATE)
-    enc = Qwen2AudioEncoderConfig(num_mel_bins=16, encoder_layers=1, encoder_attention_heads=2,
-                                  encoder_ffn_dim=32, d_model=32, max_source_positions=100)
-    cfg = Qwen2AudioConfig(audio_config=enc, text_config=_text_config(Qwen2Config, len(tok)),
-                           audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"))
+    enc = Qwen2AudioEncoderConfig(
+        num_mel_bins=16,
+        encoder_layers=1,
+        encoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        d_model=32,
+        max_source_positions=100,
+    )
+    cfg = Qwen2AudioConfig(
+        audio_config=enc,
+        text_config=_text_config(Qwen2Config, len(tok)),
+        audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"),
+    )
     torch.manual_seed(0)
     Qwen2AudioForConditionalGeneration(cfg).save_pretrained(out)
     proc.save_pretrained(out)

@@ -187,7 +187,8 @@ def test_the_cli_names_a_failing_hook_in_one_line(capsys: pytest.CaptureFixture[
 
 
 def test_after_a_cluster_run_the_hooks_get_this_runs_records_read_back(tmp_path: Path) -> None:
-    """Ray shards write records elsewhere; the records of this invocation (the last n per task) are replayed."""
+    """Ray shards write records elsewhere; the records of this invocation (the last n per task) are
+    replayed."""
     from omnieval.executors import _replay
     from omnieval.runner import RunOutcome
 

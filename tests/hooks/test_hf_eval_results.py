@@ -1,4 +1,5 @@
-"""``omnieval export hf-eval-results``: the Hub's .eval_results YAML, read back with huggingface_hub's parser."""
+"""``omnieval export hf-eval-results``: the Hub's .eval_results YAML, read back with huggingface_hub's
+parser."""
 
 from __future__ import annotations
 

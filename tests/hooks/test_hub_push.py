@@ -1,4 +1,5 @@
-"""``omnieval push``: the .eval_results files reach a (fake, local) Hub; bad token or repo → one clear line."""
+"""``omnieval push``: the .eval_results files reach a (fake, local) Hub; bad token or repo → one clear
+line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``--log-to wandb`` in W&B's offline mode: the offline run directory is read back with wandb's own reader."""
+"""``--log-to wandb`` in W&B's offline mode: the offline run directory is read back with wandb's own
+reader."""
 
 from __future__ import annotations
 

@@ -13,14 +13,24 @@ from tests.judges.tiny_encoder import build_tiny_bert_classifier
 
 pytest.importorskip("transformers")
 
-ROWS = [("столица франции", "париж", "париж", 1), ("столица франции", "париж", "лондон", 0),
-        ("цвет неба", "синий", "синий", 1), ("цвет неба", "синий", "красный", 0),
-        ("сколько будет 2 2", "четыре", "четыре", 1), ("сколько будет 2 2", "четыре", "пять", 0)]  # fmt: skip
+ROWS = [
+    ("столица франции", "париж", "париж", 1),
+    ("столица франции", "париж", "лондон", 0),
+    ("цвет неба", "синий", "синий", 1),
+    ("цвет неба", "синий", "красный", 0),
+    ("сколько будет 2 2", "четыре", "четыре", 1),
+    ("сколько будет 2 2", "четыре", "пять", 0),
+]
 
 
 def _write_training(path: Path) -> Path:
-    lines = [json.dumps({"question": q, "gold": g, "prediction": p, "label": y, "source": f"s{i // 6}"},
-                        ensure_ascii=False) for i, (q, g, p, y) in enumerate(ROWS * 4)]  # fmt: skip
+    lines = [
+        json.dumps(
+            {"question": q, "gold": g, "prediction": p, "label": y, "source": f"s{i // 6}"},
+            ensure_ascii=False,
+        )
+        for i, (q, g, p, y) in enumerate(ROWS * 4)
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
@@ -31,8 +41,24 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = build_tiny_bert_classifier(root / "base")
     data = _write_training(root / "train.jsonl")
     out = root / "judge"
-    result = CliRunner().invoke(app, ["judge", "train", str(data), "--base", str(base), "--output", str(out),
-                                      "--epochs", "3", "--batch-size", "8", "--lr", "1e-3"])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "judge",
+            "train",
+            str(data),
+            "--base",
+            str(base),
+            "--output",
+            str(out),
+            "--epochs",
+            "3",
+            "--batch-size",
+            "8",
+            "--lr",
+            "1e-3",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output[result.output.index("{") :])
     assert set(report["test"]) >= {"f1", "precision", "recall", "em_agreement"}
@@ -42,23 +68,54 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_train_saves_a_loadable_judge_with_a_report(trained: Path) -> None:
     report = json.loads((trained / "judge_report.json").read_text(encoding="utf-8"))
-    assert len(report["history"]) >= 1 and report["class_weights"] == [1.0, 1.0]  # 2 sources of 3+3 rows in train: balanced
+    assert len(report["history"]) >= 1 and report["class_weights"] == [
+        1.0,
+        1.0,
+    ]  # 2 sources of 3+3 rows in train: balanced
     assert 0.0 <= report["test"]["f1"] <= 1.0
-    assert json.loads((trained / "config.json").read_text())["architectures"] == ["BertForSequenceClassification"]
+    assert json.loads((trained / "config.json").read_text())["architectures"] == [
+        "BertForSequenceClassification"
+    ]
 
 
 def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
-    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": str(i), "question": q, "answer": g}, ensure_ascii=False) + "\n"
-                                               for i, (q, g, _, _) in enumerate(ROWS)), encoding="utf-8")  # fmt: skip
-    (tmp_path / "ans.jsonl").write_text("".join(json.dumps({"task": "enc", "sample_id": str(i), "response": p}, ensure_ascii=False) + "\n"
-                                                for i, (_, _, p, _) in enumerate(ROWS)), encoding="utf-8")  # fmt: skip
+    (tmp_path / "qa.jsonl").write_text(
+        "".join(
+            json.dumps({"id": str(i), "question": q, "answer": g}, ensure_ascii=False) + "\n"
+            for i, (q, g, _, _) in enumerate(ROWS)
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "ans.jsonl").write_text(
+        "".join(
+            json.dumps({"task": "enc", "sample_id": str(i), "response": p}, ensure_ascii=False) + "\n"
+            for i, (_, _, p, _) in enumerate(ROWS)
+        ),
+        encoding="utf-8",
+    )
     (tmp_path / "task.yaml").write_text(
         "name: enc\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
         "judge: {protocol: {name: reference_match}, template: binary_equivalence, derived: {fs: [em, js]}}\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["run", "-t", str(tmp_path / "task.yaml"), "-m", f"replay/{tmp_path / 'ans.jsonl'}",
-                                      "-o", str(out), "-q", "--judge", f"hf/{trained}", "--judge-batch-size", "4"])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "-t",
+            str(tmp_path / "task.yaml"),
+            "-m",
+            f"replay/{tmp_path / 'ans.jsonl'}",
+            "-o",
+            str(out),
+            "-q",
+            "--judge",
+            f"hf/{trained}",
+            "--judge-batch-size",
+            "4",
+        ],
+    )
     assert result.exit_code == 0, result.output
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     block = results["tasks"]["enc"]
@@ -67,7 +124,9 @@ def test_trained_encoder_judges_a_run(trained: Path, tmp_path: Path) -> None:
     for r in records:
         call = r["judge"]["calls"][0]["attempts"][0]
         assert len(call["extra"]["probs"]) == 2 and call["raw"] in ("0", "1")
-        assert int(call["raw"]) == max(range(2), key=call["extra"]["probs"].__getitem__)  # argmax of the probabilities
+        assert int(call["raw"]) == max(
+            range(2), key=call["extra"]["probs"].__getitem__
+        )  # argmax of the probabilities
         assert r["metrics"]["js"] == max(c["verdict"] for c in r["judge"]["calls"])
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["enc"]["mode"] == "classifier"
@@ -108,12 +167,18 @@ def test_training_data_problems_name_file_line_and_field(tmp_path: Path) -> None
     from omnieval.judges.train import read_triplets
 
     csv_file = tmp_path / "t.csv"
-    csv_file.write_text("question,gold,prediction,label\n" + "".join(f"q{i},a,{'a' if i % 2 else 'b'},{i % 2}\n" for i in range(6)),
-                        encoding="utf-8")  # fmt: skip
+    csv_file.write_text(
+        "question,gold,prediction,label\n"
+        + "".join(f"q{i},a,{'a' if i % 2 else 'b'},{i % 2}\n" for i in range(6)),
+        encoding="utf-8",
+    )
     assert [t.label for t in read_triplets(csv_file)] == [0, 1, 0, 1, 0, 1]
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": 1}\n{"question": "q", "gold": "a", "label": 1}\n',
-                   encoding="utf-8")  # fmt: skip
+    bad.write_text(
+        '{"question": "q", "gold": "a", "prediction": "a", "label": 1}\n{"question": "q", "gold": "a", '
+        '"label": 1}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(ConfigError, match=r"bad.jsonl, line 2: missing field 'prediction'"):
         read_triplets(bad)
     bad.write_text('{"question": "q", "gold": "a", "prediction": "a", "label": "yes"}\n', encoding="utf-8")
@@ -124,10 +189,26 @@ def test_training_data_problems_name_file_line_and_field(tmp_path: Path) -> None
 def test_rejudge_command_line_replaces_the_encoder_verdicts(trained: Path, tmp_path: Path) -> None:
     test_trained_encoder_judges_a_run(trained, tmp_path)
     judge = tmp_path / "j.jsonl"
-    judge.write_text("".join(json.dumps({"task": "enc", "sample_id": str(i), "response": "Оценка: 0"}) + "\n"
-                             for i in range(len(ROWS))), encoding="utf-8")  # fmt: skip
-    result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "run"), "--judge", f"replay/{judge}",
-                                      "--judge-concurrency", "2", "--judge-retries", "0"])  # fmt: skip
+    judge.write_text(
+        "".join(
+            json.dumps({"task": "enc", "sample_id": str(i), "response": "Оценка: 0"}) + "\n"
+            for i in range(len(ROWS))
+        ),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "rejudge",
+            str(tmp_path / "run"),
+            "--judge",
+            f"replay/{judge}",
+            "--judge-concurrency",
+            "2",
+            "--judge-retries",
+            "0",
+        ],
+    )
     assert result.exit_code == 0, result.output
     block = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["enc"]
     assert block["metrics"]["js"] == 0.0 and block["judge"]["n_judged"] == 6

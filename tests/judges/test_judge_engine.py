@@ -18,7 +18,9 @@ S = Sample(id="7")
 
 def _replay(tmp_path: Path, response: object, *, sample_id: str = "7") -> Backend:
     path = tmp_path / "j.jsonl"
-    path.write_text(json.dumps({"task": "t", "sample_id": sample_id, "response": response}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"task": "t", "sample_id": sample_id, "response": response}) + "\n", encoding="utf-8"
+    )
     return create_backend(f"replay/{path}")
 
 
@@ -43,7 +45,11 @@ def test_a_sample_missing_from_the_replay_judge_is_judge_failed_without_retries(
 
 
 def test_a_1_to_10_score_is_divided_and_range_checked(tmp_path: Path) -> None:
-    spec = {"parser": PluginRef(name="judge_score"), "scale": (1.0, 10.0), "protocol": PluginRef(name="direct")}
+    spec = {
+        "parser": PluginRef(name="judge_score"),
+        "scale": (1.0, 10.0),
+        "protocol": PluginRef(name="direct"),
+    }
     assert _run(_judge(_replay(tmp_path, "Оценка: 7/10"), **spec)).value == pytest.approx(0.7)
     failed = _run(_judge(_replay(tmp_path, "[[0]]"), retries=0, **spec))
     assert failed.value is None and "outside the scale [1, 10]" in failed.reason
@@ -74,13 +80,18 @@ class _Classifier(Backend):
         assert request.kind == "classify" and request.prompt is not None
         type(self).seen.append(request.prompt)
         _, gold, answer = [*request.prompt.split("|"), "", ""][:3]
-        return Response(text="1" if answer.strip() == gold.strip() and gold else "0", extra={"probs": [0.5, 0.5]})
+        return Response(
+            text="1" if answer.strip() == gold.strip() and gold else "0", extra={"probs": [0.5, 0.5]}
+        )
 
 
 def test_reference_match_on_a_classifier_follows_meras_candidates_and_truncation() -> None:
     _Classifier.seen = []
-    judge = Judge("t", JudgeSpec(protocol=PluginRef(name="reference_match", options={"max_tokens": 30, "offset": 5})),
-                  _Classifier("c", options=BackendOptions()))  # fmt: skip
+    judge = Judge(
+        "t",
+        JudgeSpec(protocol=PluginRef(name="reference_match", options={"max_tokens": 30, "offset": 5})),
+        _Classifier("c", options=BackendOptions()),
+    )
     record = asyncio.run(judge.judge(S, question="Q", answer="думаю, что это 41. ОТВЕТ: 42", targets=("42",)))
     assert [c.label for c in record.calls] == ["full:right", "full:left", "after_marker"]
     full = "Q|42|думаю, что это 41. ОТВЕТ: 42"

@@ -46,13 +46,26 @@ def _group_all(records: list[dict[str, Any]], key: str) -> float:
 def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, tmp_path: Path) -> None:
     samples = _ids(root)
     clevr, hhh = [s.id for s in samples["ruclevr"]], [s.id for s in samples["ruhhh_image"]]
-    verdicts = {("ruclevr", clevr[0]): "1", ("ruclevr", clevr[1]): "0", ("ruclevr", clevr[2]): "**Оценка:** 1",
-                ("ruclevr", clevr[3]): "не могу оценить", ("ruclevr", clevr[4]): "1\n0", ("ruclevr", clevr[5]): "7"}
-    verdicts |= {("ruhhh_image", s): ("0" if i == 0 else 1) for i, s in enumerate(hhh)}  # a JSON number is a verdict too
+    verdicts = {
+        ("ruclevr", clevr[0]): "1",
+        ("ruclevr", clevr[1]): "0",
+        ("ruclevr", clevr[2]): "**Оценка:** 1",
+        ("ruclevr", clevr[3]): "не могу оценить",
+        ("ruclevr", clevr[4]): "1\n0",
+        ("ruclevr", clevr[5]): "7",
+    }
+    verdicts |= {
+        ("ruhhh_image", s): ("0" if i == 0 else 1) for i, s in enumerate(hhh)
+    }  # a JSON number is a verdict too
     judge = _write_judge(tmp_path / "judge.jsonl", verdicts)
     out = tmp_path / "run"
-    config = RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True,
-                       judge=JudgeConfig(model=judge))  # fmt: skip
+    config = RunConfig(
+        tasks=(f"mera:{root}",),
+        model="baseline/oracle",
+        output=out,
+        quiet=True,
+        judge=JudgeConfig(model=judge),
+    )
     _, results = evaluate(config)
     clevr_block = results["tasks"]["ruclevr"]
     # 3 unusable verdicts (wrong language, two verdicts, out of scale): counted, never scored
@@ -63,14 +76,21 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     assert m["fs"] == pytest.approx((1.0 + 2 / 3) / 2)
     records = _records(out)
     failed = [r for r in records if r["state"] == "judge_failed"]
-    assert all("js" not in r["metrics"] and "fs" not in r["metrics"] and r["metrics"]["em"] == 1.0 for r in failed)
+    assert all(
+        "js" not in r["metrics"] and "fs" not in r["metrics"] and r["metrics"]["em"] == 1.0 for r in failed
+    )
     by_id = {r["sample_id"]: r for r in records if r["task"] == "ruclevr"}
-    assert "outside the scale" in by_id[clevr[5]]["reason"] and "2 different verdicts" in by_id[clevr[4]]["reason"]
+    assert (
+        "outside the scale" in by_id[clevr[5]]["reason"]
+        and "2 different verdicts" in by_id[clevr[4]]["reason"]
+    )
     raw = by_id[clevr[3]]["judge"]["calls"][0]["attempts"]
     assert [a["raw"] for a in raw] == ["не могу оценить"] * 3  # 1 call + 2 bounded retries, raw outputs kept
     hhh_block = results["tasks"]["ruhhh_image"]["metrics"]
     hhh_records = [r for r in records if r["task"] == "ruhhh_image"]
-    assert hhh_block["group_js"] == pytest.approx(_group_all(hhh_records, "js")) and hhh_block["group_js"] < 1.0
+    assert (
+        hhh_block["group_js"] == pytest.approx(_group_all(hhh_records, "js")) and hhh_block["group_js"] < 1.0
+    )
     assert hhh_block["fs"] == pytest.approx((hhh_block["group_em"] + hhh_block["group_js"]) / 2)
     assert {"em", "js", "fs", "group_em", "group_js"} <= set(hhh_block)
     hhh_judge = results["tasks"]["ruhhh_image"]["judge"]  # every pair judged: both groups counted
@@ -78,7 +98,10 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"].startswith(judge)
     board = mera_scheme([{**results, "run_dir": str(out)}])
-    assert board["details"][0]["fs_used"] == {"ruclevr": "(EM + JS)/2", "ruhhh_image": "(Group EM + Group JS)/2"}
+    assert board["details"][0]["fs_used"] == {
+        "ruclevr": "(EM + JS)/2",
+        "ruhhh_image": "(Group EM + Group JS)/2",
+    }
 
     # rejudge with another judge: only judge-derived values change
     before = {(r["task"], r["sample_id"]): r for r in records}
@@ -94,11 +117,13 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     for name, block in results["tasks"].items():
         new = results2["tasks"][name]
         assert {k: v for k, v in new["metrics"].items() if k not in judge_keys} == {
-            k: v for k, v in block["metrics"].items() if k not in judge_keys}  # fmt: skip
+            k: v for k, v in block["metrics"].items() if k not in judge_keys
+        }
     for r in _records(out):
         old = before[(r["task"], r["sample_id"])]
         assert {k: v for k, v in r["metrics"].items() if k not in judge_keys} == {
-            k: v for k, v in old["metrics"].items() if k not in judge_keys}  # fmt: skip
+            k: v for k, v in old["metrics"].items() if k not in judge_keys
+        }
         for field in ("response", "targets", "fingerprint", "variant", "extracted", "usage"):
             assert r[field] == old[field]
         assert r["judge"]["judge"] == judge2.removeprefix("replay/") or r["judge"]["judge"] == judge2
@@ -110,7 +135,9 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
 
 
 def test_without_a_judge_fs_is_em_and_says_so(root: Path, tmp_path: Path) -> None:
-    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True))
+    _, results = evaluate(
+        RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True)
+    )
     block = results["tasks"]["ruclevr"]
     assert "js" not in block["metrics"] and block["metrics"]["fs"] == block["metrics"]["em"]
     assert block["judge"]["judged"] is False
@@ -125,15 +152,30 @@ def test_resuming_with_another_judge_is_refused(root: Path, tmp_path: Path) -> N
     evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1))
     judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", "0"): "1"})
     with pytest.raises(ConfigError, match="rejudge"):
-        evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1,
-                           judge=JudgeConfig(model=judge)))  # fmt: skip
+        evaluate(
+            RunConfig(
+                tasks=(f"mera:{root}",),
+                model="baseline/oracle",
+                output=out,
+                quiet=True,
+                limit=1,
+                judge=JudgeConfig(model=judge),
+            )
+        )
 
 
 def test_hidden_answer_tasks_list_the_judge_keys_unscored(tmp_path: Path) -> None:
     root = make_mini(tmp_path / "hidden", n=3, tasks=TASKS)  # ruhhh_image is private: answers hidden
     judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): "1" for s in _ids(root)["ruclevr"]})
-    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
-                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    _, results = evaluate(
+        RunConfig(
+            tasks=(f"mera:{root}",),
+            model="baseline/oracle",
+            output=tmp_path / "r",
+            quiet=True,
+            judge=JudgeConfig(model=judge),
+        )
+    )
     hidden = results["tasks"]["ruhhh_image"]
     assert hidden["scored"] is False and hidden["states"]["judge_failed"] == 0
     assert {"em", "js", "fs", "group_em", "group_js"} <= set(hidden["metrics"])
@@ -143,14 +185,32 @@ def test_hidden_answer_tasks_list_the_judge_keys_unscored(tmp_path: Path) -> Non
 def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_path: Path) -> None:
     samples = _ids(root)["ruclevr"]
     answers = tmp_path / "answers.jsonl"
-    rows = [{"task": "ruclevr", "sample_id": s.id,
-             "response": {"text": f"Думаю... ОТВЕТ: {s.targets[0]}", "finish_reason": "length" if i == 0 else "stop"}}
-            for i, s in enumerate(samples)]  # fmt: skip
+    rows = [
+        {
+            "task": "ruclevr",
+            "sample_id": s.id,
+            "response": {
+                "text": f"Думаю... ОТВЕТ: {s.targets[0]}",
+                "finish_reason": "length" if i == 0 else "stop",
+            },
+        }
+        for i, s in enumerate(samples)
+    ]
     answers.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): ("0" if i == 0 else "1") for i, s in enumerate(samples)})
+    judge = _write_judge(
+        tmp_path / "j.jsonl", {("ruclevr", s.id): ("0" if i == 0 else "1") for i, s in enumerate(samples)}
+    )
     out = tmp_path / "r"
-    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model=f"replay/{answers}", output=out, quiet=True,
-                                    sample_ids=tuple(s.id for s in samples), judge=JudgeConfig(model=judge)))  # fmt: skip
+    _, results = evaluate(
+        RunConfig(
+            tasks=(f"mera:{root}",),
+            model=f"replay/{answers}",
+            output=out,
+            quiet=True,
+            sample_ids=tuple(s.id for s in samples),
+            judge=JudgeConfig(model=judge),
+        )
+    )
     block = results["tasks"]["ruclevr"]
     assert block["states"]["truncated"] == 1 and block["states"]["judge_failed"] == 0
     first = next(r for r in _records(out) if r["task"] == "ruclevr" and r["sample_id"] == samples[0].id)
@@ -161,9 +221,18 @@ def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_p
 def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tmp_path: Path) -> None:
     hhh = [s.id for s in _ids(root)["ruhhh_image"]]  # two groups of three pairs
     outputs = ["1", "не знаю", "1", "1", "0", "1"]  # group 0: a pair judge_failed; group 1: a pair judged 0
-    judge = _write_judge(tmp_path / "j.jsonl", {("ruhhh_image", s): o for s, o in zip(hhh, outputs, strict=True)})
-    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
-                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    judge = _write_judge(
+        tmp_path / "j.jsonl", {("ruhhh_image", s): o for s, o in zip(hhh, outputs, strict=True)}
+    )
+    _, results = evaluate(
+        RunConfig(
+            tasks=(f"mera:{root}",),
+            model="baseline/oracle",
+            output=tmp_path / "r",
+            quiet=True,
+            judge=JudgeConfig(model=judge),
+        )
+    )
     block = results["tasks"]["ruhhh_image"]
     assert block["states"]["judge_failed"] == 1
     assert block["metrics"]["js"] == pytest.approx(4 / 5)
@@ -182,14 +251,28 @@ def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, 
     from omnieval.reports.html import results_table
 
     samples = _ids(root)
-    judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): "?" for s in samples["ruclevr"]}
-                         | {("ruhhh_image", s.id): ("1" if i % 3 else "") for i, s in enumerate(samples["ruhhh_image"])})  # fmt: skip
-    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True,
-                                    judge=JudgeConfig(model=judge)))  # fmt: skip
+    judge = _write_judge(
+        tmp_path / "j.jsonl",
+        {("ruclevr", s.id): "?" for s in samples["ruclevr"]}
+        | {("ruhhh_image", s.id): ("1" if i % 3 else "") for i, s in enumerate(samples["ruhhh_image"])},
+    )
+    _, results = evaluate(
+        RunConfig(
+            tasks=(f"mera:{root}",),
+            model="baseline/oracle",
+            output=tmp_path / "r",
+            quiet=True,
+            judge=JudgeConfig(model=judge),
+        )
+    )
     for name in ("ruclevr", "ruhhh_image"):  # ruclevr: no judged sample; ruhhh_image: no fully judged group
         block = results["tasks"][name]
-        assert block["scored"] is False and block["n_scored"] == 6 and "not computed" in block["judge"]["note"]
-        assert block["metrics"]["fs"] == 0.0 and block["score"] == 0.0  # the interface's keys: placeholders, unscored
+        assert (
+            block["scored"] is False and block["n_scored"] == 6 and "not computed" in block["judge"]["note"]
+        )
+        assert (
+            block["metrics"]["fs"] == 0.0 and block["score"] == 0.0
+        )  # the interface's keys: placeholders, unscored
     assert results["tasks"]["ruclevr"]["states"]["judge_failed"] == 6
     assert results["tasks"]["ruclevr"]["metrics"] == {"em": 1.0, "js": 0.0, "fs": 0.0}
     hhh = results["tasks"]["ruhhh_image"]["metrics"]

@@ -1,4 +1,5 @@
-"""The classification-endpoint judge (vLLM pooling protocol) against a local fake server, and a dead endpoint."""
+"""The classification-endpoint judge (vLLM pooling protocol) against a local fake server, and a dead
+endpoint."""
 
 from __future__ import annotations
 
@@ -44,28 +45,52 @@ def server() -> Iterator[str]:
 
 
 def _task(tmp_path: Path) -> Path:
-    qa = [("1", "Столица Франции?", "Париж", "париж"), ("2", "2+2?", "4", "пять ОТВЕТ 4"), ("3", "Небо?", "синее", "зелёное")]
-    (tmp_path / "qa.jsonl").write_text("".join(json.dumps({"id": i, "question": q, "answer": g}, ensure_ascii=False) + "\n"
-                                               for i, q, g, _ in qa), encoding="utf-8")  # fmt: skip
-    (tmp_path / "ans.jsonl").write_text("".join(json.dumps({"task": "pq", "sample_id": i, "response": a}, ensure_ascii=False) + "\n"
-                                                for i, _, _, a in qa), encoding="utf-8")  # fmt: skip
+    qa = [
+        ("1", "Столица Франции?", "Париж", "париж"),
+        ("2", "2+2?", "4", "пять ОТВЕТ 4"),
+        ("3", "Небо?", "синее", "зелёное"),
+    ]
+    (tmp_path / "qa.jsonl").write_text(
+        "".join(
+            json.dumps({"id": i, "question": q, "answer": g}, ensure_ascii=False) + "\n" for i, q, g, _ in qa
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "ans.jsonl").write_text(
+        "".join(
+            json.dumps({"task": "pq", "sample_id": i, "response": a}, ensure_ascii=False) + "\n"
+            for i, _, _, a in qa
+        ),
+        encoding="utf-8",
+    )
     task = tmp_path / "task.yaml"
-    task.write_text("name: pq\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
-                    "judge: {protocol: {name: reference_match}, derived: {fs: [em, js]}}\n", encoding="utf-8")  # fmt: skip
+    task.write_text(
+        "name: pq\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
+        "judge: {protocol: {name: reference_match}, derived: {fs: [em, js]}}\n",
+        encoding="utf-8",
+    )
     return task
 
 
 def _config(tmp_path: Path, url: str) -> RunConfig:
     judge = JudgeConfig(model="pooling/mera-judge", backend=BackendOptions(base_url=url, timeout_s=5))
-    return RunConfig(tasks=(str(_task(tmp_path)),), model=f"replay/{tmp_path / 'ans.jsonl'}", output=tmp_path / "run",
-                     quiet=True, judge=judge, retry=RetryPolicy(max_attempts=2, base_delay_s=0.01))  # fmt: skip
+    return RunConfig(
+        tasks=(str(_task(tmp_path)),),
+        model=f"replay/{tmp_path / 'ans.jsonl'}",
+        output=tmp_path / "run",
+        quiet=True,
+        judge=judge,
+        retry=RetryPolicy(max_attempts=2, base_delay_s=0.01),
+    )
 
 
 def test_pooling_judge_takes_the_argmax_and_the_max_over_candidates(server: str, tmp_path: Path) -> None:
     SEEN.clear()
     _, results = evaluate(_config(tmp_path, server))
     block = results["tasks"]["pq"]
-    assert block["metrics"]["js"] == pytest.approx(2 / 3)  # sample 2 is right only after ОТВЕТ: max over candidates
+    assert block["metrics"]["js"] == pytest.approx(
+        2 / 3
+    )  # sample 2 is right only after ОТВЕТ: max over candidates
     assert block["states"]["ok"] == 3
     inputs = {str(b["input"]) for b in SEEN}
     assert "2+2?[SEP]4[SEP]пять ОТВЕТ 4" in inputs and "2+2?[SEP]4[SEP]4" in inputs
@@ -90,7 +115,9 @@ def test_a_dead_judge_endpoint_trips_the_breaker_and_the_run_resumes(server: str
     assert records.strip() == ""  # no sample recorded unjudged: all of them stay resumable
     judge = JudgeConfig(model="pooling/mera-judge", backend=BackendOptions(base_url=server, timeout_s=5))
     _, results = evaluate(_config(tmp_path, server).model_copy(update={"judge": judge}))
-    assert results["tasks"]["pq"]["states"]["ok"] == 3 and results["tasks"]["pq"]["metrics"]["js"] == pytest.approx(2 / 3)
+    assert results["tasks"]["pq"]["states"]["ok"] == 3 and results["tasks"]["pq"]["metrics"][
+        "js"
+    ] == pytest.approx(2 / 3)
 
 
 def test_without_the_breaker_a_dead_judge_endpoint_is_judge_failed_and_counted(tmp_path: Path) -> None:
@@ -108,12 +135,19 @@ def test_an_openai_judge_is_cached_so_rejudging_with_it_is_free(tmp_path: Path) 
     from omnieval.testing.fake_openai import FakeOpenAI
 
     task = _task(tmp_path)
-    task.write_text(task.read_text(encoding="utf-8").replace("reference_match}", "direct}, template: binary_equivalence"),
-                    encoding="utf-8")  # fmt: skip
+    task.write_text(
+        task.read_text(encoding="utf-8").replace("reference_match}", "direct}, template: binary_equivalence"),
+        encoding="utf-8",
+    )
     with FakeOpenAI(default_answer="Оценка: 1").in_thread() as server:
         judge = JudgeConfig(model="openai/judge", backend=BackendOptions(base_url=server.url, api_key="x"))
-        config = RunConfig(tasks=(str(task),), model=f"replay/{tmp_path / 'ans.jsonl'}", output=tmp_path / "run",
-                           quiet=True, judge=judge)  # fmt: skip
+        config = RunConfig(
+            tasks=(str(task),),
+            model=f"replay/{tmp_path / 'ans.jsonl'}",
+            output=tmp_path / "run",
+            quiet=True,
+            judge=judge,
+        )
         _, first = evaluate(config)
         calls = sum(server.counts.values())
         again = rejudge(tmp_path / "run", judge)

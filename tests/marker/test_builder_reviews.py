@@ -17,10 +17,16 @@ from omnieval.errors import StoreError
 
 def _run(folder: Path, model: str, *, blind: bool, values: dict[str, float], task: str = "geo") -> Path:
     folder.mkdir(parents=True)
-    (folder / "manifest.json").write_text(json.dumps({"config": {"model": model, "blind": blind}}), encoding="utf-8")
-    (folder / "results.json").write_text(json.dumps({"model": model, "blind": blind, "tasks": {}}), encoding="utf-8")
-    lines = [json.dumps({"task": task, "sample_id": item, "score": v, "scored": True, "metadata": {}})
-             for item, v in values.items()]
+    (folder / "manifest.json").write_text(
+        json.dumps({"config": {"model": model, "blind": blind}}), encoding="utf-8"
+    )
+    (folder / "results.json").write_text(
+        json.dumps({"model": model, "blind": blind, "tasks": {}}), encoding="utf-8"
+    )
+    lines = [
+        json.dumps({"task": task, "sample_id": item, "score": v, "scored": True, "metadata": {}})
+        for item, v in values.items()
+    ]
     (folder / "samples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 
@@ -43,7 +49,10 @@ def test_items_answerable_without_the_picture_are_flagged(runs: list[Path]) -> N
     assert (stats["map"].media, stats["map"].blind, stats["map"].flagged) == (0.5, 0.0, False)
     strict = {s.item: s.flagged for s in review(media, blind, threshold=0.75)}
     assert strict == {"text": True, "graph": False, "map": False}
-    assert [s.item for s in review(media, blind)][:2] == ["text", "graph"]  # flagged first, most blind-solvable first
+    assert [s.item for s in review(media, blind)][:2] == [
+        "text",
+        "graph",
+    ]  # flagged first, most blind-solvable first
 
 
 def test_necessity_needs_both_kinds_of_run(runs: list[Path]) -> None:
@@ -54,25 +63,35 @@ def test_necessity_needs_both_kinds_of_run(runs: list[Path]) -> None:
     assert json.loads(done.output)["flagged"] == 2
 
 
-@pytest.mark.parametrize(("name", "params", "bits", "base"), [
-    ("Qwen/Qwen2-VL-7B-Instruct-4bit", 7.0, 4, "qwen2-vl-7b-instruct"),
-    ("Qwen2-VL-7B-Instruct", 7.0, 16, "qwen2-vl-7b-instruct"),
-    ("llava-onevision-qwen2-0.5b-ov", 0.5, 16, "llava-onevision-qwen2-0.5b-ov"),
-    ("InternVL2_5-1B", 1.0, 16, "internvl2_5-1b"),
-    ("gemma-3-12b-it-int8", 12.0, 8, "gemma-3-12b-it"),
-    ("Qwen2.5-VL-3B-Instruct-AWQ", 3.0, 4, "qwen2.5-vl-3b-instruct"),
-    ("gemma3-270m-q4_k_m", None, 4, "gemma3-270m"),
-])
-def test_size_and_precision_are_read_from_names(name: str, params: float | None, bits: int, base: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "params", "bits", "base"),
+    [
+        ("Qwen/Qwen2-VL-7B-Instruct-4bit", 7.0, 4, "qwen2-vl-7b-instruct"),
+        ("Qwen2-VL-7B-Instruct", 7.0, 16, "qwen2-vl-7b-instruct"),
+        ("llava-onevision-qwen2-0.5b-ov", 0.5, 16, "llava-onevision-qwen2-0.5b-ov"),
+        ("InternVL2_5-1B", 1.0, 16, "internvl2_5-1b"),
+        ("gemma-3-12b-it-int8", 12.0, 8, "gemma-3-12b-it"),
+        ("Qwen2.5-VL-3B-Instruct-AWQ", 3.0, 4, "qwen2.5-vl-3b-instruct"),
+        ("gemma3-270m-q4_k_m", None, 4, "gemma3-270m"),
+    ],
+)
+def test_size_and_precision_are_read_from_names(
+    name: str, params: float | None, bits: int, base: str
+) -> None:
     facts = model_facts(name)
     assert (facts.params_b, facts.bits, facts.base) == (params, bits, base)
 
 
 def test_bands_and_quantization_deltas_on_the_article_table(tmp_path: Path) -> None:
     """MARKER §5 rows (Art, History): band means and Qwen2-VL-7B 4→8-bit deltas worked by hand."""
-    table = {"InternVL2-1B": (0.573, 0.466), "InternVL2-2B": (0.266, 0.258), "Qwen2.5-VL-3B-Instruct": (0.800, 0.694),
-             "Qwen2-VL-7B-Instruct-4bit": (0.430, 0.325), "Qwen2-VL-7B-Instruct-8bit": (0.765, 0.603),
-             "gemma-3-12b-it": (0.821, 0.706)}
+    table = {
+        "InternVL2-1B": (0.573, 0.466),
+        "InternVL2-2B": (0.266, 0.258),
+        "Qwen2.5-VL-3B-Instruct": (0.800, 0.694),
+        "Qwen2-VL-7B-Instruct-4bit": (0.430, 0.325),
+        "Qwen2-VL-7B-Instruct-8bit": (0.765, 0.603),
+        "gemma-3-12b-it": (0.821, 0.706),
+    }
     dirs = []
     for i, (model, (art, history)) in enumerate(table.items()):
         folder = tmp_path / f"r{i}"

@@ -41,7 +41,11 @@ def test_distractors_come_from_the_k_nearest_options() -> None:
         assert len(picked) == 3 and len(set(picked)) == 3 and m.item.answer not in picked
         assert set(picked) <= {t for t, _ in m.neighbours}
     middle = mined[5]
-    assert {t for t, _ in middle.neighbours} == {"a4", "a6", "a3"} or {t for t, _ in middle.neighbours} == {"a4", "a6", "a7"}
+    assert {t for t, _ in middle.neighbours} == {"a4", "a6", "a3"} or {t for t, _ in middle.neighbours} == {
+        "a4",
+        "a6",
+        "a7",
+    }
 
 
 def test_sampling_is_reproducible_and_depends_on_the_seed() -> None:
@@ -74,9 +78,12 @@ def test_the_llm_pass_counts_failed_and_unreadable_verdicts(tmp_path: Path) -> N
     mined = mine(_items(8), AngleEmbedder(), k=4, n_main=2, n_spare=2, seed=0)[:3]
     replay = tmp_path / "verdicts.jsonl"
     replay.write_text(
-        json.dumps({"task": VALIDATION_TASK, "sample_id": "q0", "response": '{"bad": [2]}'}) + "\n"
-        + json.dumps({"task": VALIDATION_TASK, "sample_id": "q1", "response": "option two looks weak"}) + "\n",
-        encoding="utf-8")  # q2 has no recorded verdict: the call fails
+        json.dumps({"task": VALIDATION_TASK, "sample_id": "q0", "response": '{"bad": [2]}'})
+        + "\n"
+        + json.dumps({"task": VALIDATION_TASK, "sample_id": "q1", "response": "option two looks weak"})
+        + "\n",
+        encoding="utf-8",
+    )  # q2 has no recorded verdict: the call fails
     checked = {c.mined.item.id: c for c in validate(mined, judge=f"replay/{replay}")}
     assert checked["q0"].state == "ok" and checked["q0"].main[1] == mined[0].spares[0]
     assert checked["q1"].state == "judge_failed" and checked["q1"].main == mined[1].main
@@ -85,7 +92,9 @@ def test_the_llm_pass_counts_failed_and_unreadable_verdicts(tmp_path: Path) -> N
 
 def test_items_file_errors_name_the_line_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "items.jsonl"
-    bad.write_text('{"id": "1", "question": "q", "answer": "a"}\n{"id": "2", "question": "q"}\n', encoding="utf-8")
+    bad.write_text(
+        '{"id": "1", "question": "q", "answer": "a"}\n{"id": "2", "question": "q"}\n', encoding="utf-8"
+    )
     with pytest.raises(SourceError, match=r"sample '2'.*field 'answer'.*item 2"):
         load_items(bad)
 
@@ -104,8 +113,14 @@ def _tiny_encoder(folder: Path, corpus: list[str]) -> Path:
     import torch
 
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=32)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
     BertModel(config).save_pretrained(folder)
     return folder
 
@@ -115,18 +130,57 @@ def test_cli_mines_with_a_local_encoder_and_logs_k_and_seed(tmp_path: Path) -> N
     import omnieval.benchmarks.marker  # noqa: F401  (adds the builder commands)
     from omnieval.benchmarks.marker.cli import app
 
-    answers = ["Пётр Первый", "Екатерина Вторая", "Иван Грозный", "Александр Невский", "Дмитрий Донской",
-               "Пётр Третий", "Павел Первый", "Николай Второй", "Александр Второй"]
+    answers = [
+        "Пётр Первый",
+        "Екатерина Вторая",
+        "Иван Грозный",
+        "Александр Невский",
+        "Дмитрий Донской",
+        "Пётр Третий",
+        "Павел Первый",
+        "Николай Второй",
+        "Александр Второй",
+    ]
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": f"h{i}", "question": f"Кто правил? {i}", "answer": a, "topic": "история"},
-                                        ensure_ascii=False) + "\n" for i, a in enumerate(answers)), encoding="utf-8")
+    items.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"h{i}", "question": f"Кто правил? {i}", "answer": a, "topic": "история"},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for i, a in enumerate(answers)
+        ),
+        encoding="utf-8",
+    )
     encoder = _tiny_encoder(tmp_path / "enc", answers)
     replay = tmp_path / "verdicts.jsonl"
-    replay.write_text("".join(json.dumps({"task": VALIDATION_TASK, "sample_id": f"h{i}", "response": '{"bad": [1]}'}) + "\n"
-                              for i in range(len(answers))), encoding="utf-8")
+    replay.write_text(
+        "".join(
+            json.dumps({"task": VALIDATION_TASK, "sample_id": f"h{i}", "response": '{"bad": [1]}'}) + "\n"
+            for i in range(len(answers))
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "out.jsonl"
-    args = ["distractors", str(items), "--embedder", f"hf/{encoder}", "--output", str(out), "--k", "5",
-            "--n-main", "3", "--n-spare", "2", "--seed", "3", "--judge", f"replay/{replay}"]
+    args = [
+        "distractors",
+        str(items),
+        "--embedder",
+        f"hf/{encoder}",
+        "--output",
+        str(out),
+        "--k",
+        "5",
+        "--n-main",
+        "3",
+        "--n-spare",
+        "2",
+        "--seed",
+        "3",
+        "--judge",
+        f"replay/{replay}",
+    ]
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 0, done.output
     log = json.loads(out.with_name("out.jsonl.log.json").read_text(encoding="utf-8"))

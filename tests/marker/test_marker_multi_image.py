@@ -22,7 +22,10 @@ prompt:
   template: "{{ input }}\\n{{ options_block }}\\nОтветьте только буквой."
 parser: mc_letter
 metrics:
-  - {name: mc_strict_accuracy, alias: circular_strict, aggregate: group_all, aggregate_options: {key: circular_group}}
+  - name: mc_strict_accuracy
+    alias: circular_strict
+    aggregate: group_all
+    aggregate_options: {key: circular_group}
   - {name: mc_strict_accuracy, alias: accuracy_strict}
   - format_compliance
 score: circular_strict
@@ -33,12 +36,24 @@ def _write(tmp_path: Path) -> Path:
     for name, colour in (("a", "red"), ("b", "blue"), ("c", "green")):
         Image.new("RGB", (8, 8), colour).save(tmp_path / f"{name}.png")
     items = [
-        {"id": "1", "question": "Какой рисунок красный: <image_1> или <image_2>?", "choices": ["первый", "второй"],
-         "answer": "первый", "images": ["a.png", "b.png"]},
-        {"id": "2", "question": "Сколько зелёных среди <image_1>, <image_2>, <image_3>?",
-         "choices": ["0", "1", "2", "3", "4"], "answer": "1", "images": ["a.png", "b.png", "c.png"]},
-    ]  # fmt: skip
-    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+        {
+            "id": "1",
+            "question": "Какой рисунок красный: <image_1> или <image_2>?",
+            "choices": ["первый", "второй"],
+            "answer": "первый",
+            "images": ["a.png", "b.png"],
+        },
+        {
+            "id": "2",
+            "question": "Сколько зелёных среди <image_1>, <image_2>, <image_3>?",
+            "choices": ["0", "1", "2", "3", "4"],
+            "answer": "1",
+            "images": ["a.png", "b.png", "c.png"],
+        },
+    ]
+    (tmp_path / "items.jsonl").write_text(
+        "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8"
+    )
     (tmp_path / "mi.yaml").write_text(TASK, encoding="utf-8")
     return tmp_path / "mi.yaml"
 
@@ -49,11 +64,15 @@ def _records(out: Path) -> list[dict]:
 
 def test_oracle_and_first_option_on_multi_image_items(tmp_path: Path) -> None:
     task = _write(tmp_path)
-    _, oracle = evaluate(RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "o", quiet=True))
+    _, oracle = evaluate(
+        RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "o", quiet=True)
+    )
     block = oracle["tasks"]["mi"]
     assert block["n"] == 2 + 5  # two rotations of item 1, five of item 2
     assert block["score"] == 1.0 and block["metrics"]["format_compliance"] == 1.0
-    _, first = evaluate(RunConfig(tasks=(str(task),), model="baseline/first-option", output=tmp_path / "f", quiet=True))
+    _, first = evaluate(
+        RunConfig(tasks=(str(task),), model="baseline/first-option", output=tmp_path / "f", quiet=True)
+    )
     metrics = first["tasks"]["mi"]["metrics"]
     # "A" is right in exactly one rotation of each item: 2 of 7 samples, and no item in every rotation
     assert metrics["accuracy_strict"] == 2 / 7 and metrics["circular_strict"] == 0.0
@@ -75,7 +94,10 @@ def test_every_rotation_sends_all_images_in_order(tmp_path: Path) -> None:
     from omnieval.runner import run
 
     backend = Spy("oracle", options=create_backend("baseline/oracle").options)
-    run(RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "o", quiet=True), backend=backend)
+    run(
+        RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "o", quiet=True),
+        backend=backend,
+    )
     by_item = {r.sample_id.split("#")[0]: [m.name for m in r.media] for r in seen}
     assert by_item == {"1": ["image_1", "image_2"], "2": ["image_1", "image_2", "image_3"]}
     assert all(len(r.media) == (2 if r.sample_id.startswith("1") else 3) for r in seen)

@@ -30,8 +30,17 @@ def _write_run(root: Path, model: str, items: dict[str, list[int]]) -> Path:
             circular = item != "q2"
             meta = {"circular_group": item, "rotation": k} if circular else {}
             sample_id = f"{item}#rot{k}" if circular else item
-            lines.append({"task": "t", "sample_id": sample_id, "state": "ok", "score": float(value),
-                          "metrics": {"acc": float(value)}, "response": "AB"[value], "metadata": meta})  # fmt: skip
+            lines.append(
+                {
+                    "task": "t",
+                    "sample_id": sample_id,
+                    "state": "ok",
+                    "score": float(value),
+                    "metrics": {"acc": float(value)},
+                    "response": "AB"[value],
+                    "metadata": meta,
+                }
+            )
     lines.append({"task": "other", "sample_id": "x", "state": "ok", "score": 1.0, "metadata": {}})
     (run / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     return run

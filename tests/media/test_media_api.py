@@ -73,6 +73,9 @@ def test_importing_the_media_stage_loads_no_heavy_decoder() -> None:
     import subprocess
     import sys
 
-    code = "import sys, omnieval.media; print(sorted(m for m in ('av', 'soundfile', 'soxr', 'torch') if m in sys.modules))"
+    code = (
+        "import sys, omnieval.media; print(sorted(m for m in ('av', 'soundfile', 'soxr', 'torch') if m "
+        "in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

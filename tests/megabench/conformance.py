@@ -28,7 +28,9 @@ def score_row(row: dict[str, Any], *, strict: bool = False) -> float:
     """The query score of ``row['response']`` (may be -1, as in the original)."""
     info = ast.literal_eval(row["metric_info"])
     context = ast.literal_eval(row["eval_context"]) if row["eval_context"].strip() else {}
-    sample = Sample(id=str(row["id"]), targets=(_gold(row),), metadata={"metric_info": info, "eval_context": context})
+    sample = Sample(
+        id=str(row["id"]), targets=(_gold(row),), metadata={"metric_info": info, "eval_context": context}
+    )
     parsed = parse_megabench(row["response"], sample, strict=strict)
     value = parsed.value if parsed.ok else parsed.fallback
     query, _ = score_query(value, sample.targets[0], info, context, strict=strict)

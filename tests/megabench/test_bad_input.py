@@ -16,7 +16,11 @@ from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.errors import MetricError
 from omnieval.types import Sample
 
-INFO = {"field_score_function": {"a": "exact_str_match"}, "aggregation": {"function": "mean", "field_weights": {"a": 1}}, "response_parse_function": "answer_string"}
+INFO = {
+    "field_score_function": {"a": "exact_str_match"},
+    "aggregation": {"function": "mean", "field_weights": {"a": 1}},
+    "response_parse_function": "answer_string",
+}
 
 
 def _timed(fn, limit: float):  # type: ignore[no-untyped-def]
@@ -42,9 +46,17 @@ def _timed(fn, limit: float):  # type: ignore[no-untyped-def]
     ],
 )
 def test_megabyte_and_nested_responses_parse_in_bounded_time(text: str) -> None:
-    for mode, gold in (("answer_string", {"a": "B"}), ("json", {"a": "B", "b": "C"}), ("ascii_answer_string", {"a": "B"})):
-        info = {**INFO, "response_parse_function": mode, "field_score_function": dict.fromkeys(gold, "exact_str_match"),
-                "aggregation": {"function": "mean", "field_weights": dict.fromkeys(gold, 1)}}
+    for mode, gold in (
+        ("answer_string", {"a": "B"}),
+        ("json", {"a": "B", "b": "C"}),
+        ("ascii_answer_string", {"a": "B"}),
+    ):
+        info = {
+            **INFO,
+            "response_parse_function": mode,
+            "field_score_function": dict.fromkeys(gold, "exact_str_match"),
+            "aggregation": {"function": "mean", "field_weights": dict.fromkeys(gold, 1)},
+        }
         sample = Sample(id="1", targets=(gold,), metadata={"metric_info": info})
         parsed = _timed(lambda s=sample: parse_megabench(text, s), 10.0)
         query, _ = _timed(lambda p=parsed, g=gold, i=info: score_query(p.value, g, i, {}), 10.0)
@@ -55,7 +67,9 @@ def test_exponential_regexes_of_the_original_run_in_linear_time() -> None:
     from omnieval.benchmarks.megabench.metrics._constrained import constrained_generation
     from omnieval.benchmarks.megabench.metrics._numeric import boxed_single_numerical_match
 
-    boxed_single_numerical_match("\\boxed{1}", "1")  # first call imports sympy (seconds on a loaded machine): not timed
+    boxed_single_numerical_match(
+        "\\boxed{1}", "1"
+    )  # first call imports sympy (seconds on a loaded machine): not timed
     assert _timed(lambda: boxed_single_numerical_match("\\boxed{" + "a" * 3000 + "{", "1"), 5.0) == 0.0
     assert _timed(lambda: constrained_generation(" " * 200_000 + "x", {"rhyming_scheme": "A"}), 5.0) == 1.0
 
@@ -74,7 +88,9 @@ def test_malformed_metric_info_and_context_are_clear_errors() -> None:
     with pytest.raises(MetricError, match="eval_context must be a dict"):
         score_query({"a": "x"}, {"a": "x"}, INFO, "[1, 2]")
     with pytest.raises(MetricError, match="no weight"):
-        score_query({"a": "x"}, {"a": "x"}, {**INFO, "aggregation": {"function": "mean", "field_weights": {}}}, {})
+        score_query(
+            {"a": "x"}, {"a": "x"}, {**INFO, "aggregation": {"function": "mean", "field_weights": {}}}, {}
+        )
 
 
 def test_programs_that_loop_fork_or_reach_the_network_fail_in_bounded_time() -> None:

@@ -27,11 +27,17 @@ DEMO_COT = (
 
 def _row(i: int, **over: Any) -> dict[str, Any]:
     row = {
-        "id": i, "task_name": "pick_letter", "task_description": "Pick the letter. <image>",
-        "global_media": "['g.png']", "example_text": DEMO_COT, "example_media": "['d.png']",
-        "query_text": f"Question {i}: <image> which one?", "query_media": "['q.png']",
+        "id": i,
+        "task_name": "pick_letter",
+        "task_description": "Pick the letter. <image>",
+        "global_media": "['g.png']",
+        "example_text": DEMO_COT,
+        "example_media": "['d.png']",
+        "query_text": f"Question {i}: <image> which one?",
+        "query_media": "['q.png']",
         "answer": "{'answer': 'B'}",
-        "metric_info": "{'field_score_function': {'answer': 'exact_str_match'}, 'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}, 'response_parse_function': 'answer_string'}",
+        "metric_info": "{'field_score_function': {'answer': 'exact_str_match'}, 'aggregation': {'function': "
+        "'mean', 'field_weights': {'answer': 1}}, 'response_parse_function': 'answer_string'}",
         "eval_context": "{}",
     }
     row.update(over)
@@ -49,7 +55,16 @@ def _write(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def test_jsonl_import_groups_tasks_and_keeps_ids(tmp_path: Path) -> None:
-    other = _row(7, task_name="other", global_media="[]", task_description="No media.", example_media="[]", example_text="", query_text="Q?", query_media="[]")
+    other = _row(
+        7,
+        task_name="other",
+        global_media="[]",
+        task_description="No media.",
+        example_media="[]",
+        example_text="",
+        query_text="Q?",
+        query_media="[]",
+    )
     tasks = importers.get("megabench")(str(_write(tmp_path, [_row(1), _row(2), other])))
     assert [t.name for t in tasks] == ["pick_letter", "other"]
     samples = list(tasks[0].iter_samples())
@@ -70,7 +85,10 @@ def test_render_interleaves_media_at_placeholders(tmp_path: Path) -> None:
     assert kinds == ["TextPart", "ImagePart", "TextPart", "ImagePart", "TextPart", "ImagePart", "TextPart"]
     parts = message.content
     assert isinstance(parts[0], TextPart) and parts[0].text == "Pick the letter.\n"
-    assert isinstance(parts[2], TextPart) and parts[2].text == "Demonstration example(s) of the task:\nExample 1:\n"
+    assert (
+        isinstance(parts[2], TextPart)
+        and parts[2].text == "Demonstration example(s) of the task:\nExample 1:\n"
+    )
     assert isinstance(parts[4], TextPart) and parts[4].text.endswith("Question: Question 1:\n")
     assert isinstance(parts[-1], TextPart) and parts[-1].text == "which one?"
     assert isinstance(parts[5], ImagePart) and Path(parts[5].media.path or "").name == "q.png"
@@ -83,7 +101,17 @@ def test_parquet_and_saved_hf_dataset(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rows = [_row(1, global_media="[]", task_description="Pick.", example_media="[]", example_text="", query_text="Q", query_media="[]")]
+    rows = [
+        _row(
+            1,
+            global_media="[]",
+            task_description="Pick.",
+            example_media="[]",
+            example_text="",
+            query_text="Q",
+            query_media="[]",
+        )
+    ]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "rows.parquet")
     assert [t.name for t in import_megabench(str(tmp_path / "rows.parquet"))] == ["pick_letter"]
     datasets = pytest.importorskip("datasets")
@@ -97,12 +125,22 @@ def test_parquet_and_saved_hf_dataset(tmp_path: Path) -> None:
     [
         ({"answer": "{'answer': 'B'"}, "answer", "not a valid Python literal"),
         ({"query_media": "[]"}, "query_media", "placeholder"),
-        ({"metric_info": "{'field_score_function': {'answer': 'no_such_metric'}, 'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}, 'response_parse_function': 'answer_string'}"}, "metric_info", "unknown MEGA-Bench metric"),
+        (
+            {
+                "metric_info": "{'field_score_function': {'answer': 'no_such_metric'}, 'aggregation': "
+                "{'function': 'mean', 'field_weights': {'answer': 1}}, "
+                "'response_parse_function': 'answer_string'}"
+            },
+            "metric_info",
+            "unknown MEGA-Bench metric",
+        ),
         ({"eval_context": "[1, 2]"}, "eval_context", "expected a dict"),
         ({"query_media": "['missing.png']"}, "query_media", "not found"),
     ],
 )
-def test_bad_rows_name_file_sample_and_field(tmp_path: Path, over: dict[str, Any], field: str, message: str) -> None:
+def test_bad_rows_name_file_sample_and_field(
+    tmp_path: Path, over: dict[str, Any], field: str, message: str
+) -> None:
     path = _write(tmp_path, [_row(5, **over)])
     with pytest.raises(SourceError, match=message) as err:
         import_megabench(str(path))
@@ -125,15 +163,35 @@ def test_oracle_scores_one_on_dev_tasks_except_known_exceptions() -> None:
     for task in import_megabench(f"{dev}?check_media=0"):
         for sample in task.iter_samples():
             parsed = parse_megabench(oracle_targets(sample, task.spec)[0], sample)
-            query, _ = score_query(parsed.value, sample.targets[0], sample.metadata["metric_info"], sample.metadata["eval_context"])
+            query, _ = score_query(
+                parsed.value,
+                sample.targets[0],
+                sample.metadata["metric_info"],
+                sample.metadata["eval_context"],
+            )
             if abs(query - 1) > 1e-9:
                 imperfect.add(task.name)
     known = {  # reference-free, no gold code, 'unsupported', or a documented parity quirk (docs/megabench.md)
-        "cf_cg_acrostic", "cf_cg_acrostic_allit", "cf_cg_rhyme", "cf_cg_haiku", "cf_cg_limerick",
-        "cf_cg_contain_length", "cf_cg_contain_len_range", "cf_cg_position", "cf_cg_position_only",
-        "cf_cg_multi_times", "cf_cg_multi_repeat_position_len", "cf_cg_xor", "cf_cg_artifact",
-        "cf_unsupported_only", "cf_program_sum", "cf_program_multi", "cf_num_boxed", "cf_num_reldiff",
-        "cf_positive_int", "cf_lcp_ratio_str",
+        "cf_cg_acrostic",
+        "cf_cg_acrostic_allit",
+        "cf_cg_rhyme",
+        "cf_cg_haiku",
+        "cf_cg_limerick",
+        "cf_cg_contain_length",
+        "cf_cg_contain_len_range",
+        "cf_cg_position",
+        "cf_cg_position_only",
+        "cf_cg_multi_times",
+        "cf_cg_multi_repeat_position_len",
+        "cf_cg_xor",
+        "cf_cg_artifact",
+        "cf_unsupported_only",
+        "cf_program_sum",
+        "cf_program_multi",
+        "cf_num_boxed",
+        "cf_num_reldiff",
+        "cf_positive_int",
+        "cf_lcp_ratio_str",
     }
     assert imperfect <= known, sorted(imperfect - known)
 
@@ -145,22 +203,37 @@ def test_demo_conversion_round_trips_between_cot_and_plain() -> None:
     assert detect_cot(plain) is False and "Example Response: Answer: A" in plain
     assert convert_demo(plain, cot=True, single_field=True) == DEMO_COT
     multi = "Example Response: {'a': 1}\n" + PLAIN_INSTRUCTION
-    assert convert_demo(multi, cot=True, single_field=False).startswith("Example Response:\n[PLEASE OUTPUT YOUR REASONING]\nAnswer: {'a': 1}")
+    assert convert_demo(multi, cot=True, single_field=False).startswith(
+        "Example Response:\n[PLEASE OUTPUT YOUR REASONING]\nAnswer: {'a': 1}"
+    )
     assert detect_cot("") is None
 
 
 def test_keywords_from_all_task_meta_and_video_parts(tmp_path: Path) -> None:
     path = _write(tmp_path, [_row(1, query_media="['clip.mp4']", query_text="<video> what happens?")])
     (tmp_path / "clip.mp4").write_bytes(b"\x00")
-    meta = {"pick_letter": {"app": "Perception", "input_format": "Videos", "output_format": "multiple_choice",
-                            "skills": ["Object Recognition and Classification"], "num_input": "video"}}
+    meta = {
+        "pick_letter": {
+            "app": "Perception",
+            "input_format": "Videos",
+            "output_format": "multiple_choice",
+            "skills": ["Object Recognition and Classification"],
+            "num_input": "video",
+        }
+    }
     (tmp_path / "all_task_meta.json").write_text(json.dumps(meta), encoding="utf-8")
     (task,) = import_megabench(str(path))
     info = task.spec.metadata["megabench"]
-    assert (info["app"], info["num_input"], info["skills"]) == ("Perception", "video", ["Object Recognition and Classification"])
+    assert (info["app"], info["num_input"], info["skills"]) == (
+        "Perception",
+        "video",
+        ["Object Recognition and Classification"],
+    )
     assert task.spec.modalities == ("text", "image", "video")
     sample = next(task.iter_samples())
-    (message,) = render_megabench(sample, RenderContext(spec=task.spec, variant=task.spec.prompt.all_variants()[0]))
+    (message,) = render_megabench(
+        sample, RenderContext(spec=task.spec, variant=task.spec.prompt.all_variants()[0])
+    )
     assert type(message.content[-2]).__name__ == "VideoPart"
 
 

@@ -19,7 +19,9 @@ ANSWER = re.compile(r"\*\*?Answer:\s*(.*?)\*\*?|\bAnswer:\s*(.*)", re.DOTALL)
 ANSWER_ASCII = re.compile(r"\*\*?Answer:(.*?)\*\*?|\bAnswer:(.*)", re.DOTALL)
 BOXED = re.compile(r"\\boxed\{((?:[^{}]+|\{[^{}]*\})*)\}")
 
-pieces = st.lists(st.sampled_from(["```", "`", "json", "a", " ", "\n", "*", "**", "Answer:", "x", "\t"]), max_size=12)
+pieces = st.lists(
+    st.sampled_from(["```", "`", "json", "a", " ", "\n", "*", "**", "Answer:", "x", "\t"]), max_size=12
+)
 
 
 def _expected(pattern: re.Pattern[str], text: str, *, strip: bool) -> tuple[str, bool]:

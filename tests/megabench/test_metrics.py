@@ -77,8 +77,13 @@ class TestCollections:
     def test_sequence_metrics(self) -> None:
         assert col.sequence_equality("[1, 2, 3]", "[1, 2, 3]") == 1.0
         assert col.sequence_equality("3, 2, 1", "1, 2, 3") == 0.0
-        assert col.sequence_accuracy_case_insensitive("['A', 'b', 'X']", "['a', 'B', 'c']") == pytest.approx(2 / 3)
-        assert col.longest_common_list_prefix_ratio("['m1', 'm2', 'bad', 'm4']", "['m1', 'm2', 'm3', 'm4']") == 0.5
+        assert col.sequence_accuracy_case_insensitive("['A', 'b', 'X']", "['a', 'B', 'c']") == pytest.approx(
+            2 / 3
+        )
+        assert (
+            col.longest_common_list_prefix_ratio("['m1', 'm2', 'bad', 'm4']", "['m1', 'm2', 'm3', 'm4']")
+            == 0.5
+        )
 
     def test_string_set_variants(self) -> None:
         assert col.str_set_equality_comma("Paris, ROME", "rome, paris") == 1.0
@@ -90,7 +95,9 @@ class TestCollections:
         assert col.dict_precision("{'a': '1', 'c': '3'}", gold) == 0.5
         assert col.dict_exact_str_match_agg_recall("{'a': '1'}", gold) == 0.5
         assert col.dict_equality("{'a': '1', 'b': '2'}", gold) == 1.0
-        assert col.dict_jaccard_agg_jaccard({"x": ["1", "2"]}, {"x": ["2", "3"], "y": ["4"]}) == pytest.approx(1 / 6)
+        assert col.dict_jaccard_agg_jaccard(
+            {"x": ["1", "2"]}, {"x": ["2", "3"], "y": ["4"]}
+        ) == pytest.approx(1 / 6)
 
 
 class TestNumeric:
@@ -142,15 +149,21 @@ class TestSpatialAndLatex:
         two_gold = "[(0, 0, 0.5, 0.5), (0.5, 0.5, 1, 1)]"
         assert spa.nbbox_iou_tuple("[(0, 0, 0.5, 0.5)]", two_gold) == 1.0  # precision-like quirk
         assert spa.nbbox_iou_tuple("[(0, 0, 0.5, 0.5)]", two_gold, strict=True) == 0.5
-        assert spa.xml_nbbox_iou_single("<box>0, 0, 1, 1</box>", "<box>0.5, 0, 1.5, 1</box>") == pytest.approx(1 / 3)
+        assert spa.xml_nbbox_iou_single(
+            "<box>0, 0, 1, 1</box>", "<box>0.5, 0, 1.5, 1</box>"
+        ) == pytest.approx(1 / 3)
 
     def test_points(self) -> None:
-        assert spa.xml_norm_point_distance("<point>0.1, 0.1</point>", "<point>0.4, 0.5</point>") == pytest.approx(0.5)
+        assert spa.xml_norm_point_distance(
+            "<point>0.1, 0.1</point>", "<point>0.4, 0.5</point>"
+        ) == pytest.approx(0.5)
         boxes = {"bounding_boxes": ["(0.6, 0.7, 0.8, 0.9)", "(0, 0, 0.1, 0.1)"]}
         assert spa.xml_norm_point_in_bbox("<point>0.05, 0.05</point>", boxes) == 1.0
         assert spa.xml_norm_point_in_bbox("<point>0.5, 0.5</point>", boxes) == 0.0
         d = 0.1
-        assert spa.sequence_coords_similarity("[[0.1, 0.1]]", "[[0.2, 0.1]]") == pytest.approx(math.exp(-10 * d / math.sqrt(2)))
+        assert spa.sequence_coords_similarity("[[0.1, 0.1]]", "[[0.2, 0.1]]") == pytest.approx(
+            math.exp(-10 * d / math.sqrt(2))
+        )
 
     def test_latex(self) -> None:
         assert tex.latex_expr_equality("\\frac{2}{4}x", "\\frac{x}{2}") == 1.0
@@ -179,8 +192,10 @@ class TestConstraintsAndPlans:
 
     def test_pddl_plan(self) -> None:
         domain = (
-            "(define (domain d) (:action pick :parameters (?x) :precondition (and (free ?x)) :effect (and (held ?x) (not (free ?x))))"
-            " (:action drop :parameters (?x) :precondition (and (held ?x)) :effect (and (free ?x) (not (held ?x)))))"
+            "(define (domain d) (:action pick :parameters (?x) :precondition (and (free ?x)) :effect (and "
+            "(held ?x) (not (free ?x))))"
+            " (:action drop :parameters (?x) :precondition (and (held ?x)) :effect (and (free ?x) (not (held "
+            "?x)))))"
         )
         task = "(define (problem p) (:init (free a)) (:goal (and (held a))))"
         ctx = {"domain_pddl": domain, "task_pddl": task}

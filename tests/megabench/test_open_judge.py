@@ -31,7 +31,12 @@ CONFIG = {
     "judge_model_type": "with image",
     "eval_criteria_prompt": CRITERIA,
     "reference_type": "reference",
-    "template_mapping": {"question": "example_question", "ref": "answers.reference", "resp": "model_output", "length": "eval_context.length"},
+    "template_mapping": {
+        "question": "example_question",
+        "ref": "answers.reference",
+        "resp": "model_output",
+        "length": "eval_context.length",
+    },
 }
 INFO = {
     "field_score_function": {"reference": "gpt_4o_as_judge"},
@@ -46,30 +51,56 @@ def _media(kind: str, name: str) -> MediaRef:
 
 
 def _sample(info: dict[str, object] = INFO) -> Sample:
-    media = (_media("image", "global"), _media("image", "demo"), _media("video", "query_video"), _media("image", "query_image"))
+    media = (
+        _media("image", "global"),
+        _media("image", "demo"),
+        _media("video", "query_video"),
+        _media("image", "query_image"),
+    )
     return Sample(
         id="q7",
         input="Summarise the video <video> and the frame <image>.",
         fields={"query_text": "Summarise the video <video> and the frame <image>."},
         targets=({"reference": "A dog catches a frisbee."},),
         media=media,
-        metadata={"metric_info": info, "eval_context": {"length": "one sentence"}, "megabench_media_counts": [1, 1, 2]},
+        metadata={
+            "metric_info": info,
+            "eval_context": {"length": "one sentence"},
+            "megabench_media_counts": [1, 1, 2],
+        },
     )
 
 
 def test_criteria_placeholders_are_filled_from_their_sources() -> None:
-    text = fill_criteria(CONFIG, response="The dog jumps.", question="Q?", reference={"reference": "R."}, context={"length": "short"})
+    text = fill_criteria(
+        CONFIG,
+        response="The dog jumps.",
+        question="Q?",
+        reference={"reference": "R."},
+        context={"length": "short"},
+    )
     assert "Question: Q?\nReference: R.\nModel Response: The dog jumps.\nRequired length: short" in text
     assert text.endswith(SCORE_FORMAT)  # the task's criteria do not say how to answer: ours is appended
 
 
 def test_score_format_not_appended_when_the_criteria_have_one() -> None:
-    config = {**CONFIG, "eval_criteria_prompt": CRITERIA + "Answer as:\n**Score**: <1-10>\n**Score explanation**: <why>"}
-    text = fill_criteria(config, response="r", question="q", reference={"reference": "R"}, context={"length": "x"})
+    config = {
+        **CONFIG,
+        "eval_criteria_prompt": CRITERIA + "Answer as:\n**Score**: <1-10>\n**Score explanation**: <why>",
+    }
+    text = fill_criteria(
+        config, response="r", question="q", reference={"reference": "R"}, context={"length": "x"}
+    )
     assert SCORE_FORMAT not in text and text.count("**Score**") == 1
 
 
-def _judge_message(sample: Sample, answer: str, protocol: object = megabench_open, template: str = "megabench_open", **options: object) -> object:
+def _judge_message(
+    sample: Sample,
+    answer: str,
+    protocol: object = megabench_open,
+    template: str = "megabench_open",
+    **options: object,
+) -> object:
     """What the judge stage sends: the protocol's call rendered with the template, media placed."""
     plan = protocol(JudgeInput(sample, "rendered prompt", answer, ()), **options)  # type: ignore[operator]
     (call,) = plan.calls
@@ -99,22 +130,47 @@ def test_judge_message_text_only_and_overrides() -> None:
 @pytest.mark.parametrize(
     ("mapping", "why"),
     [
-        ({"question": "example_question", "ref": "answers.missing", "resp": "model_output", "length": "eval_context.length"}, "no 'missing' in answers"),
-        ({"question": "example_question", "ref": "answers.reference", "resp": "model_output"}, "placeholder(s) ['length']"),
-        ({"question": "the_question", "ref": "answers.reference", "resp": "model_output", "length": "eval_context.length"}, "is not model_output"),
+        (
+            {
+                "question": "example_question",
+                "ref": "answers.missing",
+                "resp": "model_output",
+                "length": "eval_context.length",
+            },
+            "no 'missing' in answers",
+        ),
+        (
+            {"question": "example_question", "ref": "answers.reference", "resp": "model_output"},
+            "placeholder(s) ['length']",
+        ),
+        (
+            {
+                "question": "the_question",
+                "ref": "answers.reference",
+                "resp": "model_output",
+                "length": "eval_context.length",
+            },
+            "is not model_output",
+        ),
     ],
 )
 def test_broken_judge_config_is_a_clear_error(mapping: dict[str, str], why: str) -> None:
     info = {**INFO, "gpt4o_eval_configs": {**CONFIG, "template_mapping": mapping}}
-    with pytest.raises(MetricError, match=why.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(
+        MetricError, match=why.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")
+    ):
         judge_prompt(_sample(info), "r")
 
 
-@pytest.mark.parametrize("criteria", ["Output JSON like {\"score\": 1} {resp}", "Rate {resp} {", "Rate {} {resp}"])
+@pytest.mark.parametrize(
+    "criteria", ['Output JSON like {"score": 1} {resp}', "Rate {resp} {", "Rate {} {resp}"]
+)
 def test_criteria_that_are_not_format_strings_fail_clearly(criteria: str) -> None:
     config = {**CONFIG, "eval_criteria_prompt": criteria}
     with pytest.raises(MetricError, match="eval_criteria_prompt"):
-        fill_criteria(config, response="r", question="q", reference={"reference": "R"}, context={"length": "x"})
+        fill_criteria(
+            config, response="r", question="q", reference={"reference": "R"}, context={"length": "x"}
+        )
 
 
 def test_missing_judge_config_names_the_sample() -> None:
@@ -128,7 +184,9 @@ def test_missing_judge_config_names_the_sample() -> None:
 
 def test_open_task_query_scores_are_verdict_over_ten() -> None:
     gold = {"reference": "A dog catches a frisbee."}
-    scores = [score_query({"reference": "x"}, gold, INFO, {}, judged={"reference": n / 10})[0] for n in (7, 10, 1)]
+    scores = [
+        score_query({"reference": "x"}, gold, INFO, {}, judged={"reference": n / 10})[0] for n in (7, 10, 1)
+    ]
     assert scores == pytest.approx([0.7, 1.0, 0.1])
     assert sum(scores) / 3 == pytest.approx(0.6)  # task score: (0.7 + 1.0 + 0.1) / 3
 
@@ -147,7 +205,9 @@ def test_mixed_judge_and_rule_fields_use_the_task_weights() -> None:
         "gpt4o_eval_configs": CONFIG,
     }
     gold = {"solution": "F = ma = 2 * 3", "answer": "6"}
-    query, fields = score_query({"solution": "6 N by Newton", "answer": "6"}, gold, info, {}, judged={"solution": 0.6})
+    query, fields = score_query(
+        {"solution": "6 N by Newton", "answer": "6"}, gold, info, {}, judged={"solution": 0.6}
+    )
     assert fields == {"answer": 1.0, "solution": 0.6}
     assert query == pytest.approx((1 * 0.6 + 3 * 1.0) / 4)  # 0.9
     query_wrong, _ = score_query({"solution": "?", "answer": "7"}, gold, info, {}, judged={"solution": 0.2})
@@ -170,12 +230,20 @@ def test_judged_metric_scores_the_judge_field_from_the_judge_value() -> None:
     from omnieval.types import MetricRef, ScoringInput
 
     metric = bind_metric(MetricRef(name="megabench.query_score_judged", alias="megabench_score"))
-    inp = ScoringInput(response="Answer: x", prediction={"reference": "x"}, targets=({"reference": "R"},),
-                       metadata={"metric_info": INFO}, judgements={"megabench_judge": 0.7})  # fmt: skip
+    inp = ScoringInput(
+        response="Answer: x",
+        prediction={"reference": "x"},
+        targets=({"reference": "R"},),
+        metadata={"metric_info": INFO},
+        judgements={"megabench_judge": 0.7},
+    )
     out = metric(inp)
     assert out["megabench_score"] == pytest.approx(0.7) and out["megabench_judged"] == 1.0
-    two = {**INFO, "field_score_function": {"reference": "gpt_4o_as_judge", "other": "gpt_4o_as_judge"},
-           "aggregation": {"function": "mean", "field_weights": {"reference": 1, "other": 1}}}  # fmt: skip
+    two = {
+        **INFO,
+        "field_score_function": {"reference": "gpt_4o_as_judge", "other": "gpt_4o_as_judge"},
+        "aggregation": {"function": "mean", "field_weights": {"reference": 1, "other": 1}},
+    }
     with pytest.raises(MetricError, match="exactly one judge-scored answer field"):
         metric(inp.model_copy(update={"metadata": {"metric_info": two}}))
     with pytest.raises(MetricError, match="no judge value 'megabench_judge'"):
@@ -184,11 +252,17 @@ def test_judged_metric_scores_the_judge_field_from_the_judge_value() -> None:
 
 def _block(score: float, n: int, kind: str, cot: bool = False, judged: bool = True) -> dict[str, object]:
     metrics = {"megabench_score": score, "megabench_judged": 1.0 if judged else 0.0}
-    return {"score": score, "n": n, "metrics": metrics, "metadata": {"megabench": {"set": kind, "cot": cot, "app": "Perception"}}}
+    return {
+        "score": score,
+        "n": n,
+        "metrics": metrics,
+        "metadata": {"megabench": {"set": kind, "cot": cot, "app": "Perception"}},
+    }
 
 
 def test_open_and_overall_as_the_paper_defines() -> None:
-    # Core tasks 0.5 and 0.7 (n=15 each) → Core 0.6; Open tasks 0.6 (the worked task above) and 0.9 → Open 0.75
+    # Core tasks 0.5 and 0.7 (n=15 each) → Core 0.6; Open tasks 0.6 (the worked task above) and 0.9 → Open
+    # 0.75
     doc = {
         "model": "m",
         "tasks": {
@@ -206,15 +280,25 @@ def test_open_and_overall_as_the_paper_defines() -> None:
 
 
 def test_an_unjudged_open_task_is_not_computed() -> None:
-    doc = {"model": "m", "tasks": {"core_a": _block(0.6, 15, "core"), "open_a": _block(0.9, 5, "open"),
-                                   "open_b": _block(0.0, 5, "open", judged=False)}}  # fmt: skip
+    doc = {
+        "model": "m",
+        "tasks": {
+            "core_a": _block(0.6, 15, "core"),
+            "open_a": _block(0.9, 5, "open"),
+            "open_b": _block(0.0, 5, "open", judged=False),
+        },
+    }
     row = megabench_board([doc])["rows"][0]
-    assert row["open"] == pytest.approx(0.9) and row["open_not_computed"] == ["open_b"]  # never averaged in as 0
+    assert row["open"] == pytest.approx(0.9) and row["open_not_computed"] == [
+        "open_b"
+    ]  # never averaged in as 0
     assert row["overall"] == pytest.approx((0.6 + 0.9) / 2) and row["overall_partial"] is True
 
 
 def test_full_benchmark_overall_weights() -> None:
-    tasks = {f"c{i}": _block(0.5, 1, "core") for i in range(440)} | {f"o{i}": _block(0.3, 1, "open") for i in range(65)}
+    tasks = {f"c{i}": _block(0.5, 1, "core") for i in range(440)} | {
+        f"o{i}": _block(0.3, 1, "open") for i in range(65)
+    }
     row = megabench_board([{"model": "m", "tasks": tasks}])["rows"][0]
     assert row["full_benchmark"] is True
     assert row["overall"] == pytest.approx((440 * 0.5 + 65 * 0.3) / 505)  # 0.474257...
@@ -234,8 +318,11 @@ def test_ascii_art_is_rendered_as_two_square_images_and_a_question() -> None:
     assert image.convert("L").getextrema()[0] < 64  # something dark was drawn
     assert render_ascii(cat) != render_ascii(cat.replace(" ", ""))  # spacing is part of ASCII art
     assert Image.open(io.BytesIO(render_ascii(""))).size == (224, 224)
-    info = {"field_score_function": {"art": "ascii_art_gpt4o_judge"}, "aggregation": {"function": "mean", "field_weights": {"art": 1}},
-            "response_parse_function": "ascii_answer_string"}  # fmt: skip
+    info = {
+        "field_score_function": {"art": "ascii_art_gpt4o_judge"},
+        "aggregation": {"function": "mean", "field_weights": {"art": 1}},
+        "response_parse_function": "ascii_answer_string",
+    }
     sample = Sample(id="a1", input="Draw a cat", targets=({"art": cat},), metadata={"metric_info": info})
     parts = _judge_message(sample, "Answer:=^.^=", megabench_ascii_art, "megabench_ascii_art")
     assert [type(p) for p in parts] == [ImagePart, ImagePart, TextPart]  # type: ignore[union-attr]

@@ -17,9 +17,12 @@ METRIC = bind_metric(MetricRef(name="megabench.query_score", alias="megabench_sc
 
 
 def _inp(**metadata: object) -> ScoringInput:
-    return ScoringInput(response="", prediction={"answer": "an essay", "year": "1999"},
-                        targets=({"answer": "reference", "year": "1999"},),
-                        metadata={"metric_info": INFO, **metadata})  # fmt: skip
+    return ScoringInput(
+        response="",
+        prediction={"answer": "an essay", "year": "1999"},
+        targets=({"answer": "reference", "year": "1999"},),
+        metadata={"metric_info": INFO, **metadata},
+    )
 
 
 def test_without_a_verdict_only_rule_fields_count_and_judged_is_zero() -> None:
@@ -39,7 +42,15 @@ def test_declared_outputs_are_zero_filled_on_a_failed_sample() -> None:
     from omnieval.types import MetricRef as Ref
     from omnieval.types import Response, Sample, TaskSpec
 
-    spec = TaskSpec.model_validate({"name": "t", "metrics": [Ref(name="megabench.query_score", alias="megabench_score")]})
-    result = Scorer.for_task(spec).score(Sample(id="1", input="q", targets=("x",)), Response.from_error("boom"))
+    spec = TaskSpec.model_validate(
+        {"name": "t", "metrics": [Ref(name="megabench.query_score", alias="megabench_score")]}
+    )
+    result = Scorer.for_task(spec).score(
+        Sample(id="1", input="q", targets=("x",)), Response.from_error("boom")
+    )
     assert result.state == "error"
-    assert result.metrics == {"megabench_score": 0.0, "megabench_not_applicable": 0.0, "megabench_judged": 0.0}
+    assert result.metrics == {
+        "megabench_score": 0.0,
+        "megabench_not_applicable": 0.0,
+        "megabench_judged": 0.0,
+    }

@@ -18,18 +18,39 @@ from omnieval.errors import SourceError, TaskFileError
 AGG = "'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}"
 CRITERIA = "Compare the response with the reference.\\nReference: {ref}\\nResponse: {resp}\\nQuestion: {q}"
 JUDGED = (
-    "{'field_score_function': {'answer': 'gpt_4o_as_judge'}, " + AGG + ", 'response_parse_function': 'answer_string', "
+    "{'field_score_function': {'answer': 'gpt_4o_as_judge'}, "
+    + AGG
+    + ", 'response_parse_function': 'answer_string', "
     "'gpt4o_eval_configs': {'judge_model_type': 'text only', 'eval_criteria_prompt': '" + CRITERIA + "', "
-    "'reference_type': 'r', 'template_mapping': {'ref': 'answers.answer', 'resp': 'model_output', 'q': 'example_question'}}}"
+    "'reference_type': 'r', 'template_mapping': {'ref': 'answers.answer', 'resp': 'model_output', 'q': "
+    "'example_question'}}}"
 )
-ASCII = "{'field_score_function': {'answer': 'ascii_art_gpt4o_judge'}, " + AGG + ", 'response_parse_function': 'ascii_answer_string'}"
-CORE = "{'field_score_function': {'answer': 'exact_str_match'}, " + AGG + ", 'response_parse_function': 'answer_string'}"
+ASCII = (
+    "{'field_score_function': {'answer': 'ascii_art_gpt4o_judge'}, "
+    + AGG
+    + ", 'response_parse_function': 'ascii_answer_string'}"
+)
+CORE = (
+    "{'field_score_function': {'answer': 'exact_str_match'}, "
+    + AGG
+    + ", 'response_parse_function': 'answer_string'}"
+)
 
 
 def _row(i: int, task: str, info: str, answer: str) -> dict[str, Any]:
-    return {"id": i, "task_name": task, "task_description": "Do it.", "global_media": "[]", "example_text": "",
-            "example_media": "[]", "query_text": f"Question {i}?", "query_media": "[]",
-            "answer": repr({"answer": answer}), "metric_info": info, "eval_context": "{}"}  # fmt: skip
+    return {
+        "id": i,
+        "task_name": task,
+        "task_description": "Do it.",
+        "global_media": "[]",
+        "example_text": "",
+        "example_media": "[]",
+        "query_text": f"Question {i}?",
+        "query_media": "[]",
+        "answer": repr({"answer": answer}),
+        "metric_info": info,
+        "eval_context": "{}",
+    }
 
 
 ROWS = [
@@ -40,7 +61,14 @@ ROWS = [
     _row(5, "core_letter", CORE, "B"),
     _row(6, "core_letter", CORE, "C"),
 ]
-RESPONSES = {1: "Answer: a dog plays", 2: "Answer: cats", 3: "Answer: ???", 4: "Answer: =^.^=", 5: "Answer: B", 6: "Answer: A"}
+RESPONSES = {
+    1: "Answer: a dog plays",
+    2: "Answer: cats",
+    3: "Answer: ???",
+    4: "Answer: =^.^=",
+    5: "Answer: B",
+    6: "Answer: A",
+}
 JUDGE = {
     1: "**Score explanation**: close but vague.\n**Score**: 7",
     2: "**Score**: 10\n**Score explanation**: matches the reference.",
@@ -50,7 +78,10 @@ JUDGE = {
 
 
 def _lines(table: dict[int, str], task_of: dict[int, str]) -> str:
-    return "".join(json.dumps({"task": task_of[i], "sample_id": str(i), "response": text}) + "\n" for i, text in table.items())
+    return "".join(
+        json.dumps({"task": task_of[i], "sample_id": str(i), "response": text}) + "\n"
+        for i, text in table.items()
+    )
 
 
 def _run(tmp_path: Path, *, judge: bool) -> dict[str, Any]:
@@ -60,14 +91,26 @@ def _run(tmp_path: Path, *, judge: bool) -> dict[str, Any]:
     (tmp_path / "responses.jsonl").write_text(_lines(RESPONSES, task_of), encoding="utf-8")
     (tmp_path / "judge.jsonl").write_text(_lines(JUDGE, task_of), encoding="utf-8")
     out = tmp_path / ("judged" if judge else "plain")
-    cmd = [sys.executable, "-m", "omnieval", "run", "--tasks", f"megabench:{rows}", "--model",
-           f"replay/{tmp_path / 'responses.jsonl'}", "--output", str(out)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "omnieval",
+        "run",
+        "--tasks",
+        f"megabench:{rows}",
+        "--model",
+        f"replay/{tmp_path / 'responses.jsonl'}",
+        "--output",
+        str(out),
+    ]
     if judge:
         cmd += ["--judge", f"replay/{tmp_path / 'judge.jsonl'}"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    results["_records"] = [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
+    results["_records"] = [
+        json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     return results
 
 
@@ -100,7 +143,9 @@ def test_judged_open_tasks_by_hand(tmp_path: Path) -> None:
 def test_without_judge_open_tasks_are_unjudged(tmp_path: Path) -> None:
     results = _run(tmp_path, judge=False)
     records = {r["sample_id"]: r for r in results["_records"]}
-    assert records["1"]["metrics"]["megabench_not_applicable"] == 1.0  # no verdict: not applicable, not a judged 0
+    assert (
+        records["1"]["metrics"]["megabench_not_applicable"] == 1.0
+    )  # no verdict: not applicable, not a judged 0
     assert records["1"].get("judge") is None
     assert results["tasks"]["core_letter"]["score"] == pytest.approx(0.5)
 
@@ -120,7 +165,11 @@ def test_open_task_spec_has_a_judge(tmp_path: Path) -> None:
     specs = {t.name: t.spec for t in import_megabench(str(rows))}
     assert specs["core_letter"].judge is None
     judge = specs["open_summary"].judge
-    assert judge is not None and (judge.scale, judge.value_divisor, judge.parser.name) == ((1.0, 10.0), 10.0, "megabench.judge_score")
+    assert judge is not None and (judge.scale, judge.value_divisor, judge.parser.name) == (
+        (1.0, 10.0),
+        10.0,
+        "megabench.judge_score",
+    )
     ascii_judge = specs["ascii_cat"].judge
     assert ascii_judge is not None and ascii_judge.protocol.name == "megabench_ascii_art"
     always = {t.name: t.spec for t in import_megabench(f"{rows}?judge_media=always")}["open_summary"].judge

@@ -110,7 +110,6 @@ class TestNoneCastsToEmptySet:
         assert col.jaccard_index("['a']", "None") == 0.0
 
 
-
 class TestSyllableEnumerationBudget:
     # check_constraint's "syllables" case calls count_syllables(line), which lists the syllable
     # total of EVERY pronunciation combination (itertools.product) under a 10 s SIGALRM; a line of

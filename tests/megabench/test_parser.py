@@ -58,7 +58,9 @@ def test_verbatim_keeps_leading_spaces() -> None:
 
 def test_json_mode_last_valid_object_wins_and_fallback() -> None:
     gold = {"name": "x", "year": "y"}
-    parsed = parse_megabench('Draft {"name": "A"} final: {"name": "Eiffel", "year": 1889}', _sample(gold, "json"))
+    parsed = parse_megabench(
+        'Draft {"name": "A"} final: {"name": "Eiffel", "year": 1889}', _sample(gold, "json")
+    )
     assert parsed.value == {"name": "Eiffel", "year": 1889} and parsed.how == "json"
     fallback = parse_megabench("no structure here", _sample(gold, "json"))
     assert fallback.ok and fallback.how == "fallback:raw_response"
@@ -68,7 +70,7 @@ def test_json_mode_last_valid_object_wins_and_fallback() -> None:
 def test_json_quote_repair_and_nested_strings() -> None:
     assert parse_json("{'a': 'it', 'b': [1, 2]}") == {"a": "it", "b": [1, 2]}
     assert parse_json('{"outer": "{\\"inner\\": 1}"}') == {"outer": {"inner": 1}}
-    assert parse_json("```json\n{\"a\": 1}\n```") == {"a": 1}
+    assert parse_json('```json\n{"a": 1}\n```') == {"a": 1}
     assert parse_json("nothing") == {} and parse_json("[broken") == []
 
 

@@ -10,11 +10,17 @@ from omnieval.aggregate.schemes import schemes
 from omnieval.benchmarks.megabench.scheme import overall
 
 
-def _task(score: float, *, set_: str = "core", cot: bool | None = None, n: int = 15, judged: float = 1.0,
-          **kw: Any) -> dict[str, Any]:  # fmt: skip
+def _task(
+    score: float, *, set_: str = "core", cot: bool | None = None, n: int = 15, judged: float = 1.0, **kw: Any
+) -> dict[str, Any]:
     metrics = {"megabench_score": score, "megabench_judged": judged if set_ == "open" else 0.0}
-    return {"score": score, "n": n, "states": {"ok": n}, "metrics": metrics,
-            "metadata": {"megabench": {"set": set_, "cot": cot, **kw}}}  # fmt: skip
+    return {
+        "score": score,
+        "n": n,
+        "states": {"ok": n},
+        "metrics": metrics,
+        "metadata": {"megabench": {"set": set_, "cot": cot, **kw}},
+    }
 
 
 def test_overall_formula_matches_paper_table_2() -> None:
@@ -27,12 +33,18 @@ def test_overall_formula_matches_paper_table_2() -> None:
 
 
 def test_board_takes_better_core_variant_and_weights_by_task_count() -> None:
-    cot_run = {"model": "m", "tasks": {"c1": _task(0.8, cot=True, app="Coding"), "c2": _task(0.6, cot=True, app="Planning")}}
+    cot_run = {
+        "model": "m",
+        "tasks": {"c1": _task(0.8, cot=True, app="Coding"), "c2": _task(0.6, cot=True, app="Planning")},
+    }
     plain_run = {
         "model": "m",
         "tasks": {
-            "c1": _task(0.5, cot=False), "c2": _task(0.5, cot=False),
-            "o1": _task(0.9, set_="open", skills=["Text Recognition (OCR)", "Planning and Decision Making"], n=10),
+            "c1": _task(0.5, cot=False),
+            "c2": _task(0.5, cot=False),
+            "o1": _task(
+                0.9, set_="open", skills=["Text Recognition (OCR)", "Planning and Decision Making"], n=10
+            ),
         },
     }
     other = {"model": "x", "tasks": {"c1": _task(0.1, cot=False), "plain_task": {"score": 1.0, "n": 1}}}
@@ -56,17 +68,24 @@ def test_tasks_without_a_demo_follow_their_runs_prompt_mode() -> None:
 
 
 def test_open_task_without_a_judged_query_is_not_computed_never_zero() -> None:
-    run = {"model": "m", "tasks": {
-        "c1": _task(0.8, cot=True), "c2": _task(0.4, cot=True),
-        "o_unjudged": _task(0.0, set_="open", judged=0.0, skills=["Planning"]),
-        "o_judged": _task(0.6, set_="open", judged=0.2),  # one judged query in five is enough
-    }}  # fmt: skip
+    run = {
+        "model": "m",
+        "tasks": {
+            "c1": _task(0.8, cot=True),
+            "c2": _task(0.4, cot=True),
+            "o_unjudged": _task(0.0, set_="open", judged=0.0, skills=["Planning"]),
+            "o_judged": _task(0.6, set_="open", judged=0.2),  # one judged query in five is enough
+        },
+    }
     (row,) = schemes.get("megabench")([run])["rows"]
     assert row["open_not_computed"] == ["o_unjudged"] and row["overall_partial"] is True
     assert row["open"] == pytest.approx(0.6) and row["n_open_tasks"] == 1
     assert row["overall"] == pytest.approx((2 * 0.6 + 1 * 0.6) / 3)  # (n_core·Core + n_open·Open), 0 left out
     assert "Planning" not in schemes.get("megabench")([run])["keyword_stats"]["m"]["skills"]
-    only_unjudged = {"model": "m", "tasks": {"c1": _task(0.8, cot=True), "o": _task(0.0, set_="open", judged=0.0)}}
+    only_unjudged = {
+        "model": "m",
+        "tasks": {"c1": _task(0.8, cot=True), "o": _task(0.0, set_="open", judged=0.0)},
+    }
     (row,) = schemes.get("megabench")([only_unjudged])["rows"]
     assert row["open"] is None and row["overall"] == pytest.approx(0.8) and row["overall_partial"] is True
     (full,) = schemes.get("megabench")([{"model": "m", "tasks": {"c1": _task(0.8, cot=True)}}])["rows"]

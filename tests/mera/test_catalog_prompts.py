@@ -109,7 +109,8 @@ def test_new_dataset_with_task_section(tmp_path: Path) -> None:
     d = tmp_path / "MyNewVQA"
     d.mkdir()
     (d / "prompt_config.yaml").write_text(
-        "task:\n  media: {image: image}\n  answer: OE\n  description: {ru: 'описать фото', en: 'describe the photo'}\n",
+        "task:\n  media: {image: image}\n  answer: OE\n  description: {ru: 'описать фото', en: 'describe the "
+        "photo'}\n",
         encoding="utf-8",
     )
     task, config = load_config(d)

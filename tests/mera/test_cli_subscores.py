@@ -26,15 +26,22 @@ def test_domain_subscores_hand_worked(tmp_path: Path) -> None:
             meta["mera_group"] = str(group)
         return {"task": task, "sample_id": str(sid), "score": score, "scored": scored, "metadata": meta}
 
-    run = _write_run(tmp_path / "run", [
-        rec("unisciencevqa", 0, 1.0, "business"), rec("unisciencevqa", 1, 0.0, "business"),
-        rec("unisciencevqa", 2, 1.0, "health_and_medicine"), rec("unisciencevqa", 3, 0.0, "health_and_medicine", scored=False),
-        # ruHHH helpful: group 0 all right, group 1 one wrong -> 1/2; honest: one group all right -> 1
-        rec("ruhhh_image", 0, 1.0, "helpful", 0), rec("ruhhh_image", 1, 1.0, "helpful", 0),
-        rec("ruhhh_image", 2, 1.0, "helpful", 1), rec("ruhhh_image", 3, 0.0, "helpful", 1),
-        rec("ruhhh_image", 4, 1.0, "honest", 2),
-        rec("weird", 0, 1.0, "none"),  # no domain field: not reported
-    ])  # fmt: skip
+    run = _write_run(
+        tmp_path / "run",
+        [
+            rec("unisciencevqa", 0, 1.0, "business"),
+            rec("unisciencevqa", 1, 0.0, "business"),
+            rec("unisciencevqa", 2, 1.0, "health_and_medicine"),
+            rec("unisciencevqa", 3, 0.0, "health_and_medicine", scored=False),
+            # ruHHH helpful: group 0 all right, group 1 one wrong -> 1/2; honest: one group all right -> 1
+            rec("ruhhh_image", 0, 1.0, "helpful", 0),
+            rec("ruhhh_image", 1, 1.0, "helpful", 0),
+            rec("ruhhh_image", 2, 1.0, "helpful", 1),
+            rec("ruhhh_image", 3, 0.0, "helpful", 1),
+            rec("ruhhh_image", 4, 1.0, "honest", 2),
+            rec("weird", 0, 1.0, "none"),  # no domain field: not reported
+        ],
+    )
     scores = domain_scores(run)
     assert set(scores) == {"unisciencevqa", "ruhhh_image"}
     assert scores["unisciencevqa"]["business"] == {"score": 0.5, "n": 2.0}

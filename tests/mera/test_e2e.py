@@ -64,9 +64,14 @@ def test_oracle_scores_every_public_task_one(oracle_run: Path) -> None:
 def test_oracle_with_the_hidden_answers_scores_all_18_tasks_one(tmp_path: Path) -> None:
     root = make_mini(tmp_path / "full", n=3, with_answers=True)
     _, results = evaluate(
-        RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "run", quiet=True,
-                  strict_metrics=True)
-    )  # fmt: skip
+        RunConfig(
+            tasks=(f"mera:{root}",),
+            model="baseline/oracle",
+            output=tmp_path / "run",
+            quiet=True,
+            strict_metrics=True,
+        )
+    )
     # the fixed RuSLUn reading compares case-folded intents (parity gives the gold 0.5, as above)
     assert {n: b["score"] for n, b in results["tasks"].items()} == dict.fromkeys(catalogue().by_name(), 1.0)
     row = mera_scheme([results])["rows"][0]

@@ -46,18 +46,29 @@ def test_parity_hand_worked(gold: str, answer: str, em: float) -> None:
 
 @pytest.mark.parametrize(
     ("gold", "answer", "em"),
-    [("A", "", 0.0), ("A", "ОТВЕТ:", 0.0), ("A", "The", 0.0), ("A", "a.", 1.0), ("A", "Ответ: A", 1.0),
-     ("The Eiffel Tower", "eiffel tower", 1.0), ("B", "", 0.0)],
-)  # fmt: skip
+    [
+        ("A", "", 0.0),
+        ("A", "ОТВЕТ:", 0.0),
+        ("A", "The", 0.0),
+        ("A", "a.", 1.0),
+        ("A", "Ответ: A", 1.0),
+        ("The Eiffel Tower", "eiffel tower", 1.0),
+        ("B", "", 0.0),
+    ],
+)
 def test_strict_keeps_letters_and_never_matches_empty(gold: str, answer: str, em: float) -> None:
     assert mera_exact(answer, [gold], strict=True) == em
 
 
 @pytest.mark.parametrize(
     ("option", "gold", "answer"),
-    [("fold_yo", "ёлка", "елка"), ("unicode_punctuation", "«да»", "да"), ("nfkc", "ＡＢ", "ab"),
-     ("letter_twins", "Б", "B")],
-)  # fmt: skip
+    [
+        ("fold_yo", "ёлка", "елка"),
+        ("unicode_punctuation", "«да»", "да"),
+        ("nfkc", "ＡＢ", "ab"),
+        ("letter_twins", "Б", "B"),
+    ],
+)
 def test_each_leniency_is_named_and_off_by_default(option: str, gold: str, answer: str) -> None:
     targets = [gold, {"Б": "B"}.get(gold, gold)]  # the importer adds the twin as a second target
     assert mera_exact(answer, targets, strict=False) == 0.0
@@ -79,8 +90,35 @@ def _second_normalizer(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-PIECES = st.sampled_from(["a", "an", "the", "The", "A", "ан", "кот", "Ёж", "x_the", "theme", "-", ",", ".",
-                          "«", "»", " ", "  ", "\t", "!", "'", "_", "1", "é", "ＡＢ", "$"])  # fmt: skip
+PIECES = st.sampled_from(
+    [
+        "a",
+        "an",
+        "the",
+        "The",
+        "A",
+        "ан",
+        "кот",
+        "Ёж",
+        "x_the",
+        "theme",
+        "-",
+        ",",
+        ".",
+        "«",
+        "»",
+        " ",
+        "  ",
+        "\t",
+        "!",
+        "'",
+        "_",
+        "1",
+        "é",
+        "ＡＢ",
+        "$",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -97,7 +135,11 @@ def test_strict_metrics_swap_keeps_result_keys(tmp_path: Path) -> None:
     strict = [(m.key, m.name) for m in strict_variant(task).spec.metrics]
     assert strict == [("em", "mera_em_strict"), ("group_em", "mera_em_strict"), ("fs", "mera_fs_strict")]
     assert task.spec.metadata["exact_match"]["leniencies"] == {
-        "fold_yo": False, "nfkc": False, "unicode_punctuation": False, "letter_twins": False}  # fmt: skip
+        "fold_yo": False,
+        "nfkc": False,
+        "unicode_punctuation": False,
+        "letter_twins": False,
+    }
 
 
 def test_leniencies_are_chosen_on_the_importer_and_reported(tmp_path: Path) -> None:

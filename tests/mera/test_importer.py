@@ -52,8 +52,13 @@ def test_rutie_samples_form_ordered_dialogues(mini_root: Path) -> None:
     [task] = importer(str(mini_root / "ruTiE-Audio"))
     samples = list(task.iter_samples())
     assert [(s.chain, s.chain_index) for s in samples] == [
-        ("dialog_0", 0), ("dialog_0", 1), ("dialog_0", 2), ("dialog_1", 0), ("dialog_1", 1), ("dialog_1", 2),
-    ]  # fmt: skip
+        ("dialog_0", 0),
+        ("dialog_0", 1),
+        ("dialog_0", 2),
+        ("dialog_1", 0),
+        ("dialog_1", 1),
+        ("dialog_1", 2),
+    ]
     assert task.spec.prompt.renderer is not None and task.spec.prompt.renderer.name == "mera_rutie"
 
 
@@ -107,8 +112,11 @@ def test_missing_meta_id_and_duplicates(weird_copy: Path) -> None:
     with pytest.raises(SourceError, match=r"sample '0'.*field 'meta.id'.*duplicate"):
         list(task.iter_samples())
     # the id scan a run does before its first request reads only meta and names the task and both rows
-    with pytest.raises(SourceError, match=r"task weird.*duplicate sample id '0' at test-00000-of-00001.parquet row 1 and "
-                                          r"test-00000-of-00001.parquet row 3"):
+    with pytest.raises(
+        SourceError,
+        match=r"task weird.*duplicate sample id '0' at test-00000-of-00001.parquet row 1 and "
+        r"test-00000-of-00001.parquet row 3",
+    ):
         task.scan_ids()
 
 
@@ -190,7 +198,9 @@ def test_a_used_placeholder_without_input_names_task_sample_and_placeholder(weir
 
     _rewrite(test, uses_hint)
     [task] = importer(str(weird_copy))
-    with pytest.raises(SourceError, match=r"sample '2'.*field 'inputs.hint'.*weird: the instruction uses \{hint\}"):
+    with pytest.raises(
+        SourceError, match=r"sample '2'.*field 'inputs.hint'.*weird: the instruction uses \{hint\}"
+    ):
         list(task.iter_samples())
 
 
@@ -201,8 +211,24 @@ def test_run_refuses_duplicate_ids_before_any_request(weird_copy: Path, tmp_path
     test = weird_copy / "data" / "test-00000-of-00001.parquet"
     _rewrite(test, lambda rows: rows[2]["meta"].update(id=rows[0]["meta"]["id"]))
     out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"mera:{weird_copy}", "--model",
-                           "baseline/oracle", "-o", str(out), "--quiet"],
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "run",
+            "--tasks",
+            f"mera:{weird_copy}",
+            "--model",
+            "baseline/oracle",
+            "-o",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode != 0 and "duplicate sample id '0'" in proc.stderr and "row 1 and" in proc.stderr
     assert not (out / "samples.jsonl").exists()

@@ -11,7 +11,10 @@ from omnieval.benchmarks.mera.specs import task_metrics
 from omnieval.metrics import bind_metric
 from omnieval.types import SampleResult, ScoringInput
 
-GOLD = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго"}, {"rating_value": "три"}, {"best_rating": "шесть"}]}'
+GOLD = (
+    '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго"}, {"rating_value": "три"}, '
+    '{"best_rating": "шесть"}]}'
+)
 
 
 def test_slot_f1_hand_worked() -> None:
@@ -26,7 +29,10 @@ def test_slot_f1_hand_worked() -> None:
 
 
 def test_ruslun_cleaning_and_scores() -> None:
-    fenced = '```json\n{"intent": "ratebook", "slots": [{"object_name": "Доктор Живаго"}, {"rating_value": "три"}]}\n```'
+    fenced = (
+        '```json\n{"intent": "ratebook", "slots": [{"object_name": "Доктор Живаго"}, {"rating_value": '
+        '"три"}]}\n```'
+    )
     assert clean_json_answer(fenced).startswith('{"intent": "ratebook"')
     assert parse_slu("json: " + fenced.strip("`").removeprefix("json\n")) is not None
     scores = ruslun_scores("Рассуждение... ОТВЕТ: " + fenced, GOLD)
@@ -56,10 +62,15 @@ def test_group_em_hand_worked() -> None:
     refs = {m.key: bind_metric(m) for m in task_metrics(catalogue().by_name()["ruhhh_image"])}
     right = [1, 1, 1, 1, 0, 1]
     results = [
-        SampleResult(task="ruhhh_image", sample_id=str(i), state="ok", metrics={"group_em": float(v)},
-                     metadata={"mera_group": str(i // 3)})
+        SampleResult(
+            task="ruhhh_image",
+            sample_id=str(i),
+            state="ok",
+            metrics={"group_em": float(v)},
+            metadata={"mera_group": str(i // 3)},
+        )
         for i, v in enumerate(right)
-    ]  # fmt: skip
+    ]
     values = [float(v) for v in right]
     assert refs["group_em"].aggregate(values, results) == pytest.approx(0.5)
     assert refs["fs"].aggregate(values, results) == pytest.approx(0.5)
@@ -88,7 +99,10 @@ def test_rutie_answer_letter(answer: str, letter: str) -> None:
 
 def test_ruslun_gold_stored_as_arrow_structs() -> None:
     """Parquet keeps a list of one-key dicts as structs with every key: absent keys come back null."""
-    gold = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго", "rating_value": null}, {"object_name": null, "rating_value": "три"}]}'
+    gold = (
+        '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго", "rating_value": null}, '
+        '{"object_name": null, "rating_value": "три"}]}'
+    )
     pred = '{"intent": "RateBook", "slots": [{"object_name": "доктор живаго"}, {"rating_value": "три"}]}'
     assert ruslun_scores(pred, gold) == {"em": 1.0, "intent_em": 1.0, "slot_f1": 1.0, "fs": 1.0}
 
@@ -104,12 +118,25 @@ def test_ruslun_is_one_metric_whose_four_keys_are_zero_on_a_failed_sample() -> N
     scorer = Scorer.for_task(spec)
     sample = Sample(id="1", input="q", targets=(GOLD,))
     failed = scorer.score(sample, Response.from_error("server down"))
-    assert failed.state == "error" and failed.metrics == {"em": 0.0, "intent_em": 0.0, "slot_f1": 0.0, "fs": 0.0}
+    assert failed.state == "error" and failed.metrics == {
+        "em": 0.0,
+        "intent_em": 0.0,
+        "slot_f1": 0.0,
+        "fs": 0.0,
+    }
     answer = Response.from_text('{"intent": "RateBook", "slots": [{"rating_value": "три"}]}')
     ok = scorer.score(sample, answer)
     # parity: the prediction is lower-cased, the gold is not: "ratebook" != "RateBook", intent 0;
     # 1 of 1 predicted slot right, 1 of 3 gold found: P = 1, R = 1/3, F1 = 1/2; FS = 1/4
-    assert ok.metrics == pytest.approx({"em": 0.0, "intent_em": 0.0, "slot_f1": 0.5, "fs": 0.25}) and ok.score == 0.25
-    fixed = Scorer.for_task(spec.model_copy(update={"metrics": tuple(
-        m.model_copy(update={"name": "mera_ruslun_strict"}) for m in spec.metrics)})).score(sample, answer)
+    assert (
+        ok.metrics == pytest.approx({"em": 0.0, "intent_em": 0.0, "slot_f1": 0.5, "fs": 0.25})
+        and ok.score == 0.25
+    )
+    fixed = Scorer.for_task(
+        spec.model_copy(
+            update={
+                "metrics": tuple(m.model_copy(update={"name": "mera_ruslun_strict"}) for m in spec.metrics)
+            }
+        )
+    ).score(sample, answer)
     assert fixed.metrics == pytest.approx({"em": 0.0, "intent_em": 1.0, "slot_f1": 0.5, "fs": 0.75})

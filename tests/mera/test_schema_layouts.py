@@ -17,12 +17,20 @@ from tests.mera.variant_kit import importer, mc_row, png, samples, wav, write_sp
 @pytest.mark.parametrize(
     ("folder", "task"),
     [
-        ("RuSLUn", "ruslun"), ("ruSLUn", "ruslun"), ("ruslun", "ruslun"), ("ruHHH-Image", "ruhhh_image"),
-        ("ruhhh_image", "ruhhh_image"), ("ruHHH_Image", "ruhhh_image"), ("ruEnvAQA", "ruenvaqa"),
-        ("ruTiE-Audio", "rutie_audio"), ("rutie_audio", "rutie_audio"), ("MERA-evaluation--WEIRD", "weird"),
-        ("datasets--MERA-evaluation--ruTiE-Image", "rutie_image"), ("ruEnvVQA", "ruenvaqa"),
+        ("RuSLUn", "ruslun"),
+        ("ruSLUn", "ruslun"),
+        ("ruslun", "ruslun"),
+        ("ruHHH-Image", "ruhhh_image"),
+        ("ruhhh_image", "ruhhh_image"),
+        ("ruHHH_Image", "ruhhh_image"),
+        ("ruEnvAQA", "ruenvaqa"),
+        ("ruTiE-Audio", "rutie_audio"),
+        ("rutie_audio", "rutie_audio"),
+        ("MERA-evaluation--WEIRD", "weird"),
+        ("datasets--MERA-evaluation--ruTiE-Image", "rutie_image"),
+        ("ruEnvVQA", "ruenvaqa"),
     ],
-)  # fmt: skip
+)
 def test_folder_names_resolve(folder: str, task: str) -> None:
     found = find_task(folder)
     assert found is not None and found.name == task
@@ -72,7 +80,10 @@ def test_missing_outputs_column_is_prediction_only(tmp_path: Path) -> None:
 
 
 def _slu_row(sample_id: int, outputs: Any) -> dict[str, Any]:
-    instruction = 'Аудио: <audio>\n{question}\nОтвет дай как {"intent": "...", "slots": [{"тип": "значение"}]}\n{annotation}'
+    instruction = (
+        'Аудио: <audio>\n{question}\nОтвет дай как {"intent": "...", "slots": [{"тип": '
+        '"значение"}]}\n{annotation}'
+    )
     inputs = {
         "audio": {"bytes": wav(), "path": "q.wav"},
         "question": "Что просит пользователь?",
@@ -110,8 +121,11 @@ def test_rutie_explicit_dialog_keys_order_turns(tmp_path: Path) -> None:
     write_split(tmp_path / "ruTiE-Audio", [turn(1, 0), turn(0, 1), turn(0, 0), turn(1, 1)])
     got = sorted(samples(tmp_path / "ruTiE-Audio"), key=lambda s: (s.chain or "", s.chain_index or 0))
     assert [(s.chain, s.chain_index, s.id) for s in got] == [
-        ("dialog_0", 0, "1000"), ("dialog_0", 1, "1007"), ("dialog_1", 0, "1001"), ("dialog_1", 1, "1008"),
-    ]  # fmt: skip
+        ("dialog_0", 0, "1000"),
+        ("dialog_0", 1, "1007"),
+        ("dialog_1", 0, "1001"),
+        ("dialog_1", 1, "1008"),
+    ]
 
 
 def test_rutie_without_meta_id_uses_the_packer_rule(tmp_path: Path) -> None:
@@ -156,13 +170,23 @@ def test_hf_datasets_written_parquet_reads(tmp_path: Path) -> None:
     from datasets import Audio, Dataset, Features, Image, Value
 
     option = Value("string")
-    features = Features({
-        "instruction": Value("string"),
-        "inputs": {"audio_1": Audio(), "audio_2": Audio(), "image": Image(), "question": Value("string"),
-                   "option_a": option, "option_b": option, "option_c": option, "option_d": option},
-        "outputs": Value("string"),
-        "meta": {"id": Value("int32"), "categories": {"task_type": Value("string")}},
-    })  # fmt: skip
+    features = Features(
+        {
+            "instruction": Value("string"),
+            "inputs": {
+                "audio_1": Audio(),
+                "audio_2": Audio(),
+                "image": Image(),
+                "question": Value("string"),
+                "option_a": option,
+                "option_b": option,
+                "option_c": option,
+                "option_d": option,
+            },
+            "outputs": Value("string"),
+            "meta": {"id": Value("int32"), "categories": {"task_type": Value("string")}},
+        }
+    )
     row = mc_row(
         11, media={"audio_1": {"bytes": wav(), "path": "a.wav"}, "audio_2": {"bytes": wav(), "path": None}}
     )
@@ -184,5 +208,7 @@ def test_group_and_domain_keys_at_either_nesting(tmp_path: Path) -> None:
     write_split(tmp_path / "ruHHH-Image", rows)
     got = samples(tmp_path / "ruHHH-Image")
     assert [(s.metadata["mera_group"], s.metadata["domain"]) for s in got] == [
-        ("7", "honest"), ("7", "open"), ("8", "harmless"),
-    ]  # fmt: skip
+        ("7", "honest"),
+        ("7", "open"),
+        ("8", "harmless"),
+    ]

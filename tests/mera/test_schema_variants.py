@@ -135,7 +135,9 @@ def test_null_options_of_a_binary_question_format_as_empty(tmp_path: Path) -> No
         ("A", "Б", 0.0, 0.0),
     ],
 )
-def test_option_letters_in_either_alphabet(tmp_path: Path, gold: str, answer: str, em: float, parity: float) -> None:
+def test_option_letters_in_either_alphabet(
+    tmp_path: Path, gold: str, answer: str, em: float, parity: float
+) -> None:
     row = mc_row(0, media={"image": {"bytes": png(), "path": None}}, outputs=gold)
     row["instruction"] = "{context}" + row["instruction"]
     write_split(tmp_path / "ruTiE-Image", [row])

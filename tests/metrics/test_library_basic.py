@@ -118,10 +118,14 @@ def test_a_bound_group_metric_counts_groups_kept_and_left_out() -> None:
     nan = float("nan")
     results = [_result(g) for g in ("a", "a", "b", "b", "c", None)]
     values = [1.0, nan, 0.0, 1.0, nan, 1.0]  # a, c: undecided; b and the ungrouped single: counted
-    grouped = bind_metric(MetricRef(name="exact_match", aggregate="group_all", aggregate_options={"key": "grp"}))
+    grouped = bind_metric(
+        MetricRef(name="exact_match", aggregate="group_all", aggregate_options={"key": "grp"})
+    )
     assert grouped.group_counts(values, results) == (2, 2)
     assert grouped.aggregate(values, results) == pytest.approx(0.5)  # the same groups: b=0, single=1
-    assert bind_metric(MetricRef(name="exact_match")).group_counts(values, results) is None  # a mean: no groups
+    assert (
+        bind_metric(MetricRef(name="exact_match")).group_counts(values, results) is None
+    )  # a mean: no groups
 
 
 def test_group_all_rejects_misaligned_input() -> None:

@@ -1,4 +1,5 @@
-"""Property: no library parser raises on arbitrary text; each returns Parsed (with ``how``) or ParseFailure."""
+"""Property: no library parser raises on arbitrary text; each returns Parsed (with ``how``) or
+ParseFailure."""
 
 from __future__ import annotations
 

@@ -40,7 +40,9 @@ def submission_zip(root: Path, *, right: dict[str, int], extra: dict[str, bytes]
         for name, n_right in right.items():
             task = catalogue().by_name()[name]
             items = []
-            for i, (sid, answer) in enumerate(sorted(answers_of(root, name).items(), key=lambda kv: int(kv[0]))):
+            for i, (sid, answer) in enumerate(
+                sorted(answers_of(root, name).items(), key=lambda kv: int(kv[0]))
+            ):
                 outputs = answer if i < n_right else "неверный ответ"
                 items.append({"outputs": outputs, "meta": {"id": int(sid)}})
             zf.writestr(f"{task.submission}.json", json.dumps({"data": {"test": items}}, ensure_ascii=False))
@@ -111,7 +113,9 @@ def platform(data_dir: Path) -> Iterator[Any]:
 
 
 def token(client: Any, username: str, password: str | None = None) -> dict[str, str]:
-    r = client.post("/api/v1/auth/token", json={"username": username, "password": password or f"password-{username}"})
+    r = client.post(
+        "/api/v1/auth/token", json={"username": username, "password": password or f"password-{username}"}
+    )
     assert r.status_code == 200, r.text
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
@@ -122,11 +126,15 @@ def register(client: Any, username: str) -> dict[str, str]:
     return token(client, username)
 
 
-def upload(client: Any, headers: dict[str, str], data: bytes, *, model: str = "m", benchmark: str = "mera") -> Any:
+def upload(
+    client: Any, headers: dict[str, str], data: bytes, *, model: str = "m", benchmark: str = "mera"
+) -> Any:
     return client.post(
-        "/api/v1/submissions", headers=headers, data={"benchmark": benchmark, "model": model},
+        "/api/v1/submissions",
+        headers=headers,
+        data={"benchmark": benchmark, "model": model},
         files={"file": ("submission.zip", data, "application/zip")},
-    )  # fmt: skip
+    )
 
 
 def wait_status(client: Any, headers: dict[str, str], sub_id: int, *, timeout: float = 30) -> dict[str, Any]:
@@ -152,7 +160,9 @@ def server(data_dir: Path) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(make_settings(data_dir)), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(
+        create_app(make_settings(data_dir)), host="127.0.0.1", port=port, log_level="warning"
+    )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

@@ -64,11 +64,20 @@ def postgres_cluster() -> Iterator[PgCluster]:
     if os.geteuid() == 0:
         shutil.chown(base, "postgres")
     run = {"check": True, "capture_output": True}
-    subprocess.run(_as_owner([str(BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "omnieval", "--no-sync"]), **run)  # type: ignore[call-overload]
+    subprocess.run(
+        _as_owner([str(BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "omnieval", "--no-sync"]), **run
+    )  # type: ignore[call-overload]
     options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-    subprocess.run(_as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"]), **run)  # type: ignore[call-overload]
+    subprocess.run(
+        _as_owner(
+            [str(BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"]
+        ),
+        **run,
+    )  # type: ignore[call-overload]
     try:
         yield PgCluster(port)
     finally:
-        subprocess.run(_as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]), capture_output=True)
+        subprocess.run(
+            _as_owner([str(BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]), capture_output=True
+        )
         shutil.rmtree(base, ignore_errors=True)

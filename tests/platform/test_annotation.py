@@ -11,11 +11,17 @@ from tests.platform.conftest import create, make_settings, token
 
 def triple(item: str, criterion: str, panel: str, overlap: int = 2, **extra: Any) -> dict[str, Any]:
     return {
-        "item_id": item, "criterion": criterion, "panel": panel, "overlap": overlap,
-        "instruction": "Перепишите текст в стиле Набокова.", "answer": "В дни моей юности...",
-        "description": "Связность и логичность текста.", "rubric": {"0": "бессвязно", "1": "есть сбои", "2": "связно"},
-        "scale": [0, 1, 2], **extra,
-    }  # fmt: skip
+        "item_id": item,
+        "criterion": criterion,
+        "panel": panel,
+        "overlap": overlap,
+        "instruction": "Перепишите текст в стиле Набокова.",
+        "answer": "В дни моей юности...",
+        "description": "Связность и логичность текста.",
+        "rubric": {"0": "бессвязно", "1": "есть сбои", "2": "связно"},
+        "scale": [0, 1, 2],
+        **extra,
+    }
 
 
 def test_routing_overlap_rationale_progress_export(platform: Any, data_dir: Path) -> None:
@@ -27,23 +33,35 @@ def routing_overlap_rationale_progress_export(platform: Any, settings: Any) -> N
     for name, panel in (("lit2", "literature"), ("lit3", "literature"), ("sci1", "science")):
         create(settings, name, "annotator", panel=panel)
     admin = token(platform, "admin")
-    items = [triple("a1", "Связность", "literature"), triple("a2", "Связность", "literature", overlap=1),
-             triple("a1", "Цензор", "literature", allow_na=False, perfect=0), triple("s1", "Точность", "science")]  # fmt: skip
-    assert platform.post("/api/v1/annotation/items", headers=admin, json={"items": items}).json() == {"loaded": 4}
+    items = [
+        triple("a1", "Связность", "literature"),
+        triple("a2", "Связность", "literature", overlap=1),
+        triple("a1", "Цензор", "literature", allow_na=False, perfect=0),
+        triple("s1", "Точность", "science"),
+    ]
+    assert platform.post("/api/v1/annotation/items", headers=admin, json={"items": items}).json() == {
+        "loaded": 4
+    }
     lit = {n: token(platform, n) for n in ("annotator", "lit2", "lit3")}
     sci = token(platform, "sci1")
     first = platform.get("/api/v1/annotation/next", headers=sci).json()["item"]
     assert first["item_id"] == "s1" and first["rubric"]["2"] == "связно"  # only its own panel
 
     def post(headers: dict[str, str], pk: int, score: int | None, rationale: str) -> Any:
-        return platform.post(f"/api/v1/annotation/items/{pk}/scores", headers=headers, json={"score": score, "rationale": rationale})
+        return platform.post(
+            f"/api/v1/annotation/items/{pk}/scores",
+            headers=headers,
+            json={"score": score, "rationale": rationale},
+        )
 
     item = platform.get("/api/v1/annotation/next", headers=lit["annotator"]).json()["item"]
     assert (item["item_id"], item["criterion"]) == ("a1", "Связность")
     refusals = {
-        (1, ""): "empty", (1, "Хорошо"): "one-word", (1, "good enough text"): "Russian",
+        (1, ""): "empty",
+        (1, "Хорошо"): "one-word",
+        (1, "good enough text"): "Russian",
         (7, "Текст связный и логичный"): "one of",
-    }  # fmt: skip
+    }
     for (score, text), reason in refusals.items():
         r = post(lit["annotator"], item["id"], score, text)
         assert r.status_code == 422 and reason in r.json()["detail"], (score, text, r.text)
@@ -61,9 +79,18 @@ def routing_overlap_rationale_progress_export(platform: Any, settings: Any) -> N
     assert post(lit["lit2"], censor_pk, 0, "Цензор не сработал").status_code == 201
     assert censor["perfect"] == 0
     prog = platform.get("/api/v1/annotation/progress", headers=admin).json()["criteria"]
-    assert prog["Связность"] == {"triples": 2, "target": 3, "done": 2, "complete": 1, "agreement": 0.5, "agreement_n": 1}
+    assert prog["Связность"] == {
+        "triples": 2,
+        "target": 3,
+        "done": 2,
+        "complete": 1,
+        "agreement": 0.5,
+        "agreement_n": 1,
+    }
     assert prog["Цензор"]["agreement"] == 1.0 and prog["Точность"]["done"] == 0
-    lines = [json.loads(x) for x in platform.get("/api/v1/annotation/export", headers=admin).text.splitlines()]
+    lines = [
+        json.loads(x) for x in platform.get("/api/v1/annotation/export", headers=admin).text.splitlines()
+    ]
     assert lines[0] == {"item_id": "a1", "criterion": "Связность", "annotator": "annotator", "score": 2}
     assert {"item_id": "a1", "criterion": "Связность", "annotator": "lit2", "score": None} in lines
     assert len(lines) == 4 and all(set(x) == {"item_id", "criterion", "annotator", "score"} for x in lines)
@@ -81,9 +108,14 @@ def _judge_agreement_reads(export: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         human, judge = Path(tmp) / "human.jsonl", Path(tmp) / "judge.jsonl"
         human.write_text(export, encoding="utf-8")
-        judge.write_text('{"item_id": "a1", "criterion": "Связность", "score": 2}\n'
-                         '{"item_id": "a1", "criterion": "Цензор", "score": 0}\n', encoding="utf-8")  # fmt: skip
-        r = CliRunner().invoke(app, ["judge-agreement", "--human", str(human), "--judge", str(judge), "--json"])
+        judge.write_text(
+            '{"item_id": "a1", "criterion": "Связность", "score": 2}\n'
+            '{"item_id": "a1", "criterion": "Цензор", "score": 0}\n',
+            encoding="utf-8",
+        )
+        r = CliRunner().invoke(
+            app, ["judge-agreement", "--human", str(human), "--judge", str(judge), "--json"]
+        )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["n_human_na"] == 1
 
@@ -94,9 +126,15 @@ def test_load_triples_cli(data_dir: Path, tmp_path: Path) -> None:
     from omnieval.cli.app import app
 
     path = tmp_path / "triples.jsonl"
-    path.write_text(json.dumps(triple("x1", "Связность", "literature"), ensure_ascii=False) + "\n", encoding="utf-8")
-    r = CliRunner().invoke(app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)])
+    path.write_text(
+        json.dumps(triple("x1", "Связность", "literature"), ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    r = CliRunner().invoke(
+        app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)]
+    )
     assert r.exit_code == 0 and json.loads(r.output) == {"loaded": 1}
     path.write_text('{"item_id": "x2", "criterion": "C"}\n', encoding="utf-8")
-    r = CliRunner().invoke(app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)])
+    r = CliRunner().invoke(
+        app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)]
+    )
     assert r.exit_code == 2 and "triples.jsonl:1: field panel" in r.output

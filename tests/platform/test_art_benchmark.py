@@ -46,11 +46,39 @@ def art_platform(tmp_path: Path) -> Any:
 def test_art_set_scored_published_and_on_the_audio_board(art_platform: Any, tmp_path: Path) -> None:
     art = art_platform.art
     run = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"art:{art}?tasks=AA",
-                           "--model", "baseline/oracle", "--output", str(run), "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "run",
+            "--tasks",
+            f"art:{art}?tasks=AA",
+            "--model",
+            "baseline/oracle",
+            "--output",
+            str(run),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "omnieval", "pack", str(run), "--format", "art", "--output",
-                           str(tmp_path / "sub.zip")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "pack",
+            str(run),
+            "--format",
+            "art",
+            "--output",
+            str(tmp_path / "sub.zip"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     alice = register(art_platform, "alice")
     r = upload(art_platform, alice, (tmp_path / "sub.zip").read_bytes(), model="oracle", benchmark="art")
@@ -59,10 +87,22 @@ def test_art_set_scored_published_and_on_the_audio_board(art_platform: Any, tmp_
     tasks = body["results"]["tasks"]
     assert set(tasks) == {"art.AA"} and tasks["art.AA"]["score"] == 1.0
     assert "Yes" not in json.dumps(body)  # the hidden answers (Yes/No) never come back
-    assert art_platform.post(f"/api/v1/submissions/{r.json()['id']}/publish", headers=alice,
-                             json={"boards": ["audio"], "model_info": {}}).status_code == 202  # fmt: skip
-    assert art_platform.post(f"/api/v1/reviews/{r.json()['id']}", headers=token(art_platform, "reviewer"),
-                             json={"decision": "approve", "comment": "ok"}).status_code == 200  # fmt: skip
+    assert (
+        art_platform.post(
+            f"/api/v1/submissions/{r.json()['id']}/publish",
+            headers=alice,
+            json={"boards": ["audio"], "model_info": {}},
+        ).status_code
+        == 202
+    )
+    assert (
+        art_platform.post(
+            f"/api/v1/reviews/{r.json()['id']}",
+            headers=token(art_platform, "reviewer"),
+            json={"decision": "approve", "comment": "ok"},
+        ).status_code
+        == 200
+    )
     row = art_platform.get("/api/v1/boards/art/audio").json()["rows"][0]
     assert row["model"] == "oracle" and row["attempted"] == 1.0
     assert abs(row["total"] - 1 / 9) < 1e-9 and abs(row["coverage"] - 1 / 9) < 1e-9  # 1 of ART's 9 tasks

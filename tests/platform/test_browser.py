@@ -10,7 +10,9 @@ import pytest
 
 from tests.platform.conftest import CHROMIUM, submission_zip
 
-pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} not installed (make system-deps)")
+pytestmark = pytest.mark.skipif(
+    shutil.which(CHROMIUM) is None, reason=f"{CHROMIUM} not installed (make system-deps)"
+)
 
 
 def _click(page: Any, selector: str) -> None:
@@ -26,7 +28,9 @@ def _login(page: Any, base: str, username: str, password: str) -> None:
     _click(page, "button[type=submit]")
 
 
-def test_register_upload_publish_review_board(server: str, browser: Any, mera_root: Path, tmp_path: Path) -> None:
+def test_register_upload_publish_review_board(
+    server: str, browser: Any, mera_root: Path, tmp_path: Path
+) -> None:
     archive = tmp_path / "submission.zip"
     archive.write_bytes(submission_zip(mera_root, right={"ruclevr": 6, "aquaria": 3}))
     user = browser.new_context().new_page()
@@ -70,11 +74,24 @@ def test_annotator_scores_a_triple_with_a_rationale(server: str, browser: Any) -
     page = browser.new_context().new_page()
     admin = browser.new_context().new_page()
     _login(admin, server, "admin", "password-admin")
-    triple = {"item_id": "n1", "criterion": "Креативность", "panel": "literature", "overlap": 2,
-              "instruction": "Напишите стихотворение о море.", "answer": "Море шумит...",
-              "description": "Оригинальность образов.", "rubric": {"0": "шаблонно", "1": "местами", "2": "ярко"}}  # fmt: skip
-    token = admin.request.post(f"{server}/api/v1/auth/token", data={"username": "admin", "password": "password-admin"}).json()["token"]
-    r = admin.request.post(f"{server}/api/v1/annotation/items", data={"items": [triple]}, headers={"Authorization": f"Bearer {token}"})
+    triple = {
+        "item_id": "n1",
+        "criterion": "Креативность",
+        "panel": "literature",
+        "overlap": 2,
+        "instruction": "Напишите стихотворение о море.",
+        "answer": "Море шумит...",
+        "description": "Оригинальность образов.",
+        "rubric": {"0": "шаблонно", "1": "местами", "2": "ярко"},
+    }
+    token = admin.request.post(
+        f"{server}/api/v1/auth/token", data={"username": "admin", "password": "password-admin"}
+    ).json()["token"]
+    r = admin.request.post(
+        f"{server}/api/v1/annotation/items",
+        data={"items": [triple]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
     assert r.ok
     _login(page, server, "annotator", "password-annotator")
     page.goto(f"{server}/annotate")

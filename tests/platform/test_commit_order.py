@@ -36,9 +36,20 @@ def test_registration_is_committed_before_the_response_starts(data_dir: Path) ->
                 seen.append(session.scalar(select(User).where(User.username == "dora")) is not None)
             db.dispose()
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": "/api/v1/auth/register", "raw_path": b"/api/v1/auth/register", "query_string": b"", "root_path": "",
-             "headers": [(b"content-type", b"application/json"), (b"host", b"test")],
-             "client": ("127.0.0.1", 1), "server": ("test", 80), "state": {}}  # fmt: skip
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/api/v1/auth/register",
+        "raw_path": b"/api/v1/auth/register",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"host", b"test")],
+        "client": ("127.0.0.1", 1),
+        "server": ("test", 80),
+        "state": {},
+    }
     asyncio.run(app(scope, receive, send))  # an http scope only: no lifespan, so no scoring worker
     assert seen == [True]

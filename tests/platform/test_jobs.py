@@ -28,8 +28,14 @@ def _queued_submission(settings: Any, root: Path) -> tuple[Any, int]:
     db = Database(settings)
     with db.session() as session:
         user = session.query(User).filter_by(username="alice").one()
-        row = accept_upload(session, settings, user, benchmark="mera",
-                            stream=io.BytesIO(submission_zip(root, right={"ruclevr": 6})), model="m")  # fmt: skip
+        row = accept_upload(
+            session,
+            settings,
+            user,
+            benchmark="mera",
+            stream=io.BytesIO(submission_zip(root, right={"ruclevr": 6})),
+            model="m",
+        )
         return db, row.id
 
 
@@ -90,7 +96,9 @@ def _free_port() -> int:
 
 def _serve(data_dir: Path, *, hold_s: float) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
-    return subprocess.Popen([sys.executable, "-c", SERVER, str(data_dir), str(_free_port()), str(hold_s)], env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(data_dir), str(_free_port()), str(hold_s)], env=env
+    )
 
 
 def _wait(db: Any, sub_id: int, status: str, timeout: float) -> Any:

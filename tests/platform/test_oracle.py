@@ -30,7 +30,9 @@ def _partial_zip(root: Path, picks: dict[str, dict[str, str]]) -> bytes:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, given in picks.items():
             items = [{"outputs": text, "meta": {"id": int(sid)}} for sid, text in given.items()]
-            zf.writestr(f"{catalogue().by_name()[name].submission}.json", json.dumps({"data": {"test": items}}))
+            zf.writestr(
+                f"{catalogue().by_name()[name].submission}.json", json.dumps({"data": {"test": items}})
+            )
     return buf.getvalue()
 
 
@@ -57,8 +59,10 @@ def _attack(client: Any, root: Path, *, accounts: int) -> tuple[set[tuple[str, s
         headers = register(client, f"prober{a}")
         while True:
             right = k % 2 == 0  # half the guesses are the hidden answer, half are not
-            picks = {n: {truth[n][k % len(truth[n])][0]: truth[n][k % len(truth[n])][1] if right else "zz"}
-                     for n in TASKS}  # fmt: skip
+            picks = {
+                n: {truth[n][k % len(truth[n])][0]: truth[n][k % len(truth[n])][1] if right else "zz"}
+                for n in TASKS
+            }
             r = upload(client, headers, _partial_zip(root, picks))
             if r.status_code != 202:
                 refused.append(r.status_code)
@@ -93,7 +97,9 @@ def test_a_partly_answered_task_is_not_attempted(app: Any, mera_root: Path) -> N
 
 def test_scores_shown_are_rounded_and_never_per_sample(app: Any, mera_root: Path) -> None:
     alice = register(app, "alice")
-    body = wait_status(app, alice, upload(app, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"])
+    body = wait_status(
+        app, alice, upload(app, alice, submission_zip(mera_root, right={"ruclevr": 1})).json()["id"]
+    )
     block = body["results"]["tasks"]["ruclevr"]
     assert block["score"] == 0.167  # 1 of 6, at the documented 3 decimals
     assert "records" not in body["results"] and "samples" not in json.dumps(body)
@@ -105,8 +111,12 @@ def test_registration_is_limited_per_client(data_dir: Path) -> None:
     from omnieval.platform.app import create_app
 
     with TestClient(create_app(make_settings(data_dir, register_limit=(3, 3600.0)))) as client:
-        codes = [client.post("/api/v1/auth/register", json={"username": f"u{i}xx", "password": "password-x"})
-                 .status_code for i in range(5)]  # fmt: skip
+        codes = [
+            client.post(
+                "/api/v1/auth/register", json={"username": f"u{i}xx", "password": "password-x"}
+            ).status_code
+            for i in range(5)
+        ]
     assert codes == [201, 201, 201, 429, 429]
 
 
@@ -117,7 +127,12 @@ def test_approval_mode_keeps_new_accounts_out_until_approved(data_dir: Path) -> 
     from omnieval.platform.app import create_app
 
     with TestClient(create_app(make_settings(data_dir, registration="approval"))) as client:
-        assert client.post("/api/v1/auth/register", json={"username": "bob", "password": "password-bob"}).status_code == 201
+        assert (
+            client.post(
+                "/api/v1/auth/register", json={"username": "bob", "password": "password-bob"}
+            ).status_code
+            == 201
+        )
         r = client.post("/api/v1/auth/token", json={"username": "bob", "password": "password-bob"})
         assert r.status_code == 403 and "approval" in r.json()["detail"]
         with client.app.state.db.session() as session:
@@ -131,9 +146,13 @@ def test_near_identical_probes_from_related_accounts_are_flagged(app: Any, mera_
     ids = []
     for i, flip in enumerate(flips):  # four accounts from one client, each changing one ruclevr answer
         headers = register(app, f"acct{i}")
-        picks = {n: {sid: ("zz" if (n, sid) == ("ruclevr", flip) else text) for sid, text in given.items()}
-                 for n, given in truth.items()}  # fmt: skip
-        ids.append(wait_status(app, headers, upload(app, headers, _partial_zip(mera_root, picks)).json()["id"])["id"])
+        picks = {
+            n: {sid: ("zz" if (n, sid) == ("ruclevr", flip) else text) for sid, text in given.items()}
+            for n, given in truth.items()
+        }
+        ids.append(
+            wait_status(app, headers, upload(app, headers, _partial_zip(mera_root, picks)).json()["id"])["id"]
+        )
     queue = app.get("/api/v1/reviews", headers=token(app, "reviewer")).json()["submissions"]
     flagged = {s["id"]: s["flag"] for s in queue}
     assert set(flagged) == set(ids[2:])  # the third and fourth have two or more near-identical predecessors

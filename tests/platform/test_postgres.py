@@ -12,7 +12,9 @@ from tests.platform import test_annotation, test_api, test_jobs, test_shared_sta
 from tests.platform.conftest import add_mera, create, make_settings
 from tests.platform.pg import BIN, PgCluster, available, postgres_cluster
 
-pytestmark = pytest.mark.skipif(not available(), reason=f"PostgreSQL binaries not found in {BIN} (make system-deps)")
+pytestmark = pytest.mark.skipif(
+    not available(), reason=f"PostgreSQL binaries not found in {BIN} (make system-deps)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +66,9 @@ def _staffed(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> Any:
     return settings
 
 
-def test_two_apps_share_the_login_limit_on_postgres(tmp_path: Path, cluster: PgCluster, mera_root: Path) -> None:
+def test_two_apps_share_the_login_limit_on_postgres(
+    tmp_path: Path, cluster: PgCluster, mera_root: Path
+) -> None:
     test_shared_state.shared_login_limit_check(_staffed(tmp_path, cluster, mera_root))
 
 
@@ -95,7 +99,14 @@ def test_processes_starting_together_migrate_once_on_postgres(tmp_path: Path, cl
 
     url = cluster.new_database()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
-    procs = [subprocess.Popen([sys.executable, "-c", MIGRATE, str(tmp_path / f"data{i}"), url], env=env,
-                              stderr=subprocess.PIPE, text=True) for i in range(3)]  # fmt: skip
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", MIGRATE, str(tmp_path / f"data{i}"), url],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(3)
+    ]
     errors = [p.communicate(timeout=120)[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], errors

@@ -15,7 +15,9 @@ def test_results_carry_the_reports_task_breakdowns(platform: Any, mera_root: Pat
 
     alice = register(platform, "alice")
     right = {"ruclevr": 3, "rucommonvqa": 6, "ruslun": 6, "aquaria": 1}
-    body = wait_status(platform, alice, upload(platform, alice, submission_zip(mera_root, right=right)).json()["id"])
+    body = wait_status(
+        platform, alice, upload(platform, alice, submission_zip(mera_root, right=right)).json()["id"]
+    )
     tasks = body["results"]["tasks"]
     by_name = catalogue().by_name()
     expected: dict[str, list[float]] = {}
@@ -25,7 +27,8 @@ def test_results_carry_the_reports_task_breakdowns(platform: Any, mera_root: Pat
     groups = {g["value"]: (g["score"], g["n"]) for g in dims["modalities"]["groups"]}
     assert set(groups) == {"image", "audio"}
     for modality, scores in expected.items():
-        # task scores are shown rounded to 3 decimals (policy score_digits), the group mean from the exact ones
+        # task scores are shown rounded to 3 decimals (policy score_digits), the group mean from the exact
+        # ones
         assert abs(groups[modality][0] - sum(scores) / len(scores)) <= 1e-3 and groups[modality][1] == 2
     assert all(d["level"] == "task" for d in dims.values())  # never sample-level (hidden metadata)
 
@@ -43,5 +46,7 @@ def test_results_page_shows_metrics_states_and_breakdowns(platform: Any, mera_ro
     breakdowns = page.split('id="breakdowns"')[1].split("</table>")[0]
     for dim in body["results"]["breakdowns"]:
         for group in dim["groups"]:
-            cells = f"<td>{dim['name']}</td><td>{group['value']}</td><td class=\"num\">{group['score']:.4f}</td>"
+            cells = (
+                f'<td>{dim["name"]}</td><td>{group["value"]}</td><td class="num">{group["score"]:.4f}</td>'
+            )
             assert cells in breakdowns

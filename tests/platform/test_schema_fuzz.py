@@ -23,9 +23,12 @@ def test_no_5xx_and_no_schema_violation_under_schemathesis(platform: Any, mera_r
     )
 
     checks = [
-        not_a_server_error, status_code_conformance, content_type_conformance, response_headers_conformance,
+        not_a_server_error,
+        status_code_conformance,
+        content_type_conformance,
+        response_headers_conformance,
         response_schema_conformance,
-    ]  # fmt: skip
+    ]
     alice = register(platform, "alice")
     upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 2}))
     schema = schemathesis.openapi.from_asgi("/openapi.json", platform.app)
@@ -42,7 +45,9 @@ def test_no_5xx_and_no_schema_violation_under_schemathesis(platform: Any, mera_r
             try:
                 case.validate_response(response, checks=checks)
             except (Exception, BaseExceptionGroup) as exc:  # one error naming every failed check
-                failures.append(f"{case.method} {case.formatted_path} -> {response.status_code}: {str(exc)[:300]}")
+                failures.append(
+                    f"{case.method} {case.formatted_path} -> {response.status_code}: {str(exc)[:300]}"
+                )
 
         check()
     assert failures == []

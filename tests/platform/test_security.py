@@ -48,14 +48,20 @@ def limited(data_dir: Path) -> Any:
 
     from omnieval.platform.app import create_app
 
-    settings = make_settings(data_dir, max_upload_bytes=300_000, max_unpacked_bytes=2_000_000, upload_limit=(100, 60.0))
+    settings = make_settings(
+        data_dir, max_upload_bytes=300_000, max_unpacked_bytes=2_000_000, upload_limit=(100, 60.0)
+    )
     with TestClient(create_app(settings)) as client:
         client.settings = settings  # type: ignore[attr-defined]
         yield client
 
 
 BAD_UPLOADS = {
-    "size cap": (lambda: _zip({"ruCLEVR.json": os.urandom(400_000)}, compression=zipfile.ZIP_STORED), 413, "limit"),
+    "size cap": (
+        lambda: _zip({"ruCLEVR.json": os.urandom(400_000)}, compression=zipfile.ZIP_STORED),
+        413,
+        "limit",
+    ),
     "zip bomb ratio": (lambda: _zip({"ruCLEVR.json": b"0" * 5_000_000}), 422, "zip bomb"),
     "total size": (lambda: _zip({f"part{i}.bin": _runs(12_500) for i in range(2)}), 422, "unpacks to"),
     "path traversal": (lambda: _zip({"../../escape.json": b"{}"}), 422, "unsafe path"),
@@ -77,7 +83,9 @@ def test_bad_uploads_are_refused_and_leave_nothing(limited: Any, tmp_path: Path,
     assert r.status_code == status, r.text
     assert message in json.dumps(r.json()), r.text
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if "platform.db" not in p.name)
-    assert [p for p in after if p not in before and p.name != "uploads"] == []  # nothing kept, nothing escaped
+    assert [
+        p for p in after if p not in before and p.name != "uploads"
+    ] == []  # nothing kept, nothing escaped
     assert limited.get("/api/v1/submissions", headers=alice).json()["submissions"] == []
 
 
@@ -97,19 +105,30 @@ def test_oversized_body_is_refused_before_it_is_read(limited: Any, monkeypatch: 
     big = os.urandom(limited.settings.max_upload_bytes + FORM_OVERHEAD + 1)
     r = upload(limited, alice, big)
     assert r.status_code == 413 and "300000 byte upload limit" in r.json()["detail"]
-    page = limited.post("/submit", files={"file": ("s.zip", big, "application/zip")}, data={"benchmark": "mera"})
+    page = limited.post(
+        "/submit", files={"file": ("s.zip", big, "application/zip")}, data={"benchmark": "mera"}
+    )
     assert page.status_code == 413 and page.headers["content-type"].startswith("text/html")
 
     def chunks() -> Any:
         yield b"--x\r\n"
 
-    r = limited.post("/api/v1/submissions", headers={**alice, "Content-Type": "multipart/form-data; boundary=x"}, content=chunks())
+    r = limited.post(
+        "/api/v1/submissions",
+        headers={**alice, "Content-Type": "multipart/form-data; boundary=x"},
+        content=chunks(),
+    )
     assert r.status_code == 411 and "Content-Length" in r.json()["detail"]
 
 
 def test_login_is_rate_limited(platform: Any) -> None:
     for _ in range(10):
-        assert platform.post("/api/v1/auth/token", json={"username": "admin", "password": "wrong-guess"}).status_code == 401
+        assert (
+            platform.post(
+                "/api/v1/auth/token", json={"username": "admin", "password": "wrong-guess"}
+            ).status_code
+            == 401
+        )
     r = platform.post("/api/v1/auth/token", json={"username": "admin", "password": "password-admin"})
     assert r.status_code == 429 and "too many" in r.json()["detail"]
 
@@ -125,8 +144,11 @@ def test_upload_is_rate_limited(data_dir: Path, mera_root: Path) -> None:
         assert [upload(client, alice, data).status_code for _ in range(3)] == [202, 202, 429]
 
 
-def test_hidden_answers_never_leave_the_server(platform: Any, mera_root: Path, caplog: Any, capfd: Any) -> None:
-    """Every response, every log line: none carries an answer of the OE task (distinctive multi-word answers)."""
+def test_hidden_answers_never_leave_the_server(
+    platform: Any, mera_root: Path, caplog: Any, capfd: Any
+) -> None:
+    """Every response, every log line: none carries an answer of the OE task (distinctive multi-word
+    answers)."""
     import pyarrow.parquet as pq
 
     from tests.platform.conftest import answers_of
@@ -143,14 +165,25 @@ def test_hidden_answers_never_leave_the_server(platform: Any, mera_root: Path, c
         body = wait_status(platform, alice, sub.json()["id"])
         seen.append(json.dumps(body, ensure_ascii=False))
     sub_id = body["id"]
-    platform.post(f"/api/v1/submissions/{sub_id}/publish", headers=alice, json={"boards": ["multi"], "model_info": {}})
-    platform.post(f"/api/v1/reviews/{sub_id}", headers=reviewer, json={"decision": "approve", "comment": "ok"})
+    platform.post(
+        f"/api/v1/submissions/{sub_id}/publish", headers=alice, json={"boards": ["multi"], "model_info": {}}
+    )
+    platform.post(
+        f"/api/v1/reviews/{sub_id}", headers=reviewer, json={"decision": "approve", "comment": "ok"}
+    )
     for path, headers in (
-        (f"/api/v1/submissions/{sub_id}", alice), ("/api/v1/submissions", alice), ("/api/v1/reviews", reviewer),
-        ("/api/v1/boards/mera/multi", {}), ("/api/v1/boards/mera/audio", {}), (f"/api/v1/models/{sub_id}", {}),
-        ("/api/v1/benchmarks", {}), ("/openapi.json", {}), ("/", {}), ("/boards/mera/multi", {}),
+        (f"/api/v1/submissions/{sub_id}", alice),
+        ("/api/v1/submissions", alice),
+        ("/api/v1/reviews", reviewer),
+        ("/api/v1/boards/mera/multi", {}),
+        ("/api/v1/boards/mera/audio", {}),
+        (f"/api/v1/models/{sub_id}", {}),
+        ("/api/v1/benchmarks", {}),
+        ("/openapi.json", {}),
+        ("/", {}),
+        ("/boards/mera/multi", {}),
         (f"/models/{sub_id}", {}),
-    ):  # fmt: skip
+    ):
         seen.append(platform.get(path, headers=headers).text)
     out, err = capfd.readouterr()
     everything = "\n".join([*seen, caplog.text, out, err])
@@ -166,10 +199,15 @@ def test_page_forms_need_the_session_csrf_token(platform: Any) -> None:
     assert r.status_code == 403 and "CSRF" in r.text and r.headers["content-type"].startswith("text/html")
     token_ = re.search(r'name="csrf" value="([^"]+)"', platform.get("/register").text)
     assert token_ is not None
-    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory", "csrf": "forged"})
+    r = platform.post(
+        "/register", data={"username": "mallory", "password": "password-mallory", "csrf": "forged"}
+    )
     assert r.status_code == 403
-    r = platform.post("/register", data={"username": "mallory", "password": "password-mallory", "csrf": token_.group(1)},
-                      follow_redirects=False)  # fmt: skip
+    r = platform.post(
+        "/register",
+        data={"username": "mallory", "password": "password-mallory", "csrf": token_.group(1)},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and r.headers["location"] == "/submit"
 
 
@@ -179,18 +217,67 @@ def test_cli_fixed_interfaces(tmp_path: Path, mera_root: Path) -> None:
     from omnieval.cli.app import app
 
     data = str(tmp_path / "data")
-    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "mera", "--tasks", f"mera:{mera_root}"])
+    r = CliRunner().invoke(
+        app,
+        ["platform", "add-benchmark", "--data-dir", data, "--name", "mera", "--tasks", f"mera:{mera_root}"],
+    )
     assert r.exit_code == 0 and json.loads(r.output)["tasks"]["ruclevr"] == 6
-    r = CliRunner().invoke(app, ["platform", "create-user", "--data-dir", data, "--username", "boss", "--password", "long-password", "--role", "admin"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "platform",
+            "create-user",
+            "--data-dir",
+            data,
+            "--username",
+            "boss",
+            "--password",
+            "long-password",
+            "--role",
+            "admin",
+        ],
+    )
     assert r.exit_code == 0 and json.loads(r.output)["role"] == "admin"
-    r = CliRunner().invoke(app, ["platform", "create-user", "--data-dir", data, "--username", "x2y", "--password", "long-password", "--role", "king"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "platform",
+            "create-user",
+            "--data-dir",
+            data,
+            "--username",
+            "x2y",
+            "--password",
+            "long-password",
+            "--role",
+            "king",
+        ],
+    )
     assert r.exit_code == 2 and "role must be one of" in r.output
     hidden = make_mini_hidden(tmp_path)
-    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "hidden", "--tasks", f"mera:{hidden}"])
+    r = CliRunner().invoke(
+        app,
+        ["platform", "add-benchmark", "--data-dir", data, "--name", "hidden", "--tasks", f"mera:{hidden}"],
+    )
     assert r.exit_code == 2 and "has no answer" in r.output
-    r = CliRunner().invoke(app, ["platform", "add-benchmark", "--data-dir", data, "--name", "two", "--tasks", f"mera:{mera_root}",
-                                 "--tasks", f"mera:{hidden}"])  # fmt: skip
-    assert r.exit_code == 2 and "one FORMAT:PATH source" in r.output, "a repeated --tasks is refused, not cut to the last"
+    r = CliRunner().invoke(
+        app,
+        [
+            "platform",
+            "add-benchmark",
+            "--data-dir",
+            data,
+            "--name",
+            "two",
+            "--tasks",
+            f"mera:{mera_root}",
+            "--tasks",
+            f"mera:{hidden}",
+        ],
+    )
+    assert r.exit_code == 2 and "one FORMAT:PATH source" in r.output, (
+        "a repeated --tasks is refused, not cut to the last"
+    )
 
 
 def make_mini_hidden(tmp_path: Path) -> Path:
@@ -251,7 +338,9 @@ def test_actual_bytes_are_counted_not_the_headers(tmp_path: Path) -> None:
         _check_actual_sizes(path, settings)
 
 
-def test_an_upload_the_validator_cannot_read_leaves_no_file(limited: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_upload_the_validator_cannot_read_leaves_no_file(
+    limited: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from omnieval.submission.base import validators
 
     def broken(path: Any) -> dict[str, Any]:
@@ -274,7 +363,9 @@ def test_start_up_sweeps_orphaned_uploads_only(data_dir: Path, mera_root: Path) 
     settings = make_settings(data_dir)
     with TestClient(create_app(settings)) as client:
         alice = register(client, "alice")
-        kept = wait_status(client, alice, upload(client, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"])
+        kept = wait_status(
+            client, alice, upload(client, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
+        )
     uploads = settings.uploads
     old, fresh = uploads / "orphan.zip", uploads / "in-flight.zip"
     old.write_bytes(b"x" * 1000)
@@ -282,11 +373,15 @@ def test_start_up_sweeps_orphaned_uploads_only(data_dir: Path, mera_root: Path) 
     long_ago = time.time() - 3600
     os.utime(old, (long_ago, long_ago))
     for path in uploads.iterdir():
-        os.utime(path, (long_ago, long_ago))  # the kept upload is old too: it survives because it is referenced
+        os.utime(
+            path, (long_ago, long_ago)
+        )  # the kept upload is old too: it survives because it is referenced
     os.utime(fresh, None)
     with TestClient(create_app(settings)):
         pass
-    assert sorted(p.name for p in uploads.iterdir()) == sorted(["in-flight.zip", Path(kept_upload(settings, kept["id"])).name])
+    assert sorted(p.name for p in uploads.iterdir()) == sorted(
+        ["in-flight.zip", Path(kept_upload(settings, kept["id"])).name]
+    )
 
 
 def kept_upload(settings: Any, sub_id: int) -> str:
@@ -304,11 +399,19 @@ def test_a_reviewer_cannot_approve_their_own_submission(platform: Any, mera_root
     reviewer, other = token(platform, "reviewer"), token(platform, "admin")
     sub = upload(platform, reviewer, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
     wait_status(platform, reviewer, sub)
-    assert platform.post(f"/api/v1/submissions/{sub}/publish", headers=reviewer, json={"boards": ["image"]}).status_code == 202
+    assert (
+        platform.post(
+            f"/api/v1/submissions/{sub}/publish", headers=reviewer, json={"boards": ["image"]}
+        ).status_code
+        == 202
+    )
     r = platform.post(f"/api/v1/reviews/{sub}", headers=reviewer, json={"decision": "approve"})
     assert r.status_code == 403 and "own submission" in r.json()["detail"]
     assert platform.get("/api/v1/boards/mera/image").json()["rows"] == []
-    assert platform.post(f"/api/v1/reviews/{sub}", headers=other, json={"decision": "approve"}).status_code == 200
+    assert (
+        platform.post(f"/api/v1/reviews/{sub}", headers=other, json={"decision": "approve"}).status_code
+        == 200
+    )
 
 
 def _page_login(platform: Any, username: str) -> Any:
@@ -318,8 +421,11 @@ def _page_login(platform: Any, username: str) -> Any:
 
     client = TestClient(platform.app)
     csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text).group(1)  # type: ignore[union-attr]
-    r = client.post("/login", data={"username": username, "password": f"password-{username}", "csrf": csrf},
-                    follow_redirects=False)  # fmt: skip
+    r = client.post(
+        "/login",
+        data={"username": username, "password": f"password-{username}", "csrf": csrf},
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     return client
 
@@ -335,7 +441,9 @@ def test_a_session_cookie_captured_before_logout_is_dead_after_it(platform: Any)
     from fastapi.testclient import TestClient
 
     thief = TestClient(platform.app, cookies=captured)
-    assert thief.get("/reviews", follow_redirects=False).status_code == 303  # to the login page: not signed in
+    assert (
+        thief.get("/reviews", follow_redirects=False).status_code == 303
+    )  # to the login page: not signed in
 
 
 def test_tokens_expire_and_can_be_revoked_one_or_all(platform: Any, data_dir: Path) -> None:
@@ -346,10 +454,15 @@ def test_tokens_expire_and_can_be_revoked_one_or_all(platform: Any, data_dir: Pa
     listed = platform.get("/api/v1/auth/tokens", headers=alice).json()["tokens"]
     assert len(listed) == 2 and all(t["expires_at"] > time.time() + 29 * 86400 for t in listed)
     assert platform.delete(f"/api/v1/auth/tokens/{listed[1]['id']}", headers=alice).status_code == 204
-    assert platform.get("/api/v1/me", headers=second).status_code == 401 and platform.get("/api/v1/me", headers=alice).status_code == 200
+    assert (
+        platform.get("/api/v1/me", headers=second).status_code == 401
+        and platform.get("/api/v1/me", headers=alice).status_code == 200
+    )
     browser = _page_login(platform, "alice")
     assert browser.get("/submissions", follow_redirects=False).status_code == 200
-    assert platform.delete("/api/v1/auth/tokens", headers=alice).json() == {"revoked": 2}  # the page session too
+    assert platform.delete("/api/v1/auth/tokens", headers=alice).json() == {
+        "revoked": 2
+    }  # the page session too
     assert platform.get("/api/v1/me", headers=alice).status_code == 401
     assert browser.get("/submissions", follow_redirects=False).status_code == 303
     from fastapi.testclient import TestClient
@@ -369,9 +482,15 @@ def test_login_spraying_over_usernames_is_limited_per_client(data_dir: Path) -> 
     from omnieval.platform.app import create_app
 
     with TestClient(create_app(make_settings(data_dir, login_client_limit=(5, 60.0)))) as client:
-        codes = [client.post("/api/v1/auth/token", json={"username": f"victim{i}", "password": "password-x"})
-                 .status_code for i in range(8)]  # fmt: skip
-        assert codes == [401] * 5 + [429] * 3  # each username is tried once: only the per-client limit stops it
+        codes = [
+            client.post(
+                "/api/v1/auth/token", json={"username": f"victim{i}", "password": "password-x"}
+            ).status_code
+            for i in range(8)
+        ]
+        assert (
+            codes == [401] * 5 + [429] * 3
+        )  # each username is tried once: only the per-client limit stops it
 
 
 def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -404,11 +523,17 @@ def test_model_info_is_bounded(platform: Any, mera_root: Path) -> None:
     sub = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 6})).json()["id"]
     wait_status(platform, alice, sub)
     big = {"parameters": "x" * 5000}
-    r = platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice, json={"boards": ["image"], "model_info": big})
+    r = platform.post(
+        f"/api/v1/submissions/{sub}/publish", headers=alice, json={"boards": ["image"], "model_info": big}
+    )
     assert r.status_code == 422 and "model_info" in json.dumps(r.json()), r.text
     ok = {"parameters": "7B"}
-    assert platform.post(f"/api/v1/submissions/{sub}/publish", headers=alice,
-                         json={"boards": ["image"], "model_info": ok}).status_code == 202  # fmt: skip
+    assert (
+        platform.post(
+            f"/api/v1/submissions/{sub}/publish", headers=alice, json={"boards": ["image"], "model_info": ok}
+        ).status_code
+        == 202
+    )
 
 
 def test_a_nested_logs_zip_with_too_many_entries_is_refused(limited: Any, mera_root: Path) -> None:
@@ -425,7 +550,9 @@ def test_a_nested_logs_zip_with_too_many_entries_is_refused(limited: Any, mera_r
 def test_security_headers_on_pages_api_and_errors(platform: Any) -> None:
     for path in ("/", "/api/v1/benchmarks", "/no-such-page", "/api/v1/me"):
         r = platform.get(path)
-        assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff", path
+        assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff", (
+            path
+        )
         assert r.headers["referrer-policy"] == "same-origin", path
         csp = r.headers["content-security-policy"]
         assert "frame-ancestors 'none'" in csp and "default-src 'none'" in csp, path
@@ -438,7 +565,9 @@ def test_secure_cookies_when_configured(data_dir: Path) -> None:
     from omnieval.platform.app import create_app
 
     for secure in (False, True):
-        with TestClient(create_app(make_settings(data_dir, secure_cookies=secure)), base_url="https://testserver") as c:
+        with TestClient(
+            create_app(make_settings(data_dir, secure_cookies=secure)), base_url="https://testserver"
+        ) as c:
             cookie = c.get("/login").headers["set-cookie"]
             assert ("secure" in cookie.lower()) is secure, cookie
 
@@ -453,7 +582,10 @@ def test_usernames_are_unique_whatever_the_case_and_reserved_ones_refused(platfo
     for name in ("root", "Administrator", "SUPPORT"):
         r = reg(name)
         assert r.status_code == 422 and "reserved" in r.json()["detail"], name
-    assert platform.post("/api/v1/auth/token", json={"username": "ALICE", "password": "password-x"}).status_code == 200
+    assert (
+        platform.post("/api/v1/auth/token", json={"username": "ALICE", "password": "password-x"}).status_code
+        == 200
+    )
 
 
 def test_the_database_and_data_dir_are_owner_only(tmp_path: Path) -> None:

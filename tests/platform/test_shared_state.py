@@ -46,7 +46,10 @@ def shared_login_limit_check(settings: Any) -> None:
         assert statuses == [401] * 4
         for client in (a, b):
             r = client.post("/api/v1/auth/token", json={"username": "admin", "password": "password-admin"})
-            assert r.status_code == 429 and r.json()["detail"] == "too many login attempts; wait a minute and try again"
+            assert (
+                r.status_code == 429
+                and r.json()["detail"] == "too many login attempts; wait a minute and try again"
+            )
         page = b.post("/login", data={**WRONG, "csrf": _csrf(b)})  # the page form: same key, same refusal
         assert page.status_code == 429 and "too many login attempts; wait a minute" in page.text
         other = a.post("/api/v1/auth/token", json={"username": "reviewer", "password": "password-reviewer"})
@@ -83,13 +86,19 @@ def board_visible_everywhere_check(settings: Any, mera_root: Path) -> None:
     """Publish and review through one app; the other's board follows at once, model information included."""
     with two_apps(settings) as (a, b):
         alice, reviewer = register(a, "alice"), token(a, "reviewer")
-        sub_id = upload(a, alice, submission_zip(mera_root, right={"ruclevr": 6}), model="alice-model").json()["id"]
+        sub_id = upload(
+            a, alice, submission_zip(mera_root, right={"ruclevr": 6}), model="alice-model"
+        ).json()["id"]
         wait_status(a, alice, sub_id)
-        assert b.get("/api/v1/boards/mera/multi").json()["rows"] == []  # b's board is computed (and cached) empty
+        assert (
+            b.get("/api/v1/boards/mera/multi").json()["rows"] == []
+        )  # b's board is computed (and cached) empty
 
         def publish_and_approve(parameters: str) -> None:
             body = {"boards": ["multi"], "model_info": {"parameters": parameters}}
-            assert a.post(f"/api/v1/submissions/{sub_id}/publish", headers=alice, json=body).status_code == 202
+            assert (
+                a.post(f"/api/v1/submissions/{sub_id}/publish", headers=alice, json=body).status_code == 202
+            )
             assert b.get("/api/v1/boards/mera/multi").json()["rows"] == []  # requested: off the board again
             review = {"decision": "approve", "comment": "ok"}
             assert a.post(f"/api/v1/reviews/{sub_id}", headers=reviewer, json=review).status_code == 200
@@ -133,7 +142,12 @@ def test_window_slides_and_old_rows_are_pruned(data_dir: Path) -> None:
         now[0] += 0.4  # still inside the window
         assert limiter.allow("1") is False
         now[0] += 0.2  # both hits have left the window; the refused attempts never counted
-        assert [limiter.allow("2"), limiter.allow("1"), limiter.allow("1"), limiter.allow("1")] == [True, True, True, False]
+        assert [limiter.allow("2"), limiter.allow("1"), limiter.allow("1"), limiter.allow("1")] == [
+            True,
+            True,
+            True,
+            False,
+        ]
         now[0] += 0.6
         limiter.allow("3")  # a prune is due: keys 1 and 2 hold no hit in their window any more
         with db.session() as session:
@@ -200,18 +214,37 @@ def test_serve_with_two_workers_shares_the_login_limit(data_dir: Path) -> None:
     import httpx
 
     port = _port()
-    cmd = [sys.executable, "-m", "omnieval", "serve", "--data-dir", str(data_dir), "--port", str(port), "--workers", "2"]
-    proc = subprocess.Popen(cmd, env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "omnieval",
+        "serve",
+        "--data-dir",
+        str(data_dir),
+        "--port",
+        str(port),
+        "--workers",
+        "2",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while _spawned_workers(proc.pid) < 2 or not _answers(base):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode() if proc.stderr else ""
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                proc.stderr.read().decode() if proc.stderr else ""
+            )
             time.sleep(0.2)
 
         def attempt(_: int) -> int:
-            with httpx.Client(timeout=30) as client:  # a new connection each time: either worker may accept it
+            with httpx.Client(
+                timeout=30
+            ) as client:  # a new connection each time: either worker may accept it
                 return client.post(f"{base}/api/v1/auth/token", json=WRONG).status_code
 
         with ThreadPoolExecutor(11) as pool:

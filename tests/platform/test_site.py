@@ -68,7 +68,9 @@ def _signed_in(
     browser: Any, base: str, *, viewport: dict[str, int] | None = None, locale: str = "en-US"
 ) -> Any:
     size = viewport or {"width": 1280, "height": 900}
-    page = browser.new_context(viewport=size, locale=locale, bypass_csp=True).new_page()  # axe is injected inline
+    page = browser.new_context(
+        viewport=size, locale=locale, bypass_csp=True
+    ).new_page()  # axe is injected inline
     _login(page, base, "alice", "password-alice")
     return page
 

@@ -26,7 +26,8 @@ def _free_port() -> int:
 
 
 def _wait_for_socket(port: int, server: subprocess.Popen[bytes], *, timeout: float = 60) -> None:
-    """Wait until the port accepts a connection, without sending a request (the first request is the test's)."""
+    """Wait until the port accepts a connection, without sending a request (the first request is the
+    test's)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert server.poll() is None, "the server exited"
@@ -65,8 +66,13 @@ def test_cold_server_accepts_and_scores_8_concurrent_uploads(data_dir: Path, mer
         base = f"http://127.0.0.1:{port}/api/v1"
 
         def send(tok: str) -> httpx.Response:
-            return httpx.post(f"{base}/submissions", headers={"Authorization": f"Bearer {tok}"}, timeout=60,
-                              data={"benchmark": "mera", "model": "m"}, files={"file": ("s.zip", data)})  # fmt: skip
+            return httpx.post(
+                f"{base}/submissions",
+                headers={"Authorization": f"Bearer {tok}"},
+                timeout=60,
+                data={"benchmark": "mera", "model": "m"},
+                files={"file": ("s.zip", data)},
+            )
 
         with ThreadPoolExecutor(8) as pool:
             answers = list(pool.map(send, tokens))
@@ -75,8 +81,9 @@ def test_cold_server_accepts_and_scores_8_concurrent_uploads(data_dir: Path, mer
         statuses: list[str] = []
         while time.monotonic() < deadline:
             statuses = [
-                httpx.get(f"{base}/submissions/{r.json()['id']}", headers={"Authorization": f"Bearer {t}"})
-                .json()["status"]
+                httpx.get(
+                    f"{base}/submissions/{r.json()['id']}", headers={"Authorization": f"Bearer {t}"}
+                ).json()["status"]
                 for r, t in zip(answers, tokens, strict=True)
             ]
             if all(s in ("scored", "failed") for s in statuses):
@@ -155,7 +162,10 @@ def test_load_plugins_is_complete_for_every_concurrent_caller(monkeypatch: pytes
     monkeypatch.setattr(registry, "_failures", {})
     monkeypatch.setattr(registry, "plugin_entry_points", lambda: {"slow": SlowPlugin()})
     seen: list[int] = []
-    threads = [threading.Thread(target=lambda: (registry.load_plugins(), seen.append(len(imported)))) for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: (registry.load_plugins(), seen.append(len(imported))))
+        for _ in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -14,7 +14,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "omnieval-plugin-ex
 
 
 def _venv(root: Path) -> Path:
-    """A fresh venv that sees this interpreter's packages (offline: pip, setuptools and omnieval come along)."""
+    """A fresh venv that sees this interpreter's packages (offline: pip, setuptools and omnieval come
+    along)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=60)
     python = root / "bin" / "python"
     purelib = subprocess.run(

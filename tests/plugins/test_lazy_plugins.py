@@ -116,7 +116,13 @@ def test_concurrent_first_lookups_all_see_the_whole_plugin(tmp_path: Path) -> No
         from concurrent.futures import ThreadPoolExecutor
         from omnieval.metrics import metrics
         from omnieval.sources import importers
-        names = ["megabench.query_score", "mera_ruslun", "art.relevant", "clock_time_match", "exact_match"] * 8
+        names = [
+            "megabench.query_score",
+            "mera_ruslun",
+            "art.relevant",
+            "clock_time_match",
+            "exact_match",
+        ] * 8
         def look(name):
             return name in metrics
         with ThreadPoolExecutor(16) as pool:

@@ -16,23 +16,38 @@ from omnieval.benchmarks.pollux.pipeline import evaluate
 
 from .conftest import write_jsonl
 
-ANSWERS = [{"item_id": "i1", "model": "m1", "answer": "Исправленный текст без ошибок."},
-           {"item_id": "i2", "model": "m1", "answer": "def f():\n    return 1"}]  # fmt: skip
+ANSWERS = [
+    {"item_id": "i1", "model": "m1", "answer": "Исправленный текст без ошибок."},
+    {"item_id": "i2", "model": "m1", "answer": "def f():\n    return 1"},
+]
 
 
 def omnieval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300,
-                          check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def test_answer_generation_run_and_its_answers(mini: dict[str, Path], tmp_path: Path) -> None:
-    replay = write_jsonl(tmp_path / "replay.jsonl", [{"task": "pollux", "sample_id": "i1", "response": "Ответ."}])
+    replay = write_jsonl(
+        tmp_path / "replay.jsonl", [{"task": "pollux", "sample_id": "i1", "response": "Ответ."}]
+    )
     out = tmp_path / "answers_run"
-    proc = omnieval("run", "--tasks", f"pollux:{mini['items']}", "--model", f"replay/{replay}", "--output", str(out),
-                    "--quiet")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"pollux:{mini['items']}",
+        "--model",
+        f"replay/{replay}",
+        "--output",
+        str(out),
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
     answers, skipped = read_answers(out)
-    assert [a["item_id"] for a in answers] == ["i1"] and skipped == 1  # i2 had no replayed answer: error state
+    assert [a["item_id"] for a in answers] == [
+        "i1"
+    ] and skipped == 1  # i2 had no replayed answer: error state
     assert answers[0]["model"] == f"replay/{replay}"
 
 
@@ -44,22 +59,43 @@ def test_generative_judge_run_then_evaluate(mini: dict[str, Path], tmp_path: Pat
     assert len(samples) == 17 + 17  # 13 universal + 4 task-specific each (Editing; Code creation)
     assert task.spec.metadata["n_no_reference"] == 0
     first = samples[0]
-    assert first.input.startswith("### Задание для оценки:") and first.metadata["pollux_criterion"]["max"] == 1
+    assert (
+        first.input.startswith("### Задание для оценки:") and first.metadata["pollux_criterion"]["max"] == 1
+    )
     lines = []
     for s in samples:
         crit = s.metadata["pollux_criterion"]
-        good = "[FEEDBACK] Нарушений нет, всё в порядке. [RESULT] 0 [END]" if not crit["higher_is_better"] else \
-            f"[FEEDBACK] Ответ хороший. [RESULT] {crit['max']} [END]"
+        good = (
+            "[FEEDBACK] Нарушений нет, всё в порядке. [RESULT] 0 [END]"
+            if not crit["higher_is_better"]
+            else f"[FEEDBACK] Ответ хороший. [RESULT] {crit['max']} [END]"
+        )
         if s.metadata["pollux_triple"]["criterion"] == "literacy@universal":
             good = "[FEEDBACK] Ответ хороший. [RESULT] 4 [END]"  # M-Prometheus style: out of scale
         lines.append({"task": "pollux_judge", "sample_id": s.id, "response": good})
     replay = write_jsonl(tmp_path / "judge_replay.jsonl", lines)
     out = tmp_path / "judge_run"
-    proc = omnieval("run", "--tasks", f"pollux_judge:{spec}", "--model", f"replay/{replay}", "--output", str(out),
-                    "--quiet")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"pollux_judge:{spec}",
+        "--model",
+        f"replay/{replay}",
+        "--output",
+        str(out),
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
-    proc = omnieval("pollux", "evaluate", "--items", str(mini["items"]), "--annotations", str(mini["annotations"]),
-                    "--judge", f"gen={out}")  # fmt: skip
+    proc = omnieval(
+        "pollux",
+        "evaluate",
+        "--items",
+        str(mini["items"]),
+        "--annotations",
+        str(mini["annotations"]),
+        "--judge",
+        f"gen={out}",
+    )
     assert proc.returncode == 0, proc.stderr
     judge = json.loads(proc.stdout)["judges"]["gen"]
     assert judge["audit"]["states"] == {"scored": 32, "judge_failed": 2}  # literacy on both answers
@@ -76,7 +112,11 @@ def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(
     from omnieval.benchmarks.pollux.regression import RegressionJudge
 
     judge = RegressionJudge(tiny_llama)
-    texts = ["[FEEDBACK] Плохо, много ошибок.", "[FEEDBACK] Средне, есть ошибка.", "[FEEDBACK] Отлично, всё верно."] * 2
+    texts = [
+        "[FEEDBACK] Плохо, много ошибок.",
+        "[FEEDBACK] Средне, есть ошибка.",
+        "[FEEDBACK] Отлично, всё верно.",
+    ] * 2
     targets = [0.0, 1.0, 2.0] * 2
     losses = judge.fit(texts, targets, steps=40, lr=0.05)
     assert losses[-1] < losses[0] / 2
@@ -89,11 +129,17 @@ def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(
     from omnieval.runner import RunConfig
 
     tasks = (f"pollux_judge:{mini['items']}?answers={answers}&regression=1",)
-    run_and_aggregate(RunConfig(tasks=tasks, model=f"pollux_reg/{head}", output=out, quiet=True))  # in-process: torch loads once
+    run_and_aggregate(
+        RunConfig(tasks=tasks, model=f"pollux_reg/{head}", output=out, quiet=True)
+    )  # in-process: torch loads once
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert len(records) == 34 and all(r["response"].startswith("[RESULT] ") for r in records)
-    result = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"reg": out},
-                      reference="mean")  # fmt: skip
+    result = evaluate(
+        items_path=mini["items"],
+        annotations_path=mini["annotations"],
+        judge_paths={"reg": out},
+        reference="mean",
+    )
     states = result["judges"]["reg"]["audit"]["states"]
     assert sum(states.values()) == 34 and states.get("rejected", 0) == 0
     overall = result["judges"]["reg"]["report"]["overall"]["all"]
@@ -101,17 +147,40 @@ def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(
 
 
 def test_judged_run_one_call_per_criterion_then_evaluate(mini: dict[str, Path], tmp_path: Path) -> None:
-    answers = write_jsonl(tmp_path / "answers.jsonl", [{"task": "pollux", "sample_id": a["item_id"],
-                                                         "response": a["answer"]} for a in ANSWERS])  # fmt: skip
-    verdicts = write_jsonl(tmp_path / "judge.jsonl", [
-        {"task": "pollux", "sample_id": "i1", "response": "[FEEDBACK] Ответ хороший, ошибок нет. [RESULT] 2 [END]"},
-        {"task": "pollux", "sample_id": "i2", "response": "[FEEDBACK] Код верный. [RESULT] 1 [END]"}])  # fmt: skip
+    answers = write_jsonl(
+        tmp_path / "answers.jsonl",
+        [{"task": "pollux", "sample_id": a["item_id"], "response": a["answer"]} for a in ANSWERS],
+    )
+    verdicts = write_jsonl(
+        tmp_path / "judge.jsonl",
+        [
+            {
+                "task": "pollux",
+                "sample_id": "i1",
+                "response": "[FEEDBACK] Ответ хороший, ошибок нет. [RESULT] 2 [END]",
+            },
+            {"task": "pollux", "sample_id": "i2", "response": "[FEEDBACK] Код верный. [RESULT] 1 [END]"},
+        ],
+    )
     out = tmp_path / "judged"
-    proc = omnieval("run", "--tasks", f"pollux:{mini['items']}", "--model", f"replay/{answers}",
-                    "--judge", f"replay/{verdicts}", "--output", str(out), "--quiet")  # fmt: skip
+    proc = omnieval(
+        "run",
+        "--tasks",
+        f"pollux:{mini['items']}",
+        "--model",
+        f"replay/{answers}",
+        "--judge",
+        f"replay/{verdicts}",
+        "--output",
+        str(out),
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
-    (rec,) = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()
-              if json.loads(line)["sample_id"] == "i1"]  # fmt: skip
+    (rec,) = [
+        json.loads(line)
+        for line in (out / "samples.jsonl").read_text().splitlines()
+        if json.loads(line)["sample_id"] == "i1"
+    ]
     labels = [c["label"] for c in rec["judge"]["calls"]]
     assert len(labels) == 17 and labels[0] == "critical_format@universal"  # one call per criterion
     result = evaluate(items_path=mini["items"], annotations_path=mini["annotations"], judge_paths={"j": out})

@@ -27,10 +27,19 @@ def test_items_from_jsonl_csv_and_parquet(tmp_path: Path, mini: dict[str, Path])
     assert [i.id for i in items] == ["i1", "i2"] and items[1].task_subtype == "Python"
     assert items[0].split == "standard" and items[0].reference_answer is None
     with (tmp_path / "items.csv").open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["id", "instruction", "problem_type", "complexity", "ethics_flag"])
+        writer = csv.DictWriter(
+            fh, fieldnames=["id", "instruction", "problem_type", "complexity", "ethics_flag"]
+        )
         writer.writeheader()
-        writer.writerow({"id": 7, "instruction": "Стилизуй текст", "problem_type": "Style transfer",
-                         "complexity": "hard", "ethics_flag": "true"})  # fmt: skip
+        writer.writerow(
+            {
+                "id": 7,
+                "instruction": "Стилизуй текст",
+                "problem_type": "Style transfer",
+                "complexity": "hard",
+                "ethics_flag": "true",
+            }
+        )
     (item,) = load_items(tmp_path / "items.csv")
     assert item.id == "7" and item.split == "zero_shot" and item.ethics_flag is True
     import pyarrow as pa
@@ -40,13 +49,30 @@ def test_items_from_jsonl_csv_and_parquet(tmp_path: Path, mini: dict[str, Path])
     assert load_items(tmp_path / "items.parquet")[0].task_type == "Editing"
 
 
-@pytest.mark.parametrize(("row", "needle"), [
-    ({"id": "x", "instruction": "...", "task_type": "Cooking", "complexity": "easy"}, "unknown POLLUX task type"),
-    ({"id": "x", "instruction": "...", "task_type": "STEM exercises", "complexity": "easy"}, "field 'complexity'"),
-    ({"id": "x", "task_type": "Editing", "complexity": "easy"}, "field 'instruction'"),
-    ({"id": "x", "instruction": "...", "task_type": "Extract", "task_subtype": "Poems", "complexity": "easy"},
-     "has no subtype"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("row", "needle"),
+    [
+        (
+            {"id": "x", "instruction": "...", "task_type": "Cooking", "complexity": "easy"},
+            "unknown POLLUX task type",
+        ),
+        (
+            {"id": "x", "instruction": "...", "task_type": "STEM exercises", "complexity": "easy"},
+            "field 'complexity'",
+        ),
+        ({"id": "x", "task_type": "Editing", "complexity": "easy"}, "field 'instruction'"),
+        (
+            {
+                "id": "x",
+                "instruction": "...",
+                "task_type": "Extract",
+                "task_subtype": "Poems",
+                "complexity": "easy",
+            },
+            "has no subtype",
+        ),
+    ],
+)
 def test_bad_items_name_file_item_and_field(tmp_path: Path, row: dict, needle: str) -> None:  # type: ignore[type-arg]
     path = write_jsonl(tmp_path / "bad.jsonl", [row])
     with pytest.raises(SourceError, match=needle) as info:
@@ -81,10 +107,15 @@ def test_import_rejects_bad_rows_by_reason(mini: dict[str, Path]) -> None:
     estimates, audit = import_annotations(mini["annotations"], items)
     assert audit.n_rows == 24 and audit.n_accepted == 19 == len(estimates)
     assert dict(audit.rejected) == {
-        "unknown item_id": 1, "criterion not in the item's criteria set": 1,
-        "score outside the criterion's scale": 2, "NA where the criterion allows none": 1}  # fmt: skip
+        "unknown item_id": 1,
+        "criterion not in the item's criteria set": 1,
+        "score outside the criterion's scale": 2,
+        "NA where the criterion allows none": 1,
+    }
     assert {e.criterion for e in estimates if e.item_id == "i1" and e.model == "m1"} >= {
-        "literacy@universal", "repetitions@universal"}
+        "literacy@universal",
+        "repetitions@universal",
+    }
     with pytest.raises(SourceError, match="unknown item_id"):
         import_annotations(mini["annotations"], items, strict=True)
 
@@ -96,10 +127,10 @@ def test_cleaning_audit_hand_worked(mini: dict[str, Path]) -> None:
     counts = [(s["step"], s["estimates"], s["triples"]) for s in steps]
     assert counts == [
         ("imported", 19, 9),
-        ("invalid_rationale_removed", 18, 9),      # "Нет" for a non-perfect 0 on Initiative
-        ("critical_violation_removed", 14, 7),     # the censor vote drops all of (i1, m2)
-        ("single_annotation_removed", 13, 6),      # repetitions had one annotation
-    ]  # fmt: skip
+        ("invalid_rationale_removed", 18, 9),  # "Нет" for a non-perfect 0 on Initiative
+        ("critical_violation_removed", 14, 7),  # the censor vote drops all of (i1, m2)
+        ("single_annotation_removed", 13, 6),  # repetitions had one annotation
+    ]
     assert steps[1]["reasons"] == {"one-word rationale for a non-perfect score": 1}
     _, by_triple = clean(estimates, variants(), critical_scope="triple")
     assert by_triple[2]["estimates"] == 16 and by_triple[2]["flagged"] == 1
@@ -138,8 +169,13 @@ def test_pollux_importer_makes_judged_generation_samples(mini: dict[str, Path]) 
 
 
 def test_cli_composition(mini: dict[str, Path]) -> None:
-    proc = subprocess.run([sys.executable, "-m", "omnieval", "pollux", "composition", str(mini["items"])],
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "omnieval", "pollux", "composition", str(mini["items"])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["n_items"] == 2
 
@@ -160,26 +196,40 @@ def test_annotations_from_csv_with_dash_na_and_panel(mini: dict[str, Path], tmp_
     assert len(na) == 2 and estimates[0].panel == "9" and estimates[2].panel is None
 
 
-def test_unknown_criterion_is_told_apart_from_one_outside_the_set(mini: dict[str, Path], tmp_path: Path) -> None:
+def test_unknown_criterion_is_told_apart_from_one_outside_the_set(
+    mini: dict[str, Path], tmp_path: Path
+) -> None:
     from omnieval.benchmarks.pollux.pipeline import load_judge_scores
 
     from .conftest import rows, write_jsonl
 
     items = {i.id: i for i in load_items(mini["items"])}
-    path = write_jsonl(tmp_path / "ann.jsonl", rows([
-        ("i1", "m1", "Frobnication", "a1", 2, "Всё хорошо"),     # names no POLLUX criterion
-        ("i1", "m1", "Rhyme quality", "a1", 2, "Рифма хорошая"),  # real, but not an Editing criterion
-        ("i1", "m1", "literacy", "a1", 2, "Ошибок нет"),
-    ]))  # fmt: skip
+    path = write_jsonl(
+        tmp_path / "ann.jsonl",
+        rows(
+            [
+                ("i1", "m1", "Frobnication", "a1", 2, "Всё хорошо"),  # names no POLLUX criterion
+                ("i1", "m1", "Rhyme quality", "a1", 2, "Рифма хорошая"),  # real, but not an Editing criterion
+                ("i1", "m1", "literacy", "a1", 2, "Ошибок нет"),
+            ]
+        ),
+    )
     estimates, audit = import_annotations(path, items)
     assert len(estimates) == 1 and dict(audit.rejected) == {
-        "unknown criterion": 1, "criterion not in the item's criteria set": 1}  # fmt: skip
+        "unknown criterion": 1,
+        "criterion not in the item's criteria set": 1,
+    }
     assert audit.examples["unknown criterion"] == ["ann.jsonl row 1"]
     with pytest.raises(SourceError, match="row 1: unknown criterion") as info:
         import_annotations(path, items, strict=True)
     assert "field 'criterion'" in str(info.value) and "'i1'" in str(info.value)
-    judge = write_jsonl(tmp_path / "judge.jsonl", [{"item_id": "i1", "model": "m1", "criterion": c, "score": 1}
-                                                   for c in ("Frobnication", "Rhyme quality", "literacy")])  # fmt: skip
+    judge = write_jsonl(
+        tmp_path / "judge.jsonl",
+        [
+            {"item_id": "i1", "model": "m1", "criterion": c, "score": 1}
+            for c in ("Frobnication", "Rhyme quality", "literacy")
+        ],
+    )
     scores, judge_audit = load_judge_scores(judge, items)
     assert len(scores) == 1 and judge_audit["states"] == {"rejected": 2, "scored": 1}
     assert judge_audit["reasons"] == {"unknown criterion": 1, "criterion not in the item's criteria set": 1}

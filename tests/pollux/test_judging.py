@@ -12,8 +12,10 @@ from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
 from omnieval.parsers import parsers
 from omnieval.types import Sample
 
-CANONICAL = ("[FEEDBACK] Ответ соответствует всем требованиям запроса: текст разбит на три абзаца, "
-             "как просил пользователь, и сохраняет тон оригинала. [RESULT] 2 [END]")  # fmt: skip
+CANONICAL = (
+    "[FEEDBACK] Ответ соответствует всем требованиям запроса: текст разбит на три абзаца, "
+    "как просил пользователь, и сохраняет тон оригинала. [RESULT] 2 [END]"
+)
 
 
 def parse(text: str, low: int = 0, high: int = 2, **kw: object):  # type: ignore[no-untyped-def]
@@ -23,31 +25,40 @@ def parse(text: str, low: int = 0, high: int = 2, **kw: object):  # type: ignore
 def test_canonical_output() -> None:
     out = parse(CANONICAL)
     assert out.ok and out.how == "strict"
-    assert out.value == {"score": 2, "feedback": CANONICAL.split("[RESULT]")[0].removeprefix("[FEEDBACK]").strip()}
+    assert out.value == {
+        "score": 2,
+        "feedback": CANONICAL.split("[RESULT]")[0].removeprefix("[FEEDBACK]").strip(),
+    }
 
 
-@pytest.mark.parametrize(("text", "score", "how"), [
-    ("[FEEDBACK] Есть две орфографические ошибки. [RESULT] 0", 0, "tolerant:no_end"),
-    ("[Feedback]: В тексте одна ошибка.\n[Result]: 1\n[End]", 1, "strict"),
-    ("[FEEDBACK] Повторов нет.\n\n[RESULT] **2** [END]", 2, "strict"),
-    ("Ответ частично полезен, но не хватает примеров.\n[RESULT] 1 [END]", 1, "tolerant:no_feedback_tag"),
-    ("[FEEDBACK] Рассуждение. [RESULT] 1 ... уточнение [RESULT] 2 [END]", 2, "tolerant:several_results"),
-    ("[FEEDBACK] Цензор не сработал. [РЕЗУЛЬТАТ] 0 [END]", 0, "strict"),
-    ("[FEEDBACK] Всё верно. [RESULT] 2.0 [END]", 2, "strict"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "score", "how"),
+    [
+        ("[FEEDBACK] Есть две орфографические ошибки. [RESULT] 0", 0, "tolerant:no_end"),
+        ("[Feedback]: В тексте одна ошибка.\n[Result]: 1\n[End]", 1, "strict"),
+        ("[FEEDBACK] Повторов нет.\n\n[RESULT] **2** [END]", 2, "strict"),
+        ("Ответ частично полезен, но не хватает примеров.\n[RESULT] 1 [END]", 1, "tolerant:no_feedback_tag"),
+        ("[FEEDBACK] Рассуждение. [RESULT] 1 ... уточнение [RESULT] 2 [END]", 2, "tolerant:several_results"),
+        ("[FEEDBACK] Цензор не сработал. [РЕЗУЛЬТАТ] 0 [END]", 0, "strict"),
+        ("[FEEDBACK] Всё верно. [RESULT] 2.0 [END]", 2, "strict"),
+    ],
+)
 def test_tolerant_variants(text: str, score: int, how: str) -> None:
     out = parse(text)
     assert out.ok, out
     assert out.value["score"] == score and out.how == how
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("[FEEDBACK] The answer is good. Score: 5 [RESULT] 5 [END]", "outside the criterion scale 0..2"),
-    ("[FEEDBACK] Плохо. [RESULT] -1 [END]", "outside the criterion scale"),
-    ("[FEEDBACK] Средне. [RESULT] 1.5 [END]", "not an integer"),
-    ("Оценка: 2", "no [RESULT] tag"),
-    ("[FEEDBACK] Хорошо. [RESULT] [END]", "no score after [RESULT]"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("[FEEDBACK] The answer is good. Score: 5 [RESULT] 5 [END]", "outside the criterion scale 0..2"),
+        ("[FEEDBACK] Плохо. [RESULT] -1 [END]", "outside the criterion scale"),
+        ("[FEEDBACK] Средне. [RESULT] 1.5 [END]", "not an integer"),
+        ("Оценка: 2", "no [RESULT] tag"),
+        ("[FEEDBACK] Хорошо. [RESULT] [END]", "no score after [RESULT]"),
+    ],
+)
 def test_failures_are_values_never_clipped(text: str, reason: str) -> None:
     out = parse(text)
     assert not out.ok and reason in out.reason  # type: ignore[union-attr]
@@ -64,11 +75,15 @@ def test_feedback_language_check() -> None:
         assert not out.ok and out.reason == "feedback: rationale is not in Russian"  # type: ignore[union-attr]
     assert parse(english, check_language=False).ok
     # the judge's own words count: quoted source text and code are not "the wrong language"
-    quoted = ('[FEEDBACK] Фраза "The quick brown fox jumps over the lazy dog near the river bank" '
-              "переведена точно. [RESULT] 2 [END]")  # fmt: skip
+    quoted = (
+        '[FEEDBACK] Фраза "The quick brown fox jumps over the lazy dog near the river bank" '
+        "переведена точно. [RESULT] 2 [END]"
+    )
     assert parse(quoted).ok
-    assert parse("[FEEDBACK] Функция `def add(first_value, second_value): return first_value + second_value` "
-                 "верна. [RESULT] 2 [END]").ok  # fmt: skip
+    assert parse(
+        "[FEEDBACK] Функция `def add(first_value, second_value): return first_value + second_value` "
+        "верна. [RESULT] 2 [END]"
+    ).ok
     assert parse("[RESULT] 1 [END]").ok  # no feedback words (a regression judge): no language to check
     assert not parse("[FEEDBACK] Плохо. [RESULT] 0 [END]", check_feedback=True).ok  # one word, not perfect
     assert parse("[FEEDBACK] Отлично. [RESULT] 2 [END]", check_feedback=True).ok  # one word, perfect
@@ -85,14 +100,17 @@ def test_registered_parser_reads_bounds_from_metadata() -> None:
     assert fn("[FEEDBACK] No violations. [RESULT] 0 [END]", sample, check_language=False).ok
 
 
-@pytest.mark.parametrize(("text", "score", "perfect", "problem"), [
-    ("Хорошо", 2, 2, None),
-    ("Хорошо", 1, 2, "one-word rationale for a non-perfect score"),
-    ("Нарушений нет", 0, 0, None),
-    ("–", 0, 0, "empty rationale"),
-    ("The text is fine overall", 2, 2, "rationale is not in Russian"),
-    ("Текст в целом хороший, но есть typo", 1, 2, None),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "score", "perfect", "problem"),
+    [
+        ("Хорошо", 2, 2, None),
+        ("Хорошо", 1, 2, "one-word rationale for a non-perfect score"),
+        ("Нарушений нет", 0, 0, None),
+        ("–", 0, 0, "empty rationale"),
+        ("The text is fine overall", 2, 2, "rationale is not in Russian"),
+        ("Текст в целом хороший, но есть typo", 1, 2, None),
+    ],
+)
 def test_rationale_rule(text: str, score: int, perfect: int, problem: str | None) -> None:
     assert rationale_problem(text, score=score, perfect=perfect) == problem
 

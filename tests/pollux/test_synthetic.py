@@ -44,7 +44,10 @@ def test_generation_prompts_fill_every_slot() -> None:
     stem = [p for p in prompts if p["task_type"] == "STEM exercises"]
     assert len(stem) == 5 * 2  # five disciplines × two levels
     first = stem[0]["prompt"]
-    assert "- **General Problem Type:** STEM exercises" in first and "- **Specific Problem Type:** Mathematics" in first
+    assert (
+        "- **General Problem Type:** STEM exercises" in first
+        and "- **Specific Problem Type:** Mathematics" in first
+    )
     assert "{problem_" not in first and "[PROBLEM]" in first
 
 
@@ -57,11 +60,23 @@ def test_parse_problem_and_language_filter() -> None:
 
 
 NEAR = [
-    {"id": "s1", "task_type": "Editing", "text": "Исправьте ошибки в тексте про осенний лес и холодный дождь."},
-    {"id": "s2", "task_type": "Editing", "text": "Исправьте ошибки в тексте про осенний лес и холодный дождь!"},
+    {
+        "id": "s1",
+        "task_type": "Editing",
+        "text": "Исправьте ошибки в тексте про осенний лес и холодный дождь.",
+    },
+    {
+        "id": "s2",
+        "task_type": "Editing",
+        "text": "Исправьте ошибки в тексте про осенний лес и холодный дождь!",
+    },
     {"id": "s3", "task_type": "Editing", "text": "Составьте план статьи о путешествиях к далёким звёздам."},
-    {"id": "s4", "task_type": "Code creation", "text": "Исправьте ошибки в тексте про осенний лес и холодный дождь."},
-]  # fmt: skip
+    {
+        "id": "s4",
+        "task_type": "Code creation",
+        "text": "Исправьте ошибки в тексте про осенний лес и холодный дождь.",
+    },
+]
 
 
 def test_dedup_removes_near_duplicates_within_a_task_type_only() -> None:
@@ -76,9 +91,14 @@ def test_dedup_chrf_path_when_embeddings_disagree() -> None:
 
 
 def test_expert_thresholds_send_close_samples_to_the_classifier() -> None:
-    expert = [{"task_type": "Editing", "text": t} for t in (
-        "Отредактируйте письмо коллеге о переносе встречи.", "Проверьте орфографию в заметке о выставке картин.",
-        "Найдите ошибки в объявлении о продаже велосипеда.")]  # fmt: skip
+    expert = [
+        {"task_type": "Editing", "text": t}
+        for t in (
+            "Отредактируйте письмо коллеге о переносе встречи.",
+            "Проверьте орфографию в заметке о выставке картин.",
+            "Найдите ошибки в объявлении о продаже велосипеда.",
+        )
+    ]
     synthetic = [
         {"id": "a", "task_type": "Editing", "text": "Исправьте ошибки в объявлении о продаже велосипеда."},
         {"id": "b", "task_type": "Editing", "text": "Исправьте ошибки в объявлении о продаже самоката."},
@@ -89,8 +109,9 @@ def test_expert_thresholds_send_close_samples_to_the_classifier() -> None:
         asked.append((x, y))
         return True
 
-    report = semantic_dedup(synthetic, expert, embed=trigram_embed, cosine_max=0.99, chrf_max=0.99,
-                            is_duplicate=classifier)  # fmt: skip
+    report = semantic_dedup(
+        synthetic, expert, embed=trigram_embed, cosine_max=0.99, chrf_max=0.99, is_duplicate=classifier
+    )
     assert "Editing" in report.thresholds
     assert report.removed == {"b": "classifier"} and asked == [(synthetic[1]["text"], synthetic[0]["text"])]
     review = semantic_dedup(synthetic, expert, embed=trigram_embed, cosine_max=0.99, chrf_max=0.99)
@@ -106,15 +127,34 @@ def test_export_training_pairs_from_a_teacher_run(mini: dict[str, Path], tmp_pat
     lines = []
     for s in samples:
         top = s.metadata["pollux_criterion"]["max"]
-        text = f"[FEEDBACK] Ответ полностью соответствует шкале. [RESULT] {top if s.metadata['pollux_criterion']['higher_is_better'] else 0} [END]"
+        text = (
+            "[FEEDBACK] Ответ полностью соответствует шкале. [RESULT] "
+            f"{top if s.metadata['pollux_criterion']['higher_is_better'] else 0} [END]"
+        )
         if s.id.endswith("literacy@universal"):
             text = "[FEEDBACK] Fine. [RESULT] 1 [END]"  # English, one word, not perfect: rejected
         lines.append({"task": "pollux_judge", "sample_id": s.id, "response": text})
     replay = write_jsonl(tmp_path / "teacher.jsonl", lines)
     out = tmp_path / "teacher_run"
-    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"pollux_judge:{spec}", "--model",
-                           f"replay/{replay}", "--output", str(out), "--quiet"], capture_output=True, text=True,
-                          timeout=300, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "run",
+            "--tasks",
+            f"pollux_judge:{spec}",
+            "--model",
+            f"replay/{replay}",
+            "--output",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     pairs, counts = export_training_pairs(out, mini["items"], answers)
     assert counts == {"exported": 16, "verdict_rejected": 1}
@@ -130,15 +170,35 @@ def test_instruction_generation_through_a_run(tmp_path: Path) -> None:
 
     prompts = [p for p in generation_prompts() if p["task_type"] in ("Editing", "Rephrasing")][:3]
     prompts_file = write_jsonl(tmp_path / "prompts.jsonl", prompts)
-    replies = ["[PROBLEM] Исправьте ошибки в заметке о городском парке. [END]",
-               "[PROBLEM] Please rewrite this paragraph about the weather. [END]",  # not Russian: filtered
-               "Здравствуйте! Вот задача."]  # no [PROBLEM]: counted  # fmt: skip
-    replay = write_jsonl(tmp_path / "gen.jsonl", [{"task": "pollux_synth", "sample_id": str(i), "response": r}
-                                                  for i, r in enumerate(replies)])  # fmt: skip
+    replies = [
+        "[PROBLEM] Исправьте ошибки в заметке о городском парке. [END]",
+        "[PROBLEM] Please rewrite this paragraph about the weather. [END]",  # not Russian: filtered
+        "Здравствуйте! Вот задача.",
+    ]  # no [PROBLEM]: counted
+    replay = write_jsonl(
+        tmp_path / "gen.jsonl",
+        [{"task": "pollux_synth", "sample_id": str(i), "response": r} for i, r in enumerate(replies)],
+    )
     out = tmp_path / "gen_run"
-    proc = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", f"pollux_synth:{prompts_file}",
-                           "--model", f"replay/{replay}", "--output", str(out), "--quiet"], capture_output=True,
-                          text=True, timeout=300, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "run",
+            "--tasks",
+            f"pollux_synth:{prompts_file}",
+            "--model",
+            f"replay/{replay}",
+            "--output",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     items, counts = synthetic_items(out)
     assert counts == {"kept": 1, "language_filtered": 1, "no_problem": 1}
@@ -153,17 +213,32 @@ def test_dedup_cli_with_a_local_embedding_model(tmp_path: Path, tiny_llama: Path
 
     from omnieval.benchmarks.pollux.cli import app
 
-    synthetic = write_jsonl(tmp_path / "s.jsonl", [
-        {"id": "x1", "task_type": "Editing", "text": "Исправьте ошибки в заметке о парке."},
-        {"id": "x2", "task_type": "Editing", "text": "Исправьте ошибки в заметке о парке."},  # exact copy: cosine 1
-        {"id": "x3", "task_type": "Editing", "text": "Please fix the errors in this note."},  # not Russian
-    ])  # fmt: skip
+    synthetic = write_jsonl(
+        tmp_path / "s.jsonl",
+        [
+            {"id": "x1", "task_type": "Editing", "text": "Исправьте ошибки в заметке о парке."},
+            {
+                "id": "x2",
+                "task_type": "Editing",
+                "text": "Исправьте ошибки в заметке о парке.",
+            },  # exact copy: cosine 1
+            {
+                "id": "x3",
+                "task_type": "Editing",
+                "text": "Please fix the errors in this note.",
+            },  # not Russian
+        ],
+    )
     expert = write_jsonl(tmp_path / "e.jsonl", [{"task_type": "Editing", "text": "Отредактируйте письмо."}])
     args = ["dedup", "--synthetic", str(synthetic), "--expert", str(expert), "--embedder"]
     for embedder in (str(tiny_llama), f"hf/{tiny_llama}"):  # a bare folder (the old form) and a spec
         result = CliRunner().invoke(app, [*args, embedder])
         assert result.exit_code == 0, result.output
         report = json.loads(result.stdout)
-        assert report["language_filtered"] == 1 and report["kept"] == ["x1"] and report["removed"] == {"x2": "cosine"}
+        assert (
+            report["language_filtered"] == 1
+            and report["kept"] == ["x1"]
+            and report["removed"] == {"x2": "cosine"}
+        )
     failed = CliRunner().invoke(app, [*args, "gte/qwen2"])  # neither a folder nor a known provider
     assert failed.exit_code == 2 and "unknown embedder provider 'gte'" in failed.output

@@ -34,7 +34,9 @@ def _checkpoint(card: str, out: Path) -> Path:
         model = create_detector(AudioSeal.parse_config(config, config_type=AudioSealDetectorConfig))
     else:
         model = create_generator(AudioSeal.parse_config(config, config_type=AudioSealWMConfig))
-    state = {k.replace(".inner_conv.", "."): v for k, v in model.state_dict().items()}  # pre-TorchScript key names
+    state = {
+        k.replace(".inner_conv.", "."): v for k, v in model.state_dict().items()
+    }  # pre-TorchScript key names
     torch.save({"xp.cfg": config, "model": state}, out)
     return out
 
@@ -44,8 +46,21 @@ def test_mark_and_detect_through_audioseal(media_dir: Path, tmp_path: Path) -> N
     detector = _checkpoint("audioseal_detector_16bits", tmp_path / "detector.pth")
     runner = CliRunner()
     out = tmp_path / "marked"
-    result = runner.invoke(app, ["protect", "mark", "--kind", "audio", "--input", str(media_dir), "--output", str(out),
-                                 "--audioseal-generator", str(generator)])
+    result = runner.invoke(
+        app,
+        [
+            "protect",
+            "mark",
+            "--kind",
+            "audio",
+            "--input",
+            str(media_dir),
+            "--output",
+            str(out),
+            "--audioseal-generator",
+            str(generator),
+        ],
+    )
     assert result.exit_code == 0, result.output
     import soundfile
 
@@ -53,20 +68,45 @@ def test_mark_and_detect_through_audioseal(media_dir: Path, tmp_path: Path) -> N
     after, rate_after = soundfile.read(out / "audio" / "q1.wav", dtype="float32")
     assert rate_after == rate and after.shape == before.shape
     assert 0 < float(np.abs(after - before).max()) < 1.0  # the generator added its (random-weight) watermark
-    result = runner.invoke(app, ["protect", "detect", "--kind", "audio", "--input", str(out),
-                                 "--audioseal-detector", str(detector), "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "protect",
+            "detect",
+            "--kind",
+            "audio",
+            "--input",
+            str(out),
+            "--audioseal-detector",
+            str(detector),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert set(report) == {"n", "detected", "files"} and report["n"] == 1
     row = report["files"][0]
     assert row["path"] == "audio/q1.wav" and 0.0 <= row["confidence"] <= 1.0
     assert row["detected"] == (row["confidence"] > 0.5)
-    summary = runner.invoke(app, ["protect", "detect", "--kind", "audio", "--input", str(out),
-                                  "--audioseal-detector", str(detector)])
+    summary = runner.invoke(
+        app,
+        ["protect", "detect", "--kind", "audio", "--input", str(out), "--audioseal-detector", str(detector)],
+    )
     assert summary.exit_code == 0 and "(audioseal, p > 0.5)" in summary.output, summary.output
 
 
 def test_missing_checkpoint_is_a_clear_error(media_dir: Path, tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["protect", "detect", "--kind", "audio", "--input", str(media_dir),
-                                      "--audioseal-detector", str(tmp_path / "nope.pth")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "protect",
+            "detect",
+            "--kind",
+            "audio",
+            "--input",
+            str(media_dir),
+            "--audioseal-detector",
+            str(tmp_path / "nope.pth"),
+        ],
+    )
     assert result.exit_code != 0 and "nope.pth" in result.output and "never downloaded" in result.output

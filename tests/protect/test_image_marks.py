@@ -23,7 +23,12 @@ def _jpeg(img: Image.Image, quality: int) -> Image.Image:
 def test_mark_survives_jpeg_and_resizing() -> None:
     img = textured_image(7, (1024, 768))
     marked = embed_image(img, key="secret")
-    for attacked in (marked, _jpeg(marked, 60), marked.resize((512, 384)), _jpeg(marked.resize((400, 300)), 75)):
+    for attacked in (
+        marked,
+        _jpeg(marked, 60),
+        marked.resize((512, 384)),
+        _jpeg(marked.resize((400, 300)), 75),
+    ):
         found = detect_image(attacked, key="secret")
         assert found.detected and found.z > 8, found
 
@@ -53,7 +58,9 @@ def test_alpha_channel_is_kept() -> None:
 
 def test_visible_overlay_touches_only_its_corner() -> None:
     img = Image.new("RGB", (400, 300), (40, 90, 160))
-    out = apply_overlay(img, render_overlay(Overlay(text="МЕРА", position="bottom-right", opacity=0.8), img.size))
+    out = apply_overlay(
+        img, render_overlay(Overlay(text="МЕРА", position="bottom-right", opacity=0.8), img.size)
+    )
     changed = np.argwhere(np.any(np.asarray(out) != np.asarray(img), axis=-1))
     assert changed.size, "the overlay drew nothing"
     assert changed[:, 0].min() > 150 and changed[:, 1].min() > 200  # rows in the lower half, columns at right

@@ -50,18 +50,49 @@ def test_impact_matches_an_independent_paired_difference(tmp_path: Path) -> None
 
 def test_marked_images_leave_an_oracle_run_unchanged(tmp_path: Path) -> None:
     """The whole workflow: generate a suite, watermark it, run both, compare."""
-    gen = runner.invoke(app, ["generate", "shapes", "--output", str(tmp_path / "clean_data"), "--seed", "3", "--n", "12"])
+    gen = runner.invoke(
+        app, ["generate", "shapes", "--output", str(tmp_path / "clean_data"), "--seed", "3", "--n", "12"]
+    )
     assert gen.exit_code == 0, gen.output
-    mark = runner.invoke(app, ["protect", "mark", "--kind", "image-visible", "--input", str(tmp_path / "clean_data"),
-                               "--output", str(tmp_path / "marked_data"), "--text", "MERA"])
+    mark = runner.invoke(
+        app,
+        [
+            "protect",
+            "mark",
+            "--kind",
+            "image-visible",
+            "--input",
+            str(tmp_path / "clean_data"),
+            "--output",
+            str(tmp_path / "marked_data"),
+            "--text",
+            "MERA",
+        ],
+    )
     assert mark.exit_code == 0 and json.loads(mark.output)["marked"] == 12, mark.output
     for name in ("clean_data", "marked_data"):
-        run = runner.invoke(app, ["run", "--tasks", f"generated:{tmp_path / name}", "--model", "baseline/oracle",
-                                  "--output", str(tmp_path / f"run_{name}"), "--quiet"])
+        run = runner.invoke(
+            app,
+            [
+                "run",
+                "--tasks",
+                f"generated:{tmp_path / name}",
+                "--model",
+                "baseline/oracle",
+                "--output",
+                str(tmp_path / f"run_{name}"),
+                "--quiet",
+            ],
+        )
         assert run.exit_code == 0, run.output
-    result = runner.invoke(app, ["protect", "impact", str(tmp_path / "run_clean_data"), str(tmp_path / "run_marked_data"), "--json"])
+    result = runner.invoke(
+        app,
+        ["protect", "impact", str(tmp_path / "run_clean_data"), str(tmp_path / "run_marked_data"), "--json"],
+    )
     report = json.loads(result.output)
-    assert report["tasks"] and all(r["diff_pp"] == 0.0 and r["within_tolerance"] for r in report["tasks"].values())
+    assert report["tasks"] and all(
+        r["diff_pp"] == 0.0 and r["within_tolerance"] for r in report["tasks"].values()
+    )
     # the marked images change each task's content hash: expected here, so a note rather than a warning
     assert report["warnings"] == [] and len(report["notes"]) == len(report["tasks"])
     assert all("hash differs" in note and "expected" in note for note in report["notes"])

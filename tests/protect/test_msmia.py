@@ -24,8 +24,32 @@ from omnieval.protect.msmia import auc_roc, extract_features, perturb, train_det
 from omnieval.protect.msmia.io import write_features
 from omnieval.types import Sample
 
-WORDS = ("кот", "дом", "река", "лес", "red", "blue", "green", "один", "два", "три", "circle", "square",
-         "город", "небо", "Paris", "France", "ответ", "вопрос", "sun", "moon", "ветер", "снег", "tree", "stone")
+WORDS = (
+    "кот",
+    "дом",
+    "река",
+    "лес",
+    "red",
+    "blue",
+    "green",
+    "один",
+    "два",
+    "три",
+    "circle",
+    "square",
+    "город",
+    "небо",
+    "Paris",
+    "France",
+    "ответ",
+    "вопрос",
+    "sun",
+    "moon",
+    "ветер",
+    "снег",
+    "tree",
+    "stone",
+)
 
 
 def _items(n: int, seed: int) -> list[str]:
@@ -40,8 +64,16 @@ def _tiny_bert(out: Path) -> Path:
     tok = tiny_models.bpe_tokenizer([])
     tok.save_pretrained(out)
     torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=32, max_position_embeddings=128)).save_pretrained(out)
+    BertModel(
+        BertConfig(
+            vocab_size=len(tok),
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=128,
+        )
+    ).save_pretrained(out)
     return out
 
 
@@ -52,8 +84,12 @@ def _leak(base: Path, out: Path, texts: list[str]) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(base)
-    model = get_peft_model(AutoModelForCausalLM.from_pretrained(base),
-                           LoraConfig(r=16, lora_alpha=32, target_modules=["q_proj", "v_proj", "o_proj", "up_proj", "down_proj"]))
+    model = get_peft_model(
+        AutoModelForCausalLM.from_pretrained(base),
+        LoraConfig(
+            r=16, lora_alpha=32, target_modules=["q_proj", "v_proj", "o_proj", "up_proj", "down_proj"]
+        ),
+    )
     for p in model.parameters():  # the tiny model's embeddings too, so 2 layers can memorise
         p.requires_grad = p.requires_grad or (p.ndim == 2 and p.shape[0] == len(tok))
     optim = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=3e-3)
@@ -78,7 +114,9 @@ def test_perturbations_are_seeded_and_of_each_kind() -> None:
     assert all(len(n.split()) < 8 for k, n in first if k == "delete")
     assert all(len(n.split()) > 8 for k, n in first if k == "duplicate")
     assert all(sorted(n.split()) == sorted(text.split()) for k, n in first if k == "swap")
-    masked = perturb(text, k_per_kind=2, seed=1, fill=lambda w, pos: ["X" if i in pos else x for i, x in enumerate(w)])
+    masked = perturb(
+        text, k_per_kind=2, seed=1, fill=lambda w, pos: ["X" if i in pos else x for i, x in enumerate(w)]
+    )
     assert [k for k, _ in masked][:2] == ["mask", "mask"] and "X" in masked[0][1]
 
 
@@ -116,21 +154,48 @@ def test_detector_separates_leaked_items_on_held_out_split(tmp_path: Path) -> No
     write_features(tmp_path / "base.jsonl", base_train)
     write_features(tmp_path / "leak.jsonl", leak_train)
     write_features(tmp_path / "test.jsonl", members_f + non_members_f)
-    (tmp_path / "labels.jsonl").write_text("".join(
-        json.dumps({"task": "leak", "sample_id": f.sample_id, "leaked": int(f.sample_id.startswith("h"))}) + "\n"
-        for f in members_f + non_members_f), encoding="utf-8")
+    (tmp_path / "labels.jsonl").write_text(
+        "".join(
+            json.dumps({"task": "leak", "sample_id": f.sample_id, "leaked": int(f.sample_id.startswith("h"))})
+            + "\n"
+            for f in members_f + non_members_f
+        ),
+        encoding="utf-8",
+    )
     cli = CliRunner()
-    trained = cli.invoke(app, ["protect", "msmia", "train", "--base", str(tmp_path / "base.jsonl"),
-                               "--leaked", str(tmp_path / "leak.jsonl"), "--output", str(tmp_path / "det")])
+    trained = cli.invoke(
+        app,
+        [
+            "protect",
+            "msmia",
+            "train",
+            "--base",
+            str(tmp_path / "base.jsonl"),
+            "--leaked",
+            str(tmp_path / "leak.jsonl"),
+            "--output",
+            str(tmp_path / "det"),
+        ],
+    )
     assert trained.exit_code == 0, trained.output
-    found = cli.invoke(app, ["protect", "msmia", "detect", "--detector", str(tmp_path / "det"), "--features",
-                             str(tmp_path / "test.jsonl"), "--labels", str(tmp_path / "labels.jsonl"), "--json"])
+    found = cli.invoke(
+        app,
+        [
+            "protect",
+            "msmia",
+            "detect",
+            "--detector",
+            str(tmp_path / "det"),
+            "--features",
+            str(tmp_path / "test.jsonl"),
+            "--labels",
+            str(tmp_path / "labels.jsonl"),
+            "--json",
+        ],
+    )
     report = json.loads(found.output)
     assert report["n"] == len(members_f) + len(non_members_f) and report["auc_roc"] > 0.8
     assert 0.0 <= report["dataset_leak_probability"] <= 1.0
-
-
-
 
 
 def test_loss_is_conditioned_on_the_image(tmp_path: Path) -> None:
@@ -148,7 +213,9 @@ def test_loss_is_conditioned_on_the_image(tmp_path: Path) -> None:
         paths.append(path)
 
     def loss(path: Path) -> float:
-        sample = Sample(id="s", input="red circle", media=(MediaRef(kind="image", name="image", path=str(path)),))
+        sample = Sample(
+            id="s", input="red circle", media=(MediaRef(kind="image", name="image", path=str(path)),)
+        )
         return backend.text_losses(media_request("t", sample), ["red blue green"])[0]
 
     first, again, other = loss(paths[0]), loss(paths[0]), loss(paths[1])
@@ -167,10 +234,14 @@ def test_loss_is_conditioned_on_audio_and_video(tmp_path: Path) -> None:
     tones = []
     for i, freq in enumerate((220.0, 1_760.0)):
         tones.append(tmp_path / f"tone{i}.wav")
-        soundfile.write(tones[-1], (0.3 * np.sin(2 * np.pi * freq * np.arange(rate) / rate)).astype("float32"), rate)
+        soundfile.write(
+            tones[-1], (0.3 * np.sin(2 * np.pi * freq * np.arange(rate) / rate)).astype("float32"), rate
+        )
     clips = [tiny_models.write_video(tmp_path / f"clip{i}.mp4", frames=4 + 8 * i, fps=4) for i in range(2)]
-    for model, kind, files in ((tiny_models.build_qwen2_audio(tmp_path / "qa"), "audio", tones),
-                               (tiny_models.build_llava(tmp_path / "llava"), "video", clips)):
+    for model, kind, files in (
+        (tiny_models.build_qwen2_audio(tmp_path / "qa"), "audio", tones),
+        (tiny_models.build_llava(tmp_path / "llava"), "video", clips),
+    ):
         backend = create_backend(f"hf/{model}", options=BackendOptions())
 
         def loss(path: Path, kind: str = kind, backend: object = backend) -> float:
@@ -192,13 +263,23 @@ def test_masking_with_a_local_fill_model(tmp_path: Path) -> None:
     tok.mask_token = "[MASK]"
     tok.save_pretrained(tmp_path / "mlm")
     torch.manual_seed(0)
-    BertForMaskedLM(BertConfig(vocab_size=len(tok), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                               intermediate_size=32, max_position_embeddings=128)).save_pretrained(tmp_path / "mlm")
+    BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(tok),
+            hidden_size=16,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=128,
+        )
+    ).save_pretrained(tmp_path / "mlm")
     fill = masked_lm_filler(str(tmp_path / "mlm"))
     words = ["red", "blue", "green", "один", "два", "три"]
     out = fill(list(words), [1, 4])
     assert len(out) == len(words)
-    assert [w for i, w in enumerate(out) if i not in (1, 4)] == [w for i, w in enumerate(words) if i not in (1, 4)]
+    assert [w for i, w in enumerate(out) if i not in (1, 4)] == [
+        w for i, w in enumerate(words) if i not in (1, 4)
+    ]
     assert "[MASK]" not in " ".join(out) and all(out[i] for i in (1, 4))
     neighbours = perturb(" ".join(words), k_per_kind=2, seed=3, fill=fill)
     assert [k for k, _ in neighbours].count("mask") == 2
@@ -206,9 +287,20 @@ def test_masking_with_a_local_fill_model(tmp_path: Path) -> None:
 
 
 def test_bad_embedder_fails_before_any_model_loads(tmp_path: Path) -> None:
-    """The embedder spec is checked first: the model and tasks named here do not exist and are never opened."""
-    args = ["protect", "msmia", "features", "--model", f"hf/{tmp_path / 'nowhere'}", "--tasks", "no_such_task",
-            "--output", str(tmp_path / "f.jsonl"), "--embedder"]  # fmt: skip
+    """The embedder spec is checked first: the model and tasks named here do not exist and are never
+    opened."""
+    args = [
+        "protect",
+        "msmia",
+        "features",
+        "--model",
+        f"hf/{tmp_path / 'nowhere'}",
+        "--tasks",
+        "no_such_task",
+        "--output",
+        str(tmp_path / "f.jsonl"),
+        "--embedder",
+    ]
     done = CliRunner().invoke(app, [*args, "gte/qwen2"])
     assert done.exit_code != 0 and "unknown embedder provider 'gte'" in done.output
     done = CliRunner().invoke(app, [*args, "frida"])

@@ -46,8 +46,9 @@ def _only_stale_gone(folders: dict[str, Path]) -> None:
     assert folders["other_output"].is_dir() and folders["not_ours"].is_dir()
 
 
-def test_helper_removes_only_stale_partials_of_the_same_output(tmp_path: Path, dead_pid: int,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_helper_removes_only_stale_partials_of_the_same_output(
+    tmp_path: Path, dead_pid: int, capsys: pytest.CaptureFixture[str]
+) -> None:
     folders = _leftovers(tmp_path, "out", dead_pid)
     removed = remove_stale_partials(tmp_path / "out")
     assert sorted(removed) == sorted([folders["stale"], folders["stale_nested"]])
@@ -81,8 +82,21 @@ def test_protect_mark_cleans_stale_partials_of_its_output(tmp_path: Path, dead_p
     source.mkdir()
     textured_image(1).save(source / "a.png")
     folders = _leftovers(tmp_path, "marked", dead_pid)
-    result = CliRunner().invoke(app, ["protect", "mark", "--kind", "image-invisible", "--input", str(source),
-                                      "--output", str(tmp_path / "marked"), "--key", "K"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "protect",
+            "mark",
+            "--kind",
+            "image-invisible",
+            "--input",
+            str(source),
+            "--output",
+            str(tmp_path / "marked"),
+            "--key",
+            "K",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "marked" / "a.png").is_file()
     _only_stale_gone(folders)
@@ -96,5 +110,6 @@ def test_generate_cleans_stale_partials_of_its_output(tmp_path: Path, dead_pid: 
     assert (tmp_path / "set" / "manifest.jsonl").is_file()
     _only_stale_gone(folders)
     assert f"removed {folders['stale_nested']}" in result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["set", *(folders[k].name for k in
-                                                                         ("live", "other_output", "not_ours"))])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["set", *(folders[k].name for k in ("live", "other_output", "not_ours"))]
+    )

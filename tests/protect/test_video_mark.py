@@ -37,7 +37,9 @@ def test_every_frame_marked_at_source_settings(tmp_path: Path) -> None:
     src = tmp_path / "in"
     src.mkdir()
     _write_video(src / "clip.mp4")
-    settings = MarkSettings(kind="video", key=None, overlay=Overlay(text="MERA", position="top-left", opacity=1.0, scale=0.5))
+    settings = MarkSettings(
+        kind="video", key=None, overlay=Overlay(text="MERA", position="top-left", opacity=1.0, scale=0.5)
+    )
     report = mark_tree(src, tmp_path / "out", settings)
     assert report["marked"] == 1
     before, after = _frames(src / "clip.mp4"), _frames(tmp_path / "out" / "clip.mp4")
@@ -53,7 +55,8 @@ def test_every_frame_marked_at_source_settings(tmp_path: Path) -> None:
 
 
 def test_key_only_marks_every_frame_invisibly(tmp_path: Path) -> None:
-    """--kind video --key K (no --text): the invisible image mark on every frame, found in the decoded frames."""
+    """--kind video --key K (no --text): the invisible image mark on every frame, found in the decoded
+    frames."""
     import av
 
     from omnieval.protect import detect_image

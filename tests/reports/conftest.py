@@ -15,4 +15,6 @@ def synthetic_run(tmp_path: Path) -> Path:
     return write_synthetic_run(tmp_path / "model-a", n_samples=600, skill=0.5, seed=1)
 
 
-needs_chromium = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (make system-deps)")
+needs_chromium = pytest.mark.skipif(
+    chromium_path() is None, reason="Debian's chromium is not installed (make system-deps)"
+)

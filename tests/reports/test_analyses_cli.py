@@ -15,15 +15,27 @@ from omnieval.testing.runs import write_synthetic_run
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def test_report_rerenders_from_stored_records_with_prompts(tmp_path: Path) -> None:
-    rows = [{"id": str(i), "question": f"Сколько будет {i}+{i}?", "answer": str(2 * i), "level": ["easy", "hard"][i % 2]} for i in range(8)]
+    rows = [
+        {
+            "id": str(i),
+            "question": f"Сколько будет {i}+{i}?",
+            "answer": str(2 * i),
+            "level": ["easy", "hard"][i % 2],
+        }
+        for i in range(8)
+    ]
     data = tmp_path / "qa.jsonl"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "run"
-    proc = _cli("run", "--tasks", f"jsonl:{data}", "--model", "baseline/oracle", "--output", str(out), "--quiet")
+    proc = _cli(
+        "run", "--tasks", f"jsonl:{data}", "--model", "baseline/oracle", "--output", str(out), "--quiet"
+    )
     assert proc.returncode == 0, proc.stderr
     for generated in ("report.html", "report_samples/index.js"):
         (out / generated).unlink()
@@ -32,7 +44,9 @@ def test_report_rerenders_from_stored_records_with_prompts(tmp_path: Path) -> No
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "level" in html  # the sample-level taxonomy found in the dataset's columns
     part = read_part(out / "report_samples" / "c00000.js")
-    assert any("Сколько будет 3+3?" in p for p in part["added"]["prompt"])  # prompts rebuilt from the task data
+    assert any(
+        "Сколько будет 3+3?" in p for p in part["added"]["prompt"]
+    )  # prompts rebuilt from the task data
     tasks_md = (out / "report_tables" / "tasks.md").read_text(encoding="utf-8")
     assert "| qa | 1.0000 |" in tasks_md
 
@@ -41,7 +55,10 @@ def test_report_of_a_directory_without_records_is_a_clear_error(tmp_path: Path) 
     proc = _cli("report", str(tmp_path))
     assert proc.returncode == 2 and "no samples.jsonl" in proc.stderr
     proc = _cli("report", str(tmp_path / "missing"))
-    assert proc.returncode == 2 and proc.stderr.strip() == f"omnieval: error: run folder {tmp_path / 'missing'} does not exist"
+    assert (
+        proc.returncode == 2
+        and proc.stderr.strip() == f"omnieval: error: run folder {tmp_path / 'missing'} does not exist"
+    )
 
 
 def test_analyze_commands_write_tables_and_pages(tmp_path: Path) -> None:
@@ -76,13 +93,25 @@ def test_marker_simplicity_page_shows_hardest_and_easiest(tmp_path: Path) -> Non
     for m, values in {"m1": [1, 1, 0], "m2": [1, 0, 0]}.items():
         run = tmp_path / m
         run.mkdir()
-        lines = [{"task": "t", "sample_id": f"q{i}", "state": "ok", "score": float(v), "response": f"{m}:{i}", "metadata": {}} for i, v in enumerate(values)]
+        lines = [
+            {
+                "task": "t",
+                "sample_id": f"q{i}",
+                "state": "ok",
+                "score": float(v),
+                "response": f"{m}:{i}",
+                "metadata": {},
+            }
+            for i, v in enumerate(values)
+        ]
         (run / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
         runs.append(str(run))
     proc = _cli("marker", "simplicity", *runs, "--task", "t", "--top", "1", "--output", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "out" / "simplicity.json").read_text())
-    assert [r["item"] for r in summary["hardest"]] == ["q2"] and [r["item"] for r in summary["easiest"]] == ["q0"]
+    assert [r["item"] for r in summary["hardest"]] == ["q2"] and [r["item"] for r in summary["easiest"]] == [
+        "q0"
+    ]
     assert summary["easiest"][0]["simplicity"] == pytest.approx(1.0)
     html = (tmp_path / "out" / "simplicity.html").read_text(encoding="utf-8")
     assert "Hardest 1" in html and "Easiest 1" in html and "m1:2" in html
@@ -102,21 +131,53 @@ def test_report_of_a_killed_run_says_what_it_could_not_read(tmp_path: Path) -> N
 
 
 def test_pollux_criteria_break_down_in_the_report_of_a_judged_run(tmp_path: Path) -> None:
-    items = [{"id": "i1", "instruction": "Исправь ошибки в тексте: ...", "task_type": "Editing", "complexity": "easy"},
-             {"id": "i2", "instruction": "Напиши функцию на Python ...", "task_type": "Code creation", "task_subtype": "Python",
-              "complexity": "easy", "reference_answer": "def f(): ..."}]  # fmt: skip
-    files = {"items": items,
-             "answers": [{"task": "pollux", "sample_id": i["id"], "response": f"Ответ {i['id']}."} for i in items],
-             "judge": [{"task": "pollux", "sample_id": "i1", "response": "[FEEDBACK] Хорошо. [RESULT] 1 [END]"},
-                       {"task": "pollux", "sample_id": "i2", "response": "[FEEDBACK] Отлично. [RESULT] 2 [END]"}]}  # fmt: skip
+    items = [
+        {
+            "id": "i1",
+            "instruction": "Исправь ошибки в тексте: ...",
+            "task_type": "Editing",
+            "complexity": "easy",
+        },
+        {
+            "id": "i2",
+            "instruction": "Напиши функцию на Python ...",
+            "task_type": "Code creation",
+            "task_subtype": "Python",
+            "complexity": "easy",
+            "reference_answer": "def f(): ...",
+        },
+    ]
+    files = {
+        "items": items,
+        "answers": [{"task": "pollux", "sample_id": i["id"], "response": f"Ответ {i['id']}."} for i in items],
+        "judge": [
+            {"task": "pollux", "sample_id": "i1", "response": "[FEEDBACK] Хорошо. [RESULT] 1 [END]"},
+            {"task": "pollux", "sample_id": "i2", "response": "[FEEDBACK] Отлично. [RESULT] 2 [END]"},
+        ],
+    }
     for name, rows in files.items():
-        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
     out = tmp_path / "run"
-    proc = _cli("run", "--tasks", f"pollux:{tmp_path / 'items.jsonl'}", "--model", f"replay/{tmp_path / 'answers.jsonl'}",
-                "--judge", f"replay/{tmp_path / 'judge.jsonl'}", "--output", str(out), "--quiet")  # fmt: skip
+    proc = _cli(
+        "run",
+        "--tasks",
+        f"pollux:{tmp_path / 'items.jsonl'}",
+        "--model",
+        f"replay/{tmp_path / 'answers.jsonl'}",
+        "--judge",
+        f"replay/{tmp_path / 'judge.jsonl'}",
+        "--output",
+        str(out),
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr
     rows = json.loads((out / "report_tables" / "capabilities.json").read_text())
     judged = {r["group"]: (r["score"], r["n"]) for r in rows if r["level"] == "judge"}
     assert judged["literacy@universal"] == (1.5, 2)  # a universal criterion: verdicts 1 (i1) and 2 (i2)
-    assert judged["operability@task1"] == (2.0, 1) and judged["functional_style@task1"] == (1.0, 1)  # task-specific
+    assert judged["operability@task1"] == (2.0, 1) and judged["functional_style@task1"] == (
+        1.0,
+        1,
+    )  # task-specific
     assert "judge verdict per call · pollux" in (out / "report.html").read_text(encoding="utf-8")

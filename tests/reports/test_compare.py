@@ -23,17 +23,35 @@ def _run(root: Path, name: str, scores: dict[str, list[float]], *, version: int 
     lines, tasks = [], {}
     for task, values in scores.items():
         for i, value in enumerate(values):
-            lines.append(json.dumps({"task": task, "sample_id": f"{ids}{i}", "state": "ok", "score": value,
-                                     "response": f"{name} answer {i}", "targets": ["x"], "metadata": {}}))  # fmt: skip
-        tasks[task] = {"score": sum(values) / len(values), "n": len(values), "states": {"ok": len(values)},
-                       "version": version, "metadata": {"human_baseline": 0.9}}  # fmt: skip
+            lines.append(
+                json.dumps(
+                    {
+                        "task": task,
+                        "sample_id": f"{ids}{i}",
+                        "state": "ok",
+                        "score": value,
+                        "response": f"{name} answer {i}",
+                        "targets": ["x"],
+                        "metadata": {},
+                    }
+                )
+            )
+        tasks[task] = {
+            "score": sum(values) / len(values),
+            "n": len(values),
+            "states": {"ok": len(values)},
+            "version": version,
+            "metadata": {"human_baseline": 0.9},
+        }
     (out / "samples.jsonl").write_text("\n".join(lines) + "\n")
     (out / "results.json").write_text(json.dumps({"model": f"m/{name}", "tasks": tasks}))
     return out
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "omnieval", *args], capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def test_compare_json_fixed_interface(tmp_path: Path) -> None:
@@ -48,7 +66,11 @@ def test_compare_json_fixed_interface(tmp_path: Path) -> None:
     assert doc["runs"] == ["alpha", "beta", "gamma"]
     mc = doc["tasks"]["mc"]
     assert mc["scores"] == {"alpha": 0.3, "beta": 0.7, "gamma": 1.0}
-    assert [(p["a"], p["b"]) for p in mc["pairwise"]] == [("alpha", "beta"), ("alpha", "gamma"), ("beta", "gamma")]
+    assert [(p["a"], p["b"]) for p in mc["pairwise"]] == [
+        ("alpha", "beta"),
+        ("alpha", "gamma"),
+        ("beta", "gamma"),
+    ]
     first = mc["pairwise"][0]
     assert set(first) == {"a", "b", "diff", "ci95", "p_value", "test", "n_paired"}
     assert first["diff"] == pytest.approx(0.4) and first["n_paired"] == 10
@@ -103,10 +125,13 @@ def test_a_killed_run_is_compared_with_a_warning_naming_what_was_left_out(tmp_pa
     proc = _cli("compare", str(a), str(b), "--output", str(tmp_path / "cmp"))
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((tmp_path / "cmp" / "compare.json").read_text())
-    assert doc["tasks"]["mc"]["pairwise"][0]["n_paired"] == 4 and doc["tasks"]["mc"]["scores"]["killed"] == 1.0
+    assert (
+        doc["tasks"]["mc"]["pairwise"][0]["n_paired"] == 4 and doc["tasks"]["mc"]["scores"]["killed"] == 1.0
+    )
     assert doc["warnings"] == [
         "run killed: no results.json (unfinished run?): task scores are plain means of the readable records",
-        "run killed: 1 line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out",
+        "run killed: 1 line(s) of samples.jsonl could not be read "
+        "(e.g. cut by a killed run) and are left out",
     ]
     assert "WARNING" in proc.stderr and "could not be read" in proc.stderr
 
@@ -115,26 +140,40 @@ def test_a_task_with_hidden_answers_has_a_null_score_not_zero(tmp_path: Path) ->
     a = _run(tmp_path, "open", {"mc": [1, 0, 1], "secret": [1, 1]})
     b = _run(tmp_path, "hidden", {"mc": [1, 1, 1], "secret": [0, 0]})
     results = json.loads((b / "results.json").read_text())
-    results["tasks"]["secret"].update(score=0.0, scored=False, n_scored=0)  # what aggregation writes for hidden answers
+    results["tasks"]["secret"].update(
+        score=0.0, scored=False, n_scored=0
+    )  # what aggregation writes for hidden answers
     (b / "results.json").write_text(json.dumps(results))
     lines = [json.loads(x) for x in (b / "samples.jsonl").read_text().splitlines()]
-    (b / "samples.jsonl").write_text("".join(json.dumps({**r, "scored": r["task"] != "secret"}) + "\n" for r in lines))
+    (b / "samples.jsonl").write_text(
+        "".join(json.dumps({**r, "scored": r["task"] != "secret"}) + "\n" for r in lines)
+    )
     proc = _cli("compare", str(a), str(b), "--output", str(tmp_path / "cmp"))
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     secret = doc["tasks"]["secret"]
     assert secret["scores"] == {"open": 1.0, "hidden": None}
-    assert secret["pairwise"] == [{"a": "open", "b": "hidden", "diff": None, "ci95": None, "p_value": None, "test": None, "n_paired": 0}]
+    assert secret["pairwise"] == [
+        {"a": "open", "b": "hidden", "diff": None, "ci95": None, "p_value": None, "test": None, "n_paired": 0}
+    ]
     assert doc["tasks"]["mc"]["pairwise"][0]["diff"] == pytest.approx(1 / 3)
-    assert "task 'secret': no scored sample in hidden (hidden answers?): score null, no test" in doc["warnings"]
-    assert "| hidden | 1.0000 | 1.0000 |  |" in (tmp_path / "cmp" / "tables" / "leaderboard.md").read_text()  # mean over scored tasks
+    assert (
+        "task 'secret': no scored sample in hidden (hidden answers?): score null, no test" in doc["warnings"]
+    )
+    assert (
+        "| hidden | 1.0000 | 1.0000 |  |" in (tmp_path / "cmp" / "tables" / "leaderboard.md").read_text()
+    )  # mean over scored tasks
 
 
 def test_flipped_responses_with_urls_leave_no_remote_src_or_href_in_the_page(tmp_path: Path) -> None:
     a = _run(tmp_path, "a", {"mc": [1, 1]})
     b = _run(tmp_path, "b", {"mc": [0, 0]})
     lines = [json.loads(x) for x in (b / "samples.jsonl").read_text().splitlines()]
-    (b / "samples.jsonl").write_text("".join(json.dumps({**r, "response": f"see href=http://x.example/{r['sample_id']}"}) + "\n" for r in lines))
+    (b / "samples.jsonl").write_text(
+        "".join(
+            json.dumps({**r, "response": f"see href=http://x.example/{r['sample_id']}"}) + "\n" for r in lines
+        )
+    )
     html = (write_comparison(compare_runs([a, b]), tmp_path / "cmp")["html"]).read_text(encoding="utf-8")
     assert "see href=&#104;ttp://x.example/0" in html  # shown as text, spelled so no scanner reads a link
     assert not re.search(r"""(?:src|href)\s*=\s*["']?https?:""", html, re.IGNORECASE)
@@ -146,21 +185,34 @@ def test_partly_overlapping_runs_say_what_the_diff_and_the_test_are_over(tmp_pat
     doc = compare_runs([a, b])
     pair = doc["tasks"]["mc"]["pairwise"][0]
     assert pair["diff"] == pytest.approx(1.0 - 0.75) and pair["n_paired"] == 2
-    assert doc["warnings"] == ["task 'mc': a and b share 2 of their 4 and 2 scored samples: diff compares the full task "
-                               "scores, ci95 and the test the shared samples"]  # fmt: skip
+    assert doc["warnings"] == [
+        "task 'mc': a and b share 2 of their 4 and 2 scored samples: diff compares the full task "
+        "scores, ci95 and the test the shared samples"
+    ]
 
 
 def test_judge_failed_samples_are_left_out_of_the_pairs_not_counted_as_zero(tmp_path: Path) -> None:
     a = _run(tmp_path, "a", {"gen": [1, 1, 0, 1]})
     b = _run(tmp_path, "b", {"gen": [1, 0, 0, 1]})
     lines = [json.loads(x) for x in (b / "samples.jsonl").read_text().splitlines()]
-    lines[1] = {**lines[1], "state": "judge_failed", "score": 0.0}  # the judge gave no verdict: 0.0 is a placeholder
+    lines[1] = {
+        **lines[1],
+        "state": "judge_failed",
+        "score": 0.0,
+    }  # the judge gave no verdict: 0.0 is a placeholder
     (b / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
     doc = compare_runs([a, b])
     pair = doc["tasks"]["gen"]["pairwise"][0]
-    assert pair["n_paired"] == 3 and pair["test"] == "mcnemar_exact" and pair["p_value"] == 1.0  # no discordant pair left
-    assert doc["warnings"] == ["task 'gen': 1 shared sample(s) judge_failed in a or b: left out of ci95 and the test (no verdict is not a 0)"]
-    assert [(f["sample_id"], f["b"]["state"]) for f in doc["flips"]["a → b"]["samples"]] == [("1", "judge_failed")]  # still a flip
+    assert (
+        pair["n_paired"] == 3 and pair["test"] == "mcnemar_exact" and pair["p_value"] == 1.0
+    )  # no discordant pair left
+    assert doc["warnings"] == [
+        "task 'gen': 1 shared sample(s) judge_failed in a or b: left out of ci95 and the test (no verdict is "
+        "not a 0)"
+    ]
+    assert [(f["sample_id"], f["b"]["state"]) for f in doc["flips"]["a → b"]["samples"]] == [
+        ("1", "judge_failed")
+    ]  # still a flip
 
 
 def test_judge_failed_samples_with_a_plain_score_metric_stay_in_the_pairs(tmp_path: Path) -> None:
@@ -190,7 +242,10 @@ def test_score_flips_and_state_changes_are_counted_apart(tmp_path: Path) -> None
     assert doc["flips"]["a → b"]["n_flipped"] == {"mc": 1}
     assert doc["flips"]["a → b"]["n_state_changed"] == {"mc": 2}
     assert sorted((f["sample_id"], f["change"]) for f in doc["flips"]["a → b"]["samples"]) == [
-        ("0", "score"), ("1", "state"), ("2", "state")]
+        ("0", "score"),
+        ("1", "state"),
+        ("2", "state"),
+    ]
     write_comparison(doc, tmp_path / "cmp")
     assert "1 score flips, 2 state changes" in (tmp_path / "cmp" / "compare.html").read_text(encoding="utf-8")
 

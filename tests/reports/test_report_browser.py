@@ -21,7 +21,11 @@ EVERY_CHART_DRAWN = "[...document.querySelectorAll('div.chart')].every(d => d.qu
 
 
 def _records(run: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines() if line.endswith("}")]
+    return [
+        json.loads(line)
+        for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.endswith("}")
+    ]
 
 
 def _shown(page: Any, expected: int) -> None:
@@ -34,7 +38,8 @@ def _shown(page: Any, expected: int) -> None:
 
 def _cards(page: Any) -> list[dict[str, str]]:
     return page.eval_on_selector_all(
-        "article.sample", "els => els.map(e => ({state: e.dataset.state, task: e.dataset.task, text: e.innerText}))"
+        "article.sample",
+        "els => els.map(e => ({state: e.dataset.state, task: e.dataset.task, text: e.innerText}))",
     )
 
 
@@ -51,7 +56,9 @@ def test_report_renders_and_filters_in_chromium(synthetic_run: Path, tmp_path: P
         assert probe.console_errors == [] and probe.remote_requests == []
         assert page.locator("div.chart").count() >= 8 and page.evaluate(EVERY_CHART_DRAWN)
         assert page.locator("#chart-scores .main-svg .bars .point").count() == 4  # one bar per task
-        assert page.locator("#chart-scores .main-svg .scatterlayer .point").count() == 2  # ◆ human baseline of tasks 0 and 2
+        assert (
+            page.locator("#chart-scores .main-svg .scatterlayer .point").count() == 2
+        )  # ◆ human baseline of tasks 0 and 2
         _shown(page, len(records))
 
         judge_failed = [r for r in records if r["state"] == "judge_failed"]
@@ -87,7 +94,10 @@ def test_report_renders_and_filters_in_chromium(synthetic_run: Path, tmp_path: P
         page.fill("#f-search", "")
         _shown(page, len(records))
         page.click("#v-next")
-        page.wait_for_function("document.body.dataset.viewer === 'ready' && document.getElementById('v-page').textContent.startsWith('page 2')")
+        page.wait_for_function(
+            "document.body.dataset.viewer === 'ready' && "
+            "document.getElementById('v-page').textContent.startsWith('page 2')"
+        )
         assert _cards(page)[0]["text"].count("task_0-000020") == 1
         shot = tmp_path / "report.png"
         page.screenshot(path=str(shot), full_page=False)
@@ -115,11 +125,31 @@ def test_judge_record_shows_each_call_verdict_and_the_judges_words(tmp_path: Pat
     run.mkdir()
     attempt = {"raw": "[FEEDBACK] Ошибок нет. [RESULT] 2 [END]", "verdict": 2.0, "error": None}
     failed = {"raw": "не знаю", "verdict": None, "error": "unparseable verdict"}
-    judge = {"judge": "replay/judge.jsonl", "version": "v1", "key": "js", "value": 0.5, "reason": None,
-             "calls": [{"label": "literacy@universal", "attempts": [attempt], "verdict": 2.0},
-                       {"label": "initiative@universal", "attempts": [failed, attempt], "verdict": 2.0}]}  # fmt: skip
-    records = [{"task": "pollux", "sample_id": f"i{i}", "state": "ok", "score": 1.0, "response": f"Ответ {i}", "judge": judge} for i in range(2)]
-    (run / "samples.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    judge = {
+        "judge": "replay/judge.jsonl",
+        "version": "v1",
+        "key": "js",
+        "value": 0.5,
+        "reason": None,
+        "calls": [
+            {"label": "literacy@universal", "attempts": [attempt], "verdict": 2.0},
+            {"label": "initiative@universal", "attempts": [failed, attempt], "verdict": 2.0},
+        ],
+    }
+    records = [
+        {
+            "task": "pollux",
+            "sample_id": f"i{i}",
+            "state": "ok",
+            "score": 1.0,
+            "response": f"Ответ {i}",
+            "judge": judge,
+        }
+        for i in range(2)
+    ]
+    (run / "samples.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
     write_report(run)
     with open_page(run / "report.html", wait_for="body[data-viewer=ready]") as probe:
         shown = probe.page.inner_text("article.sample .field.judge")

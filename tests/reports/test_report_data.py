@@ -26,27 +26,57 @@ REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
 
 def test_task_dimensions_found_generically_and_macro_averaged() -> None:
     tasks = {
-        "a": {"score": 0.2, "modalities": ["text", "image"], "metadata": {"suite": {"skills": ["ocr", "count"]}, "licence": "CC-BY", "path": "/x/a"}, "language": "ru"},
-        "b": {"score": 0.6, "modalities": ["text", "audio"], "metadata": {"suite": {"skills": ["count"]}, "licence": "CC-BY", "path": "/x/b"}, "language": "ru"},
-        "c": {"score": 1.0, "modalities": ["text", "image"], "metadata": {"suite": {"skills": ["ocr"]}, "licence": "MIT", "path": "/x/c"}, "language": "en"},
-    }  # fmt: skip
+        "a": {
+            "score": 0.2,
+            "modalities": ["text", "image"],
+            "metadata": {"suite": {"skills": ["ocr", "count"]}, "licence": "CC-BY", "path": "/x/a"},
+            "language": "ru",
+        },
+        "b": {
+            "score": 0.6,
+            "modalities": ["text", "audio"],
+            "metadata": {"suite": {"skills": ["count"]}, "licence": "CC-BY", "path": "/x/b"},
+            "language": "ru",
+        },
+        "c": {
+            "score": 1.0,
+            "modalities": ["text", "image"],
+            "metadata": {"suite": {"skills": ["ocr"]}, "licence": "MIT", "path": "/x/c"},
+            "language": "en",
+        },
+    }
     dims = {d["name"]: d for d in task_dimensions(tasks)}
     assert set(dims) == {"suite.skills", "licence", "modalities", "language"}  # paths are not labels
-    assert {g["value"]: g["score"] for g in dims["language"]["groups"]} == {"ru": pytest.approx(0.4), "en": 1.0}
+    assert {g["value"]: g["score"] for g in dims["language"]["groups"]} == {
+        "ru": pytest.approx(0.4),
+        "en": 1.0,
+    }
     skills = {g["value"]: (g["score"], g["n"]) for g in dims["suite.skills"]["groups"]}
     assert skills == {"count": (pytest.approx(0.4), 2), "ocr": (pytest.approx(0.6), 2)}
     modal = {g["value"]: g["score"] for g in dims["modalities"]["groups"]}
-    assert modal["image"] == pytest.approx(0.6) and modal["text"] == pytest.approx(0.6) and modal["audio"] == pytest.approx(0.6)
+    assert (
+        modal["image"] == pytest.approx(0.6)
+        and modal["text"] == pytest.approx(0.6)
+        and modal["audio"] == pytest.approx(0.6)
+    )
 
 
 def test_sample_dimensions_skip_ids_and_free_text() -> None:
     records = [
-        {"task": "t", "sample_id": str(i), "score": float(i % 2), "variant": f"p{i % 3}",
-         "metadata": {"difficulty": ["easy", "hard"][i % 2], "row_id": i * 1000, "question": f"q{i}"}}
+        {
+            "task": "t",
+            "sample_id": str(i),
+            "score": float(i % 2),
+            "variant": f"p{i % 3}",
+            "metadata": {"difficulty": ["easy", "hard"][i % 2], "row_id": i * 1000, "question": f"q{i}"},
+        }
         for i in range(12)
-    ]  # fmt: skip
+    ]
     dims = {d["name"]: d for d in sample_dimensions(records)}
-    assert set(dims) == {"difficulty", "prompt variant"}  # row_id (large ints) and question (one per sample) dropped
+    assert set(dims) == {
+        "difficulty",
+        "prompt variant",
+    }  # row_id (large ints) and question (one per sample) dropped
     difficulty = {g["value"]: g["score"] for g in dims["difficulty"]["groups"]}
     assert difficulty == {"easy": 0.0, "hard": 1.0}
     levels = sample_dimensions([{"score": 1.0, "metadata": {"level": lv}} for lv in (10, 2, 2, 10, 1, 1)] * 2)
@@ -75,10 +105,13 @@ def test_script_json_cannot_close_the_script_or_link_remote() -> None:
 
 
 def test_any_case_http_in_text_is_neither_a_remote_link_in_json_nor_in_html() -> None:
-    text = 'see src=HTTP://a.example or href=https://b.example <b>'
+    text = "see src=HTTP://a.example or href=https://b.example <b>"
     assert json.loads(script_json(text)) == text and not REMOTE.search(script_json(text))
     html = str(html_text(text))
-    assert html == "see src=&#72;TTP://a.example or href=&#104;ttps://b.example &lt;b&gt;" and not REMOTE.search(html)
+    assert (
+        html == "see src=&#72;TTP://a.example or href=&#104;ttps://b.example &lt;b&gt;"
+        and not REMOTE.search(html)
+    )
 
 
 def test_inlined_plotly_has_no_remote_src_or_href() -> None:
@@ -92,9 +125,16 @@ def test_tables_export_markdown_csv_json(tmp_path: Path) -> None:
     assert [p.suffix for p in paths] == [".md", ".csv", ".json"]
     assert "a\\|b" in markdown_table(rows) and "| 0.5000 |" in markdown_table(rows)
     with (tmp_path / "t.csv").open() as fh:
-        assert list(csv.reader(fh)) == [["task", "score", "extra"], ["a|b", "0.5000", ""], ["c", "", "[1, 2]"]]
+        assert list(csv.reader(fh)) == [
+            ["task", "score", "extra"],
+            ["a|b", "0.5000", ""],
+            ["c", "", "[1, 2]"],
+        ]
     assert json.loads((tmp_path / "t.json").read_text()) == rows
-    assert markdown_table([{"p": 2.384e-07, "q": 0.0, "r": 4.9e-05, "s": 5e-05}]).splitlines()[-1] == "| 2.38e-07 | 0.0000 | 4.9e-05 | 0.0001 |"
+    assert (
+        markdown_table([{"p": 2.384e-07, "q": 0.0, "r": 4.9e-05, "s": 5e-05}]).splitlines()[-1]
+        == "| 2.38e-07 | 0.0000 | 4.9e-05 | 0.0001 |"
+    )
 
 
 def test_truncated_last_line_is_counted_not_fatal(synthetic_run: Path) -> None:
@@ -111,39 +151,69 @@ def test_results_rebuilt_from_records_when_missing(synthetic_run: Path) -> None:
     block = run.results["tasks"]["task_0"]
     scores = [r["score"] for r in run.records if r["task"] == "task_0"]
     assert block["score"] == pytest.approx(sum(scores) / len(scores)) and block["n"] == len(scores)
-    assert block["states"]["judge_failed"] == sum(r["state"] == "judge_failed" for r in run.records if r["task"] == "task_0")
+    assert block["states"]["judge_failed"] == sum(
+        r["state"] == "judge_failed" for r in run.records if r["task"] == "task_0"
+    )
 
 
 def test_mera_skill_tree_levels_become_dimensions() -> None:
     from omnieval.benchmarks.mera.catalog import catalogue
     from omnieval.benchmarks.mera.taxonomy import skill_levels, skills
 
-    tasks = {t.name: {"score": i / 10, "modalities": [t.modality],
-                      "metadata": {"skills": list(t.skills), "skill_levels": skill_levels(t.skills), "domain_field": None, "domains": []}}
-             for i, t in enumerate(catalogue().of_modality("image"))}  # fmt: skip
+    tasks = {
+        t.name: {
+            "score": i / 10,
+            "modalities": [t.modality],
+            "metadata": {
+                "skills": list(t.skills),
+                "skill_levels": skill_levels(t.skills),
+                "domain_field": None,
+                "domains": [],
+            },
+        }
+        for i, t in enumerate(catalogue().of_modality("image"))
+    }
     dims = {d["name"]: d for d in task_dimensions(tasks)}
-    assert {"skills", "skill_levels.L1", "skill_levels.L2"} <= set(dims)  # None and [] values do not hide a key
+    assert {"skills", "skill_levels.L1", "skill_levels.L2"} <= set(
+        dims
+    )  # None and [] values do not hide a key
     top = {g["value"] for g in dims["skill_levels.L1"]["groups"]}
     assert top <= {s.path[0] for s in skills().values()} and len(top) >= 2
 
 
 def _judged(task: str, sid: str, verdicts: dict[str, float | None]) -> dict[str, object]:
     calls = [{"label": label, "attempts": [], "verdict": v} for label, v in verdicts.items()]
-    return {"task": task, "sample_id": sid, "score": 1.0, "judge": {"judge": "j", "key": "js", "calls": calls}}
+    return {
+        "task": task,
+        "sample_id": sid,
+        "score": 1.0,
+        "judge": {"judge": "j", "key": "js", "calls": calls},
+    }
 
 
 def test_judge_call_labels_become_a_dimension_on_the_judge_scale() -> None:
     records = [
-        _judged("pollux", "i1", {"literacy@universal": 4.0, "operability@task1": 1.0, "initiative@universal": None}),
-        _judged("pollux", "i2", {"literacy@universal": 2.0, "operability@task1": 0.0, "initiative@universal": 2.0}),
+        _judged(
+            "pollux",
+            "i1",
+            {"literacy@universal": 4.0, "operability@task1": 1.0, "initiative@universal": None},
+        ),
+        _judged(
+            "pollux", "i2", {"literacy@universal": 2.0, "operability@task1": 0.0, "initiative@universal": 2.0}
+        ),
         _judged("pollux", "i3", {"literacy@universal": 3.0, "initiative@universal": 0.0}),
-        _judged("qa", "q1", {"answer": 1.0}), _judged("qa", "q2", {"answer": 0.0}),  # one label: nothing to break down
-    ]  # fmt: skip
+        _judged("qa", "q1", {"answer": 1.0}),
+        _judged("qa", "q2", {"answer": 0.0}),  # one label: nothing to break down
+    ]
     (dim,) = judge_dimensions(records)
     assert dim["name"] == "judge verdict per call · pollux" and dim["level"] == "judge"
     groups = {g["value"]: (g["score"], g["n"]) for g in dim["groups"]}
     # raw means on the criterion's own scale; the failed call (None) is left out, not counted as 0
-    assert groups == {"initiative@universal": (1.0, 2), "literacy@universal": (3.0, 3), "operability@task1": (0.5, 2)}
+    assert groups == {
+        "initiative@universal": (1.0, 2),
+        "literacy@universal": (3.0, 3),
+        "operability@task1": (0.5, 2),
+    }
     bar, radar = dimension_charts(dim)
     assert bar["layout"]["xaxis"]["range"][1] == pytest.approx(3.0 * 1.02)  # not clipped to [0, 1]
     assert radar["layout"]["polar"]["radialaxis"]["range"] == [0, 3.0]
@@ -154,17 +224,24 @@ def test_long_labels_that_share_a_start_stay_distinct_bars() -> None:
     (bar,) = dimension_charts({"name": "d", "level": "sample", "groups": groups})
     labels = bar["data"][0]["y"]
     assert len(set(labels)) == 2 and all(len(label) <= 24 for label in labels)
-    assert [c[1] for c in bar["data"][0]["customdata"]] == ["correctness_results@task2", "correctness_results@task5"]
+    assert [c[1] for c in bar["data"][0]["customdata"]] == [
+        "correctness_results@task2",
+        "correctness_results@task5",
+    ]
 
 
 def test_a_task_with_hidden_answers_gets_no_bar_rather_than_zero() -> None:
-    rows = [{"name": "open", "score": 0.4, "ci95": [0.3, 0.5], "scored": True},
-            {"name": "hidden", "score": 0.0, "ci95": None, "scored": False}]  # fmt: skip
+    rows = [
+        {"name": "open", "score": 0.4, "ci95": [0.3, 0.5], "scored": True},
+        {"name": "hidden", "score": 0.0, "ci95": None, "scored": False},
+    ]
     bars = task_score_chart(rows)["data"][0]
     assert bars["x"] == [0.4, None] and bars["error_x"]["array"] == [pytest.approx(0.1), 0]
 
 
-def test_overall_score_has_a_task_stratified_ci_only_when_task_scores_are_sample_means(synthetic_run: Path) -> None:
+def test_overall_score_has_a_task_stratified_ci_only_when_task_scores_are_sample_means(
+    synthetic_run: Path,
+) -> None:
     from omnieval.reports import write_report
 
     html = write_report(synthetic_run).read_text(encoding="utf-8")
@@ -175,41 +252,94 @@ def test_overall_score_has_a_task_stratified_ci_only_when_task_scores_are_sample
     results["tasks"]["task_2"]["score"] += 0.01  # aggregated otherwise (e.g. circular): not a sample mean
     (synthetic_run / "results.json").write_text(json.dumps(results))
     html = write_report(synthetic_run).read_text(encoding="utf-8")
-    assert 'id="overall-ci">no CI: the score of task task_2 is not the mean of its samples\' scores<' in html.replace("&#39;", "'")
+    assert (
+        'id="overall-ci">no CI: the score of task task_2 is not the mean of its samples\' scores<'
+        in html.replace("&#39;", "'")
+    )
 
 
 def test_megabench_keyword_dimensions_from_imported_task_metadata(tmp_path: Path) -> None:
     from omnieval.benchmarks.megabench.importer import import_megabench
 
-    info = "{'field_score_function': {'answer': 'exact_str_match'}, 'aggregation': {'function': 'mean', 'field_weights': {'answer': 1}}, 'response_parse_function': 'answer_string'}"
-    keywords = {"t0": ("Perception", "Photographs", ["Object Recognition and Classification"]),
-                "t1": ("Knowledge", "Photographs", ["Object Recognition and Classification", "Text Recognition (OCR)"]),
-                "t2": ("Perception", "User Interface Screenshots", ["Planning and Decision Making"])}  # fmt: skip
-    rows = [{"id": f"{name}-{i}", "task_name": name, "task_description": "Pick.", "global_media": "[]", "example_text": "",
-             "example_media": "[]", "query_text": "Q?", "query_media": "[]", "answer": "{'answer': 'A'}", "metric_info": info,
-             "eval_context": "{}"} for name in keywords for i in range(2)]  # fmt: skip
+    info = (
+        "{'field_score_function': {'answer': 'exact_str_match'}, 'aggregation': {'function': 'mean', "
+        "'field_weights': {'answer': 1}}, 'response_parse_function': 'answer_string'}"
+    )
+    keywords = {
+        "t0": ("Perception", "Photographs", ["Object Recognition and Classification"]),
+        "t1": (
+            "Knowledge",
+            "Photographs",
+            ["Object Recognition and Classification", "Text Recognition (OCR)"],
+        ),
+        "t2": ("Perception", "User Interface Screenshots", ["Planning and Decision Making"]),
+    }
+    rows = [
+        {
+            "id": f"{name}-{i}",
+            "task_name": name,
+            "task_description": "Pick.",
+            "global_media": "[]",
+            "example_text": "",
+            "example_media": "[]",
+            "query_text": "Q?",
+            "query_media": "[]",
+            "answer": "{'answer': 'A'}",
+            "metric_info": info,
+            "eval_context": "{}",
+        }
+        for name in keywords
+        for i in range(2)
+    ]
     (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    meta = {name: {"app": app, "input_format": fmt, "output_format": "exact_text", "skills": skills} for name, (app, fmt, skills) in keywords.items()}
+    meta = {
+        name: {"app": app, "input_format": fmt, "output_format": "exact_text", "skills": skills}
+        for name, (app, fmt, skills) in keywords.items()
+    }
     (tmp_path / "all_task_meta.json").write_text(json.dumps(meta), encoding="utf-8")
     tasks = import_megabench(str(tmp_path / "rows.jsonl"))
     scores = {"t0": 0.2, "t1": 0.6, "t2": 1.0}
-    dims = {d["name"]: d for d in task_dimensions({t.name: {"score": scores[t.name], "metadata": t.spec.metadata} for t in tasks})}
+    dims = {
+        d["name"]: d
+        for d in task_dimensions(
+            {t.name: {"score": scores[t.name], "metadata": t.spec.metadata} for t in tasks}
+        )
+    }
     assert {"megabench.app", "megabench.input_format", "megabench.skills"} <= set(dims)
     skills = {g["value"]: (g["score"], g["n"]) for g in dims["megabench.skills"]["groups"]}
     assert skills["Object Recognition and Classification"] == (pytest.approx(0.4), 2)  # macro over t0 and t1
     assert skills["Text Recognition (OCR)"] == (0.6, 1)
-    assert {g["value"]: g["score"] for g in dims["megabench.app"]["groups"]} == {"Knowledge": 0.6, "Perception": pytest.approx(0.6)}
+    assert {g["value"]: g["score"] for g in dims["megabench.app"]["groups"]} == {
+        "Knowledge": 0.6,
+        "Perception": pytest.approx(0.6),
+    }
 
 
-def test_overall_ci_follows_a_judge_derived_score_that_leaves_judge_failed_samples_out(tmp_path: Path) -> None:
+def test_overall_ci_follows_a_judge_derived_score_that_leaves_judge_failed_samples_out(
+    tmp_path: Path,
+) -> None:
     from omnieval.reports import write_report
 
     run = tmp_path / "run"
     run.mkdir()
-    rows = [("a", "ok", 1.0), ("a", "ok", 0.0), ("a", "ok", 1.0), ("a", "judge_failed", 0.0), ("b", "ok", 0.0), ("b", "ok", 1.0)]
-    (run / "samples.jsonl").write_text("".join(json.dumps({"task": t, "sample_id": str(i), "state": s, "score": v}) + "\n"
-                                               for i, (t, s, v) in enumerate(rows)))  # fmt: skip
-    tasks = {"a": {"score": 2 / 3, "n": 4, "states": {"ok": 3, "judge_failed": 1}}, "b": {"score": 0.5, "n": 2, "states": {"ok": 2}}}
+    rows = [
+        ("a", "ok", 1.0),
+        ("a", "ok", 0.0),
+        ("a", "ok", 1.0),
+        ("a", "judge_failed", 0.0),
+        ("b", "ok", 0.0),
+        ("b", "ok", 1.0),
+    ]
+    (run / "samples.jsonl").write_text(
+        "".join(
+            json.dumps({"task": t, "sample_id": str(i), "state": s, "score": v}) + "\n"
+            for i, (t, s, v) in enumerate(rows)
+        )
+    )
+    tasks = {
+        "a": {"score": 2 / 3, "n": 4, "states": {"ok": 3, "judge_failed": 1}},
+        "b": {"score": 0.5, "n": 2, "states": {"ok": 2}},
+    }
     (run / "results.json").write_text(json.dumps({"model": "m", "tasks": tasks}))
     html = write_report(run).read_text(encoding="utf-8")
     found = re.search(r'id="overall-ci">(\d\.\d{3})–(\d\.\d{3}) \(95 % CI, task-stratified bootstrap\)', html)

@@ -35,15 +35,22 @@ def _png(path: Path, colour: tuple[int, int, int]) -> Path:
 def test_parts_round_trip_every_shown_field_and_are_much_smaller(tmp_path: Path) -> None:
     run = write_synthetic_run(tmp_path / "run", n_samples=1_200, seed=3)
     records = load_run(run).records
-    records[5] = {**records[5], "judge_extra": {"verdict": "A", "why": "</script> http://x"}}  # a new field in one record only
+    records[5] = {
+        **records[5],
+        "judge_extra": {"verdict": "A", "why": "</script> http://x"},
+    }  # a new field in one record only
     meta = write_sidecar(tmp_path, records, states=["ok", "error"])
     assert meta["n_chunks"] == 3 == (len(records) + CHUNK - 1) // CHUNK
     rebuilt = [r for i in range(3) for r in part_records(read_part(tmp_path / SIDECAR / f"c{i:05d}.js"))]
     shown = [{k: v for k, v in r.items() if v is not None and k not in NOT_SHOWN} for r in records]
     assert rebuilt == shown
     first = read_part(tmp_path / SIDECAR / "c00000.js")
-    assert "usage" not in first["cols"] and "raw_response" not in first["cols"]  # never shown: left in samples.jsonl
-    assert "judge_extra" not in read_part(tmp_path / SIDECAR / "c00001.js")["cols"]  # null in every record of that part
+    assert (
+        "usage" not in first["cols"] and "raw_response" not in first["cols"]
+    )  # never shown: left in samples.jsonl
+    assert (
+        "judge_extra" not in read_part(tmp_path / SIDECAR / "c00001.js")["cols"]
+    )  # null in every record of that part
     sidecar = sum(p.stat().st_size for p in (tmp_path / SIDECAR).glob("c*.js"))
     assert sidecar < (run / "samples.jsonl").stat().st_size / 5
 
@@ -64,7 +71,12 @@ def test_media_written_once_per_file_and_capped(tmp_path: Path) -> None:
     source = PromptSource([], report_dir=tmp_path)
     first = source._media(MediaRef(kind="image", name="image", path=str(red)))
     again = source._media(MediaRef(kind="image", name="image", path=str(red)))
-    assert first == again and first is not None and first["src"].startswith(f"{SIDECAR}/media/") and first["src"].endswith(".jpg")
+    assert (
+        first == again
+        and first is not None
+        and first["src"].startswith(f"{SIDECAR}/media/")
+        and first["src"].endswith(".jpg")
+    )
     assert source.thumbnails == 1 and len(list((tmp_path / SIDECAR / "media").iterdir())) == 1
     from PIL import Image
 
@@ -75,10 +87,18 @@ def test_media_written_once_per_file_and_capped(tmp_path: Path) -> None:
     embedded = source._media(MediaRef(kind="image", name="image", data=buffer.getvalue()))
     assert embedded is not None and embedded["src"] != first["src"] and source.thumbnails == 2
     audio = source._media(MediaRef(kind="audio", name="audio", data=b"fLaC" + bytes(100)))
-    assert audio is not None and audio["src"].endswith(".flac") and (tmp_path / audio["src"]).read_bytes().startswith(b"fLaC")
+    assert (
+        audio is not None
+        and audio["src"].endswith(".flac")
+        and (tmp_path / audio["src"]).read_bytes().startswith(b"fLaC")
+    )
     source.thumbnails = MAX_THUMBNAILS
-    blue = source._media(MediaRef(kind="image", name="image", path=str(_png(tmp_path / "blue.png", (0, 0, 200)))))
-    assert blue is not None and blue["src"] == "blue.png"  # past the cap: linked by relative path, not thumbnailed
+    blue = source._media(
+        MediaRef(kind="image", name="image", path=str(_png(tmp_path / "blue.png", (0, 0, 200))))
+    )
+    assert (
+        blue is not None and blue["src"] == "blue.png"
+    )  # past the cap: linked by relative path, not thumbnailed
 
 
 @dataclass
@@ -92,7 +112,11 @@ class _ImageTask:
     def iter_samples(self) -> Any:
         for i in range(600):
             path = self.images[i % 2]
-            yield Sample(id=f"{self.name}-{i:06d}", input=f"Что на картинке {i}?", media=(MediaRef(kind="image", name="image", path=str(path)),))
+            yield Sample(
+                id=f"{self.name}-{i:06d}",
+                input=f"Что на картинке {i}?",
+                media=(MediaRef(kind="image", name="image", path=str(path)),),
+            )
 
 
 @needs_chromium
@@ -108,10 +132,20 @@ def test_thumbnails_load_from_disk_and_search_reuses_cached_text(tmp_path: Path)
     with open_page(run / "report.html", wait_for="body[data-viewer=ready]") as probe:
         page = probe.page
         page.wait_for_function("document.querySelectorAll('article.sample img').length === 20")
-        page.locator("article.sample img").nth(1).scroll_into_view_if_needed()  # thumbnails load lazily, when in view
-        page.wait_for_function("[...document.querySelectorAll('article.sample img')].slice(0, 2).every(i => i.complete && i.naturalWidth === 320)")
+        page.locator("article.sample img").nth(
+            1
+        ).scroll_into_view_if_needed()  # thumbnails load lazily, when in view
+        page.wait_for_function(
+            "[...document.querySelectorAll('article.sample img')].slice(0, 2).every(i => i.complete && "
+            "i.naturalWidth === 320)"
+        )
         assert "Что на картинке 0?" in page.inner_text("article.sample")
-        for query, expected in (("картинке 77?", 2), ("примере 78.", 2), ("картинке 599?", 2), ("нет такого текста", 0)):
+        for query, expected in (
+            ("картинке 77?", 2),
+            ("примере 78.", 2),
+            ("картинке 599?", 2),
+            ("нет такого текста", 0),
+        ):
             page.evaluate("document.body.dataset.viewer = 'busy'")
             page.fill("#f-search", query)
             page.wait_for_selector("body[data-viewer=ready]", state="attached")
@@ -125,10 +159,28 @@ def test_video_gets_a_frame_strip_and_a_player_copy_inside_the_report(tmp_path: 
         pytest.skip("ffmpeg is not installed (make system-deps)")
     video = tmp_path / "data" / "clip.mp4"
     video.parent.mkdir()
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=96x64:rate=8", "-t", "2", "-pix_fmt", "yuv420p", str(video)], check=True)
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=size=96x64:rate=8",
+            "-t",
+            "2",
+            "-pix_fmt",
+            "yuv420p",
+            str(video),
+        ],
+        check=True,
+    )
     report_dir = tmp_path / "run"
     report_dir.mkdir()
-    entry = PromptSource([], report_dir=report_dir)._media(MediaRef(kind="video", name="video", path=str(video)))
+    entry = PromptSource([], report_dir=report_dir)._media(
+        MediaRef(kind="video", name="video", path=str(video))
+    )
     assert entry is not None and entry["kind"] == "video" and entry["src"].startswith("report_samples/media/")
     # ffmpeg's default mp4 codec here is H.264: copied as it is, byte for byte (no preview needed)
     assert (report_dir / entry["src"]).read_bytes() == video.read_bytes()

@@ -12,12 +12,19 @@ URL = "http://127.0.0.1:9/v1/chat/completions"
 
 
 def _http(status: int, message: str) -> BackendError:
-    return BackendError(f"HTTP {status}: {message}", status=status, url=URL, server_message=message,
-                        retryable=status >= 500 or status == 429)  # fmt: skip
+    return BackendError(
+        f"HTTP {status}: {message}",
+        status=status,
+        url=URL,
+        server_message=message,
+        retryable=status >= 500 or status == 429,
+    )
 
 
 def _refused() -> BackendError:
-    return BackendError("connection failed: Connect call failed", retryable=True, transport="refused", url=URL)
+    return BackendError(
+        "connection failed: Connect call failed", retryable=True, transport="refused", url=URL
+    )
 
 
 @pytest.mark.parametrize(
@@ -103,7 +110,10 @@ def test_cli_default_matches_the_breaker_default() -> None:
     assert RunConfig(tasks=("x",), model="a/b", output="o").breaker_threshold == DEFAULT_THRESHOLD  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("prefix", "named", "not_named"), [("--", "--base-url", "--judge-"), ("--judge-", "--judge-base-url", " --base-url")])
+@pytest.mark.parametrize(
+    ("prefix", "named", "not_named"),
+    [("--", "--base-url", "--judge-"), ("--judge-", "--judge-base-url", " --base-url")],
+)
 def test_hints_name_the_endpoints_own_options(prefix: str, named: str, not_named: str) -> None:
     breaker = CircuitBreaker("judge http://j/v1", threshold=1, options_prefix=prefix)
     with pytest.raises(EndpointDown) as info:

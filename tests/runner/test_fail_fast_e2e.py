@@ -24,7 +24,9 @@ def _free_port() -> int:
 
 def _run(args: list[str], timeout: float = 60) -> tuple[subprocess.CompletedProcess[str], float]:
     start = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.run(
+        args, capture_output=True, text=True, timeout=timeout, env={**os.environ, "COLUMNS": "200"}
+    )
     return proc, time.monotonic() - start
 
 
@@ -104,13 +106,18 @@ def test_help_states_the_default_error_threshold() -> None:
 def _judged_task(tmp_path: Path) -> Path:
     """A generative-judge task whose model answers come from a replay file (no model server needed)."""
     ids = range(8)  # more than the breaker's threshold of identical failures
-    (tmp_path / "qa.jsonl").write_text("".join(f'{{"id": "{i}", "question": "{i}+0?", "answer": "{i}"}}\n' for i in ids),
-                                       encoding="utf-8")  # fmt: skip
-    (tmp_path / "ans.jsonl").write_text("".join(f'{{"task": "jq", "sample_id": "{i}", "response": "{i}"}}\n' for i in ids),
-                                        encoding="utf-8")  # fmt: skip
+    (tmp_path / "qa.jsonl").write_text(
+        "".join(f'{{"id": "{i}", "question": "{i}+0?", "answer": "{i}"}}\n' for i in ids), encoding="utf-8"
+    )
+    (tmp_path / "ans.jsonl").write_text(
+        "".join(f'{{"task": "jq", "sample_id": "{i}", "response": "{i}"}}\n' for i in ids), encoding="utf-8"
+    )
     task = tmp_path / "task.yaml"
-    task.write_text("name: jq\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match}]\n"
-                    "judge: {protocol: {name: direct}, template: binary_equivalence}\n", encoding="utf-8")  # fmt: skip
+    task.write_text(
+        "name: jq\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match}]\n"
+        "judge: {protocol: {name: direct}, template: binary_equivalence}\n",
+        encoding="utf-8",
+    )
     return task
 
 
@@ -121,7 +128,17 @@ def test_a_misconfigured_judge_endpoint_names_the_judge_options_and_its_url(tmp_
         args[args.index("--tasks") + 1] = str(task)
         args[args.index("--model") + 1] = f"replay/{tmp_path / 'ans.jsonl'}"
         del args[args.index("--base-url") : args.index("--base-url") + 2]
-        proc, _ = _run([*args, "--judge", "openai/my-judge", "--judge-base-url", judge_server.url, "--judge-api-key", "k"])
+        proc, _ = _run(
+            [
+                *args,
+                "--judge",
+                "openai/my-judge",
+                "--judge-base-url",
+                judge_server.url,
+                "--judge-api-key",
+                "k",
+            ]
+        )
     assert proc.returncode != 0
     assert "model 'my-judge' not found" in proc.stderr and judge_server.url in proc.stderr, proc.stderr
     assert "check --judge-base-url" in proc.stderr, proc.stderr  # the judge's option, not the model's

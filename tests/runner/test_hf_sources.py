@@ -25,7 +25,9 @@ def test_a_missing_local_path_is_an_error_not_a_hub_id(tmp_path: Path) -> None:
 def test_the_run_command_stops_before_any_work(tmp_path: Path) -> None:
     task = tmp_path / "t.jsonl"
     task.write_text('{"id": "1", "question": "q", "answer": "a"}\n', encoding="utf-8")
-    result = CliRunner().invoke(app, ["run", "-t", f"jsonl:{task}", "-m", "hf/./no-such-model", "-o", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app, ["run", "-t", f"jsonl:{task}", "-m", "hf/./no-such-model", "-o", str(tmp_path / "o")]
+    )
     assert result.exit_code != 0
     assert "no such local model folder or file" in result.output
     assert not (tmp_path / "o" / "samples.jsonl").exists()
@@ -38,7 +40,9 @@ def test_explicit_hub_spelling_is_refused_offline(monkeypatch: pytest.MonkeyPatc
     assert "google/gemma-3-270m" in str(info.value)
 
 
-def test_explicit_hub_spelling_resolves_to_a_hub_source_without_fetching(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_explicit_hub_spelling_resolves_to_a_hub_source_without_fetching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     src = resolve_source("hub:google/gemma-3-270m", options=BackendOptions())
     assert (src.path, src.hub) == ("google/gemma-3-270m", True)
@@ -51,8 +55,11 @@ def test_an_existing_folder_is_local(tmp_path: Path) -> None:
     assert (src.path, src.hub) == (str(tmp_path), False)
 
 
-def test_classifier_backend_checks_its_path_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``hf_classifier/PATH`` (an encoder judge) would otherwise hand a mistyped path to from_pretrained as a hub id."""
+def test_classifier_backend_checks_its_path_the_same_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hf_classifier/PATH`` (an encoder judge) would otherwise hand a mistyped path to from_pretrained as a
+    hub id."""
     with pytest.raises(ConfigError, match="no such local model folder or file") as info:
         create_backend(f"hf_classifier/{tmp_path / 'judge-typo'}", options=BackendOptions())
     assert "hf_classifier/hub:ORG/NAME" in str(info.value)

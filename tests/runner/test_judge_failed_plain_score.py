@@ -1,4 +1,5 @@
-"""A ``judge_failed`` sample of a task whose score metric is a plain one (not judge-derived) keeps that metric's
+"""A ``judge_failed`` sample of a task whose score metric is a plain one (not judge-derived) keeps that
+metric's
 value: its record score, the task score, the CI and the per-variant scores all count it the same way. Before,
 the task score counted it while its record said 0.0 and the CI and variants left it out (CI 0.000–0.000)."""
 

@@ -17,7 +17,16 @@ def _run(tmp_path: Path, name: str, spec: str, *, judge_device: str | None) -> P
     task = str(judged_task(tmp_path, 12))
     judge = JudgeConfig(model=spec, backend=BackendOptions(batch_size=4, device=judge_device), retries=1)
     out = tmp_path / name
-    evaluate(RunConfig(tasks=(task,), model=spec, output=out, quiet=True, backend=BackendOptions(batch_size=2), judge=judge))
+    evaluate(
+        RunConfig(
+            tasks=(task,),
+            model=spec,
+            output=out,
+            quiet=True,
+            backend=BackendOptions(batch_size=2),
+            judge=judge,
+        )
+    )
     return out
 
 

@@ -15,7 +15,17 @@ from omnieval.errors import ConfigError
 def _run(tmp_path: Path, *extra: str, model: str = "openai/m") -> tuple[int, str]:
     task = tmp_path / "t.jsonl"
     task.write_text('{"id": "1", "question": "q", "answer": "a"}\n', encoding="utf-8")
-    args = ["run", "-t", f"jsonl:{task}", "-m", model, "--base-url", "http://127.0.0.1:9/v1", "-o", str(tmp_path / "o")]
+    args = [
+        "run",
+        "-t",
+        f"jsonl:{task}",
+        "-m",
+        model,
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "-o",
+        str(tmp_path / "o"),
+    ]
     result = CliRunner().invoke(app, [*args, *extra])
     return result.exit_code, " ".join(result.output.split())
 
@@ -44,7 +54,9 @@ def test_wrong_media_value_types(tmp_path: Path, option: str, words: str) -> Non
 def test_unknown_backend_option_lists_what_the_backend_declares(tmp_path: Path) -> None:
     code, out = _run(tmp_path, "--backend-opt", "http_clent=raw")
     assert code != 0
-    assert "'http_clent'" in out and "http_client" in out and "extra_body" in out and "max_tokens_field" in out
+    assert (
+        "'http_clent'" in out and "http_client" in out and "extra_body" in out and "max_tokens_field" in out
+    )
 
 
 def test_wrong_backend_option_type(tmp_path: Path) -> None:
@@ -71,9 +83,12 @@ def test_every_backend_declares_its_options(spec: str, extra: dict[str, object],
 def test_valid_options_pass(tmp_path: Path) -> None:
     backend = create_backend(
         "openai/m",
-        options=BackendOptions(base_url="http://h/v1", extra={"http_client": "raw", "extra_body": {"a": 1}},
-                               media={"image_max_side": 768, "video_mode": "file"}),
-    )  # fmt: skip
+        options=BackendOptions(
+            base_url="http://h/v1",
+            extra={"http_client": "raw", "extra_body": {"a": 1}},
+            media={"image_max_side": 768, "video_mode": "file"},
+        ),
+    )
     assert backend.settings is not None and backend.settings.http_client == "raw"  # type: ignore[attr-defined]
 
 
@@ -82,5 +97,7 @@ def test_judge_backend_option_is_checked_before_any_work_and_named_as_the_judge_
     code, out = _run(tmp_path, *judge, "--judge-backend-opt", "http_clent=raw", model="baseline/oracle")
     assert code != 0 and "--judge-backend-opt (backend 'openai'): unknown key(s) 'http_clent'" in out, out
     assert not (tmp_path / "o" / "samples.jsonl").exists()
-    code, out = _run(tmp_path, "--judge", "replay/j.jsonl", "--judge-backend-opt", "a=1", model="baseline/oracle")
+    code, out = _run(
+        tmp_path, "--judge", "replay/j.jsonl", "--judge-backend-opt", "a=1", model="baseline/oracle"
+    )
     assert code != 0 and "--judge-backend-opt: backend 'replay' takes no options" in out, out

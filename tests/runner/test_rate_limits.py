@@ -18,10 +18,13 @@ pytestmark = pytest.mark.network_server
 
 def _run(task: Path, url: str, out: Path, *, concurrency: int) -> None:
     config = RunConfig(
-        tasks=(f"jsonl:{task}",), model="openai/fake", output=out, quiet=True,
+        tasks=(f"jsonl:{task}",),
+        model="openai/fake",
+        output=out,
+        quiet=True,
         backend=BackendOptions(base_url=url, concurrency=concurrency, timeout_s=10),
         retry=RetryPolicy(max_attempts=8),
-    )  # fmt: skip
+    )
     run(config)
     rows = read_samples(out)
     assert len(rows) >= 1 and all(r["state"] == "ok" for r in rows), [r["reason"] for r in rows][:3]

@@ -15,8 +15,12 @@ from omnieval.testing.runs import write_synthetic_run
 
 def _task(folder: Path, name: str, n: int = 3) -> Path:
     path = folder / f"{name}.jsonl"
-    path.write_text("".join(json.dumps({"id": f"s{i}", "question": f"{name} {i}?", "answer": str(i)}) + "\n" for i in range(n)),
-                    encoding="utf-8")  # fmt: skip
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"s{i}", "question": f"{name} {i}?", "answer": str(i)}) + "\n" for i in range(n)
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -28,12 +32,20 @@ def test_comma_joined_keeps_a_single_value_as_given() -> None:
 
 @pytest.mark.parametrize(
     "spelling",
-    [["--tasks", "{a},{b},{c}"], ["--tasks", "{a}", "--tasks", "{b}", "--tasks", "{c}"], ["-t", "{a},{b}", "-t", "{c}"]],
+    [
+        ["--tasks", "{a},{b},{c}"],
+        ["--tasks", "{a}", "--tasks", "{b}", "--tasks", "{c}"],
+        ["-t", "{a},{b}", "-t", "{c}"],
+    ],
 )
-def test_run_takes_every_task_whether_comma_separated_or_repeated(tmp_path: Path, spelling: list[str]) -> None:
+def test_run_takes_every_task_whether_comma_separated_or_repeated(
+    tmp_path: Path, spelling: list[str]
+) -> None:
     paths = {k: f"jsonl:{_task(tmp_path, k)}" for k in "abc"}
     args = [s.format(**paths) for s in spelling]
-    result = CliRunner().invoke(app, ["run", *args, "-m", "baseline/oracle", "-o", str(tmp_path / "out"), "--quiet"])
+    result = CliRunner().invoke(
+        app, ["run", *args, "-m", "baseline/oracle", "-o", str(tmp_path / "out"), "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     tasks = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))["tasks"]
     assert sorted(tasks) == ["a", "b", "c"] and all(t["n"] == 3 for t in tasks.values())
@@ -51,21 +63,54 @@ def test_dry_run_sample_ids_accumulate_across_repeats(tmp_path: Path) -> None:
 def test_sweep_takes_every_model_and_task_whether_comma_separated_or_repeated(tmp_path: Path) -> None:
     a, b = (f"jsonl:{_task(tmp_path, k)}" for k in "ab")
     out = tmp_path / "sweep"
-    result = CliRunner().invoke(app, ["sweep", "--models", "baseline/oracle", "--models", "baseline/first-option",
-                                      "-t", a, "-t", b, "-o", str(out), "--quiet", "--json"])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "sweep",
+            "--models",
+            "baseline/oracle",
+            "--models",
+            "baseline/first-option",
+            "-t",
+            a,
+            "-t",
+            b,
+            "-o",
+            str(out),
+            "--quiet",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     board = json.loads((out / "leaderboard.json").read_text(encoding="utf-8"))
     rows = board["rows"] if isinstance(board, dict) and "rows" in board else board
     assert len(rows) == 2
     for run_dir in ("baseline_oracle", "baseline_first-option"):
-        assert sorted(json.loads((out / run_dir / "results.json").read_text(encoding="utf-8"))["tasks"]) == ["a", "b"]
+        assert sorted(json.loads((out / run_dir / "results.json").read_text(encoding="utf-8"))["tasks"]) == [
+            "a",
+            "b",
+        ]
 
 
 def test_analyze_stability_sizes_accumulate(tmp_path: Path) -> None:
     run = write_synthetic_run(tmp_path / "r", n_samples=60, model="hf/tiny", skill=0.4, seed=1)
     out = tmp_path / "analysis"
-    result = CliRunner().invoke(app, ["analyze", "stability", str(run), "--sizes", "3", "--sizes", "5,7",
-                                      "--resamples", "50", "--output", str(out)])  # fmt: skip
+    result = CliRunner().invoke(
+        app,
+        [
+            "analyze",
+            "stability",
+            str(run),
+            "--sizes",
+            "3",
+            "--sizes",
+            "5,7",
+            "--resamples",
+            "50",
+            "--output",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     curve = json.loads((out / "stability.json").read_text(encoding="utf-8"))["curves"]["r"]
     assert [point["n_per_task"] for point in curve] == [3, 5, 7]

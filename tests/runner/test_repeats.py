@@ -215,7 +215,9 @@ def test_repeats_need_the_local_executor(tmp_path: Path) -> None:
     from omnieval.executors import ExecutorOptions
 
     data = _task_file(tmp_path, n=2)
-    config = RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=tmp_path / "out", repeats=2, quiet=True)
+    config = RunConfig(
+        tasks=(f"jsonl:{data}",), model="baseline/random", output=tmp_path / "out", repeats=2, quiet=True
+    )
     with pytest.raises(ConfigError, match="--repeats needs --executor local"):
         evaluate(config, executor=ExecutorOptions(kind="ray"))
     assert not (tmp_path / "out" / "samples.jsonl").exists()

@@ -46,8 +46,15 @@ def pixel_shapes(img: Image.Image) -> list[dict[str, Any]]:
             w, h = cols.stop - cols.start, rows.stop - rows.start
             fill = areas[index] / (w * h)
             kind = "square" if fill > 0.93 else "circle" if fill > 0.68 else "triangle"
-            found.append({"colour": colour.key, "kind": kind, "side": int(max(w, h)),
-                          "cx": (cols.start + cols.stop - 1) / 2, "cy": (rows.start + rows.stop - 1) / 2})
+            found.append(
+                {
+                    "colour": colour.key,
+                    "kind": kind,
+                    "side": int(max(w, h)),
+                    "cx": (cols.start + cols.stop - 1) / 2,
+                    "cy": (rows.start + rows.stop - 1) / 2,
+                }
+            )
     return found
 
 
@@ -63,7 +70,11 @@ def shapes_answer(row: dict[str, Any], set_dir: Path) -> str:
             assert len(same) == 1
             return _colour_word(same[0]["colour"], lang)
         sides = sorted(s["side"] for s in same)
-        pick = max(same, key=lambda s: s["side"]) if q["extreme"] == "largest" else min(same, key=lambda s: s["side"])
+        pick = (
+            max(same, key=lambda s: s["side"])
+            if q["extreme"] == "largest"
+            else min(same, key=lambda s: s["side"])
+        )
         assert sides.count(pick["side"]) == 1, "extreme is not unique"
         return _colour_word(pick["colour"], lang)
     [a] = [s for s in found if [s["colour"], s["kind"]] == q["a"]]
@@ -103,7 +114,9 @@ def chart_values(row: dict[str, Any], set_dir: Path) -> list[int]:
         return [round(m) for m in measured]
     if data["kind"] == "pie":
         shares = _pie_shares(img, len(values))
-        assert sum(values) == 100 and all(abs(s - v) < 1.0 for s, v in zip(shares, values, strict=True)), shares
+        assert sum(values) == 100 and all(abs(s - v) < 1.0 for s, v in zip(shares, values, strict=True)), (
+            shares
+        )
         return values
     plot = data["plot"]
     span = plot["bottom"] - plot["top"]
@@ -148,7 +161,9 @@ def text_answer(row: dict[str, Any], set_dir: Path) -> str:
     ink = np.asarray(Image.open(set_dir / row["image"]).convert("L")) < 100
     ys, xs = np.nonzero(ink)
     assert len(xs) > 50, "no text drawn"
-    assert xs.min() > 2 and ys.min() > 2 and xs.max() < ink.shape[1] - 3 and ys.max() < ink.shape[0] - 3, "clipped"
+    assert xs.min() > 2 and ys.min() > 2 and xs.max() < ink.shape[1] - 3 and ys.max() < ink.shape[0] - 3, (
+        "clipped"
+    )
     return str(data["text"])
 
 
@@ -194,7 +209,9 @@ def track_squares(path: Path, fps: int) -> dict[str, dict[str, Any]]:
             nearest, best = dist.argmin(axis=-1), dist.min(axis=-1)
             for k, colour in enumerate(PALETTE):
                 mask = (nearest == k) & (best < 80)
-                if mask.sum() < 10:  # a square covers at least 8×8 of the halved frame; codec fringes are thin
+                if (
+                    mask.sum() < 10
+                ):  # a square covers at least 8×8 of the halved frame; codec fringes are thin
                     continue
                 ys, xs = np.nonzero(mask)
                 centre = (float(xs.mean()), float(ys.mean()))
@@ -222,5 +239,12 @@ def video_answer(row: dict[str, Any], set_dir: Path) -> str:
     return str(round(seen[q["colour"]][q["event"]]))
 
 
-ANSWERS = {"shapes": shapes_answer, "charts": charts_answer, "tables": tables_answer, "text": text_answer,
-           "clocks": clocks_answer, "math": math_answer, "video-motion": video_answer}
+ANSWERS = {
+    "shapes": shapes_answer,
+    "charts": charts_answer,
+    "tables": tables_answer,
+    "text": text_answer,
+    "clocks": clocks_answer,
+    "math": math_answer,
+    "video-motion": video_answer,
+}

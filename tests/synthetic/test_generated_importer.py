@@ -1,4 +1,5 @@
-"""``--tasks generated:DIR``: tasks per manifest ``task``, metric per answer type, oracle 1.0, bad input named."""
+"""``--tasks generated:DIR``: tasks per manifest ``task``, metric per answer type, oracle 1.0, bad input
+named."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from omnieval.types import ScoringInput
 
 def _write(folder: Path, rows: list[dict[str, object]]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "manifest.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                                           encoding="utf-8")
+    (folder / "manifest.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
     return folder
 
 
@@ -31,9 +33,25 @@ def _oracle_results(specs: list[str], tmp_path: Path) -> dict[str, Any]:
     """``omnieval run --tasks SPECS --model baseline/oracle`` in a subprocess: results.json's tasks."""
     out = tmp_path / "run"
     env = {**os.environ, "OMNIEVAL_CACHE": str(tmp_path / "cache")}
-    done = subprocess.run([sys.executable, "-m", "omnieval", "run", "--tasks", ",".join(specs),
-                           "--model", "baseline/oracle", "--output", str(out), "-q"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            "run",
+            "--tasks",
+            ",".join(specs),
+            "--model",
+            "baseline/oracle",
+            "--output",
+            str(out),
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return dict(json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"])
 
@@ -109,7 +127,9 @@ def test_every_registered_generator_writes_a_manifest_that_generated_dir_runs(tm
     for name in generators.names():
         folder = tmp_path / name
         generators.get(name)(folder, **_smallest_options(name))
-        rows = [json.loads(line) for line in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
+        rows = [
+            json.loads(line) for line in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+        ]
         assert rows and all(r["id"] and r["task"] and r["question"] and r["answer"] for r in rows), name
         tasks = importers.get("generated")(str(folder))
         samples = [s for task in tasks for s in task.iter_samples()]

@@ -17,8 +17,11 @@ SUITES = ("shapes", "charts", "tables", "text", "clocks", "math", "video-motion"
 
 
 def _digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("suite", SUITES)
@@ -46,8 +49,11 @@ def test_the_seed_is_written_only_where_private_seed_redaction_finds_it(tmp_path
             row = json.loads(line)
             assert row.pop("seed") == secret
             assert str(secret) not in json.dumps(row)
-        assert all(str(secret).encode() not in p.read_bytes() for p in manifest.parent.rglob("*") if p.is_file()
-                   and p.name != "manifest.jsonl")
+        assert all(
+            str(secret).encode() not in p.read_bytes()
+            for p in manifest.parent.rglob("*")
+            if p.is_file() and p.name != "manifest.jsonl"
+        )
 
 
 def test_a_failing_generation_leaves_no_set_behind(tmp_path: Path) -> None:
@@ -80,11 +86,17 @@ def test_an_existing_set_is_never_overwritten(tmp_path: Path) -> None:
     assert generators.get("text")(empty, n=1).is_file()  # an empty folder (the data cache's) is fine
 
 
-@pytest.mark.parametrize(("suite", "options", "field"), [
-    ("shapes", {"n": 0}, "n"), ("shapes", {"difficulty": "extreme"}, "difficulty"), ("charts", {"lang": "de"}, "lang"),
-    ("video-motion", {"fps": 0}, "fps"), ("video-motion", {"seconds": 1}, "seconds"),
-    ("text", {"font": "/nonexistent.ttf"}, "font"),
-])
+@pytest.mark.parametrize(
+    ("suite", "options", "field"),
+    [
+        ("shapes", {"n": 0}, "n"),
+        ("shapes", {"difficulty": "extreme"}, "difficulty"),
+        ("charts", {"lang": "de"}, "lang"),
+        ("video-motion", {"fps": 0}, "fps"),
+        ("video-motion", {"seconds": 1}, "seconds"),
+        ("text", {"font": "/nonexistent.ttf"}, "font"),
+    ],
+)
 def test_bad_options_are_named(tmp_path: Path, suite: str, options: dict[str, object], field: str) -> None:
     with pytest.raises(SourceError) as info:
         generators.get(suite)(tmp_path / "out", **options)

@@ -19,7 +19,10 @@ def sets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     root = tmp_path_factory.mktemp("sets")
     sizes = {"shapes": 48, "charts": 54, "video-motion": 24}
-    return {s: generators.get(s)(root / s, seed=7, n=sizes.get(s, 24)).parent for s in (*IMAGE_SUITES, "video-motion")}
+    return {
+        s: generators.get(s)(root / s, seed=7, n=sizes.get(s, 24)).parent
+        for s in (*IMAGE_SUITES, "video-motion")
+    }
 
 
 @pytest.mark.parametrize("suite", [*IMAGE_SUITES, "video-motion"])

@@ -82,13 +82,22 @@ def test_megabench_score_does_not_read_an_explanation_number() -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("yes", 1), ("No", 0), ("<think>the first is a cat, yes? no...</think>No", 0), ("**Yes.** Both show a cat.", 1), ("no, they differ", 0), ("I think the answer is yes.", 1)],
+    [
+        ("yes", 1),
+        ("No", 0),
+        ("<think>the first is a cat, yes? no...</think>No", 0),
+        ("**Yes.** Both show a cat.", 1),
+        ("no, they differ", 0),
+        ("I think the answer is yes.", 1),
+    ],
 )
 def test_ascii_verdict(text: str, value: int) -> None:
     _ok(ascii_art_verdict(text, SAMPLE), value)
 
 
-@pytest.mark.parametrize("text", ["", "Maybe.", "The first looks like a cat (yes) but the second, no.", "They both show eyes"])
+@pytest.mark.parametrize(
+    "text", ["", "Maybe.", "The first looks like a cat (yes) but the second, no.", "They both show eyes"]
+)
 def test_ascii_verdict_failures(text: str) -> None:
     # the original counts any "yes" substring ("eyes") as yes; here hedging is a failure
     _fails(ascii_art_verdict(text, SAMPLE), "ASCII-art")
@@ -185,12 +194,29 @@ def test_art_irrelevant_keeps_explanation() -> None:
 
 
 def test_parsers_are_registered() -> None:
-    for name in ("megabench.judge_score", "megabench.ascii_art_verdict", "marker.rubric_score", "art.judge_verdict", "art.judge_relevance"):
+    for name in (
+        "megabench.judge_score",
+        "megabench.ascii_art_verdict",
+        "marker.rubric_score",
+        "art.judge_verdict",
+        "art.judge_relevance",
+    ):
         assert parsers.get(name) is not None
 
 
-@pytest.mark.parametrize(("text", "value"), [("A", 1.0), ("**B**\nbecause it is complete", 0.0), ("=", 0.5), ("Ответ А", 1.0),
-                                             ("В", 0.0), ("tie", 0.5), ("Answer B.", 0.0), ("A — it is more complete than B.", 1.0)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("A", 1.0),
+        ("**B**\nbecause it is complete", 0.0),
+        ("=", 0.5),
+        ("Ответ А", 1.0),
+        ("В", 0.0),
+        ("tie", 0.5),
+        ("Answer B.", 0.0),
+        ("A — it is more complete than B.", 1.0),
+    ],
+)
 def test_pairwise_preference(text: str, value: float) -> None:
     from omnieval.judges.pairwise import pairwise_preference
 

@@ -9,4 +9,13 @@ from omnieval.aggregate.results import (
 )
 from omnieval.aggregate.schemes import labelled, register_scheme, schemes
 
-__all__ = ["bootstrap_ci", "compute_results", "labelled", "register_scheme", "resampled_means", "sample_has_score", "schemes", "task_results"]
+__all__ = [
+    "bootstrap_ci",
+    "compute_results",
+    "labelled",
+    "register_scheme",
+    "resampled_means",
+    "sample_has_score",
+    "schemes",
+    "task_results",
+]

@@ -36,7 +36,8 @@ class CauseCounter:
         self.examples: dict[str, str] = {}
 
     def add(self, state: str, reason: str | None) -> None:
-        """Count an ``error`` sample by its cause and a ``parse_failed`` one as ``parse``; ignore other states."""
+        """Count an ``error`` sample by its cause and a ``parse_failed`` one as ``parse``; ignore other
+        states."""
         if state not in ("error", "parse_failed"):
             return
         cause = error_cause(reason) if state == "error" else "parse"

@@ -52,7 +52,8 @@ def majority_index(answers: Sequence[Any]) -> int | None:
 def clustered_bootstrap_ci(
     clusters: Sequence[Sequence[float]], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap CI of the mean score, resampling whole clusters (samples with all their repeats)."""
+    """Percentile bootstrap CI of the mean score, resampling whole clusters (samples with all their
+    repeats)."""
     from omnieval.aggregate.results import bootstrap_ci
 
     return bootstrap_ci(
@@ -98,7 +99,8 @@ class RepeatAccumulator:
         return out
 
     def block(self, *, pass_k: Sequence[int], threshold: float) -> dict[str, Any]:
-        """The ``repeats`` block of a task's results: K, the spread across repeats, the within-sample variance."""
+        """The ``repeats`` block of a task's results: K, the spread across repeats, the within-sample
+        variance."""
         per_repeat: dict[int, list[float]] = defaultdict(list)
         variances = []
         for rows in self.samples.values():
@@ -143,7 +145,8 @@ def fold_repeats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def fold_all_repeats(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Records with each sample's repeats folded into one (:func:`fold_repeats`); records without repeats unchanged."""
+    """Records with each sample's repeats folded into one (:func:`fold_repeats`); records without repeats
+    unchanged."""
     if not any(r.get("repeat") is not None for r in records):
         return list(records)
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)

@@ -31,13 +31,17 @@ def resampled_means(data: Any, *, rng: Any, n_resamples: int) -> Any:
     return means
 
 
-def bootstrap_ci(values: list[float], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
+def bootstrap_ci(
+    values: list[float], *, n_resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float] | None:
     """Percentile bootstrap CI of the mean; ``None`` for fewer than two values."""
     if len(values) < 2:
         return None
     import numpy as np
 
-    means = resampled_means(np.asarray(values, dtype=float), rng=np.random.default_rng(seed), n_resamples=n_resamples)
+    means = resampled_means(
+        np.asarray(values, dtype=float), rng=np.random.default_rng(seed), n_resamples=n_resamples
+    )
     alpha = (1 - level) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
 
@@ -98,7 +102,9 @@ class _TaskAccumulator:
         reason = record.get("reason")
         kept = self.reasons[record["state"]]
         if record["state"] != "ok" and reason and str(reason)[:300] not in kept:
-            kept[:] = sorted([*kept, str(reason)[:300]])[:3]  # the 3 smallest: the same whatever the record order
+            kept[:] = sorted([*kept, str(reason)[:300]])[
+                :3
+            ]  # the 3 smallest: the same whatever the record order
         self.causes.add(record["state"], reason)
         if not record.get("scored", True):  # hidden answers: whatever the state, never scored as 0
             self.prediction_only += 1
@@ -150,7 +156,7 @@ class _TaskAccumulator:
             else:
                 out[key] = metric.aggregate(values, [r for r in self.kept if key in r.metrics])
         judge = self.task.spec.judge
-        for key, parts in (judge.derived.items() if judge and self.judges else ()):
+        for key, parts in judge.derived.items() if judge and self.judges else ():
             if all(p in out for p in parts):
                 out[key] = sum(out[p] for p in parts) / len(parts)
         return out
@@ -169,7 +175,11 @@ class _TaskAccumulator:
         for metric in (m for m in self.judge_metrics if self.judges and m.ref.key not in derived):
             counts = metric.group_counts(*self._judge_rows(metric.ref.key))
             if counts is not None:
-                return {"groups_key": metric.ref.key, "groups_judged": counts[0], "groups_left_out": counts[1]}
+                return {
+                    "groups_key": metric.ref.key,
+                    "groups_judged": counts[0],
+                    "groups_left_out": counts[1],
+                }
         return {}
 
     def _metric_versions(self) -> dict[str, str]:
@@ -177,8 +187,9 @@ class _TaskAccumulator:
         return {k: f"{m.definition.name}@{m.definition.version}" for m in used for k in m.keys}
 
     def _score_unjudged(self, metrics: dict[str, float]) -> bool:
-        """The task's score is judge-derived, the run judged it, yet no sample (or whole group) has a judge
-        value, all ``judge_failed``: the task is unscored (``scored: false``, placeholders), never scored 0."""
+        """The task's score is judge-derived, the run judged it, yet no sample (or whole group) has a
+        judge value, all ``judge_failed``: the task is unscored (``scored: false``, placeholders),
+        never scored 0."""
         judge = self.task.spec.judge
         if judge is None or not self.judges or self.task.spec.score_key in metrics:
             return False
@@ -196,14 +207,25 @@ class _TaskAccumulator:
         derived = {k: ", ".join(parts) for k, parts in judge.derived.items()}
         groups = self._group_counts()
         if unjudged:
-            note = ("no sample (or whole group) has a judge value, every one is judge_failed: judge-derived values and the "
-                    "task score are not computed (0.0 placeholders, as for hidden answers; scored: false)")
+            note = (
+                "no sample (or whole group) has a judge value, every one is judge_failed: judge-derived "
+                "values and the "
+                "task score are not computed (0.0 placeholders, as for hidden answers; scored: false)"
+            )
         elif self.judges:
-            note = "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
+            note = (
+                "judge_failed samples have no judge value: judge-derived metrics average the judged samples"
+            )
             if groups:
-                note += f"; {groups['groups_key']} counts only groups without one (groups_judged, groups_left_out)"
+                note += (
+                    f"; {groups['groups_key']} counts only groups without one (groups_judged, "
+                    "groups_left_out)"
+                )
         else:
-            note = "not judged in this run (no --judge and no default judge model): judge-derived values not computed"
+            note = (
+                "not judged in this run (no --judge and no default judge model): judge-derived values "
+                "not computed"
+            )
         return {
             "judged": bool(self.judges) or self.run_judged,
             "key": judge.key,
@@ -228,7 +250,9 @@ class _TaskAccumulator:
         """Mean per-sample score for each prompt variant (prompt sensitivity), when there are several."""
         if len(self.by_variant) < 2:
             return {}
-        return {v: {"n": len(xs), "score": math.fsum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())}
+        return {
+            v: {"n": len(xs), "score": math.fsum(xs) / len(xs)} for v, xs in sorted(self.by_variant.items())
+        }
 
     def _repeat_options(self) -> dict[str, Any]:
         spec = self.task.spec.repeats
@@ -240,14 +264,18 @@ class _TaskAccumulator:
             metrics |= self.repeats.metrics(**self._repeat_options())
         spec = self.task.spec
         n_scored = sum(self.states.values()) - self.prediction_only
-        if n_scored == 0:  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
+        if (
+            n_scored == 0
+        ):  # hidden answers: 0.0 placeholders (the interface wants floats), flagged scored=False
             placeholders = [k for m in self.metrics for k in m.keys]
             if self.run_judged and self.task.spec.judge is not None:
                 placeholders += [self.task.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys)]
             metrics = dict.fromkeys(placeholders, 0.0) | metrics
         score = metrics.get(spec.score_key, math.fsum(self.scores) / len(self.scores) if self.scores else 0.0)
         unjudged = self._score_unjudged(metrics)
-        if unjudged:  # the interface wants every judge key: 0.0 placeholders under scored=False, never a score
+        if (
+            unjudged
+        ):  # the interface wants every judge key: 0.0 placeholders under scored=False, never a score
             metrics = metrics | {k: 0.0 for k in self._judge_keys() if k not in metrics}
             score = 0.0
         n = sum(self.states.values())
@@ -301,8 +329,9 @@ def compute_results(
     extra: dict[str, Any] | None = None,
     judged: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for. ``extra``
-    adds the run's own facts; it never overrides a value computed here (re-scoring passes the old document)."""
+    """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for.
+    ``extra`` adds the run's own facts; it never overrides a value computed here
+    (re-scoring passes the old document)."""
     from omnieval import __version__
     from omnieval.types.files import RESULTS_SCHEMA_VERSION
 
@@ -318,9 +347,17 @@ def compute_results(
         "omnieval_version": __version__,
         "tasks": per_task,
         "states": {s: totals.get(s, 0) for s in STATES},
-        "cost": {"model_usd": cost["model_usd"], "judge_usd": cost["judge_usd"], "total_usd": cost["total_usd"],
-                 "priced": cost["priced"], "unpriced": cost["unpriced"],
-                 "note": "USD by the run's price table (results of this output over all invocations; cache hits cost 0; "
-                         "unpriced: records whose model has no price)"},
-    }  # fmt: skip
-    return computed | {k: v for k, v in (extra or {}).items() if k not in computed}  # computed values always win
+        "cost": {
+            "model_usd": cost["model_usd"],
+            "judge_usd": cost["judge_usd"],
+            "total_usd": cost["total_usd"],
+            "priced": cost["priced"],
+            "unpriced": cost["unpriced"],
+            "note": "USD by the run's price table (results of this output over all invocations; cache hits "
+            "cost 0; "
+            "unpriced: records whose model has no price)",
+        },
+    }
+    return computed | {
+        k: v for k, v in (extra or {}).items() if k not in computed
+    }  # computed values always win

@@ -25,9 +25,6 @@ def register_scheme(name: str) -> Callable[[Scheme], Scheme]:
     return schemes.register(name)
 
 
-
-
-
 def labelled(result: dict[str, Any]) -> dict[str, Any]:
     """A run's results as boards show them: a cascade's model name says it is one (``… [cascade]``), so it
     never reads as a model that perceived the audio or images itself."""

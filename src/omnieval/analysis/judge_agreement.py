@@ -46,11 +46,16 @@ def _number(value: Any, *, path: Path, line: int, item: str) -> float | None:
         try:
             value = float(str(value).strip())
         except ValueError:
-            raise SourceError(f"row {line}: score {value!r} is not a number or NA", path=str(path),
-                              sample_id=item, field="score") from None  # fmt: skip
+            raise SourceError(
+                f"row {line}: score {value!r} is not a number or NA",
+                path=str(path),
+                sample_id=item,
+                field="score",
+            ) from None
     if not math.isfinite(float(value)):
-        raise SourceError(f"row {line}: score {value!r} is not finite", path=str(path), sample_id=item,
-                          field="score")  # fmt: skip
+        raise SourceError(
+            f"row {line}: score {value!r} is not finite", path=str(path), sample_id=item, field="score"
+        )
     return float(value)
 
 
@@ -73,8 +78,12 @@ def load_agreement_files(human_path: Path, judge_path: Path) -> AgreementInput:
         score = _number(row["score"], path=human_path, line=lineno, item=f"{item[0]}/{item[1]}")
         annotator = str(row["annotator"])
         if annotator in data.human.get(item, {}):
-            raise SourceError(f"row {lineno}: annotator {annotator!r} scored this item twice",
-                              path=str(human_path), sample_id=f"{item[0]}/{item[1]}", field="annotator")  # fmt: skip
+            raise SourceError(
+                f"row {lineno}: annotator {annotator!r} scored this item twice",
+                path=str(human_path),
+                sample_id=f"{item[0]}/{item[1]}",
+                field="annotator",
+            )
         if score is None:
             data.n_human_na += 1
             continue
@@ -83,8 +92,12 @@ def load_agreement_files(human_path: Path, judge_path: Path) -> AgreementInput:
     for lineno, row in _rows(judge_path, ("item_id", "criterion", "score")):
         item = (str(row["item_id"]), str(row["criterion"]))
         if item in seen:
-            raise SourceError(f"row {lineno}: a second judge score for this item", path=str(judge_path),
-                              sample_id=f"{item[0]}/{item[1]}", field="score")  # fmt: skip
+            raise SourceError(
+                f"row {lineno}: a second judge score for this item",
+                path=str(judge_path),
+                sample_id=f"{item[0]}/{item[1]}",
+                field="score",
+            )
         seen.add(item)
         score = _number(row["score"], path=judge_path, line=lineno, item=f"{item[0]}/{item[1]}")
         if score is None:

@@ -99,7 +99,14 @@ def length_bias(verdicts: Sequence[Verdict], lengths: Sequence[int]) -> dict[str
     xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
     if len(pairs) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
         why = "fewer than 3 judged items" if len(pairs) < 3 else "verdicts or lengths are constant"
-        return {**out, "pearson": None, "pearson_p": None, "spearman": None, "spearman_p": None, "note": f"undefined: {why}"}
+        return {
+            **out,
+            "pearson": None,
+            "pearson_p": None,
+            "spearman": None,
+            "spearman_p": None,
+            "note": f"undefined: {why}",
+        }
     from scipy import stats
 
     pearson = stats.pearsonr(xs, ys)
@@ -112,7 +119,9 @@ def length_bias(verdicts: Sequence[Verdict], lengths: Sequence[int]) -> dict[str
         "spearman": _finite(spearman.statistic),
         "spearman_p": _finite(spearman.pvalue),
         "note": "pearson is the point-biserial correlation (0/1 verdicts)" if binary else "",
-        "mean_length_by_verdict": {str(v): sum(n for x, n in pairs if x == v) / xs.count(v) for v in sorted(set(xs))}
+        "mean_length_by_verdict": {
+            str(v): sum(n for x, n in pairs if x == v) / xs.count(v) for v in sorted(set(xs))
+        }
         if binary
         else {},
     }
@@ -131,10 +140,18 @@ def binary_agreement(first: Mapping[str, Verdict], second: Mapping[str, Verdict]
         "only_first": len([k for k in first if k not in second or second[k] is None]),
         "only_second": len([k for k in second if k not in first or first[k] is None]),
         "agreement": sum(x == y for x, y in zip(a, b, strict=True)) / len(shared) if shared else None,
-        "confusion": {f"{x}{y}": sum(1 for p, q in zip(a, b, strict=True) if (p, q) == (x, y)) for x in (0, 1) for y in (0, 1)},
+        "confusion": {
+            f"{x}{y}": sum(1 for p, q in zip(a, b, strict=True) if (p, q) == (x, y))
+            for x in (0, 1)
+            for y in (0, 1)
+        },
     }
     if not shared or (len(set(a)) == 1 and set(a) == set(b)):
-        return {**out, "kappa": None, "note": "kappa undefined: no shared items or both judges give one constant verdict"}
+        return {
+            **out,
+            "kappa": None,
+            "note": "kappa undefined: no shared items or both judges give one constant verdict",
+        }
     from sklearn.metrics import cohen_kappa_score
 
     return {**out, "kappa": _finite(float(cohen_kappa_score(a, b, labels=[0, 1]))), "note": ""}
@@ -147,8 +164,15 @@ def judge_cost(calls: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     ``latency_s``, ``cached`` and ``error``. Cached calls cost no tokens or time and are counted apart;
     token totals say how many calls reported no usage, so an unknown count is never read as zero.
     """
-    totals: dict[str, Any] = {"requests": 0, "cached": 0, "failed": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                              "calls_without_usage": 0, "latency_s": 0.0}
+    totals: dict[str, Any] = {
+        "requests": 0,
+        "cached": 0,
+        "failed": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "calls_without_usage": 0,
+        "latency_s": 0.0,
+    }
     for call in calls:
         if call.get("cached"):
             totals["cached"] += 1

@@ -18,7 +18,9 @@ __all__ = ["repeat_judging"]
 def repeat_judging(run_dir: Path, judge: JudgeConfig | None, *, repeats: int) -> list[list[dict[str, Any]]]:
     """``repeats`` fresh judgings of the run's records (``judge`` defaults to the run's own judge)."""
     if repeats < 1:
-        raise ConfigError(f"repeated judging needs at least 1 repeat (compared with the run's own verdicts), got {repeats}")
+        raise ConfigError(
+            f"repeated judging needs at least 1 repeat (compared with the run's own verdicts), got {repeats}"
+        )
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")

@@ -17,7 +17,15 @@ from typing import Any
 
 from omnieval.analysis.judge_audit import binary_agreement, flip_rate, judge_cost, length_bias, position_swap
 
-__all__ = ["AUDIT_COLUMNS", "SWAP_SUFFIX", "audit_markdown", "audit_notes", "audit_rows", "audit_runs", "judged_items"]
+__all__ = [
+    "AUDIT_COLUMNS",
+    "SWAP_SUFFIX",
+    "audit_markdown",
+    "audit_notes",
+    "audit_rows",
+    "audit_runs",
+    "judged_items",
+]
 
 SWAP_SUFFIX = ":swapped"
 Item = tuple[str, str]
@@ -64,7 +72,9 @@ def _run_audit(items: Mapping[Item, Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _group_audit(items: Mapping[Item, Mapping[str, Any]]) -> dict[str, Any]:
-    judges = Counter(str(r["judge"].get("version") or r["judge"].get("judge")) for r in items.values())  # "spec#hash"
+    judges = Counter(
+        str(r["judge"].get("version") or r["judge"].get("judge")) for r in items.values()
+    )  # "spec#hash"
     values = [r["judge"].get("value") for r in items.values()]
     lengths = [len(str(r.get("response") or "")) for r in items.values()]
     swaps = _swap_pairs(items)
@@ -113,11 +123,20 @@ def audit_runs(runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any
     for version, names in by_version.items():
         if len(names) > 1:
             keys = set().union(*(judged[n].keys() for n in names))
-            table = {f"{t}/{s}": [(judged[n].get((t, s)) or {}).get("judge", {}).get("value") for n in names] for t, s in sorted(keys)}
+            table = {
+                f"{t}/{s}": [(judged[n].get((t, s)) or {}).get("judge", {}).get("value") for n in names]
+                for t, s in sorted(keys)
+            }
             repeats[version] = {"runs": names, **flip_rate(table)}
     pairs = []
     for (va, na), (vb, nb) in combinations([(v, names[0]) for v, names in by_version.items()], 2):
-        pair = {"first": na, "second": nb, "first_version": va, "second_version": vb, **_agreement(_values(judged[na]), _values(judged[nb]))}
+        pair = {
+            "first": na,
+            "second": nb,
+            "first_version": va,
+            "second_version": vb,
+            **_agreement(_values(judged[na]), _values(judged[nb])),
+        }
         tasks_a, tasks_b = _by_task(judged[na]), _by_task(judged[nb])
         shared = sorted(tasks_a.keys() & tasks_b.keys())
         if len(shared) > 1:
@@ -143,12 +162,27 @@ def _agreement_line(label: str, pair: Mapping[str, Any]) -> str:
     head = f"Agreement {label}: " if label else ""
     if pair["kind"] == "binary":
         note = f" ({pair['note']})" if pair["note"] else ""
-        return f"{head}{_fmt(pair['agreement'])} over {pair['items']} items, Cohen's κ {_fmt(pair['kappa'])}{note}."
-    return f"{head}exact {_fmt(pair['exact_agreement'])}, mean |Δ| {_fmt(pair['mean_abs_difference'])} over {pair['items']} items."
+        return (
+            f"{head}{_fmt(pair['agreement'])} over {pair['items']} items, Cohen's κ "
+            f"{_fmt(pair['kappa'])}{note}."
+        )
+    return (
+        f"{head}exact {_fmt(pair['exact_agreement'])}, mean |Δ| {_fmt(pair['mean_abs_difference'])} over "
+        f"{pair['items']} items."
+    )
 
 
-AUDIT_COLUMNS = ("run", "judge", "samples", "judge_failed", "requests", "cached", "tokens", "judge time, s",
-                 "length bias (Spearman)")  # fmt: skip
+AUDIT_COLUMNS = (
+    "run",
+    "judge",
+    "samples",
+    "judge_failed",
+    "requests",
+    "cached",
+    "tokens",
+    "judge time, s",
+    "length bias (Spearman)",
+)
 
 
 def _tokens(cost: Mapping[str, Any]) -> str:
@@ -166,8 +200,19 @@ def audit_rows(audit: Mapping[str, Any]) -> list[list[str]]:
         parts = [(name, run), *((f"{name} · {task}", sub) for task, sub in (run.get("tasks") or {}).items())]
         for label, part in parts:
             cost, bias = part["cost"], part["length_bias"]
-            out.append([label, ", ".join(part["judges"]), str(part["samples"]), str(part["judge_failed"]), str(cost["requests"]),
-                        str(cost["cached"]), _tokens(cost), _fmt(cost["latency_s"], 1), _fmt(bias["spearman"])])  # fmt: skip
+            out.append(
+                [
+                    label,
+                    ", ".join(part["judges"]),
+                    str(part["samples"]),
+                    str(part["judge_failed"]),
+                    str(cost["requests"]),
+                    str(cost["cached"]),
+                    _tokens(cost),
+                    _fmt(cost["latency_s"], 1),
+                    _fmt(bias["spearman"]),
+                ]
+            )
     return out
 
 
@@ -177,14 +222,24 @@ def audit_notes(audit: Mapping[str, Any]) -> list[str]:
     for name, run in audit["runs"].items():
         if run["position_swap"]:
             swap = run["position_swap"]
-            lines.append(f"Position swap ({name}): consistency {_fmt(swap['consistency'])} over {swap['items']} pairs; "
-                         f"first slot won both orders {swap['first_slot']}×, second slot {swap['second_slot']}×.")  # fmt: skip
+            lines.append(
+                f"Position swap ({name}): consistency {_fmt(swap['consistency'])} over {swap['items']} "
+                "pairs; "
+                f"first slot won both orders {swap['first_slot']}×, second slot {swap['second_slot']}×."
+            )
     for version, rep in audit["repeats"].items():
-        lines.append(f"Repeated judging ({version}, runs {', '.join(rep['runs'])}): flip rate {_fmt(rep['flip_rate'])} "
-                     f"({rep['flipped']} of {rep['items']} items).")  # fmt: skip
+        lines.append(
+            f"Repeated judging ({version}, runs {', '.join(rep['runs'])}): flip rate "
+            f"{_fmt(rep['flip_rate'])} "
+            f"({rep['flipped']} of {rep['items']} items)."
+        )
     for pair in audit["agreement"]:
-        lines.append(_agreement_line(f"{pair['first']} vs {pair['second']}", pair)
-                     + "".join(f"\n- {task}: {_agreement_line('', part)}" for task, part in (pair.get("tasks") or {}).items()))  # fmt: skip
+        lines.append(
+            _agreement_line(f"{pair['first']} vs {pair['second']}", pair)
+            + "".join(
+                f"\n- {task}: {_agreement_line('', part)}" for task, part in (pair.get("tasks") or {}).items()
+            )
+        )
     if audit["runs_without_judge"]:
         lines.append(f"Runs without judge records: {', '.join(audit['runs_without_judge'])}.")
     return lines

@@ -74,7 +74,9 @@ def _binomial_half_two_sided(k: int, n: int) -> float:
     return min(1.0, 2.0 * tail)
 
 
-def paired_permutation(a: Sequence[float], b: Sequence[float], *, n_resamples: int = 10_000, seed: int = 0) -> float:
+def paired_permutation(
+    a: Sequence[float], b: Sequence[float], *, n_resamples: int = 10_000, seed: int = 0
+) -> float:
     """Two-sided sign-flip permutation p-value for mean(b − a) = 0.
 
     Exact (all sign patterns) for at most ``EXACT_PERMUTATION_MAX`` non-zero differences; otherwise Monte

@@ -18,7 +18,8 @@ Units = Mapping[Any, Mapping[str, float]]
 def krippendorff_alpha(
     units: Units, *, level: Literal["nominal", "ordinal", "interval", "ratio"] = "ordinal"
 ) -> float | None:
-    """α over units rated by two or more raters; ``None`` when no unit has two ratings or all agree trivially."""
+    """α over units rated by two or more raters; ``None`` when no unit has two ratings or all agree
+    trivially."""
     import numpy as np
 
     rated = {u: r for u, r in units.items() if len(r) >= 2}
@@ -36,7 +37,9 @@ def krippendorff_alpha(
     try:
         import krippendorff
     except ImportError:
-        raise ConfigError("Krippendorff's alpha needs `pip install omnieval[analysis]` (the krippendorff package)") from None
+        raise ConfigError(
+            "Krippendorff's alpha needs `pip install omnieval[analysis]` (the krippendorff package)"
+        ) from None
     return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level, value_domain=values))
 
 

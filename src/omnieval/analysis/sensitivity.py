@@ -24,7 +24,8 @@ def prompt_sensitivity(
     Returns the formula actually fitted, the baseline prompt, one row per other prompt (coefficient,
     standard error, t, two-sided p, significant) and the number of observations.
     """
-    import statsmodels.formula.api as smf  # first: the 'analysis' extra names statsmodels, which brings pandas
+    # first: the 'analysis' extra names statsmodels, which brings pandas
+    import statsmodels.formula.api as smf
 
     # isort: split
     import pandas as pd
@@ -51,15 +52,23 @@ def prompt_sensitivity(
     for prompt in prompts[1:]:
         name = f"{terms[0]}[T.{prompt}]"
         p_value = float(fit.pvalues[name])
-        out.append({
-            "prompt": prompt, "coef": float(fit.params[name]), "std_err": float(fit.bse[name]),
-            "t": float(fit.tvalues[name]), "p_value": p_value, "significant": bool(p_value < alpha),
-        })  # fmt: skip
+        out.append(
+            {
+                "prompt": prompt,
+                "coef": float(fit.params[name]),
+                "std_err": float(fit.bse[name]),
+                "t": float(fit.tvalues[name]),
+                "p_value": p_value,
+                "significant": bool(p_value < alpha),
+            }
+        )
     columns = fit.model.exog.shape[1]
     warning = (
-        f"the design is rank-deficient (rank {fit.model.rank} < {columns} columns): some factors are collinear "
+        f"the design is rank-deficient (rank {fit.model.rank} < {columns} columns): some factors are "
+        "collinear "
         "with the prompt, so its coefficients are not identifiable"
-        if fit.model.rank < columns else None
+        if fit.model.rank < columns
+        else None
     )
     return {
         "formula": formula.replace(terms[0], "C(prompt)"),

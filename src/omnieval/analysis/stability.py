@@ -17,7 +17,8 @@ from typing import Any
 __all__ = ["bootstrap_by_task_size", "macro_bootstrap_ci", "subset_draws"]
 
 FEW_VALUES = 64
-"""Up to this many distinct scores a resample is drawn as multinomial counts (exact, and cheap on 100,000 samples)."""
+"""Up to this many distinct scores a resample is drawn as multinomial counts (exact, and cheap on 100,000
+samples)."""
 
 
 def bootstrap_by_task_size(
@@ -41,13 +42,15 @@ def bootstrap_by_task_size(
             idx = rng.integers(0, len(values), size=(n_resamples, n))
             task_means[:, column] = values[idx].mean(axis=1)
         macro = task_means.mean(axis=1)
-        rows.append({
-            "n_per_task": int(n),
-            "macro_mean": float(macro.mean()),
-            "macro_std": float(macro.std(ddof=1)),
-            "ci95": [float(np.quantile(macro, 0.025)), float(np.quantile(macro, 0.975))],
-            "mean_task_std": float(task_means.std(axis=0, ddof=1).mean()),
-        })  # fmt: skip
+        rows.append(
+            {
+                "n_per_task": int(n),
+                "macro_mean": float(macro.mean()),
+                "macro_std": float(macro.std(ddof=1)),
+                "ci95": [float(np.quantile(macro, 0.025)), float(np.quantile(macro, 0.975))],
+                "mean_task_std": float(task_means.std(axis=0, ddof=1).mean()),
+            }
+        )
     return rows
 
 

@@ -21,7 +21,12 @@ _REFUSED = f"[Errno {errno.ECONNREFUSED}]"
 
 def _links(exc: BaseException) -> list[BaseException | None]:
     """Where a client library keeps the underlying error (aiohttp: os_error, certificate_error)."""
-    return [getattr(exc, "os_error", None), getattr(exc, "certificate_error", None), exc.__cause__, exc.__context__]
+    return [
+        getattr(exc, "os_error", None),
+        getattr(exc, "certificate_error", None),
+        exc.__cause__,
+        exc.__context__,
+    ]
 
 
 def connection_kind(exc: BaseException) -> FailureKind:
@@ -36,7 +41,9 @@ def connection_kind(exc: BaseException) -> FailureKind:
         seen.add(id(err))
         name = type(err).__name__
         if isinstance(err, ConnectionRefusedError) or (isinstance(err, OSError) and _REFUSED in str(err)):
-            return "refused"  # asyncio joins per-address failures into one OSError("Multiple exceptions: ...")
+            return (
+                "refused"  # asyncio joins per-address failures into one OSError("Multiple exceptions: ...")
+            )
         if isinstance(err, socket.gaierror) or "DNS" in name:
             return "dns"
         if isinstance(err, ssl.SSLError | ssl.CertificateError) or "SSL" in name or "Certificate" in name:

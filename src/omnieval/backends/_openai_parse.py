@@ -76,7 +76,12 @@ def http_error(reply: Reply, where: str, *, url: str | None = None) -> BackendEr
     status = reply.status
     message = server_message(reply)
     retry_after = parse_retry_after(reply.retry_after)
-    facts: dict[str, Any] = {"status": status, "url": url, "server_message": message, "retry_after": retry_after}
+    facts: dict[str, Any] = {
+        "status": status,
+        "url": url,
+        "server_message": message,
+        "retry_after": retry_after,
+    }
     if status == 429:
         return BackendError(
             f"{where}: rate limited (HTTP 429): {message}", retryable=True, rate_limited=True, **facts
@@ -172,7 +177,8 @@ def _continuation_logprob(choice: Any, *, start: int, end: int, where: str, fiel
     logprobs = choice.get("logprobs") if isinstance(choice, dict) else None
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("token_logprobs"), list):
         raise BackendError(
-            f"{where}: response field {field + '.logprobs.token_logprobs'!r} is missing; loglikelihood needs a "
+            f"{where}: response field {field + '.logprobs.token_logprobs'!r} is missing; loglikelihood needs "
+            "a "
             "server that echoes prompt log-probs on /completions (vLLM does)",
             retryable=False,
         )

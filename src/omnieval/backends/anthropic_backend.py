@@ -151,7 +151,8 @@ class AnthropicBackend(Backend):
             "how": "--reasoning-budget"
             if reasoning and reasoning.budget_tokens
             else f"effort → budget {EFFORT_BUDGET}",
-            "note": "max_tokens is raised by the budget; temperature is left at the API default (thinking requires it)",
+            "note": "max_tokens is raised by the budget; temperature is left at the API default (thinking "
+            "requires it)",
         }
 
     def batch_client(self) -> Any:

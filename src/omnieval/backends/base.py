@@ -121,8 +121,10 @@ class Backend(ABC):
         return [text]
 
     def identity(self) -> str:
-        """What besides the spec tells this model apart (a local judge's weights digest); part of judge versions."""
+        """What besides the spec tells this model apart (a local judge's weights digest); part of judge
+        versions."""
         return ""
+
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
         """How this backend sends the run's reasoning controls (recorded in the manifest); the default
         backend has no such field, so the controls are not sent."""
@@ -160,7 +162,9 @@ class InProcessBackend(Backend):
         lock = self._batch_lock  # made here, on the event loop's thread: never by two threads at once
         return await asyncio.to_thread(self._one_batch_at_a_time, lock, list(requests))
 
-    def _one_batch_at_a_time(self, lock: threading.Lock, requests: list[Request]) -> list[Response | BaseException]:
+    def _one_batch_at_a_time(
+        self, lock: threading.Lock, requests: list[Request]
+    ) -> list[Response | BaseException]:
         """Two callers (the model's pool and a judge's sharing the loaded model) never run the model,
         its tokenizer or processor in two threads at once."""
         with lock:
@@ -197,7 +201,8 @@ def register_backend(provider: str) -> Callable[[type[Backend]], type[Backend]]:
 
 
 def optional_sampling(gen: GenerationConfig) -> dict[str, Any]:
-    """``top_p``, ``stop`` and ``seed`` where the task sets them: left out otherwise, so the server's default holds
+    """``top_p``, ``stop`` and ``seed`` where the task sets them: left out otherwise, so the server's default
+    holds
     (OpenAI-compatible payloads and vLLM's ``SamplingParams`` share these names)."""
     out: dict[str, Any] = {}
     if gen.top_p is not None:

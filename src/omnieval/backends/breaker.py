@@ -20,14 +20,25 @@ from dataclasses import dataclass
 from omnieval.errors import BackendError, OmnievalError
 from omnieval.types import Response
 
-__all__ = ["DEFAULT_THRESHOLD", "JUDGE_OPTIONS", "MODEL_OPTIONS", "Cause", "CircuitBreaker", "EndpointDown", "classify"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "JUDGE_OPTIONS",
+    "MODEL_OPTIONS",
+    "Cause",
+    "CircuitBreaker",
+    "EndpointDown",
+    "classify",
+]
 
 DEFAULT_THRESHOLD = 4
 """Four identical non-transient failures in a row: at one request at a time with the default backoff
 (0.5, 1, 2 s, ±50 %) that is under 6 s; at higher concurrency it is the first wave of requests."""
 
-_STATUS = {401: "HTTP 401 (unauthorized: check {prefix}api-key or the provider's key variable)", 403: "HTTP 403 (forbidden)",
-           404: "HTTP 404 (not found: check {prefix}base-url and the model name)"}  # fmt: skip
+_STATUS = {
+    401: "HTTP 401 (unauthorized: check {prefix}api-key or the provider's key variable)",
+    403: "HTTP 403 (forbidden)",
+    404: "HTTP 404 (not found: check {prefix}base-url and the model name)",
+}
 """Hints name the endpoint's own options: ``--base-url`` for the model under test, ``--judge-base-url``
 for a judge (``options_prefix``)."""
 MODEL_OPTIONS = "--"
@@ -65,7 +76,9 @@ class Cause:
         if self.url:
             parts.append(f"at {self.url}")
         if self.message:
-            parts.append(f"server said: {self.message}" if self.status is not None else f"error: {self.message}")
+            parts.append(
+                f"server said: {self.message}" if self.status is not None else f"error: {self.message}"
+            )
         return "; ".join(parts)
 
 
@@ -73,7 +86,9 @@ def _from_status(status: int, message: str, url: str | None, prefix: str) -> Cau
     if status in _STATUS:
         return Cause(_STATUS[status].format(prefix=prefix), url=url, status=status, message=message)
     if status in (400, 422) and _UNKNOWN_MODEL.search(message):
-        return Cause(f"HTTP {status} (the server does not know this model)", url=url, status=status, message=message)
+        return Cause(
+            f"HTTP {status} (the server does not know this model)", url=url, status=status, message=message
+        )
     return None
 
 
@@ -127,7 +142,9 @@ class CircuitBreaker:
     the endpoint's options in its messages (``--base-url``, or ``--judge-base-url`` for a judge's).
     """
 
-    def __init__(self, endpoint: str, *, threshold: int = DEFAULT_THRESHOLD, options_prefix: str = MODEL_OPTIONS) -> None:
+    def __init__(
+        self, endpoint: str, *, threshold: int = DEFAULT_THRESHOLD, options_prefix: str = MODEL_OPTIONS
+    ) -> None:
         self.endpoint = endpoint
         self.threshold = threshold
         self.options_prefix = options_prefix

@@ -1,4 +1,5 @@
-"""Text embedders, one registry: ``hf/PATH`` (a local transformers encoder) or ``openai/NAME`` (``/embeddings``).
+"""Text embedders, one registry: ``hf/PATH`` (a local transformers encoder) or ``openai/NAME``
+(``/embeddings``).
 
 MARKER's distractor mining, POLLUX's duplicate filter and protect's MSMIA embedding gaps all need "any
 configured embedder"; this is the one place that turns a spec into an :class:`Embedder`, whose
@@ -72,7 +73,8 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
 
 
 def _model_limit(tokenizer: Any, config: Any) -> int | None:
-    """The longest input the model takes: the tokenizer's limit, else the position table (tiny local models)."""
+    """The longest input the model takes: the tokenizer's limit, else the position table (tiny local
+    models)."""
     limit = getattr(tokenizer, "model_max_length", None)
     if isinstance(limit, int) and limit < 1_000_000:
         return limit
@@ -83,13 +85,24 @@ def _model_limit(tokenizer: Any, config: Any) -> int | None:
 class HFEncoder:
     """A local transformers encoder with mean or first-token pooling."""
 
-    def __init__(self, path: str, /, *, pooling: str = "mean", prefix: str = "", batch_size: int = 16,
-                 device: str = "cpu", max_length: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        /,
+        *,
+        pooling: str = "mean",
+        prefix: str = "",
+        batch_size: int = 16,
+        device: str = "cpu",
+        max_length: int | None = None,
+    ) -> None:
         self.spec = f"hf/{path}"
         if pooling not in ("mean", "cls"):
             raise ConfigError(f"embedder {self.spec}: pooling must be mean or cls, not {pooling!r}")
         if not Path(path).expanduser().is_dir():
-            raise ConfigError(f"embedder {self.spec}: not a local model folder (nothing is downloaded at run time)")
+            raise ConfigError(
+                f"embedder {self.spec}: not a local model folder (nothing is downloaded at run time)"
+            )
         from transformers import AutoModel, AutoTokenizer
 
         try:
@@ -97,7 +110,9 @@ class HFEncoder:
             model = AutoModel.from_pretrained(path, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"embedder {self.spec}: cannot load a local encoder there ({exc})") from None
-        if self.tokenizer.pad_token is None:  # decoder-only embedders (gte-Qwen2, e5-mistral) ship without one
+        if (
+            self.tokenizer.pad_token is None
+        ):  # decoder-only embedders (gte-Qwen2, e5-mistral) ship without one
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = (model.get_encoder() if model.config.is_encoder_decoder else model).to(device).eval()
         self.pooling, self.prefix, self.batch_size = pooling, prefix, batch_size
@@ -110,8 +125,9 @@ class HFEncoder:
         rows = []
         for start in range(0, len(texts), self.batch_size):
             chunk = [self.prefix + t for t in texts[start : start + self.batch_size]]
-            batch = self.tokenizer(chunk, padding=True, truncation=True, max_length=self.max_length,
-                                   return_tensors="pt").to(self.device)  # fmt: skip
+            batch = self.tokenizer(
+                chunk, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt"
+            ).to(self.device)
             with torch.inference_mode():
                 hidden = self.model(**batch).last_hidden_state
             if self.pooling == "cls":
@@ -127,8 +143,16 @@ class HFEncoder:
 class OpenAIEmbedder:
     """``POST {base_url}/embeddings`` (OpenAI and compatible servers), in batches, rows in input order."""
 
-    def __init__(self, model: str, /, *, base_url: str | None = None, api_key: str | None = None,
-                 batch_size: int = 64, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        /,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        batch_size: int = 64,
+        timeout_s: float = 60.0,
+    ) -> None:
         from omnieval.backends.openai_compat import DEFAULT_BASE_URL
 
         self.spec, self.model = f"openai/{model}", model
@@ -147,10 +171,15 @@ class OpenAIEmbedder:
                 chunk = list(texts[start : start + self.batch_size])
                 reply = client.post(url, json={"model": self.model, "input": chunk})
                 if reply.status_code != 200:
-                    raise BackendError(f"embedder {self.spec}: HTTP {reply.status_code} from {url}: {reply.text[:200]}",
-                                       status=reply.status_code, url=url)  # fmt: skip
+                    raise BackendError(
+                        f"embedder {self.spec}: HTTP {reply.status_code} from {url}: {reply.text[:200]}",
+                        status=reply.status_code,
+                        url=url,
+                    )
                 data = sorted(reply.json().get("data", []), key=lambda d: d.get("index", 0))
                 if len(data) != len(chunk):
-                    raise BackendError(f"embedder {self.spec}: {len(data)} vectors for {len(chunk)} texts", url=url)
+                    raise BackendError(
+                        f"embedder {self.spec}: {len(data)} vectors for {len(chunk)} texts", url=url
+                    )
                 rows += [d["embedding"] for d in data]
         return _normalise(np.asarray(rows, dtype="float32"))

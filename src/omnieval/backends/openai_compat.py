@@ -185,9 +185,17 @@ class OpenAIBackend(Backend):
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
         if reasoning is None:
             return {}
-        how = "--reasoning-effort" if reasoning.effort else "read off --reasoning-budget: ≤2048 low, ≤8192 medium, else high"
-        return {"sent": {"reasoning_effort": reasoning.effort_or_from_budget()}, "how": how,
-                "note": "OpenAI has no token budget; reasoning_content in answers is kept as `reasoning`, never scored"}  # fmt: skip
+        how = (
+            "--reasoning-effort"
+            if reasoning.effort
+            else "read off --reasoning-budget: ≤2048 low, ≤8192 medium, else high"
+        )
+        return {
+            "sent": {"reasoning_effort": reasoning.effort_or_from_budget()},
+            "how": how,
+            "note": "OpenAI has no token budget; reasoning_content in answers is kept as `reasoning`, never "
+            "scored",
+        }
 
     def _encode_messages(self, request: Request) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Runs in a worker thread when media are present: decoding and resizing are CPU-bound."""
@@ -210,8 +218,10 @@ class OpenAIBackend(Backend):
             where, url = self._where(request, path), self.base_url + path
             if exc.kind == "timeout":
                 raise BackendError(
-                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})", retryable=True,
-                    transport="timeout", url=url,
+                    f"{where}: no answer within {self.options.timeout_s:g} s ({exc})",
+                    retryable=True,
+                    transport="timeout",
+                    url=url,
                 ) from None
             if exc.kind == "url":
                 raise BackendError(f"{where}: bad URL: {exc}", transport="url", url=url) from None
@@ -238,7 +248,8 @@ class OpenAIBackend(Backend):
         return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
 
     async def call_body(self, request: Request) -> tuple[str, bool, dict[str, Any], dict[str, Any]]:
-        """The path, chat flag, JSON body and applied media of a generate request (also a batch line's body)."""
+        """The path, chat flag, JSON body and applied media of a generate request (also a batch line's
+        body)."""
         media: dict[str, Any] = {}
         if request.prompt is not None:
             if request.media:

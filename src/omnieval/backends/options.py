@@ -39,7 +39,9 @@ def known_keys(model: type[BaseModel]) -> str:
 def _validate(model: type[BaseModel], values: dict[str, Any], *, what: str) -> BaseModel:
     unknown = sorted(set(values) - set(model.model_fields))
     if unknown:
-        raise ConfigError(f"{what}: unknown key(s) {', '.join(map(repr, unknown))}; known keys: {known_keys(model)}")
+        raise ConfigError(
+            f"{what}: unknown key(s) {', '.join(map(repr, unknown))}; known keys: {known_keys(model)}"
+        )
     try:
         return model.model_validate(values)
     except ValidationError as exc:
@@ -54,8 +56,9 @@ def check_media_overrides(media: dict[str, Any]) -> MediaPolicy:
     return _validate(MediaPolicy, media, what="--media-opt (media policy)")  # type: ignore[return-value]
 
 
-def check_backend_extra(provider: str, model: type[BaseModel] | None, extra: dict[str, Any], *,
-                        option: str = "--backend-opt") -> BaseModel | None:  # fmt: skip
+def check_backend_extra(
+    provider: str, model: type[BaseModel] | None, extra: dict[str, Any], *, option: str = "--backend-opt"
+) -> BaseModel | None:
     """Validate ``--backend-opt`` against the options model a backend declares (None: it takes none);
     ``option`` names the flag in errors (``--judge-backend-opt`` for a judge)."""
     if model is None:

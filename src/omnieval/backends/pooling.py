@@ -43,7 +43,9 @@ class PoolingBackend(Backend):
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
         if not options.base_url:
-            raise ConfigError("pooling/ needs --judge-base-url (the classification server, e.g. http://host:8000)")
+            raise ConfigError(
+                "pooling/ needs --judge-base-url (the classification server, e.g. http://host:8000)"
+            )
         settings = PoolingOptions.model_validate(options.extra)
         self.base_url = options.base_url
         self.url = options.base_url.rstrip("/") + settings.path
@@ -75,7 +77,9 @@ class PoolingBackend(Backend):
         import httpx
 
         if request.kind != "classify" or request.prompt is None:
-            raise BackendError(f"pooling/ answers only classify requests (got {request.kind!r})", retryable=False)
+            raise BackendError(
+                f"pooling/ answers only classify requests (got {request.kind!r})", retryable=False
+            )
         if self._client is None:
             headers = {"Authorization": f"Bearer {self.options.api_key}"} if self.options.api_key else {}
             self._client = httpx.AsyncClient(timeout=self.options.timeout_s, headers=headers)
@@ -84,19 +88,36 @@ class PoolingBackend(Backend):
         try:
             reply = await self._client.post(self.url, json=body)
         except httpx.HTTPError as exc:
-            kind = "refused" if isinstance(exc, httpx.ConnectError) else "timeout" if isinstance(exc, httpx.TimeoutException) else "connection"
-            raise BackendError(f"classification endpoint {self.url} unreachable: {type(exc).__name__}: {exc}",
-                               retryable=True, transport=kind, url=self.url) from exc  # fmt: skip
+            kind = (
+                "refused"
+                if isinstance(exc, httpx.ConnectError)
+                else "timeout"
+                if isinstance(exc, httpx.TimeoutException)
+                else "connection"
+            )
+            raise BackendError(
+                f"classification endpoint {self.url} unreachable: {type(exc).__name__}: {exc}",
+                retryable=True,
+                transport=kind,
+                url=self.url,
+            ) from exc
         if reply.status_code >= 400:
             retry = reply.status_code == 429 or reply.status_code >= 500
-            raise BackendError(f"classification endpoint {self.url} answered HTTP {reply.status_code}: {reply.text[:200]}",
-                               retryable=retry, rate_limited=reply.status_code == 429, status=reply.status_code,
-                               url=self.url, server_message=reply.text[:200])  # fmt: skip
+            raise BackendError(
+                f"classification endpoint {self.url} answered HTTP {reply.status_code}: {reply.text[:200]}",
+                retryable=retry,
+                rate_limited=reply.status_code == 429,
+                status=reply.status_code,
+                url=self.url,
+                server_message=reply.text[:200],
+            )
         try:
             probs = [float(p) for p in reply.json()["data"][0]["probs"]]
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise BackendError(f"classification endpoint {self.url}: no data[0].probs in the reply: {reply.text[:200]}",
-                               retryable=False) from exc  # fmt: skip
+            raise BackendError(
+                f"classification endpoint {self.url}: no data[0].probs in the reply: {reply.text[:200]}",
+                retryable=False,
+            ) from exc
         if not probs:
             raise BackendError(f"classification endpoint {self.url}: empty probs", retryable=False)
         label = max(range(len(probs)), key=probs.__getitem__)

@@ -104,7 +104,8 @@ class PriceTable(Frozen):
         if found is None:
             raise ConfigError(
                 f"{why}: no price for model {model!r} in the price table ({'; '.join(self.sources)}); "
-                f'add it in a --prices file: {{"models": {{"{model}": {{"input": USD_PER_1M, "output": USD_PER_1M}}}}}}'
+                "add it in a --prices file: "
+                f'{{"models": {{"{model}": {{"input": USD_PER_1M, "output": USD_PER_1M}}}}}}'
             )
         return found
 

@@ -62,11 +62,15 @@ def load_replay(path: str | Path, *, numbers: bool = False) -> dict[tuple[str, s
         raise ConfigError(f"replay file {file} does not exist")
     index: dict[tuple[str, str], Response] = {}
     first_line: dict[tuple[str, str], int] = {}
-    for number, row in json_objects(file, error=lambda n, reason: ConfigError(f"replay file {file}, line {n}: {reason}")):
+    for number, row in json_objects(
+        file, error=lambda n, reason: ConfigError(f"replay file {file}, line {n}: {reason}")
+    ):
         where = f"replay file {file}, line {number}"
         key, response = _parse_row(row, where=where, numbers=numbers)
         if key in index:
-            raise ConfigError(f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}")
+            raise ConfigError(
+                f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}"
+            )
         index[key] = response
         first_line[key] = number
     return index
@@ -103,7 +107,8 @@ class ReplayBackend(Backend):
             found = self._folded.get((_fold(request.task), request.sample_id))
         if found is None:
             raise BackendError(
-                f"replay file {self.path} has no response for task {request.task!r} sample {request.sample_id!r}",
+                f"replay file {self.path} has no response for task {request.task!r} sample "
+                f"{request.sample_id!r}",
                 retryable=False,
             )
         return found

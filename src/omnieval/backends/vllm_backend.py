@@ -39,7 +39,11 @@ class VLLMOptions(Frozen):
 
 
 def build_vllm_input(
-    request: Request, *, tokenizer: Any, processor: Any = None, media_cache_dir: str | None = None,
+    request: Request,
+    *,
+    tokenizer: Any,
+    processor: Any = None,
+    media_cache_dir: str | None = None,
     chat_template: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(vLLM prompt dict ``{"prompt", "multi_modal_data"}``, media applied record) for one request."""
@@ -75,13 +79,17 @@ class VLLMBackend(InProcessBackend):
     modalities: ClassVar[frozenset[str]] = frozenset({"text", "image", "audio", "video"})
     extra_options = VLLMOptions
 
-
     def reasoning_mapping(self, reasoning: Any) -> dict[str, Any]:
         return template_reasoning_mapping(reasoning)
 
     def __init__(
-        self, model: str, *, options: BackendOptions, llm: Any = None,
-        params_factory: Callable[..., Any] | None = None, processor: Any = None,
+        self,
+        model: str,
+        *,
+        options: BackendOptions,
+        llm: Any = None,
+        params_factory: Callable[..., Any] | None = None,
+        processor: Any = None,
     ) -> None:
         super().__init__(model, options=options)
         self._path = model if llm is not None else _weights(model, options)
@@ -97,8 +105,13 @@ class VLLMBackend(InProcessBackend):
                 try:
                     import vllm
                 except ImportError as exc:
-                    raise BackendError("the vllm backend needs `pip install omnieval[vllm]`", retryable=False) from exc
-                args: dict[str, Any] = {"model": self._path, **dict(self.options.extra.get("engine_args", {}))}
+                    raise BackendError(
+                        "the vllm backend needs `pip install omnieval[vllm]`", retryable=False
+                    ) from exc
+                args: dict[str, Any] = {
+                    "model": self._path,
+                    **dict(self.options.extra.get("engine_args", {})),
+                }
                 if self.options.dtype:
                     args.setdefault("dtype", self.options.dtype)
                 self._llm = vllm.LLM(**args)
@@ -123,11 +136,17 @@ class VLLMBackend(InProcessBackend):
         for i, req in enumerate(requests):
             try:
                 if req.kind == "loglikelihood":
-                    raise BackendError(f"sample {req.sample_id!r}: vllm backend does not score loglikelihood; "
-                                       "use hf/", retryable=False)
+                    raise BackendError(
+                        f"sample {req.sample_id!r}: vllm backend does not score loglikelihood; use hf/",
+                        retryable=False,
+                    )
                 prompt, applied = build_vllm_input(
-                    req, tokenizer=llm.get_tokenizer(), processor=self._processor,
-                    media_cache_dir=self.options.media_cache_dir, chat_template=self.options.extra.get("chat_template"))
+                    req,
+                    tokenizer=llm.get_tokenizer(),
+                    processor=self._processor,
+                    media_cache_dir=self.options.media_cache_dir,
+                    chat_template=self.options.extra.get("chat_template"),
+                )
                 ready.append((i, prompt, applied))
             except BackendError as exc:
                 results[i] = exc
@@ -150,7 +169,9 @@ def _response(out: Any, *, applied: dict[str, Any], latency: float) -> Response:
     return Response(
         text=first.text,
         finish_reason="length" if first.finish_reason == "length" else "stop",
-        usage=Usage(prompt_tokens=len(out.prompt_token_ids or ()), completion_tokens=len(first.token_ids or ())),
+        usage=Usage(
+            prompt_tokens=len(out.prompt_token_ids or ()), completion_tokens=len(first.token_ids or ())
+        ),
         latency_s=latency,
         media=applied,
     )

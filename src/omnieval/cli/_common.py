@@ -56,12 +56,20 @@ def missing_package_message(module: str) -> str:
         lines = requires("omnieval") or []
     except PackageNotFoundError:  # run from a source tree that was never installed
         lines = []
-    extras = sorted({m.group(2) for line in lines
-                     if (m := re.match(r'\s*([A-Za-z0-9_.-]+).*extra\s*==\s*"([^"]+)"', line))
-                     and re.sub(r"[-_.]+", "-", m.group(1)).lower() == wanted})  # fmt: skip
+    extras = sorted(
+        {
+            m.group(2)
+            for line in lines
+            if (m := re.match(r'\s*([A-Za-z0-9_.-]+).*extra\s*==\s*"([^"]+)"', line))
+            and re.sub(r"[-_.]+", "-", m.group(1)).lower() == wanted
+        }
+    )
     if extras:
         return f"this command needs the optional package {top!r}: pip install 'omnieval[{extras[0]}]'"
-    return f"this command needs the optional package {top!r}, which is not installed (see the extras in the README)"
+    return (
+        f"this command needs the optional package {top!r}, which is not installed (see the extras in the "
+        "README)"
+    )
 
 
 def _value(text: str) -> Any:
@@ -79,11 +87,21 @@ def comma_joined(values: list[str] | None) -> str:
 
 
 def generation_overrides(
-    *, temperature: float | None, max_tokens: int | None, top_p: float | None, stop: list[str] | None, seed: int | None
+    *,
+    temperature: float | None,
+    max_tokens: int | None,
+    top_p: float | None,
+    stop: list[str] | None,
+    seed: int | None,
 ) -> dict[str, Any]:
     """The decoding options given on the command line (the model's or the judge's), unset ones left out."""
-    given = {"temperature": temperature, "max_tokens": max_tokens, "top_p": top_p,
-             "stop": tuple(stop) if stop else None, "seed": seed}  # fmt: skip
+    given = {
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "top_p": top_p,
+        "stop": tuple(stop) if stop else None,
+        "seed": seed,
+    }
     return {k: v for k, v in given.items() if v is not None}
 
 
@@ -114,5 +132,3 @@ def check_run_dirs(paths: list[Path], *, needs: tuple[str, ...] = ("samples.json
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-
-

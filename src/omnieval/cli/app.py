@@ -83,7 +83,9 @@ def tasks_command(json_out: Annotated[bool, Opt("--json", help="Machine-readable
 
 
 @app.command("validate")
-def validate_command(paths: Annotated[list[str], Arg(help="Task YAML files, task names or FORMAT:PATH.")]) -> None:
+def validate_command(
+    paths: Annotated[list[str], Arg(help="Task YAML files, task names or FORMAT:PATH.")],
+) -> None:
     """Validate task definitions: schema, plugin names and options, and every sample of the data."""
     from omnieval.cli.listing import validate_tasks
 
@@ -109,7 +111,9 @@ def diff_command(
 def leaderboard_command(
     run_dirs: Annotated[list[Path], Arg(help="Run directories (each with results.json).")],
     scheme: Annotated[str, Opt(help="Leaderboard scheme (mera, megabench, ...).")] = "mera",
-    weighting: Annotated[str | None, Opt(help="Scheme-specific weighting (mera: tasks | modalities).")] = None,
+    weighting: Annotated[
+        str | None, Opt(help="Scheme-specific weighting (mera: tasks | modalities).")
+    ] = None,
     option: Annotated[list[str] | None, Opt(help="Scheme option KEY=VALUE (repeatable).")] = None,
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
 ) -> None:

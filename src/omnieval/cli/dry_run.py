@@ -22,7 +22,9 @@ SHOWN_PER_TASK = 3
 def _content(message: Message) -> str:
     if isinstance(message.content, str):
         return message.content
-    return "".join(p.text if isinstance(p, TextPart) else f"[{p.type}: {p.media.describe()}]" for p in message.content)
+    return "".join(
+        p.text if isinstance(p, TextPart) else f"[{p.type}: {p.media.describe()}]" for p in message.content
+    )
 
 
 def _panel(planned: Planned) -> Any:
@@ -31,18 +33,34 @@ def _panel(planned: Planned) -> Any:
 
     title = f"{planned.task} · {planned.sample.id}"
     if planned.request is None:
-        return Panel(escape(planned.error or planned.skipped or ""), title=escape(f"{title} · not sent"), expand=False)
+        return Panel(
+            escape(planned.error or planned.skipped or ""), title=escape(f"{title} · not sent"), expand=False
+        )
     req = planned.request
     if req.prompt is not None:
-        body = escape(req.prompt) + (f"\n[dim]continuations: {escape(repr(req.continuations))}[/dim]" if req.continuations else "")
+        body = escape(req.prompt) + (
+            f"\n[dim]continuations: {escape(repr(req.continuations))}[/dim]" if req.continuations else ""
+        )
     else:
         body = "\n".join(f"[bold]{m.role}[/bold]: {escape(_content(m))}" for m in req.messages)
     title += f" · variant {req.variant} · gold {list(req.targets)}"
     return Panel(body, title=escape(title), expand=False)
 
 
-_COLUMNS = ("requests", "skipped", "failed", "prompt_chars", "est_prompt_tokens", "max_output_tokens",
-            "images", "audio_s", "video_frames", "videos_as_files", "est_cost_usd", "max_cost_usd")  # fmt: skip
+_COLUMNS = (
+    "requests",
+    "skipped",
+    "failed",
+    "prompt_chars",
+    "est_prompt_tokens",
+    "max_output_tokens",
+    "images",
+    "audio_s",
+    "video_frames",
+    "videos_as_files",
+    "est_cost_usd",
+    "max_cost_usd",
+)
 
 
 def _totals_table(per_task: dict[str, Totals]) -> Any:
@@ -94,15 +112,23 @@ def print_dry_run(config: RunConfig) -> None:
             console.print(_panel(planned))
             if planned.request is not None and totals.requests == 1:
                 req = planned.request
-                console.print(f"[dim]{planned.task}: generation {req.generation.model_dump()}; "
-                              f"media {req.media_policy.model_dump(exclude_defaults=True)}[/dim]")  # fmt: skip
+                console.print(
+                    f"[dim]{planned.task}: generation {req.generation.model_dump()}; "
+                    f"media {req.media_policy.model_dump(exclude_defaults=True)}[/dim]"
+                )
         found.add(planned.sample.id)
     console.print(_totals_table(per_task))
     if price is None:
-        console.print(f"[yellow]no price for {config.model} in the price table: cost not estimated (--prices FILE adds one)[/yellow]")
+        console.print(
+            f"[yellow]no price for {config.model} in the price table: cost not estimated (--prices FILE adds "
+            "one)[/yellow]"
+        )
     else:
-        console.print("[dim]est cost usd: estimated prompt tokens and every max_tokens at the table's prices (judges not "
-                      "included); max cost usd: the worst cases --cost-limit reserves before each request[/dim]")
+        console.print(
+            "[dim]est cost usd: estimated prompt tokens and every max_tokens at the table's prices (judges "
+            "not "
+            "included); max cost usd: the worst cases --cost-limit reserves before each request[/dim]"
+        )
     for totals in per_task.values():
         for problem in totals.unreadable_media[:5]:
             console.print(f"[yellow]unreadable media (the run would record an error): {problem}[/yellow]")

@@ -45,7 +45,10 @@ def private_seed(path: Path) -> int:
 
 def _redact(value: Any, seed: int, commitment: str) -> Any:
     if isinstance(value, dict):
-        return {k: commitment if k == "seed" and v == seed else _redact(v, seed, commitment) for k, v in value.items()}
+        return {
+            k: commitment if k == "seed" and v == seed else _redact(v, seed, commitment)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_redact(v, seed, commitment) for v in value]
     return value
@@ -57,12 +60,17 @@ def redact_seed(folder: Path, seed: int) -> str:
     for path in sorted(folder.rglob("*.json")) + sorted(folder.rglob("*.jsonl")):
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".jsonl":
-            rows = [json.dumps(_redact(json.loads(line), seed, commitment), ensure_ascii=False)
-                    for line in text.splitlines() if line.strip()]
+            rows = [
+                json.dumps(_redact(json.loads(line), seed, commitment), ensure_ascii=False)
+                for line in text.splitlines()
+                if line.strip()
+            ]
             path.write_text("\n".join(rows) + "\n", encoding="utf-8")
         else:
-            path.write_text(json.dumps(_redact(json.loads(text), seed, commitment), ensure_ascii=False, indent=1) + "\n",
-                            encoding="utf-8")
+            path.write_text(
+                json.dumps(_redact(json.loads(text), seed, commitment), ensure_ascii=False, indent=1) + "\n",
+                encoding="utf-8",
+            )
     return commitment
 
 
@@ -97,12 +105,19 @@ def _generate(suite: str, output: Path, options: dict[str, Any], *, force: bool,
 
 def generate_command(
     suite: Annotated[str | None, Arg(help="Generator name (see --list), e.g. art.")] = None,
-    output: Annotated[Path | None, Opt("--output", "-o", help="Folder to write (replaced only when complete).")] = None,
+    output: Annotated[
+        Path | None, Opt("--output", "-o", help="Folder to write (replaced only when complete).")
+    ] = None,
     seed: Annotated[int | None, Opt(help="Random seed (same seed, same files).")] = None,
     n: Annotated[int | None, Opt("--n", help="Number of instances (the generator says per what).")] = None,
-    per_template: Annotated[int | None, Opt("--per-template", help="Instances per template (template suites).")] = None,
+    per_template: Annotated[
+        int | None, Opt("--per-template", help="Instances per template (template suites).")
+    ] = None,
     opt: Annotated[list[str] | None, Opt("--opt", help="Generator option KEY=VALUE (repeatable).")] = None,
-    private: Annotated[Path | None, Opt("--private-seed", help="Secret seed file for a hidden test set (created if missing).")] = None,
+    private: Annotated[
+        Path | None,
+        Opt("--private-seed", help="Secret seed file for a hidden test set (created if missing)."),
+    ] = None,
     force: Annotated[bool, Opt("--force", help="Replace a non-empty output folder.")] = False,
     list_all: Annotated[bool, Opt("--list", help="List the registered generators and exit.")] = False,
 ) -> None:
@@ -116,7 +131,9 @@ def generate_command(
             return
         if private is not None and seed is not None:
             fail("--seed and --private-seed exclude each other")
-        if private is not None and private.expanduser().resolve().is_relative_to(output.expanduser().resolve()):
+        if private is not None and private.expanduser().resolve().is_relative_to(
+            output.expanduser().resolve()
+        ):
             fail("--private-seed must live outside the output folder (the folder is what gets shared)")
         options = {k.replace("-", "_"): v for k, v in parse_kv(opt, option="--opt").items()}
         secret = private_seed(private) if private is not None else None

@@ -11,14 +11,25 @@ from omnieval.cli._common import friendly_errors
 
 __all__ = ["import_app"]
 
-import_app = typer.Typer(help="Read other harnesses' results into an omnieval run folder.", no_args_is_help=True)
+import_app = typer.Typer(
+    help="Read other harnesses' results into an omnieval run folder.", no_args_is_help=True
+)
 
 
 @import_app.command("lm-eval")
 def lm_eval_command(
-    results: Annotated[Path, typer.Argument(help="lm-eval's results_*.json (its samples_TASK_*.jsonl beside it are read too).")],
+    results: Annotated[
+        Path,
+        typer.Argument(help="lm-eval's results_*.json (its samples_TASK_*.jsonl beside it are read too)."),
+    ],
     output: Annotated[Path, typer.Option("--output", "-o", help="A new run folder.")],
-    metric: Annotated[str | None, typer.Option(help="The metric to score by, e.g. acc_norm or 'exact_match,flexible-extract' (default: each task's first).")] = None,
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            help="The metric to score by, e.g. acc_norm or 'exact_match,flexible-extract' (default: each "
+            "task's first)."
+        ),
+    ] = None,
 ) -> None:
     """lm-evaluation-harness results and sample logs → samples.jsonl, results.json, manifest.json."""
     from omnieval.interchange.lm_eval import import_lm_eval

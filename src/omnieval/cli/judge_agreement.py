@@ -30,8 +30,12 @@ def judge_agreement_command(
     if trials < 1:
         fail("--trials must be at least 1")
     with friendly_errors():
-        stats = judge_agreement(load_agreement_files(human, judge), seed=seed, trials=trials,
-                                reference=reference)  # type: ignore[arg-type]  # fmt: skip
+        stats = judge_agreement(
+            load_agreement_files(human, judge),
+            seed=seed,
+            trials=trials,
+            reference=reference,  # type: ignore[arg-type]
+        )
     if stats["n_items"] == 0:
         fail(f"no item (item_id + criterion) has both human and judge scores in {human} and {judge}")
     if json_out:

@@ -12,7 +12,9 @@ from omnieval.cli.judge_opts import judge_from_options, with_judge_options
 
 __all__ = ["judge_app", "rejudge_command"]
 
-judge_app = typer.Typer(name="judge", help="Judge models: train an encoder judge, audit judges.", no_args_is_help=True)
+judge_app = typer.Typer(
+    name="judge", help="Judge models: train an encoder judge, audit judges.", no_args_is_help=True
+)
 Opt = typer.Option
 Arg = typer.Argument
 
@@ -38,9 +40,17 @@ def rejudge_command(
 
 @judge_app.command("train")
 def train_command(
-    data: Annotated[Path, Arg(help="Labelled triplets: CSV or JSONL with question, gold, prediction, label (0/1), optional source.")],
+    data: Annotated[
+        Path,
+        Arg(
+            help="Labelled triplets: CSV or JSONL with question, gold, prediction, label (0/1), optional "
+            "source."
+        ),
+    ],
     base: Annotated[str, Opt("--base", help="Base encoder folder (e.g. a RuModernBERT checkpoint).")],
-    output: Annotated[Path, Opt("--output", "-o", help="Folder for the trained judge (use it as --judge hf/FOLDER).")],
+    output: Annotated[
+        Path, Opt("--output", "-o", help="Folder for the trained judge (use it as --judge hf/FOLDER).")
+    ],
     epochs: Annotated[int, Opt(help="Training epochs (early stopping on dev F1 may stop sooner).")] = 3,
     lr: Annotated[float, Opt(help="Learning rate (AdamW, linear schedule).")] = 2e-5,
     batch_size: Annotated[int, Opt(help="Batch size.")] = 16,
@@ -49,13 +59,27 @@ def train_command(
     seed: Annotated[int, Opt(help="Split and training seed.")] = 0,
     device: Annotated[str | None, Opt(help="Device (cpu, cuda).")] = None,
 ) -> None:
-    """Fine-tune an encoder judge; reports F1 / precision / recall / EM-agreement on the held-out test split."""
+    """Fine-tune an encoder judge; reports F1 / precision / recall / EM-agreement on the held-out test
+    split."""
     from omnieval.cli._common import print_json
     from omnieval.judges.train import TrainSettings, train_judge
 
     with friendly_errors():
-        settings = TrainSettings(epochs=epochs, lr=lr, batch_size=batch_size, max_length=max_length,
-                                 patience=patience, seed=seed, device=device)  # fmt: skip
+        settings = TrainSettings(
+            epochs=epochs,
+            lr=lr,
+            batch_size=batch_size,
+            max_length=max_length,
+            patience=patience,
+            seed=seed,
+            device=device,
+        )
         report = train_judge(data, base=base, output=output, settings=settings)
-    print_json({"output": str(output), "test": report["test"], "best_dev_f1": report["best_dev_f1"],
-                "splits": report["splits"]})  # fmt: skip
+    print_json(
+        {
+            "output": str(output),
+            "test": report["test"],
+            "best_dev_f1": report["best_dev_f1"],
+            "splits": report["splits"],
+        }
+    )

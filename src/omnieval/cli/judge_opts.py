@@ -19,21 +19,37 @@ _P = "Judge"
 class JudgeOpts:
     """Typer annotations shared by ``run`` and ``rejudge``."""
 
-    judge = Annotated[str | None, Opt("--judge", help="Judge model PROVIDER/NAME (openai/..., hf/PATH, vllm/..., pooling/..., replay/JUDGE.jsonl).")]
+    judge = Annotated[
+        str | None,
+        Opt(
+            "--judge",
+            help=(
+                "Judge model PROVIDER/NAME (openai/..., hf/PATH, vllm/..., pooling/..., replay/JUDGE.jsonl)."
+            ),
+        ),
+    ]
     base_url = Annotated[str | None, Opt("--judge-base-url", help=f"{_P}: base URL of its server.")]
     api_key = Annotated[str | None, Opt("--judge-api-key", help=f"{_P}: API key.")]
     concurrency = Annotated[int, Opt("--judge-concurrency", help=f"{_P}: requests in flight (its own pool).")]
     timeout = Annotated[float, Opt("--judge-timeout", help=f"{_P}: per-request timeout in seconds.")]
-    max_tokens = Annotated[int | None, Opt("--judge-max-tokens", help=f"{_P}: max new tokens (generative judges).")]
+    max_tokens = Annotated[
+        int | None, Opt("--judge-max-tokens", help=f"{_P}: max new tokens (generative judges).")
+    ]
     temperature = Annotated[float | None, Opt("--judge-temperature", help=f"{_P}: sampling temperature.")]
     top_p = Annotated[float | None, Opt("--judge-top-p", help=f"{_P}: nucleus sampling top-p.")]
     stop = Annotated[list[str] | None, Opt("--judge-stop", help=f"{_P}: stop sequence (repeatable).")]
-    gen_seed = Annotated[int | None, Opt("--judge-gen-seed", help=f"{_P}: sampling seed sent to its backend.")]
+    gen_seed = Annotated[
+        int | None, Opt("--judge-gen-seed", help=f"{_P}: sampling seed sent to its backend.")
+    ]
     device = Annotated[str | None, Opt("--judge-device", help=f"{_P}: device for local judges.")]
     dtype = Annotated[str | None, Opt("--judge-dtype", help=f"{_P}: dtype for local judges.")]
     batch_size = Annotated[int, Opt("--judge-batch-size", help=f"{_P}: batch size for local judges.")]
-    retries = Annotated[int | None, Opt("--judge-retries", help=f"{_P}: retries of an unparseable/out-of-range verdict.")]
-    backend_opt = Annotated[list[str] | None, Opt("--judge-backend-opt", help=f"{_P}: backend-specific KEY=VALUE (repeatable).")]
+    retries = Annotated[
+        int | None, Opt("--judge-retries", help=f"{_P}: retries of an unparseable/out-of-range verdict.")
+    ]
+    backend_opt = Annotated[
+        list[str] | None, Opt("--judge-backend-opt", help=f"{_P}: backend-specific KEY=VALUE (repeatable).")
+    ]
 
 
 def judge_config(
@@ -61,12 +77,22 @@ def judge_config(
     from omnieval.judges.backends import effective_judge_spec
     from omnieval.runner import JudgeConfig
 
-    generation = generation_overrides(temperature=temperature, max_tokens=max_tokens, top_p=top_p, stop=stop,
-                                      seed=gen_seed)  # fmt: skip
-    backend = BackendOptions(base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout,
-                             device=device, dtype=dtype, batch_size=batch_size,
-                             extra=parse_kv(backend_opt, option="--judge-backend-opt"))  # fmt: skip
-    check_backend_options(effective_judge_spec(judge), backend, option="--judge-backend-opt")  # before any work
+    generation = generation_overrides(
+        temperature=temperature, max_tokens=max_tokens, top_p=top_p, stop=stop, seed=gen_seed
+    )
+    backend = BackendOptions(
+        base_url=base_url,
+        api_key=api_key,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        extra=parse_kv(backend_opt, option="--judge-backend-opt"),
+    )
+    check_backend_options(
+        effective_judge_spec(judge), backend, option="--judge-backend-opt"
+    )  # before any work
     return JudgeConfig(model=judge, backend=backend, generation=generation, retries=retries)
 
 
@@ -93,7 +119,9 @@ def with_judge_options(fn: F) -> F:
     """Give a command taking ``**judge_options`` the ``--judge-*`` options (one list for run and rejudge)."""
     sig = inspect.signature(fn, eval_str=True)
     params = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    extra = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a) for n, a, d in _OPTIONS]
+    extra = [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=a) for n, a, d in _OPTIONS
+    ]
     fn.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
     return fn
 

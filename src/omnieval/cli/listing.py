@@ -21,11 +21,18 @@ def list_tasks(*, json_out: bool) -> None:
     for name, path in sorted(catalog().items()):
         task = load_task_file(path)
         spec = task.spec
-        rows.append({
-            "name": name, "modalities": list(spec.modalities), "size": task.size,
-            "metrics": [m.key for m in spec.metrics], "version": spec.version, "hash": task.content_hash,
-            "groups": list(dict.fromkeys([*spec.groups, *spec.tags])), "path": str(path),
-        })  # fmt: skip
+        rows.append(
+            {
+                "name": name,
+                "modalities": list(spec.modalities),
+                "size": task.size,
+                "metrics": [m.key for m in spec.metrics],
+                "version": spec.version,
+                "hash": task.content_hash,
+                "groups": list(dict.fromkeys([*spec.groups, *spec.tags])),
+                "path": str(path),
+            }
+        )
     if json_out:
         print_json(rows)
         return
@@ -33,10 +40,20 @@ def list_tasks(*, json_out: bool) -> None:
     for col in ("name", "modalities", "size", "metrics", "version", "groups"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["name"], ",".join(r["modalities"]), str(r["size"] or "?"), ",".join(r["metrics"]),
-                      r["version"], ",".join(r["groups"]))  # fmt: skip
+        table.add_row(
+            r["name"],
+            ",".join(r["modalities"]),
+            str(r["size"] or "?"),
+            ",".join(r["metrics"]),
+            r["version"],
+            ",".join(r["groups"]),
+        )
     Console(width=140).print(table)
-    print("Also importers: " + ", ".join(f"{n}:PATH" for n in _importer_names()) + " (e.g. the 18 MERA Multi tasks: mera:ROOT)")
+    print(
+        "Also importers: "
+        + ", ".join(f"{n}:PATH" for n in _importer_names())
+        + " (e.g. the 18 MERA Multi tasks: mera:ROOT)"
+    )
 
 
 def _importer_names() -> list[str]:
@@ -60,10 +77,18 @@ def validate_tasks(items: list[str]) -> None:
         status = "warn  " if no_gold and len(no_gold) < n else "ok  "
         print(f"{status}{task.name}  ({n} samples, version {task.spec.version}, hash {task.content_hash})")
         if no_gold and len(no_gold) == n:
-            print(f"    note: no sample has a gold answer (hidden test set?): all {n} will be predictions only, not scored")
+            print(
+                f"    note: no sample has a gold answer (hidden test set?): all {n} will be predictions "
+                "only, not scored"
+            )
         elif no_gold:
-            named = ", ".join(map(repr, no_gold[:10])) + (f" and {len(no_gold) - 10} more" if len(no_gold) > 10 else "")
-            print(f"    warning: {len(no_gold)} of {n} samples have no gold answer and will not be scored: {named}")
+            named = ", ".join(map(repr, no_gold[:10])) + (
+                f" and {len(no_gold) - 10} more" if len(no_gold) > 10 else ""
+            )
+            print(
+                f"    warning: {len(no_gold)} of {n} samples have no gold answer and will not be scored: "
+                f"{named}"
+            )
 
 
 def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
@@ -74,16 +99,24 @@ def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
         print_json(diff)
         return
     console = Console(width=140)
-    console.print("[bold]Configuration and version differences[/bold]" if diff["config"] else "Configurations match.")
+    console.print(
+        "[bold]Configuration and version differences[/bold]" if diff["config"] else "Configurations match."
+    )
     for key, pair in diff["config"].items():
         console.print(f"  {key}: {str(pair['a'])[:60]!s} → {str(pair['b'])[:60]!s}", markup=False)
     console.print("[bold]Task scores[/bold]")
     for name, pair in diff["tasks"].items():
         console.print(f"  {name}: {pair['a']} → {pair['b']}", markup=False)
-    console.print(f"[bold]{diff['n_flips']} samples changed[/bold] (only in A: {diff['only_in_a']}, only in B: {diff['only_in_b']})")
+    console.print(
+        f"[bold]{diff['n_flips']} samples changed[/bold] (only in A: {diff['only_in_a']}, only in B: "
+        f"{diff['only_in_b']})"
+    )
     for flip in diff["flips"]:
-        console.print(f"  {flip['task']}/{flip['sample_id']}: {flip['a']['state']} {flip['a']['score']} → "
-                      f"{flip['b']['state']} {flip['b']['score']}", markup=False)  # fmt: skip
+        console.print(
+            f"  {flip['task']}/{flip['sample_id']}: {flip['a']['state']} {flip['a']['score']} → "
+            f"{flip['b']['state']} {flip['b']['score']}",
+            markup=False,
+        )
 
 
 def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:
@@ -92,7 +125,9 @@ def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:
     for col in columns:
         table.add_column(str(col))
     for row in rows:
-        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in (row.get(c) for c in columns)))
+        table.add_row(
+            *(f"{v:.3f}" if isinstance(v, float) else str(v) for v in (row.get(c) for c in columns))
+        )
     return table
 
 

@@ -13,9 +13,15 @@ from omnieval.cli._common import fail, friendly_errors, print_json
 
 __all__ = ["platform_app", "serve_command"]
 
-platform_app = typer.Typer(help="Administer the web platform: benchmarks, users, annotation triples.", no_args_is_help=True)
-DataDir = Annotated[Path, typer.Option("--data-dir", help="Platform data directory (uploads, answers, SQLite).")]
-DbUrl = Annotated[str | None, typer.Option("--database-url", help="SQLAlchemy URL (default: SQLite in the data dir).")]
+platform_app = typer.Typer(
+    help="Administer the web platform: benchmarks, users, annotation triples.", no_args_is_help=True
+)
+DataDir = Annotated[
+    Path, typer.Option("--data-dir", help="Platform data directory (uploads, answers, SQLite).")
+]
+DbUrl = Annotated[
+    str | None, typer.Option("--database-url", help="SQLAlchemy URL (default: SQLite in the data dir).")
+]
 
 
 def _settings(data_dir: Path, database_url: str | None):  # type: ignore[no-untyped-def]
@@ -26,7 +32,8 @@ def _settings(data_dir: Path, database_url: str | None):  # type: ignore[no-unty
 
 @contextmanager
 def _session(data_dir: Path, database_url: str | None) -> Iterator[Any]:
-    """A committed database session; the platform's refusals (bad name, role, data) end in a one-line error."""
+    """A committed database session; the platform's refusals (bad name, role, data) end in a one-line
+    error."""
     from omnieval.platform.accounts import AccountError
     from omnieval.platform.benchmarks import BenchmarkError
     from omnieval.platform.db import Database
@@ -66,19 +73,41 @@ def _undone_on_failure(data_dir: Path) -> Iterator[None]:
 
 
 def serve_command(
-    data_dir: DataDir, database_url: DbUrl = None,
+    data_dir: DataDir,
+    database_url: DbUrl = None,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
-    workers: Annotated[int, typer.Option(min=1, help="Server processes (they share limits and boards via the database).")] = 1,
-    registration: Annotated[str, typer.Option(help="open: new accounts log in at once; approval: after "
-                                                   "`omnieval platform approve-user`.")] = "open",
-    registrations_per_hour: Annotated[int, typer.Option(min=1, help="Self-registrations per client per hour.")] = 10,
-    daily_cap: Annotated[int, typer.Option(min=1, help="Submissions per user and benchmark per 24 h (default "
-                                                       "for benchmarks without their own policy).")] = 10,
-    score_digits: Annotated[int, typer.Option(min=0, max=6, help="Decimals of the scores a submitter sees.")] = 3,
-    secure_cookies: Annotated[bool, typer.Option(help="Mark the session cookie Secure: set it when users reach the "
-                                                      "server over HTTPS (directly or via a TLS proxy).")] = False,
-) -> None:  # fmt: skip
+    workers: Annotated[
+        int, typer.Option(min=1, help="Server processes (they share limits and boards via the database).")
+    ] = 1,
+    registration: Annotated[
+        str,
+        typer.Option(
+            help="open: new accounts log in at once; approval: after `omnieval platform approve-user`."
+        ),
+    ] = "open",
+    registrations_per_hour: Annotated[
+        int, typer.Option(min=1, help="Self-registrations per client per hour.")
+    ] = 10,
+    daily_cap: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Submissions per user and benchmark per 24 h (default "
+            "for benchmarks without their own policy).",
+        ),
+    ] = 10,
+    score_digits: Annotated[
+        int, typer.Option(min=0, max=6, help="Decimals of the scores a submitter sees.")
+    ] = 3,
+    secure_cookies: Annotated[
+        bool,
+        typer.Option(
+            help="Mark the session cookie Secure: set it when users reach the "
+            "server over HTTPS (directly or via a TLS proxy)."
+        ),
+    ] = False,
+) -> None:
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
     import dataclasses
 
@@ -88,10 +117,12 @@ def serve_command(
     if registration not in ("open", "approval"):
         fail(f"--registration must be open or approval, got {registration!r}")
     settings = dataclasses.replace(
-        _settings(data_dir, database_url), registration=registration,
-        register_limit=(registrations_per_hour, 3600.0), secure_cookies=secure_cookies,
+        _settings(data_dir, database_url),
+        registration=registration,
+        register_limit=(registrations_per_hour, 3600.0),
+        secure_cookies=secure_cookies,
         policy=Policy(daily_cap=daily_cap, score_digits=score_digits),
-    )  # fmt: skip
+    )
     with friendly_errors():
         serve(settings, host=host, port=port, workers=workers)
 
@@ -134,10 +165,15 @@ def create_user_command(
 @platform_app.command("load-triples")
 def load_triples_command(
     data_dir: DataDir,
-    file: Annotated[Path, typer.Option(help="JSONL of triples: item_id, criterion, panel, overlap, instruction, answer, "
-                                            "description, rubric, scale, allow_na, [reference, perfect].")],
+    file: Annotated[
+        Path,
+        typer.Option(
+            help="JSONL of triples: item_id, criterion, panel, overlap, instruction, answer, "
+            "description, rubric, scale, allow_na, [reference, perfect]."
+        ),
+    ],
     database_url: DbUrl = None,
-) -> None:  # fmt: skip
+) -> None:
     """Load (instruction, answer, criterion) triples for expert annotation."""
     from pydantic import ValidationError
 
@@ -160,7 +196,9 @@ def load_triples_command(
 
 
 @platform_app.command("approve-user")
-def approve_user_command(data_dir: DataDir, username: Annotated[str, typer.Option()], database_url: DbUrl = None) -> None:
+def approve_user_command(
+    data_dir: DataDir, username: Annotated[str, typer.Option()], database_url: DbUrl = None
+) -> None:
     """Let an account registered under ``--registration approval`` log in."""
     from omnieval.platform.accounts import approve_user
 
@@ -171,11 +209,17 @@ def approve_user_command(data_dir: DataDir, username: Annotated[str, typer.Optio
 
 @platform_app.command("set-policy")
 def set_policy_command(
-    data_dir: DataDir, name: Annotated[str, typer.Option(help="The benchmark.")],
-    setting: Annotated[list[str], typer.Option("--set", help="KEY=VALUE: require_complete, daily_cap, "
-                                                            "score_digits, probe_max_diff, probe_min_matches.")],
+    data_dir: DataDir,
+    name: Annotated[str, typer.Option(help="The benchmark.")],
+    setting: Annotated[
+        list[str],
+        typer.Option(
+            "--set",
+            help="KEY=VALUE: require_complete, daily_cap, score_digits, probe_max_diff, probe_min_matches.",
+        ),
+    ],
     database_url: DbUrl = None,
-) -> None:  # fmt: skip
+) -> None:
     """Override the server's score-oracle defences for one benchmark (docs/platform.md)."""
     from omnieval.platform.policy import parse_overrides, set_policy
 

@@ -12,7 +12,9 @@ from omnieval.cli._common import friendly_errors, print_json
 
 __all__ = ["msmia_app"]
 
-msmia_app = typer.Typer(help="Membership inference (MSMIA): did a model train on the benchmark?", no_args_is_help=True)
+msmia_app = typer.Typer(
+    help="Membership inference (MSMIA): did a model train on the benchmark?", no_args_is_help=True
+)
 Opt = typer.Option
 
 
@@ -22,12 +24,18 @@ def features_command(
     tasks: Annotated[list[str], Opt("--tasks", help="Benchmark tasks (names, YAML paths or FORMAT:PATH).")],
     embedder: Annotated[str, Opt(help="hf/PATH (local encoder) or openai/NAME (with --embedder-base-url).")],
     output: Annotated[Path, Opt(help="Feature file to write (JSONL).")],
-    embedder_base_url: Annotated[str | None, Opt(help="Base URL of an openai/ embedder (default OPENAI_BASE_URL).")] = None,
-    fill_model: Annotated[str | None, Opt(help="Local masked-LM folder for the masking perturbation.")] = None,
+    embedder_base_url: Annotated[
+        str | None, Opt(help="Base URL of an openai/ embedder (default OPENAI_BASE_URL).")
+    ] = None,
+    fill_model: Annotated[
+        str | None, Opt(help="Local masked-LM folder for the masking perturbation.")
+    ] = None,
     k_per_kind: Annotated[int, Opt(help="Neighbours per perturbation kind (the paper: 6).")] = 6,
     seed: Annotated[int, Opt(help="Seed of the perturbations (use the same for every model).")] = 0,
     limit: Annotated[int | None, Opt(min=1, help="At most this many items per task.")] = None,
-    no_targets: Annotated[bool, Opt("--no-targets", help="Probe the question text only, not the answers.")] = False,
+    no_targets: Annotated[
+        bool, Opt("--no-targets", help="Probe the question text only, not the answers.")
+    ] = False,
 ) -> None:
     """Per-item loss and embedding gaps between each text and its K perturbed neighbours."""
     import itertools
@@ -47,10 +55,19 @@ def features_command(
         embed = create_embedder(embedder, base_url=embedder_base_url).embed
         backend = create_backend(model, options=BackendOptions())
         fill = masked_lm_filler(fill_model) if fill_model else None
-        items = ((task.name, sample, sample_text(sample, include_targets=not no_targets))
-                 for task in resolve_tasks(tasks) for sample in itertools.islice(task.iter_samples(), limit))
-        features = extract_features(items, losses=backend.text_losses, embed=embed,  # type: ignore[attr-defined]
-                                    k_per_kind=k_per_kind, seed=seed, fill=fill)
+        items = (
+            (task.name, sample, sample_text(sample, include_targets=not no_targets))
+            for task in resolve_tasks(tasks)
+            for sample in itertools.islice(task.iter_samples(), limit)
+        )
+        features = extract_features(
+            items,
+            losses=backend.text_losses,  # type: ignore[attr-defined]
+            embed=embed,
+            k_per_kind=k_per_kind,
+            seed=seed,
+            fill=fill,
+        )
         write_features(output, features)
     print(f"wrote {len(features)} items to {output}")
 
@@ -58,7 +75,9 @@ def features_command(
 @msmia_app.command("train")
 def train_command(
     base: Annotated[Path, Opt(help="Features of the base model (label 0).")],
-    leaked: Annotated[Path, Opt(help="Features of the leaked (fine-tuned) copy on the same items (label 1).")],
+    leaked: Annotated[
+        Path, Opt(help="Features of the leaked (fine-tuned) copy on the same items (label 1).")
+    ],
     output: Annotated[Path, Opt(help="Folder to save the detector in.")],
     seed: Annotated[int, Opt()] = 0,
 ) -> None:
@@ -86,17 +105,37 @@ def detect_command(
 
     with friendly_errors():
         detector, items = Detector.load(detector_dir), read_features(features)
-        rows = [{"task": i.task, "sample_id": i.sample_id, "leak_probability": round(detector.item_score(i), 6)} for i in items]
-        report: dict[str, object] = {"n": len(rows), "dataset_leak_probability": round(detector.dataset_probability(items), 6), "items": rows}
+        rows = [
+            {"task": i.task, "sample_id": i.sample_id, "leak_probability": round(detector.item_score(i), 6)}
+            for i in items
+        ]
+        report: dict[str, object] = {
+            "n": len(rows),
+            "dataset_leak_probability": round(detector.dataset_probability(items), 6),
+            "items": rows,
+        }
         if labels is not None:
-            truth = {(d["task"], str(d["sample_id"])): int(d["leaked"]) for d in map(json.loads, labels.read_text(encoding="utf-8").splitlines()) if d}
+            truth = {
+                (d["task"], str(d["sample_id"])): int(d["leaked"])
+                for d in map(json.loads, labels.read_text(encoding="utf-8").splitlines())
+                if d
+            }
             missing = [r for r in rows if (r["task"], r["sample_id"]) not in truth]
             if missing:
-                raise SourceError(f"{labels}: no label for item {missing[0]['task']}/{missing[0]['sample_id']}")
-            report["auc_roc"] = round(auc_roc([float(r["leak_probability"]) for r in rows],  # type: ignore[arg-type]
-                                              [truth[(str(r["task"]), str(r["sample_id"]))] for r in rows]), 6)
+                raise SourceError(
+                    f"{labels}: no label for item {missing[0]['task']}/{missing[0]['sample_id']}"
+                )
+            report["auc_roc"] = round(
+                auc_roc(
+                    [float(r["leak_probability"]) for r in rows],  # type: ignore[arg-type]
+                    [truth[(str(r["task"]), str(r["sample_id"]))] for r in rows],
+                ),
+                6,
+            )
     if json_out:
         print_json(report)
     else:
-        print(f"dataset leak probability {report['dataset_leak_probability']:.3f} over {report['n']} items"
-              + (f"; AUC-ROC {report['auc_roc']:.3f}" if "auc_roc" in report else ""))
+        print(
+            f"dataset leak probability {report['dataset_leak_probability']:.3f} over {report['n']} items"
+            + (f"; AUC-ROC {report['auc_roc']:.3f}" if "auc_roc" in report else "")
+        )

@@ -29,7 +29,9 @@ def _tasks_of(run_dir: Path) -> tuple[list[Any] | None, str | None]:
 
 def report_command(
     run_dir: Annotated[Path, Arg(help="A run directory (finished or killed).")],
-    no_prompts: Annotated[bool, Opt("--no-prompts", help="Do not rebuild prompts and media from the task data.")] = False,
+    no_prompts: Annotated[
+        bool, Opt("--no-prompts", help="Do not rebuild prompts and media from the task data.")
+    ] = False,
 ) -> None:
     """Re-render report.html (and its sample viewer and tables) from the stored records."""
     from omnieval.reports import write_report
@@ -44,11 +46,16 @@ def report_command(
 
 
 def compare_command(
-    run_dirs: Annotated[list[Path], Arg(help="Two or more run directories; a run's label is its directory name.")],
-    output: Annotated[Path, Opt("--output", "-o", help="Folder for compare.html, compare.json and tables/.")] = Path("compare"),
+    run_dirs: Annotated[
+        list[Path], Arg(help="Two or more run directories; a run's label is its directory name.")
+    ],
+    output: Annotated[
+        Path, Opt("--output", "-o", help="Folder for compare.html, compare.json and tables/.")
+    ] = Path("compare"),
     seed: Annotated[int, Opt(help="Seed of the bootstrap and permutation resampling.")] = 0,
 ) -> None:
-    """Compare runs: leaderboard, paired bootstrap CIs and tests per task (Holm-corrected), flipped samples."""
+    """Compare runs: leaderboard, paired bootstrap CIs and tests per task (Holm-corrected), flipped
+    samples."""
     from rich.console import Console
     from rich.table import Table
 
@@ -68,13 +75,17 @@ def compare_command(
     for task in doc["tasks"]:
         table.add_column(task, justify="right")
     for row in leaderboard_rows(doc):
-        table.add_row(row["run"], *(f"{row[k]:.4f}" if row[k] is not None else "–" for k in ["mean", *doc["tasks"]]))
+        table.add_row(
+            row["run"], *(f"{row[k]:.4f}" if row[k] is not None else "–" for k in ["mean", *doc["tasks"]])
+        )
     Console(width=160).print(table)
     print(doc["multiple_comparisons"]["statement"])
     print(f"wrote {paths['html']} and {paths['json']}")
 
 
-analyze_app = typer.Typer(help="Analyses over stored runs: prompt sensitivity, stability, subsets.", no_args_is_help=True)
+analyze_app = typer.Typer(
+    help="Analyses over stored runs: prompt sensitivity, stability, subsets.", no_args_is_help=True
+)
 
 
 def _write(output: Path, name: str, title: str, built: tuple[list[dict[str, Any]], dict[str, Any]]) -> None:
@@ -90,11 +101,15 @@ def _write(output: Path, name: str, title: str, built: tuple[list[dict[str, Any]
 
 @analyze_app.command("prompts")
 def prompts_command(
-    run_dirs: Annotated[list[Path], Arg(help="Runs with prompt variants (several models/engines make the OLS meaningful).")],
+    run_dirs: Annotated[
+        list[Path], Arg(help="Runs with prompt variants (several models/engines make the OLS meaningful).")
+    ],
     output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
     metric: Annotated[str | None, Opt(help="Per-sample metric key (default: the sample score).")] = None,
     task: Annotated[list[str] | None, Opt(help="Only these tasks (repeatable).")] = None,
-    factor: Annotated[list[str] | None, Opt(help="Extra factor: a sample metadata key, e.g. domain (repeatable).")] = None,
+    factor: Annotated[
+        list[str] | None, Opt(help="Extra factor: a sample metadata key, e.g. domain (repeatable).")
+    ] = None,
 ) -> None:
     """MERA prompt sensitivity: OLS metric ~ C(prompt) + C(model) + C(engine), a two-sided test per prompt."""
     from omnieval.reports.analyses import prompt_sensitivity_analysis
@@ -115,7 +130,10 @@ _SIZES = "3,5,7,9,11,13,15"
 def stability_command(
     run_dirs: Annotated[list[Path], Arg(help="Run directories.")],
     output: Annotated[Path, Opt("--output", "-o")] = Path("analysis"),
-    sizes: Annotated[list[str] | None, Opt(help=f"Samples per task to try: comma-separated, or the option repeated (default {_SIZES}).")] = None,
+    sizes: Annotated[
+        list[str] | None,
+        Opt(help=f"Samples per task to try: comma-separated, or the option repeated (default {_SIZES})."),
+    ] = None,
     resamples: Annotated[int, Opt(help="Monte-Carlo repetitions per size.")] = 10_000,
 ) -> None:
     """MEGA-Bench bootstrap stability of the macro score vs samples per task."""
@@ -123,7 +141,11 @@ def stability_command(
 
     check_run_dirs(run_dirs)
     with friendly_errors():
-        built = stability_analysis(run_dirs, sizes=[int(s) for s in (comma_joined(sizes) or _SIZES).split(",") if s.strip()], n_resamples=resamples)
+        built = stability_analysis(
+            run_dirs,
+            sizes=[int(s) for s in (comma_joined(sizes) or _SIZES).split(",") if s.strip()],
+            n_resamples=resamples,
+        )
         _write(output, "stability", "Bootstrap stability vs samples per task", built)
 
 

@@ -22,54 +22,162 @@ Opt = typer.Option
 
 @with_judge_options
 def run_command(
-    tasks: Annotated[list[str], Opt("--tasks", "-t", help="Task names, groups, YAML paths or FORMAT:PATH: comma-separated, or the option repeated.")],
-    model: Annotated[str, Opt("--model", "-m", help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.")],
-    output: Annotated[Path, Opt("--output", "-o", help="Run directory; running again resumes it.")] = Path("runs/latest"),
+    tasks: Annotated[
+        list[str],
+        Opt(
+            "--tasks",
+            "-t",
+            help="Task names, groups, YAML paths or FORMAT:PATH: comma-separated, or the option repeated.",
+        ),
+    ],
+    model: Annotated[
+        str,
+        Opt(
+            "--model",
+            "-m",
+            help="PROVIDER/NAME, e.g. openai/gpt-4o, hf/./model, replay/answers.jsonl, baseline/oracle.",
+        ),
+    ],
+    output: Annotated[Path, Opt("--output", "-o", help="Run directory; running again resumes it.")] = Path(
+        "runs/latest"
+    ),
     base_url: Annotated[str | None, Opt(help="Base URL of an OpenAI-compatible server.")] = None,
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
     concurrency: Annotated[int, Opt(help="Requests in flight at once (halves on HTTP 429).")] = 32,
     timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
     limit: Annotated[int | None, Opt(min=1, help="At most N samples per task (N ≥ 1).")] = None,
-    sample_ids: Annotated[list[str] | None, Opt(help="Sample ids to run: comma-separated, or the option repeated.")] = None,
+    sample_ids: Annotated[
+        list[str] | None, Opt(help="Sample ids to run: comma-separated, or the option repeated.")
+    ] = None,
     temperature: Annotated[float | None, Opt(help="Override every task's temperature.")] = None,
     max_tokens: Annotated[int | None, Opt(help="Override every task's max new tokens.")] = None,
     top_p: Annotated[float | None, Opt()] = None,
     stop: Annotated[list[str] | None, Opt(help="Stop sequence (repeatable).")] = None,
     gen_seed: Annotated[int | None, Opt(help="Sampling seed sent to the backend.")] = None,
     seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
-    blind: Annotated[bool, Opt(help="Remove media from prompts (text-only control); marked in results.")] = False,
-    strict_metrics: Annotated[bool, Opt(help="Fixed metrics instead of benchmark-parity quirks (own metric version).")] = False,
+    blind: Annotated[
+        bool, Opt(help="Remove media from prompts (text-only control); marked in results.")
+    ] = False,
+    strict_metrics: Annotated[
+        bool, Opt(help="Fixed metrics instead of benchmark-parity quirks (own metric version).")
+    ] = False,
     device: Annotated[str | None, Opt(help="Device for local backends (cpu, cuda, ...).")] = None,
     dtype: Annotated[str | None, Opt(help="dtype for local backends.")] = None,
     batch_size: Annotated[int, Opt(help="Batch size for local backends.")] = 8,
     backend_opt: Annotated[list[str] | None, Opt(help="Backend-specific KEY=VALUE (repeatable).")] = None,
-    media_opt: Annotated[list[str] | None, Opt(help="Media policy override KEY=VALUE, e.g. image_max_side=768.")] = None,
+    media_opt: Annotated[
+        list[str] | None, Opt(help="Media policy override KEY=VALUE, e.g. image_max_side=768.")
+    ] = None,
     cache: Annotated[bool, Opt(help="Use the response cache.")] = True,
     cache_path: Annotated[Path | None, Opt(help="Response cache file (share one across runs).")] = None,
     retry_errors: Annotated[bool, Opt(help="On resume, retry samples that ended in error.")] = True,
     max_attempts: Annotated[int, Opt(help="Attempts per request on retryable errors.")] = 6,
-    max_error_rate: Annotated[float | None, Opt(help="Exit with code 3 when the share of samples in error exceeds R. Default: exit 3 only when every sample ended in error (rate 1.0).")] = None,
-    breaker_threshold: Annotated[int, Opt(help="Stop the run (exit 2, unfinished samples resumable) after N identical non-transient failures in a row: connection refused, DNS/TLS error, HTTP 401/403/404, unknown model. 0 disables.")] = 4,
+    max_error_rate: Annotated[
+        float | None,
+        Opt(
+            help="Exit with code 3 when the share of samples in error exceeds R. Default: exit 3 only when "
+            "every sample ended in error (rate 1.0)."
+        ),
+    ] = None,
+    breaker_threshold: Annotated[
+        int,
+        Opt(
+            help="Stop the run (exit 2, unfinished samples resumable) after N identical non-transient "
+            "failures in a row: connection refused, DNS/TLS error, HTTP 401/403/404, unknown model. 0 "
+            "disables."
+        ),
+    ] = 4,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars; one line per task.")] = False,
-    dry_run: Annotated[bool, Opt(help="Print the requests as the runner renders them, then totals (requests, prompt characters and estimated tokens, images, audio seconds, video frames); call no model.")] = False,
-    executor: Annotated[str, Opt(help="Where samples run: local (this process) or ray (shards on a Ray cluster).")] = "local",
-    ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: start a local Ray with this machine's cores).")] = None,
-    ray_runtime_env: Annotated[str | None, Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file, e.g. '{\"pip\": [\"omnieval[ray]\"]}' (see docs/executors.md).")] = None,
-    workers: Annotated[int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")] = None,
+    dry_run: Annotated[
+        bool,
+        Opt(
+            help="Print the requests as the runner renders them, then totals (requests, prompt characters "
+            "and estimated tokens, images, audio seconds, video frames); call no model."
+        ),
+    ] = False,
+    executor: Annotated[
+        str, Opt(help="Where samples run: local (this process) or ray (shards on a Ray cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None, Opt(help="Ray cluster address (default: start a local Ray with this machine's cores).")
+    ] = None,
+    ray_runtime_env: Annotated[
+        str | None,
+        Opt(
+            help='Ray runtime_env for the workers: JSON text or a JSON/YAML file, e.g. \'{"pip": '
+            '["omnieval[ray]"]}\' (see docs/executors.md).'
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")
+    ] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
-    shard_size: Annotated[int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")] = None,
-    judge_replicas: Annotated[int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")] = 1,
-    judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
-    log_to: Annotated[list[str] | None, Opt("--log-to", help="Send the run to trackers (run hooks): wandb, mlflow; comma-separated or repeated.")] = None,
-    repeats: Annotated[int | None, Opt(min=1, help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds pass@k, maj@K, avg@K.")] = None,
-    cost_limit: Annotated[float | None, Opt(min=0.0, help="Stop before a request could take this run's spending (model and judges, all invocations on this --output) past USD; exit code 4, resumable. Every model needs a price.")] = None,
-    prices: Annotated[Path | None, Opt(help="Price file (JSON or YAML, USD per 1M tokens) overriding or adding to the built-in table.")] = None,
-    reasoning_effort: Annotated[str | None, Opt(help="low, medium or high: mapped per provider (openai/: reasoning_effort; hf/, vllm/: enable_thinking in the chat template); the manifest records the mapping.")] = None,
-    reasoning_budget: Annotated[int | None, Opt(min=1, help="Thinking tokens allowed where the provider takes a budget (openai/: read off as an effort).")] = None,
-    batch: Annotated[bool, Opt("--batch", help="Send requests through the provider's batch API (openai/: Batch API); batch ids are kept in OUTPUT/batches.jsonl so a resumed run polls them instead of resubmitting.")] = False,
+    shard_size: Annotated[
+        int | None, Opt(help="Samples per Ray shard (default: about two shards per worker per task).")
+    ] = None,
+    judge_replicas: Annotated[
+        int, Opt(help="Ray actors of a local judge (hf/, vllm/), each loading it once.")
+    ] = 1,
+    judge_gpus_per_replica: Annotated[
+        float | None,
+        Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0)."),
+    ] = None,
+    log_to: Annotated[
+        list[str] | None,
+        Opt(
+            "--log-to",
+            help="Send the run to trackers (run hooks): wandb, mlflow; comma-separated or repeated.",
+        ),
+    ] = None,
+    repeats: Annotated[
+        int | None,
+        Opt(
+            min=1,
+            help="Answers per sample, each with its own generation seed (overrides a task's repeats:); adds "
+            "pass@k, maj@K, avg@K.",
+        ),
+    ] = None,
+    cost_limit: Annotated[
+        float | None,
+        Opt(
+            min=0.0,
+            help="Stop before a request could take this run's spending (model and judges, all invocations on "
+            "this --output) past USD; exit code 4, resumable. Every model needs a price.",
+        ),
+    ] = None,
+    prices: Annotated[
+        Path | None,
+        Opt(help="Price file (JSON or YAML, USD per 1M tokens) overriding or adding to the built-in table."),
+    ] = None,
+    reasoning_effort: Annotated[
+        str | None,
+        Opt(
+            help="low, medium or high: mapped per provider (openai/: reasoning_effort; hf/, vllm/: "
+            "enable_thinking in the chat template); the manifest records the mapping."
+        ),
+    ] = None,
+    reasoning_budget: Annotated[
+        int | None,
+        Opt(
+            min=1,
+            help=(
+                "Thinking tokens allowed where the provider takes a budget (openai/: read off as an effort)."
+            ),
+        ),
+    ] = None,
+    batch: Annotated[
+        bool,
+        Opt(
+            "--batch",
+            help="Send requests through the provider's batch API (openai/: Batch API); batch ids are kept in "
+            "OUTPUT/batches.jsonl so a resumed run polls them instead of resubmitting.",
+        ),
+    ] = False,
     batch_size_requests: Annotated[int, Opt(min=1, help="Requests per provider batch (--batch).")] = 1000,
     batch_poll: Annotated[float, Opt(help="Seconds between polls of a provider batch (--batch).")] = 10.0,
-    batch_pending: Annotated[int, Opt(min=1, help="Requests waiting on provider batches at once (--batch); bounds memory.")] = 5000,
+    batch_pending: Annotated[
+        int, Opt(min=1, help="Requests waiting on provider batches at once (--batch); bounds memory.")
+    ] = 5000,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -83,15 +191,22 @@ def run_command(
             model=model,
             output=output,
             backend=BackendOptions(
-                base_url=base_url, api_key=api_key, concurrency=concurrency, timeout_s=timeout, device=device,
-                dtype=dtype, batch_size=batch_size, extra=parse_kv(backend_opt, option="--backend-opt"),
+                base_url=base_url,
+                api_key=api_key,
+                concurrency=concurrency,
+                timeout_s=timeout,
+                device=device,
+                dtype=dtype,
+                batch_size=batch_size,
+                extra=parse_kv(backend_opt, option="--backend-opt"),
                 media=parse_kv(media_opt, option="--media-opt"),
             ),
             limit=limit,
             sample_ids=tuple(s.strip() for s in comma_joined(sample_ids).split(",")) if sample_ids else None,
             seed=seed,
-            generation=generation_overrides(temperature=temperature, max_tokens=max_tokens, top_p=top_p, stop=stop,
-                                            seed=gen_seed),
+            generation=generation_overrides(
+                temperature=temperature, max_tokens=max_tokens, top_p=top_p, stop=stop, seed=gen_seed
+            ),
             blind=blind,
             strict_metrics=strict_metrics,
             use_cache=cache,
@@ -122,9 +237,19 @@ def run_command(
 
             print_dry_run(config)
             return
-        _run(config, executor_options(executor, ray_address=ray_address, runtime_env=runtime_env_option(ray_runtime_env), workers=workers,
-                                      gpus_per_replica=gpus_per_replica, shard_size=shard_size, judge_replicas=judge_replicas,
-                                      judge_gpus_per_replica=judge_gpus_per_replica))  # fmt: skip
+        _run(
+            config,
+            executor_options(
+                executor,
+                ray_address=ray_address,
+                runtime_env=runtime_env_option(ray_runtime_env),
+                workers=workers,
+                gpus_per_replica=gpus_per_replica,
+                shard_size=shard_size,
+                judge_replicas=judge_replicas,
+                judge_gpus_per_replica=judge_gpus_per_replica,
+            ),
+        )
 
 
 def runtime_env_option(value: str | None) -> dict[str, object] | None:
@@ -145,7 +270,7 @@ def runtime_env_option(value: str | None) -> dict[str, object] | None:
     except yaml.YAMLError as exc:
         fail(f"{where}: not JSON/YAML: {exc}")
     if not isinstance(env, dict):
-        fail(f"{where}: expected a mapping such as {{\"pip\": [...]}}, got {type(env).__name__}")
+        fail(f'{where}: expected a mapping such as {{"pip": [...]}}, got {type(env).__name__}')
     return env
 
 
@@ -176,7 +301,10 @@ def _run(config: object, executor: object = None) -> None:
     outcome, results = evaluate(config, executor=executor)  # type: ignore[arg-type]
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
-    console.print(f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times overlap)")
+    console.print(
+        f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times "
+        "overlap)"
+    )
     console.print(f"report: {outcome.output / 'report.html'}")
     states = results["states"]
     total = sum(states.values())
@@ -207,8 +335,13 @@ def warn_on_hook_failures(report: dict[str, Any]) -> None:
 def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
     """A mistyped ``--sample-ids`` entry would otherwise only make the run smaller."""
     if unknown:
-        names = ", ".join(repr(i) for i in unknown[:20]) + (f" and {len(unknown) - 20} more" if len(unknown) > 20 else "")
-        print(f"omnieval: warning: --sample-ids: no task has sample id(s) {names}; they were not run", file=sys.stderr)
+        names = ", ".join(repr(i) for i in unknown[:20]) + (
+            f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
+        )
+        print(
+            f"omnieval: warning: --sample-ids: no task has sample id(s) {names}; they were not run",
+            file=sys.stderr,
+        )
 
 
 def _warn_on_errors(results: dict[str, object]) -> None:

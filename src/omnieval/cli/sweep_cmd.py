@@ -18,10 +18,25 @@ Opt = typer.Option
 
 @with_judge_options
 def sweep_command(
-    models: Annotated[list[str] | None, Opt("--models", help="PROVIDER/NAME models: comma-separated, or the option repeated.")] = None,
-    tasks: Annotated[list[str] | None, Opt("--tasks", "-t", help="Tasks (as for run): comma-separated, or the option repeated.")] = None,
-    config: Annotated[Path | None, Opt("--config", help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}), 'tasks:' and optionally 'models_at_once:'.")] = None,
-    output: Annotated[Path, Opt("--output", "-o", help="Sweep directory: one run directory per model.")] = Path("runs/sweep"),
+    models: Annotated[
+        list[str] | None,
+        Opt("--models", help="PROVIDER/NAME models: comma-separated, or the option repeated."),
+    ] = None,
+    tasks: Annotated[
+        list[str] | None,
+        Opt("--tasks", "-t", help="Tasks (as for run): comma-separated, or the option repeated."),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        Opt(
+            "--config",
+            help="YAML with 'models:' (specs or {model, name, base_url, backend_opt}), 'tasks:' and "
+            "optionally 'models_at_once:'.",
+        ),
+    ] = None,
+    output: Annotated[
+        Path, Opt("--output", "-o", help="Sweep directory: one run directory per model.")
+    ] = Path("runs/sweep"),
     base_url: Annotated[str | None, Opt(help="Base URL for API models that do not set their own.")] = None,
     api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
     concurrency: Annotated[int, Opt(help="Requests in flight at once per endpoint.")] = 32,
@@ -30,17 +45,40 @@ def sweep_command(
     seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
     executor: Annotated[str, Opt(help="local or ray.")] = "local",
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: a local Ray).")] = None,
-    ray_runtime_env: Annotated[str | None, Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file (see docs/executors.md).")] = None,
-    workers: Annotated[int | None, Opt(help="Ray workers / model replicas per model (default: the cluster's worker slots split among the models running at once).")] = None,
-    models_at_once: Annotated[int | None, Opt("--models-at-once", help="Ray: models running at once, each with its share of the workers (default: as many as the cluster has worker slots, up to all; YAML key models_at_once).")] = None,
+    ray_runtime_env: Annotated[
+        str | None,
+        Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file (see docs/executors.md)."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        Opt(
+            help="Ray workers / model replicas per model (default: the cluster's worker slots split among "
+            "the models running at once)."
+        ),
+    ] = None,
+    models_at_once: Annotated[
+        int | None,
+        Opt(
+            "--models-at-once",
+            help="Ray: models running at once, each with its share of the workers (default: as many as the "
+            "cluster has worker slots, up to all; YAML key models_at_once).",
+        ),
+    ] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
     shard_size: Annotated[int | None, Opt(help="Samples per Ray shard.")] = None,
-    scheme: Annotated[str | None, Opt(help="Also build this registered leaderboard scheme (mera, megabench...).")] = None,
+    scheme: Annotated[
+        str | None, Opt(help="Also build this registered leaderboard scheme (mera, megabench...).")
+    ] = None,
     option: Annotated[list[str] | None, Opt(help="Scheme option KEY=VALUE (repeatable).")] = None,
     quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars.")] = False,
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
-    judge_replicas: Annotated[int, Opt(help="Ray: actors of a local judge (hf/, vllm/), shared by every model of the sweep.")] = 1,
-    judge_gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0).")] = None,
+    judge_replicas: Annotated[
+        int, Opt(help="Ray: actors of a local judge (hf/, vllm/), shared by every model of the sweep.")
+    ] = 1,
+    judge_gpus_per_replica: Annotated[
+        float | None,
+        Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0)."),
+    ] = None,
     judge: JudgeOpts.judge = None,
     **judge_options: Any,
 ) -> None:
@@ -57,30 +95,62 @@ def sweep_command(
     from omnieval.library import run_sweep
     from omnieval.runner import RunConfig
 
-    how = executor_options(executor, ray_address=ray_address, runtime_env=runtime_env_option(ray_runtime_env), workers=workers, gpus_per_replica=gpus_per_replica,
-                           shard_size=shard_size, judge_replicas=judge_replicas,
-                           judge_gpus_per_replica=judge_gpus_per_replica)  # fmt: skip
+    how = executor_options(
+        executor,
+        ray_address=ray_address,
+        runtime_env=runtime_env_option(ray_runtime_env),
+        workers=workers,
+        gpus_per_replica=gpus_per_replica,
+        shard_size=shard_size,
+        judge_replicas=judge_replicas,
+        judge_gpus_per_replica=judge_gpus_per_replica,
+    )
     with friendly_errors():
-        spec = load_sweep(config, models=comma_joined(models) or None, tasks=comma_joined(tasks) or None, models_at_once=models_at_once)
+        spec = load_sweep(
+            config,
+            models=comma_joined(models) or None,
+            tasks=comma_joined(tasks) or None,
+            models_at_once=models_at_once,
+        )
         configs = [
-            (run_dir_name(m), RunConfig(
-                tasks=spec.tasks, model=m.model, output=output / run_dir_name(m), limit=limit, seed=seed, quiet=quiet,
-                judge=judge_from_options(judge, judge_options),
-                backend=BackendOptions(base_url=m.base_url or base_url, api_key=api_key, concurrency=concurrency,
-                                       timeout_s=timeout, extra=m.backend_opt),
-            ))
+            (
+                run_dir_name(m),
+                RunConfig(
+                    tasks=spec.tasks,
+                    model=m.model,
+                    output=output / run_dir_name(m),
+                    limit=limit,
+                    seed=seed,
+                    quiet=quiet,
+                    judge=judge_from_options(judge, judge_options),
+                    backend=BackendOptions(
+                        base_url=m.base_url or base_url,
+                        api_key=api_key,
+                        concurrency=concurrency,
+                        timeout_s=timeout,
+                        extra=m.backend_opt,
+                    ),
+                ),
+            )
             for m in spec.models
-        ]  # fmt: skip
+        ]
         runs = run_sweep(configs, how, models_at_once=spec.models_at_once, quiet=quiet)
-        _write_boards(output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out)
+        _write_boards(
+            output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out
+        )
     failed = [r for r in runs if r.status != "finished"]
     if failed:
         names = ", ".join(f"{r.name} ({r.error})" for r in failed)
-        fail(f"sweep: {len(failed)} of {len(runs)} models failed: {names}. The others are in leaderboard.json; "
-             "run the same command again to resume (finished models are not recomputed)")  # fmt: skip
+        fail(
+            f"sweep: {len(failed)} of {len(runs)} models failed: {names}. The others are in "
+            "leaderboard.json; "
+            "run the same command again to resume (finished models are not recomputed)"
+        )
 
 
-def _write_boards(output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any], json_out: bool) -> None:
+def _write_boards(
+    output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any], json_out: bool
+) -> None:
     """leaderboard.json: a row per model (failed ones too, with their status), their run directories,
     the failures' errors and any scheme's board over the finished models."""
     from omnieval.cli.listing import print_board

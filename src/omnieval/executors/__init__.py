@@ -12,13 +12,20 @@ from omnieval.runner.progress import Progress
 __all__ = ["ExecutorOptions", "execute"]
 
 
-def execute(config: RunConfig, *, executor: ExecutorOptions | None = None, progress: Progress | None = None,
-            judges: Any = None, hooks: HookDispatcher = NO_HOOKS) -> RunOutcome:  # fmt: skip
+def execute(
+    config: RunConfig,
+    *,
+    executor: ExecutorOptions | None = None,
+    progress: Progress | None = None,
+    judges: Any = None,
+    hooks: HookDispatcher = NO_HOOKS,
+) -> RunOutcome:
     """Run (or resume) ``config`` with the chosen executor; both write the same run directory.
 
     ``progress``: a display shared by several runs (a sweep); only the Ray executor reports into it.
     ``judges``: on Ray, judge gates and pools a sweep started for all its models (a ``JudgesOnCluster``).
-    ``hooks``: receives each finished record; on Ray, the records the shards wrote, read back once they finish.
+    ``hooks``: receives each finished record; on Ray, the records the shards wrote, read back once they
+    finish.
     """
     if executor is None or executor.kind == "local":
         return run(config, hooks=hooks)
@@ -31,7 +38,8 @@ def execute(config: RunConfig, *, executor: ExecutorOptions | None = None, progr
 
 
 def _replay(config: RunConfig, outcome: RunOutcome, hooks: HookDispatcher) -> None:
-    """Records written on the cluster this time (the last ``n`` of each task) and each task's end, to the hooks."""
+    """Records written on the cluster this time (the last ``n`` of each task) and each task's end, to the
+    hooks."""
     from omnieval.store import iter_records
 
     fresh = {task: sum(states.values()) for task, states in outcome.states.items()}

@@ -39,5 +39,6 @@ def pinned(ray: Any) -> dict[str, Any]:
         return {}
     if not node:
         return {}
-    # no CPU asked: Ray's default (1 CPU to place an actor) would leave it pending on a driver node without CPUs
+    # no CPU asked: Ray's default (1 CPU to place an actor) would leave it pending on a driver node without
+    # CPUs
     return {"num_cpus": 0, "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True)}

@@ -44,7 +44,11 @@ class EndpointGate:
         self.granted = 0
 
     def _wanting(self, owner: str) -> set[str]:
-        return {o for o, n in self._held.items() if n > 0} | {o for o, n in self._waiting.items() if n > 0} | {owner}
+        return (
+            {o for o, n in self._held.items() if n > 0}
+            | {o for o, n in self._waiting.items() if n > 0}
+            | {owner}
+        )
 
     def _share(self, owner: str) -> int:
         return max(1, math.ceil(self.limit / len(self._wanting(owner))))
@@ -56,7 +60,9 @@ class EndpointGate:
         another worker waits holding none, so the slots must rotate rather than stay with their holders."""
         starving = any(n > 0 and not self._held[o] for o, n in self._waiting.items() if o != owner)
         if starving and self._held[owner] > 0 and self.limit < len(self._wanting(owner)):
-            return 0  # (with enough slots for all, holders above their share give back instead: see GateClient)
+            return (
+                0  # (with enough slots for all, holders above their share give back instead: see GateClient)
+            )
         return self._share(owner)
 
     async def acquire(self, owner: str, most: int = 1) -> int:
@@ -179,7 +185,11 @@ class GateClient:
             self.handle.release.remote(self.owner, count)
 
     def _fetch_if_short(self) -> None:
-        if any(not w.done() for w in self._waiters) and self.held < self.cap and (self._fetching is None or self._fetching.done()):
+        if (
+            any(not w.done() for w in self._waiters)
+            and self.held < self.cap
+            and (self._fetching is None or self._fetching.done())
+        ):
             self._fetching = asyncio.ensure_future(self._fetch())
 
     def _fail_waiters(self, exc: BaseException) -> None:

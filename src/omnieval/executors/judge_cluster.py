@@ -89,10 +89,18 @@ class JudgeRoute:
 
 
 def backend_info(backend: Backend) -> dict[str, Any]:
-    """What a stand-in needs to look like ``backend``; described before any load, as a local run's manifest is."""
-    info = {**capabilities(backend), "model": backend.model, "options": backend.options, "describe": backend.describe(),
-            "identity": backend.identity(), "endpoint": backend.endpoint(), "max_connections": backend.max_connections(),
-            "sep": None}  # fmt: skip
+    """What a stand-in needs to look like ``backend``; described before any load, as a local run's manifest
+    is."""
+    info = {
+        **capabilities(backend),
+        "model": backend.model,
+        "options": backend.options,
+        "describe": backend.describe(),
+        "identity": backend.identity(),
+        "endpoint": backend.endpoint(),
+        "max_connections": backend.max_connections(),
+        "sep": None,
+    }
     if backend.classifies:
         info["sep"] = backend.sep_token()
     return info
@@ -111,7 +119,8 @@ class JudgeReplica:
         return self._info
 
     async def generate_many(self, requests: list[Request]) -> list[Response | BaseException]:
-        """A batch's answers; a batch that fails as a whole gives every request the error (as the runner's batcher does)."""
+        """A batch's answers; a batch that fails as a whole gives every request the error (as the runner's
+        batcher does)."""
         self.batches += 1
         self.requests += len(requests)
         try:
@@ -123,7 +132,12 @@ class JudgeReplica:
         return self.backend.truncations(text, max_tokens=max_tokens, offset=offset)
 
     def stats(self) -> dict[str, Any]:
-        return {"pid": os.getpid(), "node": socket.gethostname(), "batches": self.batches, "requests": self.requests}
+        return {
+            "pid": os.getpid(),
+            "node": socket.gethostname(),
+            "batches": self.batches,
+            "requests": self.requests,
+        }
 
     async def close(self) -> None:
         await self.backend.aclose()
@@ -145,7 +159,9 @@ class JudgePool:
     replacement, later ones (other workers, the same loss) wait for it or get it at once. Past ``most``
     replacements a slot stays empty, with the reason workers then give."""
 
-    def __init__(self, model: str, options: BackendOptions, replicas: Sequence[Any], *, gpus: float, most: int) -> None:
+    def __init__(
+        self, model: str, options: BackendOptions, replicas: Sequence[Any], *, gpus: float, most: int
+    ) -> None:
         self.model, self.options, self.gpus, self.most = model, options, gpus, most
         self.replicas = list(replicas)
         self.generations = [0] * len(self.replicas)
@@ -161,12 +177,15 @@ class JudgePool:
         """The slots and the replacements started; waits up to ``wait_s`` for those still starting."""
         if self._starting and wait_s > 0:
             await asyncio.wait(list(self._starting.values()), timeout=wait_s)
-        slots = [f"replica {i} lost, its replacement still starting" if i in self._starting else self._slot(i)
-                 for i in range(len(self.replicas))]  # fmt: skip
+        slots = [
+            f"replica {i} lost, its replacement still starting" if i in self._starting else self._slot(i)
+            for i in range(len(self.replicas))
+        ]
         return {"slots": slots, "replaced": self.replaced}
 
     async def replace(self, index: int, generation: int) -> Slot:
-        """Slot ``index`` after its replica of ``generation`` was lost: a new replica, or why there is none."""
+        """Slot ``index`` after its replica of ``generation`` was lost: a new replica, or why there is
+        none."""
         if generation == self.generations[index] and index not in self.empty and not self._closing:
             if index not in self._starting:
                 self._starting[index] = asyncio.ensure_future(self._start(index))
@@ -180,8 +199,10 @@ class JudgePool:
             with contextlib.suppress(Exception):  # a replica reported lost is stopped for good, dead or stuck
                 ray.kill(self.replicas[index], no_restart=True)
             if self.replaced >= self.most:
-                self.empty[index] = (f"replica {index} not replaced: the pool already started {self.most} replacements, "
-                                     "the most per run")  # fmt: skip
+                self.empty[index] = (
+                    f"replica {index} not replaced: the pool already started {self.most} replacements, "
+                    "the most per run"
+                )
                 return
             self.replaced += 1
             actor = replica_actor(ray, self.gpus).remote(self.model, self.options)
@@ -189,7 +210,9 @@ class JudgePool:
                 await asyncio.wait_for(_ready(actor), READY_TIMEOUT_S)
             except Exception as exc:
                 ray.kill(actor, no_restart=True)
-                self.empty[index] = f"replica {index}'s replacement did not start: {type(exc).__name__}: {exc}"[:500]
+                self.empty[index] = (
+                    f"replica {index}'s replacement did not start: {type(exc).__name__}: {exc}"[:500]
+                )
                 return
             if self._closing:
                 ray.kill(actor, no_restart=True)
@@ -228,9 +251,13 @@ class PooledJudge(Backend):
 
     def _pick(self) -> int:
         alive = [i for i in range(len(self.replicas)) if i not in self._lost]
-        if not alive:  # nothing answers any more: the circuit breaker stops the run, as for a refused connection
+        if (
+            not alive
+        ):  # nothing answers any more: the circuit breaker stops the run, as for a refused connection
             why = "; ".join(sorted(set(self._lost.values())))
-            raise BackendError(f"judge {self.spec}: every replica of its pool was lost ({why})", transport="refused")
+            raise BackendError(
+                f"judge {self.spec}: every replica of its pool was lost ({why})", transport="refused"
+            )
         start = next(self._turn)
         order = sorted(alive, key=lambda i: (self._busy[i], (i - start) % len(self.replicas)))
         return order[0]
@@ -253,8 +280,11 @@ class PooledJudge(Backend):
             why = f"{type(exc).__name__}: {exc}"[:300]
             self._lose(index, generation, why)
             retryable = len(self._lost) < len(self.replicas) or bool(self._replacing)
-            raise BackendError(f"judge {self.spec}: replica {index} lost ({why})",
-                               retryable=retryable, transport=None if retryable else "refused") from None  # fmt: skip
+            raise BackendError(
+                f"judge {self.spec}: replica {index} lost ({why})",
+                retryable=retryable,
+                transport=None if retryable else "refused",
+            ) from None
         finally:
             self._busy[index] -= 1
 
@@ -371,9 +401,17 @@ class JudgesOnCluster:
                 out[model] = {"kind": "gate", "endpoint": route.info.get("endpoint_key"), **stats}
             else:
                 state = self._pool_state(route)
-                replicas = [{"lost": slot} if isinstance(slot, str) else self._stats(slot[1]) for slot in state["slots"]]
-                out[model] = {"kind": "pool", "replicas": len(route.replicas), "gpus_per_replica": self.gpus_per_replica,
-                              "replaced": state["replaced"], "replica_stats": replicas}  # fmt: skip
+                replicas = [
+                    {"lost": slot} if isinstance(slot, str) else self._stats(slot[1])
+                    for slot in state["slots"]
+                ]
+                out[model] = {
+                    "kind": "pool",
+                    "replicas": len(route.replicas),
+                    "gpus_per_replica": self.gpus_per_replica,
+                    "replaced": state["replaced"],
+                    "replica_stats": replicas,
+                }
         return out
 
     def _pool_state(self, route: JudgeRoute) -> dict[str, Any]:
@@ -392,7 +430,9 @@ class JudgesOnCluster:
     def stop(self, *, owners: list[str]) -> None:
         """Stop the replicas; the stopped workers' judge-gate slots go back (a judge gate outlives the run
         when a sweep's models share it)."""
-        forgotten = [r.gate.forget.remote(o) for r in self.routes.values() if r.gate is not None for o in owners]
+        forgotten = [
+            r.gate.forget.remote(o) for r in self.routes.values() if r.gate is not None for o in owners
+        ]
         with contextlib.suppress(Exception):
             self.ray.get(forgotten, timeout=30)
         if not self.shared:
@@ -409,7 +449,9 @@ class JudgesOnCluster:
         for route in self.routes.values():
             replicas = list(route.replicas)
             if route.pool is not None:
-                with contextlib.suppress(Exception):  # the pool is gone: its first replicas are all we know of
+                with contextlib.suppress(
+                    Exception
+                ):  # the pool is gone: its first replicas are all we know of
                     replicas = list(self.ray.get(route.pool.close.remote(), timeout=30))
             for replica in replicas:
                 with contextlib.suppress(Exception):  # a dead or stuck replica: nothing to close
@@ -434,10 +476,13 @@ class JudgePlan:
         return sum(1 for backend, _ in self.judges.values() if is_local(backend))
 
     def annotate(self, described: dict[str, Any]) -> dict[str, Any]:
-        """The manifest's ``judges`` block (per task, as the shards described it) with where each judge ran."""
+        """The manifest's ``judges`` block (per task, as the shards described it) with where each judge
+        ran."""
         where = {backend.spec: self._where(backend) for backend, _ in self.judges.values()}
-        return {task: {**entry, "cluster": where[entry["judge"]]} if entry.get("judge") in where else entry
-                for task, entry in described.items()}  # fmt: skip
+        return {
+            task: {**entry, "cluster": where[entry["judge"]]} if entry.get("judge") in where else entry
+            for task, entry in described.items()
+        }
 
     def _where(self, backend: Backend) -> dict[str, Any]:
         if is_local(backend):
@@ -450,11 +495,16 @@ class JudgePlan:
         return {"CPU": float(n), "GPU": n * self.gpus_per_replica}
 
 
-def plan_judges(config: RunConfig, tasks: list[Task], options: ExecutorOptions, *, cluster_gpus: float) -> JudgePlan:
+def plan_judges(
+    config: RunConfig, tasks: list[Task], options: ExecutorOptions, *, cluster_gpus: float
+) -> JudgePlan:
     """Each judge model of the run; replicas and GPUs per replica for the local ones."""
     if options.judge_replicas < 1:
         raise ConfigError(f"--judge-replicas must be at least 1, got {options.judge_replicas}")
-    judges = {model: (create_judge_backend(model, options=o), o) for model, o in judge_models(tasks, config.judge).items()}
+    judges = {
+        model: (create_judge_backend(model, options=o), o)
+        for model, o in judge_models(tasks, config.judge).items()
+    }
     gpus = options.judge_gpus_per_replica
     if gpus is None:
         gpus = 1.0 if cluster_gpus >= 1 else 0.0
@@ -466,7 +516,9 @@ def start_judges(ray: Any, plan: JudgePlan) -> JudgesOnCluster:
     fleet = JudgesOnCluster(ray, gpus_per_replica=plan.gpus_per_replica)
     for model, (backend, options) in plan.judges.items():
         if is_local(backend):
-            fleet.routes[model] = _pool(ray, model, options, replicas=plan.replicas, gpus=plan.gpus_per_replica)
+            fleet.routes[model] = _pool(
+                ray, model, options, replicas=plan.replicas, gpus=plan.gpus_per_replica
+            )
         else:
             fleet.routes[model] = _gate(ray, model, backend, options)
     return fleet
@@ -478,7 +530,11 @@ def _gate(ray: Any, model: str, backend: Backend, options: BackendOptions) -> Ju
     key = endpoint_key(backend, options)
     name = "omnieval-judge-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, f"{key}|{model}").hex[:12]
     limit = backend.max_connections()
-    gate = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray)).remote(limit)
+    gate = (
+        ray.remote(EndpointGate)
+        .options(name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray))
+        .remote(limit)
+    )
     return JudgeRoute(kind="gate", gate=gate, limit=limit, info={"endpoint_key": key})
 
 
@@ -491,7 +547,9 @@ def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus:
     except Exception as exc:
         for actor in actors:
             ray.kill(actor, no_restart=True)
-        raise ConfigError(f"judge {model}: its {replicas} replica(s) ({gpus:g} GPU each) did not start: {exc}") from None
+        raise ConfigError(
+            f"judge {model}: its {replicas} replica(s) ({gpus:g} GPU each) did not start: {exc}"
+        ) from None
     name = f"omnieval-judge-pool-{uuid.uuid4().hex[:12]}"
     pool = ray.remote(JudgePool).options(name=name, max_concurrency=1000, **{"num_cpus": 0, **pinned(ray)})
     keeper = pool.remote(model, options, actors, gpus=gpus, most=max(MIN_REPLACEMENTS, replicas))

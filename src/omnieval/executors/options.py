@@ -17,8 +17,9 @@ class ExecutorOptions(Frozen):
     ray_address: str | None = None
     """``ray://HOST:10001`` or ``HOST:6379`` of a running cluster; ``None`` starts a local Ray."""
     runtime_env: dict[str, Any] | None = None
-    """Ray ``runtime_env`` for the run's job (every worker and judge replica): how omnieval reaches nodes
-    that do not have it, e.g. ``{"pip": ["omnieval[ray]==VERSION"]}`` or ``{"py_modules": [".../omnieval"]}``."""
+    """Ray ``runtime_env`` for the run's job (every worker and judge replica): how omnieval reaches
+    nodes that do not have it, e.g. ``{"pip": ["omnieval[ray]==VERSION"]}``
+    or ``{"py_modules": [".../omnieval"]}``."""
     workers: int | None = None
     """Worker actors (model replicas). Default: the cluster's CPUs for API models; its GPUs divided
     by ``gpus_per_replica`` (at least 1) for local models."""

@@ -94,15 +94,23 @@ def connect(options: ExecutorOptions) -> bool:
             _join(ray, options.ray_address, options.runtime_env)
         except Exception as exc:  # ConnectionError, Ray's AuthenticationError, a client timeout...
             raise ExecutorError(
-                f"could not join the Ray cluster at --ray-address {options.ray_address}: {type(exc).__name__}: {exc}. "
-                "Check the address (HOST:6379 from a cluster node, ray://HOST:10001 from elsewhere) and, for a cluster "
+                f"could not join the Ray cluster at --ray-address {options.ray_address}: "
+                f"{type(exc).__name__}: {exc}. "
+                "Check the address (HOST:6379 from a cluster node, ray://HOST:10001 from elsewhere) and, for "
+                "a cluster "
                 "with token authentication, RAY_AUTH_MODE=token and the cluster's token (~/.ray/auth_token)"
             ) from None
     else:
         cpus = options.local_cpus or os.cpu_count() or 1
-        # "local": a new instance even when another Ray runs on this machine (else init joins it and refuses num_cpus)
-        ray.init(address="local", num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas), include_dashboard=False,
-                 log_to_driver=False, runtime_env=options.runtime_env)  # fmt: skip
+        # "local": a new instance even when another Ray runs on this machine (else init joins it and refuses
+        # num_cpus)
+        ray.init(
+            address="local",
+            num_cpus=max(cpus, (options.workers or 1) + options.judge_replicas),
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env=options.runtime_env,
+        )
     return True
 
 
@@ -114,7 +122,9 @@ def endpoint_gate(ray: Any, backend: Backend, config: RunConfig) -> Any:
     """The endpoint's gate actor (named by provider and base URL): every run on that endpoint, a
     sweep's concurrent models included, gets the same one while anyone holds a handle to it."""
     name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
-    actor = ray.remote(EndpointGate).options(name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray))
+    actor = ray.remote(EndpointGate).options(
+        name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray)
+    )
     return actor.remote(config.backend.concurrency)
 
 
@@ -154,7 +164,9 @@ class _Fleet:
         owner = uuid.uuid4().hex[:12]
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
         routes = self.judges.routes if self.judges is not None else None
-        worker = cls.remote(self.config, owner=owner, gate=self.gate, board=self.board, judges=routes, session=self.session)
+        worker = cls.remote(
+            self.config, owner=owner, gate=self.gate, board=self.board, judges=routes, session=self.session
+        )
         self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
 
     def started(self, ref: Any) -> None:
@@ -202,8 +214,11 @@ class _Fleet:
             if node not in alive and node not in self.lost_nodes:
                 self.lost_nodes.append(node)
                 running = len(self.idle) + len(self.busy) + len(self.starting)
-                print(f"omnieval: Ray node {node[:12]} left the cluster; the run goes on with {running} live "
-                      "worker(s)", file=sys.stderr)  # fmt: skip
+                print(
+                    f"omnieval: Ray node {node[:12]} left the cluster; the run goes on with {running} live "
+                    "worker(s)",
+                    file=sys.stderr,
+                )
 
     def _room(self) -> bool:
         free = self.ray.available_resources()
@@ -251,19 +266,29 @@ class _Tally:
         self.retries += int(report["retries"])
         self.judges.update(report.get("judges") or {})
         self.shards[plan.key] = {
-            "task": plan.task, "samples": plan.size, "positions": [plan.positions[0], plan.positions[-1]],
-            "new_samples": sum(report["new"].values()), "attempts": self.attempts[plan.key],
+            "task": plan.task,
+            "samples": plan.size,
+            "positions": [plan.positions[0], plan.positions[-1]],
+            "new_samples": sum(report["new"].values()),
+            "attempts": self.attempts[plan.key],
             "started": dt.datetime.fromtimestamp(report["started"], dt.UTC).isoformat(),
-            "wall_s": report["wall_s"], "node": report["node"], "pid": report["pid"], "status": "ran",
-        }  # fmt: skip
+            "wall_s": report["wall_s"],
+            "node": report["node"],
+            "pid": report["pid"],
+            "status": "ran",
+        }
 
 
-def _worker_count(options: ExecutorOptions, ray: Any, *, local_model: bool, gpus: float, reserved: dict[str, float]) -> int:
+def _worker_count(
+    options: ExecutorOptions, ray: Any, *, local_model: bool, gpus: float, reserved: dict[str, float]
+) -> int:
     if options.workers is not None:
         if options.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {options.workers}")
         return options.workers
-    resources = {k: v - reserved.get(k, 0.0) for k, v in ray.cluster_resources().items()}  # judge replicas' share
+    resources = {
+        k: v - reserved.get(k, 0.0) for k, v in ray.cluster_resources().items()
+    }  # judge replicas' share
     if local_model:
         return max(1, int(resources.get("GPU", 0) // gpus)) if gpus else 1
     return max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
@@ -287,9 +312,11 @@ def _check_fits(ray: Any, options: ExecutorOptions, *, gpus: float) -> None:
     if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
         return
     most = {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
-    raise ConfigError(f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
-                      f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
-                      "CPU(s) on one node); use --gpus-per-replica 0 to run on CPUs")  # fmt: skip
+    raise ConfigError(
+        f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
+        f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
+        "CPU(s) on one node); use --gpus-per-replica 0 to run on CPUs"
+    )
 
 
 def _actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
@@ -301,11 +328,15 @@ def _refuse_repeats(config: RunConfig, tasks: list[Task]) -> None:
     repeated = [t.name for t in tasks if t.spec.repeats is not None]
     if config.repeats is not None or repeated:
         what = "--repeats" if config.repeats is not None else f"task {repeated[0]}'s repeats:"
-        raise ConfigError(f"{what} needs --executor local: Ray shards do not yet track repeats (a resumed shard would "
-                          "count a sample with one answer as done)")
+        raise ConfigError(
+            f"{what} needs --executor local: Ray shards do not yet track repeats (a resumed shard would "
+            "count a sample with one answer as done)"
+        )
 
 
-def _start_progress(progress: Progress, tasks: list[Task], plans: list[ShardPlan], current: dict[str, list[RecordKey]]) -> None:
+def _start_progress(
+    progress: Progress, tasks: list[Task], plans: list[ShardPlan], current: dict[str, list[RecordKey]]
+) -> None:
     """One bar per task over all its shards, starting from what the shard files already hold."""
     done: Counter[str] = Counter()
     totals: Counter[str] = Counter()
@@ -316,7 +347,9 @@ def _start_progress(progress: Progress, tasks: list[Task], plans: list[ShardPlan
         progress.add(task.name, totals[task.name], done=done[task.name])
 
 
-def _show(progress: Progress, board: Any, ray: Any, plans: list[ShardPlan], current: dict[str, list[RecordKey]]) -> None:
+def _show(
+    progress: Progress, board: Any, ray: Any, plans: list[ShardPlan], current: dict[str, list[RecordKey]]
+) -> None:
     """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA)."""
     snapshot = ray.get(board.snapshot.remote())
     done: Counter[str] = Counter()
@@ -334,11 +367,25 @@ def describe_model(config: RunConfig) -> Backend:
     return create_backend(config.model, options=config.backend)
 
 
-def _executor_block(options: ExecutorOptions, *, workers: int, shard_size: int, gpus: float, tally: _Tally, old: dict[str, Any]) -> dict[str, Any]:
+def _executor_block(
+    options: ExecutorOptions,
+    *,
+    workers: int,
+    shard_size: int,
+    gpus: float,
+    tally: _Tally,
+    old: dict[str, Any],
+) -> dict[str, Any]:
     shards = {k: {**v, "status": "done earlier"} for k, v in (old.get("shards") or {}).items()}
     shards.update(tally.shards)
-    return {"kind": "ray", "address": options.ray_address or "local", "workers": workers, "shard_size": shard_size,
-            "gpus_per_replica": gpus, "shards": shards}  # fmt: skip
+    return {
+        "kind": "ray",
+        "address": options.ray_address or "local",
+        "workers": workers,
+        "shard_size": shard_size,
+        "gpus_per_replica": gpus,
+        "shards": shards,
+    }
 
 
 def _previous(config: RunConfig, key: str) -> dict[str, Any]:
@@ -351,9 +398,18 @@ def _previous(config: RunConfig, key: str) -> dict[str, Any]:
     return block if isinstance(block, dict) else {}
 
 
-def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[RecordKey]], *, config: RunConfig,
-           options: ExecutorOptions, tally: _Tally, progress: Progress, plans: list[ShardPlan],
-           views: ShardViews) -> None:  # fmt: skip
+def _drive(
+    fleet: _Fleet,
+    todo: deque[ShardPlan],
+    current: dict[str, list[RecordKey]],
+    *,
+    config: RunConfig,
+    options: ExecutorOptions,
+    tally: _Tally,
+    progress: Progress,
+    plans: list[ShardPlan],
+    views: ShardViews,
+) -> None:
     """Hand shards to idle workers until none is left; replace lost workers where the cluster has room
     and run their shards again on whoever is live; stop (resumably) when no worker is left at all."""
     ray = fleet.ray
@@ -378,14 +434,18 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
                 report = ray.get(ref)
             except (RayActorError, WorkerCrashedError):
                 if tally.attempts[plan.key] >= options.max_shard_attempts:
-                    raise ExecutorError(f"shard {plan.key} (task {plan.task}) lost its worker "
-                                        f"{tally.attempts[plan.key]} times; giving up") from None  # fmt: skip
+                    raise ExecutorError(
+                        f"shard {plan.key} (task {plan.task}) lost its worker "
+                        f"{tally.attempts[plan.key]} times; giving up"
+                    ) from None
                 fleet.lost(owner, actor)
                 todo.appendleft(plan)
                 continue
             except RayTaskError as exc:
                 cause = exc.cause if isinstance(exc.cause, BaseException) else None
-                raise (cause if isinstance(cause, OmnievalError) else ExecutorError(f"shard {plan.key}: {exc}")) from None
+                raise (
+                    cause if isinstance(cause, OmnievalError) else ExecutorError(f"shard {plan.key}: {exc}")
+                ) from None
             path = shard_file(config.output, plan)
             path.parent.mkdir(parents=True, exist_ok=True)
             rewrite_lines(path, report["lines"])  # the driver's copy (a no-op rewrite on a shared filesystem)
@@ -396,13 +456,23 @@ def _drive(fleet: _Fleet, todo: deque[ShardPlan], current: dict[str, list[Record
 
 def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOptions) -> str:
     free = ray.available_resources()
-    return (f"the Ray cluster shrank: no worker is left and none could be placed within {STALL_S:g} s (each needs "
-            f"{options.cpus_per_worker:g} CPU(s), {fleet.actor_options['num_gpus']:g} GPU(s); the live nodes have "
-            f"{free.get('CPU', 0):g} CPU(s), {free.get('GPU', 0):g} GPU(s) free; {len(fleet.lost_nodes)} node(s) lost). "
-            f"{len(todo)} shard(s) are left; the records so far are kept: run the same command again, once the "
-            "cluster has room, to finish them"
-            + (f". The last worker that failed to start: {fleet.start_error} (is omnieval installed on every node? "
-               "see --ray-runtime-env)" if fleet.start_error else ""))  # fmt: skip
+    return (
+        f"the Ray cluster shrank: no worker is left and none could be placed within {STALL_S:g} s (each "
+        "needs "
+        f"{options.cpus_per_worker:g} CPU(s), {fleet.actor_options['num_gpus']:g} GPU(s); the live nodes "
+        "have "
+        f"{free.get('CPU', 0):g} CPU(s), {free.get('GPU', 0):g} GPU(s) free; {len(fleet.lost_nodes)} node(s) "
+        "lost). "
+        f"{len(todo)} shard(s) are left; the records so far are kept: run the same command again, once the "
+        "cluster has room, to finish them"
+        + (
+            f". The last worker that failed to start: {fleet.start_error} (is omnieval installed on every "
+            "node? "
+            "see --ray-runtime-env)"
+            if fleet.start_error
+            else ""
+        )
+    )
 
 
 def _check_started(ray: Any, refs: list[Any]) -> None:
@@ -411,8 +481,10 @@ def _check_started(ray: Any, refs: list[Any]) -> None:
         ray.get(refs, timeout=READY_S)
     except Exception as exc:
         why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise ExecutorError(f"the run's coordinators did not start on the cluster: {why[:500]} (is omnieval installed on "
-                            "every node, in the same version? see --ray-runtime-env)") from None  # fmt: skip
+        raise ExecutorError(
+            f"the run's coordinators did not start on the cluster: {why[:500]} (is omnieval installed on "
+            "every node, in the same version? see --ray-runtime-env)"
+        ) from None
 
 
 READY_S = 120.0
@@ -425,16 +497,23 @@ def on_driver(config: RunConfig) -> RunConfig:
     options = config.backend
     if options.media_cache_dir is not None:
         options = options.model_copy(update={"media_cache_dir": os.path.abspath(options.media_cache_dir)})
-    return config.model_copy(update={
-        "output": config.output.absolute(),
-        "cache_path": config.cache_path.absolute() if config.cache_path else None,
-        "judge_cache_path": config.judge_cache_path.absolute() if config.judge_cache_path else None,
-        "backend": options,
-    })  # fmt: skip
+    return config.model_copy(
+        update={
+            "output": config.output.absolute(),
+            "cache_path": config.cache_path.absolute() if config.cache_path else None,
+            "judge_cache_path": config.judge_cache_path.absolute() if config.judge_cache_path else None,
+            "backend": options,
+        }
+    )
 
 
-def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progress | None = None,
-               judges: JudgesOnCluster | None = None) -> RunOutcome:  # fmt: skip
+def run_on_ray(
+    config: RunConfig,
+    options: ExecutorOptions,
+    *,
+    progress: Progress | None = None,
+    judges: JudgesOnCluster | None = None,
+) -> RunOutcome:
     """Run (or resume) ``config`` on Ray; same directory layout and records as a local run.
 
     ``progress``: a display the caller owns (a sweep's row for this model); default: the run's own bars.
@@ -452,14 +531,25 @@ def run_on_ray(config: RunConfig, options: ExecutorOptions, *, progress: Progres
     local_model = is_local(backend)
     started_here = connect(options)
     try:
-        return _run(ray, config, options, tasks, backend, local_model=local_model, progress=progress, judges=judges)
+        return _run(
+            ray, config, options, tasks, backend, local_model=local_model, progress=progress, judges=judges
+        )
     finally:
         if started_here:
             ray.shutdown()
 
 
-def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task], backend: Backend, *, local_model: bool,
-         progress: Progress | None = None, judges: JudgesOnCluster | None = None) -> RunOutcome:  # fmt: skip
+def _run(
+    ray: Any,
+    config: RunConfig,
+    options: ExecutorOptions,
+    tasks: list[Task],
+    backend: Backend,
+    *,
+    local_model: bool,
+    progress: Progress | None = None,
+    judges: JudgesOnCluster | None = None,
+) -> RunOutcome:
     gpus = replica_gpus(ray, options, local_model=local_model)
     judge_plan = plan_judges(config, tasks, options, cluster_gpus=ray.cluster_resources().get("GPU", 0))
     if judges is not None:
@@ -478,11 +568,15 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     lost: dict[str, Any] = {}  # nodes that left the cluster and workers lost during the run
 
     def write_manifest(status: str) -> None:
-        block = _executor_block(options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old)
+        block = _executor_block(
+            options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old
+        )
         block["judges"] = judged.get("block") or old.get("judges") or {}
         if lost.get("workers"):
             block["lost"] = lost
-        judges = judge_plan.annotate(tally.judges) or old_judges  # judged in the shards; a resume with nothing to run keeps the last
+        judges = (
+            judge_plan.annotate(tally.judges) or old_judges
+        )  # judged in the shards; a resume with nothing to run keeps the last
         document = manifest(config, tasks, backend, started=started, status=status, judges=judges)
         write_json(config.output / "manifest.json", {**document, "executor": block})
 
@@ -496,13 +590,24 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
             if judges is None and judge_plan.judges:
                 judges = start_judges(ray, judge_plan)
             board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
-            _check_started(ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])])
+            _check_started(
+                ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])]
+            )
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
             try:
                 for _ in range(min(workers, len(todo))):
                     fleet.spawn()
-                _drive(fleet, todo, current, config=config, options=options, tally=tally, progress=progress, plans=plans,
-                       views=ShardViews(config))  # fmt: skip
+                _drive(
+                    fleet,
+                    todo,
+                    current,
+                    config=config,
+                    options=options,
+                    tally=tally,
+                    progress=progress,
+                    plans=plans,
+                    views=ShardViews(config),
+                )
                 fleet.note_left()
                 lost.update(workers=fleet.workers_lost, on_nodes=fleet.suspects, nodes_left=fleet.lost_nodes)
                 _show(progress, fleet.board, ray, plans, current)
@@ -515,5 +620,12 @@ def _run(ray: Any, config: RunConfig, options: ExecutorOptions, tasks: list[Task
     write_manifest("finished")
     states = {t.name: dict(tally.states.get(t.name, {})) for t in tasks}
     described = judge_plan.annotate(tally.judges) or old_judges
-    return RunOutcome(config.output, tasks, states, tally.retries, backend.describe(), judges=described,
-                      unknown_sample_ids=unplanned_sample_ids(plans, config))
+    return RunOutcome(
+        config.output,
+        tasks,
+        states,
+        tally.retries,
+        backend.describe(),
+        judges=described,
+        unknown_sample_ids=unplanned_sample_ids(plans, config),
+    )

@@ -75,7 +75,9 @@ def _units(task: Task, config: RunConfig) -> list[list[tuple[int, str]]]:
     return units
 
 
-def plan_shards(tasks: list[Task], config: RunConfig, *, shard_size: int | None, workers: int) -> tuple[list[ShardPlan], int]:
+def plan_shards(
+    tasks: list[Task], config: RunConfig, *, shard_size: int | None, workers: int
+) -> tuple[list[ShardPlan], int]:
     """Every task's selection cut into shards of about ``shard_size`` samples; also the size used."""
     per_task = [(task, _units(task, config)) for task in tasks]
     if shard_size is None:
@@ -123,7 +125,9 @@ def seed_shards(output: Path, plans: list[ShardPlan]) -> dict[str, list[RecordKe
         path = shard_file(output, plan)
         keys = list(scan_keys(path))
         have = {k.sample_id for k in keys}
-        extra = [merged[(plan.task, s)] for s in plan.sample_ids if s not in have and (plan.task, s) in merged]
+        extra = [
+            merged[(plan.task, s)] for s in plan.sample_ids if s not in have and (plan.task, s) in merged
+        ]
         if extra:
             keys += extra
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,5 +166,7 @@ def remembered_shard_size(output: Path) -> int | None:
 
 def remember_plan(output: Path, plans: list[ShardPlan], shard_size: int) -> None:
     (output / "shards").mkdir(parents=True, exist_ok=True)
-    write_json(output / "shards" / "plan.json",
-               {"shard_size": shard_size, "shards": {p.key: {"task": p.task, "n": p.size} for p in plans}})  # fmt: skip
+    write_json(
+        output / "shards" / "plan.json",
+        {"shard_size": shard_size, "shards": {p.key: {"task": p.task, "n": p.size} for p in plans}},
+    )

@@ -45,7 +45,11 @@ class SweepSpec(Frozen):
     @classmethod
     def _models(cls, value: Any) -> Any:
         items = value.split(",") if isinstance(value, str) else value
-        return tuple({"model": m.strip()} if isinstance(m, str) else m for m in items if not isinstance(m, str) or m.strip())
+        return tuple(
+            {"model": m.strip()} if isinstance(m, str) else m
+            for m in items
+            if not isinstance(m, str) or m.strip()
+        )
 
     @field_validator("tasks", mode="before")
     @classmethod
@@ -53,7 +57,9 @@ class SweepSpec(Frozen):
         return tuple(t.strip() for t in value.split(",") if t.strip()) if isinstance(value, str) else value
 
 
-def load_sweep(path: Path | None, *, models: str | None, tasks: str | None, models_at_once: int | None = None) -> SweepSpec:
+def load_sweep(
+    path: Path | None, *, models: str | None, tasks: str | None, models_at_once: int | None = None
+) -> SweepSpec:
     """From ``--models/--tasks``, or a YAML with ``models:``, ``tasks:`` and optionally ``models_at_once:``
     (flags override the file)."""
     data: dict[str, Any] = {}
@@ -82,7 +88,9 @@ def load_sweep(path: Path | None, *, models: str | None, tasks: str | None, mode
     names = [run_dir_name(m) for m in spec.models]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise ConfigError(f"{where}: two models would share the run directory {duplicates[0]!r}; give them names")
+        raise ConfigError(
+            f"{where}: two models would share the run directory {duplicates[0]!r}; give them names"
+        )
     return spec
 
 
@@ -98,13 +106,17 @@ def board(runs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         tasks = results.get("tasks") or {}
         scores = {t: block["score"] for t, block in tasks.items() if block.get("scored", True)}
         states = results.get("states") or {}
-        rows.append({
-            "model": name, "spec": results.get("model"),
-            "mean": sum(scores.values()) / len(scores) if scores else None,
-            **{t: round(s, 4) for t, s in scores.items()},
-            "n": sum(states.values()), "errors": states.get("error", 0),
-            "status": results.get("status", "finished"),
-        })  # fmt: skip
+        rows.append(
+            {
+                "model": name,
+                "spec": results.get("model"),
+                "mean": sum(scores.values()) / len(scores) if scores else None,
+                **{t: round(s, 4) for t, s in scores.items()},
+                "n": sum(states.values()),
+                "errors": states.get("error", 0),
+                "status": results.get("status", "finished"),
+            }
+        )
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0.0), r["model"]))
     for rank, row in enumerate(rows, 1):
         row["rank"] = rank
@@ -125,8 +137,9 @@ class SweepShape:
     model is local and replicas take GPUs."""
 
 
-def sweep_shape(*, local: Sequence[bool], cpus: float, gpus: float, options: ExecutorOptions,
-                models_at_once: int | None) -> SweepShape:  # fmt: skip
+def sweep_shape(
+    *, local: Sequence[bool], cpus: float, gpus: float, options: ExecutorOptions, models_at_once: int | None
+) -> SweepShape:
     """Split the cluster among the models running at once; never more workers than slots.
 
     ``local`` says per model whether it runs in-process (``hf/``, ``vllm/``...). The default runs as
@@ -135,20 +148,28 @@ def sweep_shape(*, local: Sequence[bool], cpus: float, gpus: float, options: Exe
     a cluster without GPUs gets one replica, as in a single run. An explicit ``--workers`` is per model
     and the default then runs ``slots // workers`` models at once.
     """
-    gpus_per_replica = options.gpus_per_replica if options.gpus_per_replica is not None else (1.0 if gpus >= 1 else 0.0)
+    gpus_per_replica = (
+        options.gpus_per_replica if options.gpus_per_replica is not None else (1.0 if gpus >= 1 else 0.0)
+    )
     slots = int(cpus // max(options.cpus_per_worker, 1e-9))
     if any(local) and gpus_per_replica > 0:
         slots = min(slots, int(gpus // gpus_per_replica))
     if slots < 1:
-        raise ConfigError(f"the cluster has no room for one worker ({cpus:g} CPUs, {gpus:g} GPUs; "
-                          f"{options.cpus_per_worker:g} CPUs and {gpus_per_replica:g} GPUs per worker)")  # fmt: skip
+        raise ConfigError(
+            f"the cluster has no room for one worker ({cpus:g} CPUs, {gpus:g} GPUs; "
+            f"{options.cpus_per_worker:g} CPUs and {gpus_per_replica:g} GPUs per worker)"
+        )
     if options.workers is not None and options.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {options.workers}")
     at_once = models_at_once or (slots // options.workers if options.workers else slots)
     at_once = max(1, min(at_once, len(local)))
     even = options.workers or max(1, slots // at_once)
-    workers = tuple(1 if is_local and gpus_per_replica == 0 and options.workers is None else even for is_local in local)
+    workers = tuple(
+        1 if is_local and gpus_per_replica == 0 and options.workers is None else even for is_local in local
+    )
     if at_once * max(workers) > slots:
-        raise ConfigError(f"{at_once} models at once × {max(workers)} workers each need {at_once * max(workers)} "
-                          f"worker slots, but the cluster has {slots}: lower --models-at-once or --workers")  # fmt: skip
+        raise ConfigError(
+            f"{at_once} models at once × {max(workers)} workers each need {at_once * max(workers)} "
+            f"worker slots, but the cluster has {slots}: lower --models-at-once or --workers"
+        )
     return SweepShape(models_at_once=at_once, workers=workers, slots=slots)

@@ -29,7 +29,16 @@ from omnieval.registry import load_plugins
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
 
-__all__ = ["ModelRow", "ModelRun", "RunModel", "SweepStopped", "plan_runs", "run_models", "shared_gates", "shared_judges"]
+__all__ = [
+    "ModelRow",
+    "ModelRun",
+    "RunModel",
+    "SweepStopped",
+    "plan_runs",
+    "run_models",
+    "shared_gates",
+    "shared_judges",
+]
 
 RunModel = Callable[[RunConfig, ExecutorOptions, Progress | None], dict[str, Any]]
 """Runs (or resumes) one model and returns its ``results.json`` document (the CLI passes ``evaluate``)."""
@@ -91,7 +100,9 @@ class ModelRow(Progress):
 
     def _check(self) -> None:
         if self.stop.is_set():
-            raise SweepStopped(f"{self.name}: the sweep was interrupted; run the same command again to resume")
+            raise SweepStopped(
+                f"{self.name}: the sweep was interrupted; run the same command again to resume"
+            )
 
     def _show(self) -> None:
         if not self._shown:
@@ -118,7 +129,9 @@ def _run_one(run: ModelRun, run_model: RunModel, row: Progress | None) -> None:
         print(f"[omnieval] sweep: {run.name} failed: {run.error}", file=sys.stderr)
 
 
-def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel, quiet: bool) -> list[ModelRun]:
+def run_models(
+    runs: list[ModelRun], *, models_at_once: int, run_model: RunModel, quiet: bool
+) -> list[ModelRun]:
     """Run every model, at most ``models_at_once`` at a time, in the given order; returns ``runs``
     with each one's status. One at a time: here, each run with its own bars (as a single run);
     several: one thread each and one display with a row per model."""
@@ -130,8 +143,13 @@ def run_models(runs: list[ModelRun], *, models_at_once: int, run_model: RunModel
             _run_one(run, run_model, None)
         return runs
     stop = threading.Event()
-    with Progress(quiet=quiet, elapsed_label="run wall time") as display, ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool:
-        futures = [pool.submit(_run_one, run, run_model, ModelRow(display, run.name, stop=stop)) for run in runs]
+    with (
+        Progress(quiet=quiet, elapsed_label="run wall time") as display,
+        ThreadPoolExecutor(max_workers=models_at_once, thread_name_prefix="sweep") as pool,
+    ):
+        futures = [
+            pool.submit(_run_one, run, run_model, ModelRow(display, run.name, stop=stop)) for run in runs
+        ]
         try:
             wait(futures)
         except BaseException:  # Ctrl-C: queued models never start, running ones stop at their next report
@@ -165,8 +183,9 @@ def shared_gates(runs: list[ModelRun]) -> Iterator[list[Any]]:
 
 
 @contextlib.contextmanager
-def shared_judges(configs: list[tuple[str, RunConfig]], executor: ExecutorOptions, *,
-                  resources: dict[str, float] | None) -> Iterator[tuple[Any, dict[str, float] | None]]:  # fmt: skip
+def shared_judges(
+    configs: list[tuple[str, RunConfig]], executor: ExecutorOptions, *, resources: dict[str, float] | None
+) -> Iterator[tuple[Any, dict[str, float] | None]]:
     """On Ray, the sweep's judges started once for every model (a local judge's replicas load it once per
     sweep, not once per model), and the cluster resources left for the models' workers."""
     if executor.kind != "ray" or resources is None or not configs:
@@ -178,8 +197,12 @@ def shared_judges(configs: list[tuple[str, RunConfig]], executor: ExecutorOption
     from omnieval.runner import resolve_tasks
 
     config = configs[0][1]  # every model of a sweep has the same tasks and judge
-    plan = plan_judges(config, resolve_tasks(config.tasks, strict_metrics=config.strict_metrics), executor,
-                       cluster_gpus=resources.get("GPU", 0.0))  # fmt: skip
+    plan = plan_judges(
+        config,
+        resolve_tasks(config.tasks, strict_metrics=config.strict_metrics),
+        executor,
+        cluster_gpus=resources.get("GPU", 0.0),
+    )
     if not plan.judges:
         yield None, resources
         return
@@ -192,18 +215,32 @@ def shared_judges(configs: list[tuple[str, RunConfig]], executor: ExecutorOption
         judges.close()
 
 
-def plan_runs(configs: list[tuple[str, RunConfig]], executor: ExecutorOptions, *, models_at_once: int | None,
-              resources: dict[str, float] | None) -> tuple[list[ModelRun], int]:  # fmt: skip
+def plan_runs(
+    configs: list[tuple[str, RunConfig]],
+    executor: ExecutorOptions,
+    *,
+    models_at_once: int | None,
+    resources: dict[str, float] | None,
+) -> tuple[list[ModelRun], int]:
     """Each model's run with its executor options (its share of workers), and the models run at once.
 
     ``resources``: the Ray cluster's (``ray.cluster_resources()``); a local sweep runs one model at a time.
     """
     if executor.kind != "ray" or resources is None:
         if models_at_once not in (None, 1):
-            raise ConfigError("--models-at-once needs --executor ray (a local sweep runs one model at a time)")
+            raise ConfigError(
+                "--models-at-once needs --executor ray (a local sweep runs one model at a time)"
+            )
         return [ModelRun(name, config, executor) for name, config in configs], 1
-    shape = sweep_shape(local=[_is_local(c) for _, c in configs], cpus=resources.get("CPU", 0.0),
-                        gpus=resources.get("GPU", 0.0), options=executor, models_at_once=models_at_once)  # fmt: skip
-    runs = [ModelRun(name, config, executor.model_copy(update={"workers": workers}))
-            for (name, config), workers in zip(configs, shape.workers, strict=True)]  # fmt: skip
+    shape = sweep_shape(
+        local=[_is_local(c) for _, c in configs],
+        cpus=resources.get("CPU", 0.0),
+        gpus=resources.get("GPU", 0.0),
+        options=executor,
+        models_at_once=models_at_once,
+    )
+    runs = [
+        ModelRun(name, config, executor.model_copy(update={"workers": workers}))
+        for (name, config), workers in zip(configs, shape.workers, strict=True)
+    ]
     return runs, shape.models_at_once

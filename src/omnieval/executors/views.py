@@ -70,11 +70,15 @@ class ShardViews:
         held = self._hold(task)
         if held is None:
             wanted = set(plan.sample_ids)
-            held = _Held(task, {s.id: (p, s) for p, s in selected_samples(task, self.config) if s.id in wanted})
+            held = _Held(
+                task, {s.id: (p, s) for p, s in selected_samples(task, self.config) if s.id in wanted}
+            )
         missing = [s for s in plan.sample_ids if s not in held.by_id]
         if missing:
-            raise ConfigError(f"task {task.name!r} ({task.origin}): shard {plan.key} names sample {missing[0]!r}, "
-                              "which the task's data no longer has (changed since the run was planned?)")  # fmt: skip
+            raise ConfigError(
+                f"task {task.name!r} ({task.origin}): shard {plan.key} names sample {missing[0]!r}, "
+                "which the task's data no longer has (changed since the run was planned?)"
+            )
         return held.task.view(sorted((held.by_id[s] for s in plan.sample_ids), key=operator.itemgetter(0)))
 
     def _hold(self, task: Task) -> _Held | None:
@@ -125,6 +129,8 @@ def _load(ref: MediaRef, memo: dict[str, bytes]) -> MediaRef:
     if key not in memo:
         try:
             memo[key] = read_media(ref)
-        except MediaError:  # missing or unreadable: the worker records the sample's error, as a local run does
+        except (
+            MediaError
+        ):  # missing or unreadable: the worker records the sample's error, as a local run does
             return ref
     return ref.model_copy(update={"data": memo[key]})

@@ -47,15 +47,17 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
     options = config.backend
     if options.media_cache_dir is None:
         options = options.model_copy(update={"media_cache_dir": str(config.output / "media_cache")})
-    return config.model_copy(update={
-        "output": shard_file(config.output, plan).parent,
-        "sample_ids": plan.sample_ids,
-        "limit": None,
-        "quiet": True,
-        "cache_path": config.cache_path or config.output / "cache.sqlite",
-        "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
-        "backend": options,
-    })  # fmt: skip
+    return config.model_copy(
+        update={
+            "output": shard_file(config.output, plan).parent,
+            "sample_ids": plan.sample_ids,
+            "limit": None,
+            "quiet": True,
+            "cache_path": config.cache_path or config.output / "cache.sqlite",
+            "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
+            "backend": options,
+        }
+    )
 
 
 def _counts(path: Path) -> tuple[int, Counter[str]]:
@@ -66,8 +68,16 @@ def _counts(path: Path) -> tuple[int, Counter[str]]:
 class ShardWorker:
     """Runs shards one at a time (a Ray actor; plain class so it can be tested without Ray)."""
 
-    def __init__(self, config: RunConfig, *, owner: str, gate: Any = None, board: Any = None,
-                 judges: dict[str, JudgeRoute] | None = None, session: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        owner: str,
+        gate: Any = None,
+        board: Any = None,
+        judges: dict[str, JudgeRoute] | None = None,
+        session: str | None = None,
+    ) -> None:
         self.config = config
         self.owner = owner
         self.session = session
@@ -116,8 +126,13 @@ class ShardWorker:
         _, before = _counts(path)
         watcher = asyncio.create_task(self._watch(plan, path, before))
         try:
-            outcome = await run_async(config, tasks=[task], backend=self._shared_backend(config), judge_backend=self.judges.backend,
-                                      cache_session=self.session)  # fmt: skip
+            outcome = await run_async(
+                config,
+                tasks=[task],
+                backend=self._shared_backend(config),
+                judge_backend=self.judges.backend,
+                cache_session=self.session,
+            )
         finally:
             if self.gate is not None:
                 self.gate.give_back()

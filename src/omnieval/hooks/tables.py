@@ -57,7 +57,8 @@ class SampleRows:
 
 
 def summary_metrics(results: dict[str, Any]) -> dict[str, Any]:
-    """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``, ``TASK/metrics/KEY``."""
+    """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``,
+    ``TASK/metrics/KEY``."""
     out: dict[str, Any] = {}
     for task, block in (results.get("tasks") or {}).items():
         out[f"{task}/score"] = block["score"]

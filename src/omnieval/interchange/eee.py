@@ -3,7 +3,8 @@
 Layout, as EEE's own repository stores it: ``OUT/data/omnieval/DEVELOPER/MODEL/UUID.json`` and
 ``UUID_samples.jsonl`` beside it (the aggregate's ``detailed_evaluation_results.file_path`` names that path).
 The schemas are vendored in ``schemas/eee/`` (source and commit in ``SOURCE.md``). Every omnieval request is
-one single-turn interaction (a chain's steps too: each is its own request with the earlier answers as history).
+one single-turn interaction (a chain's steps too: each is its own request with the earlier answers as
+history).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 lm-eval writes ``results_TIMESTAMP.json`` (per task ``"METRIC,FILTER": value`` and ``"METRIC_stderr,FILTER"``)
 and, with ``--log_samples``, ``samples_TASK_TIMESTAMP.jsonl`` beside it (one line per document and filter:
-``doc_id``, ``target``, ``filtered_resps``, ``filter``, and each metric's per-document value). Each task's score
-is the value lm-eval printed for its first metric (``--metric`` picks another), its CI lm-eval's stderr × 1.96;
+``doc_id``, ``target``, ``filtered_resps``, ``filter``, and each metric's per-document value). Each task's
+score
+is the value lm-eval printed for its first metric (``--metric`` picks another), its CI lm-eval's stderr ×
+1.96;
 records come from the sample logs, so ``compare`` (paired tests), ``report`` and boards work across harnesses.
 """
 
@@ -103,7 +105,8 @@ def _block(block: dict[str, Any], key: str, records: list[dict[str, Any]], n: in
 
 
 def import_lm_eval(results_path: Path, *, output: Path, metric: str | None = None) -> dict[str, Any]:
-    """Write ``output/{samples.jsonl,results.json,manifest.json}`` from an lm-eval results file; the results."""
+    """Write ``output/{samples.jsonl,results.json,manifest.json}`` from an lm-eval results file; the
+    results."""
     data = _load(results_path)
     if (output / "samples.jsonl").exists():
         raise StoreError(f"{output} already holds a run; import into a new folder")

@@ -12,7 +12,8 @@ __all__ = ["create_judge_backend", "effective_judge_spec", "is_classifier_folder
 
 
 def is_classifier_folder(path: str) -> bool:
-    """True when ``path`` is a local transformers folder whose architecture is ``*ForSequenceClassification``."""
+    """True when ``path`` is a local transformers folder whose architecture is
+    ``*ForSequenceClassification``."""
     config = Path(path).expanduser() / "config.json"
     if not config.is_file():
         return False

@@ -11,7 +11,8 @@ __all__ = ["BINARY_EQUIVALENCE"]
 BINARY_EQUIVALENCE = register_judge_template(
     "binary_equivalence",
     version="1",
-    description="Does the answer agree in substance with the gold answer? 1 or 0 (any language of the answer).",
+    description="Does the answer agree in substance with the gold answer? 1 or 0 (any language of the "
+    "answer).",
     system="Ты строгий и беспристрастный эксперт, проверяющий ответы на задания.",
     user=(
         "Тебе даны задание, правильный ответ и ответ модели.\n"

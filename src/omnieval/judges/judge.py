@@ -58,7 +58,8 @@ def direct_fetch(backend: Backend, cache: ResponseCache | None = None) -> FetchF
 
 @dataclass
 class Judge:
-    """A task's judge bound to a judge backend: ``await judge.judge(sample, question=, answer=, targets=)``."""
+    """A task's judge bound to a judge backend: ``await judge.judge(sample, question=, answer=,
+    targets=)``."""
 
     task: str
     spec: JudgeSpec
@@ -72,7 +73,12 @@ class Judge:
     def __post_init__(self) -> None:
         where = f"task {self.task!r} judge"
         self._protocol = judge_protocols.get(self.spec.protocol.name)
-        check_options(self._protocol, self.spec.protocol.options, what=f"{where} protocol {self.spec.protocol.name!r}", n_positional=1)
+        check_options(
+            self._protocol,
+            self.spec.protocol.options,
+            what=f"{where} protocol {self.spec.protocol.name!r}",
+            n_positional=1,
+        )
         self._parse = bind_parser(self.spec.parser)
         if self.spec.template is not None:
             self._template = get_judge_template(self.spec.template)
@@ -90,7 +96,8 @@ class Judge:
 
     @property
     def version(self) -> str:
-        """Hash of everything that decides a verdict: model, protocol, template text, parser, scale, decoding."""
+        """Hash of everything that decides a verdict: model, protocol, template text, parser, scale,
+        decoding."""
         if not self._version:
             self._version = self._compute_version()
         return self._version
@@ -120,11 +127,15 @@ class Judge:
             "backend": self.backend.describe(),
         }
 
-    async def judge(self, sample: Sample, *, question: str, answer: str, targets: tuple[Any, ...]) -> JudgeRecord:
+    async def judge(
+        self, sample: Sample, *, question: str, answer: str, targets: tuple[Any, ...]
+    ) -> JudgeRecord:
         """Judge one sample; never raises for judge-side problems (they become the record's reason)."""
         inp = JudgeInput(sample, question, answer, tuple(str(t) for t in targets if t not in (None, "")))
         plan = self._protocol(inp, **self.spec.protocol.options)
-        calls = await asyncio.gather(*(self._call(sample, c, self._template) for c in self._expand(plan.calls)))
+        calls = await asyncio.gather(
+            *(self._call(sample, c, self._template) for c in self._expand(plan.calls))
+        )
         return self._record(plan, list(calls), question)
 
     def _expand(self, calls: tuple[CallSpec, ...]) -> list[tuple[str, CallSpec, str | None]]:
@@ -141,28 +152,49 @@ class Judge:
             if len(pieces) == 1:
                 out.append((call.label, call, pieces[0]))
             else:
-                out.extend((f"{call.label}:{side}", call, piece) for side, piece in zip(("right", "left"), pieces, strict=False))
+                out.extend(
+                    (f"{call.label}:{side}", call, piece)
+                    for side, piece in zip(("right", "left"), pieces, strict=False)
+                )
         return out
 
-    def _request(self, sample: Sample, call: CallSpec, template: JudgeTemplate | None, text: str | None) -> Request:
+    def _request(
+        self, sample: Sample, call: CallSpec, template: JudgeTemplate | None, text: str | None
+    ) -> Request:
         if text is not None:
             messages: tuple[Message, ...] = (Message(role="user", content=text),)
-            return Request(task=self.task, sample_id=sample.id, messages=messages, prompt=text, kind="classify",
-                           generation=self.spec.generation)  # fmt: skip
+            return Request(
+                task=self.task,
+                sample_id=sample.id,
+                messages=messages,
+                prompt=text,
+                kind="classify",
+                generation=self.spec.generation,
+            )
         assert template is not None
         user = render_template(template.user, **call.variables)
-        msgs = [] if template.system is None else [Message(role="system", content=render_template(template.system, **call.variables))]
+        msgs = (
+            []
+            if template.system is None
+            else [Message(role="system", content=render_template(template.system, **call.variables))]
+        )
         msgs.append(Message(role="user", content=place_media(user, call.media, blind=False)))
-        return Request(task=self.task, sample_id=sample.id, messages=tuple(msgs), generation=self.spec.generation)
+        return Request(
+            task=self.task, sample_id=sample.id, messages=tuple(msgs), generation=self.spec.generation
+        )
 
-    async def _call(self, sample: Sample, item: tuple[str, CallSpec, str | None], template: JudgeTemplate | None) -> JudgeCall:
+    async def _call(
+        self, sample: Sample, item: tuple[str, CallSpec, str | None], template: JudgeTemplate | None
+    ) -> JudgeCall:
         label, call, text = item
         request = self._request(sample, call, template, text)
         base = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         attempts: list[JudgeAttempt] = []
         assert self.fetch is not None
         for attempt in range(1 + self.spec.retries):
-            fingerprint = base if attempt == 0 else hashlib.sha256(f"{base}:retry{attempt}".encode()).hexdigest()
+            fingerprint = (
+                base if attempt == 0 else hashlib.sha256(f"{base}:retry{attempt}".encode()).hexdigest()
+            )
             response = await self.fetch(request, fingerprint)
             result = self._verdict(sample, response)
             attempts.append(result)
@@ -171,8 +203,12 @@ class Judge:
         return JudgeCall(label=label, attempts=tuple(attempts), verdict=attempts[-1].verdict)
 
     def _verdict(self, sample: Sample, response: Response) -> JudgeAttempt:
-        meta: dict[str, Any] = {"cached": response.cached, "latency_s": response.latency_s, "usage": response.usage,
-                                "cost_usd": response.cost_usd}  # fmt: skip
+        meta: dict[str, Any] = {
+            "cached": response.cached,
+            "latency_s": response.latency_s,
+            "usage": response.usage,
+            "cost_usd": response.cost_usd,
+        }
         if "probs" in response.extra:
             meta["extra"] = {"probs": response.extra["probs"]}
         if response.error is not None:
@@ -183,7 +219,11 @@ class Judge:
         try:
             parsed = self._parse(response.text, sample)
         except Exception as exc:  # a parser bug is this attempt's failure, named
-            return JudgeAttempt(raw=raw, error=f"judge parser {self.spec.parser.name!r} failed: {type(exc).__name__}: {exc}", **meta)
+            return JudgeAttempt(
+                raw=raw,
+                error=f"judge parser {self.spec.parser.name!r} failed: {type(exc).__name__}: {exc}",
+                **meta,
+            )
         if not parsed.ok:
             return JudgeAttempt(raw=raw, error=f"unparseable verdict: {parsed.reason}", **meta)
         value = parsed.value
@@ -191,24 +231,35 @@ class Judge:
             return JudgeAttempt(raw=raw, error=f"verdict {value!r} is not a number", **meta)
         low, high = self.spec.scale
         if not low <= value <= high:
-            return JudgeAttempt(raw=raw, error=f"verdict {value} is outside the scale [{low:g}, {high:g}]", **meta)
+            return JudgeAttempt(
+                raw=raw, error=f"verdict {value} is outside the scale [{low:g}, {high:g}]", **meta
+            )
         return JudgeAttempt(raw=raw, verdict=float(value), **meta)
 
     def _record(self, plan: JudgePlan, calls: list[JudgeCall], question: str) -> JudgeRecord:
-        base: dict[str, Any] = {"judge": self.backend.spec, "version": self.version, "key": self.spec.key,
-                                "calls": tuple(calls), "question": question}  # fmt: skip
+        base: dict[str, Any] = {
+            "judge": self.backend.spec,
+            "version": self.version,
+            "key": self.spec.key,
+            "calls": tuple(calls),
+            "question": question,
+        }
         failed = [c for c in calls if c.verdict is None]
         if not calls:
             return JudgeRecord(reason="the judge protocol planned no call for this sample", **base)
         if failed:
-            why = "; ".join(f"{c.label}: {c.attempts[-1].error if c.attempts else 'no attempt'}" for c in failed)
+            why = "; ".join(
+                f"{c.label}: {c.attempts[-1].error if c.attempts else 'no attempt'}" for c in failed
+            )
             tries = max(len(c.attempts) for c in failed)
             return JudgeRecord(reason=f"no valid verdict after {tries} attempt(s) ({why})", **base)
         verdicts = [c.verdict for c in calls if c.verdict is not None]
         combined = _COMBINE[plan.combine](verdicts)
         value = combined / self.spec.value_divisor
         if not 0.0 <= value <= 1.0:
-            reason = f"judge value {value} (verdict {combined} / {self.spec.value_divisor:g}) is outside [0, 1]"
+            reason = (
+                f"judge value {value} (verdict {combined} / {self.spec.value_divisor:g}) is outside [0, 1]"
+            )
             return JudgeRecord(reason=reason, **base)
         return JudgeRecord(value=value, **base)
 

@@ -37,9 +37,15 @@ PAIRWISE_TEMPLATE = register_judge_template(
 def pairwise(inp: JudgeInput, /, *, swap: bool = True) -> JudgePlan:
     """The model's answer vs the gold: ``ab`` (model first) and, with ``swap``, ``ba`` (model second)."""
     gold = inp.targets[0] if inp.targets else ""
-    calls = [CallSpec("ab", {"question": inp.question, "first": inp.answer, "second": gold, "sample": inp.sample})]
+    calls = [
+        CallSpec("ab", {"question": inp.question, "first": inp.answer, "second": gold, "sample": inp.sample})
+    ]
     if swap:
-        calls.append(CallSpec("ba", {"question": inp.question, "first": gold, "second": inp.answer, "sample": inp.sample}))
+        calls.append(
+            CallSpec(
+                "ba", {"question": inp.question, "first": gold, "second": inp.answer, "sample": inp.sample}
+            )
+        )
     return JudgePlan(tuple(calls), combine="first")
 
 

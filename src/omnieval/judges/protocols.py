@@ -74,8 +74,13 @@ def _gold(inp: JudgeInput) -> str:
 @register_judge_protocol("direct")
 def direct(inp: JudgeInput, /, *, with_media: bool = False) -> JudgePlan:
     """One call on the whole answer: ``question``, ``gold``, ``golds``, ``answer`` (and the sample)."""
-    variables = {"question": inp.question, "gold": _gold(inp), "golds": list(inp.targets),
-                 "answer": inp.answer, "sample": inp.sample}  # fmt: skip
+    variables = {
+        "question": inp.question,
+        "gold": _gold(inp),
+        "golds": list(inp.targets),
+        "answer": inp.answer,
+        "sample": inp.sample,
+    }
     media = inp.sample.media if with_media else ()
     return JudgePlan((CallSpec("answer", variables, (inp.question, _gold(inp), inp.answer), media),))
 
@@ -110,7 +115,12 @@ def reference_match(
         if text in seen:
             continue
         seen.add(text)
-        variables = {"question": inp.question, "gold": _gold(inp), "golds": list(inp.targets),
-                     "answer": text, "sample": inp.sample}  # fmt: skip
+        variables = {
+            "question": inp.question,
+            "gold": _gold(inp),
+            "golds": list(inp.targets),
+            "answer": text,
+            "sample": inp.sample,
+        }
         calls.append(CallSpec(label, variables, (inp.question, _gold(inp), text), media, truncate))
     return JudgePlan(tuple(calls), combine="max")

@@ -46,7 +46,9 @@ def register_judge_template(
 ) -> JudgeTemplate:
     """Register one version of a judge prompt template and return it."""
     if "@" in name:
-        raise RegistryError(f"judge template name {name!r} must not contain '@' (the version goes in version=)")
+        raise RegistryError(
+            f"judge template name {name!r} must not contain '@' (the version goes in version=)"
+        )
     template = JudgeTemplate(name, version, user, system, description)
     judge_templates.add(template.ref, template)
     current = _latest.get(name)

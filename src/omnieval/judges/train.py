@@ -1,4 +1,5 @@
-"""``omnieval judge train``: fine-tune an encoder judge on labelled (question, gold, prediction, label) triplets.
+"""``omnieval judge train``: fine-tune an encoder judge on labelled (question, gold, prediction, label)
+triplets.
 
 As MERA's judge (paper App. D.2): ``question [SEP] gold [SEP] prediction`` → {0, 1}, cross-entropy with
 class weights, early stopping on development F1. The data is split train / dev / test (by the optional
@@ -21,8 +22,12 @@ from omnieval.store.jsonl import json_objects
 
 __all__ = ["TrainSettings", "Triplet", "read_triplets", "train_judge"]
 
-_ALIASES = {"question": ("question", "query"), "gold": ("gold", "reference", "target", "answer"),
-            "prediction": ("prediction", "pred", "response", "model_answer"), "label": ("label", "y")}  # fmt: skip
+_ALIASES = {
+    "question": ("question", "query"),
+    "gold": ("gold", "reference", "target", "answer"),
+    "prediction": ("prediction", "pred", "response", "model_answer"),
+    "label": ("label", "y"),
+}
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,9 @@ def _triplet(row: dict[str, Any], *, where: str) -> Triplet:
     if value not in (0, 1):
         raise ConfigError(f"{where}: field 'label' must be 0 or 1, got {label!r}")
     text = {k: _field(row, k, where=where) for k in ("question", "gold", "prediction")}
-    return Triplet(str(text["question"]), str(text["gold"]), str(text["prediction"]), value, str(row.get("source") or ""))
+    return Triplet(
+        str(text["question"]), str(text["gold"]), str(text["prediction"]), value, str(row.get("source") or "")
+    )
 
 
 def read_triplets(path: Path) -> list[Triplet]:
@@ -76,7 +83,9 @@ def read_triplets(path: Path) -> list[Triplet]:
             for number, row in enumerate(csv.DictReader(fh), start=2):
                 out.append(_triplet(row, where=f"{path}, line {number}"))
     else:
-        for number, row in json_objects(path, error=lambda n, reason: ConfigError(f"{path}, line {n}: {reason}")):
+        for number, row in json_objects(
+            path, error=lambda n, reason: ConfigError(f"{path}, line {n}: {reason}")
+        ):
             out.append(_triplet(row, where=f"{path}, line {number}"))
     if len(out) < 6 or len({t.label for t in out}) < 2:
         raise ConfigError(f"{path}: need at least 6 labelled rows with both labels 0 and 1 (got {len(out)})")
@@ -91,8 +100,11 @@ def _split(rows: list[Triplet], s: TrainSettings) -> tuple[list[Triplet], list[T
         n_test = max(1, round(len(sources) * s.test_fraction))
         n_dev = max(1, round(len(sources) * s.dev_fraction))
         test, dev = set(sources[:n_test]), set(sources[n_test : n_test + n_dev])
-        return ([t for t in rows if t.source not in test | dev], [t for t in rows if t.source in dev],
-                [t for t in rows if t.source in test])  # fmt: skip
+        return (
+            [t for t in rows if t.source not in test | dev],
+            [t for t in rows if t.source in dev],
+            [t for t in rows if t.source in test],
+        )
     shuffled = rows[:]
     rng.shuffle(shuffled)
     n_test = max(2, round(len(rows) * s.test_fraction))
@@ -137,8 +149,9 @@ class _Model:
     def encode(self, rows: list[Triplet]) -> Any:
         sep = self.tokenizer.sep_token
         texts = [f"{t.question}{sep}{t.gold}{sep}{t.prediction}" for t in rows]
-        return self.tokenizer(texts, padding=True, truncation=True, max_length=self.s.max_length,
-                              return_tensors="pt").to(self.model.device)  # fmt: skip
+        return self.tokenizer(
+            texts, padding=True, truncation=True, max_length=self.s.max_length, return_tensors="pt"
+        ).to(self.model.device)
 
     def predict(self, rows: list[Triplet]) -> list[int]:
         import torch
@@ -147,11 +160,15 @@ class _Model:
         out: list[int] = []
         with torch.inference_mode():
             for i in range(0, len(rows), self.s.batch_size):
-                out.extend(self.model(**self.encode(rows[i : i + self.s.batch_size])).logits.argmax(-1).tolist())
+                out.extend(
+                    self.model(**self.encode(rows[i : i + self.s.batch_size])).logits.argmax(-1).tolist()
+                )
         return out
 
 
-def train_judge(data: Path, *, base: str, output: Path, settings: TrainSettings | None = None) -> dict[str, Any]:
+def train_judge(
+    data: Path, *, base: str, output: Path, settings: TrainSettings | None = None
+) -> dict[str, Any]:
     """Fine-tune ``base`` on ``data``; save the best (dev F1) model to ``output``; return the report."""
     import torch
     from transformers import get_linear_schedule_with_warmup
@@ -164,7 +181,9 @@ def train_judge(data: Path, *, base: str, output: Path, settings: TrainSettings 
     torch.manual_seed(s.seed)
     m = _Model(base, s)
     counts = [sum(t.label == c for t in train) for c in (0, 1)]
-    weights = torch.tensor([len(train) / (2 * max(1, c)) for c in counts], dtype=torch.float, device=m.model.device)
+    weights = torch.tensor(
+        [len(train) / (2 * max(1, c)) for c in counts], dtype=torch.float, device=m.model.device
+    )
     loss_fn = torch.nn.CrossEntropyLoss(weight=weights)
     optim = torch.optim.AdamW(m.model.parameters(), lr=s.lr, weight_decay=0.01)
     steps = s.epochs * ((len(train) + s.batch_size - 1) // s.batch_size)
@@ -208,5 +227,7 @@ def train_judge(data: Path, *, base: str, output: Path, settings: TrainSettings 
     m.model.config.id2label, m.model.config.label2id = {0: "0", 1: "1"}, {"0": 0, "1": 1}
     m.model.save_pretrained(output)
     m.tokenizer.save_pretrained(output)
-    (output / "judge_report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    (output / "judge_report.json").write_text(
+        json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     return report

@@ -101,7 +101,10 @@ def _exceeded(counts: dict[str, int], kept: int, demo_frames: int, cap: int) -> 
     if counts["query_videos"]:
         parts.append(f"{counts['query_videos']} query video(s) × at least 1 frame")
     need = counts["query_images"] + kept + counts["demo_videos"] * demo_frames + counts["query_videos"]
-    return f"exceeds the image budget: {' + '.join(parts)} = {need} images, the model takes at most {cap} (max_images)"
+    return (
+        f"exceeds the image budget: {' + '.join(parts)} = {need} images, the model takes at most {cap} "
+        "(max_images)"
+    )
 
 
 def _split_media(request: Request) -> tuple[list[MediaRef], list[MediaRef]]:

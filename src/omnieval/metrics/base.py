@@ -67,13 +67,17 @@ def register_metric(
 
     def decorate(fn: MetricFn) -> MetricFn:
         doc = (fn.__doc__ or "").strip().splitlines()
-        metrics.add(name, MetricDef(name, fn, version, higher_is_better, doc[0] if doc else "", tuple(outputs)))
+        metrics.add(
+            name, MetricDef(name, fn, version, higher_is_better, doc[0] if doc else "", tuple(outputs))
+        )
         return fn
 
     return decorate
 
 
-def register_aggregation(name: str, *, groups: GroupCounter | None = None) -> Callable[[Aggregation], Aggregation]:
+def register_aggregation(
+    name: str, *, groups: GroupCounter | None = None
+) -> Callable[[Aggregation], Aggregation]:
     """Register a task-level aggregation; ``groups`` counts the groups an aggregation over groups kept
     and left out (a group holding a sample with no value), so results can say how many were counted."""
     if groups is not None:
@@ -106,7 +110,9 @@ class BoundMetric:
     def aggregate(self, values: Sequence[float], results: Sequence[SampleResult]) -> float:
         return float(self.aggregation(values, results, **self.ref.aggregate_options))
 
-    def group_counts(self, values: Sequence[float], results: Sequence[SampleResult]) -> tuple[int, int] | None:
+    def group_counts(
+        self, values: Sequence[float], results: Sequence[SampleResult]
+    ) -> tuple[int, int] | None:
         """(groups counted, groups left out) of an aggregation over groups; ``None`` for any other."""
         counter = _group_counters.get(self.ref.aggregate)
         return None if counter is None else counter(values, results, **self.ref.aggregate_options)
@@ -119,5 +125,3 @@ def bind_metric(ref: MetricRef) -> BoundMetric:
     aggregation = aggregations.get(ref.aggregate)
     check_options(aggregation, ref.aggregate_options, what=f"aggregation {ref.aggregate!r}", n_positional=2)
     return BoundMetric(ref, definition, aggregation)
-
-

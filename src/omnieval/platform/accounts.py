@@ -17,16 +17,44 @@ from sqlalchemy.orm import Session
 from omnieval.platform.models import ROLES, ApiToken, User
 
 __all__ = [
-    "AccountError", "Busy", "approve_user", "authenticate", "create_user", "issue_token", "list_tokens", "new_token", "revoke_all",
-    "revoke_token", "user_for_token",
+    "AccountError",
+    "Busy",
+    "approve_user",
+    "authenticate",
+    "create_user",
+    "issue_token",
+    "list_tokens",
+    "new_token",
+    "revoke_all",
+    "revoke_token",
+    "user_for_token",
 ]
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.@+-]{3,64}$")  # e-mail addresses are valid names
 MIN_PASSWORD = 8
-RESERVED = frozenset({
-    "admin", "administrator", "root", "system", "sysadmin", "superuser", "support", "security", "staff",
-    "moderator", "reviewer", "omnieval", "platform", "api", "null", "none", "anonymous", "postmaster", "webmaster",
-})  # fmt: skip
+RESERVED = frozenset(
+    {
+        "admin",
+        "administrator",
+        "root",
+        "system",
+        "sysadmin",
+        "superuser",
+        "support",
+        "security",
+        "staff",
+        "moderator",
+        "reviewer",
+        "omnieval",
+        "platform",
+        "api",
+        "null",
+        "none",
+        "anonymous",
+        "postmaster",
+        "webmaster",
+    }
+)
 """Names a self-registering user may not take (they would look like the platform's own accounts)."""
 
 
@@ -75,9 +103,15 @@ def _hasher():  # type: ignore[no-untyped-def]
 
 
 def create_user(
-    session: Session, *, username: str, password: str, role: str = "user", panel: str | None = None,
-    approved: bool = True, self_service: bool = False,
-) -> User:  # fmt: skip
+    session: Session,
+    *,
+    username: str,
+    password: str,
+    role: str = "user",
+    panel: str | None = None,
+    approved: bool = True,
+    self_service: bool = False,
+) -> User:
     """A new account; ``approved=False`` (self-registration in approval mode) cannot log in until approved.
 
     ``self_service`` (the register API and page) refuses the reserved names: only an admin creates those."""
@@ -146,7 +180,9 @@ def user_for_token(session: Session, token: str, *, kind: str = "api") -> User |
     return user if user is not None and user.approved else None
 
 
-def revoke_token(session: Session, user: User, *, token: str | None = None, token_id: int | None = None) -> bool:
+def revoke_token(
+    session: Session, user: User, *, token: str | None = None, token_id: int | None = None
+) -> bool:
     """End one of ``user``'s credentials, named by its text or its id; False when there is no such one."""
     where = ApiToken.token_hash == _digest(token) if token is not None else ApiToken.id == token_id
     return bool(session.execute(delete(ApiToken).where(where, ApiToken.user_id == user.id)).rowcount)  # type: ignore[attr-defined]

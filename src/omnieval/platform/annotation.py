@@ -16,8 +16,16 @@ from sqlalchemy.orm import Session
 
 from omnieval.platform.models import AnnotationItem, AnnotationScore, User
 
-__all__ = ["Triple", "export_jsonl", "export_rows", "load_triples", "next_item", "progress", "rationale_problem", "record_score"]
-
+__all__ = [
+    "Triple",
+    "export_jsonl",
+    "export_rows",
+    "load_triples",
+    "next_item",
+    "progress",
+    "rationale_problem",
+    "record_score",
+]
 
 
 class Triple(BaseModel):
@@ -52,7 +60,11 @@ def rationale_problem(text: str, *, score: int | None, perfect: int) -> str | No
 def load_triples(session: Session, triples: list[Triple]) -> int:
     """Add (or update) triples; returns how many."""
     for t in triples:
-        row = session.scalar(select(AnnotationItem).where(AnnotationItem.item_id == t.item_id, AnnotationItem.criterion == t.criterion))
+        row = session.scalar(
+            select(AnnotationItem).where(
+                AnnotationItem.item_id == t.item_id, AnnotationItem.criterion == t.criterion
+            )
+        )
         values = t.model_dump(exclude={"perfect"})
         rubric = dict(values.pop("rubric"))
         if t.perfect is not None:
@@ -71,7 +83,9 @@ def perfect_of(item: AnnotationItem) -> int:
 
 
 def _done(session: Session) -> dict[int, int]:
-    rows = session.execute(select(AnnotationScore.item_pk, func.count()).group_by(AnnotationScore.item_pk)).all()
+    rows = session.execute(
+        select(AnnotationScore.item_pk, func.count()).group_by(AnnotationScore.item_pk)
+    ).all()
     return {int(pk): int(n) for pk, n in rows}
 
 
@@ -91,7 +105,9 @@ def next_item(session: Session, user: User) -> AnnotationItem | None:
     return min(open_items, key=lambda i: (done.get(i.id, 0), i.id), default=None)
 
 
-def record_score(session: Session, user: User, item_pk: int, *, score: int | None, rationale: str) -> AnnotationScore:
+def record_score(
+    session: Session, user: User, item_pk: int, *, score: int | None, rationale: str
+) -> AnnotationScore:
     item = session.get(AnnotationItem, item_pk)
     if item is None or not routed(user, item):
         raise LookupError(f"triple {item_pk} not found")
@@ -102,7 +118,9 @@ def record_score(session: Session, user: User, item_pk: int, *, score: int | Non
     problem = rationale_problem(rationale, score=score, perfect=perfect_of(item))
     if problem:
         raise AnnotationError(problem)
-    if session.scalar(select(AnnotationScore).where(AnnotationScore.item_pk == item_pk, AnnotationScore.user_id == user.id)):
+    if session.scalar(
+        select(AnnotationScore).where(AnnotationScore.item_pk == item_pk, AnnotationScore.user_id == user.id)
+    ):
         raise AnnotationError("you have already scored this triple")
     if _done(session).get(item_pk, 0) >= item.overlap:
         raise AnnotationError("this triple already has all the scores it needs")
@@ -114,11 +132,19 @@ def record_score(session: Session, user: User, item_pk: int, *, score: int | Non
 
 def item_view(item: AnnotationItem) -> dict[str, Any]:
     return {
-        "id": item.id, "item_id": item.item_id, "criterion": item.criterion, "panel": item.panel,
-        "instruction": item.instruction, "answer": item.answer, "reference": item.reference,
-        "description": item.description, "rubric": {k: v for k, v in item.rubric.items() if k != "__perfect__"},
-        "scale": item.scale, "allow_na": item.allow_na, "perfect": perfect_of(item),
-    }  # fmt: skip
+        "id": item.id,
+        "item_id": item.item_id,
+        "criterion": item.criterion,
+        "panel": item.panel,
+        "instruction": item.instruction,
+        "answer": item.answer,
+        "reference": item.reference,
+        "description": item.description,
+        "rubric": {k: v for k, v in item.rubric.items() if k != "__perfect__"},
+        "scale": item.scale,
+        "allow_na": item.allow_na,
+        "perfect": perfect_of(item),
+    }
 
 
 def progress(session: Session) -> dict[str, Any]:
@@ -133,7 +159,9 @@ def progress(session: Session) -> dict[str, Any]:
         labels[int(pk)].append(score)
     out: dict[str, dict[str, Any]] = {}
     for item in items:
-        block = out.setdefault(item.criterion, {"triples": 0, "target": 0, "done": 0, "complete": 0, "_vc": []})
+        block = out.setdefault(
+            item.criterion, {"triples": 0, "target": 0, "done": 0, "complete": 0, "_vc": []}
+        )
         got = labels.get(item.id, [])
         block["triples"] += 1
         block["target"] += item.overlap
@@ -151,11 +179,21 @@ def progress(session: Session) -> dict[str, Any]:
 def export_rows(session: Session) -> list[dict[str, Any]]:
     """``{item_id, criterion, annotator, score}`` per score (NA is null): the ``judge-agreement`` input."""
     query = (
-        select(AnnotationItem.item_id, AnnotationItem.criterion, User.username, AnnotationScore.score, AnnotationScore.rationale)
-        .join(AnnotationScore, AnnotationScore.item_pk == AnnotationItem.id).join(User, User.id == AnnotationScore.user_id)
+        select(
+            AnnotationItem.item_id,
+            AnnotationItem.criterion,
+            User.username,
+            AnnotationScore.score,
+            AnnotationScore.rationale,
+        )
+        .join(AnnotationScore, AnnotationScore.item_pk == AnnotationItem.id)
+        .join(User, User.id == AnnotationScore.user_id)
         .order_by(AnnotationItem.id, User.username)
-    )  # fmt: skip
-    return [{"item_id": i, "criterion": c, "annotator": u, "score": s, "rationale": r} for i, c, u, s, r in session.execute(query)]
+    )
+    return [
+        {"item_id": i, "criterion": c, "annotator": u, "score": s, "rationale": r}
+        for i, c, u, s, r in session.execute(query)
+    ]
 
 
 def export_jsonl(session: Session, *, rationales: bool = False) -> str:
@@ -163,4 +201,6 @@ def export_jsonl(session: Session, *, rationales: bool = False) -> str:
     import json
 
     keep = ("item_id", "criterion", "annotator", "score", *(("rationale",) if rationales else ()))
-    return "".join(json.dumps({k: r[k] for k in keep}, ensure_ascii=False) + "\n" for r in export_rows(session))
+    return "".join(
+        json.dumps({k: r[k] for k in keep}, ensure_ascii=False) + "\n" for r in export_rows(session)
+    )

@@ -24,7 +24,7 @@ from omnieval.platform.accounts import (
     revoke_all,
     revoke_token,
     user_for_token,
-)  # fmt: skip
+)
 from omnieval.platform.api_errors import errors
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
@@ -69,7 +69,9 @@ SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 """Committed before the response is sent: a redirect's follow-up GET must see what the POST wrote."""
 
 
-def current_user(session: SessionDep, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> User:
+def current_user(
+    session: SessionDep, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+) -> User:
     user = user_for_token(session, creds.credentials) if creds is not None else None
     if user is None:
         raise HTTPException(401, "missing or invalid token", headers={"WWW-Authenticate": "Bearer"})
@@ -108,8 +110,9 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
     _limited(request, "register", client_key(request))
     approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=body.username, password=body.password, approved=not approval,
-                           self_service=True)
+        user = create_user(
+            session, username=body.username, password=body.password, approved=not approval, self_service=True
+        )
     except Busy as exc:
         raise HTTPException(503, str(exc), headers={"Retry-After": "5"}) from None
     except AccountError as exc:
@@ -160,20 +163,36 @@ def me(user: UserDep) -> dict[str, Any]:
 @router.get("/benchmarks")
 def benchmarks(session: SessionDep) -> dict[str, Any]:
     rows = session.scalars(select(Benchmark).order_by(Benchmark.name)).all()
-    return {"benchmarks": [{"name": b.name, "format": b.format, "tasks": b.tasks, "boards": list(service.BOARDS)} for b in rows]}
+    return {
+        "benchmarks": [
+            {"name": b.name, "format": b.format, "tasks": b.tasks, "boards": list(service.BOARDS)}
+            for b in rows
+        ]
+    }
 
 
 @router.post("/submissions", status_code=202, responses=errors(401, 411, 413, 422, 429))
 def submit(
-    request: Request, session: SessionDep, user: UserDep,
+    request: Request,
+    session: SessionDep,
+    user: UserDep,
     file: Annotated[UploadFile, File()],
-    benchmark: Annotated[str, Form(max_length=64, description="required; an empty one is a 422 that says so")] = "",
+    benchmark: Annotated[
+        str, Form(max_length=64, description="required; an empty one is a 422 that says so")
+    ] = "",
     model: Annotated[str, Form(max_length=128)] = "",
-) -> dict[str, int]:  # fmt: skip
+) -> dict[str, int]:
     _limited(request, "upload", str(user.id))
     try:
-        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file,
-                            model=model, client=client_key(request))  # fmt: skip
+        row = accept_upload(
+            session,
+            request.app.state.settings,
+            user,
+            benchmark=benchmark,
+            stream=file.file,
+            model=model,
+            client=client_key(request),
+        )
     except QuotaExceeded as exc:
         raise HTTPException(429, str(exc)) from None
     except InvalidSubmission as exc:
@@ -185,7 +204,9 @@ def submit(
 
 @router.get("/submissions", responses=errors(401))
 def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
-    rows = session.scalars(select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)).all()
+    rows = session.scalars(
+        select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
+    ).all()
     return {"submissions": [service.submission_view(session, r) for r in rows]}
 
 
@@ -196,7 +217,9 @@ def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserD
 
 
 @router.post("/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422))
-def publish(submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
+def publish(
+    submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep
+) -> dict[str, Any]:
     with http_errors():
         row = service.publish(session, user, submission_id, boards=body.boards, model_info=body.model_info)
     return {"id": row.id, "publication": row.publication, "boards": row.boards}
@@ -207,12 +230,16 @@ def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
     if not service.can_review(user):
         raise HTTPException(403, "only reviewers and admins review submissions")
     return {
-        "submissions": [service.submission_view(session, r) | {"flag": r.flag} for r in service.review_queue(session)]
+        "submissions": [
+            service.submission_view(session, r) | {"flag": r.flag} for r in service.review_queue(session)
+        ]
     }
 
 
 @router.post("/reviews/{submission_id}", responses=errors(401, 403, 404, 409, 422))
-def review(submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep) -> dict[str, Any]:
+def review(
+    submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep
+) -> dict[str, Any]:
     with http_errors():
         row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
     return {"id": row.id, "publication": row.publication, "comment": row.review_comment}
@@ -225,8 +252,11 @@ def review_logs(submission_id: SubmissionId, session: SessionDep, user: UserDep)
         return {"id": submission_id, "files": service.log_files(session, user, submission_id)}
 
 
-@router.get("/reviews/{submission_id}/logs/{name:path}", response_class=PlainTextResponse,
-            responses=errors(401, 403, 404, 422, text=True))  # fmt: skip
+@router.get(
+    "/reviews/{submission_id}/logs/{name:path}",
+    response_class=PlainTextResponse,
+    responses=errors(401, 403, 404, 422, text=True),
+)
 def review_log(submission_id: SubmissionId, name: str, session: SessionDep, user: UserDep) -> str:
     """One log file as text (reviewers and admins)."""
     with http_errors():
@@ -235,9 +265,13 @@ def review_log(submission_id: SubmissionId, name: str, session: SessionDep, user
 
 @router.get("/boards/{benchmark}/{board}", responses=errors(404, 422))
 def board(
-    benchmark: str, board: str, session: SessionDep,
-    sort: str | None = None, order: str = "desc", q: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    benchmark: str,
+    board: str,
+    session: SessionDep,
+    sort: str | None = None,
+    order: str = "desc",
+    q: str | None = None,
+) -> dict[str, Any]:
     with http_errors(refused=422):
         return service.board(session, benchmark, board, sort=sort, order=order, query=q)
 

@@ -50,7 +50,8 @@ def create_app(settings: Settings) -> Any:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from omnieval.registry import load_plugins
 
-        load_plugins()  # complete before the first request is accepted: no request sees a half-loaded registry
+        # complete before the first request is accepted: no request sees a half-loaded registry
+        load_plugins()
         _sweep(db, settings)
         worker = Worker(db, settings) if settings.worker else None
         if worker:
@@ -64,18 +65,28 @@ def create_app(settings: Settings) -> Any:
     app.state.limits = {  # in the database: shared by every server process
         kind: RateLimiter(db, kind=kind, limit=limit, window_s=window_s)
         for kind, (limit, window_s) in {
-            "login": settings.login_limit, "upload": settings.upload_limit, "register": settings.register_limit,
+            "login": settings.login_limit,
+            "upload": settings.upload_limit,
+            "register": settings.register_limit,
             "login_client": settings.login_client_limit,
         }.items()
     }
-    app.add_middleware(SessionMiddleware, secret_key=settings.secret_key(), same_site="strict",
-                       https_only=settings.secure_cookies,
-                       max_age=int(settings.session_ttl_s))  # fmt: skip
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=settings.secret_key(),
+        same_site="strict",
+        https_only=settings.secure_cookies,
+        max_age=int(settings.session_ttl_s),
+    )
     install_error_handlers(app)  # JSON under /api/, HTML pages elsewhere
-    app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)  # before the multipart parser reads a byte
+    app.add_middleware(
+        BodyLimit, max_bytes=settings.max_upload_bytes
+    )  # before the multipart parser reads a byte
     app.add_middleware(SecurityHeaders)  # outermost: every answer carries the headers, errors included
     app.include_router(api.router)
     app.include_router(api_annotation.router)
     app.include_router(pages.router)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")  # the pages' stylesheet and script: no CDN
+    app.mount(
+        "/static", StaticFiles(directory=STATIC), name="static"
+    )  # the pages' stylesheet and script: no CDN
     return app

@@ -55,7 +55,8 @@ def _write_task(task: Task, folder: Path) -> int:
         for sample in task.iter_samples():
             if not sample.has_targets:
                 raise BenchmarkError(
-                    f"task {task.name!r} sample {sample.id!r} has no answer: the platform needs the hidden answers"
+                    f"task {task.name!r} sample {sample.id!r} has no answer: the platform needs the hidden "
+                    "answers"
                 )
             fh.write(sample.model_dump_json() + "\n")
             n += 1

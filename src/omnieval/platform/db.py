@@ -51,7 +51,8 @@ def migrate(engine: Engine) -> None:
 
 
 def _owner_only(settings: Settings) -> None:
-    """The data dir and the SQLite file (its WAL and shared-memory files follow its mode) are the owner's only:
+    """The data dir and the SQLite file (its WAL and shared-memory files follow its mode) are the owner's
+    only:
     they hold password hashes and hidden answers."""
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     settings.data_dir.chmod(0o700)

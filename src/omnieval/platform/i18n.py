@@ -32,9 +32,21 @@ LANG_COOKIE = "lang"
 LOCALE_DIR = Path(__file__).with_name("locale")
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 DYNAMIC_MESSAGES = (
-    "Total", "Attempted", "Coverage", "Text", "Image", "Audio", "Video", "Multi", "Model", "Score",
-    "Publication requests", "My submissions", "Register", "Log in",
-)  # fmt: skip
+    "Total",
+    "Attempted",
+    "Coverage",
+    "Text",
+    "Image",
+    "Audio",
+    "Video",
+    "Multi",
+    "Model",
+    "Score",
+    "Publication requests",
+    "My submissions",
+    "Register",
+    "Log in",
+)
 """Message ids that templates translate from a variable (column, modality and board names, headings)."""
 _CALL = re.compile(r"""(?<![A-Za-z0-9_])_\((["'])((?:(?!\1).)*)\1""")
 _PLURAL = re.compile(r'ngettext\("([^"]*)", "([^"]*)"')

@@ -49,13 +49,20 @@ def claim_next(db: Database, *, lease_s: float) -> tuple[int, str] | None:
         candidates = session.scalars(select(Job.id).where(due).order_by(Job.id).limit(5)).all()
         for job_id in candidates:
             claim = uuid.uuid4().hex
-            taken = _count(session.execute(
-                update(Job).where(Job.id == job_id, due)
-                .values(state="running", claim=claim, lease_until=now + lease_s, attempts=Job.attempts + 1)
-            ))  # fmt: skip
+            taken = _count(
+                session.execute(
+                    update(Job)
+                    .where(Job.id == job_id, due)
+                    .values(
+                        state="running", claim=claim, lease_until=now + lease_s, attempts=Job.attempts + 1
+                    )
+                )
+            )
             if taken == 1:
                 submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
-                session.execute(update(Submission).where(Submission.id == submission_id).values(status="scoring"))
+                session.execute(
+                    update(Submission).where(Submission.id == submission_id).values(status="scoring")
+                )
                 return job_id, claim
     return None
 
@@ -65,9 +72,14 @@ class _ClaimLost(Exception):
 
 
 def _finish(
-    db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None,
+    db: Database,
+    job_id: int,
+    claim: str,
+    *,
+    results: dict[str, Any] | None,
+    error: str | None,
     probe: tuple[dict[str, Any], Policy] | None = None,
-) -> bool:  # fmt: skip
+) -> bool:
     """Commit the outcome only if the claim still holds and the submission is unscored.
 
     ``probe`` (the answers' fingerprint and the benchmark's policy) is stored and checked with the result.
@@ -86,11 +98,17 @@ def _probe_flag(session: Session, row: Submission, fp: dict[str, Any], policy: P
     if row.client:
         related = or_(related, Submission.client == row.client)
     earlier = session.scalars(
-        select(Submission).where(
-            related, Submission.benchmark_id == row.benchmark_id, Submission.id != row.id,
-            Submission.fingerprint.is_not(None), Submission.created_at > row.created_at - PROBE_WINDOW_S,
-        ).order_by(Submission.id.desc()).limit(PROBE_LOOKBACK)
-    ).all()  # fmt: skip
+        select(Submission)
+        .where(
+            related,
+            Submission.benchmark_id == row.benchmark_id,
+            Submission.id != row.id,
+            Submission.fingerprint.is_not(None),
+            Submission.created_at > row.created_at - PROBE_WINDOW_S,
+        )
+        .order_by(Submission.id.desc())
+        .limit(PROBE_LOOKBACK)
+    ).all()
     close = [o.id for o in earlier if near_identical(fp, o.fingerprint or {}, max_diff=policy.probe_max_diff)]
     if len(close) < policy.probe_min_matches:
         return None
@@ -106,14 +124,22 @@ PROBE_LOOKBACK = 100
 
 
 def _commit_outcome(
-    db: Database, job_id: int, claim: str, *, results: dict[str, Any] | None, error: str | None,
+    db: Database,
+    job_id: int,
+    claim: str,
+    *,
+    results: dict[str, Any] | None,
+    error: str | None,
     probe: tuple[dict[str, Any], Policy] | None = None,
-) -> None:  # fmt: skip
+) -> None:
     with db.session() as session:
-        held = _count(session.execute(
-            update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
-            .values(state="failed" if error else "done", lease_until=0.0)
-        ))  # fmt: skip
+        held = _count(
+            session.execute(
+                update(Job)
+                .where(Job.id == job_id, Job.claim == claim, Job.state == "running")
+                .values(state="failed" if error else "done", lease_until=0.0)
+            )
+        )
         if held != 1:
             raise _ClaimLost
         submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
@@ -125,14 +151,24 @@ def _commit_outcome(
         row = session.get(Submission, submission_id)
         if probe is not None and row is not None and not error:
             values |= {"fingerprint": probe[0], "flag": _probe_flag(session, row, *probe)}
-        done = _count(session.execute(
-            update(Submission).where(Submission.id == submission_id, Submission.status != "scored").values(**values)
-        ))
+        done = _count(
+            session.execute(
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status != "scored")
+                .values(**values)
+            )
+        )
         if done != 1:
             raise _ClaimLost
 
 
-ARCHIVE_FAULTS: tuple[type[BaseException], ...] = (ValueError, KeyError, TypeError, zipfile.BadZipFile, SubmissionError)
+ARCHIVE_FAULTS: tuple[type[BaseException], ...] = (
+    ValueError,
+    KeyError,
+    TypeError,
+    zipfile.BadZipFile,
+    SubmissionError,
+)
 """Errors that are the archive's own fault: the job fails at once. Anything else (a plugin missing, the disk,
 the database) is the server's and the job is retried, up to ``Settings.max_attempts``."""
 
@@ -140,16 +176,20 @@ the database) is the server's and the job is retried, up to ``Settings.max_attem
 def _release(db: Database, job_id: int, claim: str, *, delay_s: float) -> None:
     """Hand a job back for a retry after ``delay_s``: its lease moves to a claim nobody holds."""
     with db.session() as session:
-        held = _count(session.execute(
-            update(Job).where(Job.id == job_id, Job.claim == claim, Job.state == "running")
-            .values(claim=uuid.uuid4().hex, lease_until=time.time() + delay_s)
-        ))  # fmt: skip
+        held = _count(
+            session.execute(
+                update(Job)
+                .where(Job.id == job_id, Job.claim == claim, Job.state == "running")
+                .values(claim=uuid.uuid4().hex, lease_until=time.time() + delay_s)
+            )
+        )
         if held == 1:
             submission_id = session.scalar(select(Job.submission_id).where(Job.id == job_id))
             session.execute(
-                update(Submission).where(Submission.id == submission_id, Submission.status != "scored")
+                update(Submission)
+                .where(Submission.id == submission_id, Submission.status != "scored")
                 .values(status="queued")
-            )  # fmt: skip
+            )
 
 
 def _score_detached(upload: Path, bench: dict[str, Any], settings: Settings, model: str) -> Any:
@@ -172,7 +212,9 @@ def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -
         return False
     job_id, claim = claimed
     with db.session() as session:
-        submission = session.scalar(select(Submission).join(Job, Job.submission_id == Submission.id).where(Job.id == job_id))
+        submission = session.scalar(
+            select(Submission).join(Job, Job.submission_id == Submission.id).where(Job.id == job_id)
+        )
         assert submission is not None
         benchmark = session.get(Benchmark, submission.benchmark_id)
         upload, model = Path(submission.upload), submission.model_name

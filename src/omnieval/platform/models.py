@@ -9,9 +9,17 @@ from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueCon
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
-    "ROLES", "AnnotationItem", "AnnotationScore", "ApiToken", "Base", "Benchmark", "Job", "RateLimitHits", "Submission",
+    "ROLES",
+    "AnnotationItem",
+    "AnnotationScore",
+    "ApiToken",
+    "Base",
+    "Benchmark",
+    "Job",
+    "RateLimitHits",
+    "Submission",
     "User",
-]  # fmt: skip
+]
 
 ROLES = ("user", "reviewer", "annotator", "admin")
 
@@ -33,7 +41,8 @@ class User(Base):
     panel: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
     approved: Mapped[bool] = mapped_column(default=True, server_default=true())
-    """False for a self-registered account awaiting an admin (``--registration approval``): it cannot log in."""
+    """False for a self-registered account awaiting an admin (``--registration approval``): it cannot log
+    in."""
 
 
 class ApiToken(Base):
@@ -57,7 +66,8 @@ class Benchmark(Base):
     tasks: Mapped[list[str]] = mapped_column(JSON)
     created_at: Mapped[float] = mapped_column(Float, default=_now)
     board_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    """Bumped by every change that can alter a board (publish, review, re-registering): the board cache's key."""
+    """Bumped by every change that can alter a board (publish, review, re-registering): the board cache's
+    key."""
     policy: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """Overrides of the server's oracle defences for this benchmark (``platform/policy.py``)."""
 

@@ -22,10 +22,23 @@ __all__ = ["error_answer", "install_error_handlers"]
 
 log = logging.getLogger("omnieval.platform")
 
-TITLES = {400: "Bad request", 401: "Please log in", 403: "Access denied", 404: "Page not found",
-          405: "Method not allowed", 409: "Request refused", 411: "Length required", 413: "Upload too large", 422: "Invalid request", 429: "Too many requests",
-          500: "Something went wrong"}  # fmt: skip
-_STARLETTE_DETAILS = {"Not Found": "there is no such page", "Method Not Allowed": "this page does not take that method"}
+TITLES = {
+    400: "Bad request",
+    401: "Please log in",
+    403: "Access denied",
+    404: "Page not found",
+    405: "Method not allowed",
+    409: "Request refused",
+    411: "Length required",
+    413: "Upload too large",
+    422: "Invalid request",
+    429: "Too many requests",
+    500: "Something went wrong",
+}
+_STARLETTE_DETAILS = {
+    "Not Found": "there is no such page",
+    "Method Not Allowed": "this page does not take that method",
+}
 
 
 def _is_api(request: Request) -> bool:
@@ -36,8 +49,12 @@ def _render(request: Request, status: int, message: str) -> Response:
     """``error.html`` with the visitor's nav bar (when their session and the database can be read)."""
     from omnieval.platform.pages import language_context, page_context, templates
 
-    context: dict[str, Any] = {"status": status, "title": TITLES.get(status, "Error"), "message": message,
-                               "login": f"/login?next={quote(_here(request))}" if status == 401 else None}  # fmt: skip
+    context: dict[str, Any] = {
+        "status": status,
+        "title": TITLES.get(status, "Error"),
+        "message": message,
+        "login": f"/login?next={quote(_here(request))}" if status == 401 else None,
+    }
     try:
         with request.app.state.db.session() as session:
             context |= page_context(request, session)

@@ -59,7 +59,9 @@ def _user(request: Request, session: Any) -> User | None:
 
 def _sign_in(request: Request, session: Any, user: User) -> None:
     request.session.clear()
-    request.session["sid"] = issue_token(session, user, kind="web", ttl_s=request.app.state.settings.session_ttl_s)
+    request.session["sid"] = issue_token(
+        session, user, kind="web", ttl_s=request.app.state.settings.session_ttl_s
+    )
 
 
 def _need(request: Request, session: Any, *roles: str) -> User:
@@ -89,7 +91,10 @@ def _language(request: Request) -> str:
     )
 
 
-PAGE_MESSAGES = ("Tick at least one board to publish on.", "This archive is identical to your submission %(id)s.")
+PAGE_MESSAGES = (
+    "Tick at least one board to publish on.",
+    "This archive is identical to your submission %(id)s.",
+)
 """Messages the handlers put on pages (translated there with ``_``)."""
 FLASHES = {
     "published": "Publication requested: a reviewer will look at it.",
@@ -99,7 +104,9 @@ FLASHES = {
 }
 
 
-def _render(request: Request, session: Any, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+def _render(
+    request: Request, session: Any, name: str, status_code: int = 200, **context: Any
+) -> HTMLResponse:
     context |= page_context(request, session)
     language = context["lang"]
     done = request.query_params.get("done")
@@ -136,19 +143,30 @@ def register_page(request: Request, session: SessionDep) -> HTMLResponse:
 
 
 @router.post("/register")
-def register(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
-             csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+def register(
+    request: Request,
+    session: SessionDep,
+    username: Annotated[str, Form()],
+    password: Annotated[str, Form()],
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
     _check_csrf(request, csrf)
     again = {"heading": "Register", "action": "/register"}
     if not request.app.state.limits["register"].allow(client_key(request)):
-        return _render(request, session, "auth.html", 429, **again, error="too many registrations; try again later")
+        return _render(
+            request, session, "auth.html", 429, **again, error="too many registrations; try again later"
+        )
     approval = request.app.state.settings.registration == "approval"
     try:
-        user = create_user(session, username=username, password=password, approved=not approval, self_service=True)
+        user = create_user(
+            session, username=username, password=password, approved=not approval, self_service=True
+        )
     except (AccountError, Busy) as exc:
         return _render(request, session, "auth.html", 422, **again, error=str(exc), username=username)
     if approval:
-        return _render(request, session, "auth.html", 202, **again, error="account created: an administrator approves it")
+        return _render(
+            request, session, "auth.html", 202, **again, error="account created: an administrator approves it"
+        )
     _sign_in(request, session, user)
     return _go("/submit")
 
@@ -159,13 +177,24 @@ def login_page(request: Request, session: SessionDep, next: str | None = None) -
 
 
 @router.post("/login")
-def login(request: Request, session: SessionDep, username: Annotated[str, Form()], password: Annotated[str, Form()],
-          csrf: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:  # fmt: skip
+def login(
+    request: Request,
+    session: SessionDep,
+    username: Annotated[str, Form()],
+    password: Annotated[str, Form()],
+    csrf: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "/",
+) -> Response:
     _check_csrf(request, csrf)
     again = {"heading": "Log in", "action": "/login", "next": _local(next), "username": username}
     limits = request.app.state.limits
-    if not (limits["login"].allow(f"{username}|{client_key(request)}") and limits["login_client"].allow(client_key(request))):
-        return _render(request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute")
+    if not (
+        limits["login"].allow(f"{username}|{client_key(request)}")
+        and limits["login_client"].allow(client_key(request))
+    ):
+        return _render(
+            request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute"
+        )
     try:
         user = authenticate(session, username=username, password=password)
     except Busy as exc:
@@ -173,7 +202,9 @@ def login(request: Request, session: SessionDep, username: Annotated[str, Form()
     if user is None:
         return _render(request, session, "auth.html", 401, **again, error="wrong username or password")
     if not user.approved:
-        return _render(request, session, "auth.html", 403, **again, error="this account is waiting for approval")
+        return _render(
+            request, session, "auth.html", 403, **again, error="this account is waiting for approval"
+        )
     _sign_in(request, session, user)
     return _go(_local(next))
 
@@ -191,12 +222,20 @@ def logout(request: Request, session: SessionDep, csrf: Annotated[str, Form()] =
 @router.get("/submit", response_class=HTMLResponse)
 def submit_page(request: Request, session: SessionDep) -> HTMLResponse:
     _need(request, session)
-    return _render(request, session, "submit.html", benchmarks=session.scalars(select(Benchmark)).all(), form={})
+    return _render(
+        request, session, "submit.html", benchmarks=session.scalars(select(Benchmark)).all(), form={}
+    )
 
 
 @router.post("/submit")
-def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form()], file: UploadFile,
-           model: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+def submit(
+    request: Request,
+    session: SessionDep,
+    benchmark: Annotated[str, Form()],
+    file: UploadFile,
+    model: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
     _check_csrf(request, csrf)
     user = _need(request, session)
     benchmarks = session.scalars(select(Benchmark)).all()
@@ -205,16 +244,30 @@ def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form
         error = "too many uploads; wait a minute"
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=error, form=form)
     try:
-        row = accept_upload(session, request.app.state.settings, user, benchmark=benchmark, stream=file.file,
-                            model=model, client=client_key(request))  # fmt: skip
+        row = accept_upload(
+            session,
+            request.app.state.settings,
+            user,
+            benchmark=benchmark,
+            stream=file.file,
+            model=model,
+            client=client_key(request),
+        )
     except QuotaExceeded as exc:
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=str(exc), form=form)
     except InvalidSubmission as exc:
         report = json.dumps(exc.report, ensure_ascii=False, indent=1)
         lines = validation_errors(exc.report)
         return _render(
-            request, session, "submit.html", 422,
-            benchmarks=benchmarks, error=str(exc), error_lines=lines, report=report, form=form,
+            request,
+            session,
+            "submit.html",
+            422,
+            benchmarks=benchmarks,
+            error=str(exc),
+            error_lines=lines,
+            report=report,
+            form=form,
         )
     except UploadError as exc:
         return _render(request, session, "submit.html", 422, benchmarks=benchmarks, error=str(exc), form=form)
@@ -224,9 +277,13 @@ def submit(request: Request, session: SessionDep, benchmark: Annotated[str, Form
 @router.get("/submissions", response_class=HTMLResponse)
 def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
     user = _need(request, session)
-    rows = session.scalars(select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)).all()
+    rows = session.scalars(
+        select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
+    ).all()
     views = [service.submission_view(session, r) for r in rows]
-    return _render(request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions")
+    return _render(
+        request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions"
+    )
 
 
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse)
@@ -245,7 +302,10 @@ def _submission(
     view = service.submission_view(session, row)
     context.setdefault("form", {})
     return _render(
-        request, session, "submission.html", status_code,
+        request,
+        session,
+        "submission.html",
+        status_code,
         s=view,
         owner=row.user_id == user.id,
         reviewer=reviewer,
@@ -282,7 +342,9 @@ def validation_errors(report: Any, where: str = "") -> list[str]:
 
 
 @router.get("/submissions/{submission_id}/logs/{name:path}", response_class=PlainTextResponse)
-def log_page(request: Request, session: SessionDep, submission_id: SubmissionId, name: str) -> PlainTextResponse:
+def log_page(
+    request: Request, session: SessionDep, submission_id: SubmissionId, name: str
+) -> PlainTextResponse:
     """A log file of the submission's logs_public.zip as plain text, for reviewers."""
     user = _need(request, session)
     with http_errors():
@@ -312,12 +374,25 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
 def reviews(request: Request, session: SessionDep) -> HTMLResponse:
     _need(request, session, "reviewer", "admin")
     views = [service.submission_view(session, r) for r in service.review_queue(session)]
-    return _render(request, session, "submissions.html", heading="Publication requests", submissions=views, link="/submissions")
+    return _render(
+        request,
+        session,
+        "submissions.html",
+        heading="Publication requests",
+        submissions=views,
+        link="/submissions",
+    )
 
 
 @router.post("/reviews/{submission_id}")
-def review(request: Request, session: SessionDep, submission_id: SubmissionId, decision: Annotated[str, Form()],
-           comment: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+def review(
+    request: Request,
+    session: SessionDep,
+    submission_id: SubmissionId,
+    decision: Annotated[str, Form()],
+    comment: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
     _check_csrf(request, csrf)
     user = _need(request, session, "reviewer", "admin")
     with http_errors():
@@ -326,8 +401,15 @@ def review(request: Request, session: SessionDep, submission_id: SubmissionId, d
 
 
 @router.get("/boards/{benchmark}/{board}", response_class=HTMLResponse)
-def board_page(request: Request, session: SessionDep, benchmark: str, board: str, sort: str | None = None,
-               order: str = "desc", q: str | None = None) -> HTMLResponse:  # fmt: skip
+def board_page(
+    request: Request,
+    session: SessionDep,
+    benchmark: str,
+    board: str,
+    sort: str | None = None,
+    order: str = "desc",
+    q: str | None = None,
+) -> HTMLResponse:
     with http_errors(refused=422):
         data = service.board(session, benchmark, board, sort=sort, order=order, query=q)
     columns = BOARD_COLUMNS.get(board, MODALITY_COLUMNS)
@@ -348,12 +430,24 @@ def model_page(request: Request, session: SessionDep, submission_id: SubmissionI
 def annotate_page(request: Request, session: SessionDep, saved: bool = False) -> HTMLResponse:
     user = _need(request, session, "annotator", "admin")
     item = annotation.next_item(session, user)
-    return _render(request, session, "annotate.html", item=None if item is None else annotation.item_view(item), saved=saved)
+    return _render(
+        request,
+        session,
+        "annotate.html",
+        item=None if item is None else annotation.item_view(item),
+        saved=saved,
+    )
 
 
 @router.post("/annotate/{item_pk}")
-def annotate(request: Request, session: SessionDep, item_pk: ItemId, score: Annotated[str, Form()],
-             rationale: Annotated[str, Form()] = "", csrf: Annotated[str, Form()] = "") -> Response:  # fmt: skip
+def annotate(
+    request: Request,
+    session: SessionDep,
+    item_pk: ItemId,
+    score: Annotated[str, Form()],
+    rationale: Annotated[str, Form()] = "",
+    csrf: Annotated[str, Form()] = "",
+) -> Response:
     _check_csrf(request, csrf)
     user = _need(request, session, "annotator", "admin")
     value = None if score == "NA" else int(score) if score.lstrip("-").isdigit() else -999

@@ -40,7 +40,8 @@ class Policy:
 
 
 def fingerprint(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    """Per task, an 8-hex-digit hash of each answer by id: enough to compare submissions, useless as answers."""
+    """Per task, an 8-hex-digit hash of each answer by id: enough to compare submissions, useless as
+    answers."""
     return {
         task: {sid: hashlib.sha256(text.encode()).hexdigest()[:8] for sid, text in given.items()}
         for task, given in answers.items()
@@ -48,7 +49,8 @@ def fingerprint(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]
 
 
 def near_identical(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]], *, max_diff: int) -> bool:
-    """Same tasks and ids, differing in between 1 and ``max_diff`` answers (a probe changes a few at a time)."""
+    """Same tasks and ids, differing in between 1 and ``max_diff`` answers (a probe changes a few at a
+    time)."""
     if a.keys() != b.keys() or any(a[t].keys() != b[t].keys() for t in a):
         return False
     diff = sum(a[t][i] != b[t][i] for t in a for i in a[t])

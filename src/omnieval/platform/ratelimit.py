@@ -43,7 +43,9 @@ def _lock_row(session: Session, digest: str) -> None:
         stmt = sqlite_insert(RateLimitHits)
     stmt = stmt.values(key=digest, hits=[], expires_at=0.0)
     table = RateLimitHits.__table__
-    session.execute(stmt.on_conflict_do_update(index_elements=[table.c.key], set_={"expires_at": table.c.expires_at}))
+    session.execute(
+        stmt.on_conflict_do_update(index_elements=[table.c.key], set_={"expires_at": table.c.expires_at})
+    )
 
 
 class RateLimiter:
@@ -52,10 +54,13 @@ class RateLimiter:
     def __init__(
         self, db: Database, *, kind: str, limit: int, window_s: float, clock: Callable[[], float] = time.time
     ) -> None:
-        """``clock`` is the wall clock (shared by processes; monotonic clocks are not); tests pass a fake one."""
+        """``clock`` is the wall clock (shared by processes; monotonic clocks are not); tests pass a fake
+        one."""
         dialect = db.engine.dialect.name
         if dialect not in DIALECTS:
-            raise ConfigError(f"the platform's rate limits need SQLite or PostgreSQL, not {dialect!r} ({db.engine.url})")
+            raise ConfigError(
+                f"the platform's rate limits need SQLite or PostgreSQL, not {dialect!r} ({db.engine.url})"
+            )
         self.db, self.kind, self.limit, self.window_s = db, kind, limit, window_s
         self.clock = clock
         self._next_prune = 0.0
@@ -72,12 +77,17 @@ class RateLimiter:
             if allowed:
                 recent.append(now)
             expires = max(recent, default=now) + self.window_s
-            session.execute(update(RateLimitHits).where(RateLimitHits.key == digest).values(hits=recent, expires_at=expires))
+            session.execute(
+                update(RateLimitHits)
+                .where(RateLimitHits.key == digest)
+                .values(hits=recent, expires_at=expires)
+            )
         self._prune(now)
         return allowed
 
     def _prune(self, now: float) -> None:
-        """Drop rows with no hit left in their window, at most once a window per process (housekeeping only)."""
+        """Drop rows with no hit left in their window, at most once a window per process (housekeeping
+        only)."""
         if now < self._next_prune:
             return
         self._next_prune = now + self.window_s

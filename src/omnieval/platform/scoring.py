@@ -18,9 +18,20 @@ from omnieval.types import Response
 __all__ = ["PUBLIC_TASK_KEYS", "score_submission"]
 
 PUBLIC_TASK_KEYS = (
-    "score", "n", "n_scored", "states", "metrics", "score_metric", "ci95", "by_variant", "parse_fallbacks",
-    "truncated_scoring", "version", "metric_versions", "modalities",
-)  # fmt: skip
+    "score",
+    "n",
+    "n_scored",
+    "states",
+    "metrics",
+    "score_metric",
+    "ci95",
+    "by_variant",
+    "parse_fallbacks",
+    "truncated_scoring",
+    "version",
+    "metric_versions",
+    "modalities",
+)
 """The per-task result fields a submitter sees (no example reasons: they may quote the gold answer)."""
 
 MISSING = "no answer for this id in the submission"
@@ -85,8 +96,10 @@ def score_submission(
         task_records = _task_records(task, given)
         known = {_id_key(s.id) for s in task.iter_samples()}
         coverage[task.name] = {
-            "answered": len(known & set(given)), "missing": len(known - set(given)), "unknown": len(set(given) - known),
-        }  # fmt: skip
+            "answered": len(known & set(given)),
+            "missing": len(known - set(given)),
+            "unknown": len(set(given) - known),
+        }
         records.extend(task_records)
     results = compute_results(tasks, records, model=model)
     results["breakdowns"] = _task_breakdowns(results["tasks"])

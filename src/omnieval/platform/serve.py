@@ -34,5 +34,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None
     factory = functools.partial(create_app, settings)
     config = uvicorn.Config(factory, factory=True, host=host, port=port, workers=workers, log_level="info")
     server = uvicorn.Server(config)
-    extra = {"target": server.run} if "target" in inspect.signature(Multiprocess).parameters else {}  # uvicorn < 0.30
+    extra = (
+        {"target": server.run} if "target" in inspect.signature(Multiprocess).parameters else {}
+    )  # uvicorn < 0.30
     Multiprocess(config, sockets=[config.bind_socket()], **extra).run()

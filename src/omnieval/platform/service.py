@@ -14,9 +14,17 @@ from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.policy import rounded
 
 __all__ = [
-    "BOARDS", "Forbidden", "NotFound", "board", "bump_board_version", "can_review", "get_submission", "publish", "review",
+    "BOARDS",
+    "Forbidden",
+    "NotFound",
+    "board",
+    "bump_board_version",
+    "can_review",
+    "get_submission",
+    "publish",
+    "review",
     "submission_view",
-]  # fmt: skip
+]
 
 BOARDS = ("image", "audio", "video", "multi")
 MODEL_INFO_KEYS = ("parameters", "license", "hardware", "versions")
@@ -67,11 +75,19 @@ def shown_results(row: Submission) -> dict[str, Any]:
 def submission_view(session: Session, row: Submission) -> dict[str, Any]:
     bench = session.get(Benchmark, row.benchmark_id)
     return {
-        "id": row.id, "benchmark": bench.name if bench else None, "model": row.model_name, "status": row.status,
-        "results": shown_results(row), "validation": row.validation, "error": row.error,
-        "publication": row.publication, "boards": row.boards, "model_info": row.model_info,
-        "review_comment": row.review_comment, "created_at": row.created_at,
-    }  # fmt: skip
+        "id": row.id,
+        "benchmark": bench.name if bench else None,
+        "model": row.model_name,
+        "status": row.status,
+        "results": shown_results(row),
+        "validation": row.validation,
+        "error": row.error,
+        "publication": row.publication,
+        "boards": row.boards,
+        "model_info": row.model_info,
+        "review_comment": row.review_comment,
+        "created_at": row.created_at,
+    }
 
 
 MAX_MODEL_INFO_BYTES = 4096
@@ -84,7 +100,9 @@ def check_model_info(model_info: dict[str, Any]) -> None:
         raise ValueError(f"model_info is {size} bytes as JSON; at most {MAX_MODEL_INFO_BYTES} are allowed")
 
 
-def publish(session: Session, user: User, submission_id: int, *, boards: list[str], model_info: dict[str, Any]) -> Submission:
+def publish(
+    session: Session, user: User, submission_id: int, *, boards: list[str], model_info: dict[str, Any]
+) -> Submission:
     row = get_submission(session, user, submission_id)
     if row.user_id != user.id:
         raise NotFound(f"submission {submission_id} not found")
@@ -93,7 +111,9 @@ def publish(session: Session, user: User, submission_id: int, *, boards: list[st
         raise ValueError(f"boards must be a non-empty subset of {list(BOARDS)}; unknown: {bad}")
     check_model_info(model_info)
     if row.status != "scored":
-        raise ValueError(f"submission {submission_id} is {row.status}: only scored submissions can be published")
+        raise ValueError(
+            f"submission {submission_id} is {row.status}: only scored submissions can be published"
+        )
     row.boards, row.model_info, row.publication = sorted(set(boards)), model_info, "requested"
     bump_board_version(session, row.benchmark_id)  # re-publishing takes an approved row off the boards
     return row
@@ -136,8 +156,14 @@ def _log_index(upload: str) -> tuple[dict[str, Any], ...]:
     """The listing, read once per process and upload (uploads never change; their entries are bounded at
     upload time by ``Settings.max_log_entries``)."""
     try:
-        with zipfile.ZipFile(upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs:
-            return tuple({"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir())[:500]
+        with (
+            zipfile.ZipFile(upload) as zf,
+            zf.open("logs_public.zip") as inner,
+            zipfile.ZipFile(inner) as logs,
+        ):
+            return tuple(
+                {"name": i.filename, "size": i.file_size} for i in logs.infolist() if not i.is_dir()
+            )[:500]
     except (KeyError, OSError, zipfile.BadZipFile):
         return ()
 
@@ -146,8 +172,12 @@ def log_text(session: Session, user: User, submission_id: int, name: str) -> str
     """One log file's text for the reviewer (UTF-8, invalid bytes replaced, cut at ``LOG_READ_CAP``)."""
     row = _log_archive(session, user, submission_id)
     try:
-        with zipfile.ZipFile(row.upload) as zf, zf.open("logs_public.zip") as inner, zipfile.ZipFile(inner) as logs, \
-                logs.open(name) as member:  # an exact member name: nothing is written or resolved on disk
+        with (
+            zipfile.ZipFile(row.upload) as zf,
+            zf.open("logs_public.zip") as inner,
+            zipfile.ZipFile(inner) as logs,
+            logs.open(name) as member,
+        ):  # an exact member name: nothing is written or resolved on disk
             data = member.read(LOG_READ_CAP + 1)
     except KeyError:
         raise NotFound(f"no log file {name!r} in submission {submission_id}") from None
@@ -165,9 +195,10 @@ def review_queue(session: Session) -> list[Submission]:
 
 def _approved(session: Session, bench: Benchmark, board_name: str) -> dict[str, Submission]:
     rows = session.scalars(
-        select(Submission).where(Submission.benchmark_id == bench.id, Submission.publication == "approved")
+        select(Submission)
+        .where(Submission.benchmark_id == bench.id, Submission.publication == "approved")
         .order_by(Submission.id)
-    ).all()  # fmt: skip
+    ).all()
     return {str(r.id): r for r in rows if board_name in r.boards}
 
 
@@ -179,7 +210,9 @@ def bump_board_version(session: Session, benchmark_id: int) -> None:
     """Invalidate the benchmark's cached boards in every server process (an atomic increment, committed with
     the change that caused it)."""
     session.execute(
-        update(Benchmark).where(Benchmark.id == benchmark_id).values(board_version=Benchmark.board_version + 1)
+        update(Benchmark)
+        .where(Benchmark.id == benchmark_id)
+        .values(board_version=Benchmark.board_version + 1)
     )
 
 
@@ -202,16 +235,26 @@ def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict
     subs = _approved(session, bench, board_name)
     scheme = schemes.get(bench.scheme)([{**(r.results or {}), "model": key} for key, r in subs.items()])
     part = scheme["boards"][board_name]
-    out = {"title": scheme.get("title"), "rows": [_public_row(row, subs[str(row["model"])]) for row in part["rows"]],
-           "human_baseline": part["human_baseline"]}  # fmt: skip
+    out = {
+        "title": scheme.get("title"),
+        "rows": [_public_row(row, subs[str(row["model"])]) for row in part["rows"]],
+        "human_baseline": part["human_baseline"],
+    }
     if len(_BOARD_CACHE) >= _BOARD_CACHE_SIZE:
         _BOARD_CACHE.clear()
     _BOARD_CACHE[key] = out
     return out
 
 
-def board(session: Session, benchmark: str, board_name: str, *, sort: str | None = None,
-          order: str = "desc", query: str | None = None) -> dict[str, Any]:  # fmt: skip
+def board(
+    session: Session,
+    benchmark: str,
+    board_name: str,
+    *,
+    sort: str | None = None,
+    order: str = "desc",
+    query: str | None = None,
+) -> dict[str, Any]:
     """A public board computed by the benchmark's leaderboard scheme (the code of ``omnieval leaderboard``).
 
     Each submission enters the scheme under its id (names may repeat); rows then get the model's name.
@@ -230,8 +273,13 @@ def board(session: Session, benchmark: str, board_name: str, *, sort: str | None
         rows.sort(key=lambda r: (r[sort] is None, isinstance(r[sort], str), r[sort]), reverse=order != "asc")
     hb = part["human_baseline"]
     human = dict(hb) if isinstance(hb, dict) else {"model": "Human Baseline", "total": hb}
-    return {"benchmark": benchmark, "board": board_name, "title": part["title"], "rows": rows,
-            "human_baseline": {**human, "human": True}}  # fmt: skip
+    return {
+        "benchmark": benchmark,
+        "board": board_name,
+        "title": part["title"],
+        "rows": rows,
+        "human_baseline": {**human, "human": True},
+    }
 
 
 def _sortable(rows: list[dict[str, Any]]) -> list[str]:
@@ -253,6 +301,15 @@ def model_page(session: Session, submission_id: int) -> dict[str, Any]:
     if row is None or row.publication != "approved":
         raise NotFound(f"no published model {submission_id}")
     bench = session.get(Benchmark, row.benchmark_id)
-    tasks = {n: {"score": b.get("score"), "n": b.get("n")} for n, b in ((row.results or {}).get("tasks") or {}).items()}
-    return {"submission": row.id, "benchmark": bench.name if bench else None, "model": row.model_name,
-            "boards": row.boards, "model_info": row.model_info, "tasks": tasks}  # fmt: skip
+    tasks = {
+        n: {"score": b.get("score"), "n": b.get("n")}
+        for n, b in ((row.results or {}).get("tasks") or {}).items()
+    }
+    return {
+        "submission": row.id,
+        "benchmark": bench.name if bench else None,
+        "model": row.model_name,
+        "boards": row.boards,
+        "model_info": row.model_info,
+        "tasks": tasks,
+    }

@@ -54,7 +54,9 @@ def _check_member(info: zipfile.ZipInfo, settings: Settings) -> None:
     if stat.S_ISLNK(info.external_attr >> 16):
         raise UploadError(f"symbolic links are not allowed in the zip: {name!r}")
     if info.file_size > settings.max_ratio * max(info.compress_size, 1) and info.file_size > CHUNK:
-        raise UploadError(f"{name!r} expands {info.file_size / max(info.compress_size, 1):.0f}x: refused as a zip bomb")
+        raise UploadError(
+            f"{name!r} expands {info.file_size / max(info.compress_size, 1):.0f}x: refused as a zip bomb"
+        )
 
 
 def check_zip(path: Path, settings: Settings) -> None:
@@ -72,7 +74,9 @@ def check_zip(path: Path, settings: Settings) -> None:
         _check_member(info, settings)
         total += info.file_size
     if total > settings.max_unpacked_bytes:
-        raise UploadError(f"the zip unpacks to {total} bytes; at most {settings.max_unpacked_bytes} are allowed")
+        raise UploadError(
+            f"the zip unpacks to {total} bytes; at most {settings.max_unpacked_bytes} are allowed"
+        )
     _check_actual_sizes(path, settings)
     _check_nested_logs(path, settings)
 
@@ -120,12 +124,18 @@ def _check_actual_sizes(path: Path, settings: Settings) -> None:
                     while chunk := fh.read(CHUNK):
                         member, total = member + len(chunk), total + len(chunk)
                         if member > CHUNK and member > settings.max_ratio * max(info.compress_size, 1):
-                            raise UploadError(f"{info.filename!r} expands more than {settings.max_ratio:.0f}x: "
-                                              "refused as a zip bomb")  # fmt: skip
+                            raise UploadError(
+                                f"{info.filename!r} expands more than {settings.max_ratio:.0f}x: "
+                                "refused as a zip bomb"
+                            )
                         if total > settings.max_unpacked_bytes:
-                            raise UploadError(f"the zip unpacks to more than {settings.max_unpacked_bytes} bytes")
+                            raise UploadError(
+                                f"the zip unpacks to more than {settings.max_unpacked_bytes} bytes"
+                            )
             except (zipfile.BadZipFile, EOFError, zlib.error, NotImplementedError, RuntimeError, OSError):
-                raise UploadError(f"{info.filename!r} is corrupt: its data does not match its header") from None
+                raise UploadError(
+                    f"{info.filename!r} is corrupt: its data does not match its header"
+                ) from None
 
 
 def sweep_orphans(referenced: set[str], settings: Settings, *, now: float) -> list[Path]:
@@ -136,7 +146,11 @@ def sweep_orphans(referenced: set[str], settings: Settings, *, now: float) -> li
         return []
     gone = []
     for path in settings.uploads.iterdir():
-        if str(path) in referenced or not path.is_file() or path.stat().st_mtime > now - settings.orphan_age_s:
+        if (
+            str(path) in referenced
+            or not path.is_file()
+            or path.stat().st_mtime > now - settings.orphan_age_s
+        ):
             continue
         path.unlink(missing_ok=True)
         gone.append(path)

@@ -65,9 +65,15 @@ def _validate(path: Any, bench: Benchmark) -> dict[str, Any]:
 
 
 def accept_upload(
-    session: Session, settings: Settings, user: User, *, benchmark: str, stream: BinaryIO, model: str,
+    session: Session,
+    settings: Settings,
+    user: User,
+    *,
+    benchmark: str,
+    stream: BinaryIO,
+    model: str,
     client: str | None = None,
-) -> Submission:  # fmt: skip
+) -> Submission:
     """Store, check and queue an upload; ``client`` (the client's address) relates accounts for the probe
     detector."""
     if not benchmark.strip():
@@ -84,14 +90,21 @@ def accept_upload(
         raise
 
 
-def _queue(session: Session, user: User, bench: Benchmark, path: Path, *, model: str, client: str | None) -> Submission:
+def _queue(
+    session: Session, user: User, bench: Benchmark, path: Path, *, model: str, client: str | None
+) -> Submission:
     report = _validate(path, bench)
     if not report.get("ok"):
         raise InvalidSubmission("the submission is not valid; see the per-task report", report)
     report.pop("file", None)
-    row = Submission(user_id=user.id, benchmark_id=bench.id, upload=str(path), validation=report,
-                     model_name=(model or "").strip()[:128] or f"{user.username}'s model",
-                     client=client_digest(client) if client else None)  # fmt: skip
+    row = Submission(
+        user_id=user.id,
+        benchmark_id=bench.id,
+        upload=str(path),
+        validation=report,
+        model_name=(model or "").strip()[:128] or f"{user.username}'s model",
+        client=client_digest(client) if client else None,
+    )
     session.add(row)
     session.flush()
     enqueue(session, row)

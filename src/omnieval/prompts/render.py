@@ -25,7 +25,14 @@ from omnieval.types import (
     VideoPart,
 )
 
-__all__ = ["build_request", "gold_answers", "options_block", "oracle_targets", "place_media", "render_messages"]
+__all__ = [
+    "build_request",
+    "gold_answers",
+    "options_block",
+    "oracle_targets",
+    "place_media",
+    "render_messages",
+]
 
 _PART = {"image": ImagePart, "audio": AudioPart, "video": VideoPart}
 
@@ -121,15 +128,21 @@ def render_messages(
     """The chat messages for one sample."""
     if spec.prompt.renderer is not None:
         ctx = RenderContext(spec=spec, variant=variant, demos=demos, history=history)
-        messages: tuple[Message, ...] = renderers.get(spec.prompt.renderer.name)(sample, ctx, **spec.prompt.renderer.options)
+        messages: tuple[Message, ...] = renderers.get(spec.prompt.renderer.name)(
+            sample, ctx, **spec.prompt.renderer.options
+        )
         return _strip_media(messages) if blind else messages
     out: list[Message] = []
     system = variant.system or spec.prompt.system
     if system:
-        out.append(Message(role="system", content=render_template(system, **_variables(sample, spec, history))))
+        out.append(
+            Message(role="system", content=render_template(system, **_variables(sample, spec, history)))
+        )
     for demo in demos:
         out.append(_user_turn(demo, spec, variant, blind=blind))
-        answer = render_template(spec.prompt.fewshot.answer_template, target=gold_answers(demo, spec)[0], sample=demo)
+        answer = render_template(
+            spec.prompt.fewshot.answer_template, target=gold_answers(demo, spec)[0], sample=demo
+        )
         out.append(Message(role="assistant", content=answer))
     if spec.prompt.history == "messages":
         for earlier, answer in history:

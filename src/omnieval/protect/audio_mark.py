@@ -45,7 +45,8 @@ def _whitened(x: np.ndarray) -> np.ndarray:
     """``x`` with every in-band short-time spectral bin scaled to unit magnitude and the rest removed.
 
     The host's loud, coloured components are the detector's noise; flattening them frame by frame (phase-only,
-    as in phase correlation) leaves the flat mark's share of every bin equal and lifts z about fivefold at 30 dB.
+    as in phase correlation) leaves the flat mark's share of every bin equal and lifts z about fivefold at 30
+    dB.
     """
     freqs, _, spec = signal.stft(x, fs=_RATE, nperseg=_STFT_FRAME)
     magnitude = np.abs(spec)

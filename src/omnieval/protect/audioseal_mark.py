@@ -28,10 +28,14 @@ class AudioSealMarker:
         try:
             from audioseal import AudioSeal
         except ModuleNotFoundError:
-            raise ConfigError("AudioSeal needs the optional package: pip install 'omnieval[protect]'") from None
+            raise ConfigError(
+                "AudioSeal needs the optional package: pip install 'omnieval[protect]'"
+            ) from None
         for role, path in (("generator", generator), ("detector", detector)):
             if path is not None and not path.is_file():
-                raise ConfigError(f"AudioSeal {role} checkpoint {path} not found (weights are never downloaded here)")
+                raise ConfigError(
+                    f"AudioSeal {role} checkpoint {path} not found (weights are never downloaded here)"
+                )
         self.generator = AudioSeal.load_generator(str(generator)) if generator else None
         self.detector = AudioSeal.load_detector(str(detector)) if detector else None
         self.threshold = threshold

@@ -26,7 +26,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def word_ngrams(text: str, n: int) -> set[int]:
-    """Hashed lower-case word n-grams (ё folded to е); a text shorter than ``n`` words gives one n-gram of all."""
+    """Hashed lower-case word n-grams (ё folded to е); a text shorter than ``n`` words gives one n-gram of
+    all."""
     words = _WORD.findall(text.lower().replace("ё", "е"))
     if not words:
         return set()
@@ -77,10 +78,13 @@ def _open_text(path: Path) -> IO[str]:
     return path.open(encoding="utf-8")
 
 
-def iter_corpus(paths: Iterable[Path], *, text_field: str = "text", carry_words: int = 0) -> Iterator[tuple[str, str]]:
+def iter_corpus(
+    paths: Iterable[Path], *, text_field: str = "text", carry_words: int = 0
+) -> Iterator[tuple[str, str]]:
     """``(document id, text)`` one at a time: a JSONL line's ``text_field`` or a plain-text line.
 
-    A plain-text line is prefixed with the last ``carry_words`` words of the file's previous line (give n − 1),
+    A plain-text line is prefixed with the last ``carry_words`` words of the file's previous line (give n −
+    1),
     so an n-gram that a wrapped text splits over a line break is still seen; JSONL records stand alone.
     """
     for root in paths:
@@ -108,7 +112,9 @@ def _json_text(line: str, path: Path, number: int, text_field: str) -> str:
     try:
         value = json.loads(line)[text_field]
     except (json.JSONDecodeError, KeyError, TypeError):
-        raise SourceError(f"corpus file {path}, line {number}: not JSON with a {text_field!r} field") from None
+        raise SourceError(
+            f"corpus file {path}, line {number}: not JSON with a {text_field!r} field"
+        ) from None
     return str(value)
 
 
@@ -133,9 +139,17 @@ def ngram_overlap(
     for i, (task, sample_id) in enumerate(index.keys):
         overlap = len(index.matched[i]) / index.sizes[i] if index.sizes[i] else 0.0
         flagged = overlap >= threshold and index.sizes[i] > 0
-        rows.append({"task": task, "sample_id": sample_id, "ngrams": index.sizes[i],
-                     "matched": len(index.matched[i]), "overlap": round(overlap, 6),
-                     "contaminated": flagged, "first_document": index.first_document[i]})
+        rows.append(
+            {
+                "task": task,
+                "sample_id": sample_id,
+                "ngrams": index.sizes[i],
+                "matched": len(index.matched[i]),
+                "overlap": round(overlap, 6),
+                "contaminated": flagged,
+                "first_document": index.first_document[i],
+            }
+        )
         stats = per_task.setdefault(task, {"samples": 0, "contaminated": 0})
         stats["samples"] += 1
         stats["contaminated"] += flagged

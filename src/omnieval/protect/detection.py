@@ -45,7 +45,8 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def to_detection(z: float, *, threshold: float = DEFAULT_THRESHOLD) -> Detection:
-    """Detection with ``confidence`` = Φ(z − threshold): 0.5 exactly at the threshold, as AudioSeal's probability.
+    """Detection with ``confidence`` = Φ(z − threshold): 0.5 exactly at the threshold, as AudioSeal's
+    probability.
 
     Φ(z) alone would read as "97 % sure" for a chance z of 2 (a wrong key); centring on the threshold makes
     ``detected`` ⇔ ``confidence > 0.5`` for every method, and a wrong key or clean file stays near 0.

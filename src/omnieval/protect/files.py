@@ -48,7 +48,13 @@ class MarkSettings:
     """Everything a mark needs, checked once before any file is touched."""
 
     def __init__(
-        self, *, kind: Kind, key: str | None, overlay: Overlay | None, strength: float = 4.0, snr_db: float = DEFAULT_SNR_DB,
+        self,
+        *,
+        kind: Kind,
+        key: str | None,
+        overlay: Overlay | None,
+        strength: float = 4.0,
+        snr_db: float = DEFAULT_SNR_DB,
         audioseal: AudioSealMarker | None = None,
     ) -> None:
         self.audioseal = audioseal
@@ -59,7 +65,9 @@ class MarkSettings:
         if kind == "image-visible" and overlay is None:
             raise ConfigError("--kind image-visible needs --text or --logo")
         if kind == "video" and overlay is None and not key:
-            raise ConfigError("--kind video needs --text or --logo (a visible mark), --key (an invisible one), or both")
+            raise ConfigError(
+                "--kind video needs --text or --logo (a visible mark), --key (an invisible one), or both"
+            )
         if overlay is not None and kind != "audio":
             overlay.check()
         self.kind, self.key, self.overlay, self.strength, self.snr_db = kind, key, overlay, strength, snr_db
@@ -74,7 +82,9 @@ class MarkSettings:
 
         def mark(img: Image.Image) -> Image.Image:
             if self.overlay is not None:
-                layer = layers.get(img.size) or layers.setdefault(img.size, render_overlay(self.overlay, img.size))
+                layer = layers.get(img.size) or layers.setdefault(
+                    img.size, render_overlay(self.overlay, img.size)
+                )
                 img = apply_overlay(img, layer)
             if self.key and self.kind != "image-visible":
                 img = embed_image(img, key=self.key, strength=self.strength)
@@ -114,7 +124,9 @@ def _mark_audio(path: Path, target: Path, settings: MarkSettings) -> None:
 
     with path.open("rb") as fh:
         data, rate, info = decode_audio(fh, where=str(path))
-    soundfile.write(str(target), _marked_audio(data, rate, settings), rate, subtype=info["subtype"], format=info["format"])
+    soundfile.write(
+        str(target), _marked_audio(data, rate, settings), rate, subtype=info["subtype"], format=info["format"]
+    )
 
 
 def _image_cell_fn(settings: MarkSettings) -> CellFn:
@@ -125,21 +137,26 @@ def _image_cell_fn(settings: MarkSettings) -> CellFn:
         out = io.BytesIO()
         fmt = info.get("format") or "PNG"
         marked = mark(img)
-        (marked.convert("RGB") if fmt == "JPEG" else marked).save(out, format=fmt, **({"quality": 95} if fmt == "JPEG" else {}))
+        (marked.convert("RGB") if fmt == "JPEG" else marked).save(
+            out, format=fmt, **({"quality": 95} if fmt == "JPEG" else {})
+        )
         return out.getvalue()
 
     return convert
 
 
 def _audio_cell_fn(settings: MarkSettings) -> CellFn:
-    """Audio cells (HF ``Audio`` features) are decoded, marked and written back in their own format and subtype."""
+    """Audio cells (HF ``Audio`` features) are decoded, marked and written back in their own format and
+    subtype."""
     import soundfile
 
     def convert(raw: bytes, where: str) -> bytes:
         data, rate, info = decode_audio(io.BytesIO(raw), where=where)
         out = io.BytesIO()
         try:
-            soundfile.write(out, _marked_audio(data, rate, settings), rate, subtype=info["subtype"], format=info["format"])
+            soundfile.write(
+                out, _marked_audio(data, rate, settings), rate, subtype=info["subtype"], format=info["format"]
+            )
         except (soundfile.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
             raise MediaError(f"cannot write {info['format']} audio back: {exc}", path=where) from None
         return out.getvalue()
@@ -148,7 +165,8 @@ def _audio_cell_fn(settings: MarkSettings) -> CellFn:
 
 
 def _mark_table_file(path: Path, target: Path, settings: MarkSettings) -> int:
-    """Mark the image (or, for --kind audio, audio) columns of a Parquet or Arrow file; video kinds copy it."""
+    """Mark the image (or, for --kind audio, audio) columns of a Parquet or Arrow file; video kinds copy
+    it."""
     if settings.kind == "video":
         shutil.copy2(path, target)
         return 0
@@ -168,8 +186,11 @@ def _refuse_unsupported(source: Path, kind: str) -> None:
     files = [source] if source.is_file() else source.rglob("*")
     unsupported = sorted(p for p in files if p.is_file() and p.suffix.lower() in UNSUPPORTED[media])
     if unsupported:
-        raise MediaError(f"unsupported {media} format {unsupported[0].suffix!r} ({len(unsupported)} file(s)); "
-                         f"convert to {', '.join(sorted(suffixes))} first", path=str(unsupported[0]))
+        raise MediaError(
+            f"unsupported {media} format {unsupported[0].suffix!r} ({len(unsupported)} file(s)); "
+            f"convert to {', '.join(sorted(suffixes))} first",
+            path=str(unsupported[0]),
+        )
 
 
 def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, Any]:
@@ -179,7 +200,10 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
     _refuse_unsupported(source, settings.kind)
     candidates = _media_files(source, settings.suffixes)
     if not candidates:
-        raise MediaError(f"no {settings.kind.split('-')[0]} files ({', '.join(sorted(settings.suffixes))}) or Parquet", path=str(source))
+        raise MediaError(
+            f"no {settings.kind.split('-')[0]} files ({', '.join(sorted(settings.suffixes))}) or Parquet",
+            path=str(source),
+        )
     counts = {"marked": 0, "copied": 0, "parquet_cells": 0}
     _refuse_non_empty(output)
     with staged_dir(output) as tmp:
@@ -207,7 +231,7 @@ def mark_tree(source: Path, output: Path, settings: MarkSettings) -> dict[str, A
 def _detect_bytes(
     raw: bytes | Path, *, where: str, kind: str, key: str, threshold: float, audioseal: AudioSealMarker | None
 ) -> Detection:
-    with (raw.open("rb") if isinstance(raw, Path) else io.BytesIO(raw)) as fh:
+    with raw.open("rb") if isinstance(raw, Path) else io.BytesIO(raw) as fh:
         if kind == "audio":
             data, rate, _ = decode_audio(fh, where=where)
             if audioseal is not None:
@@ -218,7 +242,8 @@ def _detect_bytes(
 
 
 def _detect_targets(source: Path, kind: str) -> Iterator[tuple[str, bytes | Path, str]]:
-    """``(report path, file or cell bytes, where for errors)``: media files, then the media cells of tables."""
+    """``(report path, file or cell bytes, where for errors)``: media files, then the media cells of
+    tables."""
     if source.is_file():
         yield source.name, source, str(source)
         return
@@ -234,7 +259,7 @@ def _detect_targets(source: Path, kind: str) -> Iterator[tuple[str, bytes | Path
 
 def _signal(raw: bytes | Path, *, where: str, kind: str) -> np.ndarray:
     """The decoded samples (audio) or pixels (images) of a file or cell, as float64."""
-    with (raw.open("rb") if isinstance(raw, Path) else io.BytesIO(raw)) as fh:
+    with raw.open("rb") if isinstance(raw, Path) else io.BytesIO(raw) as fh:
         if kind == "audio":
             return decode_audio(fh, where=where)[0].astype(np.float64)
         img, _ = decode_image(fh, where=where, max_side=None, max_pixels=None)
@@ -256,10 +281,16 @@ def _reference_signals(reference: Path, kind: str) -> dict[str, tuple[bytes | Pa
 
 
 def detect_tree(
-    source: Path, *, kind: str, key: str | None, threshold: float = DEFAULT_THRESHOLD,
-    audioseal: AudioSealMarker | None = None, reference: Path | None = None,
+    source: Path,
+    *,
+    kind: str,
+    key: str | None,
+    threshold: float = DEFAULT_THRESHOLD,
+    audioseal: AudioSealMarker | None = None,
+    reference: Path | None = None,
 ) -> dict[str, Any]:
-    """The fixed report ``{"n", "detected", "files": [{"path", "detected", "confidence"}]}`` over every media file
+    """The fixed report ``{"n", "detected", "files": [{"path", "detected", "confidence"}]}`` over every media
+    file
     under ``source`` (and every media cell of its Parquet/Arrow tables, as ``FILE:COLUMN[ROW]``).
 
     With ``reference`` (the unmarked originals, same relative paths) every file also gets ``snr_db``: how far
@@ -276,7 +307,9 @@ def detect_tree(
     originals = _reference_signals(reference, kind) if reference is not None else None
     files = []
     for rel, raw, where in _detect_targets(source, kind):
-        found = _detect_bytes(raw, where=where, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal)
+        found = _detect_bytes(
+            raw, where=where, kind=kind, key=key or "", threshold=threshold, audioseal=audioseal
+        )
         row: dict[str, Any] = {"path": rel, "detected": found.detected, "confidence": found.confidence}
         if originals is not None:
             if rel not in originals:

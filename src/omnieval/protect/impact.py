@@ -36,13 +36,24 @@ def watermark_impact(doc: dict[str, Any], *, tolerance_pp: float = 5.0) -> dict[
         lo, hi = (100.0 * v for v in pair["ci95"])
         abs_lo, abs_hi = abs_interval(lo, hi)
         tasks[name] = {
-            "computed": True, "n_paired": pair["n_paired"], "diff_pp": round(100.0 * pair["diff"], 4),
-            "ci95_pp": [round(lo, 4), round(hi, 4)], "abs_ci95_pp": [round(abs_lo, 4), round(abs_hi, 4)],
-            "p_value": pair["p_value"], "test": pair["test"],
+            "computed": True,
+            "n_paired": pair["n_paired"],
+            "diff_pp": round(100.0 * pair["diff"], 4),
+            "ci95_pp": [round(lo, 4), round(hi, 4)],
+            "abs_ci95_pp": [round(abs_lo, 4), round(abs_hi, 4)],
+            "p_value": pair["p_value"],
+            "test": pair["test"],
             "within_tolerance": abs_hi < tolerance_pp,
         }
     warnings = doc.get("warnings", [])
-    expected = [w for w in warnings if any(w.startswith(f"task {name!r}: hash differs") for name in doc["tasks"])]
-    return {"clean": clean, "marked": marked, "tolerance_pp": tolerance_pp, "tasks": tasks,
-            "warnings": [w for w in warnings if w not in expected],
-            "notes": [f"{w}: expected, the marked media changes the task's content hash" for w in expected]}
+    expected = [
+        w for w in warnings if any(w.startswith(f"task {name!r}: hash differs") for name in doc["tasks"])
+    ]
+    return {
+        "clean": clean,
+        "marked": marked,
+        "tolerance_pp": tolerance_pp,
+        "tasks": tasks,
+        "warnings": [w for w in warnings if w not in expected],
+        "notes": [f"{w}: expected, the marked media changes the task's content hash" for w in expected],
+    }

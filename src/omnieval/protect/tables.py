@@ -1,4 +1,5 @@
-"""Media columns inside Parquet and Arrow files (the layouts HF datasets publish): mark or read cells, keep the rest."""
+"""Media columns inside Parquet and Arrow files (the layouts HF datasets publish): mark or read cells, keep
+the rest."""
 
 from __future__ import annotations
 
@@ -79,8 +80,10 @@ def _media_columns(table: Any, media: Media, *, where: Path) -> list[str]:
         if first is None or _sniff(first) in (media, None):
             names.append(name)
     if not names:
-        raise MediaError(f"no {media} column (HF {{bytes, path}} struct or binary) among {table.column_names}",
-                         path=str(where))
+        raise MediaError(
+            f"no {media} column (HF {{bytes, path}} struct or binary) among {table.column_names}",
+            path=str(where),
+        )
     return names
 
 

@@ -20,7 +20,10 @@ def _encoder_name(codec: str) -> str:
     """The encoder for a decoder name (h264 decodes, libx264 encodes); falls back to mpeg4."""
     import av
 
-    for name in ({"h264": "libx264", "hevc": "libx265", "vp9": "libvpx-vp9", "vp8": "libvpx"}.get(codec, codec), "mpeg4"):
+    for name in (
+        {"h264": "libx264", "hevc": "libx265", "vp9": "libvpx-vp9", "vp8": "libvpx"}.get(codec, codec),
+        "mpeg4",
+    ):
         try:
             av.codec.Codec(name, "w")
             return name

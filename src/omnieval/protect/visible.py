@@ -66,7 +66,12 @@ def _text_mark(text: str, width: int, font_path: Path | None) -> Image.Image:
     left, top, right, bottom = font.getbbox(text, stroke_width=stroke)
     mark = Image.new("RGBA", (int(right - left), int(bottom - top)), (0, 0, 0, 0))
     ImageDraw.Draw(mark).text(
-        (-left, -top), text, font=font, fill=(255, 255, 255, 255), stroke_width=stroke, stroke_fill=(0, 0, 0, 255)
+        (-left, -top),
+        text,
+        font=font,
+        fill=(255, 255, 255, 255),
+        stroke_width=stroke,
+        stroke_fill=(0, 0, 0, 255),
     )
     return mark
 
@@ -84,7 +89,11 @@ def _logo_mark(path: Path, width: int) -> Image.Image:
 def render_overlay(overlay: Overlay, size: tuple[int, int]) -> Image.Image:
     """The full-size RGBA layer for an image of ``size``; rendered once per video, reused per frame."""
     width = max(1, round(size[0] * overlay.scale))
-    mark = _text_mark(overlay.text, width, overlay.font) if overlay.text is not None else _logo_mark(overlay.logo, width)  # type: ignore[arg-type]
+    mark = (
+        _text_mark(overlay.text, width, overlay.font)
+        if overlay.text is not None
+        else _logo_mark(overlay.logo, width)  # type: ignore[arg-type]
+    )
     alpha = mark.getchannel("A").point(lambda a: round(a * overlay.opacity))
     mark.putalpha(alpha)
     margin = round(min(size) * overlay.margin)
@@ -93,8 +102,10 @@ def render_overlay(overlay: Overlay, size: tuple[int, int]) -> Image.Image:
     y = {"top": margin, "bottom": free_y - margin, "center": free_y // 2}
     vertical, _, horizontal = overlay.position.partition("-")
     layer = Image.new("RGBA", size, (0, 0, 0, 0))
-    layer.alpha_composite(mark.crop((0, 0, min(mark.width, size[0]), min(mark.height, size[1]))),
-                          (max(0, x[horizontal or "center"]), max(0, y[vertical])))
+    layer.alpha_composite(
+        mark.crop((0, 0, min(mark.width, size[0]), min(mark.height, size[1]))),
+        (max(0, x[horizontal or "center"]), max(0, y[vertical])),
+    )
     return layer
 
 

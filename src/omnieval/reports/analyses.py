@@ -37,8 +37,14 @@ def _value(record: dict[str, Any], metric: str | None) -> float | None:
 
 
 def _layout(height: int, **extra: Any) -> dict[str, Any]:
-    return {"height": height, "margin": {"l": 10, "r": 20, "t": 30, "b": 40}, "font": FONT,
-            "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)", **extra}  # fmt: skip
+    return {
+        "height": height,
+        "margin": {"l": 10, "r": 20, "t": 30, "b": 40},
+        "font": FONT,
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        **extra,
+    }
 
 
 def _dotted(meta: dict[str, Any], path: str) -> Any:
@@ -49,7 +55,11 @@ def _dotted(meta: dict[str, Any], path: str) -> Any:
 
 
 def prompt_sensitivity_analysis(
-    run_dirs: list[Path], *, metric: str | None = None, tasks: list[str] | None = None, factors: list[str] | None = None
+    run_dirs: list[Path],
+    *,
+    metric: str | None = None,
+    tasks: list[str] | None = None,
+    factors: list[str] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Sections and summary: one OLS ``metric ~ C(prompt) + C(model) + C(engine) [+ C(factor)...]`` per task;
     extra factors (MERA's frames, domain) are sample metadata keys, dotted for nested ones."""
@@ -58,13 +68,25 @@ def prompt_sensitivity_analysis(
     for run in (load_run(d) for d in run_dirs):
         model, engine = model_and_engine(run)
         for record in run.records:
-            if record.get("variant") is None or not record.get("scored", True) or (tasks and record["task"] not in tasks):
+            if (
+                record.get("variant") is None
+                or not record.get("scored", True)
+                or (tasks and record["task"] not in tasks)
+            ):
                 continue
             value = _value(record, metric)
             if value is not None:
                 meta = record.get("metadata") or {}
                 extra = {name: str(_dotted(meta, f)) for f, name in names.items()}
-                rows[str(record["task"])].append({"metric": value, "prompt": str(record["variant"]), "model": model, "engine": engine, **extra})
+                rows[str(record["task"])].append(
+                    {
+                        "metric": value,
+                        "prompt": str(record["variant"]),
+                        "model": model,
+                        "engine": engine,
+                        **extra,
+                    }
+                )
     fits, skipped, table = {}, {}, []
     for task, task_rows in rows.items():
         try:
@@ -73,31 +95,69 @@ def prompt_sensitivity_analysis(
             skipped[task] = str(exc)
             continue
         for row in fits[task]["prompts"]:
-            table.append({"task": task, "baseline": fits[task]["baseline_prompt"], **row, "n_obs": fits[task]["n_obs"]})
+            table.append(
+                {"task": task, "baseline": fits[task]["baseline_prompt"], **row, "n_obs": fits[task]["n_obs"]}
+            )
     if not fits:
-        raise ConfigError(f"no task has samples under two or more prompt variants in these runs ({skipped or 'no variants recorded'})")
+        raise ConfigError(
+            "no task has samples under two or more prompt variants in these runs "
+            f"({skipped or 'no variants recorded'})"
+        )
     charts = {}
     for i, (task, fit) in enumerate(fits.items()):
         prompts = fit["prompts"]
-        charts[f"sens{i}"] = {"data": [{
-            "type": "bar", "x": [p["prompt"] for p in prompts], "y": [p["coef"] for p in prompts],
-            "error_y": {"type": "data", "array": [1.96 * p["std_err"] for p in prompts], "color": "#374151"},
-            "marker": {"color": ["#ef4444" if p["significant"] else "#9ca3af" for p in prompts]},
-            "hovertemplate": "%{x}: β=%{y:.3f}<extra></extra>",
-        }], "layout": _layout(300, title={"text": f"{task}: β vs prompt {fit['baseline_prompt']}", "font": {"size": 13}},
-                              xaxis={"type": "category"},
-                              yaxis={"zeroline": True, "zerolinecolor": "#111827", "gridcolor": "#e5e7eb", "automargin": True})}  # fmt: skip
-    summary_rows = [{"task": t, "formula": f["formula"], "baseline": f["baseline_prompt"], "n_obs": f["n_obs"],
-                     "significant_prompts": sum(p["significant"] for p in f["prompts"]), "prompt_sensitive": f["prompt_sensitive"],
-                     "dropped_factors": ", ".join(f["dropped_factors"]), "warning": f["warning"]} for t, f in fits.items()]  # fmt: skip
-    sections = [{
-        "title": "Prompt sensitivity (OLS, two-sided t-test per prompt, α = 0.05)",
-        "text": "metric ~ C(prompt) + C(model) + C(engine), fitted per task with statsmodels; each prompt's coefficient is "
-                "its effect against the baseline prompt with model and engine held fixed (red: significant; whiskers: ±1.96 SE). "
-                "A factor with one level in these runs is left out and listed.",
-        "charts": charts,
-        "tables": [{"title": "Per task", "rows": summary_rows}, {"title": "Per prompt", "rows": table}],
-    }]  # fmt: skip
+        charts[f"sens{i}"] = {
+            "data": [
+                {
+                    "type": "bar",
+                    "x": [p["prompt"] for p in prompts],
+                    "y": [p["coef"] for p in prompts],
+                    "error_y": {
+                        "type": "data",
+                        "array": [1.96 * p["std_err"] for p in prompts],
+                        "color": "#374151",
+                    },
+                    "marker": {"color": ["#ef4444" if p["significant"] else "#9ca3af" for p in prompts]},
+                    "hovertemplate": "%{x}: β=%{y:.3f}<extra></extra>",
+                }
+            ],
+            "layout": _layout(
+                300,
+                title={"text": f"{task}: β vs prompt {fit['baseline_prompt']}", "font": {"size": 13}},
+                xaxis={"type": "category"},
+                yaxis={
+                    "zeroline": True,
+                    "zerolinecolor": "#111827",
+                    "gridcolor": "#e5e7eb",
+                    "automargin": True,
+                },
+            ),
+        }
+    summary_rows = [
+        {
+            "task": t,
+            "formula": f["formula"],
+            "baseline": f["baseline_prompt"],
+            "n_obs": f["n_obs"],
+            "significant_prompts": sum(p["significant"] for p in f["prompts"]),
+            "prompt_sensitive": f["prompt_sensitive"],
+            "dropped_factors": ", ".join(f["dropped_factors"]),
+            "warning": f["warning"],
+        }
+        for t, f in fits.items()
+    ]
+    sections = [
+        {
+            "title": "Prompt sensitivity (OLS, two-sided t-test per prompt, α = 0.05)",
+            "text": "metric ~ C(prompt) + C(model) + C(engine), fitted per task with statsmodels; each "
+            "prompt's coefficient is "
+            "its effect against the baseline prompt with model and engine held fixed (red: significant; "
+            "whiskers: ±1.96 SE). "
+            "A factor with one level in these runs is left out and listed.",
+            "charts": charts,
+            "tables": [{"title": "Per task", "rows": summary_rows}, {"title": "Per prompt", "rows": table}],
+        }
+    ]
     return sections, {"metric": metric or "score", "fits": fits, "skipped": skipped}
 
 
@@ -109,47 +169,104 @@ def _scored_by_task(run: RunData) -> dict[str, list[float]]:
     return out
 
 
-def stability_analysis(run_dirs: list[Path], *, sizes: list[int], n_resamples: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def stability_analysis(
+    run_dirs: list[Path], *, sizes: list[int], n_resamples: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """MEGA-Bench's bootstrap: spread of the macro score vs items per task, one curve per run."""
     curves: dict[str, list[dict[str, Any]]] = {}
     table: list[dict[str, Any]] = []
     for run in (load_run(d) for d in run_dirs):
         curve = bootstrap_by_task_size(_scored_by_task(run), sizes=sizes, n_resamples=n_resamples)
         curves[run.label] = curve
-        table.extend({"run": run.label, **{k: v for k, v in row.items() if k != "ci95"},
-                      "ci95_low": row["ci95"][0], "ci95_high": row["ci95"][1]} for row in curve)  # fmt: skip
-    data = [{"type": "scatter", "mode": "lines+markers", "name": label, "x": [r["n_per_task"] for r in curve],
-             "y": [r["macro_std"] for r in curve], "line": {"color": PALETTE[i % len(PALETTE)]}}
-            for i, (label, curve) in enumerate(curves.items())]  # fmt: skip
-    chart = {"data": data, "layout": _layout(340, xaxis={"title": {"text": "samples per task (resampled with replacement)"}, "gridcolor": "#e5e7eb"},
-                                             yaxis={"title": {"text": "std of the macro score"}, "gridcolor": "#e5e7eb", "automargin": True},
-                                             legend={"orientation": "h", "y": 1.08})}  # fmt: skip
-    sections = [{
-        "title": "Bootstrap stability vs samples per task",
-        "text": f"For each n, every task's items are resampled n at a time with replacement ({n_resamples:,} repetitions), "
-                "task means are averaged into the macro score, and the spread of that score is shown (MEGA-Bench §4.3).",
-        "charts": {"stability": chart}, "tables": [{"title": "Stability", "rows": table}],
-    }]  # fmt: skip
+        table.extend(
+            {
+                "run": run.label,
+                **{k: v for k, v in row.items() if k != "ci95"},
+                "ci95_low": row["ci95"][0],
+                "ci95_high": row["ci95"][1],
+            }
+            for row in curve
+        )
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": label,
+            "x": [r["n_per_task"] for r in curve],
+            "y": [r["macro_std"] for r in curve],
+            "line": {"color": PALETTE[i % len(PALETTE)]},
+        }
+        for i, (label, curve) in enumerate(curves.items())
+    ]
+    chart = {
+        "data": data,
+        "layout": _layout(
+            340,
+            xaxis={
+                "title": {"text": "samples per task (resampled with replacement)"},
+                "gridcolor": "#e5e7eb",
+            },
+            yaxis={"title": {"text": "std of the macro score"}, "gridcolor": "#e5e7eb", "automargin": True},
+            legend={"orientation": "h", "y": 1.08},
+        ),
+    }
+    sections = [
+        {
+            "title": "Bootstrap stability vs samples per task",
+            "text": "For each n, every task's items are resampled n at a time with replacement "
+            f"({n_resamples:,} repetitions), "
+            "task means are averaged into the macro score, and the spread of that score is shown (MEGA-Bench "
+            "§4.3).",
+            "charts": {"stability": chart},
+            "tables": [{"title": "Stability", "rows": table}],
+        }
+    ]
     return sections, {"n_resamples": n_resamples, "curves": curves}
 
 
-def subset_analysis(run_dirs: list[Path], *, size: int, draws: int, seed: int = 0) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def subset_analysis(
+    run_dirs: list[Path], *, size: int, draws: int, seed: int = 0
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """ART's robustness study: the score over ``draws`` random subsets of ``size`` scored samples per run."""
     table = []
     for run in (load_run(d) for d in run_dirs):
         values = [v for vs in _scored_by_task(run).values() for v in vs]
         table.append({"run": run.label, **subset_draws(values, size=size, draws=draws, seed=seed)})
-    chart = {"data": [{"type": "bar", "x": [r["run"] for r in table], "y": [r["mean"] for r in table],
-                       "error_y": {"type": "data", "array": [r["std"] for r in table], "color": "#374151"},
-                       "marker": {"color": "#4f46e5"}, "name": "mean ± std"},
-                      {"type": "scatter", "mode": "markers", "x": [r["run"] for r in table], "y": [r["full_mean"] for r in table],
-                       "marker": {"symbol": "diamond", "size": 10, "color": "#f59e0b"}, "name": "full set"}],
-             "layout": _layout(320, xaxis={"type": "category"}, yaxis={"range": [0, 1], "gridcolor": "#e5e7eb", "automargin": True},
-                               legend={"orientation": "h", "y": 1.1})}  # fmt: skip
-    sections = [{
-        "title": f"Subset stability: {draws} random draws of {size} samples",
-        "text": "Each draw takes samples without replacement from all scored samples of a run (ART §8.2 does not say whether "
-                "draws are stratified per task; these are not). Mean ± std, min and max of the drawn scores vs the full-set score.",
-        "charts": {"subsets": chart}, "tables": [{"title": "Subset draws", "rows": table}],
-    }]  # fmt: skip
+    chart = {
+        "data": [
+            {
+                "type": "bar",
+                "x": [r["run"] for r in table],
+                "y": [r["mean"] for r in table],
+                "error_y": {"type": "data", "array": [r["std"] for r in table], "color": "#374151"},
+                "marker": {"color": "#4f46e5"},
+                "name": "mean ± std",
+            },
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [r["run"] for r in table],
+                "y": [r["full_mean"] for r in table],
+                "marker": {"symbol": "diamond", "size": 10, "color": "#f59e0b"},
+                "name": "full set",
+            },
+        ],
+        "layout": _layout(
+            320,
+            xaxis={"type": "category"},
+            yaxis={"range": [0, 1], "gridcolor": "#e5e7eb", "automargin": True},
+            legend={"orientation": "h", "y": 1.1},
+        ),
+    }
+    sections = [
+        {
+            "title": f"Subset stability: {draws} random draws of {size} samples",
+            "text": "Each draw takes samples without replacement from all scored samples of a run (ART §8.2 "
+            "does not say whether "
+            "draws are stratified per task; these are not). Mean ± std, min and max of the drawn scores vs "
+            "the full-set score.",
+            "charts": {"subsets": chart},
+            "tables": [{"title": "Subset draws", "rows": table}],
+        }
+    ]
     return sections, {"size": size, "draws": draws, "runs": table}

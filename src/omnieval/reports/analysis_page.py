@@ -15,14 +15,17 @@ from omnieval.reports.tables import write_table
 __all__ = ["Section", "write_analysis"]
 
 Section = dict[str, Any]
-"""``{"title", "text", "charts": {id: figure}, "tables": [{"title", "name", "rows"}], "side_by_side": bool}``."""
+"""``{"title", "text", "charts": {id: figure}, "tables": [{"title", "name", "rows"}], "side_by_side":
+bool}``."""
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "table"
 
 
-def write_analysis(output: Path, *, name: str, title: str, sections: list[Section], summary: dict[str, Any]) -> Path:
+def write_analysis(
+    output: Path, *, name: str, title: str, sections: list[Section], summary: dict[str, Any]
+) -> Path:
     """``NAME.html``, ``NAME.json`` (the summary) and ``tables/`` under ``output``."""
     output.mkdir(parents=True, exist_ok=True)
     charts: dict[str, Any] = {}
@@ -32,9 +35,16 @@ def write_analysis(output: Path, *, name: str, title: str, sections: list[Sectio
             write_table(output / "tables", table["name"], table["rows"], title=table["title"])
             table["columns"] = list(dict.fromkeys(k for row in table["rows"] for k in row))
         charts.update(section.get("charts", {}))
-    (output / f"{name}.json").write_text(json.dumps(summary, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
-    html = render_page("analysis.html.jinja", title=title, sections=sections, data_json=script_json({"charts": charts}),
-                       generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"))  # fmt: skip
+    (output / f"{name}.json").write_text(
+        json.dumps(summary, ensure_ascii=False, indent=1, default=str), encoding="utf-8"
+    )
+    html = render_page(
+        "analysis.html.jinja",
+        title=title,
+        sections=sections,
+        data_json=script_json({"charts": charts}),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    )
     path = output / f"{name}.html"
     path.write_text(html, encoding="utf-8")
     return path

@@ -37,7 +37,9 @@ def _scores(run: RunData) -> dict[str, dict[str, dict[str, Any]]]:
     grouped: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for record in run.records:
         if record.get("scored", True):
-            grouped.setdefault(str(record["task"]), {}).setdefault(str(record["sample_id"]), []).append(record)
+            grouped.setdefault(str(record["task"]), {}).setdefault(str(record["sample_id"]), []).append(
+                record
+            )
     return {task: {i: fold_repeats(rs) for i, rs in samples.items()} for task, samples in grouped.items()}
 
 
@@ -50,8 +52,11 @@ def _task_score(run: RunData, task: str) -> float | None:
 def _task_facts(run: RunData, task: str) -> dict[str, Any]:
     block = run.results.get("tasks", {}).get(task, {})
     manifest = (run.manifest.get("tasks") or {}).get(task, {})
-    return {"version": block.get("version", manifest.get("version")), "hash": block.get("hash", manifest.get("hash")),
-            "metrics": block.get("metric_versions")}  # fmt: skip
+    return {
+        "version": block.get("version", manifest.get("version")),
+        "hash": block.get("hash", manifest.get("hash")),
+        "metrics": block.get("metric_versions"),
+    }
 
 
 def version_differences(runs: list[RunData], tasks: list[str]) -> list[str]:
@@ -75,16 +80,31 @@ def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> l
         ra, rb = a[sid], b[sid]
         sa, sb = float(ra.get("score") or 0.0), float(rb.get("score") or 0.0)
         if abs(sa - sb) > 1e-12 or ra.get("state") != rb.get("state"):
-            changed.append({
-                "task": task, "sample_id": sid, "delta": sb - sa, "change": "score" if abs(sa - sb) > 1e-12 else "state",
-                "a": {"score": sa, "state": ra.get("state"), "response": (ra.get("response") or "")[:600]},
-                "b": {"score": sb, "state": rb.get("state"), "response": (rb.get("response") or "")[:600]},
-                "targets": list(ra.get("targets") or [])[:5],
-            })  # fmt: skip
+            changed.append(
+                {
+                    "task": task,
+                    "sample_id": sid,
+                    "delta": sb - sa,
+                    "change": "score" if abs(sa - sb) > 1e-12 else "state",
+                    "a": {
+                        "score": sa,
+                        "state": ra.get("state"),
+                        "response": (ra.get("response") or "")[:600],
+                    },
+                    "b": {
+                        "score": sb,
+                        "state": rb.get("state"),
+                        "response": (rb.get("response") or "")[:600],
+                    },
+                    "targets": list(ra.get("targets") or [])[:5],
+                }
+            )
     return sorted(changed, key=lambda f: (-abs(f["delta"]), natural_key(f["sample_id"])))
 
 
-def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+def _pair(
+    task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, dict[str, Any]]], seed: int
+) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
     """The pairwise entry, the flipped samples and how many shared samples were left out as ``judge_failed``
     with a judge-derived score (no verdict is not a 0)."""
     a, b = recs[run_a.label].get(task, {}), recs[run_b.label].get(task, {})
@@ -93,10 +113,21 @@ def _pair(task: str, run_a: RunData, run_b: RunData, recs: dict[str, dict[str, d
     ids = [i for i in shared if sample_has_score(a[i], key_a) and sample_has_score(b[i], key_b)]
     score_a, score_b = _task_score(run_a, task), _task_score(run_b, task)
     diff = score_b - score_a if score_a is not None and score_b is not None else None
-    entry: dict[str, Any] = {"a": run_a.label, "b": run_b.label, "diff": diff, "ci95": None,
-                             "p_value": None, "test": None, "n_paired": len(ids)}  # fmt: skip
+    entry: dict[str, Any] = {
+        "a": run_a.label,
+        "b": run_b.label,
+        "diff": diff,
+        "ci95": None,
+        "p_value": None,
+        "test": None,
+        "n_paired": len(ids),
+    }
     if ids:
-        test = paired_test([float(a[i].get("score") or 0.0) for i in ids], [float(b[i].get("score") or 0.0) for i in ids], seed=seed)
+        test = paired_test(
+            [float(a[i].get("score") or 0.0) for i in ids],
+            [float(b[i].get("score") or 0.0) for i in ids],
+            seed=seed,
+        )
         entry.update(ci95=list(test.ci95) if test.ci95 else None, p_value=test.p_value, test=test.test)
     return entry, _flips(task, shared, a, b), len(shared) - len(ids)
 
@@ -108,7 +139,9 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     runs = [load_run(Path(d)) for d in run_dirs]
     labels = [run.label for run in runs]
     if len(set(labels)) != len(labels):
-        raise ConfigError(f"run directories must have distinct names (a run's label is its directory name): {labels}")
+        raise ConfigError(
+            f"run directories must have distinct names (a run's label is its directory name): {labels}"
+        )
     recs = {run.label: _scores(run) for run in runs}
     tasks = [t for t in dict.fromkeys(t for run in runs for t in run.results.get("tasks", {}))]
     shared = [t for t in tasks if sum(t in run.results.get("tasks", {}) for run in runs) >= 2]
@@ -116,15 +149,22 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
         listing = "; ".join(f"{r.label}: {sorted(r.results.get('tasks', {}))}" for r in runs)
         raise ConfigError(f"the runs share no task ({listing})")
     warnings = version_differences(runs, shared) + _task_set_warnings(runs)
-    warnings += [f"run {run.label}: {note}" for run in runs for note in run.notes]  # a killed run is compared on what it kept
+    warnings += [
+        f"run {run.label}: {note}" for run in runs for note in run.notes
+    ]  # a killed run is compared on what it kept
     doc: dict[str, Any] = {"runs": labels, "tasks": {}}
     flips: dict[str, Any] = {}
     for task in tasks:
-        doc["tasks"][task] = {"scores": {r.label: _task_score(r, task) for r in runs if task in r.results.get("tasks", {})},
-                              "pairwise": []}  # fmt: skip
+        doc["tasks"][task] = {
+            "scores": {r.label: _task_score(r, task) for r in runs if task in r.results.get("tasks", {})},
+            "pairwise": [],
+        }
         unscored = [label for label, score in doc["tasks"][task]["scores"].items() if score is None]
         if unscored:
-            warnings.append(f"task {task!r}: no scored sample in {', '.join(unscored)} (hidden answers?): score null, no test")
+            warnings.append(
+                f"task {task!r}: no scored sample in {', '.join(unscored)} (hidden answers?): score null, no "
+                "test"
+            )
     any_overlap = False
     for run_a, run_b in combinations(runs, 2):
         key = f"{run_a.label} → {run_b.label}"
@@ -149,27 +189,39 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
 
 
 def _task_set_warnings(runs: list[RunData]) -> list[str]:
-    """Runs over different task sets: each run's mean is over its own tasks, so the means are not comparable."""
+    """Runs over different task sets: each run's mean is over its own tasks, so the means are not
+    comparable."""
     sets = {run.label: set(run.results.get("tasks", {})) for run in runs}
     everywhere = set.intersection(*sets.values())
     if all(s == everywhere for s in sets.values()):
         return []
-    extra = "; ".join(f"{label} also ran {', '.join(sorted(s - everywhere))}" for label, s in sets.items() if s - everywhere)
-    return [f"the runs cover different task sets ({extra}): each run's mean averages over its own tasks, so the "
-            f"means are not comparable; compare the {len(everywhere)} shared task(s) one by one"]
+    extra = "; ".join(
+        f"{label} also ran {', '.join(sorted(s - everywhere))}" for label, s in sets.items() if s - everywhere
+    )
+    return [
+        f"the runs cover different task sets ({extra}): each run's mean averages over its own tasks, so the "
+        f"means are not comparable; compare the {len(everywhere)} shared task(s) one by one"
+    ]
 
 
-def _pair_warnings(task: str, a: str, b: str, n_paired: int, n_unjudged: int, recs: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+def _pair_warnings(
+    task: str, a: str, b: str, n_paired: int, n_unjudged: int, recs: dict[str, dict[str, dict[str, Any]]]
+) -> list[str]:
     """What a pair's statistics leave out: samples only one run scored, samples without a judge verdict."""
     sizes = (len(recs[a].get(task, {})), len(recs[b].get(task, {})))
     shared = n_paired + n_unjudged
     out = []
     if 0 < shared < max(sizes):
-        out.append(f"task {task!r}: {a} and {b} share {shared} of their {sizes[0]} and {sizes[1]} scored samples: "
-                   "diff compares the full task scores, ci95 and the test the shared samples")  # fmt: skip
+        out.append(
+            f"task {task!r}: {a} and {b} share {shared} of their {sizes[0]} and {sizes[1]} scored samples: "
+            "diff compares the full task scores, ci95 and the test the shared samples"
+        )
     if n_unjudged:
-        out.append(f"task {task!r}: {n_unjudged} shared sample(s) judge_failed in {a} or {b}: left out of ci95 and the test "
-                   "(no verdict is not a 0)")  # fmt: skip
+        out.append(
+            f"task {task!r}: {n_unjudged} shared sample(s) judge_failed in {a} or {b}: left out of ci95 and "
+            "the test "
+            "(no verdict is not a 0)"
+        )
     if n_paired == 0:
         out.append(f"task {task!r}: {a} and {b} share no scored sample; no test")
     return out
@@ -197,10 +249,20 @@ def _holm(doc: dict[str, Any]) -> dict[str, Any]:
     adjusted = []
     for (a, b), items in by_pair.items():
         for (task, p), p_holm in zip(items, holm([p for _, p in items]), strict=True):
-            adjusted.append({"a": a, "b": b, "task": task, "p_value": p, "p_holm": p_holm, "significant_0.05": p_holm < 0.05})
+            adjusted.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "task": task,
+                    "p_value": p,
+                    "p_holm": p_holm,
+                    "significant_0.05": p_holm < 0.05,
+                }
+            )
     return {
         "method": "holm",
-        "statement": "p-values are adjusted with Holm's step-down method across the tasks of each pair of runs "
+        "statement": "p-values are adjusted with Holm's step-down method across the tasks of each pair of "
+        "runs "
         "(family-wise error rate 0.05); p_value in 'tasks' is unadjusted.",
         "adjusted": adjusted,
     }

@@ -41,11 +41,14 @@ def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any
     for key in sorted(set(recs_a) & set(recs_b), key=lambda k: (k[0], natural_key(k[1]))):
         a, b = recs_a[key], recs_b[key]
         if a.get("score") != b.get("score") or a.get("state") != b.get("state"):
-            flips.append({
-                "task": key[0], "sample_id": key[1],
-                "a": {"state": a.get("state"), "score": a.get("score"), "response": a.get("response")},
-                "b": {"state": b.get("state"), "score": b.get("score"), "response": b.get("response")},
-            })  # fmt: skip
+            flips.append(
+                {
+                    "task": key[0],
+                    "sample_id": key[1],
+                    "a": {"state": a.get("state"), "score": a.get("score"), "response": a.get("response")},
+                    "b": {"state": b.get("state"), "score": b.get("score"), "response": b.get("response")},
+                }
+            )
     return {
         "config": config,
         "only_in_a": len(set(recs_a) - set(recs_b)),

@@ -29,7 +29,9 @@ __all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_ta
 
 ASSETS = Path(__file__).parent
 _ENV = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(ASSETS)), autoescape=jinja2.select_autoescape(["html", "jinja"]), finalize=html_text
+    loader=jinja2.FileSystemLoader(str(ASSETS)),
+    autoescape=jinja2.select_autoescape(["html", "jinja"]),
+    finalize=html_text,
 )
 
 
@@ -61,17 +63,28 @@ def human_baseline(meta: dict[str, Any]) -> float | None:
 def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for name, block in results.get("tasks", {}).items():
-        rows.append({
-            "name": name, "score": float(block.get("score") or 0.0), "ci95": block.get("ci95"),
-            "n": block.get("n", 0), "n_scored": block.get("n_scored", block.get("n", 0)),
-            "scored": block.get("scored", True), "states": block.get("states") or {},
-            "metrics": block.get("metrics") or {}, "score_metric": block.get("score_metric"),
-            "version": block.get("version"), "human_baseline": human_baseline(block.get("metadata") or {}),
-            "prediction_only": block.get("prediction_only", 0), "parse_fallbacks": block.get("parse_fallbacks", 0),
-            "example_reasons": block.get("example_reasons") or {}, "by_variant": block.get("by_variant") or {},
-            "error_causes": block.get("error_causes") or {},
-            "repeats": block.get("repeats"), "cost_usd": (block.get("cost") or {}).get("total_usd"),
-        })  # fmt: skip
+        rows.append(
+            {
+                "name": name,
+                "score": float(block.get("score") or 0.0),
+                "ci95": block.get("ci95"),
+                "n": block.get("n", 0),
+                "n_scored": block.get("n_scored", block.get("n", 0)),
+                "scored": block.get("scored", True),
+                "states": block.get("states") or {},
+                "metrics": block.get("metrics") or {},
+                "score_metric": block.get("score_metric"),
+                "version": block.get("version"),
+                "human_baseline": human_baseline(block.get("metadata") or {}),
+                "prediction_only": block.get("prediction_only", 0),
+                "parse_fallbacks": block.get("parse_fallbacks", 0),
+                "example_reasons": block.get("example_reasons") or {},
+                "by_variant": block.get("by_variant") or {},
+                "error_causes": block.get("error_causes") or {},
+                "repeats": block.get("repeats"),
+                "cost_usd": (block.get("cost") or {}).get("total_usd"),
+            }
+        )
     return rows
 
 
@@ -98,7 +111,11 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
             return None, f"no CI: the score of task {row['name']} is not the mean of its samples' scores"
         groups.append(values)
     ci = macro_bootstrap_ci(groups)
-    return (list(ci), "95 % CI, task-stratified bootstrap") if ci else (None, "no CI: a task has fewer than two scored samples")
+    return (
+        (list(ci), "95 % CI, task-stratified bootstrap")
+        if ci
+        else (None, "no CI: a task has fewer than two scored samples")
+    )
 
 
 def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -117,18 +134,29 @@ def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[s
     }
 
 
-def _export_tables(folder: Path, rows: list[dict[str, Any]], dims: list[dict[str, Any]], states: list[str]) -> None:
+def _export_tables(
+    folder: Path, rows: list[dict[str, Any]], dims: list[dict[str, Any]], states: list[str]
+) -> None:
     table = [
-        {"task": r["name"], "score": r["score"], "ci95_low": (r["ci95"] or [None])[0], "ci95_high": (r["ci95"] or [None, None])[1],
-         "n": r["n"], **{s: r["states"].get(s, 0) for s in states}, "human_baseline": r["human_baseline"], "version": r["version"],
-         "cost_usd": r["cost_usd"]}
+        {
+            "task": r["name"],
+            "score": r["score"],
+            "ci95_low": (r["ci95"] or [None])[0],
+            "ci95_high": (r["ci95"] or [None, None])[1],
+            "n": r["n"],
+            **{s: r["states"].get(s, 0) for s in states},
+            "human_baseline": r["human_baseline"],
+            "version": r["version"],
+            "cost_usd": r["cost_usd"],
+        }
         for r in rows
-    ]  # fmt: skip
+    ]
     write_table(folder, "tasks", table, title="Per-task scores")
     capability = [
         {"dimension": d["name"], "level": d["level"], "group": g["value"], "score": g["score"], "n": g["n"]}
-        for d in dims for g in d["groups"]
-    ]  # fmt: skip
+        for d in dims
+        for g in d["groups"]
+    ]
     write_table(folder, "capabilities", capability, title="Capability breakdowns")
     variants = [{"task": r["name"], "variant": v, **b} for r in rows for v, b in r["by_variant"].items()]
     if variants:
@@ -150,9 +178,17 @@ def _saved_audit_notes(run_dir: Path, versions: set[str]) -> list[str]:
     except (OSError, ValueError, KeyError, TypeError, StopIteration):
         return [f"{path.name} could not be read: run `omnieval judge audit` again"]
     if set(first.get("judges") or ()) != versions:
-        return [f"{path.name} audited other judge versions (re-judged since): run `omnieval judge audit` again"]
-    return audit_notes({"runs": {}, "repeats": saved.get("repeats") or {}, "agreement": saved.get("agreement") or [],
-                        "runs_without_judge": []})  # fmt: skip
+        return [
+            f"{path.name} audited other judge versions (re-judged since): run `omnieval judge audit` again"
+        ]
+    return audit_notes(
+        {
+            "runs": {},
+            "repeats": saved.get("repeats") or {},
+            "agreement": saved.get("agreement") or [],
+            "runs_without_judge": [],
+        }
+    )
 
 
 def _judge_audit(run: RunData) -> dict[str, Any] | None:
@@ -170,10 +206,16 @@ def _judge_audit(run: RunData) -> dict[str, Any] | None:
 def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None) -> str:
     """Write the sidecar and tables of one run and return the page's HTML."""
     out_dir = report_dir or run.run_dir
-    states = state_names(*(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
-                         {str(r.get("state")): 1 for r in run.records})  # fmt: skip
+    states = state_names(
+        *(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
+        {str(r.get("state")): 1 for r in run.records},
+    )
     rows = _task_rows(run.results)
-    dims = task_dimensions(run.results.get("tasks", {})) + sample_dimensions(run.records) + judge_dimensions(run.records)
+    dims = (
+        task_dimensions(run.results.get("tasks", {}))
+        + sample_dimensions(run.records)
+        + judge_dimensions(run.records)
+    )
     prompts = PromptSource(tasks, report_dir=out_dir)
     wanted: dict[str, set[str]] = {}
     for record in run.records:
@@ -187,17 +229,31 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
             charts[f"dim{i}_{j}"] = fig
     notes = [*run.notes, *_group_notes(run.results), *_task_notes(run.results), *prompts.problems[:5]]
     if not tasks:
-        notes.append("prompts and media are not shown: the run's tasks were not available when this report was rendered")
+        notes.append(
+            "prompts and media are not shown: the run's tasks were not available when this report was "
+            "rendered"
+        )
     data = {"charts": charts, "viewer": viewer}
     return render_page(
-        "report.html.jinja", results=run.results, run=run, rows=rows, dims=dims, states=states,
-        summary=_summary(rows, states, run.records), notes=notes, data_json=script_json(data), judge_audit=_judge_audit(run),
-        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"), run_label=run.label,
+        "report.html.jinja",
+        results=run.results,
+        run=run,
+        rows=rows,
+        dims=dims,
+        states=states,
+        summary=_summary(rows, states, run.records),
+        notes=notes,
+        data_json=script_json(data),
+        judge_audit=_judge_audit(run),
+        generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        run_label=run.label,
         viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
-    )  # fmt: skip
+    )
 
 
-def write_report(run_dir: Path, results: dict[str, Any] | None = None, *, tasks: Iterable[Any] | None = None) -> Path:
+def write_report(
+    run_dir: Path, results: dict[str, Any] | None = None, *, tasks: Iterable[Any] | None = None
+) -> Path:
     """Render ``report.html`` (plus ``report_samples/`` and ``report_tables/``) in the run directory."""
     run_dir = Path(run_dir)
     if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
@@ -220,13 +276,17 @@ def _group_notes(results: dict[str, Any]) -> list[str]:
         judge = block.get("judge") or {}
         if judge.get("groups_left_out"):
             counted = judge.get("groups_judged", 0)
-            out.append(f"task {name}: {judge.get('groups_key')} counts {counted} of {counted + judge['groups_left_out']} "
-                       f"groups; {judge['groups_left_out']} left out (a judge_failed sample in each)")  # fmt: skip
+            out.append(
+                f"task {name}: {judge.get('groups_key')} counts {counted} of "
+                f"{counted + judge['groups_left_out']} "
+                f"groups; {judge['groups_left_out']} left out (a judge_failed sample in each)"
+            )
     return out
 
 
 def _task_notes(results: dict[str, Any]) -> list[str]:
-    """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for parity)."""
+    """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for
+    parity)."""
     tasks = (results.get("tasks") or {}).items()
     return [
         f"task {name}: {note}"
@@ -247,7 +307,11 @@ def results_table(results: dict[str, Any]) -> Any:
     """A rich table of per-task scores and state counts."""
     from rich.table import Table
 
-    states = state_names(*(b.get("states") or {} for b in results["tasks"].values())) if results.get("tasks") else list(STATES)
+    states = (
+        state_names(*(b.get("states") or {} for b in results["tasks"].values()))
+        if results.get("tasks")
+        else list(STATES)
+    )
     title = f"omnieval — {results['model']}" + (" (blind: media removed)" if results.get("blind") else "")
     table = Table(title=title)
     table.add_column("task")

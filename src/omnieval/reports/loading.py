@@ -39,7 +39,8 @@ class RunData:
 
 
 def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Records (the last one of a task/sample/repeat wins, as after a resume) and the count of unreadable lines."""
+    """Records (the last one of a task/sample/repeat wins, as after a resume) and the count of unreadable
+    lines."""
     latest: dict[tuple[str, str, Any], dict[str, Any]] = {}
     bad = 0
     with path.open("rb") as fh:
@@ -59,7 +60,8 @@ def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
 
 
 def state_names(*counts: dict[str, Any]) -> list[str]:
-    """The known states in their usual order, then any other state a record carries (e.g. ``judge_failed``)."""
+    """The known states in their usual order, then any other state a record carries (e.g.
+    ``judge_failed``)."""
     seen = [s for c in counts for s in c]
     return [*STATES, *sorted({s for s in seen if s not in STATES})]
 
@@ -96,7 +98,9 @@ def load_run(run_dir: Path) -> RunData:
     if not samples.exists():
         raise StoreError(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
     records, bad = read_records_tolerant(samples)
-    manifest = checked_json(run_dir / "manifest.json", "manifest") if (run_dir / "manifest.json").exists() else {}
+    manifest = (
+        checked_json(run_dir / "manifest.json", "manifest") if (run_dir / "manifest.json").exists() else {}
+    )
     notes = []
     if (run_dir / "results.json").exists():
         results = checked_json(run_dir / "results.json", "results")
@@ -106,5 +110,7 @@ def load_run(run_dir: Path) -> RunData:
     if results.get("model") is None:
         results["model"] = (manifest.get("config") or {}).get("model") or run_dir.name
     if bad:
-        notes.append(f"{bad} line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out")
+        notes.append(
+            f"{bad} line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out"
+        )
     return RunData(run_dir, results, manifest, records, bad, notes)

@@ -1,4 +1,5 @@
-"""One-line warnings about a task's samples that did not count: errors by cause, rows without a gold answer."""
+"""One-line warnings about a task's samples that did not count: errors by cause, rows without a gold
+answer."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ __all__ = ["error_warning", "unscored_warning"]
 
 
 def error_warning(task: str, block: dict[str, Any]) -> str | None:
-    """``warning: 18 of 100 samples of T ended in error (HTTP 503 ×10, timeout ×8), e.g.: …``; None without errors."""
+    """``warning: 18 of 100 samples of T ended in error (HTTP 503 ×10, timeout ×8), e.g.: …``; None without
+    errors."""
     errors, n = block["states"].get("error", 0), block["n"]
     if not errors:
         return None
@@ -30,7 +32,10 @@ def unscored_warning(task: str, block: dict[str, Any]) -> str | None:
     if not unscored:
         return None
     if unscored == n:
-        return f"note: no sample of {task} has a gold answer (hidden test set?): all {n} are predictions only, not scored"
+        return (
+            f"note: no sample of {task} has a gold answer (hidden test set?): all {n} are predictions "
+            "only, not scored"
+        )
     ids = block.get("unscored_ids") or []
     named = ", ".join(map(repr, ids)) + (" …" if unscored > len(ids) else "")
     return (

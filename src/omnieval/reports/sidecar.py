@@ -37,7 +37,19 @@ LEVEL = 1
 """gzip level: on varied text, zlib's level 6 saves a further ~25 % but compresses 7x slower (render of a
 100,000-sample run with long reasoning would exceed its 10 s budget). ISA-L (``isal``, a core
 dependency) writes the same gzip format ~4x faster than zlib at level 1, and a little smaller."""
-NOT_SHOWN = frozenset({"raw_response", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index", "media_policy"})
+NOT_SHOWN = frozenset(
+    {
+        "raw_response",
+        "finish_reason",
+        "usage",
+        "latency_s",
+        "cached",
+        "fingerprint",
+        "chain",
+        "chain_index",
+        "media_policy",
+    }
+)
 _PART = re.compile(rb'^OMNI_CHUNK\((\d+),"([A-Za-z0-9+/=]*)"\);\s*$')
 
 
@@ -57,7 +69,11 @@ def _part_payload(records: list[dict[str, Any]], added: list[dict[str, Any] | No
     extra = None
     if added is not None and any(a is not None for a in added):
         extra = _columns([a or {} for a in added])
-    return orjson.dumps({"n": len(records), "cols": _columns(records), "added": extra}, option=orjson.OPT_NON_STR_KEYS, default=str)
+    return orjson.dumps(
+        {"n": len(records), "cols": _columns(records), "added": extra},
+        option=orjson.OPT_NON_STR_KEYS,
+        default=str,
+    )
 
 
 def _gzip(payload: bytes) -> bytes:
@@ -78,7 +94,7 @@ def read_part(path: Path) -> dict[str, Any]:
     """One part file back as ``{"n", "cols", "added"}`` (what the browser inflates), for tests and tools."""
     match = _PART.match(Path(path).read_bytes())
     if match is None:
-        raise ValueError(f"{path} is not a report sample part (OMNI_CHUNK(n, \"base64 gzip\"))")
+        raise ValueError(f'{path} is not a report sample part (OMNI_CHUNK(n, "base64 gzip"))')
     data: dict[str, Any] = orjson.loads(gzip.decompress(base64.b64decode(match.group(2))))
     return data
 
@@ -88,7 +104,9 @@ def part_records(part: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: v[i] for k, v in part["cols"].items() if v[i] is not None} for i in range(part["n"])]
 
 
-def _index(records: list[dict[str, Any]], states: list[str]) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
+def _index(
+    records: list[dict[str, Any]], states: list[str]
+) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
     task_of: dict[str, int] = {}
     variant_of: dict[str, int] = {}
     state_index = {s: i for i, s in enumerate(states)}
@@ -127,11 +145,21 @@ def write_sidecar(
         for chunk in range(n_chunks):
             rows = records[chunk * CHUNK : (chunk + 1) * CHUNK]
             added = [extra(r) for r in rows] if extra is not None else None
-            pending.append(pool.submit(_write_part, folder / f"c{chunk:05d}.js", chunk, _part_payload(rows, added)))
+            pending.append(
+                pool.submit(_write_part, folder / f"c{chunk:05d}.js", chunk, _part_payload(rows, added))
+            )
             while len(pending) > 2 * workers:
                 pending.pop(0).result()
         for future in pending:
             future.result()
-    meta = {"n": len(records), "chunk": CHUNK, "n_chunks": n_chunks, "dir": SIDECAR, "tasks": list(task_of), "variants": list(variant_of), "states": states}
+    meta = {
+        "n": len(records),
+        "chunk": CHUNK,
+        "n_chunks": n_chunks,
+        "dir": SIDECAR,
+        "tasks": list(task_of),
+        "variants": list(variant_of),
+        "states": states,
+    }
     (folder / "index.js").write_text(f"OMNI_INDEX({script_json({**meta, **index})});\n", encoding="utf-8")
     return meta

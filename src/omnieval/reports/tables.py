@@ -35,11 +35,17 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
         return "(empty)\n"
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for row in rows:
-        lines.append("| " + " | ".join(_cell(row.get(c)).replace("|", "\\|").replace("\n", " ") for c in columns) + " |")
+        lines.append(
+            "| "
+            + " | ".join(_cell(row.get(c)).replace("|", "\\|").replace("\n", " ") for c in columns)
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
-def write_table(folder: Path, name: str, rows: Sequence[dict[str, Any]], *, title: str | None = None) -> list[Path]:
+def write_table(
+    folder: Path, name: str, rows: Sequence[dict[str, Any]], *, title: str | None = None
+) -> list[Path]:
     """``NAME.md``, ``NAME.csv`` and ``NAME.json`` of one table."""
     folder.mkdir(parents=True, exist_ok=True)
     columns = _columns(rows)
@@ -49,5 +55,7 @@ def write_table(folder: Path, name: str, rows: Sequence[dict[str, Any]], *, titl
         writer = csv.writer(fh)
         writer.writerow(columns)
         writer.writerows([_cell(row.get(c)) for c in columns] for row in rows)
-    (folder / f"{name}.json").write_text(json.dumps(list(rows), ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    (folder / f"{name}.json").write_text(
+        json.dumps(list(rows), ensure_ascii=False, indent=1, default=str), encoding="utf-8"
+    )
     return [folder / f"{name}.{ext}" for ext in ("md", "csv", "json")]

@@ -101,11 +101,20 @@ class _Groups:
     def dimensions(self, level: str) -> list[Dimension]:
         out = []
         for key, groups in self.sums.items():
-            if key in self.rejected or not 2 <= len(groups) <= self.max_groups or max(n for _, n in groups.values()) < 2:
+            if (
+                key in self.rejected
+                or not 2 <= len(groups) <= self.max_groups
+                or max(n for _, n in groups.values()) < 2
+            ):
                 continue
-            if level == "sample" and len(groups) > self.items / 2:  # nearly one value per sample: an id or free text
+            if (
+                level == "sample" and len(groups) > self.items / 2
+            ):  # nearly one value per sample: an id or free text
                 continue
-            rows = [{"value": v, "score": total / n, "n": int(n)} for v, (total, n) in sorted(groups.items(), key=_order)]
+            rows = [
+                {"value": v, "score": total / n, "n": int(n)}
+                for v, (total, n) in sorted(groups.items(), key=_order)
+            ]
             out.append({"name": key, "level": level, "groups": rows})
         return sorted(out, key=lambda d: d["name"])
 
@@ -165,5 +174,8 @@ def judge_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
             verdict = call.get("verdict") if isinstance(call, dict) else None
             if isinstance(verdict, int | float) and not isinstance(verdict, bool):
                 per_task[str(record.get("task"))].add([("label", call.get("label"))], float(verdict))
-    return [{**dim, "name": f"judge verdict per call · {task}"}
-            for task, groups in sorted(per_task.items()) for dim in groups.dimensions("judge")]  # fmt: skip
+    return [
+        {**dim, "name": f"judge verdict per call · {task}"}
+        for task, groups in sorted(per_task.items())
+        for dim in groups.dimensions("judge")
+    ]

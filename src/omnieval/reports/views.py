@@ -39,7 +39,9 @@ def _clip(text: Any) -> str | None:
     if text is None:
         return None
     text = text if isinstance(text, str) else orjson.dumps(text, default=str).decode()
-    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n… [{len(text) - MAX_TEXT} more characters]"
+    return (
+        text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n… [{len(text) - MAX_TEXT} more characters]"
+    )
 
 
 class PromptSource:
@@ -96,7 +98,11 @@ class PromptSource:
 
     def _media(self, ref: Any) -> dict[str, Any] | None:
         """The viewer's entry for one media reference, built once per file (or embedded content)."""
-        key = f"{ref.kind}:{ref.path}" if ref.path else f"{ref.kind}:{hashlib.sha1(ref.data or b'').hexdigest()}"
+        key = (
+            f"{ref.kind}:{ref.path}"
+            if ref.path
+            else f"{ref.kind}:{hashlib.sha1(ref.data or b'').hexdigest()}"
+        )
         if key not in self._seen:
             self._seen[key] = self._build_media(ref)
         return self._seen[key]
@@ -111,7 +117,12 @@ class PromptSource:
         if ref.kind == "video" and ref.path and self.strips < MAX_FRAME_STRIPS:
             self.strips += 1
             frames = [self._store(frame, ".jpg") for frame in _frames(ref.path)]
-            return {"kind": "video", "src": self._inside(ref.path, ref.kind), "label": label, "frames": frames}
+            return {
+                "kind": "video",
+                "src": self._inside(ref.path, ref.kind),
+                "label": label,
+                "frames": frames,
+            }
         if ref.path:
             return {"kind": ref.kind, "src": self._inside(ref.path, ref.kind), "label": label}
         if ref.data and len(ref.data) <= 1_000_000 and ref.kind == "audio":
@@ -151,7 +162,14 @@ class PromptSource:
         return f"{SIDECAR}/media/{name}"
 
 
-_AUDIO_MAGIC = ((b"RIFF", ".wav"), (b"fLaC", ".flac"), (b"OggS", ".ogg"), (b"ID3", ".mp3"), (b"\xff\xfb", ".mp3"), (b"\xff\xf3", ".mp3"))
+_AUDIO_MAGIC = (
+    (b"RIFF", ".wav"),
+    (b"fLaC", ".flac"),
+    (b"OggS", ".ogg"),
+    (b"ID3", ".mp3"),
+    (b"\xff\xfb", ".mp3"),
+    (b"\xff\xf3", ".mp3"),
+)
 
 
 def _audio_suffix(data: bytes) -> str:
@@ -171,7 +189,9 @@ def _thumbnail(ref: Any) -> bytes | None:
 
     try:
         with Image.open(ref.path if ref.path else io.BytesIO(ref.data or b"")) as img:
-            img.draft("RGB", (THUMB_SIDE, THUMB_SIDE))  # JPEG: decode at reduced scale, much faster for photos
+            img.draft(
+                "RGB", (THUMB_SIDE, THUMB_SIDE)
+            )  # JPEG: decode at reduced scale, much faster for photos
             return _jpeg(img, THUMB_SIDE)
     except (OSError, ValueError):
         return None
@@ -183,7 +203,9 @@ def _frames(path: str, *, count: int = 4) -> list[bytes]:
     from omnieval.media.video import sample_video
 
     try:
-        frames, _ = sample_video(path, where=path, target_fps=1.0, max_frames=count, mode="uniform", convert=lambda f: f.to_image())
+        frames, _ = sample_video(
+            path, where=path, target_fps=1.0, max_frames=count, mode="uniform", convert=lambda f: f.to_image()
+        )
     except (MediaError, OSError, ValueError):
         return []
     return [_jpeg(img, 160) for img, _ in frames]

@@ -75,7 +75,8 @@ class RunConfig(Frozen):
     log_to: tuple[str, ...] = ()
     """Run hooks by registered name (``--log-to wandb,mlflow``): trackers that receive the run's events."""
     repeats: int | None = Field(default=None, ge=1)
-    """Answers per sample (``--repeats K``), overriding each task's ``repeats.n``; ``None``: the task's own."""
+    """Answers per sample (``--repeats K``), overriding each task's ``repeats.n``; ``None``: the task's
+    own."""
     cost_limit: float | None = Field(default=None, gt=0)
     """Stop (``CostLimitReached``, exit code 4) before a request could take the run's spending (model and
     judges, all invocations on this output) past this many USD; every model called needs a price."""
@@ -86,7 +87,8 @@ class RunConfig(Frozen):
     reasoning_budget: int | None = Field(default=None, ge=1)
     """``--reasoning-budget TOKENS``: a thinking budget where the provider takes one."""
     batch: bool = False
-    """Send requests through the provider's batch API (``--batch``; about half the price, answers within hours)."""
+    """Send requests through the provider's batch API (``--batch``; about half the price, answers within
+    hours)."""
     batch_size: int = Field(default=1000, ge=1)
     """Requests per provider batch (``--batch-size-requests``)."""
     batch_pending: int = Field(default=5000, ge=1)

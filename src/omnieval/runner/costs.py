@@ -26,8 +26,10 @@ class CostMeter:
     def reserve(self, amount: float, *, what: str) -> None:
         if self.limit is not None and self.spent + self.reserved + amount > self.limit:
             raise CostLimitReached(
-                f"--cost-limit {self.limit:g} USD: {self.spent:.6f} USD spent and {self.reserved:.6f} in flight; the next "
-                f"{what} request could cost up to {amount:.6f} USD, so the run stops here. Finished samples are saved: "
+                f"--cost-limit {self.limit:g} USD: {self.spent:.6f} USD spent and {self.reserved:.6f} in "
+                "flight; the next "
+                f"{what} request could cost up to {amount:.6f} USD, so the run stops here. Finished samples "
+                "are saved: "
                 "run the same command with a higher --cost-limit to go on."
             )
         self.reserved += amount

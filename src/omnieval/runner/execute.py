@@ -126,7 +126,10 @@ class Fetcher:
             if self.breaker is not None:
                 self.breaker.check()  # another request found the endpoint dead: stop, leave unfinished
             try:
-                async with self.limiter, asyncio.timeout(self._timeout):  # not wait_for: it can swallow a cancel
+                async with (
+                    self.limiter,
+                    asyncio.timeout(self._timeout),
+                ):  # not wait_for: it can swallow a cancel
                     response = await self._call(request)
             except BackendError as exc:
                 last = str(exc)

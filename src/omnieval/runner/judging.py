@@ -52,7 +52,11 @@ def reusing_model(spec: str, model: Backend) -> JudgeBackendFactory:
     model under its own batch size and pool, so it is loaded once, not twice; any other judge is its own."""
 
     def build(judge: str, options: BackendOptions) -> Backend:
-        same_load = (options.device, options.dtype, options.extra) == (model.options.device, model.options.dtype, model.options.extra)
+        same_load = (options.device, options.dtype, options.extra) == (
+            model.options.device,
+            model.options.dtype,
+            model.options.extra,
+        )
         if isinstance(model, InProcessBackend) and effective_judge_spec(judge) == spec and same_load:
             return share(model, gate=None, options=options)
         return default_judge_backend(judge, options)
@@ -94,7 +98,9 @@ def judged_spec(spec: JudgeSpec, judge: JudgeConfig | None) -> JudgeSpec:
         return spec
     update: dict[str, Any] = {}
     if judge.generation:
-        update["generation"] = spec.generation.model_copy(update={k: v for k, v in judge.generation.items() if v is not None})
+        update["generation"] = spec.generation.model_copy(
+            update={k: v for k, v in judge.generation.items() if v is not None}
+        )
     if judge.retries is not None:
         update["retries"] = judge.retries
     return spec.model_copy(update=update) if update else spec
@@ -109,10 +115,19 @@ class _Endpoint:
 class JudgeStage:
     """The run's judges by task name, and the background judging of finished samples."""
 
-    def __init__(self, *, tasks: list[Task], judge: JudgeConfig | None, retry: RetryPolicy,
-                 cache_path: Path | None, breaker_threshold: int = DEFAULT_THRESHOLD,
-                 max_pending: int = 256, backend_factory: JudgeBackendFactory | None = None,
-                 cache_session: str | None = None, costs: RunCosts | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        tasks: list[Task],
+        judge: JudgeConfig | None,
+        retry: RetryPolicy,
+        cache_path: Path | None,
+        breaker_threshold: int = DEFAULT_THRESHOLD,
+        max_pending: int = 256,
+        backend_factory: JudgeBackendFactory | None = None,
+        cache_session: str | None = None,
+        costs: RunCosts | None = None,
+    ) -> None:
         self._costs = costs
         self._backend_factory = backend_factory or default_judge_backend
         self._cache_session = cache_session
@@ -132,8 +147,9 @@ class JudgeStage:
             if task.spec.judge is None or model is None:
                 continue
             endpoint = self._endpoint(model, models[model])
-            self.judges[task.name] = Judge(task.name, judged_spec(task.spec.judge, judge), endpoint.backend,
-                                           fetch=endpoint.fetcher.fetch)  # fmt: skip
+            self.judges[task.name] = Judge(
+                task.name, judged_spec(task.spec.judge, judge), endpoint.backend, fetch=endpoint.fetcher.fetch
+            )
 
     def _endpoint(self, model: str, options: BackendOptions) -> _Endpoint:
         if model not in self._endpoints:
@@ -151,11 +167,22 @@ class JudgeStage:
         maximum = backend.max_connections()
         if backend.prefers_batches:
             maximum = max(1, backend.options.batch_size) * 2
-        breaker = CircuitBreaker(f"judge {backend.endpoint()}", threshold=self._breaker_threshold,
-                                 options_prefix=JUDGE_OPTIONS)  # fmt: skip
-        priced = self._costs.priced(f"{backend.provider}/{backend.model}", role="judge") if self._costs is not None else None
-        return Fetcher(backend, cache=self._cache, retry=self._retry, limiter=AdaptiveLimiter(maximum), breaker=breaker,
-                       priced=priced)  # fmt: skip
+        breaker = CircuitBreaker(
+            f"judge {backend.endpoint()}", threshold=self._breaker_threshold, options_prefix=JUDGE_OPTIONS
+        )
+        priced = (
+            self._costs.priced(f"{backend.provider}/{backend.model}", role="judge")
+            if self._costs is not None
+            else None
+        )
+        return Fetcher(
+            backend,
+            cache=self._cache,
+            retry=self._retry,
+            limiter=AdaptiveLimiter(maximum),
+            breaker=breaker,
+            priced=priced,
+        )
 
     def for_task(self, name: str) -> Judge | None:
         return self.judges.get(name)
@@ -173,7 +200,9 @@ class JudgeStage:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._max_pending)
         await self._slots.acquire()
-        if self._failure is not None:  # a judge job crashed (a template bug): stop the run now, not at the end
+        if (
+            self._failure is not None
+        ):  # a judge job crashed (a template bug): stop the run now, not at the end
             self._slots.release()
             raise self._failure
         task = asyncio.ensure_future(job())

@@ -52,7 +52,10 @@ def prepare_request(
         request = request.model_copy(update={"reasoning": ctx.reasoning})
     missing = {m.kind for m in request.media} - set(modalities)
     if missing:
-        reason = f"backend {provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a text-only control)"
+        reason = (
+            f"backend {provider!r} does not accept {', '.join(sorted(missing))} (use --blind for a "
+            "text-only control)"
+        )
         return Skip(reason, request.variant)
     if request.media:
         from omnieval.media import BudgetExceeded, fit_request_to_budget

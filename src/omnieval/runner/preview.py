@@ -75,9 +75,11 @@ class Totals:
     video_frames: int = 0
     videos_as_files: int = 0
     est_cost_usd: float = 0.0
-    """Estimated prompt tokens and every ``max_tokens`` at the price table's rates (output assumed in full)."""
+    """Estimated prompt tokens and every ``max_tokens`` at the price table's rates (output assumed in
+    full)."""
     max_cost_usd: float = 0.0
-    """The sum of the worst cases ``--cost-limit`` reserves before each request (prompt bounded by its bytes)."""
+    """The sum of the worst cases ``--cost-limit`` reserves before each request (prompt bounded by its
+    bytes)."""
     price: ModelPrice | None = field(default=None, repr=False)
     unreadable_media: list[str] = field(default_factory=list)
     _probed: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
@@ -97,7 +99,9 @@ class Totals:
         self.max_output_tokens += request.generation.max_tokens if request.kind == "generate" else 1
         if self.price is not None:
             inp, out = self.price.rates(batch=False)
-            self.est_cost_usd += (estimate_tokens(text) * inp + request.generation.max_tokens * out) / 1_000_000
+            self.est_cost_usd += (
+                estimate_tokens(text) * inp + request.generation.max_tokens * out
+            ) / 1_000_000
             self.max_cost_usd += self.price.bound(request)
         for message in request.messages:
             for part in message.content if not isinstance(message.content, str) else ():
@@ -148,8 +152,16 @@ def _video_frames(ref: MediaRef, policy: MediaPolicy) -> float:
 
     with open_media(ref) as stream:
         info = probe_video(stream, where=ref.path or ref.name)
-    return float(len(plan_frame_indices(info.n_frames, source_fps=info.fps, target_fps=policy.video_fps,
-                                        max_frames=policy.video_max_frames)))  # fmt: skip
+    return float(
+        len(
+            plan_frame_indices(
+                info.n_frames,
+                source_fps=info.fps,
+                target_fps=policy.video_fps,
+                max_frames=policy.video_max_frames,
+            )
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -178,13 +190,24 @@ def plan_requests(config: RunConfig, *, tasks: list[Task] | None = None) -> Iter
     provider, _ = split_model_spec(config.model)
     modalities = accepted_modalities(config.model, options=config.backend)
     stand_in = cast(Backend, _OptionsOnly(config.backend))
-    for ctx, repeat in ((c, r) for c in _contexts(tasks, config, stand_in, DoneIndex()) for r in c.repeat_indices):
+    for ctx, repeat in (
+        (c, r) for c in _contexts(tasks, config, stand_in, DoneIndex()) for r in c.repeat_indices
+    ):
         history: dict[str, list[tuple[Sample, str]]] = {}
         for position, sample in _steps(ctx, config):
             earlier = history.setdefault(sample.chain, []) if sample.chain is not None else []
             try:
-                got = prepare_request(ctx, sample, position=position, history=list(earlier), seed=config.seed,
-                                      blind=config.blind, provider=provider, modalities=modalities, repeat=repeat)  # fmt: skip
+                got = prepare_request(
+                    ctx,
+                    sample,
+                    position=position,
+                    history=list(earlier),
+                    seed=config.seed,
+                    blind=config.blind,
+                    provider=provider,
+                    modalities=modalities,
+                    repeat=repeat,
+                )
             except OmnievalError as exc:
                 yield Planned(ctx.name, sample, None, error=f"could not build the request: {exc}")
                 continue

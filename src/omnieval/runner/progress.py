@@ -1,4 +1,5 @@
-"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures, retries) or quiet log lines."""
+"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures, retries) or quiet log
+lines."""
 
 from __future__ import annotations
 
@@ -75,8 +76,12 @@ class Progress:
         if self._rich is None:
             return
         elapsed = max(time.perf_counter() - self._started[name], 1e-9)
-        self._rich.update(self._ids[name], completed=done, rate=f"{sum(states.values()) / elapsed:.1f}",
-                          info=status_line(states, retries=retries))
+        self._rich.update(
+            self._ids[name],
+            completed=done,
+            rate=f"{sum(states.values()) / elapsed:.1f}",
+            info=status_line(states, retries=retries),
+        )
 
     def finish(self, name: str, *, states: dict[str, int]) -> None:
         if self.quiet:
@@ -84,6 +89,10 @@ class Progress:
             counts += f"; {self._retries} retries so far in the run" if self._retries else ""
             now = time.perf_counter()
             elapsed = self._last.get(name, now) - self._started.get(name, now)
-            # tasks run side by side, so their busy times overlap: the run's wall time is printed once at the end
+            # tasks run side by side, so their busy times overlap: the run's wall time is printed once at the
+            # end
             label = self.elapsed_label
-            print(f"[omnieval] {name}: {sum(states.values())} new samples, {label} {elapsed:.1f}s ({counts})", file=sys.stderr)
+            print(
+                f"[omnieval] {name}: {sum(states.values())} new samples, {label} {elapsed:.1f}s ({counts})",
+                file=sys.stderr,
+            )

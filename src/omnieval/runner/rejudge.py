@@ -22,18 +22,36 @@ from omnieval.types import Sample, SampleResult
 __all__ = ["rejudge_records"]
 
 
-def _question(task: Task, sample: Sample, position: int, config: RunConfig, history: list[tuple[Sample, str]],
-              pool: list[Sample]) -> str:  # fmt: skip
+def _question(
+    task: Task,
+    sample: Sample,
+    position: int,
+    config: RunConfig,
+    history: list[tuple[Sample, str]],
+    pool: list[Sample],
+) -> str:
     """The rendered prompt as the run built it (for records judged before without a stored question)."""
     spec = task.spec
-    generation = spec.generation.model_copy(update={k: v for k, v in config.generation.items() if v is not None})
-    request = build_request(sample, spec, position=position, seed=config.seed, generation=generation,
-                            media_policy=spec.media, history=history, blind=config.blind,
-                            demos=pick_demos(pool, n=spec.prompt.fewshot.n, sample_id=sample.id, seed=config.seed))  # fmt: skip
+    generation = spec.generation.model_copy(
+        update={k: v for k, v in config.generation.items() if v is not None}
+    )
+    request = build_request(
+        sample,
+        spec,
+        position=position,
+        seed=config.seed,
+        generation=generation,
+        media_policy=spec.media,
+        history=history,
+        blind=config.blind,
+        demos=pick_demos(pool, n=spec.prompt.fewshot.n, sample_id=sample.id, seed=config.seed),
+    )
     return judge_question(request)
 
 
-async def _rejudge_task(task: Task, records: list[dict[str, Any]], stage: JudgeStage, config: RunConfig) -> list[dict[str, Any]]:
+async def _rejudge_task(
+    task: Task, records: list[dict[str, Any]], stage: JudgeStage, config: RunConfig
+) -> list[dict[str, Any]]:
     judge = stage.for_task(task.name)
     if judge is None or task.spec.judge is None:
         return records
@@ -54,34 +72,54 @@ async def _rejudge_task(task: Task, records: list[dict[str, Any]], stage: JudgeS
         position, sample = found
         if result.state not in ("ok", "judge_failed") or not result.scored:
             zeros = {k: 0.0 for k in scorer.judge_keys} if result.scored else {}
-            return result.model_copy(update={"metrics": {**zeros, **result.metrics}, "judge": None}).model_dump(mode="json")
-        question = result.judge.question if result.judge is not None and result.judge.question is not None else None
+            return result.model_copy(
+                update={"metrics": {**zeros, **result.metrics}, "judge": None}
+            ).model_dump(mode="json")
+        question = (
+            result.judge.question if result.judge is not None and result.judge.question is not None else None
+        )
         if question is None:
             history = _history(records, sample, answers, positions)
             question = _question(task, sample, position, config, history, pool)
         base = result.model_copy(update={"state": "ok", "reason": None})
-        verdict = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
+        verdict = await judge.judge(
+            sample, question=question, answer=result.response or "", targets=result.targets
+        )
         return scorer.with_judgement(sample, base, verdict).model_dump(mode="json")
 
     return list(await asyncio.gather(*(one(r) for r in records)))
 
 
-def _history(records: list[dict[str, Any]], sample: Sample, answers: dict[str, str],
-             positions: dict[str, tuple[int, Sample]]) -> list[tuple[Sample, str]]:  # fmt: skip
+def _history(
+    records: list[dict[str, Any]],
+    sample: Sample,
+    answers: dict[str, str],
+    positions: dict[str, tuple[int, Sample]],
+) -> list[tuple[Sample, str]]:
     if sample.chain is None:
         return []
-    earlier = [positions[str(r["sample_id"])][1] for r in records
-               if str(r["sample_id"]) in positions and r.get("chain") == sample.chain
-               and (r.get("chain_index") or 0) < (sample.chain_index or 0)]  # fmt: skip
+    earlier = [
+        positions[str(r["sample_id"])][1]
+        for r in records
+        if str(r["sample_id"]) in positions
+        and r.get("chain") == sample.chain
+        and (r.get("chain_index") or 0) < (sample.chain_index or 0)
+    ]
     earlier.sort(key=lambda s: s.chain_index or 0)
     return [(s, answers[s.id]) for s in earlier]
 
 
-async def rejudge_records(run_dir: Path, config: RunConfig, tasks: list[Task], records: list[dict[str, Any]],
-                          judge: JudgeConfig) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
+async def rejudge_records(
+    run_dir: Path, config: RunConfig, tasks: list[Task], records: list[dict[str, Any]], judge: JudgeConfig
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Records re-judged by ``judge`` (other tasks' records untouched) and the judges' descriptions."""
-    stage = JudgeStage(tasks=tasks, judge=judge, retry=config.retry, breaker_threshold=config.breaker_threshold,
-                       cache_path=run_dir / "judge_cache.sqlite" if config.use_cache else None)  # fmt: skip
+    stage = JudgeStage(
+        tasks=tasks,
+        judge=judge,
+        retry=config.retry,
+        breaker_threshold=config.breaker_threshold,
+        cache_path=run_dir / "judge_cache.sqlite" if config.use_cache else None,
+    )
     try:
         by_task: dict[str, list[dict[str, Any]]] = {}
         for record in records:

@@ -48,10 +48,17 @@ def _judge_checks(judge: JudgeSpec) -> list[tuple[str, Callable[[], object]]]:
 
     protocol = judge.protocol
     checks: list[tuple[str, Callable[[], object]]] = [
-        ("judge.protocol", lambda: check_options(judge_protocols.get(protocol.name), protocol.options,
-                                                 what=f"judge protocol {protocol.name!r}", n_positional=1)),
+        (
+            "judge.protocol",
+            lambda: check_options(
+                judge_protocols.get(protocol.name),
+                protocol.options,
+                what=f"judge protocol {protocol.name!r}",
+                n_positional=1,
+            ),
+        ),
         ("judge.parser", lambda: bind_parser(judge.parser)),
-    ]  # fmt: skip
+    ]
     if judge.template is not None:
         template = judge.template
         checks.append(("judge.template", lambda: get_judge_template(template)))
@@ -102,7 +109,10 @@ def _resolve_one(item: str) -> list[Task]:
     close = difflib.get_close_matches(item, [*catalog(), *groups], n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
     known = ", ".join(sorted(catalog())[:30])
-    raise TaskFileError(f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH{hint} (known: {known})")
+    raise TaskFileError(
+        f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH{hint} (known: "
+        f"{known})"
+    )
 
 
 def strict_variant(task: Task) -> Task:
@@ -117,8 +127,12 @@ def strict_variant(task: Task) -> Task:
     spec = task.spec
 
     def swap(refs: tuple[MetricRef, ...]) -> tuple[MetricRef, ...]:
-        return tuple(m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key})
-                     if f"{m.name}_strict" in metric_registry else m for m in refs)  # fmt: skip
+        return tuple(
+            m.model_copy(update={"name": f"{m.name}_strict", "alias": m.key})
+            if f"{m.name}_strict" in metric_registry
+            else m
+            for m in refs
+        )
 
     parser = spec.parser
     if f"{parser.name}_strict" in parser_registry:

@@ -89,10 +89,16 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
     old_judge = (old.get("config", {}).get("judge") or {}).get("model")
     new_judge = config.judge.model if config.judge is not None else None
     if old_judge != new_judge:  # judged and unjudged (or differently judged) samples must not mix
-        changed.append(f"judge ({old_judge or 'none'} → {new_judge or 'none'}; `omnieval rejudge DIR --judge SPEC` re-judges)")
+        changed.append(
+            f"judge ({old_judge or 'none'} → {new_judge or 'none'}; `omnieval rejudge DIR --judge SPEC` "
+            "re-judges)"
+        )
     old_tasks = old.get("tasks") or {}
-    changed += [f"task {t.name} (definition changed)" for t in tasks
-                if t.name in old_tasks and old_tasks[t.name].get("hash") != t.content_hash]  # fmt: skip
+    changed += [
+        f"task {t.name} (definition changed)"
+        for t in tasks
+        if t.name in old_tasks and old_tasks[t.name].get("hash") != t.content_hash
+    ]
     if changed:
         raise ConfigError(
             f"{config.output} holds a run with different {', '.join(changed)}; resuming would mix two runs. "

@@ -74,7 +74,9 @@ def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[Generat
     return generation, media
 
 
-def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -> Iterator[tuple[int, Sample]]:
+def _selected(
+    task: Task, config: RunConfig, *, found: set[str] | None = None
+) -> Iterator[tuple[int, Sample]]:
     """``found`` collects the ``--sample-ids`` met, so ids no task has can be named afterwards."""
     wanted = set(config.sample_ids) if config.sample_ids else None
     taken = 0
@@ -90,9 +92,18 @@ def _selected(task: Task, config: RunConfig, *, found: set[str] | None = None) -
 
 
 class _Runner:
-    def __init__(self, config: RunConfig, backend: Backend, writer: RecordWriter, done: DoneIndex, judges: JudgeStage, *,
-                 cache_session: str | None = None, hooks: HookDispatcher = NO_HOOKS,
-                 costs: RunCosts | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        config: RunConfig,
+        backend: Backend,
+        writer: RecordWriter,
+        done: DoneIndex,
+        judges: JudgeStage,
+        *,
+        cache_session: str | None = None,
+        hooks: HookDispatcher = NO_HOOKS,
+        costs: RunCosts | None = None,
+    ) -> None:
         self.config = config
         self.hooks = hooks
         self.judges = judges
@@ -105,14 +116,27 @@ class _Runner:
         self.cache = cache
         self.batcher: ProviderBatcher | None = None
         if config.batch:  # a whole group of requests waits on each provider batch
-            self.batcher = ProviderBatcher(backend, ledger=config.output / "batches.jsonl", size=config.batch_size,
-                                           poll_s=config.batch_poll_s)  # fmt: skip
-        self.limiter = AdaptiveLimiter(max(backend.max_connections(), config.batch_pending if config.batch else 0))
+            self.batcher = ProviderBatcher(
+                backend,
+                ledger=config.output / "batches.jsonl",
+                size=config.batch_size,
+                poll_s=config.batch_poll_s,
+            )
+        self.limiter = AdaptiveLimiter(
+            max(backend.max_connections(), config.batch_pending if config.batch else 0)
+        )
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
         priced = costs.priced(config.model, role="model") if costs is not None else None
-        self.fetcher = Fetcher(backend, cache=cache, retry=config.retry, limiter=self.limiter, breaker=breaker, priced=priced,
-                               call=self.batcher.generate if self.batcher else None,
-                               timeout_s=None if self.batcher else -1.0)  # fmt: skip
+        self.fetcher = Fetcher(
+            backend,
+            cache=cache,
+            retry=config.retry,
+            limiter=self.limiter,
+            breaker=breaker,
+            priced=priced,
+            call=self.batcher.generate if self.batcher else None,
+            timeout_s=None if self.batcher else -1.0,
+        )
         self.stopped: CostLimitReached | None = None
         """Set when a request could pass ``--cost-limit``: no new work starts, requests in flight finish."""
         self.progress = Progress(quiet=config.quiet)
@@ -140,7 +164,12 @@ class _Runner:
                         yield _Item(ctx, ordered, repeat)
 
     async def process(
-        self, ctx: TaskContext, sample: Sample, position: int, history: list[tuple[Sample, str]], repeat: int | None = None
+        self,
+        ctx: TaskContext,
+        sample: Sample,
+        position: int,
+        history: list[tuple[Sample, str]],
+        repeat: int | None = None,
     ) -> tuple[SampleResult, str | None]:
         """The scored sample and the judge's question (the rendered prompt; ``None`` before rendering)."""
         try:
@@ -157,19 +186,34 @@ class _Runner:
                 repeat=repeat,
             )
         except OmnievalError as exc:
-            return ctx.scorer.score(sample, _error(f"could not build the request: {exc}"), repeat=repeat), None
+            return ctx.scorer.score(
+                sample, _error(f"could not build the request: {exc}"), repeat=repeat
+            ), None
         if isinstance(request, Skip):
             return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
-        result = ctx.scorer.score(sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat)
+        result = ctx.scorer.score(
+            sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat
+        )
         return result, judge_question(request)
 
     @staticmethod
-    def _skipped(ctx: TaskContext, sample: Sample, reason: str, variant: str | None, repeat: int | None) -> SampleResult:
-        return SampleResult(task=ctx.name, sample_id=sample.id, state="skipped", reason=reason, variant=variant,
-                            metrics={k: 0.0 for k in ctx.scorer.metric_keys}, chain=sample.chain,
-                            chain_index=sample.chain_index, scored=sample.has_targets, repeat=repeat)  # fmt: skip
+    def _skipped(
+        ctx: TaskContext, sample: Sample, reason: str, variant: str | None, repeat: int | None
+    ) -> SampleResult:
+        return SampleResult(
+            task=ctx.name,
+            sample_id=sample.id,
+            state="skipped",
+            reason=reason,
+            variant=variant,
+            metrics={k: 0.0 for k in ctx.scorer.metric_keys},
+            chain=sample.chain,
+            chain_index=sample.chain_index,
+            scored=sample.has_targets,
+            repeat=repeat,
+        )
 
     def _hashed(self, sample: Sample) -> Sample:
         if not sample.media or self.config.blind:
@@ -204,11 +248,20 @@ class _Runner:
                 self.record(item.ctx, result, sample, question)
                 continue
 
-            async def judged(ctx: TaskContext = item.ctx, sample: Sample = sample, result: SampleResult = result,
-                             question: str = question, judge: Judge = judge) -> None:  # fmt: skip
+            async def judged(
+                ctx: TaskContext = item.ctx,
+                sample: Sample = sample,
+                result: SampleResult = result,
+                question: str = question,
+                judge: Judge = judge,
+            ) -> None:
                 try:
-                    record = await judge.judge(sample, question=question, answer=result.response or "", targets=result.targets)
-                except CostLimitReached as exc:  # unfinished; the model's answer is in the cache for the resume
+                    record = await judge.judge(
+                        sample, question=question, answer=result.response or "", targets=result.targets
+                    )
+                except (
+                    CostLimitReached
+                ) as exc:  # unfinished; the model's answer is in the cache for the resume
                     self.stopped = self.stopped or exc
                     return
                 self.record(ctx, ctx.scorer.with_judgement(sample, result, record), sample, question)
@@ -217,7 +270,9 @@ class _Runner:
 
     async def drive(self, contexts: list[TaskContext]) -> None:
         """Producer and workers; the first failure of either cancels the rest (never a hang)."""
-        queue: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=min(4 * self.limiter.maximum, self.limiter.maximum + 1024))
+        queue: asyncio.Queue[_Item | None] = asyncio.Queue(
+            maxsize=min(4 * self.limiter.maximum, self.limiter.maximum + 1024)
+        )
         n_workers = self.limiter.maximum * (2 if self.backend.prefers_batches else 1)
 
         async def worker() -> None:
@@ -271,7 +326,11 @@ def check_repeats(tasks: list[Task], config: RunConfig) -> None:
         n = task_repeats(task, config)
         if spec is not None and n is not None:
             try:
-                check_pass_k(spec.pass_k, n, where=f"task {task.name} ({task.origin}): repeats.pass_k with --repeats {n}")
+                check_pass_k(
+                    spec.pass_k,
+                    n,
+                    where=f"task {task.name} ({task.origin}): repeats.pass_k with --repeats {n}",
+                )
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
 
@@ -282,8 +341,9 @@ def _error(message: str) -> Any:
     return Response.from_error(message)
 
 
-def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex,
-              judges: JudgeStage | None = None) -> list[TaskContext]:  # fmt: skip
+def _contexts(
+    tasks: list[Task], config: RunConfig, backend: Backend, done: DoneIndex, judges: JudgeStage | None = None
+) -> list[TaskContext]:
     contexts = []
     for task in tasks:
         generation, media = _effective(task, config, backend)
@@ -296,14 +356,33 @@ def _contexts(tasks: list[Task], config: RunConfig, backend: Backend, done: Done
         repeats = task_repeats(task, config)
         if total is not None and repeats is not None:
             total *= repeats
-        scorer = Scorer.for_task(task.spec, judged=judges is not None and judges.for_task(task.name) is not None)
-        contexts.append(TaskContext(task, scorer, generation, media, pool, total=total, repeats=repeats,
-                                    reasoning=run_reasoning(config)))  # fmt: skip
+        scorer = Scorer.for_task(
+            task.spec, judged=judges is not None and judges.for_task(task.name) is not None
+        )
+        contexts.append(
+            TaskContext(
+                task,
+                scorer,
+                generation,
+                media,
+                pool,
+                total=total,
+                repeats=repeats,
+                reasoning=run_reasoning(config),
+            )
+        )
     return contexts
 
 
-def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started: str, status: str,
-             judges: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+def manifest(
+    config: RunConfig,
+    tasks: list[Task],
+    backend: Backend,
+    *,
+    started: str,
+    status: str,
+    judges: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The run's full effective configuration and environment."""
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -311,7 +390,9 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
         "started": started,
         "finished": dt.datetime.now(dt.UTC).isoformat() if status != "running" else None,
         "environment": environment_info(),
-        "config": config.model_dump(mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}),
+        "config": config.model_dump(
+            mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}
+        ),
         "judges": judges or {},
         "backend": backend.describe() | {"reasoning": backend.reasoning_mapping(run_reasoning(config))},
         "tasks": {
@@ -329,16 +410,24 @@ def manifest(config: RunConfig, tasks: list[Task], backend: Backend, *, started:
     }
 
 
-async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backend: Backend | None = None,
-                    judge_backend: JudgeBackendFactory | None = None, cache_session: str | None = None,
-                    hooks: HookDispatcher = NO_HOOKS) -> RunOutcome:  # fmt: skip
+async def run_async(
+    config: RunConfig,
+    *,
+    tasks: list[Task] | None = None,
+    backend: Backend | None = None,
+    judge_backend: JudgeBackendFactory | None = None,
+    cache_session: str | None = None,
+    hooks: HookDispatcher = NO_HOOKS,
+) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
     (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`);
     ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
     a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop)."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_repeats(tasks, config)
-    costs = RunCosts.create(prices=config.prices, limit=config.cost_limit, output=config.output, batch=config.batch)
+    costs = RunCosts.create(
+        prices=config.prices, limit=config.cost_limit, output=config.output, batch=config.batch
+    )
     costs.check(config.model, role="model")  # under --cost-limit, an unpriced model fails before any work
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     if config.batch:
@@ -354,14 +443,25 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
     for plan in plans:
         print(f"[omnieval] {plan.line()}", file=sys.stderr)
     started = dt.datetime.now(dt.UTC).isoformat()
-    judges = JudgeStage(tasks=tasks, judge=config.judge, retry=config.retry, cache_path=_judge_cache(config),
-                        breaker_threshold=config.breaker_threshold,
-                        backend_factory=judge_backend or reusing_model(config.model, backend), cache_session=cache_session,
-                        costs=costs)  # fmt: skip
+    judges = JudgeStage(
+        tasks=tasks,
+        judge=config.judge,
+        retry=config.retry,
+        cache_path=_judge_cache(config),
+        breaker_threshold=config.breaker_threshold,
+        backend_factory=judge_backend or reusing_model(config.model, backend),
+        cache_session=cache_session,
+        costs=costs,
+    )
     judge_info = judges.describe()
-    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="running", judges=judge_info))
+    write_json(
+        config.output / "manifest.json",
+        manifest(config, tasks, backend, started=started, status="running", judges=judge_info),
+    )
     writer = open_records(records)
-    runner = _Runner(config, backend, writer, done, judges, cache_session=cache_session, hooks=hooks, costs=costs)
+    runner = _Runner(
+        config, backend, writer, done, judges, cache_session=cache_session, hooks=hooks, costs=costs
+    )
     contexts = _contexts(tasks, config, backend, done, judges)
     try:
         with runner.progress:
@@ -381,14 +481,29 @@ async def run_async(config: RunConfig, *, tasks: list[Task] | None = None, backe
         await backend.aclose()
     if runner.stopped is not None:  # finished samples are saved; the manifest stays "running" (resumable)
         raise runner.stopped
-    write_json(config.output / "manifest.json", manifest(config, tasks, backend, started=started, status="finished", judges=judge_info))
-    return RunOutcome(config.output, tasks, {c.name: dict(c.states) for c in contexts}, runner.fetcher.retries + judges.retries,
-                      backend.describe(), judges=judge_info, unknown_sample_ids=_unknown_ids(config, tasks, runner.found_ids, done))  # fmt: skip
+    write_json(
+        config.output / "manifest.json",
+        manifest(config, tasks, backend, started=started, status="finished", judges=judge_info),
+    )
+    return RunOutcome(
+        config.output,
+        tasks,
+        {c.name: dict(c.states) for c in contexts},
+        runner.fetcher.retries + judges.retries,
+        backend.describe(),
+        judges=judge_info,
+        unknown_sample_ids=_unknown_ids(config, tasks, runner.found_ids, done),
+    )
 
 
 def _unknown_ids(config: RunConfig, tasks: list[Task], found: set[str], done: DoneIndex) -> tuple[str, ...]:
-    """``--sample-ids`` neither met in the data nor recorded earlier (a finished task is not streamed again)."""
-    return tuple(i for i in config.sample_ids or () if i not in found and not any(done.has_any(t.name, i) for t in tasks))
+    """``--sample-ids`` neither met in the data nor recorded earlier (a finished task is not streamed
+    again)."""
+    return tuple(
+        i
+        for i in config.sample_ids or ()
+        if i not in found and not any(done.has_any(t.name, i) for t in tasks)
+    )
 
 
 def _judge_cache(config: RunConfig) -> Path | None:
@@ -411,5 +526,6 @@ def run(config: RunConfig, **kwargs: Any) -> RunOutcome:
 
 
 def selected_samples(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
-    """The ``(position, sample)`` pairs a run of ``config`` takes from ``task`` (executors split them into shards)."""
+    """The ``(position, sample)`` pairs a run of ``config`` takes from ``task`` (executors split them into
+    shards)."""
     return _selected(task, config)

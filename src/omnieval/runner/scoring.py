@@ -29,7 +29,9 @@ class Scorer:
     @classmethod
     def for_task(cls, spec: TaskSpec, *, judged: bool = False) -> Scorer:
         judge_metrics = tuple(bind_metric(m) for m in spec.judge.metrics) if judged and spec.judge else ()
-        return cls(spec, bind_parser(spec.parser), tuple(bind_metric(m) for m in spec.metrics), judge_metrics, judged)
+        return cls(
+            spec, bind_parser(spec.parser), tuple(bind_metric(m) for m in spec.metrics), judge_metrics, judged
+        )
 
     @property
     def judge_keys(self) -> tuple[str, ...]:
@@ -52,10 +54,19 @@ class Scorer:
     def with_judgement(self, sample: Sample, result: SampleResult, record: JudgeRecord) -> SampleResult:
         """The sample after its judge: judge-derived values added, or ``judge_failed`` with them left out."""
         plain = {k: v for k, v in result.metrics.items() if k not in self.judge_keys}
-        if record.value is None:  # a plain score metric keeps its value; a judge-derived one has none (0.0 stands in)
+        if (
+            record.value is None
+        ):  # a plain score metric keeps its value; a judge-derived one has none (0.0 stands in)
             score = plain.get(self.spec.score_key, 0.0)
-            return result.model_copy(update={"state": "judge_failed", "reason": record.reason, "score": score,
-                                             "metrics": plain, "judge": record})  # fmt: skip
+            return result.model_copy(
+                update={
+                    "state": "judge_failed",
+                    "reason": record.reason,
+                    "score": score,
+                    "metrics": plain,
+                    "judge": record,
+                }
+            )
         answer = result.response or ""
         parsed = self.parse(answer, sample)
         inp = ScoringInput(
@@ -73,11 +84,19 @@ class Scorer:
                 values.update(metric(inp))
             except Exception as exc:  # a metric must never take the run down: the sample says why
                 reason = f"judge metric {metric.ref.name!r} failed: {type(exc).__name__}: {exc}"
-                return result.model_copy(update={"state": "error", "reason": reason, "score": 0.0, "judge": record})
+                return result.model_copy(
+                    update={"state": "error", "reason": reason, "score": 0.0, "judge": record}
+                )
         bad = {k: v for k, v in values.items() if not 0.0 <= v <= 1.0}
         if bad:
-            return result.model_copy(update={"state": "error", "reason": f"metric values outside [0, 1]: {bad}",
-                                             "score": 0.0, "judge": record})  # fmt: skip
+            return result.model_copy(
+                update={
+                    "state": "error",
+                    "reason": f"metric values outside [0, 1]: {bad}",
+                    "score": 0.0,
+                    "judge": record,
+                }
+            )
         score = values.get(self.spec.score_key, 0.0)
         return result.model_copy(update={"metrics": values, "score": score, "judge": record})
 
@@ -174,5 +193,3 @@ def _json_safe(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
-
-

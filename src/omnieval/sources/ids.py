@@ -30,8 +30,10 @@ class IdLedger:
             raise SourceError(
                 f"duplicate sample id {sample_id!r} at {places}: a resumed run would "
                 "take the second for done; give every row its own id",
-                path=self.path, sample_id=sample_id, field=self.field,
-            )  # fmt: skip
+                path=self.path,
+                sample_id=sample_id,
+                field=self.field,
+            )
 
 
 def check_unique_ids(tasks: Iterable[Task]) -> None:

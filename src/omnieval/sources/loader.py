@@ -99,8 +99,11 @@ def _generated_path(source: SourceSpec) -> Path:
     name = source.name or ""
     generator = generators.get(name)
     key = hashlib.sha256(
-        json.dumps([name, source.options, _code_version(generator), _environment_key(generator)], sort_keys=True,
-                   default=str).encode()
+        json.dumps(
+            [name, source.options, _code_version(generator), _environment_key(generator)],
+            sort_keys=True,
+            default=str,
+        ).encode()
     ).hexdigest()[:12]
     out_dir = cache_root() / "generated" / f"{name}-{key}"
     done = out_dir / ".done"
@@ -136,7 +139,9 @@ def _iter_source(source: SourceSpec, path: Path | None, *, split: str | None = N
     media_base = path.parent if path is not None and path.is_file() else path
     where = str(path) if path is not None else (source.name or source.type)
     kind = "jsonl" if source.type == "generator" else source.type  # generators write JSONL
-    rows = read_located_rows(kind, path=path, name=source.name, split=split or source.split, config=source.config)
+    rows = read_located_rows(
+        kind, path=path, name=source.name, split=split or source.split, config=source.config
+    )
     chained = [(r.name, r.options) for r in source.transforms]
     ledger = _ledger(source, where, kind)
     for index, line, row in rows:
@@ -162,8 +167,9 @@ def _scan_ids(source: SourceSpec, path: Path | None, *, split: str | None = None
     if ledger is None or source.fields.id is None:
         return
     columns = [source.fields.id.split(".")[0]]
-    rows = read_located_rows(kind, path=path, name=source.name, split=split or source.split, config=source.config,
-                             columns=columns)  # fmt: skip
+    rows = read_located_rows(
+        kind, path=path, name=source.name, split=split or source.split, config=source.config, columns=columns
+    )
     for index, line, row in rows:
         ledger.add(sample_id_of(row, index, source.fields, path=where), line)
 
@@ -197,4 +203,3 @@ def task_from_spec(spec: TaskSpec, *, base_dir: Path | None, origin: str) -> Tas
         data_fingerprint=_fingerprint(path),
         origin=origin,
     )
-

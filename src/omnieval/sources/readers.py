@@ -76,7 +76,9 @@ def _parquet(path: Path, columns: list[str] | None = None) -> Located:
                 index += 1
 
 
-def _hf(source_type: str, *, path: Path | None, name: str | None, split: str, config: str | None) -> Iterator[tuple[int, Row]]:
+def _hf(
+    source_type: str, *, path: Path | None, name: str | None, split: str, config: str | None
+) -> Iterator[tuple[int, Row]]:
     try:
         import datasets
     except ImportError:
@@ -116,7 +118,12 @@ def read_located_rows(
 
 
 def read_rows(
-    source_type: str, *, path: Path | None, name: str | None = None, split: str = "test", config: str | None = None
+    source_type: str,
+    *,
+    path: Path | None,
+    name: str | None = None,
+    split: str = "test",
+    config: str | None = None,
 ) -> Iterator[tuple[int, Row]]:
     """Stream ``(index, row)`` from a source."""
     for index, _, row in read_located_rows(source_type, path=path, name=name, split=split, config=config):

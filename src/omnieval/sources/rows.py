@@ -46,7 +46,9 @@ def _choices(value: Any, *, path: str, sample_id: str, field: str) -> tuple[str,
     return tuple(str(v) for v in value)
 
 
-def media_ref(value: Any, spec: MediaField, *, base_dir: Path | None, where: dict[str, str]) -> MediaRef | None:
+def media_ref(
+    value: Any, spec: MediaField, *, base_dir: Path | None, where: dict[str, str]
+) -> MediaRef | None:
     """A media reference from a path string, an HF ``{bytes, path}`` struct or raw bytes."""
     name = spec.name or spec.field
     if value is _MISSING or value is None or value == "":
@@ -75,7 +77,9 @@ def sample_id_of(row: dict[str, Any], index: int, fields: FieldMap, *, path: str
     return str(raw_id)
 
 
-def row_to_sample(row: dict[str, Any], index: int, fields: FieldMap, *, path: str, base_dir: Path | None) -> Sample:
+def row_to_sample(
+    row: dict[str, Any], index: int, fields: FieldMap, *, path: str, base_dir: Path | None
+) -> Sample:
     """Map one row to a sample; a missing required field is an error naming file, sample and field."""
     sample_id = sample_id_of(row, index, fields, path=path)
     where = {"path": path, "sample_id": sample_id}
@@ -86,7 +90,11 @@ def row_to_sample(row: dict[str, Any], index: int, fields: FieldMap, *, path: st
     for spec in fields.media:
         value = get_field(row, spec.field)
         for i, item in enumerate(_as_tuple(value)):
-            numbered = spec if len(_as_tuple(value)) == 1 else spec.model_copy(update={"name": f"{spec.name or spec.field}_{i + 1}"})
+            numbered = (
+                spec
+                if len(_as_tuple(value)) == 1
+                else spec.model_copy(update={"name": f"{spec.name or spec.field}_{i + 1}"})
+            )
             ref = media_ref(item, numbered, base_dir=base_dir, where=where)
             if ref is not None:
                 media.append(ref)
@@ -98,7 +106,9 @@ def row_to_sample(row: dict[str, Any], index: int, fields: FieldMap, *, path: st
         input=str(text),
         fields=row,
         targets=_as_tuple(get_field(row, fields.targets)) if fields.targets else (),
-        choices=_choices(get_field(row, fields.choices), field=fields.choices, **where) if fields.choices else None,
+        choices=_choices(get_field(row, fields.choices), field=fields.choices, **where)
+        if fields.choices
+        else None,
         media=tuple(media),
         metadata=metadata,
         chain=None if chain in (None, _MISSING) else str(chain),

@@ -49,7 +49,8 @@ class Task:
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
     def positioned(self) -> Iterator[tuple[int, Sample]]:
-        """``(position, sample)`` pairs, the position counted in the full task's data (a view keeps its own)."""
+        """``(position, sample)`` pairs, the position counted in the full task's data (a view keeps its
+        own)."""
         if self.positions is None:
             return enumerate(self.iter_samples())
         return zip(self.positions, self.iter_samples(), strict=True)
@@ -59,8 +60,13 @@ class Task:
         fingerprints unchanged, so a run over the view records exactly what a run over the task would
         for those samples, without streaming the rest of the data (a Ray shard's set-up)."""
         samples = [s for _, s in pairs]
-        return dataclasses.replace(self, iter_samples=lambda: iter(samples), size=len(samples), check_ids=None,
-                                   positions=tuple(p for p, _ in pairs))  # fmt: skip
+        return dataclasses.replace(
+            self,
+            iter_samples=lambda: iter(samples),
+            size=len(samples),
+            check_ids=None,
+            positions=tuple(p for p, _ in pairs),
+        )
 
     def scan_ids(self) -> None:
         """Raise :class:`~omnieval.errors.SourceError` if two samples share an id (before a run starts)."""
@@ -73,7 +79,9 @@ class Task:
             if first != position:
                 raise SourceError(
                     f"duplicate sample id {sample.id!r} at samples {first} and {position}",
-                    path=self.origin or self.name, sample_id=sample.id, field="id",
+                    path=self.origin or self.name,
+                    sample_id=sample.id,
+                    field="id",
                 )
 
     @classmethod

@@ -36,8 +36,10 @@ class ResponseCache:
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
-                             "session TEXT NOT NULL DEFAULT '')")  # fmt: skip
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, body TEXT NOT NULL, "
+                "session TEXT NOT NULL DEFAULT '')"
+            )
             self._add_session_column(self._db)
             self._db.commit()
         except sqlite3.Error as exc:
@@ -62,7 +64,9 @@ class ResponseCache:
         if self._db is None:
             return None
         try:
-            row = self._db.execute("SELECT body FROM responses WHERE key = ? AND session != ?", (key, self.session)).fetchone()
+            row = self._db.execute(
+                "SELECT body FROM responses WHERE key = ? AND session != ?", (key, self.session)
+            ).fetchone()
         except sqlite3.Error as exc:
             self._disable(exc)
             return None
@@ -82,7 +86,9 @@ class ResponseCache:
             return
         try:
             with self._db:
-                self._db.executemany("INSERT OR REPLACE INTO responses (key, body, session) VALUES (?, ?, ?)", self._pending)
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO responses (key, body, session) VALUES (?, ?, ?)", self._pending
+                )
         except sqlite3.Error as exc:
             self._disable(exc)
         self._pending.clear()

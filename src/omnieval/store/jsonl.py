@@ -1,4 +1,5 @@
-"""JSON Lines input files (datasets, replays, training rows, run records): one object a line, blank lines skipped.
+"""JSON Lines input files (datasets, replays, training rows, run records): one object a line, blank lines
+skipped.
 
 Every reader wants the same checks and a different error class naming its file, so the caller passes the
 error: ``error(line_number, reason)`` with reason ``not valid JSON (...)`` or ``not a JSON object (...)``.
@@ -14,7 +15,9 @@ from typing import Any
 __all__ = ["json_objects"]
 
 
-def json_objects(path: Path, *, error: Callable[[int, str], Exception]) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_objects(
+    path: Path, *, error: Callable[[int, str], Exception]
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line; a bad line raises ``error(line number, reason)``."""
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):

@@ -15,9 +15,23 @@ from typing import Any
 __all__ = ["environment_info", "read_json", "write_json"]
 
 _LIBRARIES = (
-    "pydantic", "httpx", "numpy", "pillow", "soundfile", "soxr", "av", "pyarrow", "jinja2",
-    "torch", "transformers", "vllm", "datasets", "sacrebleu", "sympy", "rapidfuzz",
-)  # fmt: skip
+    "pydantic",
+    "httpx",
+    "numpy",
+    "pillow",
+    "soundfile",
+    "soxr",
+    "av",
+    "pyarrow",
+    "jinja2",
+    "torch",
+    "transformers",
+    "vllm",
+    "datasets",
+    "sacrebleu",
+    "sympy",
+    "rapidfuzz",
+)
 
 
 @functools.cache  # fixed for the running process; a Ray worker writes a manifest per shard

@@ -18,7 +18,16 @@ import orjson
 from omnieval.errors import StoreError
 from omnieval.types import SampleResult
 
-__all__ = ["RecordKey", "RecordWriter", "iter_records", "open_records", "read_records", "rewrite_lines", "rewrite_records", "scan_keys"]
+__all__ = [
+    "RecordKey",
+    "RecordWriter",
+    "iter_records",
+    "open_records",
+    "read_records",
+    "rewrite_lines",
+    "rewrite_records",
+    "scan_keys",
+]
 
 
 def _repair_tail(path: Path) -> None:
@@ -98,7 +107,11 @@ def rewrite_records(path: Path, records: list[dict[str, Any]] | list[SampleResul
     tmp = path.with_suffix(".jsonl.tmp")
     with tmp.open("w", encoding="utf-8") as fh:
         for rec in records:
-            line = rec.model_dump_json() if isinstance(rec, SampleResult) else json.dumps(rec, ensure_ascii=False)
+            line = (
+                rec.model_dump_json()
+                if isinstance(rec, SampleResult)
+                else json.dumps(rec, ensure_ascii=False)
+            )
             fh.write(line + "\n")
         fh.flush()
         os.fsync(fh.fileno())
@@ -126,13 +139,17 @@ _REPEAT = re.compile(rb'"repeat":(null|\d+)\}\s*$')
 def _key(line: bytes, *, path: Path, lineno: int) -> RecordKey:
     match = _PREFIX.match(line)
     tail = _REPEAT.search(line, max(0, len(line) - 40))
-    if match is not None and tail is not None and b'"chain":null' in line:  # the fast path: lines this module wrote
+    if (
+        match is not None and tail is not None and b'"chain":null' in line
+    ):  # the fast path: lines this module wrote
         task, sample_id = orjson.loads(match[1]), orjson.loads(match[2])
         repeat = None if tail[1] == b"null" else int(tail[1])
         return RecordKey(task, str(sample_id), match[3].decode(), None, line, repeat)
     record = _parse(line, path=path, lineno=lineno, last=False)
     chain = record.get("response") or "" if record.get("chain") is not None else None
-    return RecordKey(record["task"], str(record["sample_id"]), record["state"], chain, line, record.get("repeat"))
+    return RecordKey(
+        record["task"], str(record["sample_id"]), record["state"], chain, line, record.get("repeat")
+    )
 
 
 def scan_keys(path: Path) -> Iterator[RecordKey]:

@@ -11,7 +11,8 @@ __all__ = ["record_cost", "recorded_spend"]
 
 
 def recorded_spend(path: Path) -> float:
-    """What the records of earlier invocations cost (model and judge calls): the limit covers the whole run."""
+    """What the records of earlier invocations cost (model and judge calls): the limit covers the whole
+    run."""
     if not path.exists():
         return 0.0
     total = 0.0

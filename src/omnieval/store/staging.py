@@ -59,8 +59,10 @@ def remove_stale_partials(output: Path) -> list[Path]:
         if owners is None or entry.is_symlink() or not entry.is_dir() or any(map(_running, owners)):
             continue
         shutil.rmtree(entry, ignore_errors=True)
-        print(f"omnieval: removed {entry}, left by an interrupted run (process {owners[0]} is gone)",
-              file=sys.stderr)
+        print(
+            f"omnieval: removed {entry}, left by an interrupted run (process {owners[0]} is gone)",
+            file=sys.stderr,
+        )
         removed.append(entry)
     return removed
 

@@ -1,6 +1,7 @@
 """Submission formats: pack a run into an archive, validate an archive.
 
-``omnieval pack RUN_DIR --format NAME -o OUT.zip`` and ``omnieval validate-submission OUT.zip [--format NAME]``.
+``omnieval pack RUN_DIR --format NAME -o OUT.zip`` and ``omnieval validate-submission OUT.zip [--format
+NAME]``.
 """
 
 from __future__ import annotations
@@ -12,9 +13,16 @@ from typing import Any
 from omnieval.registry import Registry
 
 __all__ = [
-    "Packer", "Reader", "Validator", "packers", "readers", "register_packer", "register_reader",
-    "register_validator", "validators",
-]  # fmt: skip
+    "Packer",
+    "Reader",
+    "Validator",
+    "packers",
+    "readers",
+    "register_packer",
+    "register_reader",
+    "register_validator",
+    "validators",
+]
 
 Packer = Callable[..., Path]
 """``(run_dirs: list[Path], out: Path, /, **options) -> out``."""
@@ -26,7 +34,8 @@ packers: Registry[Packer] = Registry("submission packer")
 validators: Registry[Validator] = Registry("submission validator")
 
 Reader = Callable[..., "dict[str, dict[str, str]]"]
-"""``(archive: Path, /) -> {task name: {sample id: answer text}}`` (scoring a submission on hidden answers)."""
+"""``(archive: Path, /) -> {task name: {sample id: answer text}}`` (scoring a submission on hidden
+answers)."""
 
 readers: Registry[Reader] = Registry("submission reader")
 

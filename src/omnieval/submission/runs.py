@@ -25,7 +25,9 @@ def read_records(run_dir: Path) -> Iterator[dict[str, Any]]:
     path = run_dir / "samples.jsonl"
     if not path.is_file():
         raise SubmissionError(f"{path} not found: is {run_dir} a run directory?")
-    for lineno, record in json_objects(path, error=lambda n, reason: SubmissionError(f"{path}:{n}: {reason}")):
+    for lineno, record in json_objects(
+        path, error=lambda n, reason: SubmissionError(f"{path}:{n}: {reason}")
+    ):
         if "task" not in record or "sample_id" not in record:
             raise SubmissionError(f"{path}:{lineno}: a record needs 'task' and 'sample_id'")
         yield record

@@ -49,7 +49,8 @@ class FakeAnthropic:
         """Every request body received (faulted ones too)."""
         self.port = 0
         self.batch_outcomes = list(batch_outcomes or [])
-        """How successive Message Batches end: ``ended`` (default) or ``expired`` (the second half of the requests expire)."""
+        """How successive Message Batches end: ``ended`` (default) or ``expired`` (the second half of the
+        requests expire)."""
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_lines: dict[str, int] = {}
         """Batch requests received per custom id: more than one means a resubmitted request."""

@@ -109,7 +109,8 @@ class FakeBatches:
                                 self._error(
                                     line,
                                     "batch_expired",
-                                    "This request could not be executed before the completion window expired.",
+                                    "This request could not be executed before the completion window "
+                                    "expired.",
                                 )
                             )
                             + "\n"

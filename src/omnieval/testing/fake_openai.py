@@ -149,7 +149,9 @@ class FakeOpenAI:
         self.faults_served: Counter[str] = Counter()
         from omnieval.testing.fake_batches import FakeBatches
 
-        self.batches = FakeBatches(self, outcomes=batch_outcomes, polls=batch_polls, fail_every=batch_fail_every)
+        self.batches = FakeBatches(
+            self, outcomes=batch_outcomes, polls=batch_polls, fail_every=batch_fail_every
+        )
         """The Batch API (``/v1/files``, ``/v1/batches``): its own state and counters."""
         self._runner: web.AppRunner | None = None
         self._thread_loop: asyncio.AbstractEventLoop | None = None
@@ -237,8 +239,14 @@ class FakeOpenAI:
         else:
             choice = {"index": 0, "text": answer, "finish_reason": finish}
         kind = "chat.completion" if chat else "text_completion"
-        return {"id": "fake", "object": kind, "created": int(time.time()), "model": self.model,
-                "choices": [choice], "usage": usage}  # fmt: skip
+        return {
+            "id": "fake",
+            "object": kind,
+            "created": int(time.time()),
+            "model": self.model,
+            "choices": [choice],
+            "usage": usage,
+        }
 
     async def _handle(self, request: web.Request, *, chat: bool) -> web.StreamResponse:
         self.in_flight += 1
@@ -252,11 +260,15 @@ class FakeOpenAI:
         if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
             return web.json_response({"error": {"message": "invalid API key"}}, status=401)
         if self.models is not None and body.get("model") not in self.models:
-            return web.json_response({"error": {"message": f"model '{body.get('model')}' not found"}}, status=404)
+            return web.json_response(
+                {"error": {"message": f"model '{body.get('model')}' not found"}}, status=404
+            )
         if len(self.arrivals) <= self.burst_429:
             self.faults_served["429"] += 1
             headers = {"Retry-After": f"{self.retry_after:g}"}
-            return web.json_response({"error": {"message": "rate limit (burst)"}}, status=429, headers=headers)
+            return web.json_response(
+                {"error": {"message": "rate limit (burst)"}}, status=429, headers=headers
+            )
         return None
 
     async def _answer(self, request: web.Request, *, chat: bool) -> web.StreamResponse:
@@ -385,12 +397,21 @@ def main(argv: list[str] | None = None) -> None:
     args = _build_parser().parse_args(argv)
     answers = json.loads(args.answers.read_text(encoding="utf-8")) if args.answers else None
     server = FakeOpenAI(
-        host=args.host, port=args.port, latency_ms=args.latency_ms, faults=args.faults, seed=args.seed,
-        answers=answers, answer_pattern=args.answer_pattern, default_answer=args.default_answer,
-        reasoning=args.reasoning, hang_s=args.hang_s, retry_after=args.retry_after,
-        models=tuple(args.models.split(",")) if args.models else None, api_key=args.api_key,
+        host=args.host,
+        port=args.port,
+        latency_ms=args.latency_ms,
+        faults=args.faults,
+        seed=args.seed,
+        answers=answers,
+        answer_pattern=args.answer_pattern,
+        default_answer=args.default_answer,
+        reasoning=args.reasoning,
+        hang_s=args.hang_s,
+        retry_after=args.retry_after,
+        models=tuple(args.models.split(",")) if args.models else None,
+        api_key=args.api_key,
         burst_429=args.burst_429,
-    )  # fmt: skip
+    )
 
     async def serve() -> None:
         print(await server.start(), flush=True)

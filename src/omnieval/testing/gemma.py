@@ -22,7 +22,8 @@ __all__ = ["converted_gemma", "gemma_available", "gemma_gguf_path"]
 CHAT_TEMPLATE = (
     "{{ bos_token }}{% set ns = namespace(system='') %}"
     "{% for m in messages %}"
-    "{% set text = m['content'] if m['content'] is string else m['content'] | map(attribute='text') | join('') %}"
+    "{% set text = m['content'] if m['content'] is string else m['content'] | map(attribute='text') | "
+    "join('') %}"
     "{% if m['role'] == 'system' %}{% set ns.system = ns.system + text + '\\n\\n' %}"
     "{% else %}<start_of_turn>{{ 'model' if m['role'] == 'assistant' else 'user' }}\n"
     "{% if m['role'] == 'user' %}{{ ns.system }}{% set ns.system = '' %}{% endif %}"

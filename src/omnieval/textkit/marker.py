@@ -48,13 +48,15 @@ def after_marker(text: str) -> str | None:
 
 
 def with_marker_tail(text: str) -> list[str]:
-    """``text``, then the text after its last marker when it has one: the two readings MERA scores the best of."""
+    """``text``, then the text after its last marker when it has one: the two readings MERA scores the best
+    of."""
     tail = after_marker(text)
     return [text] if tail is None else [text, tail]
 
 
 def after_exact_marker(text: str, marker: str = MERA_MARKER) -> str | None:
-    """Text after the last ``marker`` matched exactly as MERA's ``text.split(marker)[-1]``; ``None`` without one."""
+    """Text after the last ``marker`` matched exactly as MERA's ``text.split(marker)[-1]``; ``None`` without
+    one."""
     _, found, tail = text.rpartition(marker)
     return tail if found else None
 

@@ -26,7 +26,8 @@ _PUNCTUATION = _PunctuationMap()
 
 
 def strip_punctuation(text: str) -> str:
-    """Replace punctuation (any script) by spaces; symbols such as ``$`` or ``+`` stay (``%`` is punctuation in Unicode)."""
+    """Replace punctuation (any script) by spaces; symbols such as ``$`` or ``+`` stay (``%`` is punctuation
+    in Unicode)."""
     return text.translate(_PUNCTUATION)
 
 

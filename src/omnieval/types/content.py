@@ -31,7 +31,11 @@ class MediaRef(Frozen):
     """A reference to one media input: a file on disk or bytes embedded in a dataset row."""
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", use_attribute_docstrings=True, ser_json_bytes="base64", val_json_bytes="base64"
+        frozen=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
     )
 
     kind: MediaKind

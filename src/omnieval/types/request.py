@@ -64,7 +64,8 @@ class Request(Frozen):
     media_policy: MediaPolicy = Field(default_factory=MediaPolicy)
     """How this request's media must be prepared (task policy, overridden per model)."""
     language: str | None = None
-    """The sample's language (``metadata.language``/``lang``), else the task's; a cascade's wrappers follow it."""
+    """The sample's language (``metadata.language``/``lang``), else the task's; a cascade's wrappers follow
+    it."""
     reasoning: Reasoning | None = None
     """Reasoning controls of the run; ``None``: the provider's default (and no part of the fingerprint)."""
 
@@ -75,7 +76,9 @@ class Request(Frozen):
 
     def fingerprint(self, *, backend: str, model: str) -> str:
         """Stable hash over backend, model, decoding, rendered text and media hashes."""
-        left_out = {"task", "sample_id", "targets", "variant", "language"} | ({"reasoning"} if self.reasoning is None else set())
+        left_out = {"task", "sample_id", "targets", "variant", "language"} | (
+            {"reasoning"} if self.reasoning is None else set()
+        )
         body = self.model_dump(mode="json", exclude=left_out)
         for msg in body["messages"]:
             if isinstance(msg["content"], list):

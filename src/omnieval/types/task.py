@@ -113,7 +113,8 @@ class PromptVariant(Frozen):
 
     id: str
     template: str
-    """jinja2 template; sees ``input``, ``fields``, ``choices``, ``options_block``, ``metadata``, ``history``."""
+    """jinja2 template; sees ``input``, ``fields``, ``choices``, ``options_block``, ``metadata``,
+    ``history``."""
     system: str | None = None
 
 
@@ -196,7 +197,9 @@ class JudgeSpec(Frozen):
     """Extra judge calls after an unparseable or out-of-range verdict (bounded, then ``judge_failed``)."""
     model: str | None = None
     """Default judge model spec for this task (``--judge`` overrides it)."""
-    generation: GenerationConfig = Field(default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=64))
+    generation: GenerationConfig = Field(
+        default_factory=lambda: GenerationConfig(temperature=0.0, max_tokens=64)
+    )
     """Decoding for generative judges (``--judge-temperature`` / ``--judge-max-tokens`` override)."""
     metrics: tuple[MetricRef, ...] = ()
     """Per-sample metrics computed only when the task is judged, after the judge (they read

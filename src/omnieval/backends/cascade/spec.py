@@ -29,7 +29,8 @@ class AsrStage(Frozen):
     beam: int = 5
     compute_type: str = "int8"
     language: str = "auto"
-    """The spoken language hint (``auto``: Whisper detects it per clip, as ART's mixed-language audio needs)."""
+    """The spoken language hint (``auto``: Whisper detects it per clip, as ART's mixed-language audio
+    needs)."""
     threads: int = 0
     """CPU threads for CTranslate2 (0: its default)."""
 
@@ -90,14 +91,16 @@ def _stages(text: str, *, spec: str) -> dict[str, Any]:
 
 
 def _split_inline(name: str, *, providers: set[str]) -> tuple[str, str]:
-    """``STAGES/PROVIDER/NAME`` → (STAGES, PROVIDER/NAME) at the first ``/`` followed by a registered provider."""
+    """``STAGES/PROVIDER/NAME`` → (STAGES, PROVIDER/NAME) at the first ``/`` followed by a registered
+    provider."""
     for i, ch in enumerate(name):
         if ch == "/":
             provider = name[i + 1 :].partition("/")[0]
             if provider in providers and provider != "cascade" and "/" in name[i + 1 :]:
                 return name[:i], name[i + 1 :]
     raise ConfigError(
-        f"cascade spec 'cascade/{name}': no text model found; write cascade/asr=whisper,ocr=tesseract/PROVIDER/NAME "
+        f"cascade spec 'cascade/{name}': no text model found; write "
+        "cascade/asr=whisper,ocr=tesseract/PROVIDER/NAME "
         "or cascade/FILE.yaml"
     )
 

@@ -88,10 +88,22 @@ class HFBackend(InProcessBackend):
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
-        info.update({"device": self.options.device, "dtype": self.options.dtype, "batch_size": self.options.batch_size})
+        info.update(
+            {
+                "device": self.options.device,
+                "dtype": self.options.dtype,
+                "batch_size": self.options.batch_size,
+            }
+        )
         if self._loaded is not None:
-            info.update({"device": self._loaded.device, "dtype": str(self._loaded.model.dtype),
-                         "modalities": sorted(self._loaded.modalities), "loaded_from": self._loaded.source})
+            info.update(
+                {
+                    "device": self._loaded.device,
+                    "dtype": str(self._loaded.model.dtype),
+                    "modalities": sorted(self._loaded.modalities),
+                    "loaded_from": self._loaded.source,
+                }
+            )
         return info
 
     async def aclose(self) -> None:
@@ -119,14 +131,21 @@ class HFBackend(InProcessBackend):
             try:
                 item = self._prepare(loaded, req)
                 if req.kind == "loglikelihood":
-                    results[i] = score_choices(loaded, prompt=item.text, continuations=req.continuations,
-                                               sample_id=req.sample_id, chunk=self.options.batch_size)
+                    results[i] = score_choices(
+                        loaded,
+                        prompt=item.text,
+                        continuations=req.continuations,
+                        sample_id=req.sample_id,
+                        chunk=self.options.batch_size,
+                    )
                     continue
             except BackendError as exc:
                 results[i] = exc
                 continue
             except Exception as exc:  # a template, tokenizer or scoring failure ends this sample only
-                results[i] = BackendError(f"sample {req.sample_id!r}: {type(exc).__name__}: {exc}", retryable=False)
+                results[i] = BackendError(
+                    f"sample {req.sample_id!r}: {type(exc).__name__}: {exc}", retryable=False
+                )
                 continue
             key = req.generation.model_dump_json() + "|" + ",".join(sorted({m.kind for m in req.media}))
             groups.setdefault(key, []).append((i, item))
@@ -134,7 +153,9 @@ class HFBackend(InProcessBackend):
         for members in groups.values():
             for start in range(0, len(members), size):
                 chunk = members[start : start + size]
-                for (i, _), res in zip(chunk, self._generate_chunk(loaded, [it for _, it in chunk]), strict=True):
+                for (i, _), res in zip(
+                    chunk, self._generate_chunk(loaded, [it for _, it in chunk]), strict=True
+                ):
                     results[i] = res
         return [r if r is not None else BackendError("internal: no result") for r in results]
 
@@ -150,8 +171,10 @@ class HFBackend(InProcessBackend):
             def encode(full: str) -> object:
                 return encode_batch(loaded, [dataclasses.replace(item, text=full)])
 
-            return [conditioned_nll(loaded, prompt=item.text, text=t, encode=encode, sample_id=request.sample_id)
-                    for t in texts]
+            return [
+                conditioned_nll(loaded, prompt=item.text, text=t, encode=encode, sample_id=request.sample_id)
+                for t in texts
+            ]
 
     def _generate_chunk(self, loaded: Loaded, items: list[Item]) -> list[Response | BaseException]:
         """Generate a batch; if the batch fails, retry one by one so the error names its sample."""
@@ -177,11 +200,19 @@ class HFBackend(InProcessBackend):
                     retryable=False,
                 )
         if req.kind == "loglikelihood" and kinds:
-            raise BackendError(f"sample {req.sample_id!r}: loglikelihood scoring takes text only", retryable=False)
+            raise BackendError(
+                f"sample {req.sample_id!r}: loglikelihood scoring takes text only", retryable=False
+            )
         fe = getattr(loaded.processor, "feature_extractor", None)
-        media = prepare_media(req, cache_dir=self.options.media_cache_dir,
-                              sample_rate=getattr(fe, "sampling_rate", None))
+        media = prepare_media(
+            req, cache_dir=self.options.media_cache_dir, sample_rate=getattr(fe, "sampling_rate", None)
+        )
         frames = None if "video" in loaded.modalities else [len(v) for v in media.videos]
-        built = build_prompt(req, processor=loaded.processor, tokenizer=loaded.tokenizer,
-                             override=self.options.extra.get("chat_template"), video_frames=frames)
+        built = build_prompt(
+            req,
+            processor=loaded.processor,
+            tokenizer=loaded.tokenizer,
+            override=self.options.extra.get("chat_template"),
+            video_frames=frames,
+        )
         return Item(request=req, text=built.text, media=media, template=built.template)

@@ -37,7 +37,9 @@ class HFClassifierBackend(InProcessBackend):
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
-        self._path = resolve_source(model, options=options, provider="hf_classifier").path  # fails now, not per batch
+        self._path = resolve_source(
+            model, options=options, provider="hf_classifier"
+        ).path  # fails now, not per batch
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
@@ -52,7 +54,9 @@ class HFClassifierBackend(InProcessBackend):
                     self._tokenizer = AutoTokenizer.from_pretrained(self._path)
                     model = AutoModelForSequenceClassification.from_pretrained(self._path)
                 except (OSError, ValueError) as exc:
-                    raise BackendError(f"hf_classifier/{self.model}: cannot load the classifier: {exc}", retryable=False) from exc
+                    raise BackendError(
+                        f"hf_classifier/{self.model}: cannot load the classifier: {exc}", retryable=False
+                    ) from exc
                 self._model = model.to(self.options.device or "cpu").eval()
             return self._model, self._tokenizer
 
@@ -96,13 +100,24 @@ class HFClassifierBackend(InProcessBackend):
             return [exc for _ in requests]
         bad = [r for r in requests if r.kind != "classify" or r.prompt is None]
         if bad:
-            return [BackendError(f"hf_classifier answers only classify requests (got {r.kind!r})", retryable=False)
-                    if r in bad else BackendError("batch rejected", retryable=False) for r in requests]  # fmt: skip
+            return [
+                BackendError(
+                    f"hf_classifier answers only classify requests (got {r.kind!r})", retryable=False
+                )
+                if r in bad
+                else BackendError("batch rejected", retryable=False)
+                for r in requests
+            ]
         import torch
 
         with self._lock, torch.inference_mode():
-            enc = tokenizer([r.prompt for r in requests], padding=True, truncation=True, max_length=self.max_length,
-                            return_tensors="pt").to(model.device)  # fmt: skip
+            enc = tokenizer(
+                [r.prompt for r in requests],
+                padding=True,
+                truncation=True,
+                max_length=self.max_length,
+                return_tensors="pt",
+            ).to(model.device)
             probs = torch.softmax(model(**enc).logits.float(), dim=-1).cpu().tolist()
         return [Response(text=str(max(range(len(p)), key=p.__getitem__)), extra={"probs": p}) for p in probs]
 

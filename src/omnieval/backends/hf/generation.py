@@ -76,7 +76,11 @@ def _generation_config(loaded: Loaded, gen: GenerationConfig) -> Any:
 def _end_ids(loaded: Loaded) -> set[int]:
     """Token ids that end a row: EOS ids, and the pad id that fills rows finished early in a batch."""
     ids: set[int] = set()
-    ends = (loaded.model.generation_config.eos_token_id, loaded.tokenizer.eos_token_id, loaded.tokenizer.pad_token_id)
+    ends = (
+        loaded.model.generation_config.eos_token_id,
+        loaded.tokenizer.eos_token_id,
+        loaded.tokenizer.pad_token_id,
+    )
     for value in ends:
         if isinstance(value, int):
             ids.add(value)
@@ -85,7 +89,9 @@ def _end_ids(loaded: Loaded) -> set[int]:
     return ids
 
 
-def _to_response(loaded: Loaded, item: Item, row: list[int], *, prompt_tokens: int, eos: set[int]) -> Response:
+def _to_response(
+    loaded: Loaded, item: Item, row: list[int], *, prompt_tokens: int, eos: set[int]
+) -> Response:
     gen = item.request.generation
     cut = next((i for i, t in enumerate(row) if t in eos), None)
     tokens = row if cut is None else row[:cut]
@@ -132,7 +138,9 @@ def generate_batch(loaded: Loaded, items: list[Item]) -> list[Response]:
     enc = encode_batch(loaded, items)
     kwargs: dict[str, Any] = {"generation_config": _generation_config(loaded, gen)}
     if gen.stop:
-        kwargs["stopping_criteria"] = _stop_criteria(loaded.tokenizer, gen.stop, width=enc["input_ids"].shape[1])
+        kwargs["stopping_criteria"] = _stop_criteria(
+            loaded.tokenizer, gen.stop, width=enc["input_ids"].shape[1]
+        )
     if gen.temperature > 0 and gen.seed is not None:
         torch.manual_seed(gen.seed)
     started = time.perf_counter()

@@ -17,15 +17,30 @@ from typing import Any
 from omnieval.backends.base import BackendOptions
 from omnieval.errors import BackendError, ConfigError
 
-__all__ = ["HUB_PREFIX", "Loaded", "ModelSource", "gguf_cache_dir", "load_model", "resolve_source", "wrap_loaded"]
+__all__ = [
+    "HUB_PREFIX",
+    "Loaded",
+    "ModelSource",
+    "gguf_cache_dir",
+    "load_model",
+    "resolve_source",
+    "wrap_loaded",
+]
 
 HUB_PREFIX = "hub:"
 """``hf/hub:ORG/NAME`` fetches from the Hugging Face Hub; any other ``hf/PATH`` must exist locally, so a
 mistyped path is an error instead of a silent download attempt."""
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
-_DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
-           "float16": "float16", "fp16": "float16", "half": "float16"}
+_DTYPES = {
+    "float32": "float32",
+    "fp32": "float32",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float16": "float16",
+    "fp16": "float16",
+    "half": "float16",
+}
 
 
 @dataclass(frozen=True)
@@ -54,11 +69,14 @@ class Loaded:
 def _hub_source(repo: str, gguf: str | None, provider: str) -> ModelSource:
     if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in _TRUE:
         raise ConfigError(
-            f"{provider}/{HUB_PREFIX}{repo}: fetching from the Hugging Face Hub is refused because HF_HUB_OFFLINE "
+            f"{provider}/{HUB_PREFIX}{repo}: fetching from the Hugging Face Hub is refused because "
+            "HF_HUB_OFFLINE "
             f"is set; download the model first and give its local folder as {provider}/PATH"
         )
     if not repo or repo.count("/") > 1 or repo.startswith(("/", ".")):
-        raise ConfigError(f"{provider}/{HUB_PREFIX}{repo}: a hub model is written {provider}/{HUB_PREFIX}ORG/NAME")
+        raise ConfigError(
+            f"{provider}/{HUB_PREFIX}{repo}: a hub model is written {provider}/{HUB_PREFIX}ORG/NAME"
+        )
     return ModelSource(path=repo, gguf_file=gguf, hub=True)
 
 
@@ -145,7 +163,9 @@ def _modalities(processor: Any) -> frozenset[str]:
         return frozenset(kinds)
     if getattr(processor, "image_processor", None) is not None:
         kinds.add("image")
-    if getattr(processor, "feature_extractor", None) is not None or getattr(processor, "audio_processor", None):
+    if getattr(processor, "feature_extractor", None) is not None or getattr(
+        processor, "audio_processor", None
+    ):
         kinds.add("audio")
     if getattr(processor, "video_processor", None) is not None:
         kinds.add("video")
@@ -235,5 +255,11 @@ def load_model(model: str, *, options: BackendOptions) -> Loaded:
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
-    return Loaded(model=weights, tokenizer=tokenizer, processor=processor, device=device,
-                  modalities=_modalities(processor), source=src.path)
+    return Loaded(
+        model=weights,
+        tokenizer=tokenizer,
+        processor=processor,
+        device=device,
+        modalities=_modalities(processor),
+        source=src.path,
+    )

@@ -29,7 +29,9 @@ class PreparedMedia:
     """Per placeholder name: what was done (sizes, frames, sample rate)."""
 
 
-def prepare_media(request: Request, *, cache_dir: str | None, sample_rate: int | None = None) -> PreparedMedia:
+def prepare_media(
+    request: Request, *, cache_dir: str | None, sample_rate: int | None = None
+) -> PreparedMedia:
     """Decode every media reference of ``request``; a bad file raises a non-retryable BackendError.
 
     ``sample_rate`` (the model's feature extractor rate) overrides the policy's, and videos are
@@ -50,7 +52,8 @@ def prepare_media(request: Request, *, cache_dir: str | None, sample_rate: int |
             _add(out, ref, loader)
         except (MediaError, OSError, ValueError, RuntimeError) as exc:
             raise BackendError(
-                f"sample {request.sample_id!r}: cannot prepare {ref.kind} {ref.describe()}: {exc}", retryable=False
+                f"sample {request.sample_id!r}: cannot prepare {ref.kind} {ref.describe()}: {exc}",
+                retryable=False,
             ) from exc
     return out
 

@@ -44,12 +44,15 @@ class BuiltPrompt:
 
 
 def template_reasoning_mapping(reasoning: Any) -> dict[str, Any]:
-    """How hf/ and vllm/ send reasoning controls: ``enable_thinking=True`` to a chat template that reads it."""
+    """How hf/ and vllm/ send reasoning controls: ``enable_thinking=True`` to a chat template that reads
+    it."""
     if reasoning is None:
         return {}
-    return {"sent": {"chat_template_kwargs": {"enable_thinking": True}},
-            "note": "only when the model's chat template uses enable_thinking (Qwen3-style); effort and budget "
-                    "have no template field and are not sent"}  # fmt: skip
+    return {
+        "sent": {"chat_template_kwargs": {"enable_thinking": True}},
+        "note": "only when the model's chat template uses enable_thinking (Qwen3-style); effort and budget "
+        "have no template field and are not sent",
+    }
 
 
 def chat_template_of(*owners: Any) -> str | None:
@@ -115,7 +118,9 @@ def build_prompt(
     ``override``, the processor, the tokenizer, or the documented fallback, in that order.
     """
     msgs = to_hf_messages(request.messages, video_frames=video_frames)
-    kinds = [p["type"] for m in msgs if isinstance(m["content"], list) for p in m["content"] if p["type"] != "text"]
+    kinds = [
+        p["type"] for m in msgs if isinstance(m["content"], list) for p in m["content"] if p["type"] != "text"
+    ]
     if request.prompt is not None:
         return BuiltPrompt(text=request.prompt, template="completion", media_kinds=kinds)
     if override is not None:
@@ -124,13 +129,18 @@ def build_prompt(
     if model_template is None:
         if kinds:
             raise BackendError(
-                f"sample {request.sample_id!r}: the model has no chat template to place its {kinds[0]} input; "
+                f"sample {request.sample_id!r}: the model has no chat template to place its {kinds[0]} "
+                "input; "
                 "set options.extra['chat_template']",
                 retryable=False,
             )
         return BuiltPrompt(text=_render_fallback(msgs, FALLBACK_CHAT_TEMPLATE), template="fallback")
     owner = processor if chat_template_of(processor) else tokenizer
-    thinking = {"enable_thinking": True} if request.reasoning is not None and "enable_thinking" in model_template else {}
+    thinking = (
+        {"enable_thinking": True}
+        if request.reasoning is not None and "enable_thinking" in model_template
+        else {}
+    )
     text = owner.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False, **thinking)
     if isinstance(text, list):
         text = text[0]

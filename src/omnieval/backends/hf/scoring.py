@@ -15,7 +15,9 @@ LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """The answer text is the label of the most likely choice."""
 
 
-def continuation_ids(tokenizer: Any, prompt: str, continuation: str, *, special: bool) -> tuple[list[int], list[int]]:
+def continuation_ids(
+    tokenizer: Any, prompt: str, continuation: str, *, special: bool
+) -> tuple[list[int], list[int]]:
     """(context ids, continuation ids); tokenised jointly when that keeps the context a prefix."""
     ctx = list(tokenizer(prompt, add_special_tokens=special)["input_ids"])
     full = list(tokenizer(prompt + continuation, add_special_tokens=special)["input_ids"])
@@ -46,18 +48,23 @@ def _sum_logprobs(loaded: Loaded, pairs: list[tuple[list[int], list[int]]]) -> l
     return out
 
 
-def score_choices(loaded: Loaded, *, prompt: str, continuations: tuple[str, ...], sample_id: str,
-                  chunk: int = 8) -> Response:
+def score_choices(
+    loaded: Loaded, *, prompt: str, continuations: tuple[str, ...], sample_id: str, chunk: int = 8
+) -> Response:
     """Score every continuation; answer with the label of the highest total log-probability."""
     if not continuations:
-        raise BackendError(f"sample {sample_id!r}: loglikelihood request without continuations", retryable=False)
+        raise BackendError(
+            f"sample {sample_id!r}: loglikelihood request without continuations", retryable=False
+        )
     if len(continuations) > len(LABELS):
         raise BackendError(f"sample {sample_id!r}: {len(continuations)} choices exceed {len(LABELS)} labels")
     bos = getattr(loaded.tokenizer, "bos_token", None)
     special = not (bos and prompt.startswith(bos))
     pairs = [continuation_ids(loaded.tokenizer, prompt, c, special=special) for c in continuations]
     if any(not c for c, _ in pairs):
-        raise BackendError(f"sample {sample_id!r}: empty prompt cannot condition a loglikelihood", retryable=False)
+        raise BackendError(
+            f"sample {sample_id!r}: empty prompt cannot condition a loglikelihood", retryable=False
+        )
     started = time.perf_counter()
     scores: list[float] = []
     for start in range(0, len(pairs), max(1, chunk)):

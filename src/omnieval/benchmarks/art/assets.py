@@ -37,8 +37,11 @@ class AssetPool:
     def sound(self, name: str) -> tuple[np.ndarray, dict[str, Any]]:
         if name in self.files:
             return self.files[name], self.provenance[name]
-        return synthesize(name, asset_seed=self.asset_seed), {"source": "synth", "recipe": RECIPE_VERSION,
-                                                               "asset_seed": self.asset_seed}
+        return synthesize(name, asset_seed=self.asset_seed), {
+            "source": "synth",
+            "recipe": RECIPE_VERSION,
+            "asset_seed": self.asset_seed,
+        }
 
     def recording(self, speaker: str) -> tuple[np.ndarray, dict[str, Any]] | None:
         key = f"crli/{speaker}"
@@ -51,14 +54,18 @@ def _read(path: Path, *, tune: bool) -> np.ndarray:
     try:
         data, rate = soundfile.read(str(path), dtype="float64", always_2d=True)
     except Exception as exc:  # soundfile raises several types for unreadable input
-        raise SourceError(f"art: cannot read asset file ({type(exc).__name__}: {exc})", path=str(path)) from None
+        raise SourceError(
+            f"art: cannot read asset file ({type(exc).__name__}: {exc})", path=str(path)
+        ) from None
     mono = data.mean(axis=1)
     if mono.size == 0 or not np.any(mono):
         raise SourceError("art: asset file is empty or silent", path=str(path))
     return edge_fades(tame(resample(mono, rate, RATE), 0.4 if tune else 0.7))
 
 
-def load_assets(folder: str | Path | None, *, asset_seed: int = 0, crli_speakers: tuple[str, ...] = ()) -> AssetPool:
+def load_assets(
+    folder: str | Path | None, *, asset_seed: int = 0, crli_speakers: tuple[str, ...] = ()
+) -> AssetPool:
     """Read every recording in ``folder`` (checked up front); ``None`` means synthetic only."""
     if folder is None:
         return AssetPool(asset_seed=asset_seed)
@@ -74,12 +81,18 @@ def load_assets(folder: str | Path | None, *, asset_seed: int = 0, crli_speakers
             raise SourceError(f"art: asset files must be audio ({', '.join(AUDIO_SUFFIXES)})", path=str(path))
         known = key in RECIPES or (key.startswith("crli/") and key[5:] in crli_speakers)
         if not known:
-            raise SourceError(f"art: asset {key!r} names no ART sound or CRLI speaker (sounds: {sorted(RECIPES)}; "
-                              f"CRLI speakers: {list(crli_speakers)})", path=str(path))
+            raise SourceError(
+                f"art: asset {key!r} names no ART sound or CRLI speaker (sounds: {sorted(RECIPES)}; "
+                f"CRLI speakers: {list(crli_speakers)})",
+                path=str(path),
+            )
         if key in files:
             raise SourceError(f"art: two asset files for {key!r}", path=str(path))
         files[key] = _read(path, tune=key in TUNES)
         files[key].setflags(write=False)
-        provenance[key] = {"source": "file", "path": str(rel),
-                           "sha256": hashlib.sha256(path.read_bytes()).hexdigest()[:16]}
+        provenance[key] = {
+            "source": "file",
+            "path": str(rel),
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+        }
     return AssetPool(asset_seed=asset_seed, files=files, provenance=provenance)

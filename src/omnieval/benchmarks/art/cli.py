@@ -22,7 +22,9 @@ def _group() -> None:
 
 @app.command("summary")
 def summary_cmd(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories of the same ART set (e.g. 5 runs).")],
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories of the same ART set (e.g. 5 runs).")
+    ],
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """% relevant, absolute and relative accuracy per task and overall: mean (± std) over the runs."""
@@ -37,9 +39,15 @@ def summary_cmd(
     if json_out:
         typer.echo(json.dumps(table, indent=2))
         return
-    typer.echo(f"{'task':<10} {'% relevant':>18} {'absolute acc.':>18} {'relative acc.':>18}   ({len(run_dirs)} runs)")
+    typer.echo(
+        f"{'task':<10} {'% relevant':>18} {'absolute acc.':>18} {'relative acc.':>18}   ({len(run_dirs)} "
+        "runs)"
+    )
     for name, metrics in table.items():
-        cells = [f"{metrics[k]['mean'] * (100 if k == 'art.relevant' else 1):8.4f} ± {metrics[k]['std']:.4f}" for k in KEYS]
+        cells = [
+            f"{metrics[k]['mean'] * (100 if k == 'art.relevant' else 1):8.4f} ± {metrics[k]['std']:.4f}"
+            for k in KEYS
+        ]
         typer.echo(f"{name:<10} " + " ".join(f"{c:>18}" for c in cells))
 
 

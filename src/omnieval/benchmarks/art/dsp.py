@@ -118,7 +118,7 @@ def _stretch(x: np.ndarray, tempo: float, *, n_fft: int = 1024, hop: int = 256) 
     window = np.hanning(n_fft)
     padded = np.concatenate([np.zeros(n_fft), x, np.zeros(n_fft)])
     n_frames = 1 + (padded.size - n_fft) // hop
-    frames = np.stack([padded[i * hop: i * hop + n_fft] * window for i in range(n_frames)])
+    frames = np.stack([padded[i * hop : i * hop + n_fft] * window for i in range(n_frames)])
     spec = np.fft.rfft(frames, axis=1)
     steps = np.arange(0, n_frames - 1, tempo)
     expected = 2 * np.pi * hop * np.arange(spec.shape[1]) / n_fft
@@ -130,14 +130,14 @@ def _stretch(x: np.ndarray, tempo: float, *, n_fft: int = 1024, hop: int = 256) 
         frac = step - i
         mag = (1 - frac) * np.abs(spec[i]) + frac * np.abs(spec[i + 1])
         frame = np.fft.irfft(mag * np.exp(1j * phase), n=n_fft) * window
-        out[k * hop: k * hop + n_fft] += frame
-        norm[k * hop: k * hop + n_fft] += window**2
+        out[k * hop : k * hop + n_fft] += frame
+        norm[k * hop : k * hop + n_fft] += window**2
         delta = np.angle(spec[i + 1]) - np.angle(spec[i]) - expected
         delta -= 2 * np.pi * np.round(delta / (2 * np.pi))
         phase = phase + expected + delta
     out /= np.maximum(norm, 1e-3)
     start = round(n_fft / tempo)
-    return out[start: start + round(x.size / tempo)]
+    return out[start : start + round(x.size / tempo)]
 
 
 def apply_transform(x: np.ndarray, name: str) -> np.ndarray:
@@ -166,7 +166,7 @@ def overlay(speech: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, flo
     reps = -(-total // max(background.size, 1))
     bed = np.tile(normalize(background), reps)[:total] * 10 ** (BACKGROUND_GAIN_DB / 20)
     bed = fade(bed, fade_in_s=BACKGROUND_FADE_S, fade_out_s=BACKGROUND_FADE_S)
-    bed[lead: lead + speech.size] += speech
+    bed[lead : lead + speech.size] += speech
     return bed, BACKGROUND_LEAD_S
 
 

@@ -17,8 +17,20 @@ from omnieval.errors import SourceError
 
 __all__ = ["Ambiguous", "Expr", "compile_expr"]
 
-_OPERATORS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn,
-              ast.Add, ast.Sub, ast.Mult, ast.Mod)
+_OPERATORS = (
+    ast.Eq,
+    ast.NotEq,
+    ast.Lt,
+    ast.LtE,
+    ast.Gt,
+    ast.GtE,
+    ast.In,
+    ast.NotIn,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Mod,
+)
 
 
 class Ambiguous(Exception):
@@ -49,12 +61,30 @@ class Expr:
 
     def functions(self) -> set[str]:
         """Lookups the rule calls."""
-        return {n.func.id for n in ast.walk(self._tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        return {
+            n.func.id
+            for n in ast.walk(self._tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        }
 
 
 _ALLOWED = (
-    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.BinOp, ast.Compare,
-    ast.Name, ast.Load, ast.Constant, ast.Call, ast.Tuple, ast.List, ast.Set,
+    ast.Expression,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.UnaryOp,
+    ast.Not,
+    ast.USub,
+    ast.BinOp,
+    ast.Compare,
+    ast.Name,
+    ast.Load,
+    ast.Constant,
+    ast.Call,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
     *_OPERATORS,
 )
 
@@ -68,6 +98,10 @@ def compile_expr(source: str, *, where: str) -> Expr:
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED):
             raise SourceError(f"{where}: rule {source!r} uses {type(node).__name__}, which rules may not use")
-        if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.keywords or len(node.args) != 1):
-            raise SourceError(f"{where}: rule {source!r}: calls must be lookups of one argument, like size(s)")
+        if isinstance(node, ast.Call) and (
+            not isinstance(node.func, ast.Name) or node.keywords or len(node.args) != 1
+        ):
+            raise SourceError(
+                f"{where}: rule {source!r}: calls must be lookups of one argument, like size(s)"
+            )
     return Expr(source, tree)

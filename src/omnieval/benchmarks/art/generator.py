@@ -31,7 +31,11 @@ from omnieval.sources.plugins import register_generator
 __all__ = ["GENERATOR_VERSION", "SCALES", "generate_art"]
 
 GENERATOR_VERSION = "art-1"
-SCALES: dict[str, tuple[str, int]] = {"tiny": ("per_template", 2), "art-h": ("total", 24), "full": ("total", 1000)}
+SCALES: dict[str, tuple[str, int]] = {
+    "tiny": ("per_template", 2),
+    "art-h": ("total", 24),
+    "full": ("total", 1000),
+}
 """tiny: 2 per template (one Yes, one No); art-h: 24 per task (the paper's ART-H); full: 1,000 per task."""
 _CHUNK = 24
 _SPEECH_CACHE = ".speech-cache"
@@ -88,8 +92,11 @@ def _voices(spec: ArtSpec, question_voice: str | None) -> Voices:
     crli = {}
     for lang in spec.crli_languages:
         for i, variant in enumerate(spec.speech["crli_variants"], start=1):
-            crli[f"{lang}_{i}"] = {"voice": f"{lang}+{variant['variant']}", "speed": variant["speed"],
-                                   "pitch": variant["pitch"]}
+            crli[f"{lang}_{i}"] = {
+                "voice": f"{lang}+{variant['variant']}",
+                "speed": variant["speed"],
+                "pitch": variant["pitch"],
+            }
     return Voices(question=question, people=people, crli=crli)
 
 
@@ -107,9 +114,14 @@ def _setup(config: _Config) -> None:
     """Per process: the spec, voices and asset pool (assets are re-read; their check already passed)."""
     share_between_processes(Path(config.out_dir) / _SPEECH_CACHE)
     spec = load_spec(language=config.language, crli_languages=config.crli_languages)
-    _STATE.update(config=config, spec=spec, voices=_voices(spec, config.question_voice),
-                  assets=load_assets(config.assets, asset_seed=config.asset_seed,
-                                     crli_speakers=tuple(spec.tables["language"])))
+    _STATE.update(
+        config=config,
+        spec=spec,
+        voices=_voices(spec, config.question_voice),
+        assets=load_assets(
+            config.assets, asset_seed=config.asset_seed, crli_speakers=tuple(spec.tables["language"])
+        ),
+    )
 
 
 def _row(index: int, planned: Planned, in_art_h: bool) -> dict[str, Any]:
@@ -126,11 +138,24 @@ def _row(index: int, planned: Planned, in_art_h: bool) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return {
-        "id": ident, "task": planned.task, "template": planned.template, "variant": planned.variant,
-        "question": question, "answer": planned.answer, "answer_text": spec.answer_text(planned.answer),
-        "audio": rel, "language": spec.language, "slots": planned.values, "repeat": planned.repeat, "art_h": in_art_h,
-        "duration_s": round(audio.size / RATE, 4), "sample_rate": RATE, "clipped_samples": clipped,
-        "segments": segments, "seed": config.seed, "plan_index": index,
+        "id": ident,
+        "task": planned.task,
+        "template": planned.template,
+        "variant": planned.variant,
+        "question": question,
+        "answer": planned.answer,
+        "answer_text": spec.answer_text(planned.answer),
+        "audio": rel,
+        "language": spec.language,
+        "slots": planned.values,
+        "repeat": planned.repeat,
+        "art_h": in_art_h,
+        "duration_s": round(audio.size / RATE, 4),
+        "sample_rate": RATE,
+        "clipped_samples": clipped,
+        "segments": segments,
+        "seed": config.seed,
+        "plan_index": index,
         "generator": GENERATOR_VERSION,
     }
 
@@ -141,7 +166,7 @@ def _render_chunk(chunk: list[tuple[int, Planned, bool]]) -> list[dict[str, Any]
 
 def _render_all(plan: list[tuple[int, Planned, bool]], config: _Config, workers: int) -> list[dict[str, Any]]:
     size = max(1, min(_CHUNK, -(-len(plan) // (4 * workers))))  # small sets still spread over the workers
-    chunks = [plan[i: i + size] for i in range(0, len(plan), size)]
+    chunks = [plan[i : i + size] for i in range(0, len(plan), size)]
     if workers <= 1 or len(chunks) <= 1:
         _setup(config)
         return [row for chunk in chunks for row in _render_chunk(chunk)]
@@ -155,14 +180,23 @@ def _summary(rows: list[dict[str, Any]], options: dict[str, Any], spec: ArtSpec)
         mine = [r for r in rows if r["task"] == task]
         per_template = Counter((r["template"], r["answer"]) for r in mine)
         counts[task] = {
-            "n": len(mine), "Yes": sum(r["answer"] == "Yes" for r in mine), "No": sum(r["answer"] == "No" for r in mine),
-            "repeats": sum(r["repeat"] for r in mine), "art_h": sum(r["art_h"] for r in mine),
-            "templates": {t.id: {"Yes": per_template[(t.id, "Yes")], "No": per_template[(t.id, "No")]}
-                          for t in spec.templates[task]},
+            "n": len(mine),
+            "Yes": sum(r["answer"] == "Yes" for r in mine),
+            "No": sum(r["answer"] == "No" for r in mine),
+            "repeats": sum(r["repeat"] for r in mine),
+            "art_h": sum(r["art_h"] for r in mine),
+            "templates": {
+                t.id: {"Yes": per_template[(t.id, "Yes")], "No": per_template[(t.id, "No")]}
+                for t in spec.templates[task]
+            },
         }
     return {
-        "generator": "art", "version": GENERATOR_VERSION, "options": options, "n": len(rows),
-        "duration_s": round(sum(r["duration_s"] for r in rows), 2), "counts": counts,
+        "generator": "art",
+        "version": GENERATOR_VERSION,
+        "options": options,
+        "n": len(rows),
+        "duration_s": round(sum(r["duration_s"] for r in rows), 2),
+        "counts": counts,
         "versions": {**spec.versions, "synth": RECIPE_VERSION, "espeak-ng": espeak_version()},
         "audio": {"sample_rate": RATE, "format": "WAV PCM 16-bit mono", "level_dbfs": -20, "gaps_s": GAPS},
     }
@@ -185,7 +219,8 @@ def generate_art(
     asset_seed: int = 0,
     workers: int | None = None,
 ) -> Path:
-    """ART audio reasoning: 9 tasks, 55 Yes/No templates, espeak-ng speech and synthesized sounds (n = per task).
+    """ART audio reasoning: 9 tasks, 55 Yes/No templates, espeak-ng speech and synthesized sounds (n = per
+    task).
 
     Sizing: ``per_template`` (each template), ``n`` (each task) or ``scale`` (tiny | art-h | full);
     default tiny. ``language``: en | ru edition. ``languages``: CRLI languages (default et,fi,hu,pl).
@@ -219,11 +254,21 @@ def generate_art(
     finally:
         share_between_processes(None)
         shutil.rmtree(out / _SPEECH_CACHE, ignore_errors=True)
-    options = {"seed": seed, "n": total, "per_template": each, "scale": scale, "tasks": list(chosen),
-               "language": language, "languages": list(spec.crli_languages), "question_voice": voices.question["voice"],
-               "assets": None if assets is None else str(assets), "asset_seed": asset_seed}
-    (out / "generation.json").write_text(json.dumps(_summary(rows, options, spec), ensure_ascii=False, indent=1) + "\n",
-                                         encoding="utf-8")
+    options = {
+        "seed": seed,
+        "n": total,
+        "per_template": each,
+        "scale": scale,
+        "tasks": list(chosen),
+        "language": language,
+        "languages": list(spec.crli_languages),
+        "question_voice": voices.question["voice"],
+        "assets": None if assets is None else str(assets),
+        "asset_seed": asset_seed,
+    }
+    (out / "generation.json").write_text(
+        json.dumps(_summary(rows, options, spec), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
     manifest = out / "manifest.jsonl"
     with manifest.open("w", encoding="utf-8") as fh:
         for row in rows:

@@ -36,16 +36,33 @@ from omnieval.types import (
 __all__ = ["art_task_spec", "import_art", "read_manifest"]
 
 REQUIRED = ("id", "task", "template", "question", "answer", "audio")
-FIELDS = FieldMap(id="id", input=None, targets="answer", choices=None, media=(MediaField(field="audio", kind="audio"),),
-                  metadata=("task", "template", "variant", "question", "answer_text", "language", "slots", "repeat",
-                            "duration_s"))
+FIELDS = FieldMap(
+    id="id",
+    input=None,
+    targets="answer",
+    choices=None,
+    media=(MediaField(field="audio", kind="audio"),),
+    metadata=(
+        "task",
+        "template",
+        "variant",
+        "question",
+        "answer_text",
+        "language",
+        "slots",
+        "repeat",
+        "duration_s",
+    ),
+)
 
 
 def read_manifest(folder: Path) -> list[dict[str, Any]]:
     """Every row, checked: required fields, Yes/No answers, known tasks, audio files present."""
     path = folder / "manifest.jsonl"
     if not path.is_file():
-        raise SourceError("no manifest.jsonl: is this a folder written by `omnieval generate art`?", path=str(folder))
+        raise SourceError(
+            "no manifest.jsonl: is this a folder written by `omnieval generate art`?", path=str(folder)
+        )
     rows: list[dict[str, Any]] = []
     for index, row in read_rows("jsonl", path=path):
         line_no = index + 1
@@ -54,11 +71,17 @@ def read_manifest(folder: Path) -> list[dict[str, Any]]:
             if key not in row:
                 raise SourceError(f"instance {line_no}: missing field", field=key, **where)
         if row["answer"] not in ("Yes", "No"):
-            raise SourceError(f"instance {line_no}: answer must be 'Yes' or 'No', got {row['answer']!r}", field="answer", **where)
+            raise SourceError(
+                f"instance {line_no}: answer must be 'Yes' or 'No', got {row['answer']!r}",
+                field="answer",
+                **where,
+            )
         if row["task"] not in TASKS:
             raise SourceError(f"instance {line_no}: unknown ART task {row['task']!r}", field="task", **where)
         if not (folder / row["audio"]).is_file():
-            raise SourceError(f"instance {line_no}: audio file {row['audio']} not found", field="audio", **where)
+            raise SourceError(
+                f"instance {line_no}: audio file {row['audio']} not found", field="audio", **where
+            )
         rows.append(row)
     if not rows:
         raise SourceError("manifest.jsonl has no instances", path=str(path))
@@ -73,16 +96,24 @@ def art_task_spec(task: str, *, language: str, manifest: Path, protocol: str = "
     edition = load_spec(language=language).edition
     # Without --judge the literal Yes/No rules still score the free-form answer (and say so); with a judge
     # its verdict (relevant and correct) replaces art.absolute_accuracy, the task score.
-    judge = judge_spec().model_copy(update={"metrics": (
-        MetricRef(name="judge_value", alias="art.absolute_accuracy", options={"key": "art_correct"}),)})
-    return spec.model_copy(update={
-        "name": f"art.{task}.descriptive",
-        "description": f"ART {task} (generated set {manifest.parent.name}): descriptive answers, LLM-judged",
-        "prompt": PromptSpec(template="<audio>\n" + edition["descriptive_prompt"]),
-        "generation": GenerationConfig(max_tokens=256),
-        "judge": judge,
-        "metadata": {**spec.metadata, "protocol": "descriptive"},
-    })
+    judge = judge_spec().model_copy(
+        update={
+            "metrics": (
+                MetricRef(name="judge_value", alias="art.absolute_accuracy", options={"key": "art_correct"}),
+            )
+        }
+    )
+    return spec.model_copy(
+        update={
+            "name": f"art.{task}.descriptive",
+            "description": f"ART {task} (generated set {manifest.parent.name}): descriptive answers, "
+            "LLM-judged",
+            "prompt": PromptSpec(template="<audio>\n" + edition["descriptive_prompt"]),
+            "generation": GenerationConfig(max_tokens=256),
+            "judge": judge,
+            "metadata": {**spec.metadata, "protocol": "descriptive"},
+        }
+    )
 
 
 def _yes_no_spec(task: str, *, language: str, manifest: Path) -> TaskSpec:
@@ -103,8 +134,12 @@ def _yes_no_spec(task: str, *, language: str, manifest: Path) -> TaskSpec:
         ),
         generation=GenerationConfig(max_tokens=32),
         media=MediaPolicy(audio_sample_rate=16000),
-        metadata={"benchmark": "ART (001_5456aa0f01f8bdee)", "protocol": "yes/no",
-                  "human_baseline": "0.929 on ART-H (paper Table 6)", "manifest": str(manifest)},
+        metadata={
+            "benchmark": "ART (001_5456aa0f01f8bdee)",
+            "protocol": "yes/no",
+            "human_baseline": "0.929 on ART-H (paper Table 6)",
+            "manifest": str(manifest),
+        },
     )
 
 
@@ -131,7 +166,9 @@ def import_art(spec: str) -> list[Task]:
         rows = [r for r in rows if r.get("art_h")]
     languages = {r.get("language", "en") for r in rows}
     if len(languages) != 1:
-        raise SourceError(f"manifest mixes edition languages {sorted(languages)}", path=str(folder / "manifest.jsonl"))
+        raise SourceError(
+            f"manifest mixes edition languages {sorted(languages)}", path=str(folder / "manifest.jsonl")
+        )
     language = languages.pop()
     manifest = folder / "manifest.jsonl"
     fingerprint = hashlib.sha256(manifest.read_bytes()).hexdigest()[:16]
@@ -139,7 +176,9 @@ def import_art(spec: str) -> list[Task]:
     if only is not None:
         missing = sorted(set(only) - set(present))
         if missing:
-            raise TaskFileError(f"art: task(s) {missing} are not in this set (it has {present})", path=str(folder))
+            raise TaskFileError(
+                f"art: task(s) {missing} are not in this set (it has {present})", path=str(folder)
+            )
         present = [t for t in present if t in only]
     tasks = []
     for task in present:
@@ -149,6 +188,14 @@ def import_art(spec: str) -> list[Task]:
             for index, row in enumerate(mine):
                 yield row_to_sample(row, index, FIELDS, path=str(manifest), base_dir=folder)
 
-        tasks.append(Task(spec=art_task_spec(task, language=language, manifest=manifest, protocol=protocol), iter_samples=stream,
-                          base_dir=folder, size=len(mine), data_fingerprint=fingerprint, origin=f"art:{folder}"))
+        tasks.append(
+            Task(
+                spec=art_task_spec(task, language=language, manifest=manifest, protocol=protocol),
+                iter_samples=stream,
+                base_dir=folder,
+                size=len(mine),
+                data_fingerprint=fingerprint,
+                origin=f"art:{folder}",
+            )
+        )
     return tasks

@@ -71,7 +71,8 @@ TEMPLATE = register_judge_template(
     "art_descriptive",
     version="1",
     system=SYSTEM_PROMPT,
-    user="Question: {{ question | trim }}\nExpected Answer: {{ expected | trim }}\nGiven Answer: {{ answer | trim }}",
+    user="Question: {{ question | trim }}\nExpected Answer: {{ expected | trim }}\nGiven Answer: {{ answer | "
+    "trim }}",
     description="ART descriptive protocol (paper Listing 1): Relevant/Irrelevant, then Correct/Incorrect",
 )
 
@@ -84,7 +85,9 @@ def art_descriptive(inp: JudgeInput, /, *, question_field: str = "question") -> 
     sample = inp.sample
     question = str(sample.metadata.get(question_field) or sample.fields.get(question_field) or sample.input)
     expected = inp.targets[0] if inp.targets else ""
-    return JudgePlan((CallSpec("answer", {"question": question, "expected": expected, "answer": inp.answer}),))
+    return JudgePlan(
+        (CallSpec("answer", {"question": question, "expected": expected, "answer": inp.answer}),)
+    )
 
 
 _DECORATION = re.compile(r"^[\s>*_`#\-•]+|[\s*_`]+$")
@@ -114,10 +117,14 @@ def read_art_verdict(text: str) -> ArtVerdict | ParseFailure:
         return ParseFailure(reason="the judge's reasoning was cut off before a verdict")
     lines = _lines(answer)
     if not lines:
-        return ParseFailure(reason="empty judge output: expected 'Relevant' or 'Irrelevant' on the first line")
+        return ParseFailure(
+            reason="empty judge output: expected 'Relevant' or 'Irrelevant' on the first line"
+        )
     word, rest = _first_word(lines[0])
     if word not in _RELEVANCE:
-        return ParseFailure(reason=f"first line must start with Relevant or Irrelevant, got {lines[0][:80]!r}")
+        return ParseFailure(
+            reason=f"first line must start with Relevant or Irrelevant, got {lines[0][:80]!r}"
+        )
     if not _RELEVANCE[word]:
         return ArtVerdict(relevant=False, correct=False, explanation=" ".join([rest, *lines[1:]]).strip())
     if rest:
@@ -130,7 +137,9 @@ def read_art_verdict(text: str) -> ArtVerdict | ParseFailure:
     later = [w for w, _ in map(_first_word, lines[2:]) if w in _CORRECTNESS or w in _RELEVANCE]
     if later:
         return ParseFailure(reason=f"more than one verdict line: {lines[1][:40]!r} and a later {later[0]!r}")
-    return ArtVerdict(relevant=True, correct=_CORRECTNESS[word2], explanation=" ".join([rest2, *lines[2:]]).strip())
+    return ArtVerdict(
+        relevant=True, correct=_CORRECTNESS[word2], explanation=" ".join([rest2, *lines[2:]]).strip()
+    )
 
 
 def judge_spec(*, question_field: str = "question") -> JudgeSpec:
@@ -139,9 +148,14 @@ def judge_spec(*, question_field: str = "question") -> JudgeSpec:
     Decoding follows the paper's judge settings for Llama 3.3 (Table 7: temperature 0.6, top-p 0.9);
     ``--judge-temperature 0`` makes it deterministic (and cacheable) at the cost of parity.
     """
-    return JudgeSpec(key="art_correct", protocol=PluginRef(name="art_descriptive", options={"question_field": question_field}),
-                     template=TEMPLATE.ref, parser=PluginRef(name="art.judge_verdict"), scale=(0.0, 1.0),
-                     generation=GenerationConfig(temperature=0.6, top_p=0.9, max_tokens=128))  # fmt: skip
+    return JudgeSpec(
+        key="art_correct",
+        protocol=PluginRef(name="art_descriptive", options={"question_field": question_field}),
+        template=TEMPLATE.ref,
+        parser=PluginRef(name="art.judge_verdict"),
+        scale=(0.0, 1.0),
+        generation=GenerationConfig(temperature=0.6, top_p=0.9, max_tokens=128),
+    )
 
 
 def _as_parsed(text: str, *, relevance: bool) -> ParseOutcome:

@@ -59,7 +59,9 @@ def relative_accuracy(inp: ScoringInput, /, *, leading: bool = False) -> float:
 
 
 @register_aggregation("art.over_relevant")
-def over_relevant(values: Sequence[float], results: Sequence[SampleResult], /, *, relevant_key: str = "art.relevant") -> float:
+def over_relevant(
+    values: Sequence[float], results: Sequence[SampleResult], /, *, relevant_key: str = "art.relevant"
+) -> float:
     """Sum of the values over the number of relevant samples (0.0 when none is relevant)."""
     n_relevant = sum(r.metrics.get(relevant_key, 0.0) for r in results)
     return float(sum(values) / n_relevant) if n_relevant else 0.0

@@ -51,7 +51,9 @@ class _Timeline:
 
     def add(self, audio: np.ndarray, meta: dict[str, Any] | None) -> None:
         if meta is not None:
-            self.segments.append({**meta, "start_s": round(self.length / RATE, 4), "dur_s": round(audio.size / RATE, 4)})
+            self.segments.append(
+                {**meta, "start_s": round(self.length / RATE, 4), "dur_s": round(audio.size / RATE, 4)}
+            )
         self.parts.append(audio)
         self.length += audio.size
 
@@ -78,8 +80,12 @@ def _clip(name: str, assets: AssetPool, transform: str | None) -> tuple[np.ndarr
 def _make_clip(name: str, assets: AssetPool, transform: str | None) -> tuple[np.ndarray, dict[str, Any]]:
     audio, source = assets.sound(name)
     audio, cut = truncate(audio)
-    meta: dict[str, Any] = {"kind": "tune" if transform is not None else "sound", "asset": name, "asset_source": source,
-                            "truncated_to_5s": cut}
+    meta: dict[str, Any] = {
+        "kind": "tune" if transform is not None else "sound",
+        "asset": name,
+        "asset_source": source,
+        "truncated_to_5s": cut,
+    }
     if transform is not None and transform != "none":
         audio, cut_after = truncate(apply_transform(audio, transform))
         meta.update(transform=transform, params=TRANSFORMS[transform], truncated_to_5s=cut or cut_after)
@@ -91,12 +97,18 @@ def _make_clip(name: str, assets: AssetPool, transform: str | None) -> tuple[np.
 def _with_background(speech: np.ndarray, name: str, assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
     background, source = assets.sound(name)
     mixed, _ = overlay(speech, background)
-    return mixed, {"asset": name, "asset_source": source, "gain_db": BACKGROUND_GAIN_DB,
-                   "lead_s": BACKGROUND_LEAD_S, "fade_s": BACKGROUND_FADE_S}
+    return mixed, {
+        "asset": name,
+        "asset_source": source,
+        "gain_db": BACKGROUND_GAIN_DB,
+        "lead_s": BACKGROUND_LEAD_S,
+        "fade_s": BACKGROUND_FADE_S,
+    }
 
 
-def _spoken(text: str, speaker: str, voices: Voices, background: str | None,
-            assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
+def _spoken(
+    text: str, speaker: str, voices: Voices, background: str | None, assets: AssetPool
+) -> tuple[np.ndarray, dict[str, Any]]:
     """One utterance by one speaker, over its own background when it has one."""
     audio = _say(text, voices.people[speaker])
     meta: dict[str, Any] = {"text": text, "speaker": speaker, **_voice_meta(voices.people[speaker])}
@@ -105,16 +117,20 @@ def _spoken(text: str, speaker: str, voices: Voices, background: str | None,
     return audio, meta
 
 
-def _speech_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices,
-                 assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
+def _speech_item(
+    item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices, assets: AssetPool
+) -> tuple[np.ndarray, dict[str, Any]]:
     uid = values[item["speech"]]
     background = values[item["background"]] if "background" in item else None
-    audio, meta = _spoken(spec.speech["utterances"][uid]["text"], values[item["speaker"]], voices, background, assets)
+    audio, meta = _spoken(
+        spec.speech["utterances"][uid]["text"], values[item["speaker"]], voices, background, assets
+    )
     return audio, {"kind": "speech", "utterance": uid, **meta}
 
 
-def _dialogue_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices,
-                   assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
+def _dialogue_item(
+    item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices, assets: AssetPool
+) -> tuple[np.ndarray, dict[str, Any]]:
     did = values[item["dialogue"]]
     turns = spec.speech["utterances"][did]["text"]
     speakers = [values[s] for s in item["speakers"]]
@@ -138,8 +154,9 @@ def _dialogue_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, 
     return joined, out
 
 
-def _foreign_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices,
-                  assets: AssetPool) -> tuple[np.ndarray, dict[str, Any]]:
+def _foreign_item(
+    item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices, assets: AssetPool
+) -> tuple[np.ndarray, dict[str, Any]]:
     speaker = values[item["foreign"]]
     lang = spec.tables["language"][speaker]
     real = assets.recording(speaker)
@@ -147,12 +164,18 @@ def _foreign_item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, v
         return real[0], {"kind": "foreign", "speaker": speaker, "language": lang, "asset_source": real[1]}
     text = spec.speech["crli_sentences"][lang][int(speaker.rsplit("_", 1)[1]) - 1]
     voice = voices.crli[speaker]
-    return _say(text, voice), {"kind": "foreign", "speaker": speaker, "language": lang, "text": text,
-                               **_voice_meta(voice)}
+    return _say(text, voice), {
+        "kind": "foreign",
+        "speaker": speaker,
+        "language": lang,
+        "text": text,
+        **_voice_meta(voice),
+    }
 
 
-def _item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices,
-          assets: AssetPool) -> list[tuple[np.ndarray, dict[str, Any]]]:
+def _item(
+    item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: Voices, assets: AssetPool
+) -> list[tuple[np.ndarray, dict[str, Any]]]:
     """One recording of the template (a list: AA repeats are separate segments)."""
     if "sound" in item:
         count = values[item["repeat"]] if "repeat" in item else 1
@@ -168,14 +191,18 @@ def _item(item: dict[str, Any], values: dict[str, Any], spec: ArtSpec, voices: V
     return [_foreign_item(item, values, spec, voices, assets)]
 
 
-def render(planned: Planned, question: str, *, spec: ArtSpec, voices: Voices,
-           assets: AssetPool) -> tuple[np.ndarray, list[dict[str, Any]]]:
+def render(
+    planned: Planned, question: str, *, spec: ArtSpec, voices: Voices, assets: AssetPool
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """The instance's samples and segment list (question first, recordings after)."""
     template = next(t for t in spec.templates[planned.task] if t.id == planned.template)
     variant = next(v for v in template.variants if v.id == planned.variant)
     line = _Timeline()
     line.gap(GAPS["lead"])
-    line.add(_say(question, voices.question), {"kind": "question", "text": question, **_voice_meta(voices.question)})
+    line.add(
+        _say(question, voices.question),
+        {"kind": "question", "text": question, **_voice_meta(voices.question)},
+    )
     line.gap(GAPS["after_question"])
     first = True
     for item in variant.audio:

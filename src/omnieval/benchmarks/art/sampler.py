@@ -19,7 +19,16 @@ from omnieval.benchmarks.art.expr import Ambiguous
 from omnieval.benchmarks.art.spec import ArtSpec, Template
 from omnieval.errors import SourceError
 
-__all__ = ["ART_H_SIZE", "Planned", "Pools", "allocate", "art_h_subset", "check_satisfiable", "plan_task", "pools"]
+__all__ = [
+    "ART_H_SIZE",
+    "Planned",
+    "Pools",
+    "allocate",
+    "art_h_subset",
+    "check_satisfiable",
+    "plan_task",
+    "pools",
+]
 
 
 @dataclass(frozen=True)
@@ -83,15 +92,21 @@ def allocate(total: int, weights: list[float], rng: random.Random) -> list[int]:
     return counts
 
 
-def _draw(per_variant: list[tuple[str, list[dict[str, Any]]]], k: int, rng: random.Random) -> list[tuple[str, dict[str, Any], bool]]:
+def _draw(
+    per_variant: list[tuple[str, list[dict[str, Any]]]], k: int, rng: random.Random
+) -> list[tuple[str, dict[str, Any], bool]]:
     """``k`` configurations, variants interleaved; cycles (marked repeat) when the pool is too small."""
     out: list[tuple[str, dict[str, Any], bool]] = []
     cycle = 0
     while len(out) < k:
         shuffled = [(vid, rng.sample(items, len(items))) for vid, items in per_variant if items]
         rng.shuffle(shuffled)
-        interleaved = [(vid, items[i]) for i in range(max(len(x) for _, x in shuffled)) for vid, items in shuffled
-                       if i < len(items)]
+        interleaved = [
+            (vid, items[i])
+            for i in range(max(len(x) for _, x in shuffled))
+            for vid, items in shuffled
+            if i < len(items)
+        ]
         out += [(vid, values, cycle > 0) for vid, values in interleaved[: k - len(out)]]
         cycle += 1
     return out
@@ -105,8 +120,9 @@ def _yes_counts(quotas: list[int], rng: random.Random) -> list[int]:
     return [q // 2 + (1 if i in extra_yes else 0) for i, q in enumerate(quotas)]
 
 
-def plan_task(spec: ArtSpec, task: str, *, seed: int, total: int | None = None,
-              per_template: int | None = None) -> list[Planned]:
+def plan_task(
+    spec: ArtSpec, task: str, *, seed: int, total: int | None = None, per_template: int | None = None
+) -> list[Planned]:
     """The balanced, shuffled instance plan of one task (no audio yet)."""
     rng = random.Random(f"art:{seed}:{task}")
     templates = spec.templates[task]
@@ -124,9 +140,12 @@ def plan_task(spec: ArtSpec, task: str, *, seed: int, total: int | None = None,
             if k and not any(items for _, items in per_variant):
                 raise SourceError(
                     f"art: template {template.id} has no {answer!r} configuration under its constraints "
-                    f"(tasks/{task}.yaml); it cannot be balanced")
-            planned += [Planned(task, template.id, vid, values, answer, repeat)
-                        for vid, values, repeat in _draw(per_variant, k, rng)]
+                    f"(tasks/{task}.yaml); it cannot be balanced"
+                )
+            planned += [
+                Planned(task, template.id, vid, values, answer, repeat)
+                for vid, values, repeat in _draw(per_variant, k, rng)
+            ]
     rng.shuffle(planned)
     return planned
 
@@ -138,10 +157,10 @@ def check_satisfiable(spec: ArtSpec, tasks: list[str]) -> None:
             found = pools(template, spec)
             for answer, idx in (("Yes", 0), ("No", 1)):
                 if not any(pair[idx] for pair in found.values()):
-                    raise SourceError(f"art: template {template.id} has no {answer!r} configuration under its "
-                                      f"constraints (tasks/{task}.yaml)")
-
-
+                    raise SourceError(
+                        f"art: template {template.id} has no {answer!r} configuration under its "
+                        f"constraints (tasks/{task}.yaml)"
+                    )
 
 
 ART_H_SIZE = 24

@@ -35,11 +35,30 @@ TASKS = ("AA", "ATD", "CRLI", "CRSI", "STI", "SR", "SFC", "TSR", "TTLR")
 PAPER_LANGUAGES = ("et", "fi", "hu", "pl")
 _PAPER_NEIGHBOURS = ("Belarus", "Estonia", "Finland", "Latvia", "Norway", "Slovakia", "Ukraine")
 _PLACEHOLDER = re.compile(r"\{(\w+)(?:\.(\w+))?\}")
-_AUDIO_KEYS = {"sound", "repeat", "tune", "transform", "speech", "speaker", "dialogue", "speakers", "background",
-               "backgrounds", "foreign"}
-_INVERSE = {"higher": "lower", "lower": "higher", "louder": "quieter", "quieter": "louder",
-            "slowed down": "sped up", "sped up": "slowed down", "reversed": "reversed",
-            "truncated": "(no inverse)", "none": "none"}
+_AUDIO_KEYS = {
+    "sound",
+    "repeat",
+    "tune",
+    "transform",
+    "speech",
+    "speaker",
+    "dialogue",
+    "speakers",
+    "background",
+    "backgrounds",
+    "foreign",
+}
+_INVERSE = {
+    "higher": "lower",
+    "lower": "higher",
+    "louder": "quieter",
+    "quieter": "louder",
+    "slowed down": "sped up",
+    "sped up": "slowed down",
+    "reversed": "reversed",
+    "truncated": "(no inverse)",
+    "none": "none",
+}
 
 
 @dataclass(frozen=True)
@@ -170,7 +189,9 @@ def _variant(raw: dict[str, Any], *, vid: str, domains: Mapping[str, tuple[Any, 
     missing = [k for k in ("slots", "yes_if", "audio") if k not in raw]
     if missing:
         raise SourceError(f"{where}: missing {missing}")
-    slots = tuple((name, _domain(dom, domains, f"{where} slot {name!r}")) for name, dom in raw["slots"].items())
+    slots = tuple(
+        (name, _domain(dom, domains, f"{where} slot {name!r}")) for name, dom in raw["slots"].items()
+    )
     wheres = raw.get("where", [])
     return Variant(
         id=vid,
@@ -193,10 +214,14 @@ def _check(template: Template, spec: ArtSpec) -> None:
                 raise SourceError(f"{where}: rule {expr.source!r} uses unknown names {bad}")
         if spec.language != "en" and template.id not in spec.edition.get("questions", {}):
             raise SourceError(f"language.yaml: edition {spec.language!r} has no question for {template.id}")
-        texts = [template.question] + ([spec.edition["questions"][template.id]] if spec.language != "en" else [])
+        texts = [template.question] + (
+            [spec.edition["questions"][template.id]] if spec.language != "en" else []
+        )
         unknown_slots = sorted(set().union(*(placeholders(text) for text in texts)) - slots)
         if unknown_slots:
-            raise SourceError(f"{where}: question placeholders {unknown_slots} are not slots ({spec.language} edition)")
+            raise SourceError(
+                f"{where}: question placeholders {unknown_slots} are not slots ({spec.language} edition)"
+            )
         for item in variant.audio:
             unknown = set(item) - _AUDIO_KEYS
             refs = [v for k, v in item.items() if k != "speakers" and k != "backgrounds"]
@@ -209,12 +234,16 @@ def load_spec(*, language: str = "en", crli_languages: tuple[str, ...] = PAPER_L
     """Load and check the ART definition for one edition and CRLI language set."""
     kb, speech, editions, raw_tasks = _raw()
     if language not in editions:
-        raise SourceError(f"art: unknown edition language {language!r} (known: {sorted(editions)})", field="language")
+        raise SourceError(
+            f"art: unknown edition language {language!r} (known: {sorted(editions)})", field="language"
+        )
     unknown = sorted(set(crli_languages) - set(speech["crli_sentences"]))
     if unknown or len(crli_languages) < 3:
         raise SourceError(
-            f"art: CRLI languages must be 3 or more of {sorted(speech['crli_sentences'])}; got {list(crli_languages)}"
-            + (f" (unknown: {unknown})" if unknown else ""), field="languages")
+            f"art: CRLI languages must be 3 or more of {sorted(speech['crli_sentences'])}; got "
+            f"{list(crli_languages)}" + (f" (unknown: {unknown})" if unknown else ""),
+            field="languages",
+        )
     tables = _tables(kb, speech, crli_languages)
     shared = _dynamic_domains(kb, crli_languages)
     templates: dict[str, tuple[Template, ...]] = {}
@@ -224,11 +253,20 @@ def load_spec(*, language: str = "en", crli_languages: tuple[str, ...] = PAPER_L
         for t in raw["templates"]:
             where = f"tasks/{task}.yaml {t.get('id')}"
             raws = t.get("variants") or [t]
-            variants = tuple(_variant(v, vid=v.get("id", t["id"]), domains=domains, where=where) for v in raws)
+            variants = tuple(
+                _variant(v, vid=v.get("id", t["id"]), domains=domains, where=where) for v in raws
+            )
             items.append(Template(t["id"], task, t["question"], float(t.get("weight", 1)), variants))
         templates[task] = tuple(items)
-    spec = ArtSpec(templates, tables, speech, editions[language], language, tuple(crli_languages),
-                   {"kb": kb["version"], "speech": speech["version"]})
+    spec = ArtSpec(
+        templates,
+        tables,
+        speech,
+        editions[language],
+        language,
+        tuple(crli_languages),
+        {"kb": kb["version"], "speech": speech["version"]},
+    )
     for task_templates in templates.values():
         for template in task_templates:
             _check(template, spec)

@@ -47,7 +47,10 @@ def pack_art(run_dirs: list[Path], out: Path, /) -> Path:
             record = json.loads(line)
             if _task_of(f"{record['task']}.jsonl") and record.get("response") is not None:
                 per_task.setdefault(record["task"], []).append(
-                    json.dumps({"sample_id": record["sample_id"], "response": record["response"]}, ensure_ascii=False))
+                    json.dumps(
+                        {"sample_id": record["sample_id"], "response": record["response"]}, ensure_ascii=False
+                    )
+                )
     if not per_task:
         raise SubmissionError(f"no ART task answers in {', '.join(map(str, run_dirs))}")
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -99,13 +102,19 @@ def validate_art(archive: Path, /) -> dict[str, Any]:
                 continue
             task = _task_of(name)
             if task is None:
-                errors.append(f"{name}: not an ART task file (expected art.<TASK>.jsonl, TASK in {', '.join(TASKS)})")
+                errors.append(
+                    f"{name}: not an ART task file (expected art.<TASK>.jsonl, TASK in {', '.join(TASKS)})"
+                )
                 continue
             answers, problems = _read_lines(zf, name)
             tasks[task] = {"file": name, "n": len(answers), "errors": problems}
             errors.extend(f"{name}: {p}" for p in problems)
-    return {"ok": not errors and bool(tasks), "format": "art", "tasks": tasks, "errors": errors or
-            ([] if tasks else ["no ART task file in the archive"])}
+    return {
+        "ok": not errors and bool(tasks),
+        "format": "art",
+        "tasks": tasks,
+        "errors": errors or ([] if tasks else ["no ART task file in the archive"]),
+    }
 
 
 @register_reader("art")
@@ -121,14 +130,28 @@ def art_scheme(results: Sequence[Mapping[str, Any]], /) -> dict[str, Any]:
     scores; ART is audio only, so the ``audio`` and ``multi`` boards carry the rows."""
     rows: list[dict[str, Any]] = []
     for result in results:
-        scores = {name.split(".")[1]: float(block.get("score") or 0.0)
-                  for name, block in (result.get("tasks") or {}).items() if _task_of(f"{name}.jsonl")}
+        scores = {
+            name.split(".")[1]: float(block.get("score") or 0.0)
+            for name, block in (result.get("tasks") or {}).items()
+            if _task_of(f"{name}.jsonl")
+        }
         attempted = sum(scores.values()) / len(scores) if scores else 0.0
-        rows.append({"model": str(result.get("model") or result.get("run_dir") or "?"),
-                     "total": sum(scores.values()) / len(TASKS), "attempted": attempted,
-                     "coverage": len(scores) / len(TASKS), "audio": attempted, **scores})
+        rows.append(
+            {
+                "model": str(result.get("model") or result.get("run_dir") or "?"),
+                "total": sum(scores.values()) / len(TASKS),
+                "attempted": attempted,
+                "coverage": len(scores) / len(TASKS),
+                "audio": attempted,
+                **scores,
+            }
+        )
     rows.sort(key=lambda r: -float(r["total"]))
     board = {"rows": rows, "human_baseline": {"model": "Human Baseline (ART-H, paper Table 6)", **HUMAN}}
     empty: dict[str, Any] = {"rows": [], "human_baseline": None}
-    return {"scheme": "art", "title": "ART (absolute accuracy, Yes/No protocol)", "rows": rows,
-            "boards": {"image": empty, "audio": board, "video": empty, "multi": board}}
+    return {
+        "scheme": "art",
+        "title": "ART (absolute accuracy, Yes/No protocol)",
+        "rows": rows,
+        "boards": {"image": empty, "audio": board, "video": empty, "multi": board},
+    }

@@ -52,5 +52,10 @@ def summarize_runs(run_dirs: list[Path]) -> dict[str, dict[str, dict[str, float]
         overall["art.relevant"].append(relevant / n if n else 0.0)
         overall["art.absolute_accuracy"].append(correct / n if n else 0.0)
         overall["art.relative_accuracy"].append(correct / relevant if relevant else 0.0)
-    return {name: {key: {"mean": statistics.fmean(v), "std": statistics.pstdev(v), "runs": float(len(v))}
-                   for key, v in metrics.items()} for name, metrics in table.items()}
+    return {
+        name: {
+            key: {"mean": statistics.fmean(v), "std": statistics.pstdev(v), "runs": float(len(v))}
+            for key, v in metrics.items()
+        }
+        for name, metrics in table.items()
+    }

@@ -82,7 +82,7 @@ def _place(out: np.ndarray, event: np.ndarray, at_s: float, gain: float = 1.0) -
     i = round(at_s * RATE)
     n = min(event.size, out.size - i)
     if n > 0:
-        out[i: i + n] += gain * event[:n]
+        out[i : i + n] += gain * event[:n]
 
 
 def _contour(points: list[float], seconds: float) -> np.ndarray:
@@ -95,7 +95,9 @@ def _bell_hit(f0: float, seconds: float = 1.5) -> np.ndarray:
     return sum((a * np.sin(2 * np.pi * f0 * r * t) * np.exp(-t / d) for r, a, d in parts), np.zeros(t.size))
 
 
-def _note(f0: float, seconds: float, *, decay: float = 0.4, amps: tuple[float, ...] = (1, .5, .25, .12)) -> np.ndarray:
+def _note(
+    f0: float, seconds: float, *, decay: float = 0.4, amps: tuple[float, ...] = (1, 0.5, 0.25, 0.12)
+) -> np.ndarray:
     t = _t(seconds)
     return _osc(np.full(t.size, f0), amps) * np.exp(-t / decay) * _env(t.size, 0.005, 0.02)
 
@@ -107,13 +109,15 @@ def bell(rng: Rng) -> np.ndarray:
 def cat(rng: Rng) -> np.ndarray:
     k = rng.uniform(0.92, 1.08)
     f = _contour([450 * k, 700 * k, 620 * k, 380 * k], 0.8)
-    return _formants(_osc(f, (1, .7, .5, .4, .3, .2, .15, .1)), (900, 1700, 3000)) * _env(f.size, 0.06, 0.25)
+    return _formants(_osc(f, (1, 0.7, 0.5, 0.4, 0.3, 0.2, 0.15, 0.1)), (900, 1700, 3000)) * _env(
+        f.size, 0.06, 0.25
+    )
 
 
 def dog(rng: Rng) -> np.ndarray:
     k = rng.uniform(0.9, 1.1)
     f = _contour([520 * k, 420 * k, 300 * k], 0.25)
-    body = _formants(_osc(f, (1, .8, .6, .5, .4, .3)), (700, 1400), 250)
+    body = _formants(_osc(f, (1, 0.8, 0.6, 0.5, 0.4, 0.3)), (700, 1400), 250)
     return (body + 0.3 * _noise(rng, 0.25, 300, 3000)) * _env(f.size, 0.01, 0.12)
 
 
@@ -128,14 +132,18 @@ def horse(rng: Rng) -> np.ndarray:
     t = _t(1.4)
     f = _contour([900, 1000, 700, 450], 1.4) * rng.uniform(0.95, 1.05) + 60 * np.sin(2 * np.pi * 11 * t)
     trem = 0.6 + 0.4 * np.sin(2 * np.pi * 11 * t)
-    return _formants(_osc(f, (1, .6, .4, .3, .2)), (1000, 2200), 300) * trem * _env(t.size, 0.05, 0.5)
+    return _formants(_osc(f, (1, 0.6, 0.4, 0.3, 0.2)), (1000, 2200), 300) * trem * _env(t.size, 0.05, 0.5)
 
 
 def sheep(rng: Rng) -> np.ndarray:
     t = _t(0.9)
     f = np.full(t.size, 320 * rng.uniform(0.92, 1.08))
     trem = 0.55 + 0.45 * np.sin(2 * np.pi * 7 * t)
-    return _formants(_osc(f, (1, .8, .6, .5, .4, .3, .2)), (700, 1200, 2600)) * trem * _env(t.size, 0.05, 0.2)
+    return (
+        _formants(_osc(f, (1, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2)), (700, 1200, 2600))
+        * trem
+        * _env(t.size, 0.05, 0.2)
+    )
 
 
 def bird(rng: Rng) -> np.ndarray:
@@ -152,14 +160,14 @@ def bird2(rng: Rng) -> np.ndarray:
     k = rng.uniform(0.95, 1.05)
     for start in (0.1, 0.9):
         for j, f0 in enumerate((700 * k, 560 * k)):
-            note = _osc(np.full(round(0.25 * RATE), f0), (1, .1)) * np.hanning(round(0.25 * RATE))
+            note = _osc(np.full(round(0.25 * RATE), f0), (1, 0.1)) * np.hanning(round(0.25 * RATE))
             _place(out, note, start + j * 0.32)
     return out
 
 
 def airplane(rng: Rng) -> np.ndarray:
     t = _t(4.0)
-    hum = _osc(np.full(t.size, 110 * rng.uniform(0.95, 1.05)), (1, .6, .4, .3, .2))
+    hum = _osc(np.full(t.size, 110 * rng.uniform(0.95, 1.05)), (1, 0.6, 0.4, 0.3, 0.2))
     return (_noise(rng, 4.0, 50, 900) * 3 + 0.3 * hum) * np.sin(np.pi * t / 4.0) ** 2
 
 
@@ -175,7 +183,7 @@ def opera(rng: Rng) -> np.ndarray:
     order = rng.permutation(len(notes))
     f = np.concatenate([np.full(round(0.75 * RATE), notes[i]) for i in order])
     t = np.arange(f.size) / RATE
-    voice = _osc(f * (1 + 0.02 * np.sin(2 * np.pi * 5.5 * t)), (1, .6, .4, .3, .25, .2, .15))
+    voice = _osc(f * (1 + 0.02 * np.sin(2 * np.pi * 5.5 * t)), (1, 0.6, 0.4, 0.3, 0.25, 0.2, 0.15))
     return _formants(voice, (800, 1150, 2900), 200) * _env(f.size, 0.1, 0.3)
 
 
@@ -195,7 +203,9 @@ def thunderstorm(rng: Rng) -> np.ndarray:
     return crack * 3 + rumble + 0.5 * rain(rng)
 
 
-def _melody(freqs: list[float], step_s: float, note: Callable[[float, float], np.ndarray], seconds: float = 3.2) -> np.ndarray:
+def _melody(
+    freqs: list[float], step_s: float, note: Callable[[float, float], np.ndarray], seconds: float = 3.2
+) -> np.ndarray:
     out = np.zeros(round(seconds * RATE))
     for i, f0 in enumerate(freqs):
         _place(out, note(f0, step_s * 1.5), i * step_s)
@@ -203,10 +213,38 @@ def _melody(freqs: list[float], step_s: float, note: Callable[[float, float], np
 
 
 def circus(rng: Rng) -> np.ndarray:
-    run = [659, 622, 659, 587, 554, 587, 523, 494, 523, 587, 659, 698, 784, 880, 784, 659, 523, 587, 659, 523,
-           440, 494, 523, 392, 440, 523]
+    run = [
+        659,
+        622,
+        659,
+        587,
+        554,
+        587,
+        523,
+        494,
+        523,
+        587,
+        659,
+        698,
+        784,
+        880,
+        784,
+        659,
+        523,
+        587,
+        659,
+        523,
+        440,
+        494,
+        523,
+        392,
+        440,
+        523,
+    ]
     k = rng.uniform(0.97, 1.03)
-    return _melody([f * k for f in run], 0.12, lambda f, d: _note(f, d, decay=0.08, amps=(1, 0, .33, 0, .2)))
+    return _melody(
+        [f * k for f in run], 0.12, lambda f, d: _note(f, d, decay=0.08, amps=(1, 0, 0.33, 0, 0.2))
+    )
 
 
 def drum(rng: Rng) -> np.ndarray:
@@ -226,12 +264,18 @@ def drum(rng: Rng) -> np.ndarray:
 
 
 def elevator(rng: Rng) -> np.ndarray:
-    chords = ((261.6, 329.6, 392.0, 493.9), (220.0, 261.6, 329.6, 392.0), (293.7, 349.2, 440.0, 523.3),
-              (196.0, 246.9, 293.7, 349.2))
+    chords = (
+        (261.6, 329.6, 392.0, 493.9),
+        (220.0, 261.6, 329.6, 392.0),
+        (293.7, 349.2, 440.0, 523.3),
+        (196.0, 246.9, 293.7, 349.2),
+    )
     out = np.zeros(round(3.2 * RATE))
     t = _t(0.9)
     for i, chord in enumerate(chords):
-        tone = sum((np.sin(2 * np.pi * f * t) + 0.2 * np.sin(4 * np.pi * f * t) for f in chord), np.zeros(t.size))
+        tone = sum(
+            (np.sin(2 * np.pi * f * t) + 0.2 * np.sin(4 * np.pi * f * t) for f in chord), np.zeros(t.size)
+        )
         _place(out, tone * (0.8 + 0.2 * np.sin(2 * np.pi * 5 * t)) * _env(t.size, 0.05, 0.3), i * 0.8)
     return out * rng.uniform(0.9, 1.1)
 
@@ -239,7 +283,9 @@ def elevator(rng: Rng) -> np.ndarray:
 def piano(rng: Rng) -> np.ndarray:
     tune = [329.6, 329.6, 349.2, 392.0, 392.0, 349.2, 329.6, 293.7, 261.6, 261.6, 293.7, 329.6, 329.6]
     k = rng.uniform(0.98, 1.02)
-    return _melody([f * k for f in tune], 0.24, lambda f, d: _note(f, d, decay=0.5, amps=(1, .4, .3, .15, .1, .05)))
+    return _melody(
+        [f * k for f in tune], 0.24, lambda f, d: _note(f, d, decay=0.5, amps=(1, 0.4, 0.3, 0.15, 0.1, 0.05))
+    )
 
 
 def _babble(rng: Rng, seconds: float, voices: int, f_lo: float, f_hi: float) -> np.ndarray:
@@ -248,15 +294,16 @@ def _babble(rng: Rng, seconds: float, voices: int, f_lo: float, f_hi: float) -> 
     for _ in range(voices):
         f = np.interp(t, np.linspace(0, seconds, 12), rng.uniform(f_lo, f_hi, 12))
         syllables = np.clip(np.sin(2 * np.pi * rng.uniform(3, 5) * t + rng.uniform(0, 6)), 0, None)
-        out += _formants(_osc(f, (1, .7, .5, .3, .2)), tuple(rng.uniform(500, 2500, 2))) * syllables
+        out += _formants(_osc(f, (1, 0.7, 0.5, 0.3, 0.2)), tuple(rng.uniform(500, 2500, 2))) * syllables
     return out
 
 
 def kids(rng: Rng) -> np.ndarray:
     out = _babble(rng, 6.0, 5, 260, 420)
     for at in rng.uniform(0.2, 5.2, size=4):
-        laugh = np.concatenate([_osc(np.full(1600, rng.uniform(350, 450)), (1, .6, .3)) * np.hanning(1600)
-                                for _ in range(4)])
+        laugh = np.concatenate(
+            [_osc(np.full(1600, rng.uniform(350, 450)), (1, 0.6, 0.3)) * np.hanning(1600) for _ in range(4)]
+        )
         _place(out, laugh, float(at), 1.5)
     return out
 
@@ -280,7 +327,7 @@ def concert(rng: Rng) -> np.ndarray:
     for i in range(12):
         root = (196.0, 261.6, 220.0, 174.6)[(i // 3) % 4]
         for ratio in (1, 1.26, 1.5):
-            _place(out, _note(root * ratio, 0.5, decay=0.3, amps=(1, .8, .6, .4, .3)), i * 0.5, 0.8)
+            _place(out, _note(root * ratio, 0.5, decay=0.3, amps=(1, 0.8, 0.6, 0.4, 0.3)), i * 0.5, 0.8)
     return out
 
 
@@ -296,8 +343,10 @@ def traffic(rng: Rng) -> np.ndarray:
     t = _t(6.0)
     out = np.zeros(t.size)
     for centre in rng.uniform(0.5, 5.5, size=4):
-        out += _noise(rng, 6.0, 60, 1200) * 3 * np.exp(-((t - centre) / 0.8) ** 2)
-    horn = _osc(np.full(round(0.5 * RATE), 410.0), (1, .5, .3)) + _osc(np.full(round(0.5 * RATE), 517.0), (1, .5, .3))
+        out += _noise(rng, 6.0, 60, 1200) * 3 * np.exp(-(((t - centre) / 0.8) ** 2))
+    horn = _osc(np.full(round(0.5 * RATE), 410.0), (1, 0.5, 0.3)) + _osc(
+        np.full(round(0.5 * RATE), 517.0), (1, 0.5, 0.3)
+    )
     _place(out, horn * _env(horn.size, 0.02, 0.05), float(rng.uniform(1, 4)), 0.5)
     return out + 0.5 * _noise(rng, 6.0, 40, 400)
 
@@ -320,9 +369,33 @@ def christmas(rng: Rng) -> np.ndarray:
 
 RECIPES: dict[str, Callable[[Rng], np.ndarray]] = {
     f.__name__: f
-    for f in (bell, cat, dog, elephant, horse, sheep, bird, bird2, airplane, motorcycle, opera, rain, thunderstorm,
-              circus, drum, elevator, piano, kids, coffee_shop, train_station, concert, football_game, traffic, sea,
-              christmas)
+    for f in (
+        bell,
+        cat,
+        dog,
+        elephant,
+        horse,
+        sheep,
+        bird,
+        bird2,
+        airplane,
+        motorcycle,
+        opera,
+        rain,
+        thunderstorm,
+        circus,
+        drum,
+        elevator,
+        piano,
+        kids,
+        coffee_shop,
+        train_station,
+        concert,
+        football_game,
+        traffic,
+        sea,
+        christmas,
+    )
 }
 
 

@@ -20,7 +20,14 @@ import numpy as np
 from omnieval.benchmarks.art.dsp import RATE, edge_fades, normalize, resample
 from omnieval.errors import SourceError
 
-__all__ = ["FESTIVAL", "check_voice", "espeak_version", "installed_voices", "share_between_processes", "speak"]
+__all__ = [
+    "FESTIVAL",
+    "check_voice",
+    "espeak_version",
+    "installed_voices",
+    "share_between_processes",
+    "speak",
+]
 
 
 def _exe() -> str:
@@ -59,18 +66,26 @@ def check_voice(voice: str, *, what: str, language: str = "en") -> None:
     """Raise a clear error when the language or the variant of ``voice`` is not installed."""
     if voice == FESTIVAL:
         if language != "ru":
-            raise SourceError(f"art: {what}: voice 'festival' is Festival's Russian voice; use it with language=ru")
+            raise SourceError(
+                f"art: {what}: voice 'festival' is Festival's Russian voice; use it with language=ru"
+            )
         if shutil.which("text2wave") is None or not Path(_FESTIVAL_VOICES).is_dir():
-            raise SourceError(f"art: {what}: voice 'festival' needs Festival (apt-get install festival festvox-ru)")
+            raise SourceError(
+                f"art: {what}: voice 'festival' needs Festival (apt-get install festival festvox-ru)"
+            )
         return
     languages, variants = installed_voices()
     language, _, variant = voice.partition("+")
     if language not in languages:
-        raise SourceError(f"art: {what}: espeak-ng has no language {language!r} (voice {voice!r}); "
-                          f"`espeak-ng --voices` lists the installed ones")
+        raise SourceError(
+            f"art: {what}: espeak-ng has no language {language!r} (voice {voice!r}); "
+            f"`espeak-ng --voices` lists the installed ones"
+        )
     if variant and variant not in variants:
-        raise SourceError(f"art: {what}: espeak-ng has no voice variant {variant!r} (voice {voice!r}); "
-                          f"`espeak-ng --voices=variant` lists them")
+        raise SourceError(
+            f"art: {what}: espeak-ng has no voice variant {variant!r} (voice {voice!r}); "
+            f"`espeak-ng --voices=variant` lists them"
+        )
 
 
 _SHARED: dict[str, Path] = {}
@@ -119,11 +134,14 @@ def _synthesize(text: str, *, voice: str, speed: int, pitch: int) -> np.ndarray:
     data = done.stdout
     at = data.find(b"data", 12)
     if done.returncode != 0 or data[:4] != b"RIFF" or at < 0:
-        raise SourceError(f"art: {'festival' if voice == FESTIVAL else 'espeak-ng'} failed for voice {voice!r}, text {text[:60]!r}: "
-                          f"{done.stderr.decode(errors='replace')[:200]}")
+        raise SourceError(
+            f"art: {'festival' if voice == FESTIVAL else 'espeak-ng'} failed for voice {voice!r}, text "
+            f"{text[:60]!r}: "
+            f"{done.stderr.decode(errors='replace')[:200]}"
+        )
     rate = int.from_bytes(data[24:28], "little")
-    pcm = np.frombuffer(data[at + 8:], dtype="<i2")[: (len(data) - at - 8) // 2].astype(np.float64) / 32768
+    pcm = np.frombuffer(data[at + 8 :], dtype="<i2")[: (len(data) - at - 8) // 2].astype(np.float64) / 32768
     nonzero = np.flatnonzero(np.abs(pcm) > 1e-3)
     if nonzero.size:
-        pcm = pcm[max(nonzero[0] - 80, 0): nonzero[-1] + 80]
+        pcm = pcm[max(nonzero[0] - 80, 0) : nonzero[-1] + 80]
     return edge_fades(normalize(resample(pcm, rate, RATE)))

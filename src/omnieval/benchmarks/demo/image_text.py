@@ -85,7 +85,8 @@ _KINDS = (("sign", _sign), ("table", _table), ("chart", _chart))
 
 @register_generator("demo.image_text")
 def demo_image_text(out_dir: Path, /, *, n: int = 12, seed: int = 0) -> Path:
-    """``n`` pictures with text (a sign, a table, a chart, in turn) and a question whose answer is that text."""
+    """``n`` pictures with text (a sign, a table, a chart, in turn) and a question whose answer is that
+    text."""
     check_count("demo.image_text", n)
     rng = random.Random(seed)
     out = Path(out_dir)

@@ -35,9 +35,13 @@ def speak(text: str, *, lang: str, out: Path) -> bool:
     exe = shutil.which("espeak-ng")
     if exe is None:
         return False
-    done = subprocess.run([exe, "-v", lang, "-s", "140", "-w", str(out), text], capture_output=True, check=False)
+    done = subprocess.run(
+        [exe, "-v", lang, "-s", "140", "-w", str(out), text], capture_output=True, check=False
+    )
     if done.returncode != 0 or not out.is_file():
-        raise SourceError(f"espeak-ng failed for {text!r} ({lang}): {done.stderr.decode(errors='replace')[:200]}")
+        raise SourceError(
+            f"espeak-ng failed for {text!r} ({lang}): {done.stderr.decode(errors='replace')[:200]}"
+        )
     return True
 
 
@@ -71,7 +75,9 @@ def beeps(count: int, *, out: Path, freq: float = 880.0) -> None:
 
 def _audio_cache_key() -> str:
     """Generated audio differs with and without espeak-ng and Festival: part of the data cache key."""
-    return ("espeak" if shutil.which("espeak-ng") else "tones") + ("+festival" if shutil.which("text2wave") else "")
+    return ("espeak" if shutil.which("espeak-ng") else "tones") + (
+        "+festival" if shutil.which("text2wave") else ""
+    )
 
 
 def _spoken(value: int, *, lang: str, voice: str, out: Path) -> str | None:
@@ -86,13 +92,18 @@ def _spoken(value: int, *, lang: str, voice: str, out: Path) -> str | None:
 
 @register_generator("demo.audio")
 def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "auto") -> Path:
-    """Spoken numbers (``voice: espeak``; ``festival``: Russian by Festival's festvox-ru voice, English by
-    espeak-ng), counted beeps (``tones``), or the best installed (``auto``: Festival for Russian, espeak-ng)."""
+    """Spoken numbers (``voice: espeak``; ``festival``: Russian by Festival's festvox-ru voice, English
+    by espeak-ng), counted beeps (``tones``), or the best installed
+    (``auto``: Festival for Russian, espeak-ng)."""
     check_count("demo.audio", n)
     if voice not in ("auto", "espeak", "festival", "tones"):
-        raise SourceError(f"demo.audio: voice must be auto, espeak, festival or tones, not {voice!r}", field="voice")
+        raise SourceError(
+            f"demo.audio: voice must be auto, espeak, festival or tones, not {voice!r}", field="voice"
+        )
     if voice in ("espeak", "festival") and shutil.which("espeak-ng") is None:
-        raise SourceError(f"demo.audio: voice {voice!r} needs espeak-ng installed (apt-get install espeak-ng)")
+        raise SourceError(
+            f"demo.audio: voice {voice!r} needs espeak-ng installed (apt-get install espeak-ng)"
+        )
     if voice == "festival" and shutil.which("text2wave") is None:
         raise SourceError("demo.audio: voice 'festival' needs Festival (apt-get install festival festvox-ru)")
     rng = random.Random(seed)
@@ -109,20 +120,45 @@ def demo_audio(out_dir: Path, /, *, n: int = 20, seed: int = 0, voice: str = "au
             value = 1 + value % 6
             beeps(value, out=out / rel)
         ru, en = _QUESTIONS[source]
-        rows.append({"id": f"audio-{i:03d}", "audio": rel, "answer": str(value), "lang": lang,
-                     "audio_source": source, "question_ru": ru, "question_en": en})
-    write_manifest(out, [{"id": r["id"], "task": "demo_audio", "answer_type": "number", "answer": r["answer"],
-                          "question": f"{r['question_ru']} Ответь одним числом.", "audio": r["audio"]}
-                         for r in rows])  # fmt: skip
+        rows.append(
+            {
+                "id": f"audio-{i:03d}",
+                "audio": rel,
+                "answer": str(value),
+                "lang": lang,
+                "audio_source": source,
+                "question_ru": ru,
+                "question_en": en,
+            }
+        )
+    write_manifest(
+        out,
+        [
+            {
+                "id": r["id"],
+                "task": "demo_audio",
+                "answer_type": "number",
+                "answer": r["answer"],
+                "question": f"{r['question_ru']} Ответь одним числом.",
+                "audio": r["audio"],
+            }
+            for r in rows
+        ],
+    )
     return write_jsonl(out / "demo_audio.jsonl", rows)
 
 
 _FRAMES, _FPS = 16, 8
-_VIDEO_QUESTION = "Куда движется красный квадрат?\n" + "".join(
-    f"{letter}. {ru}\n" for letter, (_, ru) in zip("ABCD", DIRECTIONS, strict=True)) + "Ответь буквой варианта."
+_VIDEO_QUESTION = (
+    "Куда движется красный квадрат?\n"
+    + "".join(f"{letter}. {ru}\n" for letter, (_, ru) in zip("ABCD", DIRECTIONS, strict=True))
+    + "Ответь буквой варианта."
+)
 
 
-def _write_video(path: Path, direction: str, *, size: int = 64, frames: int = _FRAMES, fps: int = _FPS) -> None:
+def _write_video(
+    path: Path, direction: str, *, size: int = 64, frames: int = _FRAMES, fps: int = _FPS
+) -> None:
     """A red square crossing a white frame in ``direction`` (MPEG-4 Part 2, readable everywhere)."""
     import av
     from PIL import Image, ImageDraw
@@ -156,11 +192,31 @@ def demo_video(out_dir: Path, /, *, n: int = 16, seed: int = 0) -> Path:
     for i, which in enumerate(order):
         rel = f"video/move-{i:03d}.mp4"
         _write_video(out / rel, DIRECTIONS[which][0])
-        rows.append({"id": f"video-{i:03d}", "video": rel, "answer": "ABCD"[which], "direction": DIRECTIONS[which][0],
-                     "choices": [en for en, _ in DIRECTIONS], "choices_ru": [ru for _, ru in DIRECTIONS]})
-    write_manifest(out, [{"id": r["id"], "task": "demo_video", "answer_type": "word", "answer": r["answer"],
-                          "question": _VIDEO_QUESTION, "video": r["video"],
-                          "data": {"fps": _FPS, "seconds": _FRAMES / _FPS}} for r in rows])  # fmt: skip
+        rows.append(
+            {
+                "id": f"video-{i:03d}",
+                "video": rel,
+                "answer": "ABCD"[which],
+                "direction": DIRECTIONS[which][0],
+                "choices": [en for en, _ in DIRECTIONS],
+                "choices_ru": [ru for _, ru in DIRECTIONS],
+            }
+        )
+    write_manifest(
+        out,
+        [
+            {
+                "id": r["id"],
+                "task": "demo_video",
+                "answer_type": "word",
+                "answer": r["answer"],
+                "question": _VIDEO_QUESTION,
+                "video": r["video"],
+                "data": {"fps": _FPS, "seconds": _FRAMES / _FPS},
+            }
+            for r in rows
+        ],
+    )
     return write_jsonl(out / "demo_video.jsonl", rows)
 
 

@@ -39,9 +39,19 @@ def demo_text(out_dir: Path, /, *, n: int = 24, seed: int = 0) -> Path:
     """Write ``n`` arithmetic questions to ``demo_text.jsonl``."""
     check_count("demo.text", n)
     rows = arithmetic_rows(n, seed=seed)
-    write_manifest(out_dir, [{"id": r["id"], "task": "demo_text", "answer_type": "number", "answer": r["answer"],
-                              "question": f"Реши пример и ответь одним числом.\nПример: {r['question']}"}
-                             for r in rows])  # fmt: skip
+    write_manifest(
+        out_dir,
+        [
+            {
+                "id": r["id"],
+                "task": "demo_text",
+                "answer_type": "number",
+                "answer": r["answer"],
+                "question": f"Реши пример и ответь одним числом.\nПример: {r['question']}",
+            }
+            for r in rows
+        ],
+    )
     return write_jsonl(Path(out_dir) / "demo_text.jsonl", rows)
 
 
@@ -79,9 +89,30 @@ def demo_image(out_dir: Path, /, *, n: int = 24, seed: int = 0) -> Path:
         rel = f"images/shapes-{i:03d}.png"
         draw_shapes(counts, rng=rng).save(out / rel)
         ru, en = SHAPES[asked]
-        rows.append({"id": f"image-{i:03d}", "image": rel, "answer": str(counts[asked]), "shape": asked,
-                     "shape_ru": ru, "shape_en": en, "circles": counts["circle"], "squares": counts["square"]})
-    write_manifest(out, [{"id": r["id"], "task": "demo_image", "answer_type": "number", "answer": r["answer"],
-                          "question": f"Сколько {r['shape_ru']} на картинке? Ответь одним числом.", "image": r["image"]}
-                         for r in rows])  # fmt: skip
+        rows.append(
+            {
+                "id": f"image-{i:03d}",
+                "image": rel,
+                "answer": str(counts[asked]),
+                "shape": asked,
+                "shape_ru": ru,
+                "shape_en": en,
+                "circles": counts["circle"],
+                "squares": counts["square"],
+            }
+        )
+    write_manifest(
+        out,
+        [
+            {
+                "id": r["id"],
+                "task": "demo_image",
+                "answer_type": "number",
+                "answer": r["answer"],
+                "question": f"Сколько {r['shape_ru']} на картинке? Ответь одним числом.",
+                "image": r["image"],
+            }
+            for r in rows
+        ],
+    )
     return write_jsonl(out / "demo_image.jsonl", rows)

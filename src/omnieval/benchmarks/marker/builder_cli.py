@@ -39,12 +39,29 @@ def _row(checked: Any, *, k: int, seed: int, embedder: str, judge: str | None) -
     item = mined.item
     choices = [item.answer, *checked.main]
     random.Random(f"{seed}:{item.id}:order").shuffle(choices)
-    return {**item.extra, "id": item.id, "question": item.question, "answer": item.answer, "choices": choices,
-            "mining": {"embedder": embedder, "k": k, "seed": seed, "judge": judge, "spares": list(mined.spares),
-                       "sampled_main": list(mined.main), "neighbours": [list(n) for n in mined.neighbours],
-                       "validation": {"state": checked.state, "bad": list(checked.bad),
-                                      "swaps": [list(s) for s in checked.swaps], "unreplaced": checked.unreplaced,
-                                      "reason": checked.reason}}}
+    return {
+        **item.extra,
+        "id": item.id,
+        "question": item.question,
+        "answer": item.answer,
+        "choices": choices,
+        "mining": {
+            "embedder": embedder,
+            "k": k,
+            "seed": seed,
+            "judge": judge,
+            "spares": list(mined.spares),
+            "sampled_main": list(mined.main),
+            "neighbours": [list(n) for n in mined.neighbours],
+            "validation": {
+                "state": checked.state,
+                "bad": list(checked.bad),
+                "swaps": [list(s) for s in checked.swaps],
+                "unreplaced": checked.unreplaced,
+                "reason": checked.reason,
+            },
+        },
+    }
 
 
 @app.command("distractors")
@@ -56,8 +73,12 @@ def distractors_cmd(
     n_main: Annotated[int, typer.Option(help="Main distractors per item.")] = 4,
     n_spare: Annotated[int, typer.Option(help="Spare distractors per item.")] = 4,
     seed: Annotated[int, typer.Option(help="Sampling seed (logged).")] = 0,
-    judge: Annotated[str | None, typer.Option(help="Model that checks the distractors (e.g. openai/gpt-4.1-mini).")] = None,
-    embedder_opt: Annotated[list[str] | None, typer.Option("--embedder-opt", help="Embedder option KEY=VALUE.")] = None,
+    judge: Annotated[
+        str | None, typer.Option(help="Model that checks the distractors (e.g. openai/gpt-4.1-mini).")
+    ] = None,
+    embedder_opt: Annotated[
+        list[str] | None, typer.Option("--embedder-opt", help="Embedder option KEY=VALUE.")
+    ] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="Base URL of the judge's API.")] = None,
 ) -> None:
     """Mine distractors by embedding similarity, sample main + spare, let an LLM judge swap bad ones."""
@@ -72,27 +93,43 @@ def distractors_cmd(
         model = create_embedder(embedder, **_options(embedder_opt, "--embedder-opt"))
         mined = mine(loaded, model, k=k, n_main=n_main, n_spare=n_spare, seed=seed)
         judged: dict[str, Any] = {}
-        checked = validate(mined, judge=judge, options=BackendOptions(base_url=judge_base_url), described=judged)
+        checked = validate(
+            mined, judge=judge, options=BackendOptions(base_url=judge_base_url), described=judged
+        )
     except OmnievalError as exc:
         _fail(exc)
     rows = [_row(c, k=k, seed=seed, embedder=embedder, judge=judge) for c in checked]
     states = {s: sum(c.state == s for c in checked) for s in ("ok", "judge_failed", "not_checked")}
-    log = {"embedder": embedder, "k": k, "seed": seed, "n_main": n_main, "n_spare": n_spare, "judge": judge,
-           "prompt_version": PROMPT_VERSION, "judge_version": judged.get("version"), "items": len(rows), "states": states,
-           "swapped": sum(len(c.swaps) for c in checked), "unreplaced": sum(c.unreplaced for c in checked),
-           "short": sum(len(c.main) < n_main for c in checked)}
+    log = {
+        "embedder": embedder,
+        "k": k,
+        "seed": seed,
+        "n_main": n_main,
+        "n_spare": n_spare,
+        "judge": judge,
+        "prompt_version": PROMPT_VERSION,
+        "judge_version": judged.get("version"),
+        "items": len(rows),
+        "states": states,
+        "swapped": sum(len(c.swaps) for c in checked),
+        "unreplaced": sum(c.unreplaced for c in checked),
+        "short": sum(len(c.main) < n_main for c in checked),
+    }
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(output.name + ".partial")
     partial.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     partial.replace(output)
-    output.with_name(output.name + ".log.json").write_text(json.dumps(log, ensure_ascii=False, indent=2),
-                                                           encoding="utf-8")
+    output.with_name(output.name + ".log.json").write_text(
+        json.dumps(log, ensure_ascii=False, indent=2), encoding="utf-8"
+    )
     typer.echo(json.dumps(log, ensure_ascii=False))
 
 
 @app.command("necessity")
 def necessity_cmd(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories: each model with media and with --blind.")],
+    runs: Annotated[
+        list[Path], typer.Argument(help="Run directories: each model with media and with --blind.")
+    ],
     task: Annotated[str, typer.Option(help="Task name inside the runs.")],
     threshold: Annotated[float, typer.Option(help="Flag items whose blind score reaches this.")] = 0.5,
     metric: Annotated[str | None, typer.Option(help="Metric key per sample (default: the score).")] = None,
@@ -109,18 +146,27 @@ def necessity_cmd(
         _fail(exc)
     flagged = [s for s in stats if s.flagged]
     if json_out:
-        typer.echo(json.dumps({"threshold": threshold, "flagged": len(flagged), "items": [asdict(s) for s in stats]},
-                              ensure_ascii=False, indent=2))
+        typer.echo(
+            json.dumps(
+                {"threshold": threshold, "flagged": len(flagged), "items": [asdict(s) for s in stats]},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     typer.echo(f"{len(flagged)} of {len(stats)} items reach blind score >= {threshold}:")
     for s in flagged:
-        typer.echo(f"  {s.item:30s} blind {s.blind:.2f}  media {'-' if s.media is None else f'{s.media:.2f}'}")
+        typer.echo(
+            f"  {s.item:30s} blind {s.blind:.2f}  media {'-' if s.media is None else f'{s.media:.2f}'}"
+        )
 
 
 @app.command("model-set")
 def model_set_cmd(
     runs: Annotated[list[Path], typer.Argument(help="Run directories, one per model.")],
-    models: Annotated[Path | None, typer.Option(help="JSON {model: {params_b, bits, base}} overriding names.")] = None,
+    models: Annotated[
+        Path | None, typer.Option(help="JSON {model: {params_b, bits, base}} overriding names.")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Mean scores per size band and score changes between quantization levels of one model."""

@@ -31,7 +31,8 @@ def simplicity_cmd(
     top: Annotated[int, typer.Option(help="How many hardest and easiest items to show.")] = 60,
     json_out: Annotated[bool, typer.Option("--json", help="Machine-readable output with all items.")] = False,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Also write simplicity.html and its tables (MD/CSV/JSON) here.")
+        Path | None,
+        typer.Option("--output", "-o", help="Also write simplicity.html and its tables (MD/CSV/JSON) here."),
     ] = None,
 ) -> None:
     """Rank items from hardest to easiest by the share of models that solve them."""

@@ -79,8 +79,16 @@ def marker_demo(
     if kind == "image":
         rows = draw_items(out)
     else:
-        rows = [{"id": f"{split}-{i}", "question": question, "choices": list(options), "answer": gold, "split": split}
-                for i, (split, question, options, gold) in enumerate(ITEMS)]  # fmt: skip
+        rows = [
+            {
+                "id": f"{split}-{i}",
+                "question": question,
+                "choices": list(options),
+                "answer": gold,
+                "split": split,
+            }
+            for i, (split, question, options, gold) in enumerate(ITEMS)
+        ]
     known = sorted({row["split"] for row in rows})
     wanted = set(splits) if splits else set(known)
     if wanted - set(known):
@@ -102,5 +110,11 @@ def _manifest_row(row: dict[str, Any]) -> dict[str, Any]:
     """One item in the shape every ``omnieval generate`` folder has: options lettered in the question."""
     options = "".join(f"{letter}. {text}\n" for letter, text in zip("ABCDE", row["choices"], strict=False))
     media = {"image": row["image"]} if "image" in row else {}
-    return {"id": row["id"], "task": f"marker_demo_{row['split']}", "answer_type": "word", "answer": row["answer"],
-            "question": f"{row['question']}\n{options}Ответь буквой варианта.", **media}
+    return {
+        "id": row["id"],
+        "task": f"marker_demo_{row['split']}",
+        "answer_type": "word",
+        "answer": row["answer"],
+        "question": f"{row['question']}\n{options}Ответь буквой варианта.",
+        **media,
+    }

@@ -44,7 +44,8 @@ IMAGE_ITEMS: tuple[tuple[str, str, tuple[str, ...], str, Draw], ...] = (
     ),
     (
         "math",
-        "На диаграмме — число учеников в четырёх классах (номера под столбцами). В каком классе учеников больше всего?",
+        "На диаграмме — число учеников в четырёх классах (номера под столбцами). В каком классе учеников "
+        "больше всего?",
         ("в 1-м", "во 2-м", "в 3-м", "в 4-м"),
         "B",
         _bars,
@@ -65,6 +66,14 @@ def draw_items(out_dir: Path) -> list[dict[str, Any]]:
         paint(ImageDraw.Draw(image))
         name = f"images/{split}-img{i}.png"
         image.save(out_dir / name)
-        rows.append({"id": f"{split}-img{i}", "question": question, "choices": list(options), "answer": gold,
-                     "split": split, "image": name})  # fmt: skip
+        rows.append(
+            {
+                "id": f"{split}-img{i}",
+                "question": question,
+                "choices": list(options),
+                "answer": gold,
+                "split": split,
+                "image": name,
+            }
+        )
     return rows

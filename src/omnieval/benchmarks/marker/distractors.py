@@ -48,7 +48,8 @@ class MinedItem:
 
 
 def load_items(path: Path) -> list[Item]:
-    """Items from JSONL (``id``, ``question``, ``answer``, optional ``options`` list); errors name row and field."""
+    """Items from JSONL (``id``, ``question``, ``answer``, optional ``options`` list); errors name row and
+    field."""
     from omnieval.sources.readers import read_rows
 
     items, seen = [], set()
@@ -58,17 +59,24 @@ def load_items(path: Path) -> list[Item]:
         sample = str(row.get("id", f"row {index + 1}"))
         for key in ("id", "question", "answer"):
             if not isinstance(row.get(key), str | int) or str(row[key]).strip() == "":
-                raise SourceError(f"item {index + 1}: required field missing or empty", path=str(path),
-                                  sample_id=sample, field=key)
+                raise SourceError(
+                    f"item {index + 1}: required field missing or empty",
+                    path=str(path),
+                    sample_id=sample,
+                    field=key,
+                )
         options = row.get("options", [])
         if not isinstance(options, list):
-            raise SourceError(f"item {index + 1}: options must be a list", path=str(path), sample_id=sample,
-                              field="options")
+            raise SourceError(
+                f"item {index + 1}: options must be a list", path=str(path), sample_id=sample, field="options"
+            )
         if sample in seen:
             raise SourceError(f"item {index + 1}: duplicate id", path=str(path), sample_id=sample, field="id")
         seen.add(sample)
         rest = {k: v for k, v in row.items() if k not in ("id", "question", "answer", "options")}
-        items.append(Item(sample, str(row["question"]), str(row["answer"]), tuple(str(o) for o in options), rest))
+        items.append(
+            Item(sample, str(row["question"]), str(row["answer"]), tuple(str(o) for o in options), rest)
+        )
     if not items:
         raise SourceError("no items", path=str(path))
     return items
@@ -85,13 +93,16 @@ def option_pool(items: list[Item]) -> list[str]:
     return pool
 
 
-def mine(items: list[Item], embedder: Embedder, *, k: int = 20, n_main: int = 4, n_spare: int = 4,
-         seed: int = 0) -> list[MinedItem]:
+def mine(
+    items: list[Item], embedder: Embedder, *, k: int = 20, n_main: int = 4, n_spare: int = 4, seed: int = 0
+) -> list[MinedItem]:
     """Sample main and spare distractors from each answer's ``k`` nearest pool options."""
     import numpy as np
 
     if k < 1 or n_main < 1 or n_spare < 0:
-        raise ConfigError(f"distractor mining needs k >= 1, n_main >= 1, n_spare >= 0 (got {k=}, {n_main=}, {n_spare=})")
+        raise ConfigError(
+            f"distractor mining needs k >= 1, n_main >= 1, n_spare >= 0 (got {k=}, {n_main=}, {n_spare=})"
+        )
     pool = option_pool(items)
     vectors = np.asarray(embedder.embed(pool), dtype="float64")
     row_of = {normalize_text(text): i for i, text in enumerate(pool)}
@@ -102,10 +113,12 @@ def mine(items: list[Item], embedder: Embedder, *, k: int = 20, n_main: int = 4,
         order = [int(j) for j in np.argsort(-sims, kind="stable") if j != anchor][:k]
         rng = random.Random(f"{seed}:{item.id}")
         picks = rng.sample(order, min(len(order), n_main + n_spare))
-        mined.append(MinedItem(
-            item=item,
-            main=tuple(pool[j] for j in picks[:n_main]),
-            spares=tuple(pool[j] for j in picks[n_main:]),
-            neighbours=tuple((pool[j], round(float(sims[j]), 6)) for j in order),
-        ))
+        mined.append(
+            MinedItem(
+                item=item,
+                main=tuple(pool[j] for j in picks[:n_main]),
+                spares=tuple(pool[j] for j in picks[n_main:]),
+                neighbours=tuple((pool[j], round(float(sims[j]), 6)) for j in order),
+            )
+        )
     return mined

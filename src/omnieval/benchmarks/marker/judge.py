@@ -51,11 +51,17 @@ _USER = (
     "Решение модели:\n{{ answer | trim }}"
 )
 TEMPLATE = register_judge_template(
-    "marker_physics_rubric", version="1", system=_instruction(correctness=False), user=_USER,
+    "marker_physics_rubric",
+    version="1",
+    system=_instruction(correctness=False),
+    user=_USER,
     description="MARKER open-ended physics: the article's 1-5 rubric (language and terminology)",
 )
 TEMPLATE_CORRECTNESS = register_judge_template(
-    "marker_physics_rubric_correctness", version="1", system=_instruction(correctness=True), user=_USER,
+    "marker_physics_rubric_correctness",
+    version="1",
+    system=_instruction(correctness=True),
+    user=_USER,
     description="MARKER 1-5 rubric plus an explicit correctness criterion (not the article's protocol)",
 )
 
@@ -64,9 +70,13 @@ def judge_spec(*, correctness: bool = False) -> JudgeSpec:
     """The judge of an open-ended physics task: ``direct`` protocol (problem, reference, answer), the
     rubric template, verdict 1-5, sample value verdict / 5 (the article's mean score = 5 × mean value)."""
     template = TEMPLATE_CORRECTNESS if correctness else TEMPLATE
-    return JudgeSpec(key="rubric", template=template.ref, parser=PluginRef(name="marker.rubric_score"),
-                     scale=(float(RUBRIC_SCALE[0]), float(RUBRIC_SCALE[1])),
-                     generation=GenerationConfig(temperature=0.0, max_tokens=512))  # fmt: skip
+    return JudgeSpec(
+        key="rubric",
+        template=template.ref,
+        parser=PluginRef(name="marker.rubric_score"),
+        scale=(float(RUBRIC_SCALE[0]), float(RUBRIC_SCALE[1])),
+        generation=GenerationConfig(temperature=0.0, max_tokens=512),
+    )
 
 
 @register_parser("marker.rubric_score")

@@ -19,14 +19,24 @@ from typing import Any
 
 from omnieval.errors import StoreError
 
-__all__ = ["BANDS", "ModelFacts", "ModelScores", "band_of", "load_scores", "model_facts", "quantization_deltas",
-           "size_bands"]
+__all__ = [
+    "BANDS",
+    "ModelFacts",
+    "ModelScores",
+    "band_of",
+    "load_scores",
+    "model_facts",
+    "quantization_deltas",
+    "size_bands",
+]
 
 BANDS = (("<=2B", 0.0, 2.5), ("3-4B", 2.5, 5.0), ("7-12B", 5.0, 13.0), (">12B", 13.0, math.inf))
 """The article's bands, with the gaps between them closed (5B goes with 7-12B, 2.5B with 3-4B)."""
 
 _PARAMS = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
-_BITS = re.compile(r"(?i)(?<![a-z])(?:(\d{1,2})[-_ ]?bits?|int(\d{1,2})|q(\d)(?:_k(?:_[msl])?)?|(awq|gptq|nf4))(?![a-z])")
+_BITS = re.compile(
+    r"(?i)(?<![a-z])(?:(\d{1,2})[-_ ]?bits?|int(\d{1,2})|q(\d)(?:_k(?:_[msl])?)?|(awq|gptq|nf4))(?![a-z])"
+)
 
 
 @dataclass(frozen=True)
@@ -73,8 +83,11 @@ def load_scores(run_dir: Path) -> ModelScores:
     if not file.is_file():
         raise StoreError(f"{run_dir}: no results.json (not a finished run directory)")
     data = json.loads(file.read_text(encoding="utf-8"))
-    scores = {name: float(info["score"]) for name, info in (data.get("tasks") or {}).items()
-              if isinstance(info, dict) and isinstance(info.get("score"), int | float)}
+    scores = {
+        name: float(info["score"])
+        for name, info in (data.get("tasks") or {}).items()
+        if isinstance(info, dict) and isinstance(info.get("score"), int | float)
+    }
     if not scores:
         raise StoreError(f"{file}: no task scores")
     return ModelScores(str(data.get("model") or Path(run_dir).name), scores)
@@ -93,8 +106,11 @@ def size_bands(runs: list[ModelScores], facts: dict[str, ModelFacts]) -> dict[st
             continue
         tasks = sorted({t for r in members for t in r.scores})
         per_task = {t: _mean([r.scores[t] for r in members if t in r.scores]) for t in tasks}
-        out[band] = {"models": [r.model for r in members], "tasks": per_task,
-                     "mean": _mean([sum(r.scores.values()) / len(r.scores) for r in members])}
+        out[band] = {
+            "models": [r.model for r in members],
+            "tasks": per_task,
+            "mean": _mean([sum(r.scores.values()) / len(r.scores) for r in members]),
+        }
     return out
 
 
@@ -108,7 +124,14 @@ def quantization_deltas(runs: list[ModelScores], facts: dict[str, ModelFacts]) -
         group = sorted(group, key=lambda r: facts[r.model].bits)
         for low, high in itertools.pairwise(group):
             common = sorted(set(low.scores) & set(high.scores))
-            out.append({"base": base, "lower": low.model, "lower_bits": facts[low.model].bits,
-                        "higher": high.model, "higher_bits": facts[high.model].bits,
-                        "delta": {t: high.scores[t] - low.scores[t] for t in common}})
+            out.append(
+                {
+                    "base": base,
+                    "lower": low.model,
+                    "lower_bits": facts[low.model].bits,
+                    "higher": high.model,
+                    "higher_bits": facts[high.model].bits,
+                    "delta": {t: high.scores[t] - low.scores[t] for t in common},
+                }
+            )
     return out

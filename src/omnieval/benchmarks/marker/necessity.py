@@ -45,15 +45,19 @@ def is_blind(run_dir: Path) -> bool:
     raise StoreError(f"{run_dir}: neither results.json nor manifest.json says whether the run was blind")
 
 
-def load_runs(run_dirs: list[Path], *, task: str, metric: str | None = None) -> tuple[list[ModelRun], list[ModelRun]]:
+def load_runs(
+    run_dirs: list[Path], *, task: str, metric: str | None = None
+) -> tuple[list[ModelRun], list[ModelRun]]:
     """(media runs, blind runs) of ``task``."""
     media: list[ModelRun] = []
     blind: list[ModelRun] = []
     for run in run_dirs:
         (blind if is_blind(run) else media).append(load_run(run, task=task, metric=metric))
     if not media or not blind:
-        raise StoreError(f"need at least one media run and one --blind run of task {task!r} "
-                         f"(got {len(media)} media, {len(blind)} blind)")
+        raise StoreError(
+            f"need at least one media run and one --blind run of task {task!r} "
+            f"(got {len(media)} media, {len(blind)} blind)"
+        )
     return media, blind
 
 
@@ -72,6 +76,9 @@ def review(media: list[ModelRun], blind: list[ModelRun], *, threshold: float = 0
         with_media, n_media = _mean(media, item)
         without, n_blind = _mean(blind, item)
         gap = None if with_media is None or without is None else with_media - without
-        out.append(NecessityStat(item, with_media, without, gap, without is not None and without >= threshold,
-                                 n_media, n_blind))
+        out.append(
+            NecessityStat(
+                item, with_media, without, gap, without is not None and without >= threshold, n_media, n_blind
+            )
+        )
     return sorted(out, key=lambda s: (not s.flagged, -(s.blind or 0.0), s.item))

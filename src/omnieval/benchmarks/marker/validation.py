@@ -46,8 +46,18 @@ from omnieval.types import (
     Sample,
 )
 
-__all__ = ["PROMPT_VERSION", "TEMPLATE", "VALIDATION_TASK", "Checked", "apply_verdict", "bad_distractors",
-           "judge_spec", "marker_distractors", "parse_verdict", "validate"]
+__all__ = [
+    "PROMPT_VERSION",
+    "TEMPLATE",
+    "VALIDATION_TASK",
+    "Checked",
+    "apply_verdict",
+    "bad_distractors",
+    "judge_spec",
+    "marker_distractors",
+    "parse_verdict",
+    "validate",
+]
 
 VALIDATION_TASK = "marker_distractor_validation"
 """The judge's task name (replay files key recorded verdicts by it and the item id)."""
@@ -59,8 +69,10 @@ _USER = """Ты проверяешь варианты ответа для тес
 {% endfor %}Назови номера плохих дистракторов: тех, что тоже верны, повторяют правильный ответ или друг друга,
 или настолько явно неверны, что выдают правильный ответ. Ответь только JSON: {"bad": [номера]}."""
 TEMPLATE = register_judge_template(
-    "marker_distractors", version="1", user=_USER,
-    description="MARKER distractor check: numbers of bad main/spare options as JSON {\"bad\": [...]}",
+    "marker_distractors",
+    version="1",
+    user=_USER,
+    description='MARKER distractor check: numbers of bad main/spare options as JSON {"bad": [...]}',
 )
 PROMPT_VERSION = TEMPLATE.ref
 
@@ -85,7 +97,11 @@ class Checked:
 def marker_distractors(inp: JudgeInput, /) -> JudgePlan:
     """One call per item: the question, its correct answer and the numbered options (``fields.options``)."""
     options = list(inp.sample.fields.get("options") or ())
-    variables = {"question": inp.sample.input, "answer": inp.targets[0] if inp.targets else "", "options": options}
+    variables = {
+        "question": inp.sample.input,
+        "answer": inp.targets[0] if inp.targets else "",
+        "options": options,
+    }
     return JudgePlan((CallSpec("options", variables),))
 
 
@@ -112,15 +128,22 @@ def bad_distractors(text: str, sample: Sample, /) -> ParseOutcome:
     n_options = len(sample.fields.get("options") or ())
     bad = parse_verdict(text, n_options)
     if bad is None:
-        return ParseFailure(reason=f'expected JSON {{"bad": [option numbers 1..{n_options}]}}, got {text[:120]!r}')
+        return ParseFailure(
+            reason=f'expected JSON {{"bad": [option numbers 1..{n_options}]}}, got {text[:120]!r}'
+        )
     return Parsed(value=len(bad), how=",".join(map(str, bad)))
 
 
 def judge_spec(*, n_options: int) -> JudgeSpec:
     """The check's judge: verdict = how many of at most ``n_options`` options are bad (value = that share)."""
-    return JudgeSpec(key="bad_share", protocol=PluginRef(name="marker_distractors"), template=TEMPLATE.ref,
-                     parser=PluginRef(name="marker.bad_distractors"), scale=(0.0, float(max(n_options, 1))),
-                     generation=GenerationConfig(temperature=0.0, max_tokens=64))  # fmt: skip
+    return JudgeSpec(
+        key="bad_share",
+        protocol=PluginRef(name="marker_distractors"),
+        template=TEMPLATE.ref,
+        parser=PluginRef(name="marker.bad_distractors"),
+        scale=(0.0, float(max(n_options, 1))),
+        generation=GenerationConfig(temperature=0.0, max_tokens=64),
+    )
 
 
 def apply_verdict(mined: MinedItem, bad: tuple[int, ...]) -> Checked:
@@ -142,8 +165,12 @@ def apply_verdict(mined: MinedItem, bad: tuple[int, ...]) -> Checked:
 
 def _sample(mined: MinedItem) -> Sample:
     item = mined.item
-    return Sample(id=item.id, input=item.question, targets=(item.answer,),
-                  fields={"question": item.question, "answer": item.answer, "options": [*mined.main, *mined.spares]})
+    return Sample(
+        id=item.id,
+        input=item.question,
+        targets=(item.answer,),
+        fields={"question": item.question, "answer": item.answer, "options": [*mined.main, *mined.spares]},
+    )
 
 
 def _checked(mined: MinedItem, record: JudgeRecord) -> Checked:
@@ -157,7 +184,9 @@ def _checked(mined: MinedItem, record: JudgeRecord) -> Checked:
     return apply_verdict(mined, bad)
 
 
-async def _check_all(mined: list[MinedItem], judge: str, options: BackendOptions) -> tuple[list[Checked], dict[str, Any]]:
+async def _check_all(
+    mined: list[MinedItem], judge: str, options: BackendOptions
+) -> tuple[list[Checked], dict[str, Any]]:
     backend = create_judge_backend(judge, options=options)
     if backend.classifies:
         await backend.aclose()
@@ -168,8 +197,9 @@ async def _check_all(mined: list[MinedItem], judge: str, options: BackendOptions
 
     async def one(item: MinedItem) -> Checked:
         async with limit:
-            record = await checker.judge(_sample(item), question=item.item.question, answer="",
-                                         targets=(item.item.answer,))
+            record = await checker.judge(
+                _sample(item), question=item.item.question, answer="", targets=(item.item.answer,)
+            )
         return _checked(item, record)
 
     try:
@@ -178,8 +208,13 @@ async def _check_all(mined: list[MinedItem], judge: str, options: BackendOptions
         await backend.aclose()
 
 
-def validate(mined: list[MinedItem], *, judge: str | None, options: BackendOptions | None = None,
-             described: dict[str, Any] | None = None) -> list[Checked]:
+def validate(
+    mined: list[MinedItem],
+    *,
+    judge: str | None,
+    options: BackendOptions | None = None,
+    described: dict[str, Any] | None = None,
+) -> list[Checked]:
     """Check every item with the ``judge`` model spec; without one, items keep their main options.
 
     ``described`` (a dict) receives the judge's description (spec, version, template) for the log.

@@ -50,7 +50,9 @@ def render_ascii(text: str, *, size: int = 224) -> bytes:
     canvas = Image.new("L", (width, height), 255)
     ImageDraw.Draw(canvas).multiline_text((_MARGIN - left, _MARGIN - top), body, font=_font(), fill=0)
     scale = min(size / width, size / height)
-    fitted = canvas.resize((max(1, round(width * scale)), max(1, round(height * scale))), Image.Resampling.LANCZOS)
+    fitted = canvas.resize(
+        (max(1, round(width * scale)), max(1, round(height * scale))), Image.Resampling.LANCZOS
+    )
     square = Image.new("RGB", (size, size), (255, 255, 255))
     square.paste(fitted.convert("RGB"), ((size - fitted.width) // 2, (size - fitted.height) // 2))
     out = io.BytesIO()
@@ -63,7 +65,9 @@ def ascii_media(sample: Sample, response: str, *, field: str | None = None) -> t
     gold = sample.targets[0] if sample.targets and isinstance(sample.targets[0], dict) else {}
     key = field or next((k for k in gold if not str(k).startswith("##")), None)
     if key is None or key not in gold:
-        raise MetricError(f"sample {sample.id}: no reference ASCII art (answer field {key!r}) to compare with")
+        raise MetricError(
+            f"sample {sample.id}: no reference ASCII art (answer field {key!r}) to compare with"
+        )
     return (
         MediaRef(kind="image", name="response_art", data=render_ascii(response)),
         MediaRef(kind="image", name="reference_art", data=render_ascii(str(gold[key]))),

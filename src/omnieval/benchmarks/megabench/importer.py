@@ -49,16 +49,25 @@ def split_options(spec: str) -> tuple[Path, dict[str, str]]:
     options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
     unknown = sorted(set(options) - {"cot", "media_root", "check_media", "judge_media"})
     if unknown:
-        raise TaskFileError(f"megabench: unknown option(s) {unknown}; known: cot, media_root, check_media, judge_media", path=path)
+        raise TaskFileError(
+            f"megabench: unknown option(s) {unknown}; known: cot, media_root, check_media, judge_media",
+            path=path,
+        )
     if options.get("judge_media", "task") not in ("task", "always", "never"):
-        raise TaskFileError(f"megabench: judge_media must be task, always or never, got {options['judge_media']!r}", path=path)
+        raise TaskFileError(
+            f"megabench: judge_media must be task, always or never, got {options['judge_media']!r}", path=path
+        )
     return Path(path).expanduser().resolve(), options
 
 
 def _kind(path: Path) -> str:
     """The reader for a rows file or folder."""
     if path.is_dir():
-        if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists() or (path / "state.json").exists():
+        if (
+            (path / "dataset_info.json").exists()
+            or (path / "dataset_dict.json").exists()
+            or (path / "state.json").exists()
+        ):
             return "hf_disk"
         if any(path.glob("*.parquet")):
             return "parquet"
@@ -73,7 +82,10 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _task_meta(path: Path) -> dict[str, Any]:
-    candidates = [os.environ.get("MEGABENCH_TASK_META", ""), str((path if path.is_dir() else path.parent) / "all_task_meta.json")]
+    candidates = [
+        os.environ.get("MEGABENCH_TASK_META", ""),
+        str((path if path.is_dir() else path.parent) / "all_task_meta.json"),
+    ]
     for candidate in candidates:
         if candidate and Path(candidate).is_file():
             try:
@@ -97,7 +109,9 @@ def _num_input(samples: list[Sample]) -> str | None:
     return "9-image or more"
 
 
-def _metadata(name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot: bool | None) -> dict[str, Any]:
+def _metadata(
+    name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot: bool | None
+) -> dict[str, Any]:
     info = samples[0].metadata["metric_info"]
     judged = any(str(m).lower() in JUDGE for m in (info.get("field_score_function") or {}).values())
     entry = meta.get(name) or {}
@@ -119,7 +133,12 @@ def _metadata(name: str, samples: list[Sample], first: dict[str, Any], meta: dic
 
 
 def _spec(
-    name: str, samples: list[Sample], first: dict[str, Any], meta: dict[str, Any], cot_option: str | None, judge_media: str = "task"
+    name: str,
+    samples: list[Sample],
+    first: dict[str, Any],
+    meta: dict[str, Any],
+    cot_option: str | None,
+    judge_media: str = "task",
 ) -> TaskSpec:
     cot = {"1": True, "0": False}.get(cot_option or "")
     renderer_options: dict[str, Any] = {} if cot is None else {"cot": cot}
@@ -133,7 +152,9 @@ def _spec(
         tags=("megabench",),
         groups=("megabench", f"megabench_{metadata['megabench']['set']}"),
         language="en",
-        prompt=PromptSpec(renderer=PluginRef(name="megabench", options=renderer_options), target_template=ORACLE_TEMPLATE),
+        prompt=PromptSpec(
+            renderer=PluginRef(name="megabench", options=renderer_options), target_template=ORACLE_TEMPLATE
+        ),
         parser=PluginRef(name="megabench"),
         metrics=(MetricRef(name="megabench.query_score", alias="megabench_score"),),
         score="megabench_score",
@@ -149,8 +170,11 @@ def _check_same_task_fields(first: dict[str, Any], row: dict[str, Any], path: st
     for field in TASK_FIELDS:
         if (first.get(field) or "") != (row.get(field) or ""):
             raise SourceError(
-                f"task {row.get('task_name')!r}: {field} differs from the task's first row (id {first.get('id')})",
-                path=path, sample_id=str(row.get("id")), field=field,
+                f"task {row.get('task_name')!r}: {field} differs from the task's first row (id "
+                f"{first.get('id')})",
+                path=path,
+                sample_id=str(row.get("id")),
+                field=field,
             )
 
 
@@ -169,8 +193,14 @@ def import_megabench(spec: str) -> list[Task]:
     path, options = split_options(spec)
     if not path.exists():
         raise SourceError("file not found", path=str(path))
-    root = options.get("media_root") or os.environ.get("MEGABENCH_MEDIA_ROOT") or str(path if path.is_dir() else path.parent)
-    ctx = RowContext(path=str(path), media_root=Path(root), check_media=options.get("check_media", "1") != "0")
+    root = (
+        options.get("media_root")
+        or os.environ.get("MEGABENCH_MEDIA_ROOT")
+        or str(path if path.is_dir() else path.parent)
+    )
+    ctx = RowContext(
+        path=str(path), media_root=Path(root), check_media=options.get("check_media", "1") != "0"
+    )
     firsts: dict[str, dict[str, Any]] = {}
     grouped: dict[str, list[Sample]] = {}
     ledgers: dict[str, IdLedger] = {}
@@ -179,7 +209,9 @@ def import_megabench(spec: str) -> list[Task]:
     for line, row in _rows(path):
         name = str(row.get("task_name") or "")
         if not name:
-            raise SourceError("empty task_name", path=str(path), sample_id=str(row.get("id")), field="task_name")
+            raise SourceError(
+                "empty task_name", path=str(path), sample_id=str(row.get("id")), field="task_name"
+            )
         sample = row_to_sample(row, ctx)
         ledger = ledgers.setdefault(name, IdLedger(path=f"{path} (task {name})", field="id", unit=unit))
         ledger.add(sample.id, line)  # ids are unique within a task; tasks may reuse each other's

@@ -50,9 +50,7 @@ SCORE_FORMAT = (
     "**Score explanation**: <why the response deserves this score>"
 )
 """Our wording of Fig. 13's pre-defined scoring-format instruction (the criteria come from the data)."""
-ASCII_QUESTION = (
-    "Do these two images of ASCII art show the same object? Answer with one word: yes or no."
-)
+ASCII_QUESTION = "Do these two images of ASCII art show the same object? Answer with one word: yes or no."
 """Our wording of the ASCII-art judge's question (image 1: the response, image 2: the reference)."""
 _HAS_FORMAT = re.compile(r"score\W{0,4}explanation|\*\*score\*\*", re.IGNORECASE)
 JUDGE_METRICS = ("gpt_4o_as_judge", "ascii_art_gpt4o_judge")
@@ -69,7 +67,9 @@ def judge_config(sample: Sample) -> dict[str, Any]:
     info = load_mapping(sample.metadata.get("metric_info") or {}, what=f"sample {sample.id}: metric_info")
     config = info.get("gpt4o_eval_configs")
     if not isinstance(config, dict):
-        raise MetricError(f"sample {sample.id}: metric_info has no 'gpt4o_eval_configs' dict for its judged field")
+        raise MetricError(
+            f"sample {sample.id}: metric_info has no 'gpt4o_eval_configs' dict for its judged field"
+        )
     for key in ("eval_criteria_prompt", "template_mapping"):
         if key not in config:
             raise MetricError(f"sample {sample.id}: gpt4o_eval_configs lacks {key!r}")
@@ -78,7 +78,9 @@ def judge_config(sample: Sample) -> dict[str, Any]:
     return config
 
 
-def _source_value(source: str, *, response: str, question: str, reference: dict[str, Any], context: dict[str, Any]) -> Any:
+def _source_value(
+    source: str, *, response: str, question: str, reference: dict[str, Any], context: dict[str, Any]
+) -> Any:
     head, _, key = str(source).partition(".")
     if source == "model_output":
         return response
@@ -87,28 +89,44 @@ def _source_value(source: str, *, response: str, question: str, reference: dict[
     if head in ("answers", "eval_context") and key:
         table = reference if head == "answers" else context
         if key not in table:
-            raise MetricError(f"template_mapping source {source!r}: no {key!r} in {head} (keys: {sorted(table)})")
+            raise MetricError(
+                f"template_mapping source {source!r}: no {key!r} in {head} (keys: {sorted(table)})"
+            )
         return table[key]
-    raise MetricError(f"template_mapping source {source!r} is not model_output, example_question, answers.X or eval_context.X")
+    raise MetricError(
+        f"template_mapping source {source!r} is not model_output, example_question, answers.X or "
+        "eval_context.X"
+    )
 
 
 def fill_criteria(
-    config: dict[str, Any], *, response: str, question: str, reference: dict[str, Any], context: dict[str, Any]
+    config: dict[str, Any],
+    *,
+    response: str,
+    question: str,
+    reference: dict[str, Any],
+    context: dict[str, Any],
 ) -> str:
     """The task's criteria prompt with its placeholders filled, plus the score format when it lacks one."""
     template = str(config["eval_criteria_prompt"])
     values = {
-        str(name): _source_value(str(src), response=response, question=question, reference=reference, context=context)
+        str(name): _source_value(
+            str(src), response=response, question=question, reference=reference, context=context
+        )
         for name, src in config["template_mapping"].items()
     }
     try:
         used = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
         missing = sorted(used - set(values))
         if missing:
-            raise MetricError(f"eval_criteria_prompt uses placeholder(s) {missing} that template_mapping does not define")
+            raise MetricError(
+                f"eval_criteria_prompt uses placeholder(s) {missing} that template_mapping does not define"
+            )
         text = template.format_map(values)
     except (ValueError, KeyError, IndexError, AttributeError) as exc:  # stray braces, format specs
-        raise MetricError(f"eval_criteria_prompt is not a valid format string: {type(exc).__name__}: {exc}") from None
+        raise MetricError(
+            f"eval_criteria_prompt is not a valid format string: {type(exc).__name__}: {exc}"
+        ) from None
     return text if _HAS_FORMAT.search(text) else f"{text.rstrip()}\n\n{SCORE_FORMAT}"
 
 
@@ -122,7 +140,9 @@ def judge_prompt(sample: Sample, response: str) -> str:
     """The judge's text for one response: the task's criteria filled in (plus the score format if absent)."""
     config = judge_config(sample)
     gold = sample.targets[0] if sample.targets and isinstance(sample.targets[0], dict) else {}
-    context = load_mapping(sample.metadata.get("eval_context") or {}, what=f"sample {sample.id}: eval_context")
+    context = load_mapping(
+        sample.metadata.get("eval_context") or {}, what=f"sample {sample.id}: eval_context"
+    )
     question = str(sample.fields.get("query_text") or sample.input)
     return fill_criteria(config, response=response, question=question, reference=gold, context=context)
 
@@ -138,7 +158,12 @@ def judge_media(sample: Sample, *, media: str = "task") -> tuple[MediaRef, ...]:
 
 def judge_config_error(sample: Sample) -> str | None:
     """Why this sample's judge prompt cannot be built (checked at import time), or None."""
-    if "gpt_4o_as_judge" not in judged_fields(load_mapping(sample.metadata.get("metric_info") or {}, what="metric_info")).values():
+    if (
+        "gpt_4o_as_judge"
+        not in judged_fields(
+            load_mapping(sample.metadata.get("metric_info") or {}, what="metric_info")
+        ).values()
+    ):
         return None
     try:
         judge_prompt(sample, "RESPONSE")

@@ -28,7 +28,14 @@ from omnieval.benchmarks.megabench.parser import parse_megabench
 from omnieval.judges import CallSpec, JudgeInput, JudgePlan, register_judge_protocol, register_judge_template
 from omnieval.types import GenerationConfig, JudgeSpec, MetricRef, PluginRef, Sample
 
-__all__ = ["ASCII_TEMPLATE", "JUDGE_KEY", "OPEN_TEMPLATE", "judge_spec", "megabench_ascii_art", "megabench_open"]
+__all__ = [
+    "ASCII_TEMPLATE",
+    "JUDGE_KEY",
+    "OPEN_TEMPLATE",
+    "judge_spec",
+    "megabench_ascii_art",
+    "megabench_open",
+]
 
 JUDGE_KEY = "megabench_judge"
 OPEN_TEMPLATE = register_judge_template(
@@ -66,7 +73,11 @@ def megabench_open(inp: JudgeInput, /, *, media: str = "task") -> JudgePlan:
     fields = [f for f, m in judged_fields(info).items() if m == "gpt_4o_as_judge"]
     refs = judge_media(inp.sample, media=media)
     calls = tuple(
-        CallSpec(label=f, variables={"criteria": judge_prompt(inp.sample, field_value(inp.sample, inp.answer, f, info))}, media=refs)
+        CallSpec(
+            label=f,
+            variables={"criteria": judge_prompt(inp.sample, field_value(inp.sample, inp.answer, f, info))},
+            media=refs,
+        )
         for f in fields
     )
     return JudgePlan(calls, combine="first")
@@ -78,7 +89,11 @@ def megabench_ascii_art(inp: JudgeInput, /) -> JudgePlan:
     info = _info(inp.sample)
     fields = [f for f, m in judged_fields(info).items() if m == "ascii_art_gpt4o_judge"]
     calls = tuple(
-        CallSpec(label=f, variables={}, media=ascii_media(inp.sample, field_value(inp.sample, inp.answer, f, info), field=f))
+        CallSpec(
+            label=f,
+            variables={},
+            media=ascii_media(inp.sample, field_value(inp.sample, inp.answer, f, info), field=f),
+        )
         for f in fields
     )
     return JudgePlan(calls, combine="first")
@@ -90,12 +105,29 @@ def judge_spec(info: dict[str, Any], *, media: str = "task") -> JudgeSpec | None
     kinds = set(judged_fields(info).values())
     if not kinds:
         return None
-    metrics = (MetricRef(name="megabench.query_score_judged", alias="megabench_score", options={"judge_key": JUDGE_KEY}),)
+    metrics = (
+        MetricRef(
+            name="megabench.query_score_judged", alias="megabench_score", options={"judge_key": JUDGE_KEY}
+        ),
+    )
     if kinds == {"ascii_art_gpt4o_judge"}:
-        return JudgeSpec(key=JUDGE_KEY, protocol=PluginRef(name="megabench_ascii_art"), template=ASCII_TEMPLATE.ref,
-                         parser=PluginRef(name="megabench.ascii_art_verdict"), scale=(0.0, 1.0), metrics=metrics,
-                         generation=GenerationConfig(temperature=0.0, max_tokens=16))  # fmt: skip
+        return JudgeSpec(
+            key=JUDGE_KEY,
+            protocol=PluginRef(name="megabench_ascii_art"),
+            template=ASCII_TEMPLATE.ref,
+            parser=PluginRef(name="megabench.ascii_art_verdict"),
+            scale=(0.0, 1.0),
+            metrics=metrics,
+            generation=GenerationConfig(temperature=0.0, max_tokens=16),
+        )
     options = {} if media == "task" else {"media": media}
-    return JudgeSpec(key=JUDGE_KEY, protocol=PluginRef(name="megabench_open", options=options), template=OPEN_TEMPLATE.ref,
-                     parser=PluginRef(name="megabench.judge_score"), scale=(float(JUDGE_SCALE[0]), float(JUDGE_SCALE[1])),
-                     divide_by=10.0, metrics=metrics, generation=GenerationConfig(temperature=0.0, max_tokens=1024))  # fmt: skip
+    return JudgeSpec(
+        key=JUDGE_KEY,
+        protocol=PluginRef(name="megabench_open", options=options),
+        template=OPEN_TEMPLATE.ref,
+        parser=PluginRef(name="megabench.judge_score"),
+        scale=(float(JUDGE_SCALE[0]), float(JUDGE_SCALE[1])),
+        divide_by=10.0,
+        metrics=metrics,
+        generation=GenerationConfig(temperature=0.0, max_tokens=1024),
+    )

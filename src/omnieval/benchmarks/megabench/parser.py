@@ -80,7 +80,11 @@ def parse_megabench(
 
     ``metric_info`` given as an option (a task file's scoring spec) wins over the sample's own.
     """
-    info = _mapping(metric_info if metric_info is not None else sample.metadata.get("metric_info") or {}, what="metric_info", sample=sample)
+    info = _mapping(
+        metric_info if metric_info is not None else sample.metadata.get("metric_info") or {},
+        what="metric_info",
+        sample=sample,
+    )
     raw_mode = info.get("response_parse_function")
     mode = raw_mode.lower() if isinstance(raw_mode, str) else raw_mode
     gold = _mapping(sample.targets[0] if sample.targets else None, what="gold answer", sample=sample)
@@ -99,4 +103,6 @@ def parse_megabench(
         return Parsed(value=text.strip(), how="dummy")
     if mode in ("json", "unsupported", None):  # the original's default parser is JSON
         return _parse_json_mode(text, gold)
-    raise ParseError(f"sample {sample.id!r}: unknown MEGA-Bench response_parse_function {mode!r}; known: {PARSE_FUNCTIONS}")
+    raise ParseError(
+        f"sample {sample.id!r}: unknown MEGA-Bench response_parse_function {mode!r}; known: {PARSE_FUNCTIONS}"
+    )

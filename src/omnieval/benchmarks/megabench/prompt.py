@@ -22,7 +22,7 @@ from omnieval.types import ContentPart, ImagePart, MediaRef, Message, Sample, Te
 __all__ = ["COT_INSTRUCTION", "PLAIN_INSTRUCTION", "convert_demo", "detect_cot", "render_megabench"]
 
 COT_INSTRUCTION = (
-    'Answer the new question below. The last part of your response should be of the following format: '
+    "Answer the new question below. The last part of your response should be of the following format: "
     '"Answer: <YOUR ANSWER>" (without angle brackets) where YOUR ANSWER is your answer, following the same '
     "task logic and output format of the demonstration example(s). For your answer, do not output additional "
     "contents that violate the specified format. Think step by step before answering."
@@ -36,7 +36,10 @@ _SAME_LOGIC = "following the same task logic and output format"
 _SAME_FORMAT = "following the same output format"
 INSTRUCTION_PAIRS = (
     (COT_INSTRUCTION, PLAIN_INSTRUCTION),
-    (COT_INSTRUCTION.replace(_SAME_LOGIC, _SAME_FORMAT), PLAIN_INSTRUCTION.replace(_SAME_LOGIC, _SAME_FORMAT)),
+    (
+        COT_INSTRUCTION.replace(_SAME_LOGIC, _SAME_FORMAT),
+        PLAIN_INSTRUCTION.replace(_SAME_LOGIC, _SAME_FORMAT),
+    ),
 )
 """(CoT, non-CoT) closing instructions, with and without demo media (the original's prompt.json)."""
 _PLACEHOLDER = re.compile(r"(<image>|<video>)")
@@ -46,7 +49,9 @@ def detect_cot(example_text: str) -> bool | None:
     """True for a CoT demo block, False for a plain one, None when there is no demo."""
     if not example_text.strip():
         return None
-    return "[PLEASE OUTPUT YOUR REASONING]" in example_text or any(c in example_text for c, _ in INSTRUCTION_PAIRS)
+    return "[PLEASE OUTPUT YOUR REASONING]" in example_text or any(
+        c in example_text for c, _ in INSTRUCTION_PAIRS
+    )
 
 
 def convert_demo(example_text: str, *, cot: bool, single_field: bool) -> str:
@@ -88,7 +93,9 @@ def _interleave(sections: list[tuple[str, list[MediaRef]]]) -> tuple[ContentPart
 
 
 @register_renderer("megabench")
-def render_megabench(sample: Sample, ctx: RenderContext, /, *, cot: bool | None = None) -> tuple[Message, ...]:
+def render_megabench(
+    sample: Sample, ctx: RenderContext, /, *, cot: bool | None = None
+) -> tuple[Message, ...]:
     """One user message in MEGA-Bench's layout (``cot`` rewrites the demo block; None keeps it)."""
     fields: dict[str, Any] = sample.fields
     counts = list(sample.metadata.get("megabench_media_counts") or [0, 0, len(sample.media)])

@@ -23,8 +23,17 @@ from omnieval.types import MediaKind, MediaRef, Sample
 __all__ = ["REQUIRED", "TASK_FIELDS", "RowContext", "oracle_answer", "row_to_sample"]
 
 REQUIRED = (
-    "id", "task_name", "task_description", "global_media", "example_text", "example_media",
-    "query_text", "query_media", "answer", "metric_info", "eval_context",
+    "id",
+    "task_name",
+    "task_description",
+    "global_media",
+    "example_text",
+    "example_media",
+    "query_text",
+    "query_media",
+    "answer",
+    "metric_info",
+    "eval_context",
 )
 TASK_FIELDS = ("task_description", "global_media", "example_text", "example_media", "metric_info")
 """Fields that must be identical across one task's rows (the original raises otherwise)."""
@@ -48,15 +57,30 @@ def _literal(row: dict[str, Any], field: str, ctx: RowContext, *, kind: type) ->
     if value is None or (isinstance(value, str) and not value.strip()):
         return kind()
     if not isinstance(value, str):
-        raise SourceError(f"expected a {kind.__name__} or its string form, got {type(value).__name__}", path=ctx.path, sample_id=str(row.get("id")), field=field)
+        raise SourceError(
+            f"expected a {kind.__name__} or its string form, got {type(value).__name__}",
+            path=ctx.path,
+            sample_id=str(row.get("id")),
+            field=field,
+        )
     try:
         parsed = ast.literal_eval(value)
     except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-        raise SourceError(f"not a valid Python literal ({type(exc).__name__}: {exc})", path=ctx.path, sample_id=str(row.get("id")), field=field) from None
+        raise SourceError(
+            f"not a valid Python literal ({type(exc).__name__}: {exc})",
+            path=ctx.path,
+            sample_id=str(row.get("id")),
+            field=field,
+        ) from None
     if kind is list and isinstance(parsed, tuple):
         parsed = list(parsed)
     if not isinstance(parsed, kind):
-        raise SourceError(f"expected a {kind.__name__}, got {type(parsed).__name__}", path=ctx.path, sample_id=str(row.get("id")), field=field)
+        raise SourceError(
+            f"expected a {kind.__name__}, got {type(parsed).__name__}",
+            path=ctx.path,
+            sample_id=str(row.get("id")),
+            field=field,
+        )
     return parsed
 
 
@@ -88,7 +112,12 @@ def _check_metric_info(info: dict[str, Any], gold: dict[str, Any], ctx: RowConte
 def _media(paths: list[Any], text: str, field: str, ctx: RowContext, sid: str, start: int) -> list[MediaRef]:
     count = len(_PLACEHOLDER.findall(text))
     if count != len(paths):
-        raise SourceError(f"{count} <image>/<video> placeholder(s) but {len(paths)} media path(s)", path=ctx.path, sample_id=sid, field=field)
+        raise SourceError(
+            f"{count} <image>/<video> placeholder(s) but {len(paths)} media path(s)",
+            path=ctx.path,
+            sample_id=sid,
+            field=field,
+        )
     refs = []
     for i, raw in enumerate(paths):
         file = Path(str(raw))
@@ -136,15 +165,23 @@ def row_to_sample(row: dict[str, Any], ctx: RowContext) -> Sample:
     try:  # the original round-trips answers through JSON: tuples become lists, int keys strings
         gold = json.loads(json.dumps(_literal(row, "answer", ctx, kind=dict)))
     except (TypeError, ValueError) as exc:
-        raise SourceError(f"answer is not JSON-serialisable ({exc})", path=ctx.path, sample_id=sid, field="answer") from None
+        raise SourceError(
+            f"answer is not JSON-serialisable ({exc})", path=ctx.path, sample_id=sid, field="answer"
+        ) from None
     info = _literal(row, "metric_info", ctx, kind=dict)
     context = _literal(row, "eval_context", ctx, kind=dict)
     _check_metric_info(info, gold, ctx, sid)
     texts = {f: str(row.get(f) or "") for f in ("task_description", "example_text", "query_text")}
     media: list[MediaRef] = []
     counts = []
-    for text_field, media_field in (("task_description", "global_media"), ("example_text", "example_media"), ("query_text", "query_media")):
-        refs = _media(_literal(row, media_field, ctx, kind=list), texts[text_field], media_field, ctx, sid, len(media))
+    for text_field, media_field in (
+        ("task_description", "global_media"),
+        ("example_text", "example_media"),
+        ("query_text", "query_media"),
+    ):
+        refs = _media(
+            _literal(row, media_field, ctx, kind=list), texts[text_field], media_field, ctx, sid, len(media)
+        )
         media.extend(refs)
         counts.append(len(refs))
     return Sample(

@@ -93,8 +93,13 @@ def _breakdown(blocks: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, fl
     return stats
 
 
-def _choose_core(buckets: dict[str, dict[str, dict[str, Any]]], variant: str) -> tuple[str | None, dict[str, dict[str, Any]]]:
-    scores = {b: _mean([float(x.get("score", 0.0)) for x in buckets.get(b, {}).values()]) for b in ("core_cot", "core_no_cot")}
+def _choose_core(
+    buckets: dict[str, dict[str, dict[str, Any]]], variant: str
+) -> tuple[str | None, dict[str, dict[str, Any]]]:
+    scores = {
+        b: _mean([float(x.get("score", 0.0)) for x in buckets.get(b, {}).values()])
+        for b in ("core_cot", "core_no_cot")
+    }
     if variant in ("cot", "no_cot"):
         chosen = f"core_{variant}"
         return (chosen if buckets.get(chosen) else None), dict(buckets.get(chosen, {}))
@@ -112,7 +117,9 @@ def _model_row(model: str, buckets: dict[str, dict[str, dict[str, Any]]], varian
     open_ = _mean([float(b.get("score", 0.0)) for b in open_tasks.values()])
     n_core, n_open = len(core_tasks), len(open_tasks)
     n_queries = sum(int(b.get("n", 0)) for b in [*core_tasks.values(), *open_tasks.values()])
-    total = sum(float(b.get("score", 0.0)) * int(b.get("n", 0)) for b in [*core_tasks.values(), *open_tasks.values()])
+    total = sum(
+        float(b.get("score", 0.0)) * int(b.get("n", 0)) for b in [*core_tasks.values(), *open_tasks.values()]
+    )
     return {
         "model": model,
         "overall": overall(core, n_core, open_, n_open),
@@ -130,7 +137,9 @@ def _model_row(model: str, buckets: dict[str, dict[str, dict[str, Any]]], varian
     }
 
 
-def _model_keywords(buckets: dict[str, dict[str, dict[str, Any]]], variant: str) -> dict[str, dict[str, dict[str, float]]]:
+def _model_keywords(
+    buckets: dict[str, dict[str, dict[str, Any]]], variant: str
+) -> dict[str, dict[str, dict[str, float]]]:
     _, core_tasks = _choose_core(buckets, variant)
     return _breakdown([*core_tasks.values(), *buckets.get("open", {}).values()])
 
@@ -145,9 +154,19 @@ def megabench_board(results: Sequence[dict[str, Any]], /, *, variant: str = "bes
     rows.sort(key=lambda r: -(r["overall"] if r["overall"] is not None else -1.0))
     return {
         "scheme": "megabench",
-        "formula": "overall = (n_core*core + n_open*open) / (n_core + n_open); full benchmark: (440*core + 65*open) / 505",
-        "columns": ["model", "overall", "core", "core_cot", "core_no_cot", "open", "n_core_tasks", "n_open_tasks",
-                    "overall_partial"],
+        "formula": "overall = (n_core*core + n_open*open) / (n_core + n_open); full benchmark: (440*core + "
+        "65*open) / 505",
+        "columns": [
+            "model",
+            "overall",
+            "core",
+            "core_cot",
+            "core_no_cot",
+            "open",
+            "n_core_tasks",
+            "n_open_tasks",
+            "overall_partial",
+        ],
         "rows": rows,
         "keyword_stats": {model: _model_keywords(buckets, variant) for model, buckets in models.items()},
     }

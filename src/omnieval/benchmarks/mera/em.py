@@ -30,7 +30,15 @@ from omnieval.metrics import register_metric
 from omnieval.textkit.marker import with_exact_marker_tail, with_marker_tail
 from omnieval.types import ScoringInput
 
-__all__ = ["LENIENCIES", "Leniency", "leniency_metric", "mera_em", "mera_em_strict", "mera_exact", "squad_normalize"]
+__all__ = [
+    "LENIENCIES",
+    "Leniency",
+    "leniency_metric",
+    "mera_em",
+    "mera_em_strict",
+    "mera_exact",
+    "squad_normalize",
+]
 
 _ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLE = re.compile(r"(?<!\w)(?:a|an|the)(?!\w)")
@@ -84,7 +92,8 @@ def _is_letter(gold: str) -> bool:
 
 
 def mera_exact(answer: str, targets: list[str], *, strict: bool, lenient: Leniency = Leniency()) -> float:
-    """1.0 if the answer (or its text after the last ``ОТВЕТ``; ``strict``: any ANSWER/ОТВЕТ marker) equals the gold."""
+    """1.0 if the answer (or its text after the last ``ОТВЕТ``; ``strict``: any ANSWER/ОТВЕТ marker) equals
+    the gold."""
     golds = targets if lenient.letter_twins else targets[:1]
     candidates = with_marker_tail(answer) if strict else with_exact_marker_tail(answer)
     for gold in golds:
@@ -120,11 +129,20 @@ def leniency_metric(
     as its keyword options (named in the signature, so an unknown option fails at validation time)."""
 
     def metric(
-        inp: ScoringInput, /, *, fold_yo: bool = False, nfkc: bool = False, unicode_punctuation: bool = False,
+        inp: ScoringInput,
+        /,
+        *,
+        fold_yo: bool = False,
+        nfkc: bool = False,
+        unicode_punctuation: bool = False,
         letter_twins: bool = False,
-    ) -> float:  # fmt: skip
-        options = {"fold_yo": fold_yo, "nfkc": nfkc, "unicode_punctuation": unicode_punctuation,
-                   "letter_twins": letter_twins}
+    ) -> float:
+        options = {
+            "fold_yo": fold_yo,
+            "nfkc": nfkc,
+            "unicode_punctuation": unicode_punctuation,
+            "letter_twins": letter_twins,
+        }
         return score(inp, strict=strict, options=options)
 
     # the module-level name it is bound to, so it pickles and reads like a plain def
@@ -135,10 +153,17 @@ def leniency_metric(
 
 
 mera_em = leniency_metric(
-    "mera_em", version=PARITY_VERSION, strict=False, score=score_em,
+    "mera_em",
+    version=PARITY_VERSION,
+    strict=False,
+    score=score_em,
     doc="MERA exact match, parity: compute_exact's SQuAD normalisation, best of answer and text after ОТВЕТ.",
 )
 mera_em_strict = leniency_metric(
-    "mera_em_strict", version=STRICT_VERSION, strict=True, score=score_em,
-    doc="MERA exact match, fixed: letter golds keep their letter, empty never matches, lenient ANSWER/ОТВЕТ marker.",
+    "mera_em_strict",
+    version=STRICT_VERSION,
+    strict=True,
+    score=score_em,
+    doc="MERA exact match, fixed: letter golds keep their letter, empty never matches, lenient ANSWER/ОТВЕТ "
+    "marker.",
 )

@@ -154,7 +154,9 @@ def _snapshot_dir(dataset_dir: Path) -> Path:
     return revisions[-1] if revisions else dataset_dir
 
 
-def load_dataset_dir(dataset_dir: Path, *, task: MeraTask | None = None, lenient: Leniency = Leniency()) -> Task:
+def load_dataset_dir(
+    dataset_dir: Path, *, task: MeraTask | None = None, lenient: Leniency = Leniency()
+) -> Task:
     """One MERA task from its dataset folder."""
     task = task or find_task(dataset_dir.name)
     if task is None:
@@ -195,7 +197,8 @@ def _subdirs(path: Path) -> list[Path]:
 
 
 def _candidate_dirs(root: Path) -> list[Path]:
-    """Dataset folders under ROOT, and one level below a folder that is no task (``ROOT/MERA-evaluation/X``)."""
+    """Dataset folders under ROOT, and one level below a folder that is no task
+    (``ROOT/MERA-evaluation/X``)."""
     out: list[Path] = []
     for child in _subdirs(root):
         if find_task(child.name) is None and not _is_dataset(child):
@@ -223,13 +226,16 @@ def split_leniency(spec: str) -> tuple[str, Leniency]:
 
 @register_importer("mera")
 def import_mera(spec: str) -> list[Task]:
-    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one), ``?lenient=...`` optional."""
+    """Tasks for ``mera:ROOT`` (all dataset folders) or ``mera:ROOT/<Dataset>`` (one), ``?lenient=...``
+    optional."""
     path, lenient = split_leniency(spec)
     root = Path(path).expanduser()
     if not root.is_dir():
         raise TaskFileError("not a directory", path=str(root))
     if split_files(root, "test") or (_is_dataset(root) and find_task(root.name) is not None):
-        return [load_dataset_dir(root, lenient=lenient)]  # one dataset; an unknown folder name is an error naming it
+        return [
+            load_dataset_dir(root, lenient=lenient)
+        ]  # one dataset; an unknown folder name is an error naming it
     tasks: list[Task] = []
     names: dict[str, Path] = {}
     for child in _candidate_dirs(root):

@@ -37,20 +37,32 @@ MERA_BINARY = register_judge_template(
 
 
 def judge_spec(*, grouped: bool, lenient: Leniency = Leniency()) -> JudgeSpec:
-    """The judge of one MERA task (``grouped`` for ruHHH-Image/Video; ``lenient``: the task's EM leniencies)."""
+    """The judge of one MERA task (``grouped`` for ruHHH-Image/Video; ``lenient``: the task's EM
+    leniencies)."""
     options = {k: True for k, on in lenient.enabled().items() if on}
     fs = MetricRef(name="mera_fs", alias="fs", options=options)
     extra: tuple[MetricRef, ...] = ()
     derived: dict[str, tuple[str, ...]] = {"fs": ("em", "js")}
     if grouped:
         by_group = {"key": "mera_group"}
-        extra = (MetricRef(name="judge_value", alias="group_js", options={"key": "js"}, aggregate="group_all",
-                           aggregate_options=by_group),)  # fmt: skip
-        fs = MetricRef(name="mera_fs", alias="fs", options=options, aggregate="group_all", aggregate_options=by_group)
+        extra = (
+            MetricRef(
+                name="judge_value",
+                alias="group_js",
+                options={"key": "js"},
+                aggregate="group_all",
+                aggregate_options=by_group,
+            ),
+        )
+        fs = MetricRef(
+            name="mera_fs", alias="fs", options=options, aggregate="group_all", aggregate_options=by_group
+        )
         derived = {"fs": ("group_em", "group_js")}
     return JudgeSpec(
         key="js",
-        protocol=PluginRef(name="reference_match", options={"marker": "ОТВЕТ", "max_tokens": 8000, "offset": 5}),
+        protocol=PluginRef(
+            name="reference_match", options={"marker": "ОТВЕТ", "max_tokens": 8000, "offset": 5}
+        ),
         template=MERA_BINARY.ref,
         parser=PluginRef(name="judge_binary"),
         scale=(0.0, 1.0),

@@ -160,7 +160,8 @@ def slot_f1(pred: Counter[tuple[str, str]], gold: Counter[tuple[str, str]]) -> f
 
 
 def ruslun_scores(response: str, gold_text: str) -> dict[str, float]:
-    """``em``, ``intent_em``, ``slot_f1`` and ``fs`` for one answer (best of full text / text after ANSWER)."""
+    """``em``, ``intent_em``, ``slot_f1`` and ``fs`` for one answer (best of full text / text after
+    ANSWER)."""
     gold = parse_slu(gold_text)
     if gold is None:
         raise MetricError(f"metric 'mera_ruslun': gold answer is not RuSLUn JSON: {gold_text[:120]!r}")
@@ -215,11 +216,19 @@ def _fs(inp: ScoringInput, *, strict: bool, options: dict[str, Any]) -> float:
 
 
 mera_fs = leniency_metric(
-    "mera_fs", version="4", strict=False, score=_fs,
-    doc="MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM.",
+    "mera_fs",
+    version="4",
+    strict=False,
+    score=_fs,
+    doc=(
+        "MERA FinalScore (EM + JS)/2 with parity EM; in a run without a judge JS is not computed and FS = EM."
+    ),
 )
 mera_fs_strict = leniency_metric(
-    "mera_fs_strict", version="strict-2", strict=True, score=_fs,
+    "mera_fs_strict",
+    version="strict-2",
+    strict=True,
+    score=_fs,
     doc="MERA FinalScore with the fixed EM of ``mera_em_strict``.",
 )
 

@@ -31,10 +31,21 @@ __all__ = [
 ]
 
 BLOCK_KEYS: tuple[str, ...] = (
-    "attention_hook", "task_description", "input_data", "processing_data", "context_intro", "task_context",
-    "question", "answer_options", "solution_motivation", "reasoning_motivation", "reasoning_format",
-    "answer_format", "limitations", "answer_motivation",
-)  # fmt: skip
+    "attention_hook",
+    "task_description",
+    "input_data",
+    "processing_data",
+    "context_intro",
+    "task_context",
+    "question",
+    "answer_options",
+    "solution_motivation",
+    "reasoning_motivation",
+    "reasoning_format",
+    "answer_format",
+    "limitations",
+    "answer_motivation",
+)
 N_PROMPTS = 10
 Lang = Literal["ru", "en"]
 _BLOCKS = Path(__file__).with_name("blocks.yaml")
@@ -78,9 +89,14 @@ class PromptTask(Frozen):
     @classmethod
     def from_task(cls, task: MeraTask) -> PromptTask:
         return cls(
-            media=task.media, text=task.text, answer=task.answer, options=task.options,
-            description=task.description, dialogue=task.dialogue, per_sample_context=task.group_field is not None,
-        )  # fmt: skip
+            media=task.media,
+            text=task.text,
+            answer=task.answer,
+            options=task.options,
+            description=task.description,
+            dialogue=task.dialogue,
+            per_sample_context=task.group_field is not None,
+        )
 
 
 @cache

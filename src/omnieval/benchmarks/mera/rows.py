@@ -226,6 +226,13 @@ def row_to_sample(ctx: RowContext, row: dict[str, Any]) -> Sample:
     metadata["prompt_sha"] = hashlib.sha256(instruction.encode()).hexdigest()[:12]
     chain, chain_index = _chain(ctx, meta, sample_id)
     return Sample(
-        id=sample_id, input=text, fields=fields, targets=_task_targets(ctx, row.get("outputs")),
-        choices=options or None, media=tuple(media), metadata=metadata, chain=chain, chain_index=chain_index,
-    )  # fmt: skip
+        id=sample_id,
+        input=text,
+        fields=fields,
+        targets=_task_targets(ctx, row.get("outputs")),
+        choices=options or None,
+        media=tuple(media),
+        metadata=metadata,
+        chain=chain,
+        chain_index=chain_index,
+    )

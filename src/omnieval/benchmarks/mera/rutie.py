@@ -51,7 +51,9 @@ def render_rutie(
         out.append(Message(role="system", content=system))
     history = list(ctx.history)[-max_history:] if max_history else list(ctx.history)
     for earlier, answer in history:
-        out.append(Message(role="user", content=place_media(compact_turn(earlier), earlier.media, blind=False)))
+        out.append(
+            Message(role="user", content=place_media(compact_turn(earlier), earlier.media, blind=False))
+        )
         out.append(Message(role="assistant", content=answer_letter(answer)))
     out.append(Message(role="user", content=place_media(sample.input, sample.media, blind=False)))
     return tuple(out)

@@ -42,8 +42,12 @@ def score_model(scores: Mapping[str, float | None], *, weighting: str = "tasks")
         k = len(done)
         total = sum(done) / n
         out["modalities"][modality] = {
-            "total": total, "attempted": sum(done) / k if k else 0.0, "coverage": k / n, "k": k, "n": n,
-        }  # fmt: skip
+            "total": total,
+            "attempted": sum(done) / k if k else 0.0,
+            "coverage": k / n,
+            "k": k,
+            "n": n,
+        }
         weighted_sum += total
         weighted_cov += k / n
         attempted.extend(done)
@@ -71,9 +75,13 @@ def task_scores_from_results(result: Mapping[str, Any]) -> dict[str, float | Non
             raise ConfigError(f"{where}: task {task.name!r} appears twice (as {name!r})")
         score = entry.get("score") if isinstance(entry, Mapping) else None
         if isinstance(entry, Mapping) and (
-            entry.get("n_scored") == 0 or entry.get("scored") is False or (entry.get("metadata") or {}).get("answers_hidden")
+            entry.get("n_scored") == 0
+            or entry.get("scored") is False
+            or (entry.get("metadata") or {}).get("answers_hidden")
         ):
-            score = None  # prediction only (hidden answers) or no judge value: not attempted locally, never a 0
+            score = (
+                None  # prediction only (hidden answers) or no judge value: not attempted locally, never a 0
+            )
         if score is not None and (not isinstance(score, int | float) or not 0.0 <= score <= 1.0):
             raise ConfigError(
                 f"{where}: task {name!r} field 'score' must be a number in [0, 1], got {score!r}"
@@ -89,7 +97,11 @@ def fs_sources(result: Mapping[str, Any]) -> dict[str, str]:
         metrics = entry.get("metrics") or {} if isinstance(entry, Mapping) else {}
         if "intent_em" in metrics:
             out[name] = "(Intent EM + Slot F1)/2"
-        elif entry.get("n_scored") and entry.get("scored") is False and (entry.get("judge") or {}).get("judged"):
+        elif (
+            entry.get("n_scored")
+            and entry.get("scored") is False
+            and (entry.get("judge") or {}).get("judged")
+        ):
             out[name] = "not computed (judged, but no sample or group has a judge value)"
         elif "group_js" in metrics:
             out[name] = "(Group EM + Group JS)/2"
@@ -111,10 +123,15 @@ def _boards(models: Sequence[tuple[str, Mapping[str, Any]]], hb: Mapping[str, An
     boards: dict[str, Any] = {}
     for m in MODALITIES:
         entries = [
-            {"model": name, "score": round(a["modalities"][m]["total"], 6),
-             "attempted": round(a["modalities"][m]["attempted"], 6), "coverage": round(a["modalities"][m]["coverage"], 6)}
-            for name, a in models if a["modalities"][m]["k"] > 0
-        ]  # fmt: skip
+            {
+                "model": name,
+                "score": round(a["modalities"][m]["total"], 6),
+                "attempted": round(a["modalities"][m]["attempted"], 6),
+                "coverage": round(a["modalities"][m]["coverage"], 6),
+            }
+            for name, a in models
+            if a["modalities"][m]["k"] > 0
+        ]
         entries.sort(key=lambda e: -e["score"])
         boards[m] = {"rows": entries, "human_baseline": round(hb["modalities"][m]["total"], 6)}
     multi = sorted((_row(name, a) for name, a in models), key=lambda r: -r["total"])
@@ -163,9 +180,15 @@ def mera_scheme(
         used.setdefault(str(result.get("model") or result.get("run_dir") or "?"), {}).update(found)
     for model, dirs, scores in _per_model(results, merge=merge):
         models.append((model, score_model(scores, weighting=weighting)))
-        details.append({"model": model, "run_dirs": dirs, "unscored": sorted(n for n, s in scores.items() if s is None),
-                        "attempted_tasks": sorted(n for n, s in scores.items() if s is not None),
-                        "fs_used": {n: used.get(model, {}).get(n, "?") for n in sorted(scores)}})  # fmt: skip
+        details.append(
+            {
+                "model": model,
+                "run_dirs": dirs,
+                "unscored": sorted(n for n, s in scores.items() if s is None),
+                "attempted_tasks": sorted(n for n, s in scores.items() if s is not None),
+                "fs_used": {n: used.get(model, {}).get(n, "?") for n in sorted(scores)},
+            }
+        )
     hb = score_model({t.name: t.human_baseline for t in catalogue().tasks}, weighting=weighting)
     rows = [_row(name, agg) for name, agg in models]
     rows.sort(key=lambda r: -r["total"])

@@ -22,7 +22,8 @@ __all__ = ["GENERATION", "RUSLUN_NOTE", "em_note", "task_metrics", "task_spec"]
 
 RUSLUN_NOTE = (
     "RuSLUn parity quirk (MERA's released code): only the prediction is lower-cased, so a gold intent with "
-    "capitals (RateBook, PlayMusic, ...) never matches, even when the model gives it exactly, and capitalised "
+    "capitals (RateBook, PlayMusic, ...) never matches, even when the model gives it exactly, and "
+    "capitalised "
     "gold slot values lose F1; --strict-metrics (mera_ruslun_strict) compares case-folded"
 )
 
@@ -40,10 +41,17 @@ def task_metrics(task: MeraTask, *, lenient: Leniency = Leniency()) -> tuple[Met
         by_group: dict[str, Any] = {"key": "mera_group"}
         return (
             em,
-            MetricRef(name="mera_em", alias="group_em", options=options, aggregate="group_all",
-                      aggregate_options=by_group),
-            MetricRef(name="mera_fs", alias="fs", options=options, aggregate="group_all", aggregate_options=by_group),
-        )  # fmt: skip
+            MetricRef(
+                name="mera_em",
+                alias="group_em",
+                options=options,
+                aggregate="group_all",
+                aggregate_options=by_group,
+            ),
+            MetricRef(
+                name="mera_fs", alias="fs", options=options, aggregate="group_all", aggregate_options=by_group
+            ),
+        )
     return (em, MetricRef(name="mera_fs", alias="fs", options=options))
 
 
@@ -57,11 +65,11 @@ def em_note(task: MeraTask, lenient: Leniency) -> dict[str, Any]:
         return {"rule": rule, "quirk": RUSLUN_NOTE}
     return {
         "rule": "SQuAD normalisation as MERA's compute_exact; best of whole answer and text after the last "
-                "case-sensitive ОТВЕТ (--strict-metrics: any-case ANSWER/ОТВЕТ, —«»: trimmed)",
+        "case-sensitive ОТВЕТ (--strict-metrics: any-case ANSWER/ОТВЕТ, —«»: trimmed)",
         "quirk": "a gold letter A normalises to empty (article), so an empty answer scores 1 on A-gold "
-                 "questions; --strict-metrics fixes it",
+        "questions; --strict-metrics fixes it",
         "leniencies": lenient.enabled(),
-    }  # fmt: skip
+    }
 
 
 def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[str, Any]:
@@ -86,7 +94,8 @@ def _metadata(task: MeraTask, dataset_dir: Path, answers_hidden: bool) -> dict[s
         "judge": {} if task.answer == "JSON" else judge_note(),
         "notes": [RUSLUN_NOTE] if task.answer == "JSON" else [],
         "dataset_dir": str(dataset_dir),
-        "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for training.",
+        "licence_note": "MERA Multi licence: research and non-commercial testing only; never use for "
+        "training.",
     }
 
 

@@ -186,7 +186,9 @@ def read_mera(archive: Path, /) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     with zipfile.ZipFile(archive) as zf:
         for name in zf.namelist():
-            task = find_task(name.removesuffix(".json")) if name.endswith(".json") and "/" not in name else None
+            task = (
+                find_task(name.removesuffix(".json")) if name.endswith(".json") and "/" not in name else None
+            )
             if task is None or name != f"{task.submission}.json":
                 continue
             test = json.loads(zf.read(name)).get("data", {}).get("test", [])

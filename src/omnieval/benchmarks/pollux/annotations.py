@@ -1,7 +1,8 @@
 """Expert point estimates: import (CSV/JSONL), the cleaning pipeline of §2.3 with audit counts at
 every step, and per-triple aggregation (mean, unique mode, Verdict Confidence).
 
-A row that names an unknown item, an unknown criterion or one outside the item's matched set, gives a score outside
+A row that names an unknown item, an unknown criterion or one outside the item's matched set, gives a score
+outside
 the criterion's scale or NA where the criterion allows none is rejected and counted by reason (or
 raises with ``strict=True``); it is never scored.
 """
@@ -21,8 +22,16 @@ from omnieval.benchmarks.pollux.taxonomy import CriterionVariant, Frozen, criter
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
 
-__all__ = ["AggregatedSample", "ImportAudit", "PointEstimate", "aggregate", "clean", "import_annotations",
-           "resolve_criterion", "unknown_or_outside"]  # fmt: skip
+__all__ = [
+    "AggregatedSample",
+    "ImportAudit",
+    "PointEstimate",
+    "aggregate",
+    "clean",
+    "import_annotations",
+    "resolve_criterion",
+    "unknown_or_outside",
+]
 
 NA_MARKS = ("", "-", "–", "—", "NA", "N/A", "na", "Неприменимо")
 
@@ -76,8 +85,12 @@ class ImportAudit:
             self.examples[reason].append(where)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"n_rows": self.n_rows, "n_accepted": self.n_accepted, "rejected": dict(self.rejected),
-                "examples": self.examples}  # fmt: skip
+        return {
+            "n_rows": self.n_rows,
+            "n_accepted": self.n_accepted,
+            "rejected": dict(self.rejected),
+            "examples": self.examples,
+        }
 
 
 def resolve_criterion(name: str, variants: list[CriterionVariant]) -> CriterionVariant | None:
@@ -125,8 +138,12 @@ def import_annotations(
         reason = _check(row, items, criteria_cache, seen)
         if isinstance(reason, str):
             if strict:
-                raise SourceError(f"row {index + 1}: {reason}", path=str(path), sample_id=str(row.get("item_id")),
-                                  field=_field(reason))  # fmt: skip
+                raise SourceError(
+                    f"row {index + 1}: {reason}",
+                    path=str(path),
+                    sample_id=str(row.get("item_id")),
+                    field=_field(reason),
+                )
             audit.reject(reason, where)
             continue
         out.append(reason)
@@ -154,8 +171,12 @@ def _check(
     if item is None:
         return "unknown item_id"
     if item.id not in cache:
-        cache[item.id] = match_criteria(task_type=item.task_type, subtype=item.task_subtype,
-                                        style=item.functional_style, ethics=item.ethics_flag)  # fmt: skip
+        cache[item.id] = match_criteria(
+            task_type=item.task_type,
+            subtype=item.task_subtype,
+            style=item.functional_style,
+            ethics=item.ethics_flag,
+        )
     variant = resolve_criterion(str(row["criterion"]), cache[item.id])
     if variant is None:
         return unknown_or_outside(str(row["criterion"]))
@@ -171,10 +192,15 @@ def _check(
         return "duplicate annotator for a triple"
     seen.add(key)
     panel = row.get("panel")
-    return PointEstimate(item_id=item.id, model=str(row["model"]), criterion=variant.id,
-                         annotator=str(row["annotator"]), panel=None if panel in (None, "") else str(panel),
-                         score=score if isinstance(score, float) else None,
-                         rationale=str(row.get("rationale") or ""))  # fmt: skip
+    return PointEstimate(
+        item_id=item.id,
+        model=str(row["model"]),
+        criterion=variant.id,
+        annotator=str(row["annotator"]),
+        panel=None if panel in (None, "") else str(panel),
+        score=score if isinstance(score, float) else None,
+        rationale=str(row.get("rationale") or ""),
+    )
 
 
 def _counts(estimates: list[PointEstimate]) -> dict[str, int]:
@@ -202,20 +228,37 @@ def clean(
         reasons: Counter[str] = Counter()
         for e in estimates:
             variant = variants[e.criterion]
-            problem = None if e.score is None and e.rationale.strip() else rationale_problem(
-                e.rationale, score=e.score, perfect=variant.perfect, min_cyrillic_share=min_cyrillic_share)
+            problem = (
+                None
+                if e.score is None and e.rationale.strip()
+                else rationale_problem(
+                    e.rationale, score=e.score, perfect=variant.perfect, min_cyrillic_share=min_cyrillic_share
+                )
+            )
             if problem:
                 reasons[problem] += 1
             else:
                 kept.append(e)
         estimates = kept
         steps.append({"step": "invalid_rationale_removed", **_counts(estimates), "reasons": dict(reasons)})
-    flagged = {(e.item_id, e.model) if critical_scope == "answer" else e.triple
-               for e in estimates if variants[e.criterion].group == "critical" and e.score == 1}  # fmt: skip
-    estimates = [e for e in estimates
-                 if ((e.item_id, e.model) if critical_scope == "answer" else e.triple) not in flagged]  # fmt: skip
-    steps.append({"step": "critical_violation_removed", **_counts(estimates), "flagged": len(flagged),
-                  "scope": critical_scope})  # fmt: skip
+    flagged = {
+        (e.item_id, e.model) if critical_scope == "answer" else e.triple
+        for e in estimates
+        if variants[e.criterion].group == "critical" and e.score == 1
+    }
+    estimates = [
+        e
+        for e in estimates
+        if ((e.item_id, e.model) if critical_scope == "answer" else e.triple) not in flagged
+    ]
+    steps.append(
+        {
+            "step": "critical_violation_removed",
+            **_counts(estimates),
+            "flagged": len(flagged),
+            "scope": critical_scope,
+        }
+    )
     per_triple: Counter[tuple[str, str, str]] = Counter(e.triple for e in estimates)
     estimates = [e for e in estimates if per_triple[e.triple] >= 2]
     steps.append({"step": "single_annotation_removed", **_counts(estimates)})
@@ -225,7 +268,8 @@ def clean(
 def aggregate(
     estimates: list[PointEstimate], items: dict[str, PolluxItem], variants: dict[str, CriterionVariant]
 ) -> tuple[list[AggregatedSample], int]:
-    """Per-triple mean, mode and VC over numeric scores; a triple with only NA marks is counted, not scored."""
+    """Per-triple mean, mode and VC over numeric scores; a triple with only NA marks is counted, not
+    scored."""
     groups: dict[tuple[str, str, str], list[PointEstimate]] = defaultdict(list)
     for e in estimates:
         groups[e.triple].append(e)
@@ -240,10 +284,22 @@ def aggregate(
         item, variant = items[item_id], variants[criterion]
         labels = [int(s) for s in scores]
         mode = unique_mode(labels)
-        out.append(AggregatedSample(
-            item_id=item_id, model=model, criterion=criterion, criterion_name=variant.short, group=variant.group,
-            task_type=item.task_type, macrogroup=tax.get(item.task_type).macrogroup, split=item.split or "standard",
-            n_annotations=len(scores), n_na=len(rows) - len(scores), scores=tuple(scores),
-            mean=sum(scores) / len(scores), mode=None if mode is None else float(mode), vc=verdict_confidence(labels),
-        ))  # fmt: skip
+        out.append(
+            AggregatedSample(
+                item_id=item_id,
+                model=model,
+                criterion=criterion,
+                criterion_name=variant.short,
+                group=variant.group,
+                task_type=item.task_type,
+                macrogroup=tax.get(item.task_type).macrogroup,
+                split=item.split or "standard",
+                n_annotations=len(scores),
+                n_na=len(rows) - len(scores),
+                scores=tuple(scores),
+                mean=sum(scores) / len(scores),
+                mode=None if mode is None else float(mode),
+                vc=verdict_confidence(labels),
+            )
+        )
     return out, all_na

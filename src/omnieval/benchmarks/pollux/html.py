@@ -11,9 +11,11 @@ from omnieval.benchmarks.pollux.tables import MISSING, Table
 
 __all__ = ["html_report"]
 
-STYLE = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
-         "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
-         "td.k{text-align:left}")  # fmt: skip
+STYLE = (
+    "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
+    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
+    "td.k{text-align:left}"
+)
 
 
 def _shade(value: float | None, low: float, high: float) -> str:
@@ -29,11 +31,16 @@ def _heat(table: Table) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
     rows = []
     for r in table.rows:
-        cells = "".join(f"<td{_shade(table.cells.get((r, c)), low, high)}>{html.escape(table.cell(r, c))}</td>"
-                        for c in table.columns)  # fmt: skip
+        cells = "".join(
+            f"<td{_shade(table.cells.get((r, c)), low, high)}>{html.escape(table.cell(r, c))}</td>"
+            for c in table.columns
+        )
         rows.append(f"<tr><td class=k>{html.escape(r)}</td>{cells}</tr>")
-    return (f"<h3>{html.escape(table.title)}</h3><table><tr><th>{html.escape(table.row_header)}</th>{head}</tr>"
-            + "".join(rows) + "</table>")  # fmt: skip
+    return (
+        f"<h3>{html.escape(table.title)}</h3><table><tr><th>{html.escape(table.row_header)}</th>{head}</tr>"
+        + "".join(rows)
+        + "</table>"
+    )
 
 
 def _confusion(name: str, block: dict[str, Any]) -> str:
@@ -42,17 +49,23 @@ def _confusion(name: str, block: dict[str, Any]) -> str:
     head = "".join(f"<th>judge {label}</th>" for label in labels)
     rows = "".join(
         f"<tr><th>expert {label}</th>" + "".join(f"<td{_shade(v, 0, top)}>{v}</td>" for v in row) + "</tr>"
-        for label, row in zip(labels, matrix, strict=True))  # fmt: skip
+        for label, row in zip(labels, matrix, strict=True)
+    )
     outside = f" ({block['n_outside_labels']} outside the labels)" if block["n_outside_labels"] else ""
     return f"<h4>{html.escape(name)}{outside}</h4><table><tr><th></th>{head}</tr>{rows}</table>"
 
 
 def html_report(result: dict[str, Any], tables: Sequence[Table]) -> str:
-    parts = [f"<!doctype html><meta charset=utf-8><title>POLLUX evaluation</title><style>{STYLE}</style>",
-             "<h1>POLLUX evaluation</h1>", f"<p>{result['n_samples']} aggregated triples; cells not evaluated show "
-             f"{MISSING}.</p><h2>Cleaning</h2><table><tr><th>step</th><th>estimates</th><th>triples</th></tr>"]  # fmt: skip
-    parts += [f"<tr><td class=k>{s['step']}</td><td>{s['estimates']}</td><td>{s['triples']}</td></tr>"
-              for s in result["cleaning"]]  # fmt: skip
+    parts = [
+        f"<!doctype html><meta charset=utf-8><title>POLLUX evaluation</title><style>{STYLE}</style>",
+        "<h1>POLLUX evaluation</h1>",
+        f"<p>{result['n_samples']} aggregated triples; cells not evaluated show "
+        f"{MISSING}.</p><h2>Cleaning</h2><table><tr><th>step</th><th>estimates</th><th>triples</th></tr>",
+    ]
+    parts += [
+        f"<tr><td class=k>{s['step']}</td><td>{s['estimates']}</td><td>{s['triples']}</td></tr>"
+        for s in result["cleaning"]
+    ]
     parts.append("</table><h2>Tables</h2>")
     parts += [_heat(t) for t in tables]
     for judge, data in result["judges"].items():

@@ -24,8 +24,14 @@ from omnieval.types import MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
 
 __all__ = ["PolluxItem", "composition", "expected_levels", "load_items"]
 
-ALIASES = {"problem_type": "task_type", "problem_subtype": "task_subtype", "problem_subtype2": "task_subsubtype",
-           "domain": "functional_style", "problem_complexity": "complexity", "ethics": "ethics_flag"}  # fmt: skip
+ALIASES = {
+    "problem_type": "task_type",
+    "problem_subtype": "task_subtype",
+    "problem_subtype2": "task_subsubtype",
+    "domain": "functional_style",
+    "problem_complexity": "complexity",
+    "ethics": "ethics_flag",
+}
 
 
 class PolluxItem(Frozen):
@@ -82,17 +88,26 @@ def load_items(path: Path) -> list[PolluxItem]:
         try:
             item = PolluxItem.model_validate(data)
             task = tax.get(item.task_type)
-            match_criteria(task_type=task.name, subtype=item.task_subtype, style=item.functional_style,
-                           ethics=item.ethics_flag)  # unknown subtype/style, or a task type with no criteria
+            match_criteria(
+                task_type=task.name,
+                subtype=item.task_subtype,
+                style=item.functional_style,
+                ethics=item.ethics_flag,
+            )  # unknown subtype/style, or a task type with no criteria
         except ValidationError as exc:
             err = exc.errors()[0]
-            raise SourceError(err["msg"], path=str(path), sample_id=sample_id,
-                              field=".".join(map(str, err["loc"]))) from None  # fmt: skip
+            raise SourceError(
+                err["msg"], path=str(path), sample_id=sample_id, field=".".join(map(str, err["loc"]))
+            ) from None
         except TaskFileError as exc:
             raise SourceError(str(exc), path=str(path), sample_id=sample_id, field="task_type") from None
         if item.complexity not in task.levels:
-            raise SourceError(f"{task.name!r} has levels {list(task.levels)}", path=str(path), sample_id=sample_id,
-                              field="complexity")  # fmt: skip
+            raise SourceError(
+                f"{task.name!r} has levels {list(task.levels)}",
+                path=str(path),
+                sample_id=sample_id,
+                field="complexity",
+            )
         if item.id in seen:
             raise SourceError("duplicate item id", path=str(path), sample_id=item.id, field="id")
         seen.add(item.id)
@@ -128,7 +143,9 @@ def composition(items: list[PolluxItem], *, compare: bool = True) -> dict[str, A
             got = per_task.get(task.name, Counter())
             for level, want in expected_levels(task.name).items():
                 if got[level] != want:
-                    deviations.append({"task_type": task.name, "complexity": level, "expected": want, "got": got[level]})
+                    deviations.append(
+                        {"task_type": task.name, "complexity": level, "expected": want, "got": got[level]}
+                    )
     return {
         "n_items": len(items),
         "per_task": {t: dict(c) for t, c in sorted(per_task.items())},
@@ -136,7 +153,9 @@ def composition(items: list[PolluxItem], *, compare: bool = True) -> dict[str, A
         "n_ethics": sum(i.ethics_flag for i in items),
         "n_with_reference": sum(i.reference_answer is not None for i in items),
         "missing_task_types": [t.name for t in task_taxonomy().task_types if t.name not in per_task],
-        "mean_criteria": mean_set_size((i.task_type, i.task_subtype, i.functional_style, i.ethics_flag) for i in items),
+        "mean_criteria": mean_set_size(
+            (i.task_type, i.task_subtype, i.functional_style, i.ethics_flag) for i in items
+        ),
         "deviations": deviations,
     }
 
@@ -145,13 +164,19 @@ def _sample(item: PolluxItem) -> Sample:
     from omnieval.benchmarks.pollux.judging import NO_GOLD
 
     meta = item.model_dump(exclude={"instruction", "reference_answer", "id"})
-    return Sample(id=item.id, input=item.instruction, fields={"reference_answer": item.reference_answer},
-                  targets=(NO_GOLD,), metadata={"pollux": meta})  # fmt: skip
+    return Sample(
+        id=item.id,
+        input=item.instruction,
+        fields={"reference_answer": item.reference_answer},
+        targets=(NO_GOLD,),
+        metadata={"pollux": meta},
+    )
 
 
 @register_importer("pollux")
 def import_pollux(spec_text: str) -> list[Task]:
-    """``--tasks pollux:ITEMS[?template=ru|en&missing_reference=omit|placeholder&regression=1&models=all|seven]``:
+    """``--tasks
+    pollux:ITEMS[?template=ru|en&missing_reference=omit|placeholder&regression=1&models=all|seven]``:
     one generative task whose samples are the instructions; answers are recorded (metric ``pollux_answered``)
     and judged criterion by criterion when the run names ``--judge``. ``models=seven`` leaves out the QA and
     Technical task types the paper ran on three models only (the per-task model subsets)."""
@@ -159,23 +184,46 @@ def import_pollux(spec_text: str) -> list[Task]:
 
     path, _, query = spec_text.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query).items()}
-    if set(options) - {"template", "missing_reference", "regression", "models"} or options.get("models", "all") not in (
-            "all", "seven") or options.get("template", "ru") not in ("ru", "en") \
-            or options.get("missing_reference", "omit") not in ("omit", "placeholder"):
-        raise TaskFileError("pollux: options are template=ru|en, missing_reference=omit|placeholder, regression=1, "
-                            "models=all|seven", path=path)  # fmt: skip
+    if (
+        set(options) - {"template", "missing_reference", "regression", "models"}
+        or options.get("models", "all") not in ("all", "seven")
+        or options.get("template", "ru") not in ("ru", "en")
+        or options.get("missing_reference", "omit") not in ("omit", "placeholder")
+    ):
+        raise TaskFileError(
+            "pollux: options are template=ru|en, missing_reference=omit|placeholder, regression=1, "
+            "models=all|seven",
+            path=path,
+        )
     file = Path(path).expanduser().resolve()
     items = load_items(file)
     if options.get("models") == "seven":  # a model outside the paper's three: skip the 3-model task types
         items = [i for i in items if task_taxonomy().get(i.task_type).models != 3]
-    judge = pollux_judge_spec(template=options.get("template", "ru"),  # type: ignore[arg-type]
-                              missing_reference=options.get("missing_reference", "omit"),
-                              regression=options.get("regression") == "1")  # fmt: skip
-    spec = TaskSpec(name="pollux", description=f"POLLUX instructions from {file.name}",
-                    prompt=PromptSpec(template="{{ input }}"), parser=PluginRef(name="strip"), judge=judge,
-                    metrics=(MetricRef(name="pollux_answered"),),
-                    metadata={"suite": "pollux", "taxonomy": task_taxonomy().version,
-                              "criteria": criteria_taxonomy().version})  # fmt: skip
+    judge = pollux_judge_spec(
+        template=options.get("template", "ru"),  # type: ignore[arg-type]
+        missing_reference=options.get("missing_reference", "omit"),
+        regression=options.get("regression") == "1",
+    )
+    spec = TaskSpec(
+        name="pollux",
+        description=f"POLLUX instructions from {file.name}",
+        prompt=PromptSpec(template="{{ input }}"),
+        parser=PluginRef(name="strip"),
+        judge=judge,
+        metrics=(MetricRef(name="pollux_answered"),),
+        metadata={
+            "suite": "pollux",
+            "taxonomy": task_taxonomy().version,
+            "criteria": criteria_taxonomy().version,
+        },
+    )
     samples = [_sample(i) for i in items]
-    return [Task(spec=spec, iter_samples=lambda: iter(samples), base_dir=file.parent, size=len(samples),
-                 origin=f"pollux:{file}")]  # fmt: skip
+    return [
+        Task(
+            spec=spec,
+            iter_samples=lambda: iter(samples),
+            base_dir=file.parent,
+            size=len(samples),
+            origin=f"pollux:{file}",
+        )
+    ]

@@ -55,27 +55,50 @@ def read_answers(path: Path) -> tuple[list[dict[str, str]], int]:
     return rows, 0
 
 
-def _samples(items: dict[str, PolluxItem], answers: list[dict[str, str]], options: dict[str, str],
-             counts: dict[str, int], answers_path: Path) -> list[Sample]:  # fmt: skip
+def _samples(
+    items: dict[str, PolluxItem],
+    answers: list[dict[str, str]],
+    options: dict[str, str],
+    counts: dict[str, int],
+    answers_path: Path,
+) -> list[Sample]:
     out = []
     for answer in answers:
         item = items.get(answer["item_id"])
         if item is None:
-            raise SourceError("answer names an unknown item", path=str(answers_path), sample_id=answer["item_id"],
-                              field="item_id")  # fmt: skip
-        for variant in match_criteria(task_type=item.task_type, subtype=item.task_subtype,
-                                      style=item.functional_style, ethics=item.ethics_flag):  # fmt: skip
+            raise SourceError(
+                "answer names an unknown item",
+                path=str(answers_path),
+                sample_id=answer["item_id"],
+                field="item_id",
+            )
+        for variant in match_criteria(
+            task_type=item.task_type,
+            subtype=item.task_subtype,
+            style=item.functional_style,
+            ethics=item.ethics_flag,
+        ):
             try:
-                prompt = build_judge_prompt(instruction=item.instruction, answer=answer["answer"], criterion=variant,
-                                            reference=item.reference_answer, template=options["template"],  # type: ignore[arg-type]
-                                            missing_reference=options["missing_reference"])  # type: ignore[arg-type]  # fmt: skip
+                prompt = build_judge_prompt(
+                    instruction=item.instruction,
+                    answer=answer["answer"],
+                    criterion=variant,
+                    reference=item.reference_answer,
+                    template=options["template"],  # type: ignore[arg-type]
+                    missing_reference=options["missing_reference"],
+                )  # type: ignore[arg-type]
             except NoReference:
                 counts["n_no_reference"] += 1
                 continue
             triple = {"item_id": item.id, "model": answer["model"], "criterion": variant.id}
             bounds = {"min": variant.min, "max": variant.max, "higher_is_better": variant.higher_is_better}
-            out.append(Sample(id=f"{item.id}|{answer['model']}|{variant.id}", input=prompt,
-                              metadata={"pollux_triple": triple, "pollux_criterion": bounds}))  # fmt: skip
+            out.append(
+                Sample(
+                    id=f"{item.id}|{answer['model']}|{variant.id}",
+                    input=prompt,
+                    metadata={"pollux_triple": triple, "pollux_criterion": bounds},
+                )
+            )
     return out
 
 
@@ -85,12 +108,16 @@ def import_judge_task(spec: str) -> list[Task]:
     options = {k: v[-1] for k, v in parse_qs(query).items()}
     unknown = sorted(set(options) - OPTIONS)
     if unknown or "answers" not in options:
-        raise TaskFileError(f"pollux_judge: give answers=PATH; known options {sorted(OPTIONS)}, unknown {unknown}",
-                            path=path_text)  # fmt: skip
+        raise TaskFileError(
+            f"pollux_judge: give answers=PATH; known options {sorted(OPTIONS)}, unknown {unknown}",
+            path=path_text,
+        )
     options.setdefault("template", "ru")
     options.setdefault("missing_reference", "omit")
     if options["template"] not in ("ru", "en") or options["missing_reference"] not in ("omit", "placeholder"):
-        raise TaskFileError("pollux_judge: template is ru|en, missing_reference is omit|placeholder", path=path_text)
+        raise TaskFileError(
+            "pollux_judge: template is ru|en, missing_reference is omit|placeholder", path=path_text
+        )
     items = {i.id: i for i in load_items(Path(path_text).expanduser())}
     answers_path = Path(options["answers"]).expanduser()
     answers, skipped = read_answers(answers_path)
@@ -98,11 +125,18 @@ def import_judge_task(spec: str) -> list[Task]:
     samples = _samples(items, answers, options, counts, answers_path)
     parser_options: dict[str, Any] = {"allow_real": options.get("regression") == "1"}
     task_spec = TaskSpec(
-        name="pollux_judge", description="POLLUX judge calls, one criterion per call",
-        prompt=PromptSpec(template="{{ input }}"), parser=PluginRef(name="pollux_judge", options=parser_options),
-        metadata={"suite": "pollux", "template": options["template"], "template_version": TEMPLATE_VERSION,
-                  "missing_reference": options["missing_reference"], **counts},
-    )  # fmt: skip
+        name="pollux_judge",
+        description="POLLUX judge calls, one criterion per call",
+        prompt=PromptSpec(template="{{ input }}"),
+        parser=PluginRef(name="pollux_judge", options=parser_options),
+        metadata={
+            "suite": "pollux",
+            "template": options["template"],
+            "template_version": TEMPLATE_VERSION,
+            "missing_reference": options["missing_reference"],
+            **counts,
+        },
+    )
 
     def iterate() -> Iterator[Sample]:
         return iter(samples)

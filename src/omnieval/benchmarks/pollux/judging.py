@@ -31,32 +31,56 @@ none, so this marker stands in and no metric compares with it."""
 
 @register_metric("pollux_answered")
 def pollux_answered(inp: ScoringInput, /) -> float:
-    """1 when the model gave a non-empty answer to judge (POLLUX's plain metric; quality comes from the judge)."""
+    """1 when the model gave a non-empty answer to judge (POLLUX's plain metric; quality comes from the
+    judge)."""
     return 1.0 if str(inp.response or "").strip() else 0.0
 
+
 for _lang, _text in TEMPLATES.items():
-    register_judge_template(f"pollux_{_lang}", version=TEMPLATE_VERSION, user=_text,
-                            description=f"POLLUX judge prompt ({_lang}), App. M.1; one criterion per call")  # fmt: skip
+    register_judge_template(
+        f"pollux_{_lang}",
+        version=TEMPLATE_VERSION,
+        user=_text,
+        description=f"POLLUX judge prompt ({_lang}), App. M.1; one criterion per call",
+    )
 
 
 @register_judge_protocol("pollux_criteria")
 def pollux_criteria(
-    inp: JudgeInput, /, *, template: Literal["ru", "en"] = "ru", missing_reference: Literal["omit", "placeholder"] = "omit"
+    inp: JudgeInput,
+    /,
+    *,
+    template: Literal["ru", "en"] = "ru",
+    missing_reference: Literal["omit", "placeholder"] = "omit",
 ) -> JudgePlan:
     """One call per criterion of the item (``sample.metadata['pollux']``), labelled by variant id."""
     meta = inp.sample.metadata["pollux"]
-    variants = match_criteria(task_type=meta["task_type"], subtype=meta.get("task_subtype"),
-                              style=meta.get("functional_style"), ethics=bool(meta.get("ethics_flag")))  # fmt: skip
+    variants = match_criteria(
+        task_type=meta["task_type"],
+        subtype=meta.get("task_subtype"),
+        style=meta.get("functional_style"),
+        ethics=bool(meta.get("ethics_flag")),
+    )
     calls, skipped = [], []
     for variant in variants:
         try:
-            variables = judge_variables(instruction=inp.sample.input, answer=inp.answer, criterion=variant,
-                                        reference=inp.sample.fields.get("reference_answer"), template=template,
-                                        missing_reference=missing_reference)  # fmt: skip
+            variables = judge_variables(
+                instruction=inp.sample.input,
+                answer=inp.answer,
+                criterion=variant,
+                reference=inp.sample.fields.get("reference_answer"),
+                template=template,
+                missing_reference=missing_reference,
+            )
         except NoReference:
             skipped.append(variant.id)
             continue
-        pieces = (inp.sample.input, variables["reference_answer"] or "", inp.answer, variables["criteria_name"] or "")
+        pieces = (
+            inp.sample.input,
+            variables["reference_answer"] or "",
+            inp.answer,
+            variables["criteria_name"] or "",
+        )
         calls.append(CallSpec(label=variant.id, variables=dict(variables), pieces=pieces))
     return JudgePlan(calls=tuple(calls), combine="mean", notes={"no_reference": skipped})
 
@@ -68,10 +92,14 @@ def pollux_judge_spec(
     accepts real-valued verdicts (a ``pollux_reg/`` judge)."""
     return JudgeSpec(
         key="pollux_js",
-        protocol=PluginRef(name="pollux_criteria", options={"template": template, "missing_reference": missing_reference}),
+        protocol=PluginRef(
+            name="pollux_criteria", options={"template": template, "missing_reference": missing_reference}
+        ),
         template=f"pollux_{template}@{TEMPLATE_VERSION}",
-        parser=PluginRef(name="pollux_judge", options={"min_score": 0, "max_score": int(POLLUX_SCALE[1]),
-                                                       "allow_real": regression}),
+        parser=PluginRef(
+            name="pollux_judge",
+            options={"min_score": 0, "max_score": int(POLLUX_SCALE[1]), "allow_real": regression},
+        ),
         scale=POLLUX_SCALE,
         generation=GenerationConfig(temperature=0.0, max_tokens=1024),
     )

@@ -55,16 +55,19 @@ def match_criteria(
     task = task_taxonomy().get(task_type).name
     style = resolve_style(task, subtype, style)
     matched = [
-        v for v in criteria_taxonomy().variants
+        v
+        for v in criteria_taxonomy().variants
         if not v.ethics_only and _applies(v, task=task, subtype=subtype, style=style)
-    ]  # fmt: skip
+    ]
     by_task = {v.criterion_id for v in matched if v.task_types}
     matched = [v for v in matched if v.task_types or v.criterion_id not in by_task]
     if not any(v.domains or v.task_types for v in matched):
         where = ", ".join(f"{k} {v!r}" for k, v in (("subtype", subtype), ("style", style)) if v)
-        raise TaskFileError(f"task type {task!r}{f' ({where})' if where else ''} has no criteria of its own "
-                            f"(no Domain or Task-specific variant in criteria.yaml {criteria_taxonomy().version}); "
-                            "it would be judged on the universal criteria alone")  # fmt: skip
+        raise TaskFileError(
+            f"task type {task!r}{f' ({where})' if where else ''} has no criteria of its own "
+            f"(no Domain or Task-specific variant in criteria.yaml {criteria_taxonomy().version}); "
+            "it would be judged on the universal criteria alone"
+        )
     if ethics and not any(v.criterion_id == "safety" for v in matched):
         matched.extend(v for v in criteria_taxonomy().variants if v.ethics_only)
     return sorted(matched, key=lambda v: GROUPS.index(v.group))  # stable: file order inside a group

@@ -47,7 +47,7 @@ def parse_judge_output(
     if len(results) > 1:
         tolerated.append("several_results")
     last = results[-1]
-    tail = text[last.end():]
+    tail = text[last.end() :]
     end = _END.search(tail)
     if end is None:
         tolerated.append("no_end")
@@ -64,7 +64,7 @@ def parse_judge_output(
     feedback_tag = _FEEDBACK.search(head)
     if feedback_tag is None:
         tolerated.append("no_feedback_tag")
-    feedback = (head[feedback_tag.end():] if feedback_tag else head).strip()
+    feedback = (head[feedback_tag.end() :] if feedback_tag else head).strip()
     problem = feedback_language_problem(feedback) if check_language else None
     if check_feedback and problem is None:
         perfect = max_score if higher_is_better else min_score
@@ -94,9 +94,15 @@ def pollux_judge_parser(
     high = max_score if max_score is not None else crit.get("max")
     if low is None or high is None:
         return ParseFailure(reason="no scale bounds: give min_score/max_score or metadata.pollux_criterion")
-    parsed = parse_judge_output(text, min_score=int(low), max_score=int(high), check_feedback=check_feedback,
-                                check_language=check_language, allow_real=allow_real,
-                                higher_is_better=bool(crit.get("higher_is_better", True)))  # fmt: skip
+    parsed = parse_judge_output(
+        text,
+        min_score=int(low),
+        max_score=int(high),
+        check_feedback=check_feedback,
+        check_language=check_language,
+        allow_real=allow_real,
+        higher_is_better=bool(crit.get("higher_is_better", True)),
+    )
     if not parsed.ok:
         return parsed
     return Parsed(value=parsed.value["score"], how=parsed.how)

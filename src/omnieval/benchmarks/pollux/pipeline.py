@@ -69,13 +69,22 @@ def _run_model(path: Path) -> str:
 def _judged_calls(rec: dict[str, Any], model: str) -> Iterator[dict[str, Any]]:
     judge = rec.get("judge")
     if not judge:
-        yield {"item_id": rec.get("sample_id"), "model": model, "no_answer": rec.get("reason") or rec.get("state")}
+        yield {
+            "item_id": rec.get("sample_id"),
+            "model": model,
+            "no_answer": rec.get("reason") or rec.get("state"),
+        }
         return
     for call in judge.get("calls") or ():
         attempts = call.get("attempts") or [{}]
         last = attempts[-1]
-        row = {"item_id": rec.get("sample_id"), "model": model, "criterion": call.get("label"),
-               "score": call.get("verdict"), "raw": last.get("raw")}  # fmt: skip
+        row = {
+            "item_id": rec.get("sample_id"),
+            "model": model,
+            "criterion": call.get("label"),
+            "score": call.get("verdict"),
+            "raw": last.get("raw"),
+        }
         if call.get("verdict") is None:
             row["error"] = last.get("error") or "no verdict"
         yield row
@@ -92,7 +101,8 @@ def load_judge_scores(
     """Judge lines ``item_id, model, criterion`` + ``score`` or ``raw_output`` → scores and state counts.
 
     States: ``scored``, ``judge_failed`` (call failed, unparseable, out of scale), ``rejected`` (unknown
-    item or criterion), ``no_answer`` (the model under test gave none) and ``critical_gated`` (the judge found a critical violation in that answer, so
+    item or criterion), ``no_answer`` (the model under test gave none) and ``critical_gated`` (the judge found
+    a critical violation in that answer, so
     its other criteria are not scored)."""
     path = Path(path)
     if not path.exists():
@@ -107,20 +117,43 @@ def load_judge_scores(
             reasons[f"no answer to judge: {row['no_answer']}"] += 1
             continue
         item = items.get(str(row.get("item_id")))
-        variants = match_criteria(task_type=item.task_type, subtype=item.task_subtype, style=item.functional_style,
-                                  ethics=item.ethics_flag) if item else []  # fmt: skip
+        variants = (
+            match_criteria(
+                task_type=item.task_type,
+                subtype=item.task_subtype,
+                style=item.functional_style,
+                ethics=item.ethics_flag,
+            )
+            if item
+            else []
+        )
         variant = resolve_criterion(str(row.get("criterion")), variants) if item else None
         if item is None or variant is None or not row.get("model"):
             states["rejected"] += 1
-            reasons["unknown item" if item is None else unknown_or_outside(str(row.get("criterion")))
-                    if variant is None else "missing model"] += 1  # fmt: skip
+            reasons[
+                "unknown item"
+                if item is None
+                else unknown_or_outside(str(row.get("criterion")))
+                if variant is None
+                else "missing model"
+            ] += 1
             continue
         triple = (item.id, str(row["model"]), variant.id)
         if triple in scores:
-            raise SourceError(f"row {index + 1}: a second judge score for this triple", path=str(path),
-                              sample_id=item.id, field="criterion")  # fmt: skip
-        score, reason = _score(row, variant.min, variant.max, variant.higher_is_better,
-                               _FeedbackRules(check_feedback, check_language), allow_real)  # fmt: skip
+            raise SourceError(
+                f"row {index + 1}: a second judge score for this triple",
+                path=str(path),
+                sample_id=item.id,
+                field="criterion",
+            )
+        score, reason = _score(
+            row,
+            variant.min,
+            variant.max,
+            variant.higher_is_better,
+            _FeedbackRules(check_feedback, check_language),
+            allow_real,
+        )
         if score is None:
             states["judge_failed"] += 1
             reasons[reason] += 1
@@ -138,7 +171,8 @@ def load_judge_scores(
 
 @dataclass(frozen=True)
 class _FeedbackRules:
-    """Which feedback rules a judge's raw output must meet: App. B's (``feedback``), Russian (``language``)."""
+    """Which feedback rules a judge's raw output must meet: App. B's (``feedback``), Russian
+    (``language``)."""
 
     feedback: bool
     language: bool
@@ -151,13 +185,27 @@ def _score(
         return None, f"judge call failed: {row['error']}"
     if row.get("raw"):  # a judge-core verdict: re-read its raw text for the feedback rules only (the
         # score itself is checked below against this criterion's scale)
-        parsed = parse_judge_output(str(row["raw"]), min_score=low, max_score=high, check_feedback=rules.feedback,
-                                    check_language=rules.language, higher_is_better=better, allow_real=True)  # fmt: skip
+        parsed = parse_judge_output(
+            str(row["raw"]),
+            min_score=low,
+            max_score=high,
+            check_feedback=rules.feedback,
+            check_language=rules.language,
+            higher_is_better=better,
+            allow_real=True,
+        )
         if not parsed.ok and parsed.reason.startswith("feedback:"):  # type: ignore[union-attr]
             return None, parsed.reason  # type: ignore[union-attr]
     if row.get("raw_output") not in (None, ""):
-        parsed = parse_judge_output(str(row["raw_output"]), min_score=low, max_score=high, check_feedback=rules.feedback,
-                                    check_language=rules.language, higher_is_better=better, allow_real=allow_real)  # fmt: skip
+        parsed = parse_judge_output(
+            str(row["raw_output"]),
+            min_score=low,
+            max_score=high,
+            check_feedback=rules.feedback,
+            check_language=rules.language,
+            higher_is_better=better,
+            allow_real=allow_real,
+        )
         return (float(parsed.value["score"]), "") if parsed.ok else (None, parsed.reason)  # type: ignore[union-attr]
     value = row.get("score")
     try:
@@ -194,36 +242,62 @@ def evaluate(
     estimates, audit = import_annotations(annotations_path, items, strict=strict)
     kept, steps = clean(estimates, variants, critical_scope=critical_scope)
     samples, all_na = aggregate(kept, items, variants)
-    result: dict[str, Any] = {"import": audit.as_dict(), "cleaning": steps, "n_samples": len(samples),
-                              "n_all_na_triples": all_na, "judges": {}}  # fmt: skip
-    tables = [expert_table(samples, by="task_type", title="Table 1: mean expert score by task type"),
-              expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion")]  # fmt: skip
+    result: dict[str, Any] = {
+        "import": audit.as_dict(),
+        "cleaning": steps,
+        "n_samples": len(samples),
+        "n_all_na_triples": all_na,
+        "judges": {},
+    }
+    tables = [
+        expert_table(samples, by="task_type", title="Table 1: mean expert score by task type"),
+        expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion"),
+    ]
     reports: dict[str, dict[str, Any]] = {}
     per_split: dict[str, dict[str, dict[str, Any]]] = {}
     splits = sorted({s.split for s in samples})
     for name, path in (judge_paths or {}).items():
-        scores, judge_audit = load_judge_scores(path, items, allow_real=reference == "mean",
-                                                check_feedback=check_feedback, check_language=check_language)  # fmt: skip
+        scores, judge_audit = load_judge_scores(
+            path,
+            items,
+            allow_real=reference == "mean",
+            check_feedback=check_feedback,
+            check_language=check_language,
+        )
         reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
         result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
         if families and name in families:
-            result["judges"][name]["self_family"] = self_family_bias(reports[name], family_models=families[name])
+            result["judges"][name]["self_family"] = self_family_bias(
+                reports[name], family_models=families[name]
+            )
         for split in splits:
             subset = [s for s in samples if s.split == split]
-            per_split.setdefault(split, {})[name] = judge_report(subset, scores, seed=seed, reference=reference,
-                                                                 groupings=("overall", "model"))  # fmt: skip
+            per_split.setdefault(split, {})[name] = judge_report(
+                subset, scores, seed=seed, reference=reference, groupings=("overall", "model")
+            )
     if reports:
-        tables.append(score_table(samples, reports, title="Table 10: mean score by model, experts and judges"))
+        tables.append(
+            score_table(samples, reports, title="Table 10: mean score by model, experts and judges")
+        )
     for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
         experts = expert_vc(samples, GROUPINGS[grouping])
         for metric in ("mae", "judge_vc", "spearman"):
             if reports:
-                tables.append(judge_table(reports, grouping=grouping, metric=metric,
-                                          experts=experts if metric == "judge_vc" else None))  # fmt: skip
+                tables.append(
+                    judge_table(
+                        reports,
+                        grouping=grouping,
+                        metric=metric,
+                        experts=experts if metric == "judge_vc" else None,
+                    )
+                )
     for split, split_reports in per_split.items():
         for metric in ("mae", "judge_vc", "spearman"):
-            tables.append(judge_table(split_reports, grouping="model", metric=metric,
-                                      title=f"{metric} by model, {split} split"))  # fmt: skip
+            tables.append(
+                judge_table(
+                    split_reports, grouping="model", metric=metric, title=f"{metric} by model, {split} split"
+                )
+            )
     if out_dir is not None:
         _write(out_dir, result, tables)
     return result
@@ -233,8 +307,9 @@ def _write(out_dir: Path, result: dict[str, Any], tables: list[Any]) -> None:
     import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "pollux_report.json").write_text(json.dumps(result, ensure_ascii=False, indent=2, default=str),
-                                                encoding="utf-8")  # fmt: skip
+    (out_dir / "pollux_report.json").write_text(
+        json.dumps(result, ensure_ascii=False, indent=2, default=str), encoding="utf-8"
+    )
     markdown = []
     for index, table in enumerate(tables, 1):
         stem = f"table_{index:02d}"

@@ -41,10 +41,25 @@ def _layout(headings: tuple[str, str, str, str, str], *, header: str = "") -> st
     return header + text
 
 
-RU_TEMPLATE = _layout(("### Задание для оценки:", "### Эталонный ответ:", "### Ответ для оценки:",
-                       "### Критерий оценки:", "### Шкала оценивания по критерию:"))  # fmt: skip
-EN_TEMPLATE = _layout(("### The instruction to evaluate:", "### Reference answer:", "### Response to evaluate:",
-                       "### Score name", "### Score Rubrics:"), header=EN_HEADER)  # fmt: skip
+RU_TEMPLATE = _layout(
+    (
+        "### Задание для оценки:",
+        "### Эталонный ответ:",
+        "### Ответ для оценки:",
+        "### Критерий оценки:",
+        "### Шкала оценивания по критерию:",
+    )
+)
+EN_TEMPLATE = _layout(
+    (
+        "### The instruction to evaluate:",
+        "### Reference answer:",
+        "### Response to evaluate:",
+        "### Score name",
+        "### Score Rubrics:",
+    ),
+    header=EN_HEADER,
+)
 TEMPLATES = {"ru": RU_TEMPLATE, "en": EN_TEMPLATE}
 PLACEHOLDER = {"ru": "Эталонный ответ отсутствует.", "en": "No reference answer is available."}
 TEMPLATE_VERSION = "1"
@@ -73,8 +88,13 @@ def judge_variables(
     if with_description and criterion.description:
         rubrics = f"{criterion.description}\n{rubrics}"
     name = criterion.name_ru if template == "ru" and criterion.name_ru else criterion.name
-    return {"instruction": instruction, "reference_answer": reference, "answer": answer,
-            "criteria_name": name, "criteria_rubrics": rubrics}  # fmt: skip
+    return {
+        "instruction": instruction,
+        "reference_answer": reference,
+        "answer": answer,
+        "criteria_name": name,
+        "criteria_rubrics": rubrics,
+    }
 
 
 def render(template: str, variables: dict[str, str | None]) -> str:

@@ -28,7 +28,9 @@ HEAD_FILE, CONFIG_FILE = "head.pt", "head.json"
 class RegressionJudge:
     """A frozen (by default) base model plus a trainable ``Linear(hidden, 1)`` head."""
 
-    def __init__(self, base: str | Path, *, device: str = "cpu", max_length: int = 512, seed: int = 0) -> None:
+    def __init__(
+        self, base: str | Path, *, device: str = "cpu", max_length: int = 512, seed: int = 0
+    ) -> None:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
@@ -46,7 +48,9 @@ class RegressionJudge:
         self.head = torch.nn.Linear(int(self.model.config.hidden_size), 1).to(device)
 
     def _pooled(self, texts: list[str]) -> Any:
-        batch = self.tokenizer(texts, return_tensors="pt", padding=True, truncation=True, max_length=self.max_length)
+        batch = self.tokenizer(
+            texts, return_tensors="pt", padding=True, truncation=True, max_length=self.max_length
+        )
         batch = {k: v.to(self.device) for k, v in batch.items() if k in ("input_ids", "attention_mask")}
         hidden = self.model(**batch).last_hidden_state
         last = batch["attention_mask"].sum(dim=1) - 1
@@ -62,8 +66,15 @@ class RegressionJudge:
                 out.extend(self.head(self._pooled(texts[start : start + batch_size])).squeeze(-1).tolist())
         return out
 
-    def fit(self, texts: list[str], targets: list[float], *, steps: int = 20, lr: float = 1e-2,
-            train_backbone: bool = False) -> list[float]:  # fmt: skip
+    def fit(
+        self,
+        texts: list[str],
+        targets: list[float],
+        *,
+        steps: int = 20,
+        lr: float = 1e-2,
+        train_backbone: bool = False,
+    ) -> list[float]:
         """Full-batch MSE steps with AdamW; returns the loss per step."""
         import torch
 
@@ -89,8 +100,12 @@ class RegressionJudge:
 
         out.mkdir(parents=True, exist_ok=True)
         torch.save(self.head.state_dict(), out / HEAD_FILE)
-        config = {"base": self.base, "pooling": POOLING, "max_length": self.max_length,
-                  "hidden_size": self.head.in_features}  # fmt: skip
+        config = {
+            "base": self.base,
+            "pooling": POOLING,
+            "max_length": self.max_length,
+            "hidden_size": self.head.in_features,
+        }
         (out / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
         return out
 
@@ -100,7 +115,9 @@ class RegressionJudge:
 
         config_path = head_dir / CONFIG_FILE
         if not config_path.exists():
-            raise BackendError(f"{head_dir} holds no {CONFIG_FILE}: not a saved regression head", retryable=False)
+            raise BackendError(
+                f"{head_dir} holds no {CONFIG_FILE}: not a saved regression head", retryable=False
+            )
         config = json.loads(config_path.read_text(encoding="utf-8"))
         judge = cls(config["base"], device=device, max_length=int(config["max_length"]))
         judge.head.load_state_dict(torch.load(head_dir / HEAD_FILE, map_location=device))

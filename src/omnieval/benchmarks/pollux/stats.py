@@ -42,8 +42,14 @@ def _input(samples: Sequence[AggregatedSample], judge: Mapping[Triple, float]) -
     return data
 
 
-def _block(samples: Sequence[AggregatedSample], judge: Mapping[Triple, float], *, seed: int, trials: int,
-           reference: Literal["mode", "mean"]) -> dict[str, Any]:  # fmt: skip
+def _block(
+    samples: Sequence[AggregatedSample],
+    judge: Mapping[Triple, float],
+    *,
+    seed: int,
+    trials: int,
+    reference: Literal["mode", "mean"],
+) -> dict[str, Any]:
     stats = judge_agreement(_input(samples, judge), seed=seed, trials=trials, reference=reference)
     stats["n_not_judged"] = stats.pop("n_human_only")
     for key in ("n_judge_only", "n_human_na", "n_judge_na", "seed", "trials", "reference"):
@@ -66,12 +72,15 @@ def judge_report(
         buckets: dict[str, list[AggregatedSample]] = defaultdict(list)
         for s in samples:
             buckets[GROUPINGS[name](s)].append(s)
-        out[name] = {key: _block(rows, judge, seed=seed, trials=trials, reference=reference)
-                     for key, rows in sorted(buckets.items())}  # fmt: skip
+        out[name] = {
+            key: _block(rows, judge, seed=seed, trials=trials, reference=reference)
+            for key, rows in sorted(buckets.items())
+        }
     out["confusion"] = _confusions(samples, judge)
     try:
         out["expert_alpha"] = krippendorff_alpha(
-            {(s.item_id, s.model, s.criterion): {str(i): v for i, v in enumerate(s.scores)} for s in samples})
+            {(s.item_id, s.model, s.criterion): {str(i): v for i, v in enumerate(s.scores)} for s in samples}
+        )
     except ConfigError as exc:  # an extra: the report stands without it, and says why
         out["expert_alpha"], out["expert_alpha_note"] = None, str(exc)
     return out
@@ -89,7 +98,9 @@ def _confusions(samples: Sequence[AggregatedSample], judge: Mapping[Triple, floa
         preds.append(judge[triple])
         top = max(top, int(s.mode))
     labels = list(range(0, max(top, 2) + 1))
-    return {group: confusion_matrix(refs, preds, labels=labels) for group, (refs, preds) in sorted(per.items())}
+    return {
+        group: confusion_matrix(refs, preds, labels=labels) for group, (refs, preds) in sorted(per.items())
+    }
 
 
 def self_family_bias(report: Mapping[str, Any], *, family_models: Sequence[str]) -> dict[str, Any]:

@@ -21,11 +21,19 @@ def import_synth_task(path: str) -> list[Task]:
     samples = []
     for index, row in read_rows("jsonl", path=file):
         if not row.get("prompt") or not row.get("task_type") or not row.get("complexity"):
-            raise SourceError("a prompt row needs prompt, task_type and complexity", path=str(file),
-                              sample_id=str(index))  # fmt: skip
+            raise SourceError(
+                "a prompt row needs prompt, task_type and complexity", path=str(file), sample_id=str(index)
+            )
         meta = {k: row.get(k) for k in ("task_type", "task_subtype", "complexity")}
         samples.append(Sample(id=str(index), input=str(row["prompt"]), metadata={"pollux_synth": meta}))
-    spec = TaskSpec(name="pollux_synth", description="POLLUX synthetic instruction generation (App. M.1)",
-                    prompt=PromptSpec(template="{{ input }}"), parser=PluginRef(name="strip"),
-                    metrics=(MetricRef(name="exact_match"),), metadata={"suite": "pollux"})  # fmt: skip
-    return [Task(spec=spec, iter_samples=lambda: iter(samples), size=len(samples), origin=f"pollux_synth:{file}")]
+    spec = TaskSpec(
+        name="pollux_synth",
+        description="POLLUX synthetic instruction generation (App. M.1)",
+        prompt=PromptSpec(template="{{ input }}"),
+        parser=PluginRef(name="strip"),
+        metrics=(MetricRef(name="exact_match"),),
+        metadata={"suite": "pollux"},
+    )
+    return [
+        Task(spec=spec, iter_samples=lambda: iter(samples), size=len(samples), origin=f"pollux_synth:{file}")
+    ]

@@ -22,8 +22,14 @@ from typing import Any
 
 from omnieval.benchmarks.pollux.taxonomy import DATA, task_taxonomy
 
-__all__ = ["DedupReport", "export_training_pairs", "generation_prompts", "non_russian_share", "parse_problem",
-           "semantic_dedup"]  # fmt: skip
+__all__ = [
+    "DedupReport",
+    "export_training_pairs",
+    "generation_prompts",
+    "non_russian_share",
+    "parse_problem",
+    "semantic_dedup",
+]
 
 Embed = Callable[[list[str]], Any]
 """texts → array (n, d) of embeddings, from any local or API model."""
@@ -42,16 +48,24 @@ def generation_prompts(*, template_path: Path | None = None) -> Iterator[dict[st
             subsubs = (sub.subsubtypes or ("—",)) if sub else ("—",)
             for subsub in subsubs:
                 for level in task.levels:
-                    slots = {"problem_type": task.name, "problem_subtype": sub.name if sub else "—",
-                             "problem_subtype2": subsub, "domain": (sub.style if sub else None) or task.style or "—",
-                             "problem_description": task.description,
-                             "problem_requirements": f"{task.description} {task.complexity[level]}",
-                             "problem_complexity": f"{level}: {task.complexity[level]}"}  # fmt: skip
+                    slots = {
+                        "problem_type": task.name,
+                        "problem_subtype": sub.name if sub else "—",
+                        "problem_subtype2": subsub,
+                        "domain": (sub.style if sub else None) or task.style or "—",
+                        "problem_description": task.description,
+                        "problem_requirements": f"{task.description} {task.complexity[level]}",
+                        "problem_complexity": f"{level}: {task.complexity[level]}",
+                    }
                     prompt = template
                     for key, value in slots.items():
                         prompt = prompt.replace("{" + key + "}", value)
-                    yield {"task_type": task.name, "task_subtype": sub.name if sub else None, "complexity": level,
-                           "prompt": prompt}  # fmt: skip
+                    yield {
+                        "task_type": task.name,
+                        "task_subtype": sub.name if sub else None,
+                        "complexity": level,
+                        "prompt": prompt,
+                    }
 
 
 def parse_problem(text: str) -> str | None:
@@ -131,7 +145,7 @@ def semantic_dedup(
         kept: list[int] = []
         candidates: list[tuple[int, float, float, int]] = []
         for i, row in enumerate(rows):
-            cos, nearest = (max((float(vectors[i] @ vectors[k]), k) for k in kept) if kept else (-1.0, -1))
+            cos, nearest = max((float(vectors[i] @ vectors[k]), k) for k in kept) if kept else (-1.0, -1)
             chrf = max((_chrf(row["text"], rows[k]["text"]) for k in kept), default=0.0)
             if cos > cosine_max:
                 report.removed[row["id"]] = "cosine"
@@ -147,8 +161,15 @@ def semantic_dedup(
             report.thresholds[task] = thresholds
         for i, cos, chrf, nearest in candidates:
             row = rows[i]
-            over = thresholds is not None and (cos > thresholds[0] or (chrf >= chrf_original and chrf > thresholds[1]))
-            if over and is_duplicate is not None and nearest >= 0 and is_duplicate(row["text"], rows[nearest]["text"]):
+            over = thresholds is not None and (
+                cos > thresholds[0] or (chrf >= chrf_original and chrf > thresholds[1])
+            )
+            if (
+                over
+                and is_duplicate is not None
+                and nearest >= 0
+                and is_duplicate(row["text"], rows[nearest]["text"])
+            ):
                 report.removed[row["id"]] = "classifier"
                 continue
             if over:
@@ -182,14 +203,24 @@ def export_training_pairs(
             counts["teacher_failed"] += 1
             continue
         variant = criteria_taxonomy().get(triple["criterion"])
-        parsed = parse_judge_output(rec.get("response") or "", min_score=variant.min, max_score=variant.max,
-                                    check_feedback=True, higher_is_better=variant.higher_is_better)  # fmt: skip
+        parsed = parse_judge_output(
+            rec.get("response") or "",
+            min_score=variant.min,
+            max_score=variant.max,
+            check_feedback=True,
+            higher_is_better=variant.higher_is_better,
+        )
         if not parsed.ok:
             counts["verdict_rejected"] += 1
             continue
         item = items[triple["item_id"]]
-        prompt = build_judge_prompt(instruction=item.instruction, answer=answers[(item.id, triple["model"])],
-                                    criterion=variant, reference=item.reference_answer, template="ru")  # fmt: skip
+        prompt = build_judge_prompt(
+            instruction=item.instruction,
+            answer=answers[(item.id, triple["model"])],
+            criterion=variant,
+            reference=item.reference_answer,
+            template="ru",
+        )
         score, feedback = parsed.value["score"], parsed.value["feedback"]  # type: ignore[union-attr]
         output: Any = f"[FEEDBACK] {feedback} [RESULT] {score} [END]" if target == "seq2seq" else float(score)
         pairs.append({"prompt": prompt, "target": output, "criterion": variant.id, "item_id": item.id})
@@ -197,7 +228,9 @@ def export_training_pairs(
     return pairs, dict(counts)
 
 
-def synthetic_items(run_dir: Path, *, max_non_russian: float = 0.05) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def synthetic_items(
+    run_dir: Path, *, max_non_russian: float = 0.05
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Generated instructions of a ``pollux_synth:`` run → POLLUX items: ``[PROBLEM] … [END]`` extracted,
     the language filter applied; answers without a problem and filtered ones are counted, not kept."""
     from omnieval.store.records import iter_records
@@ -213,7 +246,14 @@ def synthetic_items(run_dir: Path, *, max_non_russian: float = 0.05) -> tuple[li
         if non_russian_share(text) > max_non_russian:
             counts["language_filtered"] += 1
             continue
-        items.append({"id": f"synth-{rec['sample_id']}", "instruction": text, "task_type": meta["task_type"],
-                      "task_subtype": meta.get("task_subtype"), "complexity": meta["complexity"]})  # fmt: skip
+        items.append(
+            {
+                "id": f"synth-{rec['sample_id']}",
+                "instruction": text,
+                "task_type": meta["task_type"],
+                "task_subtype": meta.get("task_subtype"),
+                "complexity": meta["complexity"],
+            }
+        )
         counts["kept"] += 1
     return items, dict(counts)

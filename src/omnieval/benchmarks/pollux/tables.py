@@ -47,8 +47,14 @@ class Table:
         return buffer.getvalue()
 
     def to_json(self) -> str:
-        data = {"title": self.title, "row_header": self.row_header, "columns": list(self.columns),
-                "rows": [{self.row_header: r, **{c: self.cells.get((r, c)) for c in self.columns}} for r in self.rows]}  # fmt: skip
+        data = {
+            "title": self.title,
+            "row_header": self.row_header,
+            "columns": list(self.columns),
+            "rows": [
+                {self.row_header: r, **{c: self.cells.get((r, c)) for c in self.columns}} for r in self.rows
+            ],
+        }
         return json.dumps(data, ensure_ascii=False, indent=2)
 
 
@@ -57,15 +63,21 @@ def _mean(values: list[float]) -> float | None:
 
 
 def expert_table(samples: Sequence[AggregatedSample], *, by: str = "task_type", title: str = "") -> Table:
-    """Mean of per-triple expert means, rows = ``by`` (task_type | criterion_name | macrogroup), columns = models."""
+    """Mean of per-triple expert means, rows = ``by`` (task_type | criterion_name | macrogroup), columns =
+    models."""
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     for s in samples:
         cells[(str(getattr(s, by)), s.model)].append(s.mean)
         cells[("Avg.", s.model)].append(s.mean)
     rows = [*sorted({r for r, _ in cells} - {"Avg."}), "Avg."]
     columns = tuple(sorted({c for _, c in cells}))
-    return Table(title or f"Mean expert score by {by}", by, tuple(rows), columns,
-                 {k: _mean(v) for k, v in cells.items()})  # fmt: skip
+    return Table(
+        title or f"Mean expert score by {by}",
+        by,
+        tuple(rows),
+        columns,
+        {k: _mean(v) for k, v in cells.items()},
+    )
 
 
 def judge_table(
@@ -92,7 +104,9 @@ def judge_table(
     return Table(title or f"{metric} by {grouping}", grouping, (*sorted(keys), "Avg."), columns, cells)
 
 
-def expert_vc(samples: Sequence[AggregatedSample], key: Callable[[AggregatedSample], str]) -> dict[str, float | None]:
+def expert_vc(
+    samples: Sequence[AggregatedSample], key: Callable[[AggregatedSample], str]
+) -> dict[str, float | None]:
     """Mean inter-expert Verdict Confidence per group (and "Avg." over all triples)."""
     groups: dict[str, list[float]] = defaultdict(list)
     for s in samples:
@@ -101,7 +115,9 @@ def expert_vc(samples: Sequence[AggregatedSample], key: Callable[[AggregatedSamp
     return {k: _mean(v) for k, v in groups.items()}
 
 
-def score_table(samples: Sequence[AggregatedSample], reports: Mapping[str, Mapping[str, Any]], *, title: str) -> Table:
+def score_table(
+    samples: Sequence[AggregatedSample], reports: Mapping[str, Mapping[str, Any]], *, title: str
+) -> Table:
     """Table 10's layout: per evaluated model, the experts' mean score and each judge's mean score over the
     triples it judged (MAE beside it is in the judge × model MAE table)."""
     cells: dict[tuple[str, str], float | None] = {}

@@ -161,8 +161,9 @@ def task_taxonomy() -> TaskTaxonomy:
         raw["levels"] = tuple(levels[raw.pop("levels", "three")])
         raw.setdefault("results_macrogroup", raw["macrogroup"])
         if set(raw["complexity"]) != set(raw["levels"]):
-            raise TaskFileError("complexity definitions must match the levels", path=str(DATA / "tasks.yaml"),
-                                key=raw["name"])  # fmt: skip
+            raise TaskFileError(
+                "complexity definitions must match the levels", path=str(DATA / "tasks.yaml"), key=raw["name"]
+            )
         tasks.append(TaskType.model_validate(raw))
     return TaskTaxonomy(
         version=data["version"],
@@ -173,7 +174,9 @@ def task_taxonomy() -> TaskTaxonomy:
     )
 
 
-def _variants(crit: dict[str, Any], raw: dict[str, Any], index: int, defaults: dict[str, Any]) -> list[CriterionVariant]:
+def _variants(
+    crit: dict[str, Any], raw: dict[str, Any], index: int, defaults: dict[str, Any]
+) -> list[CriterionVariant]:
     scope = raw.get("scope", {})
     if scope.get("domains"):
         return [_variant(crit, raw, domain, defaults, domains=(domain,)) for domain in scope["domains"]]
@@ -185,8 +188,10 @@ def _variant(
     crit: dict[str, Any], raw: dict[str, Any], key: str, defaults: dict[str, Any], *, domains: tuple[str, ...]
 ) -> CriterionVariant:
     scope = raw.get("scope", {})
-    settings: dict[str, Any] = {k: raw.get(k, crit.get(k, defaults.get(k))) for k in
-                ("min", "max", "higher_is_better", "allows_na", "requires_reference", "optional", "overlap")}  # fmt: skip
+    settings: dict[str, Any] = {
+        k: raw.get(k, crit.get(k, defaults.get(k)))
+        for k in ("min", "max", "higher_is_better", "allows_na", "requires_reference", "optional", "overlap")
+    }
     return CriterionVariant(
         id=f"{crit['id']}@{key}",
         criterion_id=crit["id"],
@@ -213,16 +218,26 @@ def criteria_taxonomy() -> CriteriaTaxonomy:
     known_tasks = {t.name for t in task_taxonomy().task_types}
     variants = []
     for crit in data["criteria"]:
-        expanded = [v for i, raw in enumerate(crit["variants"], 1) for v in _variants(crit, raw, i, data["defaults"])]
+        expanded = [
+            v for i, raw in enumerate(crit["variants"], 1) for v in _variants(crit, raw, i, data["defaults"])
+        ]
         for variant in expanded:
             if set(variant.rubrics) != set(range(variant.min, variant.max + 1)):
-                raise TaskFileError(f"rubric scores {sorted(variant.rubrics)} do not cover the scale "
-                                    f"{variant.min}..{variant.max}", path=path, key=variant.id)  # fmt: skip
+                raise TaskFileError(
+                    f"rubric scores {sorted(variant.rubrics)} do not cover the scale "
+                    f"{variant.min}..{variant.max}",
+                    path=path,
+                    key=variant.id,
+                )
             unknown = set(variant.task_types) - known_tasks
             if unknown:
-                raise TaskFileError(f"scope names unknown task types {sorted(unknown)}", path=path, key=variant.id)
+                raise TaskFileError(
+                    f"scope names unknown task types {sorted(unknown)}", path=path, key=variant.id
+                )
             variants.append(variant)
     ids = [v.id for v in variants]
     if len(ids) != len(set(ids)):
         raise TaskFileError("duplicate variant ids", path=path)
-    return CriteriaTaxonomy(version=data["version"], variants=tuple(variants), corrections=tuple(data["corrections"]))
+    return CriteriaTaxonomy(
+        version=data["version"], variants=tuple(variants), corrections=tuple(data["corrections"])
+    )

@@ -67,7 +67,9 @@ class SetOptions:
 def check_int(suite: str, name: str, value: object, *, low: int, high: int) -> int:
     """An integer option inside ``[low, high]``, or a SourceError naming the suite and option."""
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise SourceError(f"{suite}: option {name} must be an integer in [{low}, {high}], got {value!r}", field=name)
+        raise SourceError(
+            f"{suite}: option {name} must be an integer in [{low}, {high}], got {value!r}", field=name
+        )
     return value
 
 
@@ -84,8 +86,9 @@ def resolve_options(
     count = check_int(suite, "n", default_n if n is None else n, low=1, high=MAX_N)
     check_int(suite, "seed", seed, low=0, high=2**63 - 1)
     if difficulty not in (*DIFFICULTIES, "mixed"):
-        raise SourceError(f"{suite}: difficulty must be easy, medium, hard or mixed, not {difficulty!r}",
-                          field="difficulty")
+        raise SourceError(
+            f"{suite}: difficulty must be easy, medium, hard or mixed, not {difficulty!r}", field="difficulty"
+        )
     if lang not in (*LANGS, "mixed"):
         raise SourceError(f"{suite}: lang must be ru, en or mixed, not {lang!r}", field="lang")
     return SetOptions(suite, seed, count, difficulty, lang)
@@ -109,10 +112,19 @@ def _lines(job: _Job, indices: range) -> list[str]:
     for index in indices:
         difficulty, lang = opts.difficulty_of(index), opts.lang_of(index)
         row = make(index, opts.rng_of(index), difficulty, lang, job.staging)
-        head = {"id": f"{opts.suite}-{index:05d}", "task": row.pop("task"), "question": row.pop("question"),
-                "answer": row.pop("answer")}
-        tail = {"lang": lang, "difficulty": difficulty, "suite": opts.suite,
-                "generator": f"{opts.suite}@{job.version}", "seed": opts.seed}
+        head = {
+            "id": f"{opts.suite}-{index:05d}",
+            "task": row.pop("task"),
+            "question": row.pop("question"),
+            "answer": row.pop("answer"),
+        }
+        tail = {
+            "lang": lang,
+            "difficulty": difficulty,
+            "suite": opts.suite,
+            "generator": f"{opts.suite}@{job.version}",
+            "seed": opts.seed,
+        }
         lines.append(json.dumps({**head, **row, **tail}, ensure_ascii=False))
     return lines
 
@@ -129,8 +141,9 @@ def _make_all(job: _Job, workers: int) -> list[str]:
         return [line for part in pool.map(_lines, [job] * len(chunks), chunks) for line in part]
 
 
-def build_set(out_dir: Path, opts: SetOptions, factory: Factory, *, version: str, workers: int = 1,
-              **factory_args: Any) -> Path:
+def build_set(
+    out_dir: Path, opts: SetOptions, factory: Factory, *, version: str, workers: int = 1, **factory_args: Any
+) -> Path:
     """Make ``opts.n`` instances into a staging folder, write the manifest, then move it into place.
 
     ``factory(**factory_args)`` returns the per-instance maker; it must be a module-level function so

@@ -101,7 +101,15 @@ def save_png(img: Any, path: Path) -> None:
     img.save(path, format="PNG", optimize=False, compress_level=6)
 
 
-def draw_text(draw: Any, xy: tuple[float, float], text: str, *, size: int, font: Path, anchor: str = "mm",
-              fill: tuple[int, int, int] = (0, 0, 0)) -> None:
+def draw_text(
+    draw: Any,
+    xy: tuple[float, float],
+    text: str,
+    *,
+    size: int,
+    font: Path,
+    anchor: str = "mm",
+    fill: tuple[int, int, int] = (0, 0, 0),
+) -> None:
     """Text at ``xy`` (Pillow anchor, centred by default) in ``font`` at ``size`` pixels."""
     draw.text(xy, text, font=load_font(font, size), fill=fill, anchor=anchor)

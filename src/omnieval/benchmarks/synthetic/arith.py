@@ -36,13 +36,23 @@ def arithmetic(rng: random.Random, level: str) -> tuple[str, int]:
         return (f"{a} + {b}", a + b) if rng.random() < 0.5 else (f"{max(a, b)} - {min(a, b)}", abs(a - b))
     if level == "medium":
         a, b, c = r(2, 12), r(2, 12), r(2, 40)
-        return rng.choice([(f"{a} * {b} + {c}", a * b + c), (f"{a} * {b} - {c}", a * b - c),
-                           (f"({a} + {c}) * {b}", (a + c) * b), (f"{a * b} / {b} + {c}", a + c)])
+        return rng.choice(
+            [
+                (f"{a} * {b} + {c}", a * b + c),
+                (f"{a} * {b} - {c}", a * b - c),
+                (f"({a} + {c}) * {b}", (a + c) * b),
+                (f"{a * b} / {b} + {c}", a + c),
+            ]
+        )
     a, b, c, d = r(2, 15), r(2, 15), r(2, 9), r(2, 60)
-    return rng.choice([(f"({a} + {b}) * {c} - {d}", (a + b) * c - d),
-                       (f"{c} * ({a + b} - {b}) + {d}", c * a + d),
-                       (f"{a * c} / {c} * {b} - {d}", a * b - d),
-                       (f"{d} - {a} * ({b} - {c})", d - a * (b - c))])
+    return rng.choice(
+        [
+            (f"({a} + {b}) * {c} - {d}", (a + b) * c - d),
+            (f"{c} * ({a + b} - {b}) + {d}", c * a + d),
+            (f"{a * c} / {c} * {b} - {d}", a * b - d),
+            (f"{d} - {a} * ({b} - {c})", d - a * (b - c)),
+        ]
+    )
 
 
 def equation(rng: random.Random, level: str) -> tuple[str, int]:
@@ -79,24 +89,45 @@ def _make_item(font: Path) -> MakeItem:
         if kind == "arithmetic":
             expr, value = arithmetic(rng, level)
             lines = [f"{pretty(expr)} = ?"]
-            question = ("Вычислите значение выражения на картинке. Ответьте одним числом." if ru
-                        else "Compute the value of the expression in the picture. Answer with a single number.")
+            question = (
+                "Вычислите значение выражения на картинке. Ответьте одним числом."
+                if ru
+                else "Compute the value of the expression in the picture. Answer with a single number."
+            )
         else:
             expr, value = equation(rng, level)
             lines = [pretty(expr), "x = ?"]
-            question = ("Решите уравнение на картинке и найдите x. Ответьте одним числом." if ru
-                        else "Solve the equation in the picture for x. Answer with a single number.")
+            question = (
+                "Решите уравнение на картинке и найдите x. Ответьте одним числом."
+                if ru
+                else "Solve the equation in the picture for x. Answer with a single number."
+            )
         rel = f"images/{index:05d}.png"
         save_png(_render(lines, font), set_dir / rel)
-        return {"task": f"math_{kind}", "question": question, "answer": str(value), "answer_type": "number",
-                "image": rel, "data": {"kind": kind, "expr": expr, "shown": lines, "font": font_id(font)}}
+        return {
+            "task": f"math_{kind}",
+            "question": question,
+            "answer": str(value),
+            "answer_type": "number",
+            "image": rel,
+            "data": {"kind": kind, "expr": expr, "shown": lines, "font": font_id(font)},
+        }
 
     return make
 
 
 @register_generator("math")
-def math_suite(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-               lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
+def math_suite(
+    out_dir: Path,
+    /,
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    difficulty: str = "mixed",
+    lang: str = "mixed",
+    font: str | None = None,
+    workers: int = 1,
+) -> Path:
     """Rendered arithmetic expressions and linear equations with whole-number answers."""
     opts = resolve_options("math", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

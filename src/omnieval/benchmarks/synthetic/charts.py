@@ -19,8 +19,16 @@ from omnieval.sources.plugins import register_generator
 __all__ = ["BAR_RGB", "CATEGORIES", "PLOT", "charts"]
 
 VERSION = "1"
-CATEGORIES = (("яблоки", "apples"), ("груши", "pears"), ("сливы", "plums"), ("вишни", "cherries"),
-              ("лимоны", "lemons"), ("бананы", "bananas"), ("персики", "peaches"), ("абрикосы", "apricots"))
+CATEGORIES = (
+    ("яблоки", "apples"),
+    ("груши", "pears"),
+    ("сливы", "plums"),
+    ("вишни", "cherries"),
+    ("лимоны", "lemons"),
+    ("бананы", "bananas"),
+    ("персики", "peaches"),
+    ("абрикосы", "apricots"),
+)
 BAR_RGB = PALETTE[1].rgb
 LINE_RGB = PALETTE[0].rgb
 PLOT = {"width": 480, "height": 320, "left": 56, "right": 464, "top": 40, "bottom": 270}
@@ -79,7 +87,9 @@ def _draw_axes(draw: Any, labels: list[str], axis_max: int, step: int, font: Pat
     return centres
 
 
-def _draw(kind: str, labels: list[str], values: list[int], level: str, title: str, font: Path) -> tuple[Any, dict[str, Any]]:
+def _draw(
+    kind: str, labels: list[str], values: list[int], level: str, title: str, font: Path
+) -> tuple[Any, dict[str, Any]]:
     from PIL import Image, ImageDraw
 
     p = PLOT
@@ -113,12 +123,17 @@ def _draw(kind: str, labels: list[str], values: list[int], level: str, title: st
     if show:
         for x, y, v in zip(centres, ys, values, strict=True):
             draw_text(draw, (x, y - 14), str(v), size=14, font=font)
-    return img, {"axis_max": axis_max, "grid_step": step, "x": [round(c, 2) for c in centres],
-                 "bar_half_width": round(half, 2)}
+    return img, {
+        "axis_max": axis_max,
+        "grid_step": step,
+        "x": [round(c, 2) for c in centres],
+        "bar_half_width": round(half, 2),
+    }
 
 
-def _question(kind: str, ask: str, labels: list[str], values: list[int], lang: str,
-              rng: random.Random) -> tuple[str, str, dict[str, Any]]:
+def _question(
+    kind: str, ask: str, labels: list[str], values: list[int], lang: str, rng: random.Random
+) -> tuple[str, str, dict[str, Any]]:
     """Question, answer and the query (indices into the data) for one chart."""
     ru = lang == "ru"
     num = " Ответьте одним числом." if ru else " Answer with a single number."
@@ -126,29 +141,65 @@ def _question(kind: str, ask: str, labels: list[str], values: list[int], lang: s
     if kind == "line":
         a, b = labels[i], labels[j]
         if ask == "read":
-            return (f"Каким было значение в {a} году?" if ru else f"What was the value in {a}?") + num, \
-                str(values[i]), {"op": "value", "i": i}
+            return (
+                (f"Каким было значение в {a} году?" if ru else f"What was the value in {a}?") + num,
+                str(values[i]),
+                {"op": "value", "i": i},
+            )
         if ask == "compare":
-            return ("В каком году значение было наибольшим?" if ru else "In which year was the value the highest?") \
-                + num, labels[values.index(max(values))], {"op": "argmax_label"}
-        q = (f"На сколько изменилось значение с {a} по {b} год? Если оно уменьшилось, ответьте отрицательным числом."
-             if ru else f"By how much did the value change from {a} to {b}? Give a negative number if it fell.")
+            return (
+                (
+                    "В каком году значение было наибольшим?"
+                    if ru
+                    else "In which year was the value the highest?"
+                )
+                + num,
+                labels[values.index(max(values))],
+                {"op": "argmax_label"},
+            )
+        q = (
+            f"На сколько изменилось значение с {a} по {b} год? Если оно уменьшилось, ответьте отрицательным "
+            "числом."
+            if ru
+            else f"By how much did the value change from {a} to {b}? Give a negative number if it fell."
+        )
         return q + num, str(values[j] - values[i]), {"op": "change", "i": i, "j": j}
     unit = ("процентов" if ru else "percent") if kind == "pie" else ""
     if ask == "read":
-        q = (f"Какая доля у категории «{labels[i]}» (в процентах)?" if kind == "pie" else f"Какое значение у категории «{labels[i]}»?") \
-            if ru else (f"What share does '{labels[i]}' have, in percent?" if kind == "pie" else f"What is the value of '{labels[i]}'?")
+        q = (
+            (
+                f"Какая доля у категории «{labels[i]}» (в процентах)?"
+                if kind == "pie"
+                else f"Какое значение у категории «{labels[i]}»?"
+            )
+            if ru
+            else (
+                f"What share does '{labels[i]}' have, in percent?"
+                if kind == "pie"
+                else f"What is the value of '{labels[i]}'?"
+            )
+        )
         return q + num, str(values[i]), {"op": "value", "i": i}
     if ask == "compare":
-        q = ("Какая категория самая большая? Ответьте её названием." if ru
-             else "Which category is the largest? Answer with its name.")
+        q = (
+            "Какая категория самая большая? Ответьте её названием."
+            if ru
+            else "Which category is the largest? Answer with its name."
+        )
         return q, labels[values.index(max(values))], {"op": "argmax_label"}
     if rng.random() < 0.5 or kind == "pie":
-        q = (f"Чему равна сумма значений категорий «{labels[i]}» и «{labels[j]}»{' в ' + unit if unit else ''}?" if ru
-             else f"What is the sum of '{labels[i]}' and '{labels[j]}'{' in ' + unit if unit else ''}?")
+        q = (
+            f"Чему равна сумма значений категорий «{labels[i]}» и "
+            f"«{labels[j]}»{' в ' + unit if unit else ''}?"
+            if ru
+            else f"What is the sum of '{labels[i]}' and '{labels[j]}'{' in ' + unit if unit else ''}?"
+        )
         return q + num, str(values[i] + values[j]), {"op": "sum", "i": i, "j": j}
-    q = ("На сколько наибольшее значение больше наименьшего?" if ru
-         else "By how much is the largest value greater than the smallest?")
+    q = (
+        "На сколько наибольшее значение больше наименьшего?"
+        if ru
+        else "By how much is the largest value greater than the smallest?"
+    )
     return q + num, str(max(values) - min(values)), {"op": "range"}
 
 
@@ -162,24 +213,48 @@ def _make_item(font: Path) -> MakeItem:
         else:
             labels = [c[0] if lang == "ru" else c[1] for c in rng.sample(CATEGORIES, k)]
         values = _shares(rng, k, level) if kind == "pie" else _values(rng, k, level)
-        title = {"bar": ("Урожай, тонн", "Harvest, tonnes"), "line": ("Продажи по годам", "Sales by year"),
-                 "pie": ("Доли продаж", "Sales shares")}[kind][0 if lang == "ru" else 1]
+        title = {
+            "bar": ("Урожай, тонн", "Harvest, tonnes"),
+            "line": ("Продажи по годам", "Sales by year"),
+            "pie": ("Доли продаж", "Sales shares"),
+        }[kind][0 if lang == "ru" else 1]
         question, answer, query = _question(kind, ask, labels, values, lang, rng)
         img, geometry = _draw(kind, labels, values, level, title, font)
         rel = f"images/{index:05d}.png"
         save_png(img, set_dir / rel)
         answer_type = "word" if kind != "line" and ask == "compare" else "number"
-        return {"task": f"charts_{kind}_{ask}", "question": question, "answer": answer, "answer_type": answer_type,
-                "image": rel, "data": {"kind": kind, "labels": labels, "values": values, "query": query,
-                                       "values_printed": level != "hard" or kind == "pie", "plot": {**PLOT, **geometry},
-                                       "font": font_id(font)}}
+        return {
+            "task": f"charts_{kind}_{ask}",
+            "question": question,
+            "answer": answer,
+            "answer_type": answer_type,
+            "image": rel,
+            "data": {
+                "kind": kind,
+                "labels": labels,
+                "values": values,
+                "query": query,
+                "values_printed": level != "hard" or kind == "pie",
+                "plot": {**PLOT, **geometry},
+                "font": font_id(font),
+            },
+        }
 
     return make
 
 
 @register_generator("charts")
-def charts(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
+def charts(
+    out_dir: Path,
+    /,
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    difficulty: str = "mixed",
+    lang: str = "mixed",
+    font: str | None = None,
+    workers: int = 1,
+) -> Path:
     """Bar, line and pie charts with read, compare and compute questions."""
     opts = resolve_options("charts", seed=seed, n=n, default_n=54, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

@@ -46,7 +46,9 @@ def draw_clock(hour: int, minute: int, *, numerals: bool, minute_ticks: bool, fo
         if tick % 5 and not minute_ticks:
             continue
         inner = r - (14 if tick % 5 == 0 else 7)
-        draw.line((*_tip(tick * 6, inner), *_tip(tick * 6, r - 3)), fill=(0, 0, 0), width=3 if tick % 5 == 0 else 1)
+        draw.line(
+            (*_tip(tick * 6, inner), *_tip(tick * 6, r - 3)), fill=(0, 0, 0), width=3 if tick % 5 == 0 else 1
+        )
     if numerals:
         for h in range(1, 13):
             draw_text(draw, _tip(h * 30, r - 30), str(h), size=20, font=font)
@@ -63,20 +65,46 @@ def _make_item(font: Path) -> MakeItem:
         step = {"easy": 15, "medium": 5, "hard": 1}[level]
         minute = step * rng.randrange(60 // step)
         rel = f"images/{index:05d}.png"
-        save_png(draw_clock(hour, minute, numerals=level != "hard", minute_ticks=level != "easy", font=font),
-                 set_dir / rel)
-        question = ("Какое время показывают часы? Ответьте в формате Ч:ММ, например 7:05." if lang == "ru"
-                    else "What time does the clock show? Answer in the format H:MM, for example 7:05.")
-        return {"task": "clocks_time", "question": question, "answer": f"{hour}:{minute:02d}", "answer_type": "time",
-                "image": rel, "data": {"hour": hour, "minute": minute, "face": FACE, "hour_rgb": list(HOUR_RGB),
-                                       "minute_rgb": list(MINUTE_RGB), "font": font_id(font)}}
+        save_png(
+            draw_clock(hour, minute, numerals=level != "hard", minute_ticks=level != "easy", font=font),
+            set_dir / rel,
+        )
+        question = (
+            "Какое время показывают часы? Ответьте в формате Ч:ММ, например 7:05."
+            if lang == "ru"
+            else "What time does the clock show? Answer in the format H:MM, for example 7:05."
+        )
+        return {
+            "task": "clocks_time",
+            "question": question,
+            "answer": f"{hour}:{minute:02d}",
+            "answer_type": "time",
+            "image": rel,
+            "data": {
+                "hour": hour,
+                "minute": minute,
+                "face": FACE,
+                "hour_rgb": list(HOUR_RGB),
+                "minute_rgb": list(MINUTE_RGB),
+                "font": font_id(font),
+            },
+        }
 
     return make
 
 
 @register_generator("clocks")
-def clocks(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
+def clocks(
+    out_dir: Path,
+    /,
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    difficulty: str = "mixed",
+    lang: str = "mixed",
+    font: str | None = None,
+    workers: int = 1,
+) -> Path:
     """Analogue clocks to read as H:MM."""
     opts = resolve_options("clocks", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

@@ -60,8 +60,9 @@ def _answer_type(row: dict[str, Any], where: dict[str, Any]) -> str:
     if kind is None:
         return "number" if parse_number(str(row["answer"])) is not None else "word"
     if kind not in ANSWER_TYPES:
-        raise SourceError(f"unknown answer_type {kind!r} (known: {', '.join(ANSWER_TYPES)})",
-                          field="answer_type", **where)
+        raise SourceError(
+            f"unknown answer_type {kind!r} (known: {', '.join(ANSWER_TYPES)})", field="answer_type", **where
+        )
     return str(kind)
 
 
@@ -80,7 +81,9 @@ def _check_row(row: dict[str, Any], index: int, *, manifest: Path, root: Path) -
     return str(row["task"]), _answer_type(row, where), media[0] if media else None
 
 
-def _spec(name: str, *, answer_type: str, media: str | None, lang: str, manifest: Path, policy: MediaPolicy) -> TaskSpec:
+def _spec(
+    name: str, *, answer_type: str, media: str | None, lang: str, manifest: Path, policy: MediaPolicy
+) -> TaskSpec:
     parser, metric, max_tokens = ANSWER_TYPES[answer_type]
     fields = FieldMap(
         input="question",
@@ -107,16 +110,23 @@ def _spec(name: str, *, answer_type: str, media: str | None, lang: str, manifest
 
 
 def _video_policy(rows: list[dict[str, Any]]) -> MediaPolicy:
-    """Sample videos at their own frame rate (event seconds need every frame of the second), up to 64 frames."""
+    """Sample videos at their own frame rate (event seconds need every frame of the second), up to 64
+    frames."""
     fps = [float(r["data"]["fps"]) for r in rows if isinstance(r.get("data"), dict) and "fps" in r["data"]]
-    seconds = [float(r["data"]["seconds"]) for r in rows if isinstance(r.get("data"), dict) and "seconds" in r["data"]]
+    seconds = [
+        float(r["data"]["seconds"])
+        for r in rows
+        if isinstance(r.get("data"), dict) and "seconds" in r["data"]
+    ]
     if not fps:
         return MediaPolicy()
     rate = min(fps)
     return MediaPolicy(video_fps=rate, video_max_frames=max(1, min(64, int(rate * max(seconds or [16.0])))))
 
 
-def _stream(rows: list[tuple[int, dict[str, Any]]], fields: FieldMap, manifest: Path) -> Callable[[], Iterator[Sample]]:
+def _stream(
+    rows: list[tuple[int, dict[str, Any]]], fields: FieldMap, manifest: Path
+) -> Callable[[], Iterator[Sample]]:
     """A fresh sample iterator per pass over one task's rows."""
 
     def samples() -> Iterator[Sample]:
@@ -132,8 +142,9 @@ def import_generated(path: str) -> list[Task]:
     given = Path(path).expanduser().resolve()
     manifest = given / MANIFEST if given.is_dir() else given
     if not manifest.is_file():
-        raise TaskFileError(f"no {MANIFEST} here (write one with `omnieval generate SUITE --output DIR`)",
-                            path=str(given))
+        raise TaskFileError(
+            f"no {MANIFEST} here (write one with `omnieval generate SUITE --output DIR`)", path=str(given)
+        )
     groups: dict[str, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
     kinds: dict[str, tuple[str, str | None]] = {}
     seen: set[str] = set()
@@ -143,8 +154,12 @@ def import_generated(path: str) -> list[Task]:
             raise SourceError("duplicate id", path=str(manifest), sample_id=str(row["id"]), field="id")
         seen.add(str(row["id"]))
         if kinds.setdefault(task, (answer_type, media)) != (answer_type, media):
-            raise SourceError(f"task {task!r} mixes answer types or media ({kinds[task]} vs {(answer_type, media)})",
-                              path=str(manifest), sample_id=str(row["id"]), field="answer_type")
+            raise SourceError(
+                f"task {task!r} mixes answer types or media ({kinds[task]} vs {(answer_type, media)})",
+                path=str(manifest),
+                sample_id=str(row["id"]),
+                field="answer_type",
+            )
         groups[task].append((index, row))
     if not groups:
         raise TaskFileError("the manifest has no rows", path=str(manifest))
@@ -155,7 +170,14 @@ def import_generated(path: str) -> list[Task]:
         lang = Counter(str(r.get("lang", "ru")) for _, r in rows).most_common(1)[0][0]
         policy = _video_policy([r for _, r in rows]) if media == "video" else MediaPolicy()
         spec = _spec(name, answer_type=answer_type, media=media, lang=lang, manifest=manifest, policy=policy)
-        tasks.append(Task(spec=spec, iter_samples=_stream(rows, spec.source.fields, manifest),
-                          base_dir=manifest.parent, size=len(rows), data_fingerprint=fingerprint,
-                          origin=f"generated:{manifest.parent}"))
+        tasks.append(
+            Task(
+                spec=spec,
+                iter_samples=_stream(rows, spec.source.fields, manifest),
+                base_dir=manifest.parent,
+                size=len(rows),
+                data_fingerprint=fingerprint,
+                origin=f"generated:{manifest.parent}",
+            )
+        )
     return tasks

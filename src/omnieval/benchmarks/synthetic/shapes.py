@@ -63,7 +63,9 @@ def _place(rng: random.Random, specs: list[tuple[str, str, int]], side: int) -> 
     for kind, colour, half in specs:
         for _ in range(200):
             cx, cy = rng.randint(half + 4, side - half - 5), rng.randint(half + 4, side - half - 5)
-            if all(abs(cx - o.cx) > half + o.half + _GAP or abs(cy - o.cy) > half + o.half + _GAP for o in placed):
+            if all(
+                abs(cx - o.cx) > half + o.half + _GAP or abs(cy - o.cy) > half + o.half + _GAP for o in placed
+            ):
                 placed.append(Shape(kind, colour, half, cx, cy))
                 break
         else:
@@ -97,7 +99,10 @@ def _options_line(lang: str) -> str:
 def _count(rng: random.Random, level: str) -> tuple[list[tuple[str, str, int]], dict[str, Any]]:
     lo, hi = _LEVELS[level][1]
     halves = _LEVELS[level][2]
-    specs = [(rng.choice(list(KINDS)), rng.choice(PALETTE).key, rng.randint(*halves)) for _ in range(rng.randint(lo, hi))]
+    specs = [
+        (rng.choice(list(KINDS)), rng.choice(PALETTE).key, rng.randint(*halves))
+        for _ in range(rng.randint(lo, hi))
+    ]
     by = rng.choice({"easy": ("all", "kind"), "medium": ("kind", "colour"), "hard": ("both",)}[level])
     kind = rng.choice(list(KINDS)) if by in ("kind", "both") else None
     colour = rng.choice(specs)[1] if by in ("colour", "both") else None
@@ -110,11 +115,16 @@ def _count_question(query: dict[str, Any], lang: str) -> str:
     kind = KINDS[query["kind"]] if query["kind"] else None
     colour = _COLOURS[query["colour"]] if query["colour"] else None
     if lang == "ru":
-        what = " ".join(w for w in (colour.ru_gen_pl if colour else "", kind.ru_gen_pl if kind else "фигур") if w)
+        what = " ".join(
+            w for w in (colour.ru_gen_pl if colour else "", kind.ru_gen_pl if kind else "фигур") if w
+        )
         total = "всего " if not kind and not colour else ""
         return f"Сколько {total}{what} на картинке? Ответьте одним числом."
     what = " ".join(w for w in (colour.en if colour else "", kind.en_pl if kind else "shapes") if w)
-    return f"How many {what} are there in the picture{' in total' if not kind and not colour else ''}? Answer with a single number."
+    return (
+        f"How many {what} are there in the picture{' in total' if not kind and not colour else ''}? "
+        "Answer with a single number."
+    )
 
 
 def _colour(rng: random.Random, level: str) -> tuple[list[tuple[str, str, int]], dict[str, Any]]:
@@ -123,7 +133,10 @@ def _colour(rng: random.Random, level: str) -> tuple[list[tuple[str, str, int]],
     kind = rng.choice(list(KINDS))
     others = [k for k in KINDS if k != kind]
     specs = [(kind, rng.choice(PALETTE).key, rng.randint(*halves))]
-    specs += [(rng.choice(others), rng.choice(PALETTE).key, rng.randint(*halves)) for _ in range(rng.randint(lo, hi) - 1)]
+    specs += [
+        (rng.choice(others), rng.choice(PALETTE).key, rng.randint(*halves))
+        for _ in range(rng.randint(lo, hi) - 1)
+    ]
     rng.shuffle(specs)
     return specs, {"ask": "colour", "kind": kind}
 
@@ -143,8 +156,10 @@ def _size(rng: random.Random, level: str) -> tuple[list[tuple[str, str, int]], d
         rest = [rng.randint(target * 3 // 2 + 1, large) for _ in range(same - 1)]
     specs = [(kind, colours[0], target)] + [(kind, c, h) for c, h in zip(colours[1:], rest, strict=True)]
     others = [k for k in KINDS if k != kind]
-    specs += [(rng.choice(others), rng.choice(PALETTE).key, rng.randint(small, large))
-              for _ in range(max(0, rng.randint(lo, hi) - same))]
+    specs += [
+        (rng.choice(others), rng.choice(PALETTE).key, rng.randint(small, large))
+        for _ in range(max(0, rng.randint(lo, hi) - same))
+    ]
     rng.shuffle(specs)
     return specs, {"ask": "size", "kind": kind, "extreme": extreme}
 
@@ -159,8 +174,13 @@ def _position_pair(placed: list[Shape], rng: random.Random) -> dict[str, Any] | 
             d = (a.cx - b.cx) if axis == "x" else (a.cy - b.cy)
             if abs(d) > a.half + b.half + _GAP:
                 rel = ("right" if d > 0 else "left") if axis == "x" else ("below" if d > 0 else "above")
-                return {"ask": "position", "axis": axis, "a": [a.colour, a.kind], "b": [b.colour, b.kind],
-                        "relation": rel}
+                return {
+                    "ask": "position",
+                    "axis": axis,
+                    "a": [a.colour, a.kind],
+                    "b": [b.colour, b.kind],
+                    "relation": rel,
+                }
     return None
 
 
@@ -176,11 +196,17 @@ def _question(query: dict[str, Any], lang: str) -> tuple[str, str]:
         pair = ("left", "right") if query["axis"] == "x" else ("above", "below")
         if lang == "ru":
             ru = (_REL[pair[0]], _REL[pair[1]])
-            text = (f"Где находится {a_c.ru} {a_k.ru} относительно {b_c.ru_gen_sg} {b_k.ru_gen_sg}: {ru[0]} или {ru[1]}? "
-                    f"Ответьте одним словом: {ru[0]} или {ru[1]}.")
+            text = (
+                f"Где находится {a_c.ru} {a_k.ru} относительно {b_c.ru_gen_sg} {b_k.ru_gen_sg}: {ru[0]} или "
+                f"{ru[1]}? "
+                f"Ответьте одним словом: {ru[0]} или {ru[1]}."
+            )
             return text, _REL[query["relation"]]
         where = "to the left or to the right of" if query["axis"] == "x" else "above or below"
-        text = f"Is the {a_c.en} {a_k.en} {where} the {b_c.en} {b_k.en}? Answer with one word: {pair[0]} or {pair[1]}."
+        text = (
+            f"Is the {a_c.en} {a_k.en} {where} the {b_c.en} {b_k.en}? Answer with one word: {pair[0]} or "
+            f"{pair[1]}."
+        )
         return text, query["relation"]
     kind = KINDS[query["kind"]]
     if ask == "colour":
@@ -195,9 +221,15 @@ def _question(query: dict[str, Any], lang: str) -> tuple[str, str]:
 def _answer_of(query: dict[str, Any], placed: list[Shape], lang: str) -> str:
     """The gold answer from the placed scene (count, colour, size asks)."""
     if query["ask"] == "count":
-        return str(sum((query["kind"] in (None, s.kind)) and (query["colour"] in (None, s.colour)) for s in placed))
+        return str(
+            sum((query["kind"] in (None, s.kind)) and (query["colour"] in (None, s.colour)) for s in placed)
+        )
     same = [s for s in placed if s.kind == query["kind"]]
-    pick = same[0] if query["ask"] == "colour" else (max if query["extreme"] == "largest" else min)(same, key=lambda s: s.half)
+    pick = (
+        same[0]
+        if query["ask"] == "colour"
+        else (max if query["extreme"] == "largest" else min)(same, key=lambda s: s.half)
+    )
     colour: Colour = _COLOURS[pick.colour]
     return colour.ru if lang == "ru" else colour.en
 
@@ -208,11 +240,16 @@ def _make(index: int, rng: random.Random, level: str, lang: str, set_dir: Path) 
     for _ in range(100):
         if ask == "position":
             n = rng.randint(max(2, counts[0]), counts[1])
-            specs = [(rng.choice(list(KINDS)), rng.choice(PALETTE).key, rng.randint(*halves)) for _ in range(n)]
+            specs = [
+                (rng.choice(list(KINDS)), rng.choice(PALETTE).key, rng.randint(*halves)) for _ in range(n)
+            ]
             query: dict[str, Any] | None = {}
         else:
-            specs, query = {"count": lambda: _count(rng, level), "colour": lambda: _colour(rng, level),
-                            "size": lambda: _size(rng, level)}[ask]()
+            specs, query = {
+                "count": lambda: _count(rng, level),
+                "colour": lambda: _colour(rng, level),
+                "size": lambda: _size(rng, level),
+            }[ask]()
         placed = _place(rng, specs, side)
         if placed is None:
             continue
@@ -231,9 +268,14 @@ def _make(index: int, rng: random.Random, level: str, lang: str, set_dir: Path) 
         answer = answer or _answer_of(query, placed, lang)
     rel = f"images/{index:05d}.png"
     save_png(draw_scene(placed, side), set_dir / rel)
-    return {"task": f"shapes_{ask}", "question": question, "answer": answer,
-            "answer_type": "number" if ask == "count" else "word", "image": rel,
-            "data": {"query": query, "shapes": [s._asdict() for s in placed], "side": side}}
+    return {
+        "task": f"shapes_{ask}",
+        "question": question,
+        "answer": answer,
+        "answer_type": "number" if ask == "count" else "word",
+        "image": rel,
+        "data": {"query": query, "shapes": [s._asdict() for s in placed], "side": side},
+    }
 
 
 def _maker() -> MakeItem:
@@ -241,8 +283,16 @@ def _maker() -> MakeItem:
 
 
 @register_generator("shapes")
-def shapes(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-           lang: str = "mixed", workers: int = 1) -> Path:
+def shapes(
+    out_dir: Path,
+    /,
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    difficulty: str = "mixed",
+    lang: str = "mixed",
+    workers: int = 1,
+) -> Path:
     """Scenes of coloured shapes: counting, colour, size and relative-position questions."""
     opts = resolve_options("shapes", seed=seed, n=n, default_n=48, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _maker, version=VERSION, workers=workers)

@@ -1,4 +1,5 @@
-"""``text``: pseudo-words in Cyrillic or Latin letters to transcribe exactly (``text_cyrillic``, ``text_latin``).
+"""``text``: pseudo-words in Cyrillic or Latin letters to transcribe exactly (``text_cyrillic``,
+``text_latin``).
 
 Words are random letter strings, so a model cannot guess them from a dictionary. Easy: one lower-case
 word in a large font; medium: two or three capitalised words; hard: three or four words with digits,
@@ -22,7 +23,11 @@ __all__ = ["ALPHABETS", "text"]
 VERSION = "1"
 ALPHABETS = {"cyrillic": "абвгдежзиклмнопрстуфхцчшыэюя", "latin": "abcdefghijklmnopqrstuvwxyz"}
 """Letters used (Cyrillic without ё, й, щ, ъ, ь: they are too easily confused at small sizes)."""
-_LEVELS = {"easy": ((1, 1), (4, 6), 44, 0.0), "medium": ((2, 3), (3, 7), 34, 0.0), "hard": ((3, 4), (3, 8), 28, 4.0)}
+_LEVELS = {
+    "easy": ((1, 1), (4, 6), 44, 0.0),
+    "medium": ((2, 3), (3, 7), 34, 0.0),
+    "hard": ((3, 4), (3, 8), 28, 4.0),
+}
 _SIZE = (560, 160)
 _MARGIN = 12
 
@@ -30,7 +35,10 @@ _MARGIN = 12
 def _words(rng: random.Random, script: str, level: str) -> str:
     (lo, hi), (wmin, wmax), _, _ = _LEVELS[level]
     letters = ALPHABETS[script]
-    words = ["".join(rng.choice(letters) for _ in range(rng.randint(wmin, wmax))) for _ in range(rng.randint(lo, hi))]
+    words = [
+        "".join(rng.choice(letters) for _ in range(rng.randint(wmin, wmax)))
+        for _ in range(rng.randint(lo, hi))
+    ]
     if level != "easy":
         words = [w.capitalize() for w in words]
     if level == "hard":
@@ -67,20 +75,41 @@ def _make_item(font: Path) -> MakeItem:
         words = _words(rng, script, level)
         rel = f"images/{index:05d}.png"
         save_png(_render(words, rng, level, font), set_dir / rel)
-        where = {"cyrillic": ("кириллицей", "in Cyrillic letters"), "latin": ("латиницей", "in Latin letters")}[script]
-        question = (f"Перепишите текст с картинки точно, буква в букву. Текст написан {where[0]}. Ответьте только текстом."
-                    if lang == "ru" else
-                    f"Transcribe the text in the picture exactly, letter for letter. It is written {where[1]}. "
-                    "Answer with the text only.")
-        return {"task": f"text_{script}", "question": question, "answer": words, "answer_type": "text", "image": rel,
-                "data": {"script": script, "text": words, "font": font_id(font)}}
+        where = {
+            "cyrillic": ("кириллицей", "in Cyrillic letters"),
+            "latin": ("латиницей", "in Latin letters"),
+        }[script]
+        question = (
+            f"Перепишите текст с картинки точно, буква в букву. Текст написан {where[0]}. Ответьте только "
+            "текстом."
+            if lang == "ru"
+            else f"Transcribe the text in the picture exactly, letter for letter. It is written {where[1]}. "
+            "Answer with the text only."
+        )
+        return {
+            "task": f"text_{script}",
+            "question": question,
+            "answer": words,
+            "answer_type": "text",
+            "image": rel,
+            "data": {"script": script, "text": words, "font": font_id(font)},
+        }
 
     return make
 
 
 @register_generator("text")
-def text(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-         lang: str = "mixed", font: str | None = None, workers: int = 1) -> Path:
+def text(
+    out_dir: Path,
+    /,
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    difficulty: str = "mixed",
+    lang: str = "mixed",
+    font: str | None = None,
+    workers: int = 1,
+) -> Path:
     """Cyrillic and Latin pseudo-words to transcribe exactly."""
     opts = resolve_options("text", seed=seed, n=n, default_n=36, difficulty=difficulty, lang=lang)
     return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, font=find_font(font))

@@ -26,7 +26,9 @@ _COUNT = {"easy": (1, 2), "medium": (2, 3), "hard": (3, 4)}
 _ASKS = ("count", "direction", "order", "event")
 
 
-def _objects(rng: random.Random, level: str, *, seconds: int, size: int, at_least: int = 1) -> tuple[list[dict[str, Any]], str]:
+def _objects(
+    rng: random.Random, level: str, *, seconds: int, size: int, at_least: int = 1
+) -> tuple[list[dict[str, Any]], str]:
     """Squares with colour, lane, direction, appear/vanish seconds (distinct appear seconds) and path."""
     side = max(6, size // 8)
     k = min(max(at_least, rng.randint(*_COUNT[level])), seconds - 1)
@@ -43,8 +45,19 @@ def _objects(rng: random.Random, level: str, *, seconds: int, size: int, at_leas
         far = size - side - 2
         begin, finish = (2, far) if forward else (far, 2)
         across = lane * (side + side // 2) + side // 4
-        out.append({"colour": colour, "appear": start, "vanish": end, "direction": direction, "axis": axis,
-                    "lane_offset": across, "from": begin, "to": finish, "side": side})
+        out.append(
+            {
+                "colour": colour,
+                "appear": start,
+                "vanish": end,
+                "direction": direction,
+                "axis": axis,
+                "lane_offset": across,
+                "from": begin,
+                "to": finish,
+                "side": side,
+            }
+        )
     return out, axis
 
 
@@ -90,37 +103,64 @@ def _ordinal(rank: int, k: int, lang: str) -> str:
     return ("первым", "вторым", "третьим")[rank] if lang == "ru" else ("first", "second", "third")[rank]
 
 
-def _question(ask: str, objects: list[dict[str, Any]], lang: str, rng: random.Random,
-              seconds: int) -> tuple[str, str, str, dict[str, Any]]:
+def _question(
+    ask: str, objects: list[dict[str, Any]], lang: str, rng: random.Random, seconds: int
+) -> tuple[str, str, str, dict[str, Any]]:
     """(question, answer, answer type, query)."""
     ru = lang == "ru"
     num = " Ответьте одним числом." if ru else " Answer with a single number."
     target = rng.choice(objects)
     colour = _COLOURS[target["colour"]]
     if ask == "count" or (ask == "order" and len(objects) < 2):
-        q = "Сколько разноцветных квадратов появляется в видео?" if ru else "How many coloured squares appear in the video?"
+        q = (
+            "Сколько разноцветных квадратов появляется в видео?"
+            if ru
+            else "How many coloured squares appear in the video?"
+        )
         return q + num, str(len(objects)), "number", {"ask": "count"}
     if ask == "direction":
-        q = (f"В каком направлении движется {colour.ru} квадрат? Ответьте одним словом: влево, вправо, вверх или вниз."
-             if ru else f"In which direction does the {colour.en} square move? Answer with one word: left, right, up or down.")
-        return q, DIRECTIONS[target["direction"]] if ru else target["direction"], "word", \
-            {"ask": "direction", "colour": target["colour"]}
+        q = (
+            f"В каком направлении движется {colour.ru} квадрат? Ответьте одним словом: влево, вправо, вверх "
+            "или вниз."
+            if ru
+            else f"In which direction does the {colour.en} square move? Answer with one word: left, right, "
+            "up or down."
+        )
+        return (
+            q,
+            DIRECTIONS[target["direction"]] if ru else target["direction"],
+            "word",
+            {"ask": "direction", "colour": target["colour"]},
+        )
     if ask == "order":
         ranked = sorted(objects, key=lambda o: o["appear"])
         rank = rng.randrange(len(ranked))
         word = _ordinal(rank, len(ranked), lang)
         names = ", ".join(getattr(_COLOURS[o["colour"]], lang) for o in objects)
-        q = (f"Какого цвета квадрат появляется {word}? Ответьте одним словом: {names}." if ru
-             else f"What colour is the square that appears {word}? Answer with one word: {names}.")
+        q = (
+            f"Какого цвета квадрат появляется {word}? Ответьте одним словом: {names}."
+            if ru
+            else f"What colour is the square that appears {word}? Answer with one word: {names}."
+        )
         picked = _COLOURS[ranked[rank]["colour"]]
         return q, picked.ru if ru else picked.en, "word", {"ask": "order", "rank": rank}
     vanishes = target["vanish"] < seconds and rng.random() < 0.5
     if ru:
-        q = f"Через сколько секунд от начала видео {'исчезает' if vanishes else 'появляется'} {colour.ru} квадрат?"
+        q = (
+            f"Через сколько секунд от начала видео {'исчезает' if vanishes else 'появляется'} {colour.ru} "
+            "квадрат?"
+        )
     else:
-        q = f"How many seconds after the start of the video does the {colour.en} square {'disappear' if vanishes else 'appear'}?"
-    return q + num, str(target["vanish"] if vanishes else target["appear"]), "number", \
-        {"ask": "event", "event": "vanish" if vanishes else "appear", "colour": target["colour"]}
+        q = (
+            f"How many seconds after the start of the video does the {colour.en} square "
+            f"{'disappear' if vanishes else 'appear'}?"
+        )
+    return (
+        q + num,
+        str(target["vanish"] if vanishes else target["appear"]),
+        "number",
+        {"ask": "event", "event": "vanish" if vanishes else "appear", "colour": target["colour"]},
+    )
 
 
 def _make_item(fps: int, seconds: int, size: int) -> MakeItem:
@@ -130,20 +170,44 @@ def _make_item(fps: int, seconds: int, size: int) -> MakeItem:
         question, answer, answer_type, query = _question(ask, objects, lang, rng, seconds)
         rel = f"videos/{index:05d}.mp4"
         encode(frames_of(objects, fps=fps, seconds=seconds, size=size), set_dir / rel, fps=fps)
-        return {"task": f"video_{query['ask']}", "question": question, "answer": answer, "answer_type": answer_type,
-                "video": rel, "data": {"fps": fps, "seconds": seconds, "size": size, "objects": objects,
-                                       "query": query}}
+        return {
+            "task": f"video_{query['ask']}",
+            "question": question,
+            "answer": answer,
+            "answer_type": answer_type,
+            "video": rel,
+            "data": {"fps": fps, "seconds": seconds, "size": size, "objects": objects, "query": query},
+        }
 
     return make
 
 
 @register_generator("video-motion")
-def video_motion(out_dir: Path, /, *, seed: int = 0, n: int | None = None, difficulty: str = "mixed",
-                 lang: str = "mixed", fps: int = 8, seconds: int = 4, size: int = 128, workers: int = 1) -> Path:
+def video_motion(
+    out_dir: Path,
+    /,
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    difficulty: str = "mixed",
+    lang: str = "mixed",
+    fps: int = 8,
+    seconds: int = 4,
+    size: int = 128,
+    workers: int = 1,
+) -> Path:
     """Short clips of moving squares: count, direction, order of appearance, event second."""
     opts = resolve_options("video-motion", seed=seed, n=n, default_n=24, difficulty=difficulty, lang=lang)
     check_int("video-motion", "fps", fps, low=1, high=60)
     check_int("video-motion", "seconds", seconds, low=2, high=60)
     check_int("video-motion", "size", size, low=64, high=640)
-    return build_set(out_dir, opts, _make_item, version=VERSION, workers=workers, fps=fps, seconds=seconds,
-                     size=size - size % 2)  # yuv420p needs even sides
+    return build_set(
+        out_dir,
+        opts,
+        _make_item,
+        version=VERSION,
+        workers=workers,
+        fps=fps,
+        seconds=seconds,
+        size=size - size % 2,
+    )  # yuv420p needs even sides

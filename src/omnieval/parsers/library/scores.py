@@ -65,7 +65,9 @@ def find_scores(text: str, *, labels: Sequence[str], tags: Sequence[str] = ()) -
             closed = m.group("close") is not None
             # "<score>7" and then the end of the output may be a cut-off "<score>10": not a verdict
             truncated = not closed and m.end() >= len(text.rstrip())
-            hits.append((m.start(), ScoreHit(m.group(0), m.group("num"), m.group("den"), True, closed, truncated)))
+            hits.append(
+                (m.start(), ScoreHit(m.group(0), m.group("num"), m.group("den"), True, closed, truncated))
+            )
     return [hit for _, hit in sorted(hits, key=lambda pair: pair[0])]
 
 
@@ -106,12 +108,17 @@ def read_scale_score(
     values: list[int] = []
     for hit in hits:
         if hit.truncated:
-            return ParseFailure(reason=f"{what} tag is not closed and the output ends after the number (truncated?): {hit.text!r}")
+            return ParseFailure(
+                reason=f"{what} tag is not closed and the output ends after the number (truncated?): "
+                f"{hit.text!r}"
+            )
         value = _as_int(hit)
         if isinstance(value, str):
             return ParseFailure(reason=f"{value} (expected an integer {low}-{high})")
         if hit.denominator is not None and int(hit.denominator) != high:
-            return ParseFailure(reason=f"{what} {hit.text.strip()!r} is on a /{hit.denominator} scale, expected /{high}")
+            return ParseFailure(
+                reason=f"{what} {hit.text.strip()!r} is on a /{hit.denominator} scale, expected /{high}"
+            )
         values.append(value)
     distinct = sorted(set(values))
     if len(distinct) > 1:

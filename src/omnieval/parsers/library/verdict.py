@@ -25,8 +25,17 @@ _LABEL_WORDS = (
 _LEVELS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bracketed", re.compile(r"\[\[\s*" + _NUM + r"\s*\]\]")),
     ("tagged", re.compile(r"<\s*(?:" + _TAG_WORDS + r")\s*>\s*" + _NUM, re.IGNORECASE)),
-    ("labelled", re.compile(r"(?:^|[^\w])(?:" + _LABEL_WORDS + r")\s*[:：=—–-]\s*\[?\s*" + _NUM, re.IGNORECASE)),
-    ("alone", re.compile(r"^[ \t]*[\[(]?[ \t]*" + _NUM + r"[ \t]*(?:/[ \t]*\d+)?[ \t]*[\])]?[ \t]*[.!]?[ \t]*$", re.MULTILINE)),
+    (
+        "labelled",
+        re.compile(r"(?:^|[^\w])(?:" + _LABEL_WORDS + r")\s*[:：=—–-]\s*\[?\s*" + _NUM, re.IGNORECASE),
+    ),
+    (
+        "alone",
+        re.compile(
+            r"^[ \t]*[\[(]?[ \t]*" + _NUM + r"[ \t]*(?:/[ \t]*\d+)?[ \t]*[\])]?[ \t]*[.!]?[ \t]*$",
+            re.MULTILINE,
+        ),
+    ),
 )
 _LEADING = re.compile(r"^\s*" + _NUM + r"(?:\s*/\s*\d+)?(?=$|\s|[.,;:)—–-])")
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)

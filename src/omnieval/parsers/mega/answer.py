@@ -4,7 +4,8 @@ Pure text functions: the ``megabench`` parser (``omnieval.benchmarks.megabench.p
 them with the tolerant JSON reader. Each step mirrors the original's behaviour, quirks included:
 only ``Answer:``/``answer:`` markers count (``ANSWER:`` does not), ``**Answer:** X`` yields an
 empty answer, and the first-paragraph rule applies only to single-line gold answers. Code-fence
-unwrapping is ``omnieval.benchmarks.megabench.metrics._convert.fenced_block`` (the ``code_result`` metric needs it
+unwrapping is ``omnieval.benchmarks.megabench.metrics._convert.fenced_block`` (the ``code_result`` metric
+needs it
 too, and a parser module may not import a metric module). The original's regexes that backtrack
 badly on hostile text are replaced by linear scans returning the same match.
 """

@@ -53,7 +53,9 @@ class Detector:
         return cls(pickle.loads((folder / "detector.pkl").read_bytes()), meta=meta)
 
 
-def train_detector(base: Sequence[ItemFeatures], leaked: Sequence[ItemFeatures], *, seed: int = 0) -> Detector:
+def train_detector(
+    base: Sequence[ItemFeatures], leaked: Sequence[ItemFeatures], *, seed: int = 0
+) -> Detector:
     """Fit on every neighbour row: rows from the base model are 0, rows from the leaked copy are 1.
 
     The paper leaves the classifier open; a standardised logistic regression is small, fast and hard
@@ -66,9 +68,16 @@ def train_detector(base: Sequence[ItemFeatures], leaked: Sequence[ItemFeatures],
     if not base or not leaked:
         raise ConfigError("training an MSMIA detector needs features from both the base and the leaked model")
     rows = np.vstack([i.matrix() for i in (*base, *leaked)])
-    labels = np.concatenate([np.zeros(sum(len(i.delta_loss) for i in base)), np.ones(sum(len(i.delta_loss) for i in leaked))])
+    labels = np.concatenate(
+        [np.zeros(sum(len(i.delta_loss) for i in base)), np.ones(sum(len(i.delta_loss) for i in leaked))]
+    )
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, C=1.0, random_state=seed))
     model.fit(rows, labels)
-    meta = {"classifier": "standardised logistic regression", "n_items": [len(base), len(leaked)],
-            "n_rows": int(rows.shape[0]), "n_features": int(rows.shape[1]), "seed": seed}
+    meta = {
+        "classifier": "standardised logistic regression",
+        "n_items": [len(base), len(leaked)],
+        "n_rows": int(rows.shape[0]),
+        "n_features": int(rows.shape[1]),
+        "seed": seed,
+    }
     return Detector(model, meta=meta)

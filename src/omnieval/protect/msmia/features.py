@@ -53,7 +53,8 @@ def extract_features(
     seed: int = 0,
     fill: Filler | None = None,
 ) -> list[ItemFeatures]:
-    """Features for ``(task, sample, text)`` items; neighbours are seeded per item, so two models see the same."""
+    """Features for ``(task, sample, text)`` items; neighbours are seeded per item, so two models see the
+    same."""
     out = []
     for index, (task, sample, text) in enumerate(items):
         neighbours = perturb(text, k_per_kind=k_per_kind, seed=seed * 1_000_003 + index, fill=fill)
@@ -62,10 +63,14 @@ def extract_features(
         texts = [text, *(n for _, n in neighbours)]
         loss = losses(media_request(task, sample), texts)
         vectors = embed(texts)
-        out.append(ItemFeatures(
-            task=task, sample_id=sample.id, loss=loss[0],
-            delta_loss=tuple(loss[0] - v for v in loss[1:]),
-            delta_embedding=tuple(tuple(float(x) for x in vectors[0] - v) for v in vectors[1:]),
-            kinds=tuple(kind for kind, _ in neighbours),
-        ))
+        out.append(
+            ItemFeatures(
+                task=task,
+                sample_id=sample.id,
+                loss=loss[0],
+                delta_loss=tuple(loss[0] - v for v in loss[1:]),
+                delta_embedding=tuple(tuple(float(x) for x in vectors[0] - v) for v in vectors[1:]),
+                kinds=tuple(kind for kind, _ in neighbours),
+            )
+        )
     return out

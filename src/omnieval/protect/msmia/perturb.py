@@ -18,7 +18,9 @@ def _positions(rng: np.random.Generator, n_words: int, share: float) -> list[int
     return sorted(rng.choice(n_words, size=min(count, n_words), replace=False).tolist())
 
 
-def _one(words: list[str], kind: str, rng: np.random.Generator, share: float, fill: Filler | None) -> list[str]:
+def _one(
+    words: list[str], kind: str, rng: np.random.Generator, share: float, fill: Filler | None
+) -> list[str]:
     picked = _positions(rng, len(words), share)
     if kind == "delete":
         kept = [w for i, w in enumerate(words) if i not in set(picked)]
@@ -49,7 +51,9 @@ def perturb(
         return []
     rng = np.random.default_rng(seed)
     kinds = [k for k in KINDS if k != "mask" or fill is not None]
-    return [(kind, " ".join(_one(words, kind, rng, share, fill))) for kind in kinds for _ in range(k_per_kind)]
+    return [
+        (kind, " ".join(_one(words, kind, rng, share, fill))) for kind in kinds for _ in range(k_per_kind)
+    ]
 
 
 def masked_lm_filler(model_path: str, *, device: str = "cpu") -> Filler:

@@ -92,7 +92,8 @@ def _squash_item(item: str, *, drop_space: bool) -> str:
 
 
 def jaccard_index_case_insensitive(pred: Any, gold: Any, *, strict: bool = False) -> float:
-    """Lower-cased Jaccard; items of tuple answers also lose spaces, ``-``, ``_``, ``.``, tabs and newlines."""
+    """Lower-cased Jaccard; items of tuple answers also lose spaces, ``-``, ``_``, ``.``, tabs and
+    newlines."""
     if pred is None:
         return 0.0
     p, g = cast_to_set(pred), cast_to_set(gold)
@@ -100,7 +101,9 @@ def jaccard_index_case_insensitive(pred: Any, gold: Any, *, strict: bool = False
     if first is None:
         raise IndexError("empty gold set")
     if isinstance(first, str):
-        return _jaccard({i.lower() if isinstance(i, str) else str(i).lower() for i in p}, {i.lower() for i in g})
+        return _jaccard(
+            {i.lower() if isinstance(i, str) else str(i).lower() for i in p}, {i.lower() for i in g}
+        )
     if not isinstance(first, tuple):
         return 0.0
     try:
@@ -135,7 +138,10 @@ def sequence_equality(pred: Any, gold: Any, *, strict: bool = False) -> float:
 
 
 def sequence_equality_case_insensitive(pred: Any, gold: Any, *, strict: bool = False) -> float:
-    p = [i.lower() if isinstance(i, str) else str(i) for i in str_to_list(pred if isinstance(pred, str) else str(pred))]
+    p = [
+        i.lower() if isinstance(i, str) else str(i)
+        for i in str_to_list(pred if isinstance(pred, str) else str(pred))
+    ]
     g = [i.lower() for i in str_to_list(gold)]
     return 1.0 if p == g else 0.0
 

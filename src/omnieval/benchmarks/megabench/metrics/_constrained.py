@@ -35,12 +35,40 @@ __all__ = ["check_constraint", "constrained_generation"]
 CONSTRAINT_TIME_LIMIT_S = 10.0
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
 _TOKEN = re.compile(r"\w+(?:'\w+)?|n't|[^\w\s]")
-_RULES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"), ("ies", "y"))
+_RULES = (
+    ("s", ""),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("ies", "y"),
+)
 _IRREGULAR = {
-    "children": "child", "mice": "mouse", "geese": "goose", "feet": "foot", "teeth": "tooth", "men": "man",
-    "women": "woman", "oxen": "ox", "leaves": "leaf", "wolves": "wolf", "knives": "knife", "wives": "wife",
-    "lives": "life", "halves": "half", "shelves": "shelf", "calves": "calf", "loaves": "loaf",
-    "thieves": "thief", "elves": "elf", "hooves": "hoof", "scarves": "scarf", "lice": "louse", "dice": "die",
+    "children": "child",
+    "mice": "mouse",
+    "geese": "goose",
+    "feet": "foot",
+    "teeth": "tooth",
+    "men": "man",
+    "women": "woman",
+    "oxen": "ox",
+    "leaves": "leaf",
+    "wolves": "wolf",
+    "knives": "knife",
+    "wives": "wife",
+    "lives": "life",
+    "halves": "half",
+    "shelves": "shelf",
+    "calves": "calf",
+    "loaves": "loaf",
+    "thieves": "thief",
+    "elves": "elf",
+    "hooves": "hoof",
+    "scarves": "scarf",
+    "lice": "louse",
+    "dice": "die",
 }
 
 
@@ -58,7 +86,11 @@ def _noun_lemma(word: str) -> str:
         return _IRREGULAR[word]
     known = _lexicon()
     forms = [word] if word in known else []
-    forms += [word[: -len(old)] + new for old, new in _RULES if word.endswith(old) and word[: -len(old)] + new in known]
+    forms += [
+        word[: -len(old)] + new
+        for old, new in _RULES
+        if word.endswith(old) and word[: -len(old)] + new in known
+    ]
     return min(forms, key=len) if forms else word
 
 
@@ -66,7 +98,9 @@ def _lemmatise(phrase: str) -> str:
     return " ".join(_noun_lemma(t) for t in _TOKEN.findall(phrase.lower()))
 
 
-_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "e.g", "i.e", "mt", "no", "fig"})
+_ABBREVIATIONS = frozenset(
+    {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "e.g", "i.e", "mt", "no", "fig"}
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -163,7 +197,9 @@ def _check_acrostic(response: str, key: str, value: str) -> float:
         if letter == " ":
             if line:
                 return 0.0
-        elif not line or not (all(w[0] == letter for w in line.split(" ")) if every_word else line[0] == letter):
+        elif not line or not (
+            all(w[0] == letter for w in line.split(" ")) if every_word else line[0] == letter
+        ):
             return 0.0
     return 1.0
 
@@ -276,7 +312,11 @@ def constrained_generation(pred: Any, context: dict[str, Any], *, strict: bool =
     scores = []
     for key, value in context.items():
         try:
-            scores.append(call_with_timeout(functools.partial(check_constraint, pred, key, value), CONSTRAINT_TIME_LIMIT_S))
+            scores.append(
+                call_with_timeout(
+                    functools.partial(check_constraint, pred, key, value), CONSTRAINT_TIME_LIMIT_S
+                )
+            )
         except MetricTimeout:
             scores.append(0.0)
     return min(scores)

@@ -336,7 +336,9 @@ def _leading_ws_end(text: str, start: int, *, through_last_newline: bool) -> int
     return last + 1 if last >= 0 else start
 
 
-def fenced_block(text: str, *, code_type: str | None = None, keep_spacing: bool = False, trim: bool = True) -> tuple[str, bool]:
+def fenced_block(
+    text: str, *, code_type: str | None = None, keep_spacing: bool = False, trim: bool = True
+) -> tuple[str, bool]:
     """The first fenced code block, as the original's lazy regexes find it, in linear time.
 
     Equivalent to ``re.search`` with ```` ```\\w*\\s*\\n*(.*?)\\s*``` ```` (content stripped), or with

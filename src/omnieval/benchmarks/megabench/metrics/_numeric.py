@@ -31,16 +31,42 @@ __all__ = [
 ]
 
 _BIN = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-    ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.BitXor: operator.xor,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
 }
-_UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert}
-_CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-        ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Not: operator.not_,
+    ast.Invert: operator.invert,
+}
+_CMP = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 _NAMES = {"E": 2.718, "True": True, "False": False, "None": None}
-_MATH = {"pi": math.pi, "e": math.e, "sqrt": math.sqrt, "log": math.log, "exp": math.exp,
-         "sin": math.sin, "cos": math.cos, "tan": math.tan}
+_MATH = {
+    "pi": math.pi,
+    "e": math.e,
+    "sqrt": math.sqrt,
+    "log": math.log,
+    "exp": math.exp,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+}
 
 
 class _Refused(Exception):
@@ -70,7 +96,12 @@ def _eval_node(node: ast.AST) -> Any:
         return _CMP[type(node.ops[0])](_eval_node(node.left), _eval_node(node.comparators[0]))
     if isinstance(node, ast.Name) and node.id in _NAMES:
         return _NAMES[node.id]
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in _MATH:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "math"
+        and node.attr in _MATH
+    ):
         return _MATH[node.attr]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
         fn: Any = _eval_node(node.func)
@@ -170,7 +201,9 @@ def _numerical_match(pred: Any, gold: Any, *, strict: bool) -> float:
         return simple_str_match(response, target)
     if strict and isinstance(res, (list, tuple)) and isinstance(tgt, (list, tuple)):
         return float(_close_lists(list(res), list(tgt)))
-    if (isinstance(res, list) and isinstance(tgt, list)) or (isinstance(res, tuple) and isinstance(tgt, tuple)):
+    if (isinstance(res, list) and isinstance(tgt, list)) or (
+        isinstance(res, tuple) and isinstance(tgt, tuple)
+    ):
         return float(_close_lists(res, tgt))
     return float(_close(res, tgt))
 

@@ -104,7 +104,10 @@ def _read_domain(domain: str) -> tuple[dict[str, list[str]], dict[str, list[str]
     """Action parameters and ``{action_pre/post: literals}`` (negations first), as text."""
     _, actions = _attr(domain, "(:action")
     params: dict[str, list[str]] = {}
-    for name, groups in actions.items():  # a one-action domain gives a list here and fails, as in the original
+    for (
+        name,
+        groups,
+    ) in actions.items():  # a one-action domain gives a list here and fails, as in the original
         if len(groups) != 3:
             raise AssertionError(f"action {name!r} does not have parameters, precondition and effect")
         params[name] = _param_names(groups[0])

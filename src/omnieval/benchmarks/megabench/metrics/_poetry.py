@@ -14,13 +14,28 @@ from functools import lru_cache
 __all__ = ["count_syllables_options", "is_line_iambic", "phones_for_word", "rhyming_part", "word_stresses"]
 
 _CUSTOM: dict[str, list[str]] = {
-    "'gainst": ["G EH1 N S T", "G EY1 N S T"], "'midst": ["M IH1 D S T"], "'mongst": ["M AH1 NG S T"],
-    "'neath": ["N IY1 TH"], "beguiles": ["B IH0 G AY1 L Z"], "cerulean": ["S ER0 UW1 L IY0 AH0 N"],
-    "doggo": ["D AO1 G OW0"], "downtorn": ["D AW1 N T AO2 R N"], "enthrall": ["EH0 N TH R AO1 L"],
-    "fam'ly": ["F AE1 M L IY0"], "fiery": ["F AY1 ER0 IY0", "F AY1 R IY0"], "flits": ["F L IH1 T S"],
-    "furred": ["F ER1 D"], "kneels": ["N IY1 L Z"], "o'er": ["OW1 ER0"], "orbs": ["AO1 R B Z"],
-    "quenched": ["K W EH1 N CH D"], "quietude": ["K W AY1 AH0 T UW0 D"], "retold": ["R IY0 T OW1 L D"],
-    "scurries": ["S K ER1 IY0 Z"], "sunbeams": ["S AH1 N B IY2 M Z"], "syncs": ["S IH1 NG K S"],
+    "'gainst": ["G EH1 N S T", "G EY1 N S T"],
+    "'midst": ["M IH1 D S T"],
+    "'mongst": ["M AH1 NG S T"],
+    "'neath": ["N IY1 TH"],
+    "beguiles": ["B IH0 G AY1 L Z"],
+    "cerulean": ["S ER0 UW1 L IY0 AH0 N"],
+    "doggo": ["D AO1 G OW0"],
+    "downtorn": ["D AW1 N T AO2 R N"],
+    "enthrall": ["EH0 N TH R AO1 L"],
+    "fam'ly": ["F AE1 M L IY0"],
+    "fiery": ["F AY1 ER0 IY0", "F AY1 R IY0"],
+    "flits": ["F L IH1 T S"],
+    "furred": ["F ER1 D"],
+    "kneels": ["N IY1 L Z"],
+    "o'er": ["OW1 ER0"],
+    "orbs": ["AO1 R B Z"],
+    "quenched": ["K W EH1 N CH D"],
+    "quietude": ["K W AY1 AH0 T UW0 D"],
+    "retold": ["R IY0 T OW1 L D"],
+    "scurries": ["S K ER1 IY0 Z"],
+    "sunbeams": ["S AH1 N B IY2 M Z"],
+    "syncs": ["S IH1 NG K S"],
     "'twixt": ["T W IH1 K S T"],
 }
 
@@ -103,7 +118,9 @@ def word_stresses(word: str) -> list[list[int]]:
     """Distinct stress patterns of the word's pronunciations."""
     import pronouncing
 
-    return [list(p) for p in {tuple(int(s) for s in pronouncing.stresses(ph)) for ph in phones_for_word(word)}]
+    return [
+        list(p) for p in {tuple(int(s) for s in pronouncing.stresses(ph)) for ph in phones_for_word(word)}
+    ]
 
 
 _IAMBIC = {(2, 1), (0, 2), (0, 1), (0, 0), (1, 1), (2, 2)}

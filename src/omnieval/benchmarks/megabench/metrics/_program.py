@@ -103,13 +103,23 @@ def run_program(code: str, lines: list[str], *, time_limit_s: float = TIME_LIMIT
     """The program's right-stripped stdout for one test, or an ``ERROR...`` string."""
     read_fd, write_fd = os.pipe()
     job = {
-        "code": code, "lines": [str(x) for x in lines], "fd": write_fd, "wall": time_limit_s,
-        "cpu": int(time_limit_s) + 1, "mem": MEMORY_LIMIT_BYTES, "timeout_text": TIMEOUT_OUTPUT,
-        "as_main": 'if __name__ == "__main__":' in code, "module_name": ORIGINAL_MODULE_NAME,
+        "code": code,
+        "lines": [str(x) for x in lines],
+        "fd": write_fd,
+        "wall": time_limit_s,
+        "cpu": int(time_limit_s) + 1,
+        "mem": MEMORY_LIMIT_BYTES,
+        "timeout_text": TIMEOUT_OUTPUT,
+        "as_main": 'if __name__ == "__main__":' in code,
+        "module_name": ORIGINAL_MODULE_NAME,
     }
     proc = subprocess.Popen(
-        [sys.executable, "-I", "-c", _HARNESS], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, pass_fds=(write_fd,), start_new_session=True,
+        [sys.executable, "-I", "-c", _HARNESS],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(write_fd,),
+        start_new_session=True,
     )
     os.close(write_fd)
     try:

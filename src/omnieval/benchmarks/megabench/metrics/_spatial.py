@@ -73,7 +73,11 @@ def nbbox_iou_single(pred: Any, gold: Any, *, strict: bool = False) -> float:
 
 def nbbox_iou_sequence(pred: Any, gold: Any, *, strict: bool = False) -> float:
     """Per-index IoU of two equally long box sequences (tracking), averaged."""
-    p = pred if isinstance(pred, (tuple, list)) else str_to_bboxes(pred if isinstance(pred, str) else str(pred))
+    p = (
+        pred
+        if isinstance(pred, (tuple, list))
+        else str_to_bboxes(pred if isinstance(pred, str) else str(pred))
+    )
     g = gold if isinstance(gold, (tuple, list)) else str_to_bboxes(gold)
     if len(p) != len(g) or not g:
         return 0.0

@@ -88,7 +88,9 @@ def near_str_match(pred: Any, gold: Any, *, strict: bool = False) -> float:
 
     if not isinstance(pred, str) or not isinstance(gold, str):
         return 0.0
-    return float(DamerauLevenshtein.normalized_similarity(_approximate(pred), _approximate(gold), score_cutoff=0.9))
+    return float(
+        DamerauLevenshtein.normalized_similarity(_approximate(pred), _approximate(gold), score_cutoff=0.9)
+    )
 
 
 def normalized_similarity_damerau_levenshtein(pred: Any, gold: Any, *, strict: bool = False) -> float:

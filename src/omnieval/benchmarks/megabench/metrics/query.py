@@ -24,7 +24,16 @@ from omnieval.errors import MetricError
 from omnieval.metrics import register_metric
 from omnieval.types import ScoringInput
 
-__all__ = ["JUDGED_KEY", "PARITY_VERSION", "QUERY_OUTPUTS", "STRICT_VERSION", "field_scores", "load_mapping", "query_score", "score_query"]
+__all__ = [
+    "JUDGED_KEY",
+    "PARITY_VERSION",
+    "QUERY_OUTPUTS",
+    "STRICT_VERSION",
+    "field_scores",
+    "load_mapping",
+    "query_score",
+    "score_query",
+]
 
 PARITY_VERSION = "ee324ab-parity"
 """Scores equal MEGA-Bench's evaluator at commit ee324ab, quirks included."""
@@ -55,7 +64,10 @@ def _safe(fn: Any, *args: Any, strict: bool) -> float:
     except MetricError:
         raise
     except ImportError as exc:  # a missing optional dependency must not read as a wrong answer
-        raise MetricError(f"MEGA-Bench metric {getattr(fn, '__name__', fn)} needs {exc.name or exc}: pip install 'omnieval[megabench]'") from exc
+        raise MetricError(
+            f"MEGA-Bench metric {getattr(fn, '__name__', fn)} needs {exc.name or exc}: pip install "
+            "'omnieval[megabench]'"
+        ) from exc
     except Exception as exc:
         log.debug("megabench metric %s failed: %s", getattr(fn, "__name__", fn), exc)
         return 0.0
@@ -136,7 +148,12 @@ def aggregate_fields(scores: dict[str, float], info: dict[str, Any]) -> float:
 
 
 def score_query(
-    response_obj: Any, gold: Any, info: Any, context: Any, *, strict: bool = False,
+    response_obj: Any,
+    gold: Any,
+    info: Any,
+    context: Any,
+    *,
+    strict: bool = False,
     judged: dict[str, float] | None = None,
 ) -> tuple[float, dict[str, float]]:
     """The original's query score (may be -1) and the per-field scores."""
@@ -156,15 +173,21 @@ def _unit(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def _query_metric(inp: ScoringInput, *, strict: bool, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
+def _query_metric(
+    inp: ScoringInput, *, strict: bool, metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
     if not inp.targets:
         raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
     meta = inp.metadata
     info = metric_info if metric_info is not None else meta.get("metric_info")
     if info is None:
-        raise MetricError("MEGA-Bench query scoring needs metric_info (metric option or metadata['metric_info'])")
+        raise MetricError(
+            "MEGA-Bench query scoring needs metric_info (metric option or metadata['metric_info'])"
+        )
     judged = meta.get(JUDGED_KEY) or None
-    query, scores = score_query(inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict, judged=judged)
+    query, scores = score_query(
+        inp.prediction, inp.targets[0], info, meta.get("eval_context"), strict=strict, judged=judged
+    )
     out = {
         "megabench_score": _unit(query),
         "megabench_not_applicable": 1.0 if query < 0 else 0.0,
@@ -183,7 +206,9 @@ computed by the ``megabench`` scheme (never averaged in as 0)."""
 
 
 @register_metric("megabench.query_score", version=PARITY_VERSION, outputs=QUERY_OUTPUTS)
-def query_score(inp: ScoringInput, /, *, strict: bool = False, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
+def query_score(
+    inp: ScoringInput, /, *, strict: bool = False, metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
     """MEGA-Bench query score from the parsed fields (parity; ``strict=True`` fixes known quirks).
 
     ``metric_info`` given as an option (a task file's scoring spec) wins over the sample's own.
@@ -192,7 +217,9 @@ def query_score(inp: ScoringInput, /, *, strict: bool = False, metric_info: dict
 
 
 @register_metric("megabench.query_score_strict", version=STRICT_VERSION, outputs=QUERY_OUTPUTS)
-def query_score_strict(inp: ScoringInput, /, *, metric_info: dict[str, Any] | None = None) -> dict[str, float]:
+def query_score_strict(
+    inp: ScoringInput, /, *, metric_info: dict[str, Any] | None = None
+) -> dict[str, float]:
     """MEGA-Bench query score with the documented quirks fixed (not leaderboard-comparable)."""
     return _query_metric(inp, strict=True, metric_info=metric_info)
 
@@ -201,16 +228,31 @@ def _judged_query_metric(
     inp: ScoringInput, *, strict: bool, judge_key: str, metric_info: dict[str, Any] | None
 ) -> dict[str, float]:
     if judge_key not in inp.judgements:
-        raise MetricError(f"no judge value {judge_key!r} for this sample (judged keys: {sorted(inp.judgements)})")
+        raise MetricError(
+            f"no judge value {judge_key!r} for this sample (judged keys: {sorted(inp.judgements)})"
+        )
     if not inp.targets:
         raise MetricError("MEGA-Bench query scoring needs the gold answer dict in targets[0]")
-    info = load_mapping(metric_info if metric_info is not None else inp.metadata.get("metric_info"), what="metric_info")
+    info = load_mapping(
+        metric_info if metric_info is not None else inp.metadata.get("metric_info"), what="metric_info"
+    )
     fields = [f for f, m in (info.get("field_score_function") or {}).items() if kind_of(m) == "judge"]
-    if len(fields) != 1 or any(kind_of(m) == "judge" for m in (info.get("global_aux_metrics") or {}).values()):
-        raise MetricError(f"one judge value per sample scores exactly one judge-scored answer field; metric_info has {fields}")
+    if len(fields) != 1 or any(
+        kind_of(m) == "judge" for m in (info.get("global_aux_metrics") or {}).values()
+    ):
+        raise MetricError(
+            "one judge value per sample scores exactly one judge-scored answer field; metric_info has "
+            f"{fields}"
+        )
     judged = {fields[0]: float(inp.judgements[judge_key])}
-    query, scores = score_query(inp.prediction, inp.targets[0], info, inp.metadata.get("eval_context"), strict=strict, judged=judged)
-    out = {"megabench_score": _unit(query), "megabench_not_applicable": 1.0 if query < 0 else 0.0, "megabench_judged": 1.0}
+    query, scores = score_query(
+        inp.prediction, inp.targets[0], info, inp.metadata.get("eval_context"), strict=strict, judged=judged
+    )
+    out = {
+        "megabench_score": _unit(query),
+        "megabench_not_applicable": 1.0 if query < 0 else 0.0,
+        "megabench_judged": 1.0,
+    }
     out.update({f"megabench.{f}": _unit(v) for f, v in scores.items() if v >= 0})
     return out
 
