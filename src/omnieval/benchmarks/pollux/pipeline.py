@@ -24,7 +24,7 @@ from omnieval.benchmarks.pollux.matcher import match_criteria
 from omnieval.benchmarks.pollux.parser import parse_judge_output
 from omnieval.benchmarks.pollux.stats import GROUPINGS, judge_report, self_family_bias
 from omnieval.benchmarks.pollux.tables import expert_table, expert_vc, judge_table, score_table
-from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
+from omnieval.benchmarks.pollux.taxonomy import CriterionVariant, criteria_taxonomy
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
 from omnieval.store.records import iter_records
@@ -116,27 +116,10 @@ def load_judge_scores(
             states["no_answer"] += 1
             reasons[f"no answer to judge: {row['no_answer']}"] += 1
             continue
-        item = items.get(str(row.get("item_id")))
-        variants = (
-            match_criteria(
-                task_type=item.task_type,
-                subtype=item.task_subtype,
-                style=item.functional_style,
-                ethics=item.ethics_flag,
-            )
-            if item
-            else []
-        )
-        variant = resolve_criterion(str(row.get("criterion")), variants) if item else None
-        if item is None or variant is None or not row.get("model"):
+        item, variant, rejection = _resolve_row(row, items)
+        if item is None or variant is None:
             states["rejected"] += 1
-            reasons[
-                "unknown item"
-                if item is None
-                else unknown_or_outside(str(row.get("criterion")))
-                if variant is None
-                else "missing model"
-            ] += 1
+            reasons[rejection] += 1
             continue
         triple = (item.id, str(row["model"]), variant.id)
         if triple in scores:
@@ -161,12 +144,38 @@ def load_judge_scores(
         states["scored"] += 1
         scores[triple] = score
         groups[triple] = variant.group
+    _gate_critical(scores, groups, states)
+    return scores, {"states": dict(states), "reasons": dict(reasons)}
+
+
+def _resolve_row(
+    row: dict[str, Any], items: dict[str, PolluxItem]
+) -> tuple[PolluxItem | None, CriterionVariant | None, str]:
+    """The row's item and criterion variant, or why the row is rejected (unknown item/criterion, no model)."""
+    item = items.get(str(row.get("item_id")))
+    if item is None:
+        return None, None, "unknown item"
+    variants = match_criteria(
+        task_type=item.task_type,
+        subtype=item.task_subtype,
+        style=item.functional_style,
+        ethics=item.ethics_flag,
+    )
+    variant = resolve_criterion(str(row.get("criterion")), variants)
+    if variant is None:
+        return item, None, unknown_or_outside(str(row.get("criterion")))
+    if not row.get("model"):
+        return item, None, "missing model"
+    return item, variant, ""
+
+
+def _gate_critical(scores: dict[Triple, float], groups: dict[Triple, str], states: Counter[str]) -> None:
+    """An answer with a critical violation has its other criteria removed (counted ``critical_gated``)."""
     violated = {(i, m) for (i, m, c), s in scores.items() if groups[(i, m, c)] == "critical" and s >= 1}
     for triple in [t for t in scores if (t[0], t[1]) in violated and groups[t] != "critical"]:
         del scores[triple]
         states["scored"] -= 1
         states["critical_gated"] += 1
-    return scores, {"states": dict(states), "reasons": dict(reasons)}
 
 
 @dataclass(frozen=True)
@@ -249,48 +258,87 @@ def evaluate(
         "n_all_na_triples": all_na,
         "judges": {},
     }
+    reports, per_split = _judge_reports(
+        samples,
+        items,
+        judge_paths or {},
+        result["judges"],
+        _JudgeOptions(reference, seed, check_feedback, check_language, families or {}),
+    )
+    tables = _tables(samples, reports, per_split)
+    if out_dir is not None:
+        _write(out_dir, result, tables)
+    return result
+
+
+@dataclass(frozen=True)
+class _JudgeOptions:
+    reference: Literal["mode", "mean"]
+    seed: int
+    check_feedback: bool
+    check_language: bool
+    families: dict[str, list[str]]
+
+
+def _judge_reports(
+    samples: list[Any],
+    items: dict[str, PolluxItem],
+    judge_paths: dict[str, Path],
+    out: dict[str, Any],
+    options: _JudgeOptions,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, dict[str, Any]]]]:
+    """Each judge's report overall and per split; ``out`` gets each judge's audit, report and family bias."""
+    reports: dict[str, dict[str, Any]] = {}
+    per_split: dict[str, dict[str, dict[str, Any]]] = {}
+    splits = sorted({s.split for s in samples})
+    for name, path in judge_paths.items():
+        scores, judge_audit = load_judge_scores(
+            path,
+            items,
+            allow_real=options.reference == "mean",
+            check_feedback=options.check_feedback,
+            check_language=options.check_language,
+        )
+        reports[name] = judge_report(samples, scores, seed=options.seed, reference=options.reference)
+        out[name] = {"audit": judge_audit, "report": reports[name]}
+        if name in options.families:
+            out[name]["self_family"] = self_family_bias(reports[name], family_models=options.families[name])
+        for split in splits:
+            subset = [s for s in samples if s.split == split]
+            per_split.setdefault(split, {})[name] = judge_report(
+                subset,
+                scores,
+                seed=options.seed,
+                reference=options.reference,
+                groupings=("overall", "model"),
+            )
+    return reports, per_split
+
+
+def _tables(
+    samples: list[Any],
+    reports: dict[str, dict[str, Any]],
+    per_split: dict[str, dict[str, dict[str, Any]]],
+) -> list[Any]:
+    """The paper's tables: experts always; with judges, scores, judge-vs-expert metrics and per split."""
     tables = [
         expert_table(samples, by="task_type", title="Table 1: mean expert score by task type"),
         expert_table(samples, by="criterion_name", title="Table 9: mean expert score by criterion"),
     ]
-    reports: dict[str, dict[str, Any]] = {}
-    per_split: dict[str, dict[str, dict[str, Any]]] = {}
-    splits = sorted({s.split for s in samples})
-    for name, path in (judge_paths or {}).items():
-        scores, judge_audit = load_judge_scores(
-            path,
-            items,
-            allow_real=reference == "mean",
-            check_feedback=check_feedback,
-            check_language=check_language,
-        )
-        reports[name] = judge_report(samples, scores, seed=seed, reference=reference)
-        result["judges"][name] = {"audit": judge_audit, "report": reports[name]}
-        if families and name in families:
-            result["judges"][name]["self_family"] = self_family_bias(
-                reports[name], family_models=families[name]
-            )
-        for split in splits:
-            subset = [s for s in samples if s.split == split]
-            per_split.setdefault(split, {})[name] = judge_report(
-                subset, scores, seed=seed, reference=reference, groupings=("overall", "model")
-            )
-    if reports:
-        tables.append(
-            score_table(samples, reports, title="Table 10: mean score by model, experts and judges")
-        )
+    if not reports:
+        return tables
+    tables.append(score_table(samples, reports, title="Table 10: mean score by model, experts and judges"))
     for grouping in ("model", "task_type", "criterion", "macrogroup", "split"):
         experts = expert_vc(samples, GROUPINGS[grouping])
         for metric in ("mae", "judge_vc", "spearman"):
-            if reports:
-                tables.append(
-                    judge_table(
-                        reports,
-                        grouping=grouping,
-                        metric=metric,
-                        experts=experts if metric == "judge_vc" else None,
-                    )
+            tables.append(
+                judge_table(
+                    reports,
+                    grouping=grouping,
+                    metric=metric,
+                    experts=experts if metric == "judge_vc" else None,
                 )
+            )
     for split, split_reports in per_split.items():
         for metric in ("mae", "judge_vc", "spearman"):
             tables.append(
@@ -298,9 +346,7 @@ def evaluate(
                     split_reports, grouping="model", metric=metric, title=f"{metric} by model, {split} split"
                 )
             )
-    if out_dir is not None:
-        _write(out_dir, result, tables)
-    return result
+    return tables
 
 
 def _write(out_dir: Path, result: dict[str, Any], tables: list[Any]) -> None:
