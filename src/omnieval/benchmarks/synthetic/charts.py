@@ -139,31 +139,51 @@ def _question(
     num = " Ответьте одним числом." if ru else " Answer with a single number."
     i, j = sorted(rng.sample(range(len(values)), 2))
     if kind == "line":
-        a, b = labels[i], labels[j]
-        if ask == "read":
-            return (
-                (f"Каким было значение в {a} году?" if ru else f"What was the value in {a}?") + num,
-                str(values[i]),
-                {"op": "value", "i": i},
-            )
-        if ask == "compare":
-            return (
-                (
-                    "В каком году значение было наибольшим?"
-                    if ru
-                    else "In which year was the value the highest?"
-                )
-                + num,
-                labels[values.index(max(values))],
-                {"op": "argmax_label"},
-            )
-        q = (
-            f"На сколько изменилось значение с {a} по {b} год? Если оно уменьшилось, ответьте отрицательным "
-            "числом."
-            if ru
-            else f"By how much did the value change from {a} to {b}? Give a negative number if it fell."
+        return _line_question(ask, labels, values, (i, j), ru=ru, num=num)
+    return _category_question(kind, ask, labels, values, (i, j), ru=ru, num=num, rng=rng)
+
+
+def _line_question(
+    ask: str, labels: list[str], values: list[int], pair: tuple[int, int], *, ru: bool, num: str
+) -> tuple[str, str, dict[str, Any]]:
+    """A line chart's question: one year's value, the peak year, or the change between two years."""
+    i, j = pair
+    a, b = labels[i], labels[j]
+    if ask == "read":
+        return (
+            (f"Каким было значение в {a} году?" if ru else f"What was the value in {a}?") + num,
+            str(values[i]),
+            {"op": "value", "i": i},
         )
-        return q + num, str(values[j] - values[i]), {"op": "change", "i": i, "j": j}
+    if ask == "compare":
+        return (
+            ("В каком году значение было наибольшим?" if ru else "In which year was the value the highest?")
+            + num,
+            labels[values.index(max(values))],
+            {"op": "argmax_label"},
+        )
+    q = (
+        f"На сколько изменилось значение с {a} по {b} год? Если оно уменьшилось, ответьте отрицательным "
+        "числом."
+        if ru
+        else f"By how much did the value change from {a} to {b}? Give a negative number if it fell."
+    )
+    return q + num, str(values[j] - values[i]), {"op": "change", "i": i, "j": j}
+
+
+def _category_question(
+    kind: str,
+    ask: str,
+    labels: list[str],
+    values: list[int],
+    pair: tuple[int, int],
+    *,
+    ru: bool,
+    num: str,
+    rng: random.Random,
+) -> tuple[str, str, dict[str, Any]]:
+    """A bar or pie chart's question: a category's value, the largest one, a sum or the range."""
+    i, j = pair
     unit = ("процентов" if ru else "percent") if kind == "pie" else ""
     if ask == "read":
         q = (
