@@ -194,16 +194,9 @@ def train_judge(
         m.model.train()
         order = train[:]
         rng.shuffle(order)
-        for i in range(0, len(order), s.batch_size):
-            batch = order[i : i + s.batch_size]
-            labels = torch.tensor([t.label for t in batch], device=m.model.device)
-            loss = loss_fn(m.model(**m.encode(batch)).logits, labels)
-            loss.backward()
-            optim.step()
-            schedule.step()
-            optim.zero_grad()
+        loss = _train_epoch(m, order, s.batch_size, loss_fn=loss_fn, optim=optim, schedule=schedule)
         dev_f1 = float(_scores([t.label for t in dev], m.predict(dev), dev)["f1"] or 0.0)
-        history.append({"epoch": epoch + 1, "loss": float(loss.item()), "dev_f1": dev_f1})
+        history.append({"epoch": epoch + 1, "loss": loss, "dev_f1": dev_f1})
         if dev_f1 > best:
             best, waited = dev_f1, 0
             best_state = {k: v.detach().clone() for k, v in m.model.state_dict().items()}
@@ -223,6 +216,30 @@ def train_judge(
         "test": _scores([t.label for t in test], m.predict(test), test),
         "settings": s.__dict__,
     }
+    _save(m, output, report)
+    return report
+
+
+def _train_epoch(
+    m: _Model, order: list[Any], batch_size: int, *, loss_fn: Any, optim: Any, schedule: Any
+) -> float:
+    """One pass over ``order`` in batches; the last batch's loss (what the history records)."""
+    import torch
+
+    loss = None
+    for i in range(0, len(order), batch_size):
+        batch = order[i : i + batch_size]
+        labels = torch.tensor([t.label for t in batch], device=m.model.device)
+        loss = loss_fn(m.model(**m.encode(batch)).logits, labels)
+        loss.backward()
+        optim.step()
+        schedule.step()
+        optim.zero_grad()
+    return float(loss.item()) if loss is not None else float("nan")
+
+
+def _save(m: _Model, output: Path, report: dict[str, Any]) -> None:
+    """The best model with its tokenizer and the training report, loadable by ``--judge hf/FOLDER``."""
     output.mkdir(parents=True, exist_ok=True)
     m.model.config.id2label, m.model.config.label2id = {0: "0", 1: "1"}, {"0": 0, "1": 1}
     m.model.save_pretrained(output)
@@ -230,4 +247,3 @@ def train_judge(
     (output / "judge_report.json").write_text(
         json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8"
     )
-    return report
