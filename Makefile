@@ -28,8 +28,8 @@ system-deps:
 	@bash scripts/system_deps.sh
 
 lint: install
-	$(VENV)/bin/ruff check src tests benchmarks scripts
-	$(VENV)/bin/ruff format --check src tests benchmarks scripts
+	$(VENV)/bin/ruff check src tests benchmarks scripts examples
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts examples
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
