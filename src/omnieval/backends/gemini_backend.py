@@ -6,28 +6,34 @@ response's ``reasoning``, never scored). The SDK does not retry: the runner retr
 (honouring ``retry-after``) and 5xx, and feeds its circuit breaker as for ``openai/``; a provider error
 is recorded with Google's error body as written. ``--base-url`` points the SDK elsewhere (the tests' fake).
 
-Media above ``INLINE_LIMIT`` bytes in one request would need the Files API, which is not implemented
-yet: such a request fails with a clear, non-retryable error.
+Media travel inline while the request stays under ``inline_limit_mb`` (20 MB, Google's request limit,
+counted as base64); above it the largest parts go through the Files API. Each upload is cached by the
+content's sha256 for the backend's life (concurrent requests with the same media wait for one upload),
+and a file still ``PROCESSING`` (video) is polled until ``ACTIVE``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import hashlib
+import io
 import json
 import os
 import time
 from typing import Any
 
+from pydantic import Field
+
 from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
+from omnieval.types._base import Frozen
 from omnieval.types.request import Reasoning
 
-__all__ = ["EFFORT_BUDGET", "INLINE_LIMIT", "GeminiBackend"]
+__all__ = ["EFFORT_BUDGET", "GeminiBackend", "GeminiOptions", "to_upload"]
 
-INLINE_LIMIT = 20 * 1024 * 1024
-"""Gemini's limit on a request's inline data (bytes)."""
 EFFORT_BUDGET = {"low": 1024, "medium": 8192, "high": 24576}
 """``thinkingBudget`` for ``--reasoning-effort`` when no ``--reasoning-budget`` is given."""
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
@@ -40,6 +46,32 @@ STOPS: dict[str, FinishReason] = {
 }
 
 
+class GeminiOptions(Frozen):
+    """``--backend-opt`` keys of the gemini backend."""
+
+    inline_limit_mb: float = Field(default=20.0, gt=0)
+    """Largest request (media as base64 included) sent inline; larger media go through the Files API."""
+    api_version: str = "v1beta"
+    """The API version in every path: v1beta has thinking and the Files API (the SDK's default may differ)."""
+    file_poll_s: float = Field(default=1.0, gt=0)
+    """How often an uploaded file still PROCESSING (video) is checked until it is ACTIVE."""
+    file_wait_s: float = Field(default=600.0, gt=0)
+    """How long an upload may stay PROCESSING before the request fails (retryable)."""
+
+
+def to_upload(sizes: list[int], *, text_bytes: int, limit: int) -> set[int]:
+    """Which media parts (by index into ``sizes``, their base64 sizes) go through the Files API: the
+    largest first, until the rest of the request fits inline."""
+    total = text_bytes + sum(sizes)
+    chosen: set[int] = set()
+    for index in sorted(range(len(sizes)), key=lambda i: sizes[i], reverse=True):
+        if total <= limit:
+            break
+        chosen.add(index)
+        total -= sizes[index]
+    return chosen
+
+
 def thinking_budget(reasoning: Reasoning | None) -> int | None:
     return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
 
@@ -49,6 +81,7 @@ class GeminiBackend(Backend):
     """``generateContent`` over the ``google-genai`` SDK."""
 
     modalities = frozenset({"text", "image", "audio", "video"})
+    extra_options = GeminiOptions
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -58,14 +91,19 @@ class GeminiBackend(Backend):
         key = options.api_key or os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
         if not key and not options.base_url:
             raise ConfigError("gemini backend: set GEMINI_API_KEY (or --api-key), or pass --base-url")
+        self.opts = self.settings if isinstance(self.settings, GeminiOptions) else GeminiOptions()
         self.base_url = options.base_url or "https://generativelanguage.googleapis.com"
-        http = (
-            types.HttpOptions(base_url=options.base_url, timeout=int(options.timeout_s * 1000))
-            if options.base_url
-            else types.HttpOptions(timeout=int(options.timeout_s * 1000))
+        http = types.HttpOptions(
+            base_url=options.base_url,
+            api_version=self.opts.api_version,
+            timeout=int(options.timeout_s * 1000),
+            retry_options=types.HttpRetryOptions(attempts=1),  # the runner retries, once, not the SDK too
         )
         self._client = genai.Client(api_key=key or "unused", http_options=http)
         self._processors: dict[MediaPolicy, Any] = {}
+        self._uploads: dict[str, tuple[Any, asyncio.Task[Any]]] = {}
+        self.uploaded = 0
+        """Files API uploads made (the same content is uploaded once)."""
 
     def _processor(self, policy: MediaPolicy) -> Any:
         from omnieval.media import processor_for  # type: ignore[attr-defined]
@@ -104,7 +142,6 @@ class GeminiBackend(Backend):
         system: list[str] = []
         contents: list[Any] = []
         applied: dict[str, Any] = {}
-        size = 0
         for msg in request.messages:
             content = msg.content
             if msg.role == "system":
@@ -121,14 +158,8 @@ class GeminiBackend(Backend):
                     media = self._media(p, request.media_policy, applied)
                 except MediaError as exc:
                     raise BackendError(f"{self.spec}: {exc}", retryable=False) from exc
-                size += sum(len(m.inline_data.data) for m in media if m.inline_data is not None)
                 parts.extend(media)
             contents.append(types.Content(role="model" if msg.role == "assistant" else "user", parts=parts))
-        if size > INLINE_LIMIT:
-            raise BackendError(
-                f"{self.spec} sample {request.sample_id!r}: {size:,} bytes of media exceed the inline "
-                f"limit ({INLINE_LIMIT:,}); the Files API is not supported yet (lower the media policy)"
-            )
         gen = request.generation
         budget = thinking_budget(request.reasoning)
         config = types.GenerateContentConfig(
@@ -145,27 +176,90 @@ class GeminiBackend(Backend):
         return contents, config, applied
 
     async def generate(self, request: Request) -> Response:
-        from google.genai import errors
-
         if request.kind != "generate":
             raise BackendError(f"{self.spec}: only generate requests are supported (got {request.kind})")
         contents, config, applied = self.body(request)
         where = f"{self.spec} task {request.task!r} sample {request.sample_id!r} ({self.base_url})"
         started = time.perf_counter()
+        await self._place_media(contents, config, where)
+        result = await self._guard(
+            self._client.aio.models.generate_content(model=self.model, contents=contents, config=config),
+            where=where,
+        )
+        return _response(result, latency=time.perf_counter() - started, media=applied)
+
+    async def _guard(self, call: Any, *, where: str) -> Any:
+        """Await an SDK call, its failures in the runner's vocabulary (Google's body kept as written)."""
+        from google.genai import errors
+
         try:
-            result = await self._client.aio.models.generate_content(
-                model=self.model, contents=contents, config=config
-            )
+            return await call
         except errors.APIError as exc:
             raise _status_error(exc, where) from None
-        except Exception as exc:  # httpx transport failures surface as their own types
+        except BackendError:
+            raise
+        except Exception as exc:  # httpx/aiohttp transport failures surface as their own types
             raise BackendError(
                 f"{where}: connection failed: {type(exc).__name__}: {exc}",
                 retryable=True,
                 transport="connection",
                 url=self.base_url,
             ) from None
-        return _response(result, latency=time.perf_counter() - started, media=applied)
+
+    async def _place_media(self, contents: list[Any], config: Any, where: str) -> None:
+        """Above the inline limit, the largest media parts are replaced by uploaded ``file_data`` parts."""
+        from google.genai import types
+
+        media = [(c, i) for c in contents for i, p in enumerate(c.parts) if p.inline_data is not None]
+        if not media:
+            return
+        sizes = [_base64_size(len(c.parts[i].inline_data.data)) for c, i in media]
+        text = len(json.dumps([[p.text or "" for p in c.parts] for c in contents]).encode())
+        text += len(str(config.system_instruction or "").encode())
+        chosen = to_upload(sizes, text_bytes=text, limit=int(self.opts.inline_limit_mb * 1_000_000))
+        for index in sorted(chosen):
+            content, at = media[index]
+            blob = content.parts[at].inline_data
+            file = await self._uploaded(blob.data, blob.mime_type, where)
+            content.parts[at] = types.Part.from_uri(
+                file_uri=file.uri, mime_type=file.mime_type or blob.mime_type
+            )
+
+    async def _uploaded(self, data: bytes, mime: str, where: str) -> Any:
+        """One upload per content hash; concurrent requests with the same bytes wait for the same one, and
+        a failed upload is tried again by the next request (its error is this request's error)."""
+        key = hashlib.sha256(data).hexdigest()
+        loop = asyncio.get_running_loop()
+        entry = self._uploads.get(key)
+        if entry is None or entry[0] is not loop:
+            entry = self._uploads[key] = (loop, asyncio.ensure_future(self._upload(data, mime, key, where)))
+        task = entry[1]
+        try:
+            return await asyncio.shield(task)
+        except BaseException:
+            if task.done() and self._uploads.get(key) is entry:
+                del self._uploads[key]
+            raise
+
+    async def _upload(self, data: bytes, mime: str, key: str, where: str) -> Any:
+        from google.genai import types
+
+        files = self._client.aio.files
+        config = types.UploadFileConfig(mime_type=mime, display_name=f"omnieval-{key[:16]}")
+        at = f"{where}: Files API upload of {len(data):,} bytes ({mime})"
+        file = await self._guard(files.upload(file=io.BytesIO(data), config=config), where=at)
+        self.uploaded += 1
+        deadline = time.monotonic() + self.opts.file_wait_s
+        while _state(file) == "PROCESSING":
+            if time.monotonic() > deadline:
+                raise BackendError(
+                    f"{at}: {file.name} still PROCESSING after {self.opts.file_wait_s:g} s", retryable=True
+                )
+            await asyncio.sleep(self.opts.file_poll_s)
+            file = await self._guard(files.get(name=file.name), where=at)
+        if _state(file) == "FAILED":
+            raise BackendError(f"{at}: the Files API could not process {file.name}: {file.error}")
+        return file
 
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
         budget = thinking_budget(reasoning)
@@ -179,7 +273,22 @@ class GeminiBackend(Backend):
         }
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "base_url": self.base_url, "timeout_s": self.options.timeout_s}
+        return {
+            **super().describe(),
+            "base_url": self.base_url,
+            "timeout_s": self.options.timeout_s,
+            "api_version": self.opts.api_version,
+            "inline_limit_mb": self.opts.inline_limit_mb,
+        }
+
+
+def _base64_size(raw: int) -> int:
+    return 4 * ((raw + 2) // 3)
+
+
+def _state(file: Any) -> str:
+    state = file.state
+    return str(getattr(state, "value", state) or "ACTIVE")
 
 
 def _status_error(exc: Any, where: str) -> BackendError:

@@ -1,7 +1,12 @@
 """A local fake of the Gemini API's ``models/{model}:generateContent`` for tests (the ``google-genai``
 SDK pointed at it with ``--base-url``). It answers ``answer`` (or the last user text), adds a thought
 part when ``thinkingConfig`` asks for thoughts, and scripts faults: ``faults`` lists HTTP statuses served
-to the first requests in order, with Google's error body (``429`` carries ``retry-after``)."""
+to the first requests in order, with Google's error body (``429`` carries ``retry-after``).
+
+It also speaks the Files API as the SDK uses it: the resumable upload (``POST /upload/VERSION/files``
+answers an upload URL; chunks go there with ``X-Goog-Upload-Command``, the last one ``finalize``) and
+``GET /VERSION/files/ID``. An uploaded file stays ``PROCESSING`` for ``processing_polls`` reads, and
+``upload_faults`` scripts statuses for upload starts as ``faults`` does for generateContent."""
 
 from __future__ import annotations
 
@@ -29,13 +34,25 @@ class FakeGemini:
     """``with FakeGemini(...).in_thread() as server:`` then ``--base-url server.url``."""
 
     def __init__(
-        self, *, answer: str | None = None, faults: list[int] | None = None, retry_after: float = 0.0
+        self,
+        *,
+        answer: str | None = None,
+        faults: list[int] | None = None,
+        retry_after: float = 0.0,
+        upload_faults: list[int] | None = None,
+        processing_polls: int = 0,
+        fail_processing: bool = False,
     ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
+        self.upload_faults = list(upload_faults or [])
         self.retry_after = retry_after
+        self.processing_polls = processing_polls
+        self.fail_processing = fail_processing
         self.requests: list[tuple[str, dict[str, Any]]] = []
-        """(path, body) of every request received."""
+        """(path, body) of every request received (uploads' bodies: their size and headers)."""
+        self.files: dict[str, dict[str, Any]] = {}
+        """Uploaded files by id: ``mime``, ``data``, ``polls`` left while PROCESSING."""
         self.port = 0
 
     @property
@@ -50,16 +67,7 @@ class FakeGemini:
                 {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}}, status=404
             )
         if self.faults:
-            code = self.faults.pop(0)
-            headers = {"retry-after": f"{self.retry_after:g}"} if code == 429 else {}
-            error = {
-                "error": {
-                    "code": code,
-                    "message": f"fake {STATUSES.get(code, 'UNKNOWN')}",
-                    "status": STATUSES.get(code, "UNKNOWN"),
-                }
-            }
-            return web.json_response(error, status=code, headers=headers)
+            return self._error(self.faults.pop(0))
         text = self.answer if self.answer is not None else _last_user_text(body)
         parts: list[dict[str, Any]] = []
         thinking = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
@@ -77,9 +85,67 @@ class FakeGemini:
             }
         )
 
+    def _error(self, code: int) -> web.Response:
+        headers = {"retry-after": f"{self.retry_after:g}"} if code == 429 else {}
+        error = {
+            "error": {
+                "code": code,
+                "message": f"fake {STATUSES.get(code, 'UNKNOWN')}",
+                "status": STATUSES.get(code, "UNKNOWN"),
+            }
+        }
+        return web.json_response(error, status=code, headers=headers)
+
+    async def _upload_start(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.requests.append((request.path, body))
+        if self.upload_faults:
+            return self._error(self.upload_faults.pop(0))
+        fid = f"f{len(self.files)}"
+        mime = (body.get("file") or {}).get("mimeType") or request.headers.get(
+            "X-Goog-Upload-Header-Content-Type"
+        )
+        self.files[fid] = {"mime": mime, "data": b"", "polls": self.processing_polls}
+        return web.json_response({}, headers={"X-Goog-Upload-URL": f"{self.url}/upload-session/{fid}"})
+
+    async def _upload_chunk(self, request: web.Request) -> web.Response:
+        fid = request.match_info["fid"]
+        data = await request.read()
+        command = request.headers.get("X-Goog-Upload-Command", "")
+        self.requests.append((request.path, {"size": len(data), "command": command}))
+        self.files[fid]["data"] += data
+        if "finalize" not in command:
+            return web.json_response({}, headers={"X-Goog-Upload-Status": "active"})
+        return web.json_response({"file": self._file(fid)}, headers={"X-Goog-Upload-Status": "final"})
+
+    async def _get_file(self, request: web.Request) -> web.Response:
+        fid = request.match_info["fid"]
+        self.requests.append((request.path, {}))
+        if fid not in self.files:
+            return self._error(404)
+        self.files[fid]["polls"] = max(0, self.files[fid]["polls"] - 1)
+        return web.json_response(self._file(fid))
+
+    def _file(self, fid: str) -> dict[str, Any]:
+        entry = self.files[fid]
+        state = "PROCESSING" if entry["polls"] else "FAILED" if self.fail_processing else "ACTIVE"
+        file: dict[str, Any] = {
+            "name": f"files/{fid}",
+            "uri": f"{self.url}/v1beta/files/{fid}",
+            "mimeType": entry["mime"],
+            "sizeBytes": str(len(entry["data"])),
+            "state": state,
+        }
+        if state == "FAILED":
+            file["error"] = {"code": 400, "message": "fake: the file could not be processed"}
+        return file
+
     @contextlib.contextmanager
     def in_thread(self) -> Iterator[FakeGemini]:
         app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/upload/{version}/files", self._upload_start)
+        app.router.add_post("/upload-session/{fid}", self._upload_chunk)
+        app.router.add_get("/{version}/files/{fid}", self._get_file)
         app.router.add_post("/{tail:.*}", self._generate)
         with serve_in_thread(app) as port:
             self.port = port
