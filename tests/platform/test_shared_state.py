@@ -191,6 +191,33 @@ def test_migrations_match_the_models(tmp_path: Path) -> None:
     assert diff == []
 
 
+def test_the_models_alone_keep_usernames_unique_ignoring_case(tmp_path: Path) -> None:
+    """``create_all`` (without the migrations) builds the same case-insensitive index as migration 0005:
+    Alembic's comparison cannot see expression indexes, so this checks the behaviour on both."""
+    import sqlalchemy as sa
+
+    from omnieval.platform.db import Database
+    from omnieval.platform.models import Base, User
+
+    def second_alice_refused(engine: sa.Engine) -> bool:
+        with engine.begin() as conn:
+            conn.execute(sa.insert(User).values(username="Alice", password_hash="x", role="user"))
+        try:
+            with engine.begin() as conn:
+                conn.execute(sa.insert(User).values(username="alice", password_hash="x", role="user"))
+        except sa.exc.IntegrityError:
+            return True
+        return False
+
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'models.db'}")
+    Base.metadata.create_all(engine)
+    assert second_alice_refused(engine), "the models' own index"
+    engine.dispose()
+    db = Database(make_settings(tmp_path / "data"))
+    assert second_alice_refused(db.engine), "the migrated schema"
+    db.dispose()
+
+
 def _port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
