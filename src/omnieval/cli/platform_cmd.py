@@ -100,6 +100,13 @@ def serve_command(
     score_digits: Annotated[
         int, typer.Option(min=0, max=6, help="Decimals of the scores a submitter sees.")
     ] = 3,
+    duplicate_uploads: Annotated[
+        str,
+        typer.Option(
+            help="A user's byte-identical re-upload to the same benchmark: warn (accepted, the submission "
+            "page links the earlier one) or refuse (409).",
+        ),
+    ] = "warn",
     secure_cookies: Annotated[
         bool,
         typer.Option(
@@ -116,12 +123,14 @@ def serve_command(
 
     if registration not in ("open", "approval"):
         fail(f"--registration must be open or approval, got {registration!r}")
+    if duplicate_uploads not in ("warn", "refuse"):
+        fail(f"--duplicate-uploads must be warn or refuse, got {duplicate_uploads!r}")
     settings = dataclasses.replace(
         _settings(data_dir, database_url),
         registration=registration,
         register_limit=(registrations_per_hour, 3600.0),
         secure_cookies=secure_cookies,
-        policy=Policy(daily_cap=daily_cap, score_digits=score_digits),
+        policy=Policy(daily_cap=daily_cap, score_digits=score_digits, duplicate_uploads=duplicate_uploads),
     )
     with friendly_errors():
         serve(settings, host=host, port=port, workers=workers)
@@ -215,7 +224,8 @@ def set_policy_command(
         list[str],
         typer.Option(
             "--set",
-            help="KEY=VALUE: require_complete, daily_cap, score_digits, probe_max_diff, probe_min_matches.",
+            help="KEY=VALUE: require_complete, daily_cap, score_digits, probe_max_diff, probe_min_matches, "
+            "duplicate_uploads (warn|refuse).",
         ),
     ],
     database_url: DbUrl = None,

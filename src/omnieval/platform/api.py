@@ -28,7 +28,7 @@ from omnieval.platform.accounts import (
 from omnieval.platform.api_errors import errors
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
+from omnieval.platform.submissions import DuplicateUpload, InvalidSubmission, QuotaExceeded, accept_upload
 
 __all__ = ["router"]
 
@@ -171,7 +171,7 @@ def benchmarks(session: SessionDep) -> dict[str, Any]:
     }
 
 
-@router.post("/submissions", status_code=202, responses=errors(401, 411, 413, 422, 429))
+@router.post("/submissions", status_code=202, responses=errors(401, 409, 411, 413, 422, 429))
 def submit(
     request: Request,
     session: SessionDep,
@@ -195,6 +195,8 @@ def submit(
         )
     except QuotaExceeded as exc:
         raise HTTPException(429, str(exc)) from None
+    except DuplicateUpload as exc:
+        raise HTTPException(409, str(exc)) from None
     except InvalidSubmission as exc:
         raise HTTPException(422, {"message": str(exc), "report": exc.report}) from None
     except UploadError as exc:

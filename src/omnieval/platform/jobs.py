@@ -79,13 +79,14 @@ def _finish(
     results: dict[str, Any] | None,
     error: str | None,
     probe: tuple[dict[str, Any], Policy] | None = None,
+    scoring_s: float | None = None,
 ) -> bool:
     """Commit the outcome only if the claim still holds and the submission is unscored.
 
     ``probe`` (the answers' fingerprint and the benchmark's policy) is stored and checked with the result.
     """
     try:
-        _commit_outcome(db, job_id, claim, results=results, error=error, probe=probe)
+        _commit_outcome(db, job_id, claim, results=results, error=error, probe=probe, scoring_s=scoring_s)
     except _ClaimLost:
         log.warning("job %s: claim lost before commit; the new claimant scores it", job_id)
         return False
@@ -131,6 +132,7 @@ def _commit_outcome(
     results: dict[str, Any] | None,
     error: str | None,
     probe: tuple[dict[str, Any], Policy] | None = None,
+    scoring_s: float | None = None,
 ) -> None:
     with db.session() as session:
         held = _count(
@@ -146,7 +148,12 @@ def _commit_outcome(
         values: dict[str, Any] = (
             {"status": "failed", "error": error}
             if error
-            else {"status": "scored", "results": results, "times_scored": Submission.times_scored + 1}
+            else {
+                "status": "scored",
+                "results": results,
+                "times_scored": Submission.times_scored + 1,
+                "scoring_s": scoring_s,
+            }
         )
         row = session.get(Submission, submission_id)
         if probe is not None and row is not None and not error:
@@ -221,6 +228,7 @@ def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -
         attempts = session.scalar(select(Job.attempts).where(Job.id == job_id)) or 1
     policy = settings.policy.merged(benchmark.policy if benchmark else None)
     results = error = probe = None
+    started = time.perf_counter()
     try:
         if pool is not None and benchmark is not None:
             fields = {k: getattr(benchmark, k) for k in ("id", "name", "format", "scheme", "tasks", "policy")}
@@ -237,9 +245,10 @@ def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -
             _release(db, job_id, claim, delay_s=settings.retry_s)
             return True
         error = f"scoring failed after {attempts} attempts: {type(exc).__name__}"
+    scoring_s = time.perf_counter() - started
     if settings.hold_s:
         time.sleep(settings.hold_s)
-    _finish(db, job_id, claim, results=results, error=error, probe=probe)
+    _finish(db, job_id, claim, results=results, error=error, probe=probe, scoring_s=scoring_s)
     return True
 
 

@@ -29,7 +29,7 @@ from omnieval.platform.api_annotation import ItemId
 from omnieval.platform.i18n import LANG_COOKIE, pick_language, translator
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import InvalidSubmission, QuotaExceeded, accept_upload
+from omnieval.platform.submissions import DuplicateUpload, InvalidSubmission, QuotaExceeded, accept_upload
 
 __all__ = ["router"]
 
@@ -255,6 +255,8 @@ def submit(
         )
     except QuotaExceeded as exc:
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=str(exc), form=form)
+    except DuplicateUpload as exc:
+        return _render(request, session, "submit.html", 409, benchmarks=benchmarks, error=str(exc), form=form)
     except InvalidSubmission as exc:
         report = json.dumps(exc.report, ensure_ascii=False, indent=1)
         lines = validation_errors(exc.report)

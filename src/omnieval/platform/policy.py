@@ -14,7 +14,18 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Policy", "fingerprint", "near_identical", "parse_overrides", "rounded", "set_policy"]
+__all__ = [
+    "DUPLICATE_MODES",
+    "Policy",
+    "fingerprint",
+    "near_identical",
+    "parse_overrides",
+    "rounded",
+    "set_policy",
+]
+
+
+DUPLICATE_MODES = ("warn", "refuse")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +40,9 @@ class Policy:
     """Two answer sets differing in 1..this many answers are near-identical."""
     probe_min_matches: int = 2
     """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    duplicate_uploads: str = "warn"
+    """A user's byte-identical re-upload to the same benchmark: ``warn`` (accepted, the submission page
+    links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
 
     def merged(self, overrides: dict[str, Any] | None) -> Policy:
         """This policy with a benchmark's overrides (unknown keys were refused when they were set)."""
@@ -78,7 +92,11 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
         key, sep, text = pair.partition("=")
         if not sep or key not in types:
             raise BenchmarkError(f"--set {pair!r}: KEY=VALUE with KEY one of {', '.join(types)}")
-        if types[key] in (bool, "bool"):
+        if key == "duplicate_uploads":
+            if text not in DUPLICATE_MODES:
+                raise BenchmarkError(f"--set {pair!r}: one of {', '.join(DUPLICATE_MODES)}")
+            out[key] = text
+        elif types[key] in (bool, "bool"):
             if text.lower() not in ("true", "false"):
                 raise BenchmarkError(f"--set {pair!r}: true or false")
             out[key] = text.lower() == "true"

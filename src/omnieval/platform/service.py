@@ -87,6 +87,8 @@ def submission_view(session: Session, row: Submission) -> dict[str, Any]:
         "model_info": row.model_info,
         "review_comment": row.review_comment,
         "created_at": row.created_at,
+        "duplicate_of": row.duplicate_of,
+        "scoring_s": row.scoring_s,
     }
 
 

@@ -15,7 +15,7 @@ from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.settings import Settings
 from omnieval.platform.storage import UploadError, save_upload
 
-__all__ = ["InvalidSubmission", "QuotaExceeded", "accept_upload", "client_digest"]
+__all__ = ["DuplicateUpload", "InvalidSubmission", "QuotaExceeded", "accept_upload", "client_digest"]
 
 DAY_S = 86400.0
 
@@ -39,6 +39,31 @@ def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Be
     )
     if (used or 0) >= cap:
         raise QuotaExceeded(f"daily limit reached: at most {cap} submissions to {bench.name!r} per 24 hours")
+
+
+class DuplicateUpload(Exception):
+    """The user already uploaded this exact zip to this benchmark and the policy refuses it (HTTP 409)."""
+
+
+def _earlier_identical(session: Session, user: User, bench: Benchmark, digest: str) -> int | None:
+    return session.scalar(
+        select(Submission.id)
+        .where(
+            Submission.content_sha256 == digest,
+            Submission.user_id == user.id,
+            Submission.benchmark_id == bench.id,
+        )
+        .order_by(Submission.id)
+        .limit(1)
+    )
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 class InvalidSubmission(ValueError):
@@ -84,7 +109,16 @@ def accept_upload(
     _check_daily_cap(session, settings, user, bench)
     path = save_upload(stream, settings)
     try:
-        return _queue(session, user, bench, path, model=model, client=client)
+        digest = _file_sha256(path)
+        earlier = _earlier_identical(session, user, bench, digest)
+        if earlier is not None and settings.policy.merged(bench.policy).duplicate_uploads == "refuse":
+            raise DuplicateUpload(
+                f"this zip is byte-identical to your submission {earlier} to {bench.name!r}: "
+                "it would get the same scores (change the answers to submit again)"
+            )
+        row = _queue(session, user, bench, path, model=model, client=client)
+        row.content_sha256, row.duplicate_of = digest, earlier
+        return row
     except BaseException:  # refused, or the transaction failed: nothing is kept for it
         path.unlink(missing_ok=True)
         raise
