@@ -207,3 +207,59 @@ def test_holders_rotate_slots_only_while_the_limit_is_below_the_workers_wanting_
         return shares
 
     assert asyncio.run(main()) == [1, 0, 0, 0, 1]
+
+
+def test_a_restarted_gate_rebuilds_its_leases_from_the_clients_and_keeps_the_limit() -> None:
+    """The gate's node left and Ray restarted it empty: at their next tick the workers report what they
+    hold; leases above the limit become debt that released slots pay back before anyone gets one."""
+
+    async def scenario() -> None:
+        gate = EndpointGate(2, restarted=True, grace_s=0.0)
+        assert await gate.share("a", 2) >= 1 and gate.in_flight == 2
+        assert await gate.share("b", 1) >= 1 and gate.in_flight == 3, "b's old slot counts too"
+        await gate.share("a", 2)
+        assert gate.in_flight == 3, "a lease is registered once per restart"
+        waiting = asyncio.ensure_future(gate.acquire("c"))
+        await asyncio.sleep(0.01)
+        await gate.release("a", 1)
+        await asyncio.sleep(0.01)
+        assert not waiting.done(), "the first released slot pays the debt: still 2 in flight"
+        await gate.release("a", 1)
+        assert await asyncio.wait_for(waiting, 1) == 1 and gate.in_flight == 2
+        fresh = EndpointGate(2, restarted=False)
+        await fresh.share("a", 2)
+        assert fresh.in_flight == 0, "a gate that never restarted trusts its own count"
+
+    asyncio.run(scenario())
+
+
+def test_a_client_reports_what_it_holds_at_each_tick() -> None:
+    async def scenario() -> None:
+        gate, calls = EndpointGate(4), {}
+        client = GateClient(_Remote(gate, calls), "w", cap=4)
+        await client.acquire()
+        restarted = EndpointGate(4, restarted=True, grace_s=0.0)
+        client.handle = _Remote(restarted, calls)
+        await client.tick()
+        assert restarted.in_flight == client.held >= 1
+        client.release()
+        client.give_back()
+        await asyncio.sleep(0.01)
+        assert restarted.in_flight == 0 and client.held == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_restarted_gate_grants_nothing_until_its_clients_could_report() -> None:
+    async def scenario() -> None:
+        gate = EndpointGate(2, restarted=True, grace_s=0.3)
+        waiting = asyncio.ensure_future(gate.acquire("new"))
+        await asyncio.sleep(0.1)
+        await gate.share("old", 2)
+        assert not waiting.done()
+        await asyncio.sleep(0.4)
+        assert not waiting.done(), "after the grace the old lease holds both slots"
+        await gate.release("old", 1)
+        assert await asyncio.wait_for(waiting, 1) == 1
+
+    asyncio.run(scenario())

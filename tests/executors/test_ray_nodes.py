@@ -23,13 +23,6 @@ from tests.executors.helpers import CountingServer, config, qa_task, results
 from tests.executors.judge_helpers import VERDICT, judged_record_set, judged_task, states
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(420)]
-KNOWN_FAILURE = pytest.mark.xfail(
-    reason="issue 23, open: with the full dependency set installed (grpcio/protobuf as wandb, mlflow and "
-    "google-genai bring them) a call to the surviving worker can raise ActorUnavailableError right after "
-    "the removal; the fleet then drops that worker too and the run stops with 'the Ray cluster shrank' "
-    "instead of finishing. Passed on the branch before the merge.",
-    strict=False,
-)
 
 
 @pytest.fixture
@@ -91,7 +84,6 @@ def _in_thread(cfg: Any, executor: ExecutorOptions) -> tuple[threading.Thread, l
     return thread, failure
 
 
-@KNOWN_FAILURE
 def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, nodes: tuple[Any, Any]) -> None:
     cluster, lost = nodes
     n = 48
@@ -127,7 +119,54 @@ def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, node
     assert max(s["attempts"] for s in executor["shards"].values()) == 2, "the lost node's shards ran again"
 
 
-@KNOWN_FAILURE
+def test_coordinators_forced_onto_the_lost_node_restart_elsewhere_and_no_sample_fails(
+    tmp_path: Path, nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The endpoint gate, the judge's gate and the progress board placed on the node that is then removed
+    (as when the driver is attached to that node's raylet): Ray restarts them on a live node, the gate
+    rebuilds its leases from the workers, the calls in flight are retried, and every sample ends once."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    from omnieval.executors import judge_cluster, ray_executor
+
+    cluster, lost = nodes
+
+    real = ray_executor.pinned
+
+    def on_the_lost_node(ray: Any) -> dict[str, Any]:
+        """The real coordinator options (restarts included), placed on the node to remove."""
+        strategy = NodeAffinitySchedulingStrategy(node_id=lost.node_id, soft=True)
+        return {**real(ray), "scheduling_strategy": strategy}
+
+    monkeypatch.setattr(ray_executor, "pinned", on_the_lost_node)
+    monkeypatch.setattr(judge_cluster, "pinned", on_the_lost_node)
+    n = 40
+    task = str(judged_task(tmp_path, n))
+    out = tmp_path / "ray"
+    with (
+        CountingServer(latency_ms=60).in_thread() as model,
+        CountingServer(latency_ms=20).in_thread() as judge_server,
+    ):
+        judge_server.answer_pattern = re.compile(VERDICT)
+        judge = JudgeConfig(
+            model="openai/judge",
+            retries=1,
+            backend=BackendOptions(base_url=judge_server.url, concurrency=2, timeout_s=30),
+        )
+        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        cfg = config([task], model.url, out, judge=judge, concurrency=4)
+        thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8))
+        _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180)
+        thread.join(300)
+    assert not thread.is_alive(), "the run hung after its coordinators' node left"
+    assert not failure, failure
+    ids = [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert sorted(ids) == sorted(f"q{i}" for i in range(n)), "every sample exactly once"
+    assert "error" not in states(out), "no sample failed because a coordinator was lost"
+    assert judged_record_set(out) == judged_record_set(tmp_path / "local")
+    assert model.peak <= 4, "the model's limit held across the gate's restart"
+
+
 def test_a_cluster_left_without_workers_stops_resumably(
     tmp_path: Path, nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

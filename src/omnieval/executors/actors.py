@@ -28,17 +28,25 @@ class ProgressBoard:
 def pinned(ray: Any) -> dict[str, Any]:
     """Actor options that keep a coordinator (gate, judge pool, progress board) on the driver's node: it
     lives as long as the driver, whatever worker node leaves the cluster. The affinity is soft (a node
-    that is alive and asks no CPU always takes it), so a stale node id never leaves it unplaced."""
+    that is alive and asks no CPU always takes it), so a stale node id never leaves it unplaced. Should
+    its node go all the same (a driver attached to a worker node's raylet), Ray restarts it elsewhere
+    and retries the calls in flight; each coordinator rebuilds its state (the gate from its clients'
+    leases at their next tick, a judge pool from its replicas' handles)."""
+    restart = {"max_restarts": -1, "max_task_retries": -1}
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     if ray.util.client.ray.is_connected():  # a Ray Client driver has no node of its own: Ray places the actor
-        return {}
+        return restart
     try:
         node = ray.get_runtime_context().get_node_id()
     except Exception:  # not connected the usual way: Ray places the actor
-        return {}
+        return restart
     if not node:
-        return {}
+        return restart
     # no CPU asked: Ray's default (1 CPU to place an actor) would leave it pending on a driver node without
     # CPUs
-    return {"num_cpus": 0, "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True)}
+    return {
+        "num_cpus": 0,
+        "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True),
+        **restart,
+    }

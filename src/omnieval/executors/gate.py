@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from collections import Counter, deque
 from typing import Any
 
 __all__ = ["EndpointGate", "GateClient"]
+
+REREGISTER_GRACE_S = 1.5
+"""How long a restarted gate waits for its clients' ticks (every half second) to report their leases."""
 
 
 class EndpointGate:
@@ -33,7 +37,9 @@ class EndpointGate:
     the requests in flight.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(
+        self, limit: int, *, restarted: bool | None = None, grace_s: float = REREGISTER_GRACE_S
+    ) -> None:
         self.limit = max(1, limit)
         self._free = asyncio.Semaphore(self.limit)
         self._held: Counter[str] = Counter()
@@ -42,6 +48,13 @@ class EndpointGate:
         self.in_flight = 0
         self.peak = 0
         self.granted = 0
+        self.restarted = _reconstructed() if restarted is None else restarted
+        """Ray restarted this actor (its node left): owners' leases are re-registered at their next tick."""
+        self._registered: set[str] = set()
+        self._grace_until = time.monotonic() + grace_s if self.restarted else 0.0
+        """A restarted gate grants nothing before its clients could re-register their leases."""
+        self._debt = 0
+        """Re-registered slots above what was free: released slots pay this back before anyone gets them."""
 
     def _wanting(self, owner: str) -> set[str]:
         return (
@@ -53,11 +66,15 @@ class EndpointGate:
     def _share(self, owner: str) -> int:
         return max(1, math.ceil(self.limit / len(self._wanting(owner))))
 
-    async def share(self, owner: str) -> int:
+    async def share(self, owner: str, held: int = 0) -> int:
         """The fair pool size for ``owner``: the limit over the workers holding or waiting for slots.
 
         0 means one slot, handed back after each request: fewer slots than workers want them, and
-        another worker waits holding none, so the slots must rotate rather than stay with their holders."""
+        another worker waits holding none, so the slots must rotate rather than stay with their holders.
+        ``held`` is what the owner holds by its own count: a restarted gate takes it as a live lease."""
+        if self.restarted and owner not in self._registered:
+            self._registered.add(owner)
+            await self._reregister(owner, held)
         starving = any(n > 0 and not self._held[o] for o, n in self._waiting.items() if o != owner)
         if starving and self._held[owner] > 0 and self.limit < len(self._wanting(owner)):
             return (
@@ -69,6 +86,8 @@ class EndpointGate:
         """Wait for one slot, then take more that are free, up to ``most`` and the owner's share."""
         self._waiting[owner] += 1
         try:
+            if (wait := self._grace_until - time.monotonic()) > 0:
+                await asyncio.sleep(wait)
             await self._free.acquire()
         finally:
             self._waiting[owner] -= 1
@@ -87,13 +106,31 @@ class EndpointGate:
         self.peak = max(self.peak, self.in_flight)
         return taken
 
+    async def _reregister(self, owner: str, held: int) -> None:
+        """Count a lease made before the restart: free slots are taken for it, the rest becomes debt."""
+        if held <= 0 or owner in self._dead:
+            return
+        self._held[owner] += held
+        self.in_flight += held
+        self.peak = max(self.peak, self.in_flight)
+        for _ in range(held):
+            if self._free.locked():
+                self._debt += 1
+            else:
+                await self._free.acquire()  # free: returns at once
+
     async def release(self, owner: str, count: int = 1) -> None:
         """Async on purpose: Ray runs an async actor's plain methods off its event loop, where waking a
         semaphore's waiters is not safe (they would sleep until something else stirs the loop)."""
         count = min(count, self._held[owner])
         self._held[owner] -= count
         self.in_flight -= count
-        for _ in range(count):
+        self._give(count)
+
+    def _give(self, count: int) -> None:
+        paid = min(count, self._debt)
+        self._debt -= paid
+        for _ in range(count - paid):
             self._free.release()
 
     async def forget(self, owner: str) -> int:
@@ -101,12 +138,21 @@ class EndpointGate:
         self._dead.add(owner)
         held = self._held.pop(owner, 0)
         self.in_flight -= held
-        for _ in range(held):
-            self._free.release()
+        self._give(held)
         return held
 
     async def stats(self) -> dict[str, int]:
         return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
+
+
+def _reconstructed() -> bool:
+    """Whether Ray restarted the current actor (False outside an actor or without Ray)."""
+    try:
+        import ray
+
+        return bool(ray.get_runtime_context().was_current_actor_reconstructed)
+    except Exception:
+        return False
 
 
 class GateClient:
@@ -156,7 +202,7 @@ class GateClient:
 
     async def tick(self) -> None:
         """Learn the fair share; give back what is above it and what sat unused since the last tick."""
-        share = int(await self.handle.share.remote(self.owner))
+        share = int(await self.handle.share.remote(self.owner, self.held))
         self.cap, self.rotate = max(1, share), share == 0
         self._return(min(self.free, max(self.held - self.cap, self._low_water)))
         self._low_water = self.free

@@ -130,6 +130,8 @@ def endpoint_gate(ray: Any, backend: Backend, config: RunConfig) -> Any:
 
 STALL_S = 60.0
 """How long a run with no live worker waits for a replacement to be placed before it stops (resumably)."""
+UNAVAILABLE_RETRIES = 8
+"""Runs of one shard a worker may refuse as unavailable for a moment before it counts as lost."""
 
 
 def live_nodes(ray: Any) -> set[str]:
@@ -157,6 +159,8 @@ class _Fleet:
     """Nodes of lost workers (a worker process may die on a node that stays)."""
     lost_nodes: list[str] = field(default_factory=list)
     workers_lost: int = 0
+    unavailable: Counter[str] = field(default_factory=Counter)
+    """Per shard: runs refused by a worker that was unavailable for a moment (never a lost worker)."""
     start_error: str | None = None
     """Why the last worker that failed to start failed (e.g. omnieval not installed on its node)."""
 
@@ -191,6 +195,23 @@ class _Fleet:
     def give(self, plan: ShardPlan, lines: list[bytes], task: Task) -> None:
         owner, actor = self.idle.pop()
         self.busy[actor.run_shard.remote(plan, lines, task)] = (owner, actor, plan)
+
+    def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
+        """An actor that is only unavailable for a moment (Ray's ``ActorUnavailableError``, e.g. while the
+        cluster settles after another node left) on a node that is still alive keeps its place: its shard
+        is run again, on it or another idle worker, without counting as an attempt (bounded)."""
+        from ray.exceptions import ActorUnavailableError
+
+        node = self.nodes.get(owner)
+        if not isinstance(exc, ActorUnavailableError) or node is None or node not in live_nodes(self.ray):
+            return False
+        self.unavailable[plan.key] += 1
+        if self.unavailable[plan.key] > UNAVAILABLE_RETRIES:
+            return False
+        tally.attempts[plan.key] -= 1
+        time.sleep(min(2.0, 0.1 * 2 ** self.unavailable[plan.key]))
+        self.idle.append((owner, actor))
+        return True
 
     def lost(self, owner: str, actor: Any) -> None:
         """A worker died: hand back its gate slots, stop it for good, and start a replacement only when
@@ -350,8 +371,14 @@ def _start_progress(
 def _show(
     progress: Progress, board: Any, ray: Any, plans: list[ShardPlan], current: dict[str, list[RecordKey]]
 ) -> None:
-    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA)."""
-    snapshot = ray.get(board.snapshot.remote())
+    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA); a board
+    that is restarting elsewhere (its node left) skips this update rather than fail the run."""
+    from ray.exceptions import GetTimeoutError, RayActorError
+
+    try:
+        snapshot = ray.get(board.snapshot.remote(), timeout=10)
+    except (RayActorError, GetTimeoutError):
+        return
     done: Counter[str] = Counter()
     new: dict[str, Counter[str]] = {}
     for plan in plans:
@@ -432,7 +459,10 @@ def _drive(
             owner, actor, plan = fleet.busy.pop(ref)
             try:
                 report = ray.get(ref)
-            except (RayActorError, WorkerCrashedError):
+            except (RayActorError, WorkerCrashedError) as exc:
+                if fleet.transient(exc, owner, actor, plan, tally):
+                    todo.appendleft(plan)
+                    continue
                 if tally.attempts[plan.key] >= options.max_shard_attempts:
                     raise ExecutorError(
                         f"shard {plan.key} (task {plan.task}) lost its worker "
