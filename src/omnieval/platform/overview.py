@@ -3,6 +3,7 @@ a submission's headline scores and a model's other submissions. Read-only; never
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +22,29 @@ MODALITY_ORDER = ("text", "image", "audio", "video")
 
 def modality_of_tasks(settings: Settings, bench: Benchmark) -> dict[str, list[str]]:
     """Task names by the modality their spec declares (the richest of image, audio, video; else ``text``),
-    from the stored task specs (never the samples)."""
+    from the stored task specs (never the samples). Cached per benchmark version: the specs change only
+    when the benchmark is (re)added, which bumps ``board_version``."""
+    groups = _modalities(str(settings.answers), bench.name, bench.board_version, tuple(bench.tasks))
+    return {m: list(names) for m, names in groups}
+
+
+@functools.lru_cache(maxsize=64)
+def _modalities(
+    answers: str, name: str, version: int, tasks: tuple[str, ...]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
     from omnieval.types import TaskSpec
 
-    folder = Path(settings.answers) / bench.name
+    folder = Path(answers) / name
     groups: dict[str, list[str]] = {}
-    for name in bench.tasks:
-        spec_file = folder / f"{name}.spec.json"
+    for task in tasks:
+        spec_file = folder / f"{task}.spec.json"
         kinds: set[str] = set()
         if spec_file.exists():
             spec = TaskSpec.model_validate_json(spec_file.read_text(encoding="utf-8"))
             kinds = {str(m) for m in spec.modalities}
         modality = next((m for m in reversed(MODALITY_ORDER) if m in kinds), "text")
-        groups.setdefault(modality, []).append(name)
-    return {m: sorted(groups[m]) for m in MODALITY_ORDER if m in groups}
+        groups.setdefault(modality, []).append(task)
+    return tuple((m, tuple(sorted(groups[m]))) for m in MODALITY_ORDER if m in groups)
 
 
 def benchmark_overview(session: Session, settings: Settings, bench: Benchmark) -> dict[str, Any]:
