@@ -245,3 +245,43 @@ def test_the_russian_catalogue_translates_every_message() -> None:
     assert translator("ru").ngettext("%(num)d task.", "%(num)d tasks.", 5) == "5 задач."
     assert translator("ru").ngettext("%(num)d task.", "%(num)d tasks.", 22) == "22 задачи."
     assert translator("en").ngettext("%(num)d task.", "%(num)d tasks.", 1) == "1 task."
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_reviewer_queue_shows_info_logs_and_decision_side_by_side(
+    site: dict[str, Any], browser: Any, mera_root: Path, language: str
+) -> None:
+    with httpx.Client(base_url=site["base"], timeout=30) as client:
+        dora = register(client, "dora")
+        sub_id = upload(
+            client, dora, submission_zip(mera_root, right={"ruclevr": 4}), model="dora-vlm"
+        ).json()["id"]
+        wait_status(client, dora, sub_id)
+        info = {"parameters": "2B", "license": "MIT"}
+        client.post(
+            f"/api/v1/submissions/{sub_id}/publish",
+            headers=dora,
+            json={"boards": ["image"], "model_info": info},
+        )
+    wide = browser.new_context(locale="en-US", bypass_csp=True).new_page()
+    _login(wide, site["base"], "reviewer", "password-reviewer")
+    wide.goto(f"{site['base']}/reviews?lang={language}")
+    assert "dora-vlm" in wide.inner_text("#submissions")
+    boxes = [wide.locator(f"#review-{part}").bounding_box() for part in ("info", "logs", "decision")]
+    assert all(boxes) and len({round(b["y"]) for b in boxes}) == 1, "side by side on a wide screen"
+    assert boxes[0]["x"] < boxes[1]["x"] < boxes[2]["x"]
+    assert "MIT" in wide.inner_text("#review-info") and "00_run/results.json" in wide.inner_text(
+        "#review-logs"
+    )
+    assert not _axe(wide), language
+    wide.screenshot(path=str(SHOTS / f"reviews-{language}.png"), full_page=True)
+    phone = browser.new_context(locale="en-US", viewport=PHONE, bypass_csp=True).new_page()
+    _login(phone, site["base"], "reviewer", "password-reviewer")
+    phone.goto(f"{site['base']}/reviews?id={sub_id}&lang={language}")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    stacked = [phone.locator(f"#review-{part}").bounding_box() for part in ("info", "logs", "decision")]
+    assert stacked[0]["y"] < stacked[1]["y"] < stacked[2]["y"], "stacked on a phone"
+    phone.screenshot(path=str(SHOTS / f"phone-reviews-{language}.png"), full_page=True)
+    phone.fill("textarea[name=comment]", "ok")
+    _click(phone, "button[value=approve]")
+    assert phone.locator("#flash").count() == 1 and "dora-vlm" not in phone.content()

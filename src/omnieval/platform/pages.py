@@ -373,17 +373,30 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
 
 
 @router.get("/reviews", response_class=HTMLResponse)
-def reviews(request: Request, session: SessionDep) -> HTMLResponse:
-    _need(request, session, "reviewer", "admin")
-    views = [service.submission_view(session, r) for r in service.review_queue(session)]
-    return _render(
-        request,
-        session,
-        "submissions.html",
-        heading="Publication requests",
-        submissions=views,
-        link="/submissions",
-    )
+def reviews(request: Request, session: SessionDep, id: int | None = None) -> HTMLResponse:
+    """The queue, and one request (``?id=N``, else the first) with its model information, scores, logs
+    and the decision side by side (stacked on a phone)."""
+    user = _need(request, session, "reviewer", "admin")
+    rows = service.review_queue(session)
+    chosen = next((r for r in rows if r.id == id), rows[0] if rows else None)
+    queue = [{**service.submission_view(session, r), "flag": r.flag} for r in rows]
+    detail = None
+    if chosen is not None:
+        detail = {
+            "s": service.submission_view(session, chosen),
+            "flag": chosen.flag,
+            "logs": _request_logs(session, user, chosen),
+            "headline": overview.headline(session, chosen),
+        }
+    return _render(request, session, "reviews.html", requests=queue, detail=detail)
+
+
+def _request_logs(session: Any, user: User, row: Submission) -> list[dict[str, Any]] | None:
+    """The logs' listing; None for a flagged submission nobody asked to publish (its logs stay private)."""
+    try:
+        return service.log_files(session, user, row.id)
+    except service.NotFound:
+        return None
 
 
 @router.post("/reviews/{submission_id}")
