@@ -98,3 +98,44 @@ def test_media_bytes_are_embedded_with_the_path_kept(tmp_path: Path) -> None:
     assert second == refs[1], (
         "a missing file stays a path: the worker records the sample's error, as a local run"
     )
+
+
+def test_media_go_to_the_object_store_once_per_content_whatever_the_paths_and_shards(tmp_path: Path) -> None:
+    from omnieval.executors.views import MediaStore, with_media_bytes
+    from omnieval.sources import Task
+    from omnieval.types import MediaRef, Sample, TaskSpec
+
+    (tmp_path / "a.png").write_bytes(b"same bytes")
+    (tmp_path / "copy.png").write_bytes(b"same bytes")
+    (tmp_path / "b.png").write_bytes(b"other bytes")
+    names = ["a.png", "copy.png", "b.png", "a.png", "gone.png"]
+    samples = [
+        Sample(
+            id=f"s{i}", input="<image>", media=(MediaRef(kind="image", name="image", path=str(tmp_path / n)),)
+        )
+        for i, n in enumerate(names)
+    ]
+    task = Task.from_samples(TaskSpec(name="t"), samples)
+    put: list[bytes] = []
+
+    def fake_put(data: bytes) -> str:
+        put.append(data)
+        return f"ref{len(put)}"
+
+    store = MediaStore(put=fake_put)
+    first = store.refs(task.view([(0, samples[0]), (1, samples[1])]))
+    second = store.refs(task.view([(2, samples[2]), (3, samples[3]), (4, samples[4])]))
+    assert put == [b"same bytes", b"other bytes"], "one object per distinct content, for the whole run"
+    assert first == {str(tmp_path / "a.png"): "ref1", str(tmp_path / "copy.png"): "ref1"}
+    assert second == {str(tmp_path / "b.png"): "ref2", str(tmp_path / "a.png"): "ref1"}, (
+        "an unreadable file is left to the worker (it records the sample's error)"
+    )
+    blobs = {path: put[int(ref[3:]) - 1] for path, ref in {**first, **second}.items()}
+    shipped = [s for _, s in with_media_bytes(task, memo=blobs).positioned()]
+    assert [s.media[0].data for s in shipped[:4]] == [
+        b"same bytes",
+        b"same bytes",
+        b"other bytes",
+        b"same bytes",
+    ]
+    assert shipped[4].media[0].data is None

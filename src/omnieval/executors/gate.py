@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 import time
 from collections import Counter, deque
 from typing import Any
@@ -147,9 +148,10 @@ class EndpointGate:
 
 def _reconstructed() -> bool:
     """Whether Ray restarted the current actor (False outside an actor or without Ray)."""
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():  # asking would start a local Ray (its auto-init hook)
+        return False
     try:
-        import ray
-
         return bool(ray.get_runtime_context().was_current_actor_reconstructed)
     except Exception:
         return False

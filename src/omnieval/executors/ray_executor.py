@@ -41,7 +41,7 @@ from omnieval.executors.shards import (
     shard_file,
     unplanned_sample_ids,
 )
-from omnieval.executors.views import ShardViews, with_media_bytes
+from omnieval.executors.views import MediaStore, ShardViews
 from omnieval.executors.worker import ShardWorker
 from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
 from omnieval.runner.progress import Progress
@@ -159,6 +159,8 @@ class _Fleet:
     """Nodes of lost workers (a worker process may die on a node that stays)."""
     lost_nodes: list[str] = field(default_factory=list)
     workers_lost: int = 0
+    media: MediaStore = field(default_factory=lambda: MediaStore(put=_ray().put))
+    """The run's media, one object per distinct content, fetched once per node."""
     unavailable: Counter[str] = field(default_factory=Counter)
     """Per shard: runs refused by a worker that was unavailable for a moment (never a lost worker)."""
     start_error: str | None = None
@@ -194,7 +196,8 @@ class _Fleet:
 
     def give(self, plan: ShardPlan, lines: list[bytes], task: Task) -> None:
         owner, actor = self.idle.pop()
-        self.busy[actor.run_shard.remote(plan, lines, task)] = (owner, actor, plan)
+        media = self.media.refs(task)
+        self.busy[actor.run_shard.remote(plan, lines, task, media)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
         """An actor that is only unavailable for a moment (Ray's ``ActorUnavailableError``, e.g. while the
@@ -446,7 +449,7 @@ def _drive(
         while todo and fleet.idle:
             plan = todo.popleft()
             tally.attempts[plan.key] += 1
-            fleet.give(plan, [k.line for k in current[plan.key]], with_media_bytes(views.for_shard(plan)))
+            fleet.give(plan, [k.line for k in current[plan.key]], views.for_shard(plan))
         if todo and fleet.stalled():
             raise ExecutorError(_shrunk(ray, fleet, todo, options))
         ready, _ = ray.wait([*fleet.busy, *fleet.starting], num_returns=1, timeout=POLL_S)

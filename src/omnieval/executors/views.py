@@ -3,16 +3,20 @@
 The driver reads a task's selection (the run's ``--limit`` / ``--sample-ids``) once into memory and
 gives each shard a :meth:`~omnieval.sources.Task.view` over just its samples, positions kept, so the
 records are the same as a local run's. The view travels to the worker with the shard (through Ray's
-object store), media files read into it (:func:`with_media_bytes`), so a worker needs neither the task
-file nor the media folder: they may exist on the driver only. Shards come in plan order (task by
-task), so only the current task is held; a task too big to hold is read again for each shard.
+object store) and its media files as :class:`MediaStore` references: each distinct content is read once
+on the driver and put in Ray's object store once (by sha256), so a node fetches it once however many
+shards, samples or paths use it; the worker embeds the bytes (:func:`with_media_bytes`) and needs
+neither the task file nor the media folder: they may exist on the driver only. Shards come in plan order
+(task by task), so only the current task is held; a task too big to hold is read again for each shard.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import operator
 from pathlib import Path
+from typing import Any
 
 from omnieval.errors import ConfigError, MediaError
 from omnieval.executors.shards import ShardPlan
@@ -22,7 +26,7 @@ from omnieval.runner.run import selected_samples
 from omnieval.sources import Task
 from omnieval.types import MediaRef, Sample
 
-__all__ = ["HELD_BYTES", "ShardViews", "with_media_bytes"]
+__all__ = ["HELD_BYTES", "MediaStore", "ShardViews", "with_media_bytes"]
 
 HELD_BYTES = 512 * 2**20
 """Rough bytes of one task's samples a worker keeps in memory; a bigger task is streamed per shard."""
@@ -134,3 +138,44 @@ def _load(ref: MediaRef, memo: dict[str, bytes]) -> MediaRef:
         ):  # missing or unreadable: the worker records the sample's error, as a local run does
             return ref
     return ref.model_copy(update={"data": memo[key]})
+
+
+@dataclasses.dataclass
+class MediaStore:
+    """The driver's media, one object-store entry per distinct content (sha256), whatever its paths.
+
+    ``put`` stores bytes and returns a handle (``ray.put``); :meth:`refs` gives a shard's media as
+    ``{path: handle}``. Handles live as long as the store (the run), so Ray keeps each object while
+    shards may need it and a node's workers read it from their node's store after the first fetch."""
+
+    put: Any
+    by_path: dict[str, Any] = dataclasses.field(default_factory=dict)
+    by_content: dict[str, Any] = dataclasses.field(default_factory=dict)
+    unreadable: set[str] = dataclasses.field(default_factory=set)
+
+    def refs(self, task: Task) -> dict[str, Any]:
+        """Handles for every local media file of ``task``'s samples (unreadable ones are left to the
+        worker, which records the sample's error as a local run does)."""
+        out: dict[str, Any] = {}
+        for _, sample in task.positioned():
+            for ref in sample.media:
+                if not ref.path or ref.data is not None or "://" in ref.path:
+                    continue
+                key = str(Path(ref.path))
+                handle = self._handle(key, ref)
+                if handle is not None:
+                    out[key] = handle
+        return out
+
+    def _handle(self, key: str, ref: MediaRef) -> Any:
+        if key not in self.by_path and key not in self.unreadable:
+            try:
+                data = read_media(ref)
+            except MediaError:
+                self.unreadable.add(key)
+                return None
+            digest = hashlib.sha256(data).hexdigest()
+            if digest not in self.by_content:
+                self.by_content[digest] = self.put(data)
+            self.by_path[key] = self.by_content[digest]
+        return self.by_path.get(key)

@@ -22,6 +22,7 @@ from omnieval.backends.shared import SharedBackend, share
 from omnieval.executors.gate import GateClient
 from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file
+from omnieval.executors.views import with_media_bytes
 from omnieval.runner import RunConfig, run_async
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys, write_json
@@ -63,6 +64,13 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
 def _counts(path: Path) -> tuple[int, Counter[str]]:
     states: Counter[str] = Counter(k.state for k in scan_keys(path))
     return sum(states.values()), states
+
+
+async def _fetched(media: dict[str, Any]) -> dict[str, bytes]:
+    """The bytes behind each handle, from this node's object store (Ray fetches an object once a node)."""
+    paths = list(media)
+    blobs = await asyncio.gather(*(media[p] for p in paths))
+    return dict(zip(paths, blobs, strict=True))
 
 
 class ShardWorker:
@@ -111,11 +119,16 @@ class ShardWorker:
         new = {k: v - before.get(k, 0) for k, v in states.items() if v > before.get(k, 0)}
         self.board.report.remote(plan.key, {"task": plan.task, "done": done, "new": new})
 
-    async def run_shard(self, plan: ShardPlan, lines: list[bytes], task: Task) -> dict[str, Any]:
+    async def run_shard(
+        self, plan: ShardPlan, lines: list[bytes], task: Task, media: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Run (or resume) one shard; returns its records and timing.
 
-        ``task`` is the driver's view over the shard's samples, media bytes included: the worker reads no
-        task file and no media folder of its own (none need exist on its node)."""
+        ``task`` is the driver's view over the shard's samples and ``media`` its media files' object-store
+        handles by path (:class:`~omnieval.executors.views.MediaStore`): the worker reads no task file and
+        no media folder of its own (none need exist on its node)."""
+        if media:
+            task = with_media_bytes(task, memo=await _fetched(media))
         config = shard_config(self.config, plan)
         path = shard_file(self.config.output, plan)
         path.parent.mkdir(parents=True, exist_ok=True)
