@@ -285,3 +285,57 @@ def test_reviewer_queue_shows_info_logs_and_decision_side_by_side(
     phone.fill("textarea[name=comment]", "ok")
     _click(phone, "button[value=approve]")
     assert phone.locator("#flash").count() == 1 and "dora-vlm" not in phone.content()
+
+
+def _triples(base: str, n: int) -> None:
+    items = [
+        {
+            "item_id": f"k{i}",
+            "criterion": "Креативность",
+            "panel": "literature",
+            "overlap": 1,
+            "instruction": "Напишите стихотворение о море. " * 20,
+            "answer": "Море шумит и поёт, волна за волной. " * 30,
+            "description": "Оригинальность образов.",
+            "rubric": {"0": "шаблонно", "1": "местами", "2": "ярко"},
+        }
+        for i in range(n)
+    ]
+    with httpx.Client(base_url=base, timeout=30) as client:
+        r = client.post("/api/v1/annotation/items", json={"items": items}, headers=token(client, "admin"))
+        assert r.status_code in (200, 201), r.text
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_annotation_page_by_keyboard_with_progress_on_a_phone_and_axe_clean(
+    site: dict[str, Any], browser: Any, language: str
+) -> None:
+    _triples(site["base"], 2)
+    page = browser.new_context(locale="en-US", viewport=PHONE, bypass_csp=True).new_page()
+    _login(page, site["base"], "annotator", "password-annotator")
+    page.goto(f"{site['base']}/annotate?lang={language}")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert re.search(r"\b2\b.*\b0\b", page.inner_text("#progress")), page.inner_text("#progress")
+    assert not _axe(page), language
+    page.screenshot(path=str(SHOTS / f"phone-annotate-{language}.png"), full_page=True)
+    page.locator("h1").click()
+    page.keyboard.press("2")
+    assert page.is_checked("input[name=score][value='2']"), "a digit picks the score"
+    page.fill("textarea[name=rationale]", "bad")
+    with page.expect_navigation():
+        page.keyboard.press("Control+Enter")
+    assert page.locator("[role=alert]").count() == 1
+    assert page.input_value("textarea[name=rationale]") == "bad", "the form keeps what was typed"
+    assert page.is_checked("input[name=score][value='2']")
+    page.fill("textarea[name=rationale]", "Образы яркие, но местами повторяются")
+    with page.expect_navigation():
+        page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#saved")
+    assert re.search(r"\b1\b.*\b1\b", page.inner_text("#progress")), "one left, one scored by you"
+    wide = browser.new_context(locale="en-US", bypass_csp=True).new_page()
+    _login(wide, site["base"], "annotator", "password-annotator")
+    wide.goto(f"{site['base']}/annotate?lang={language}")
+    material, form = (wide.locator(s).bounding_box() for s in (".material", "#annotation-form"))
+    assert material["x"] < form["x"], "the answer and the scoring side by side on a wide screen"
+    assert not _axe(wide), language
+    wide.screenshot(path=str(SHOTS / f"annotate-{language}.png"), full_page=True)

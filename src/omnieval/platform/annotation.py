@@ -22,6 +22,7 @@ __all__ = [
     "export_rows",
     "load_triples",
     "next_item",
+    "my_progress",
     "progress",
     "rationale_problem",
     "record_score",
@@ -96,13 +97,25 @@ def routed(user: User, item: AnnotationItem) -> bool:
 
 def next_item(session: Session, user: User) -> AnnotationItem | None:
     """The routed triple furthest from its overlap target that this annotator has not scored."""
+    open_items, done = _open_items(session, user)
+    return min(open_items, key=lambda i: (done.get(i.id, 0), i.id), default=None)
+
+
+def my_progress(session: Session, user: User) -> dict[str, int]:
+    """What the annotator sees above an item: triples still open to them and those they scored."""
+    open_items, _ = _open_items(session, user)
+    scored = session.scalar(select(func.count(AnnotationScore.id)).where(AnnotationScore.user_id == user.id))
+    return {"open": len(open_items), "scored": int(scored or 0)}
+
+
+def _open_items(session: Session, user: User) -> tuple[list[AnnotationItem], dict[int, int]]:
     mine = set(session.scalars(select(AnnotationScore.item_pk).where(AnnotationScore.user_id == user.id)))
     query = select(AnnotationItem).order_by(AnnotationItem.id)
     if user.role != "admin":
         query = query.where(AnnotationItem.panel == (user.panel or ""))
     done = _done(session)
     open_items = [i for i in session.scalars(query) if i.id not in mine and done.get(i.id, 0) < i.overlap]
-    return min(open_items, key=lambda i: (done.get(i.id, 0), i.id), default=None)
+    return open_items, done
 
 
 def record_score(

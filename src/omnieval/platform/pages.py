@@ -451,6 +451,7 @@ def annotate_page(request: Request, session: SessionDep, saved: bool = False) ->
         "annotate.html",
         item=None if item is None else annotation.item_view(item),
         saved=saved,
+        progress=annotation.my_progress(session, user),
     )
 
 
@@ -473,7 +474,11 @@ def annotate(
     except annotation.AnnotationError as exc:
         item = session.get(annotation.AnnotationItem, item_pk)
         view = annotation.item_view(item) if item else None
-        return _render(request, session, "annotate.html", 422, item=view, error=str(exc))
+        form = {"score": score, "rationale": rationale}
+        progress = annotation.my_progress(session, user)
+        return _render(
+            request, session, "annotate.html", 422, item=view, error=str(exc), form=form, progress=progress
+        )
     return _go("/annotate?saved=true")
 
 
