@@ -75,3 +75,11 @@ def test_refused_when_the_policy_says_so_api_409_and_the_form_keeps_its_values(
         files={"file": ("submission.zip", data, "application/zip")},
     )
     assert page.status_code == 409 and "byte-identical" in page.text and 'value="kept-name"' in page.text
+    russian = platform.post(
+        "/submit?lang=ru",
+        data={"benchmark": "mera", "model": "kept-name", "csrf": csrf.group(1)},
+        files={"file": ("submission.zip", data, "application/zip")},
+    )
+    assert russian.status_code == 409 and "побайтно совпадает" in russian.text, (
+        "the refusal in the page's language"
+    )

@@ -339,3 +339,68 @@ def test_annotation_page_by_keyboard_with_progress_on_a_phone_and_axe_clean(
     assert material["x"] < form["x"], "the answer and the scoring side by side on a wide screen"
     assert not _axe(wide), language
     wide.screenshot(path=str(SHOTS / f"annotate-{language}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_annotation_progress_page_passes_axe_and_reflows(
+    site: dict[str, Any], browser: Any, language: str
+) -> None:
+    _triples(site["base"], 1)
+    for viewport in (PHONE, {"width": 1280, "height": 900}):
+        page = browser.new_context(locale="en-US", viewport=viewport, bypass_csp=True).new_page()
+        _login(page, site["base"], "admin", "password-admin")
+        page.goto(f"{site['base']}/annotation/progress?lang={language}")
+        assert page.locator("meta[http-equiv=refresh]").count() == 0, "no timed reload (axe: meta-refresh)"
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        assert not _axe(page), (language, viewport)
+        page.screenshot(path=str(SHOTS / f"progress-{viewport['width']}-{language}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_the_whole_flow_at_phone_width(
+    server: str, browser: Any, mera_root: Path, tmp_path: Path, language: str
+) -> None:
+    """register → upload → scored → publish → review → board, at 390 px, axe on every page, screenshots."""
+    archive = tmp_path / "submission.zip"
+    archive.write_bytes(submission_zip(mera_root, right={"ruclevr": 6, "aquaria": 3}))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    def check(page: Any, step: str) -> None:
+        assert page.evaluate("document.documentElement.lang") == language, step
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], step
+        serious = _axe(page)
+        assert not serious, (step, json.dumps([(v["id"], v["help"]) for v in serious]))
+        page.screenshot(path=str(SHOTS / f"flow-{step}-{language}.png"), full_page=True)
+
+    user = browser.new_context(viewport=PHONE, locale="en-US", bypass_csp=True).new_page()
+    user.goto(f"{server}/register?lang={language}")
+    check(user, "1-register")
+    user.fill("input[name=username]", "erin")
+    user.fill("input[name=password]", "erin-password")
+    _click(user, "button[type=submit]")
+    user.goto(f"{server}/submit")
+    check(user, "2-upload")
+    user.fill("input[name=model]", "erin-vlm")
+    user.set_input_files("input[name=file]", str(archive))
+    _click(user, "button[type=submit]")
+    user.wait_for_selector("#status:text('scored')", timeout=30_000)
+    check(user, "3-scored")
+    assert user.locator("#scoring-time").count() == 1
+    user.check("input[value=image]")
+    user.fill("input[name=parameters]", "7B")
+    _click(user, "#publish-title ~ form button[type=submit]")
+    assert user.inner_text("#publication") == "requested"
+    check(user, "4-requested")
+    reviewer = browser.new_context(viewport=PHONE, locale="en-US", bypass_csp=True).new_page()
+    _login(reviewer, server, "reviewer", "password-reviewer")
+    reviewer.goto(f"{server}/reviews?lang={language}")
+    assert "erin-vlm" in reviewer.inner_text("#request-title")
+    check(reviewer, "5-review")
+    reviewer.fill("textarea[name=comment]", "logs reproduce")
+    _click(reviewer, "button[value=approve]")
+    assert reviewer.locator("#flash").count() == 1 and reviewer.locator("#empty").count() == 1
+    check(reviewer, "6-approved")
+    anon = browser.new_context(viewport=PHONE, locale="en-US", bypass_csp=True).new_page()
+    anon.goto(f"{server}/boards/mera/image?lang={language}")
+    assert "erin-vlm" in anon.inner_text("#board")
+    check(anon, "7-board")

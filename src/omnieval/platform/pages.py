@@ -91,9 +91,13 @@ def _language(request: Request) -> str:
     )
 
 
+DUPLICATE_MESSAGE = (
+    "This zip is byte-identical to your submission %(id)s: it would get the same scores "
+    "(change the answers to submit again)."
+)
 PAGE_MESSAGES = (
     "Tick at least one board to publish on.",
-    "This archive is identical to your submission %(id)s.",
+    DUPLICATE_MESSAGE,
 )
 """Messages the handlers put on pages (translated there with ``_``)."""
 FLASHES = {
@@ -256,7 +260,8 @@ def submit(
     except QuotaExceeded as exc:
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=str(exc), form=form)
     except DuplicateUpload as exc:
-        return _render(request, session, "submit.html", 409, benchmarks=benchmarks, error=str(exc), form=form)
+        error = language_context(request)["_"](DUPLICATE_MESSAGE) % {"id": exc.earlier}
+        return _render(request, session, "submit.html", 409, benchmarks=benchmarks, error=error, form=form)
     except InvalidSubmission as exc:
         report = json.dumps(exc.report, ensure_ascii=False, indent=1)
         lines = validation_errors(exc.report)

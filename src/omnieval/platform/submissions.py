@@ -44,6 +44,10 @@ def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Be
 class DuplicateUpload(Exception):
     """The user already uploaded this exact zip to this benchmark and the policy refuses it (HTTP 409)."""
 
+    def __init__(self, message: str, *, earlier: int) -> None:
+        super().__init__(message)
+        self.earlier = earlier
+
 
 def _earlier_identical(session: Session, user: User, bench: Benchmark, digest: str) -> int | None:
     return session.scalar(
@@ -114,7 +118,8 @@ def accept_upload(
         if earlier is not None and settings.policy.merged(bench.policy).duplicate_uploads == "refuse":
             raise DuplicateUpload(
                 f"this zip is byte-identical to your submission {earlier} to {bench.name!r}: "
-                "it would get the same scores (change the answers to submit again)"
+                "it would get the same scores (change the answers to submit again)",
+                earlier=earlier,
             )
         row = _queue(session, user, bench, path, model=model, client=client)
         row.content_sha256, row.duplicate_of = digest, earlier
