@@ -102,6 +102,11 @@ class GeminiBackend(Backend):
         self._client = genai.Client(api_key=key or "unused", http_options=http)
         self._processors: dict[MediaPolicy, Any] = {}
         self._uploads: dict[str, tuple[Any, asyncio.Task[Any]]] = {}
+        """In-flight uploads by content sha256, with the event loop their task runs on."""
+        self._active: dict[str, Any] = {}
+        """ACTIVE files by content sha256 (kept for the backend's life)."""
+        self._processing: dict[str, Any] = {}
+        """Uploaded files whose polling failed retryably, by content sha256: the retry polls again."""
         self.uploaded = 0
         """Files API uploads made (the same content is uploaded once)."""
 
@@ -135,8 +140,11 @@ class GeminiBackend(Backend):
             out.append(types.Part.from_bytes(data=base64.b64decode(data), mime_type=header[5:].split(";")[0]))
         return out
 
-    def body(self, request: Request) -> tuple[list[Any], Any, dict[str, Any]]:
-        """Contents, generation config and the media processing applied."""
+    def body(
+        self, request: Request, *, names: dict[int, str] | None = None
+    ) -> tuple[list[Any], Any, dict[str, Any]]:
+        """Contents, generation config and the media processing applied; ``names`` (when given) gets
+        each media part's medium name by the part's ``id``."""
         from google.genai import types
 
         system: list[str] = []
@@ -159,6 +167,8 @@ class GeminiBackend(Backend):
                 except MediaError as exc:
                     raise BackendError(f"{self.spec}: {exc}", retryable=False) from exc
                 parts.extend(media)
+                if names is not None:
+                    names.update((id(m), p.media.name) for m in media)
             contents.append(types.Content(role="model" if msg.role == "assistant" else "user", parts=parts))
         gen = request.generation
         budget = thinking_budget(request.reasoning)
@@ -178,10 +188,12 @@ class GeminiBackend(Backend):
     async def generate(self, request: Request) -> Response:
         if request.kind != "generate":
             raise BackendError(f"{self.spec}: only generate requests are supported (got {request.kind})")
-        contents, config, applied = self.body(request)
+        names: dict[int, str] = {}
+        contents, config, applied = self.body(request, names=names)
         where = f"{self.spec} task {request.task!r} sample {request.sample_id!r} ({self.base_url})"
         started = time.perf_counter()
-        await self._place_media(contents, config, where)
+        for name, file in await self._place_media(contents, config, names, where):
+            applied[name].setdefault("files_api", []).append(file)
         result = await self._guard(
             self._client.aio.models.generate_content(model=self.model, contents=contents, config=config),
             where=where,
@@ -206,49 +218,75 @@ class GeminiBackend(Backend):
                 url=self.base_url,
             ) from None
 
-    async def _place_media(self, contents: list[Any], config: Any, where: str) -> None:
-        """Above the inline limit, the largest media parts are replaced by uploaded ``file_data`` parts."""
+    async def _place_media(
+        self, contents: list[Any], config: Any, names: dict[int, str], where: str
+    ) -> list[tuple[str, str]]:
+        """Above the inline limit, the largest media parts are replaced by uploaded ``file_data`` parts
+        (several uploaded at once). Returns (medium name, file name) for each uploaded part."""
         from google.genai import types
 
         media = [(c, i) for c in contents for i, p in enumerate(c.parts) if p.inline_data is not None]
         if not media:
-            return
+            return []
         sizes = [_base64_size(len(c.parts[i].inline_data.data)) for c, i in media]
         text = len(json.dumps([[p.text or "" for p in c.parts] for c in contents]).encode())
         text += len(str(config.system_instruction or "").encode())
-        chosen = to_upload(sizes, text_bytes=text, limit=int(self.opts.inline_limit_mb * 1_000_000))
-        for index in sorted(chosen):
+        chosen = sorted(to_upload(sizes, text_bytes=text, limit=int(self.opts.inline_limit_mb * 1_000_000)))
+        blobs = [media[index][0].parts[media[index][1]].inline_data for index in chosen]
+        files = await asyncio.gather(*(self._uploaded(b.data, b.mime_type, where) for b in blobs))
+        placed = []
+        for index, blob, file in zip(chosen, blobs, files, strict=True):
             content, at = media[index]
-            blob = content.parts[at].inline_data
-            file = await self._uploaded(blob.data, blob.mime_type, where)
+            placed.append((names.get(id(content.parts[at]), "?"), str(file.name)))
             content.parts[at] = types.Part.from_uri(
                 file_uri=file.uri, mime_type=file.mime_type or blob.mime_type
             )
+        return placed
 
     async def _uploaded(self, data: bytes, mime: str, where: str) -> Any:
-        """One upload per content hash; concurrent requests with the same bytes wait for the same one, and
-        a failed upload is tried again by the next request (its error is this request's error)."""
+        """One upload per content hash for the backend's life; concurrent requests with the same bytes
+        wait for the same one, and a failed upload is tried again by the next request (its error is this
+        request's error)."""
         key = hashlib.sha256(data).hexdigest()
+        if key in self._active:
+            return self._active[key]
         loop = asyncio.get_running_loop()
         entry = self._uploads.get(key)
-        if entry is None or entry[0] is not loop:
+        if entry is None or entry[0] is not loop:  # a task belongs to its event loop
             entry = self._uploads[key] = (loop, asyncio.ensure_future(self._upload(data, mime, key, where)))
         task = entry[1]
         try:
-            return await asyncio.shield(task)
+            file = await asyncio.shield(task)
         except BaseException:
             if task.done() and self._uploads.get(key) is entry:
                 del self._uploads[key]
             raise
+        self._active[key] = file
+        return file
 
     async def _upload(self, data: bytes, mime: str, key: str, where: str) -> Any:
+        """Upload (unless an earlier try uploaded the bytes and only its polling failed), then wait for
+        ACTIVE. A file whose polling failed retryably (429, 5xx, still PROCESSING) is kept, so the
+        runner's retry polls it again rather than uploading the bytes twice."""
         from google.genai import types
 
         files = self._client.aio.files
-        config = types.UploadFileConfig(mime_type=mime, display_name=f"omnieval-{key[:16]}")
         at = f"{where}: Files API upload of {len(data):,} bytes ({mime})"
-        file = await self._guard(files.upload(file=io.BytesIO(data), config=config), where=at)
-        self.uploaded += 1
+        file = self._processing.pop(key, None)
+        if file is None:
+            config = types.UploadFileConfig(mime_type=mime, display_name=f"omnieval-{key[:16]}")
+            file = await self._guard(files.upload(file=io.BytesIO(data), config=config), where=at)
+            self.uploaded += 1
+        try:
+            return await self._until_active(file, at)
+        except BackendError as exc:
+            if exc.retryable:
+                self._processing[key] = file
+            raise
+
+    async def _until_active(self, file: Any, at: str) -> Any:
+        """Poll a file still PROCESSING (video) every ``file_poll_s`` for up to ``file_wait_s``."""
+        files = self._client.aio.files
         deadline = time.monotonic() + self.opts.file_wait_s
         while _state(file) == "PROCESSING":
             if time.monotonic() > deadline:
@@ -256,7 +294,7 @@ class GeminiBackend(Backend):
                     f"{at}: {file.name} still PROCESSING after {self.opts.file_wait_s:g} s", retryable=True
                 )
             await asyncio.sleep(self.opts.file_poll_s)
-            file = await self._guard(files.get(name=file.name), where=at)
+            file = await self._guard(files.get(name=file.name), where=f"{at}: polling {file.name}")
         if _state(file) == "FAILED":
             raise BackendError(f"{at}: the Files API could not process {file.name}: {file.error}")
         return file
@@ -279,6 +317,10 @@ class GeminiBackend(Backend):
             "timeout_s": self.options.timeout_s,
             "api_version": self.opts.api_version,
             "inline_limit_mb": self.opts.inline_limit_mb,
+            "media": "inline while the request (media as base64) is under inline_limit_mb; above it the "
+            "largest parts go through the Files API, uploaded once per content sha256",
+            "file_poll_s": self.opts.file_poll_s,
+            "file_wait_s": self.opts.file_wait_s,
         }
 
 

@@ -6,7 +6,8 @@ to the first requests in order, with Google's error body (``429`` carries ``retr
 It also speaks the Files API as the SDK uses it: the resumable upload (``POST /upload/VERSION/files``
 answers an upload URL; chunks go there with ``X-Goog-Upload-Command``, the last one ``finalize``) and
 ``GET /VERSION/files/ID``. An uploaded file stays ``PROCESSING`` for ``processing_polls`` reads, and
-``upload_faults`` scripts statuses for upload starts as ``faults`` does for generateContent."""
+``upload_faults`` and ``poll_faults`` script statuses for upload starts and ``files.get`` as ``faults``
+does for generateContent."""
 
 from __future__ import annotations
 
@@ -42,10 +43,12 @@ class FakeGemini:
         upload_faults: list[int] | None = None,
         processing_polls: int = 0,
         fail_processing: bool = False,
+        poll_faults: list[int] | None = None,
     ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
         self.upload_faults = list(upload_faults or [])
+        self.poll_faults = list(poll_faults or [])
         self.retry_after = retry_after
         self.processing_polls = processing_polls
         self.fail_processing = fail_processing
@@ -121,6 +124,8 @@ class FakeGemini:
     async def _get_file(self, request: web.Request) -> web.Response:
         fid = request.match_info["fid"]
         self.requests.append((request.path, {}))
+        if self.poll_faults:
+            return self._error(self.poll_faults.pop(0))
         if fid not in self.files:
             return self._error(404)
         self.files[fid]["polls"] = max(0, self.files[fid]["polls"] - 1)
