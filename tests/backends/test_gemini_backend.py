@@ -9,6 +9,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from omnieval.backends import BackendOptions
@@ -117,3 +118,35 @@ def test_system_instruction_and_inline_media_parts(tmp_path: Path) -> None:
     )
     assert set(applied) == {"b.png", "s.wav"}
     assert base64  # the SDK encodes inline data as base64 on the wire
+
+
+def test_a_refused_connection_trips_the_breaker_and_an_sdk_fault_is_not_called_a_connection(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import socket
+
+    from omnieval.backends.breaker import classify
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.errors import BackendError
+    from omnieval.types import Message, Request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = FakeGemini()
+        dead.port = sock.getsockname()[1]
+    code, output, records = _run(tmp_path, dead, "--concurrency", "1", "--breaker-threshold", "2")
+    assert code != 0 and "connection refused" in output and not records, output
+
+    async def fails(error: Exception) -> None:
+        raise error
+
+    backend = GeminiBackend("g", options=BackendOptions(base_url=dead.url))
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with pytest.raises(BackendError) as refused:
+        asyncio.run(backend.generate(request))
+    assert refused.value.transport == "refused" and refused.value.retryable
+    with pytest.raises(BackendError) as sdk:
+        asyncio.run(backend._guard(fails(ValueError("Upload status is not finalized.")), where="w"))
+    assert sdk.value.transport is None and classify(sdk.value) is None, "a retry may cure it: no trip"
+    assert "the SDK failed: ValueError: Upload status is not finalized." in str(sdk.value)

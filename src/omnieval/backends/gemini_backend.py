@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import Field
 
+from omnieval.backends._openai_http import connection_kind
 from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
@@ -210,11 +211,20 @@ class GeminiBackend(Backend):
             raise _status_error(exc, where) from None
         except BackendError:
             raise
-        except Exception as exc:  # httpx/aiohttp transport failures surface as their own types
+        except TimeoutError:
             raise BackendError(
-                f"{where}: connection failed: {type(exc).__name__}: {exc}",
+                f"{where}: no answer within {self.options.timeout_s:g} s",
                 retryable=True,
-                transport="connection",
+                transport="timeout",
+                url=self.base_url,
+            ) from None
+        except Exception as exc:  # aiohttp/httpx failures (or the SDK's upload protocol's ValueError)
+            transport = connection_kind(exc) if _is_transport(exc) else None
+            what = "connection failed" if transport else "the SDK failed"
+            raise BackendError(
+                f"{where}: {what}: {type(exc).__name__}: {exc}",
+                retryable=True,
+                transport=transport,
                 url=self.base_url,
             ) from None
 
@@ -322,6 +332,11 @@ class GeminiBackend(Backend):
             "file_poll_s": self.opts.file_poll_s,
             "file_wait_s": self.opts.file_wait_s,
         }
+
+
+def _is_transport(exc: BaseException) -> bool:
+    """No HTTP answer came: an OS-level error or the HTTP client's own (aiohttp, httpx)."""
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in {"aiohttp", "httpx"}
 
 
 def _base64_size(raw: int) -> int:
