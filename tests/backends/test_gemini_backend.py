@@ -150,3 +150,20 @@ def test_a_refused_connection_trips_the_breaker_and_an_sdk_fault_is_not_called_a
         asyncio.run(backend._guard(fails(ValueError("Upload status is not finalized.")), where="w"))
     assert sdk.value.transport is None and classify(sdk.value) is None, "a retry may cure it: no trip"
     assert "the SDK failed: ValueError: Upload status is not finalized." in str(sdk.value)
+
+
+def test_the_manifest_says_what_thinking_budget_was_sent_and_how_it_was_chosen() -> None:
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.types.request import Reasoning
+
+    backend = GeminiBackend("g", options=BackendOptions(base_url="http://127.0.0.1:9"))
+    assert backend.reasoning_mapping(None) == {} and backend.thinking_budget(None) is None
+    assert backend.reasoning_mapping(Reasoning(effort="medium")) == {
+        "sent": {"thinkingConfig": {"thinkingBudget": 8192, "includeThoughts": True}},
+        "how": "effort → budget {'low': 1024, 'medium': 8192, 'high': 24576}",
+    }
+    by_budget = backend.reasoning_mapping(Reasoning(effort="high", budget_tokens=500))
+    assert (
+        by_budget["how"] == "--reasoning-budget"
+        and by_budget["sent"]["thinkingConfig"]["thinkingBudget"] == 500
+    )

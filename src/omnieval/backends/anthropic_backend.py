@@ -35,16 +35,13 @@ STOPS: dict[str, FinishReason] = {
 }
 
 
-def thinking_budget(reasoning: Reasoning | None) -> int | None:
-    return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
-
-
 @register_backend("anthropic")
 class AnthropicBackend(Backend):
     """Claude's Messages API over the ``anthropic`` SDK."""
 
     modalities = frozenset({"text", "image"})
     batch_api = "anthropic"
+    effort_budget = EFFORT_BUDGET
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -99,7 +96,7 @@ class AnthropicBackend(Backend):
                 ]
             messages.append({"role": msg.role, "content": parts})
         gen = request.generation
-        budget = thinking_budget(request.reasoning)
+        budget = self.thinking_budget(request.reasoning)
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -143,17 +140,14 @@ class AnthropicBackend(Backend):
         return message_response(message, latency=time.perf_counter() - started, media=applied)
 
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
-        budget = thinking_budget(reasoning)
-        if budget is None:
-            return {}
-        return {
-            "sent": {"thinking": {"type": "enabled", "budget_tokens": budget}},
-            "how": "--reasoning-budget"
-            if reasoning and reasoning.budget_tokens
-            else f"effort → budget {EFFORT_BUDGET}",
-            "note": "max_tokens is raised by the budget; temperature is left at the API default (thinking "
-            "requires it)",
-        }
+        mapping = self.budget_mapping(
+            reasoning, lambda budget: {"thinking": {"type": "enabled", "budget_tokens": budget}}
+        )
+        note = (
+            "max_tokens is raised by the budget; temperature is left at the API default (thinking "
+            "requires it)"
+        )
+        return {**mapping, "note": note} if mapping else {}
 
     def batch_client(self) -> Any:
         """Message Batches (``--batch``)."""

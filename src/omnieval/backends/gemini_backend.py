@@ -73,16 +73,13 @@ def to_upload(sizes: list[int], *, text_bytes: int, limit: int) -> set[int]:
     return chosen
 
 
-def thinking_budget(reasoning: Reasoning | None) -> int | None:
-    return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
-
-
 @register_backend("gemini")
 class GeminiBackend(Backend):
     """``generateContent`` over the ``google-genai`` SDK."""
 
     modalities = frozenset({"text", "image", "audio", "video"})
     extra_options = GeminiOptions
+    effort_budget = EFFORT_BUDGET
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -172,7 +169,7 @@ class GeminiBackend(Backend):
                     names.update((id(m), p.media.name) for m in media)
             contents.append(types.Content(role="model" if msg.role == "assistant" else "user", parts=parts))
         gen = request.generation
-        budget = thinking_budget(request.reasoning)
+        budget = self.thinking_budget(request.reasoning)
         config = types.GenerateContentConfig(
             temperature=gen.temperature,
             max_output_tokens=gen.max_tokens,
@@ -310,15 +307,9 @@ class GeminiBackend(Backend):
         return file
 
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
-        budget = thinking_budget(reasoning)
-        if budget is None:
-            return {}
-        return {
-            "sent": {"thinkingConfig": {"thinkingBudget": budget, "includeThoughts": True}},
-            "how": "--reasoning-budget"
-            if reasoning and reasoning.budget_tokens
-            else f"effort → budget {EFFORT_BUDGET}",
-        }
+        return self.budget_mapping(
+            reasoning, lambda budget: {"thinkingConfig": {"thinkingBudget": budget, "includeThoughts": True}}
+        )
 
     def describe(self) -> dict[str, Any]:
         return {
