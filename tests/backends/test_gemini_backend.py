@@ -167,3 +167,25 @@ def test_the_manifest_says_what_thinking_budget_was_sent_and_how_it_was_chosen()
         by_budget["how"] == "--reasoning-budget"
         and by_budget["sent"]["thinkingConfig"]["thinkingBudget"] == 500
     )
+
+
+def test_googles_retry_delay_in_the_429_body_is_honoured_and_503_overloaded_is_retryable() -> None:
+    import asyncio
+
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.errors import BackendError
+    from omnieval.types import Message, Request
+
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with FakeGemini(faults=[429, 503], retry_after=37, retry_delay_only=True).in_thread() as server:
+        backend = GeminiBackend("g", options=BackendOptions(base_url=server.url))
+        with pytest.raises(BackendError) as limited:
+            asyncio.run(backend.generate(request))
+        with pytest.raises(BackendError) as overloaded:
+            asyncio.run(backend.generate(request))
+    assert limited.value.rate_limited and limited.value.retry_after == 37.0, (
+        "no header: the body's retryDelay"
+    )
+    assert '"retryDelay": "37s"' in str(limited.value), "Google's body as written"
+    assert overloaded.value.retryable and overloaded.value.status == 503 and not overloaded.value.rate_limited
+    assert "The model is overloaded" in str(overloaded.value)

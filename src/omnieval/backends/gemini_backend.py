@@ -1,10 +1,11 @@
 """``gemini/MODEL``: Gemini through Google's official ``google-genai`` SDK (optional extra ``gemini``).
 
-Text, images, audio and video parts (inline, after the task's media policy), the system instruction,
-stop sequences, the seed, and a thinking budget (``thinkingConfig``; thought parts are kept as the
-response's ``reasoning``, never scored). The SDK does not retry: the runner retries, backs off on 429
-(honouring ``retry-after``) and 5xx, and feeds its circuit breaker as for ``openai/``; a provider error
-is recorded with Google's error body as written. ``--base-url`` points the SDK elsewhere (the tests' fake).
+Text, images, audio and video parts (after the task's media policy), the system instruction, stop
+sequences, the seed, and a thinking budget (``thinkingConfig``; thought parts are kept as the response's
+``reasoning``, never scored). The SDK does not retry: the runner retries, backs off on 429 (honouring
+``retry-after`` or Google's ``RetryInfo.retryDelay``) and 5xx, and feeds its circuit breaker as for
+``openai/``; a provider error is recorded with Google's error body as written. ``--base-url`` points the
+SDK elsewhere (the tests' fake).
 
 Media travel inline while the request stays under ``inline_limit_mb`` (20 MB, Google's request limit,
 counted as base64); above it the largest parts go through the Files API. Each upload is cached by the
@@ -345,6 +346,8 @@ def _status_error(exc: Any, where: str) -> BackendError:
     text = json.dumps(body, ensure_ascii=False) if not isinstance(body, str) else body
     response = getattr(exc, "response", None)
     retry_after = parse_retry_after(response.headers.get("retry-after")) if response is not None else None
+    if retry_after is None:
+        retry_after = _retry_delay(exc.details)
     return BackendError(
         f"{where}: HTTP {status}: {text[:1000]}",
         retryable=status in RETRYABLE,
@@ -353,6 +356,20 @@ def _status_error(exc: Any, where: str) -> BackendError:
         status=status,
         server_message=exc.message,
     )
+
+
+def _retry_delay(body: Any) -> float | None:
+    """Google's back-off hint: a 429's ``google.rpc.RetryInfo`` detail (``"retryDelay": "37s"``), which
+    the Gemini API sends in the body rather than as a ``retry-after`` header."""
+    details = body.get("error", {}).get("details") if isinstance(body, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return max(0.0, float(delay[:-1]))
+            except ValueError:
+                return None
+    return None
 
 
 def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response:

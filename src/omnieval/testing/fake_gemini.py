@@ -1,7 +1,8 @@
 """A local fake of the Gemini API's ``models/{model}:generateContent`` for tests (the ``google-genai``
 SDK pointed at it with ``--base-url``). It answers ``answer`` (or the last user text), adds a thought
 part when ``thinkingConfig`` asks for thoughts, and scripts faults: ``faults`` lists HTTP statuses served
-to the first requests in order, with Google's error body (``429`` carries ``retry-after``).
+to the first requests in order, with Google's error body (``429`` carries ``RetryInfo.retryDelay`` and
+``retry-after``, ``503`` says the model is overloaded).
 
 It also speaks the Files API as the SDK uses it: the resumable upload (``POST /upload/VERSION/files``
 answers an upload URL; chunks go there with ``X-Goog-Upload-Command``, the last one ``finalize``) and
@@ -44,12 +45,14 @@ class FakeGemini:
         processing_polls: int = 0,
         fail_processing: bool = False,
         poll_faults: list[int] | None = None,
+        retry_delay_only: bool = False,
     ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
         self.upload_faults = list(upload_faults or [])
         self.poll_faults = list(poll_faults or [])
         self.retry_after = retry_after
+        self.retry_delay_only = retry_delay_only
         self.processing_polls = processing_polls
         self.fail_processing = fail_processing
         self.requests: list[tuple[str, dict[str, Any]]] = []
@@ -89,15 +92,22 @@ class FakeGemini:
         )
 
     def _error(self, code: int) -> web.Response:
-        headers = {"retry-after": f"{self.retry_after:g}"} if code == 429 else {}
-        error = {
-            "error": {
-                "code": code,
-                "message": f"fake {STATUSES.get(code, 'UNKNOWN')}",
-                "status": STATUSES.get(code, "UNKNOWN"),
-            }
+        """Google's error body; a 429 carries its delay as Google does (a ``RetryInfo`` detail) and, unless
+        ``retry_delay_only``, as a ``retry-after`` header too; a 503 is Google's "overloaded"."""
+        headers = (
+            {"retry-after": f"{self.retry_after:g}"} if code == 429 and not self.retry_delay_only else {}
+        )
+        message = {503: "The model is overloaded. Please try again later."}.get(code, "")
+        error: dict[str, Any] = {
+            "code": code,
+            "message": message or f"fake {STATUSES.get(code, 'UNKNOWN')}",
+            "status": STATUSES.get(code, "UNKNOWN"),
         }
-        return web.json_response(error, status=code, headers=headers)
+        if code == 429:
+            error["details"] = [
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{self.retry_after:g}s"}
+            ]
+        return web.json_response({"error": error}, status=code, headers=headers)
 
     async def _upload_start(self, request: web.Request) -> web.Response:
         body = await request.json()
