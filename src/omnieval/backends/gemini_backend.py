@@ -9,8 +9,9 @@ SDK elsewhere (the tests' fake).
 
 Media travel inline while the request stays under ``inline_limit_mb`` (20 MB, Google's request limit,
 counted as base64); above it the largest parts go through the Files API. Each upload is cached by the
-content's sha256 for the backend's life (concurrent requests with the same media wait for one upload),
-and a file still ``PROCESSING`` (video) is polled until ``ACTIVE``.
+content's sha256 for the backend's life, or until an hour before Google deletes it (concurrent requests
+with the same media wait for one upload), and a file still ``PROCESSING`` (video) is polled until
+``ACTIVE``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ __all__ = ["EFFORT_BUDGET", "GeminiBackend", "GeminiOptions", "to_upload"]
 
 EFFORT_BUDGET = {"low": 1024, "medium": 8192, "high": 24576}
 """``thinkingBudget`` for ``--reasoning-effort`` when no ``--reasoning-budget`` is given."""
+EXPIRY_MARGIN_S = 3600.0
+"""A cached upload this close to its ``expirationTime`` is not reused (a request may wait and retry)."""
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
 STOPS: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -256,7 +259,7 @@ class GeminiBackend(Backend):
         wait for the same one, and a failed upload is tried again by the next request (its error is this
         request's error)."""
         key = hashlib.sha256(data).hexdigest()
-        if key in self._active:
+        if key in self._active and not _expiring(self._active[key]):
             return self._active[key]
         loop = asyncio.get_running_loop()
         entry = self._uploads.get(key)
@@ -324,6 +327,12 @@ class GeminiBackend(Backend):
             "file_poll_s": self.opts.file_poll_s,
             "file_wait_s": self.opts.file_wait_s,
         }
+
+
+def _expiring(file: Any) -> bool:
+    """Google deletes an uploaded file after 48 h: one that expires within the hour is uploaded again."""
+    expires = getattr(file, "expiration_time", None)
+    return expires is not None and expires.timestamp() < time.time() + EXPIRY_MARGIN_S
 
 
 def _is_transport(exc: BaseException) -> bool:

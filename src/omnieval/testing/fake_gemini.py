@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
@@ -46,6 +47,7 @@ class FakeGemini:
         fail_processing: bool = False,
         poll_faults: list[int] | None = None,
         retry_delay_only: bool = False,
+        expire_s: float = 48 * 3600,
     ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
@@ -53,6 +55,8 @@ class FakeGemini:
         self.poll_faults = list(poll_faults or [])
         self.retry_after = retry_after
         self.retry_delay_only = retry_delay_only
+        self.expire_s = expire_s
+        """An uploaded file's ``expirationTime``: this long after its upload started (Google: 48 h)."""
         self.processing_polls = processing_polls
         self.fail_processing = fail_processing
         self.requests: list[tuple[str, dict[str, Any]]] = []
@@ -118,7 +122,8 @@ class FakeGemini:
         mime = (body.get("file") or {}).get("mimeType") or request.headers.get(
             "X-Goog-Upload-Header-Content-Type"
         )
-        self.files[fid] = {"mime": mime, "data": b"", "polls": self.processing_polls}
+        expires = datetime.now(UTC) + timedelta(seconds=self.expire_s)
+        self.files[fid] = {"mime": mime, "data": b"", "polls": self.processing_polls, "expires": expires}
         return web.json_response({}, headers={"X-Goog-Upload-URL": f"{self.url}/upload-session/{fid}"})
 
     async def _upload_chunk(self, request: web.Request) -> web.Response:
@@ -150,6 +155,7 @@ class FakeGemini:
             "mimeType": entry["mime"],
             "sizeBytes": str(len(entry["data"])),
             "state": state,
+            "expirationTime": entry["expires"].isoformat().replace("+00:00", "Z"),
         }
         if state == "FAILED":
             file["error"] = {"code": 400, "message": "fake: the file could not be processed"}
