@@ -162,3 +162,38 @@ def test_the_manifest_says_what_thinking_budget_was_sent_and_how_it_was_chosen()
     assert mapping["how"] == "effort → budget {'low': 1024, 'medium': 4096, 'high': 16384}"
     assert "max_tokens is raised" in mapping["note"]
     assert backend.reasoning_mapping(Reasoning(budget_tokens=3000))["how"] == "--reasoning-budget"
+
+
+def test_a_refused_connection_is_named_so_and_a_reset_is_not() -> None:
+    import asyncio
+    import socket
+    from typing import Any, cast
+
+    import anthropic
+    import httpx
+    import pytest
+
+    from omnieval.backends import BackendOptions
+    from omnieval.backends.anthropic_backend import AnthropicBackend
+    from omnieval.errors import BackendError
+    from omnieval.types import Message, Request
+
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    backend = AnthropicBackend("c", options=BackendOptions(base_url=dead))
+    with pytest.raises(BackendError) as refused:
+        asyncio.run(backend.generate(request))
+    assert refused.value.transport == "refused" and refused.value.retryable
+
+    async def reset(**_: object) -> None:
+        try:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        except httpx.RemoteProtocolError as exc:
+            raise anthropic.APIConnectionError(request=cast(Any, httpx.Request("POST", dead))) from exc
+
+    backend.client.messages.create = reset  # type: ignore[method-assign,assignment]
+    with pytest.raises(BackendError) as dropped:
+        asyncio.run(backend.generate(request))
+    assert dropped.value.transport == "connection" and dropped.value.retryable, "retried, no breaker trip"

@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any, cast
 
+from omnieval.backends._openai_http import connection_kind
 from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
@@ -133,9 +134,12 @@ class AnthropicBackend(Backend):
             raise BackendError(
                 f"{where}: no answer within {self.options.timeout_s:g} s", retryable=True, transport="timeout"
             ) from None
-        except anthropic.APIConnectionError as exc:
+        except anthropic.APIConnectionError as exc:  # refused / DNS / TLS trip the breaker, a reset does not
             raise BackendError(
-                f"{where}: connection failed: {exc}", retryable=True, transport="refused", url=self.base_url
+                f"{where}: connection failed: {exc}",
+                retryable=True,
+                transport=connection_kind(exc),
+                url=self.base_url,
             ) from None
         return message_response(message, latency=time.perf_counter() - started, media=applied)
 
