@@ -189,3 +189,21 @@ def test_googles_retry_delay_in_the_429_body_is_honoured_and_503_overloaded_is_r
     assert '"retryDelay": "37s"' in str(limited.value), "Google's body as written"
     assert overloaded.value.retryable and overloaded.value.status == 503 and not overloaded.value.rate_limited
     assert "The model is overloaded" in str(overloaded.value)
+
+
+def test_a_blocked_prompt_is_a_content_filter_finish_with_googles_reason(tmp_path: Path) -> None:
+    import asyncio
+
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.types import Message, Request
+
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with FakeGemini(block_reason="PROHIBITED_CONTENT").in_thread() as server:
+        code, output, records = _run(tmp_path, server)
+        backend = GeminiBackend("g", options=BackendOptions(base_url=server.url))
+        response = asyncio.run(backend.generate(request))
+    assert code == 0, output
+    assert {r["finish_reason"] for r in records} == {"content_filter"} and {r["score"] for r in records} == {
+        0.0
+    }
+    assert response.extra == {"block_reason": "PROHIBITED_CONTENT"} and response.text == ""

@@ -387,6 +387,11 @@ def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response
     text = "".join(p.text or "" for p in parts if not p.thought)
     thoughts = "".join(p.text or "" for p in parts if p.thought) or None
     reason = getattr(getattr(candidate, "finish_reason", None), "value", None) or "STOP"
+    extra: dict[str, Any] = {}
+    if candidate is None:  # the prompt was blocked: no answer, and the record says why
+        feedback = result.prompt_feedback
+        block = getattr(getattr(feedback, "block_reason", None), "value", None)
+        reason, extra = ("SAFETY", {"block_reason": str(block)}) if block else ("OTHER", {})
     meta = result.usage_metadata
     usage = Usage()
     if meta is not None:
@@ -404,4 +409,5 @@ def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response
         usage=usage,
         latency_s=latency,
         media=media,
+        extra=extra,
     )

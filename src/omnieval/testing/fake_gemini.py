@@ -48,6 +48,7 @@ class FakeGemini:
         poll_faults: list[int] | None = None,
         retry_delay_only: bool = False,
         expire_s: float = 48 * 3600,
+        block_reason: str | None = None,
     ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
@@ -56,6 +57,8 @@ class FakeGemini:
         self.retry_after = retry_after
         self.retry_delay_only = retry_delay_only
         self.expire_s = expire_s
+        self.block_reason = block_reason
+        """When set, every prompt is blocked: no candidate, ``promptFeedback.blockReason``."""
         """An uploaded file's ``expirationTime``: this long after its upload started (Google: 48 h)."""
         self.processing_polls = processing_polls
         self.fail_processing = fail_processing
@@ -78,6 +81,11 @@ class FakeGemini:
             )
         if self.faults:
             return self._error(self.faults.pop(0))
+        if self.block_reason:
+            usage = {"promptTokenCount": 9, "totalTokenCount": 9}
+            return web.json_response(
+                {"promptFeedback": {"blockReason": self.block_reason}, "usageMetadata": usage}
+            )
         text = self.answer if self.answer is not None else _last_user_text(body)
         parts: list[dict[str, Any]] = []
         thinking = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
