@@ -242,3 +242,25 @@ def test_an_upload_about_to_expire_is_uploaded_again(tmp_path: Path) -> None:
         for sample in "12":
             asyncio.run(backend.generate(_request(sample, audio)))
     assert backend.uploaded == 1, "48 h ahead: reused"
+
+
+def test_a_video_goes_as_its_sampled_frames_or_as_the_file_itself(tmp_path: Path) -> None:
+    from omnieval.types import MediaPolicy, VideoPart
+
+    clip = _video(tmp_path / "clip.mp4")
+    part = VideoPart(media=MediaRef(kind="video", name="v.mp4", path=str(clip)))
+    backend = GeminiBackend("g", options=BackendOptions(base_url="http://127.0.0.1:9"))
+    for mode in ("frames", "file"):
+        request = Request(
+            task="t",
+            sample_id=mode,
+            messages=(Message(role="user", content=(part,)),),
+            media_policy=MediaPolicy(video_mode=mode, video_max_frames=4),
+        )
+        contents, _, applied = backend.body(request)
+        blobs = [p.inline_data for p in contents[0].parts]
+        if mode == "frames":
+            assert 1 <= len(blobs) <= 4 and {b.mime_type for b in blobs} <= {"image/jpeg", "image/png"}
+        else:
+            assert [(b.mime_type, b.data) for b in blobs] == [("video/mp4", clip.read_bytes())]
+        assert set(applied) == {"v.mp4"}

@@ -17,7 +17,6 @@ with the same media wait for one upload), and a file still ``PROCESSING`` (video
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import io
 import json
@@ -120,27 +119,27 @@ class GeminiBackend(Backend):
         return self._processors[policy]
 
     def _media(self, part: Any, policy: MediaPolicy, applied: dict[str, Any]) -> list[Any]:
-        """Inline parts (``mime_type`` and bytes) for one media part."""
+        """Inline parts (``mime_type`` and bytes) for one media part; the prepared bytes as they are, never
+        through base64 (a video file may be hundreds of MB)."""
         from google.genai import types
 
         processor = self._processor(policy)
         ref = part.media
         if isinstance(part, ImagePart):
             item = processor.image(ref)
-            urls = [item.data_url()]
+            blobs = [(item.bytes, item.mime)]
         elif isinstance(part, AudioPart):
             item = processor.audio(ref)
-            applied[ref.name] = dict(item.applied)
-            return [types.Part.from_bytes(data=base64.b64decode(item.base64()), mime_type="audio/wav")]
+            blobs = [(item.wav_bytes(), "audio/wav")]
         else:
             item = processor.video(ref)
-            urls = [item.data_url()] if policy.video_mode == "file" else [f.data_url() for f in item.frames]
+            blobs = (
+                [(item.bytes, item.mime)]
+                if policy.video_mode == "file"
+                else [(f.bytes, f.mime) for f in item.frames]
+            )
         applied[ref.name] = dict(item.applied)
-        out = []
-        for url in urls:
-            header, _, data = url.partition(",")
-            out.append(types.Part.from_bytes(data=base64.b64decode(data), mime_type=header[5:].split(";")[0]))
-        return out
+        return [types.Part.from_bytes(data=data, mime_type=mime) for data, mime in blobs]
 
     def body(
         self, request: Request, *, names: dict[int, str] | None = None
