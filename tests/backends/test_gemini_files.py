@@ -229,18 +229,20 @@ def test_a_run_with_large_audio_goes_through_the_files_api_and_retries_a_503(tmp
 
 def test_an_upload_about_to_expire_is_uploaded_again(tmp_path: Path) -> None:
     audio = _wav(1.0)
+
+    async def one_after_another(backend: GeminiBackend) -> list[Any]:
+        return [await backend.generate(_request(sample, audio)) for sample in "12"]
+
     with FakeGemini(expire_s=1800).in_thread() as server:
         backend = _backend(server, tmp_path, inline_limit_mb=0.01)
-        first = asyncio.run(backend.generate(_request("1", audio)))
-        second = asyncio.run(backend.generate(_request("2", audio)))
+        first, second = asyncio.run(one_after_another(backend))
     assert backend.uploaded == 2, "a file Google deletes within the hour is not reused"
     assert first.media["a.wav"]["files_api"] == ["files/f0"] and second.media["a.wav"]["files_api"] == [
         "files/f1"
     ]
     with FakeGemini().in_thread() as server:
         backend = _backend(server, tmp_path, inline_limit_mb=0.01)
-        for sample in "12":
-            asyncio.run(backend.generate(_request(sample, audio)))
+        asyncio.run(one_after_another(backend))
     assert backend.uploaded == 1, "48 h ahead: reused"
 
 

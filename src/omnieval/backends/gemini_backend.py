@@ -267,10 +267,9 @@ class GeminiBackend(Backend):
         task = entry[1]
         try:
             file = await asyncio.shield(task)
-        except BaseException:
+        finally:  # done, failed or not: the next request starts from _active or a fresh upload
             if task.done() and self._uploads.get(key) is entry:
                 del self._uploads[key]
-            raise
         self._active[key] = file
         return file
 
