@@ -125,7 +125,7 @@ def test_images_go_as_base64_blocks_and_the_system_prompt_apart(tmp_path: Path) 
     assert text == {"type": "text", "text": "Какой цвет?"}
     assert image["type"] == "image" and image["source"]["type"] == "base64"
     decoded = Image.open(io.BytesIO(base64.b64decode(image["source"]["data"])))
-    assert decoded.size == (8, 6) and image["source"]["media_type"] == f"image/{decoded.format.lower()}"
+    assert decoded.size == (8, 6) and image["source"]["media_type"] == f"image/{str(decoded.format).lower()}"
     assert "red.png" in applied
 
 
@@ -148,3 +148,52 @@ def test_message_batches_complete_without_single_calls(tmp_path: Path) -> None:
         code, output, records = _run(tmp_path, server, "--batch", "--batch-poll", "0.05")
         assert code == 0, output
         assert {r["state"] for r in records} == {"ok"} and server.messages_calls == 0
+
+
+def test_the_manifest_says_what_thinking_budget_was_sent_and_how_it_was_chosen() -> None:
+    from omnieval.backends import BackendOptions
+    from omnieval.backends.anthropic_backend import AnthropicBackend
+    from omnieval.types.request import Reasoning
+
+    backend = AnthropicBackend("c", options=BackendOptions(base_url="http://127.0.0.1:9"))
+    assert backend.reasoning_mapping(None) == {} and backend.thinking_budget(None) is None
+    mapping = backend.reasoning_mapping(Reasoning(effort="low"))
+    assert mapping["sent"] == {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    assert mapping["how"] == "effort → budget {'low': 1024, 'medium': 4096, 'high': 16384}"
+    assert "max_tokens is raised" in mapping["note"]
+    assert backend.reasoning_mapping(Reasoning(budget_tokens=3000))["how"] == "--reasoning-budget"
+
+
+def test_a_refused_connection_is_named_so_and_a_reset_is_not() -> None:
+    import asyncio
+    import socket
+    from typing import Any, cast
+
+    import anthropic
+    import httpx
+    import pytest
+
+    from omnieval.backends import BackendOptions
+    from omnieval.backends.anthropic_backend import AnthropicBackend
+    from omnieval.errors import BackendError
+    from omnieval.types import Message, Request
+
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    backend = AnthropicBackend("c", options=BackendOptions(base_url=dead))
+    with pytest.raises(BackendError) as refused:
+        asyncio.run(backend.generate(request))
+    assert refused.value.transport == "refused" and refused.value.retryable
+
+    async def reset(**_: object) -> None:
+        try:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+        except httpx.RemoteProtocolError as exc:
+            raise anthropic.APIConnectionError(request=cast(Any, httpx.Request("POST", dead))) from exc
+
+    backend.client.messages.create = reset  # type: ignore[method-assign,assignment]
+    with pytest.raises(BackendError) as dropped:
+        asyncio.run(backend.generate(request))
+    assert dropped.value.transport == "connection" and dropped.value.retryable, "retried, no breaker trip"

@@ -9,6 +9,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from omnieval.backends import BackendOptions
@@ -117,3 +118,92 @@ def test_system_instruction_and_inline_media_parts(tmp_path: Path) -> None:
     )
     assert set(applied) == {"b.png", "s.wav"}
     assert base64  # the SDK encodes inline data as base64 on the wire
+
+
+def test_a_refused_connection_trips_the_breaker_and_an_sdk_fault_is_not_called_a_connection(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import socket
+
+    from omnieval.backends.breaker import classify
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.errors import BackendError
+    from omnieval.types import Message, Request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = FakeGemini()
+        dead.port = sock.getsockname()[1]
+    code, output, records = _run(tmp_path, dead, "--concurrency", "1", "--breaker-threshold", "2")
+    assert code != 0 and "connection refused" in output and not records, output
+
+    async def fails(error: Exception) -> None:
+        raise error
+
+    backend = GeminiBackend("g", options=BackendOptions(base_url=dead.url))
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with pytest.raises(BackendError) as refused:
+        asyncio.run(backend.generate(request))
+    assert refused.value.transport == "refused" and refused.value.retryable
+    with pytest.raises(BackendError) as sdk:
+        asyncio.run(backend._guard(fails(ValueError("Upload status is not finalized.")), where="w"))
+    assert sdk.value.transport is None and classify(sdk.value) is None, "a retry may cure it: no trip"
+    assert "the SDK failed: ValueError: Upload status is not finalized." in str(sdk.value)
+
+
+def test_the_manifest_says_what_thinking_budget_was_sent_and_how_it_was_chosen() -> None:
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.types.request import Reasoning
+
+    backend = GeminiBackend("g", options=BackendOptions(base_url="http://127.0.0.1:9"))
+    assert backend.reasoning_mapping(None) == {} and backend.thinking_budget(None) is None
+    assert backend.reasoning_mapping(Reasoning(effort="medium")) == {
+        "sent": {"thinkingConfig": {"thinkingBudget": 8192, "includeThoughts": True}},
+        "how": "effort → budget {'low': 1024, 'medium': 8192, 'high': 24576}",
+    }
+    by_budget = backend.reasoning_mapping(Reasoning(effort="high", budget_tokens=500))
+    assert (
+        by_budget["how"] == "--reasoning-budget"
+        and by_budget["sent"]["thinkingConfig"]["thinkingBudget"] == 500
+    )
+
+
+def test_googles_retry_delay_in_the_429_body_is_honoured_and_503_overloaded_is_retryable() -> None:
+    import asyncio
+
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.errors import BackendError
+    from omnieval.types import Message, Request
+
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with FakeGemini(faults=[429, 503], retry_after=37, retry_delay_only=True).in_thread() as server:
+        backend = GeminiBackend("g", options=BackendOptions(base_url=server.url))
+        with pytest.raises(BackendError) as limited:
+            asyncio.run(backend.generate(request))
+        with pytest.raises(BackendError) as overloaded:
+            asyncio.run(backend.generate(request))
+    assert limited.value.rate_limited and limited.value.retry_after == 37.0, (
+        "no header: the body's retryDelay"
+    )
+    assert '"retryDelay": "37s"' in str(limited.value), "Google's body as written"
+    assert overloaded.value.retryable and overloaded.value.status == 503 and not overloaded.value.rate_limited
+    assert "The model is overloaded" in str(overloaded.value)
+
+
+def test_a_blocked_prompt_is_a_content_filter_finish_with_googles_reason(tmp_path: Path) -> None:
+    import asyncio
+
+    from omnieval.backends.gemini_backend import GeminiBackend
+    from omnieval.types import Message, Request
+
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="?"),))
+    with FakeGemini(block_reason="PROHIBITED_CONTENT").in_thread() as server:
+        code, output, records = _run(tmp_path, server)
+        backend = GeminiBackend("g", options=BackendOptions(base_url=server.url))
+        response = asyncio.run(backend.generate(request))
+    assert code == 0, output
+    assert {r["finish_reason"] for r in records} == {"content_filter"} and {r["score"] for r in records} == {
+        0.0
+    }
+    assert response.extra == {"block_reason": "PROHIBITED_CONTENT"} and response.text == ""

@@ -30,9 +30,27 @@ def _wav(seconds: float, *, tone: float = 440.0) -> bytes:
     return out.getvalue()
 
 
-def _request(sample: str, audio: bytes) -> Request:
-    parts = (TextPart(text="Что слышно?"), AudioPart(media=MediaRef(kind="audio", name="a.wav", data=audio)))
-    return Request(task="t", sample_id=sample, messages=(Message(role="user", content=parts),))
+def _request(sample: str, audio: bytes, *more: bytes) -> Request:
+    parts: list[TextPart | AudioPart] = [TextPart(text="Что слышно?")]
+    for i, clip in enumerate((audio, *more)):
+        parts.append(AudioPart(media=MediaRef(kind="audio", name=f"{'ab'[i]}.wav", data=clip)))
+    return Request(task="t", sample_id=sample, messages=(Message(role="user", content=tuple(parts)),))
+
+
+def _video(path: Path) -> Path:
+    """A short mp4 of noise frames (noise does not compress: some hundred kB)."""
+    import av
+
+    noise = np.random.default_rng(0)
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("mpeg4", rate=10)
+        stream.width, stream.height, stream.pix_fmt = 96, 64, "yuv420p"
+        stream.codec_context.bit_rate = 8_000_000
+        for _ in range(10):
+            pixels = noise.integers(0, 256, (64, 96, 3), dtype=np.uint8)
+            container.mux(stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")))
+        container.mux(stream.encode())
+    return path
 
 
 def _backend(server: FakeGemini, tmp_path: Path, **extra: Any) -> GeminiBackend:
@@ -46,6 +64,13 @@ def _generated(server: FakeGemini) -> list[dict[str, Any]]:
 
 def _media_parts(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for c in body["contents"] for p in c["parts"] if "text" not in p]
+
+
+def _file_data(part: dict[str, Any]) -> tuple[str, str]:
+    """(uri, mime type) of a ``fileData`` part (the SDK writes its fields in snake case, which Google's
+    JSON parser accepts like camel case)."""
+    file = part.get("fileData") or part["file_data"]
+    return file.get("fileUri") or file["file_uri"], file.get("mimeType") or file["mime_type"]
 
 
 def test_the_largest_parts_are_uploaded_until_the_rest_fits() -> None:
@@ -82,8 +107,7 @@ def test_above_the_limit_one_upload_per_content_shared_by_concurrent_requests(tm
     assert len(uploaded["data"]) > 10_000 and uploaded["mime"] == "audio/wav"
     for body in _generated(server):
         (part,) = _media_parts(body)
-        file = part.get("fileData") or part.get("file_data")
-        assert file["fileUri" if "fileUri" in file else "file_uri"].endswith("/v1beta/files/f0")
+        assert _file_data(part)[0].endswith("/v1beta/files/f0")
     assert all(p.startswith("/v1beta/") or p.startswith("/upload") for p, _ in server.requests), (
         "api_version v1beta in every path"
     )
@@ -110,45 +134,135 @@ def test_an_upload_refused_with_429_is_retryable_with_googles_body(tmp_path: Pat
     assert "Files API upload" in str(error) and "RESOURCE_EXHAUSTED" in str(error)
 
 
-def test_a_run_with_large_audio_goes_through_the_files_api_and_retries_a_503(tmp_path: Path) -> None:
-    folder = tmp_path / "task"
-    folder.mkdir()
-    rows = []
-    for i in range(3):
-        (folder / f"{i}.wav").write_bytes(_wav(1.0, tone=300.0 + 100 * i))
-        rows.append({"id": str(i), "audio": str(folder / f"{i}.wav"), "answer": "тон"})
-    (folder / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    (folder / "a.yaml").write_text(
-        "name: a\nmodalities: [audio]\n"
-        "source: {type: jsonl, path: a.jsonl, fields: {input: null, targets: answer, "
-        "media: [{field: audio, kind: audio}]}}\n"
-        'prompt: {template: "<audio>\\nЧто слышно?"}\nmetrics: [exact_match]\n',
+def test_several_large_parts_in_one_request_the_largest_first_each_its_own_file(tmp_path: Path) -> None:
+    short, long = _wav(1.0, tone=300.0), _wav(2.0, tone=500.0)
+    with FakeGemini().in_thread() as server:
+        one = _backend(server, tmp_path, inline_limit_mb=0.1)
+        first = asyncio.run(one.generate(_request("1", short, long)))
+        both = _backend(server, tmp_path, inline_limit_mb=0.01)
+        second = asyncio.run(both.generate(_request("2", short, long)))
+    inline, uploaded = _media_parts(_generated(server)[0])
+    assert "inlineData" in inline and "fileData" in uploaded, (
+        "only the larger clip (the second part) uploaded"
+    )
+    assert first.media["b.wav"]["files_api"] == ["files/f0"] and "files_api" not in first.media["a.wav"]
+    assert one.uploaded == 1 and both.uploaded == 2
+    sizes = {f"files/{fid}": len(entry["data"]) for fid, entry in server.files.items()}
+    uris = [_file_data(p)[0].rsplit("/", 1)[1] for p in _media_parts(_generated(server)[1])]
+    assert sizes[f"files/{uris[0]}"] < sizes[f"files/{uris[1]}"], "each part points at its own upload"
+    assert len(set(uris)) == 2 and sizes[f"files/{uris[0]}"] > 30_000
+    assert second.media["a.wav"]["files_api"] == [f"files/{uris[0]}"]
+    assert second.media["b.wav"]["files_api"] == [f"files/{uris[1]}"]
+
+
+def test_a_429_while_polling_is_retryable_and_the_retry_polls_without_uploading_again(
+    tmp_path: Path,
+) -> None:
+    with FakeGemini(processing_polls=1, poll_faults=[429], retry_after=2).in_thread() as server:
+        backend = _backend(server, tmp_path, inline_limit_mb=0.01, file_poll_s=0.01)
+        with pytest.raises(BackendError) as caught:
+            asyncio.run(backend.generate(_request("1", _wav(1.0))))
+        response = asyncio.run(backend.generate(_request("1", _wav(1.0))))
+        again = asyncio.run(backend.generate(_request("2", _wav(1.0))))
+    error = caught.value
+    assert error.retryable and error.rate_limited and error.retry_after == 2.0
+    assert "polling files/f0" in str(error) and "RESOURCE_EXHAUSTED" in str(error)
+    assert backend.uploaded == 1 and len(server.files) == 1, "the retry polled the uploaded file"
+    assert response.media["a.wav"]["files_api"] == ["files/f0"] == again.media["a.wav"]["files_api"]
+    polls = [p for p, _ in server.requests if p.startswith("/v1beta/files/")]
+    assert len(polls) == 2, "the ACTIVE file is cached across event loops: no further poll or upload"
+
+
+def _media_task(folder: Path, kind: str, files: list[Path], answer: str, *, media: str = "") -> Path:
+    """A task YAML over ``files`` (one sample each) asking about its ``kind`` medium."""
+    rows = [{"id": str(i), kind: str(path), "answer": answer} for i, path in enumerate(files)]
+    (folder / "t.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (folder / "t.yaml").write_text(
+        f"name: t\nmodalities: [{kind}]\n{media}"
+        "source: {type: jsonl, path: t.jsonl, fields: {input: null, targets: answer, "
+        f"media: [{{field: {kind}, kind: {kind}}}]}}}}\n"
+        f'prompt: {{template: "<{kind}>\\nЧто там?"}}\nmetrics: [exact_match]\n',
         encoding="utf-8",
     )
+    return folder / "t.yaml"
+
+
+def _run(task: Path, server: FakeGemini, out: Path, *extra: str) -> list[dict[str, Any]]:
+    """``omnieval run`` with the inline limit at 10 kB (every medium here goes through the Files API)."""
+    opts = ["--backend-opt", "inline_limit_mb=0.01", "--backend-opt", "file_poll_s=0.01"]
+    args = ["run", "--tasks", str(task), "--model", "gemini/gemini-test", "--base-url", server.url, *opts]
+    result = CliRunner().invoke(app, [*args, "--output", str(out), "-q", *extra])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+def test_a_run_with_a_large_video_file_goes_through_the_files_api(tmp_path: Path) -> None:
+    clip = _video(tmp_path / "clip.mp4")
+    assert clip.stat().st_size > 20_000
+    task = _media_task(tmp_path, "video", [clip], "шум", media="media: {video_mode: file}\n")
+    with FakeGemini(answer="шум", processing_polls=2).in_thread() as server:
+        (record,) = _run(task, server, tmp_path / "out")
+    assert record["state"] == "ok" and record["score"] == 1.0
+    (uploaded,) = server.files.values()
+    assert uploaded["mime"] == "video/mp4" and uploaded["data"] == clip.read_bytes()
+    (part,) = _media_parts(_generated(server)[0])
+    assert _file_data(part)[1] == "video/mp4"
+    assert len([p for p, _ in server.requests if p.startswith("/v1beta/files/")]) == 2, "PROCESSING polled"
+
+
+def test_a_run_with_large_audio_goes_through_the_files_api_and_retries_a_503(tmp_path: Path) -> None:
+    clips = []
+    for i in range(3):
+        clips.append(tmp_path / f"{i}.wav")
+        clips[-1].write_bytes(_wav(1.0, tone=300.0 + 100 * i))
+    task = _media_task(tmp_path, "audio", clips, "тон")
     out = tmp_path / "out"
     with FakeGemini(answer="тон", upload_faults=[503]).in_thread() as server:
-        result = CliRunner().invoke(
-            app,
-            [
-                "run",
-                "--tasks",
-                str(folder / "a.yaml"),
-                "--model",
-                "gemini/gemini-test",
-                "--base-url",
-                server.url,
-                "--backend-opt",
-                "inline_limit_mb=0.01",
-                "--concurrency",
-                "1",
-                "--output",
-                str(out),
-                "-q",
-            ],
-        )
-    assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+        records = _run(task, server, out, "--concurrency", "1")
     assert {r["state"] for r in records} == {"ok"} and len(records) == 3
     assert len(server.files) == 3, "three different clips: three uploads (the 503 was retried)"
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert "inline_limit_mb" in json.dumps(manifest)
+    assert all(r["media_policy"]["audio"]["files_api"][0].startswith("files/") for r in records), records[0]
+    backend = json.loads((out / "manifest.json").read_text())["backend"]
+    assert backend["inline_limit_mb"] == 0.01 and backend["api_version"] == "v1beta"
+    assert "Files API" in backend["media"]
+
+
+def test_an_upload_about_to_expire_is_uploaded_again(tmp_path: Path) -> None:
+    audio = _wav(1.0)
+
+    async def one_after_another(backend: GeminiBackend) -> list[Any]:
+        return [await backend.generate(_request(sample, audio)) for sample in "12"]
+
+    with FakeGemini(expire_s=1800).in_thread() as server:
+        backend = _backend(server, tmp_path, inline_limit_mb=0.01)
+        first, second = asyncio.run(one_after_another(backend))
+    assert backend.uploaded == 2, "a file Google deletes within the hour is not reused"
+    assert first.media["a.wav"]["files_api"] == ["files/f0"] and second.media["a.wav"]["files_api"] == [
+        "files/f1"
+    ]
+    with FakeGemini().in_thread() as server:
+        backend = _backend(server, tmp_path, inline_limit_mb=0.01)
+        asyncio.run(one_after_another(backend))
+    assert backend.uploaded == 1, "48 h ahead: reused"
+
+
+def test_a_video_goes_as_its_sampled_frames_or_as_the_file_itself(tmp_path: Path) -> None:
+    from omnieval.types import MediaPolicy, VideoPart
+
+    clip = _video(tmp_path / "clip.mp4")
+    part = VideoPart(media=MediaRef(kind="video", name="v.mp4", path=str(clip)))
+    backend = GeminiBackend("g", options=BackendOptions(base_url="http://127.0.0.1:9"))
+    for mode in ("frames", "file"):
+        request = Request(
+            task="t",
+            sample_id=mode,
+            messages=(Message(role="user", content=(part,)),),
+            media_policy=MediaPolicy(video_mode=mode, video_max_frames=4),
+        )
+        contents, _, applied = backend.body(request)
+        blobs = [p.inline_data for p in contents[0].parts]
+        if mode == "frames":
+            assert 1 <= len(blobs) <= 4 and {b.mime_type for b in blobs} <= {"image/jpeg", "image/png"}
+        else:
+            assert [(b.mime_type, b.data) for b in blobs] == [("video/mp4", clip.read_bytes())]
+        assert set(applied) == {"v.mp4"}

@@ -14,6 +14,7 @@ import os
 import time
 from typing import Any, cast
 
+from omnieval.backends._openai_http import connection_kind
 from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
@@ -35,16 +36,13 @@ STOPS: dict[str, FinishReason] = {
 }
 
 
-def thinking_budget(reasoning: Reasoning | None) -> int | None:
-    return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
-
-
 @register_backend("anthropic")
 class AnthropicBackend(Backend):
     """Claude's Messages API over the ``anthropic`` SDK."""
 
     modalities = frozenset({"text", "image"})
     batch_api = "anthropic"
+    effort_budget = EFFORT_BUDGET
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -99,7 +97,7 @@ class AnthropicBackend(Backend):
                 ]
             messages.append({"role": msg.role, "content": parts})
         gen = request.generation
-        budget = thinking_budget(request.reasoning)
+        budget = self.thinking_budget(request.reasoning)
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -136,24 +134,24 @@ class AnthropicBackend(Backend):
             raise BackendError(
                 f"{where}: no answer within {self.options.timeout_s:g} s", retryable=True, transport="timeout"
             ) from None
-        except anthropic.APIConnectionError as exc:
+        except anthropic.APIConnectionError as exc:  # refused / DNS / TLS trip the breaker, a reset does not
             raise BackendError(
-                f"{where}: connection failed: {exc}", retryable=True, transport="refused", url=self.base_url
+                f"{where}: connection failed: {exc}",
+                retryable=True,
+                transport=connection_kind(exc),
+                url=self.base_url,
             ) from None
         return message_response(message, latency=time.perf_counter() - started, media=applied)
 
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
-        budget = thinking_budget(reasoning)
-        if budget is None:
-            return {}
-        return {
-            "sent": {"thinking": {"type": "enabled", "budget_tokens": budget}},
-            "how": "--reasoning-budget"
-            if reasoning and reasoning.budget_tokens
-            else f"effort → budget {EFFORT_BUDGET}",
-            "note": "max_tokens is raised by the budget; temperature is left at the API default (thinking "
-            "requires it)",
-        }
+        mapping = self.budget_mapping(
+            reasoning, lambda budget: {"thinking": {"type": "enabled", "budget_tokens": budget}}
+        )
+        note = (
+            "max_tokens is raised by the budget; temperature is left at the API default (thinking "
+            "requires it)"
+        )
+        return {**mapping, "note": note} if mapping else {}
 
     def batch_client(self) -> Any:
         """Message Batches (``--batch``)."""

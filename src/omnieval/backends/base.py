@@ -72,6 +72,9 @@ class Backend(ABC):
     """The ``--backend-opt`` keys this backend takes, as a frozen model (None: it takes none)."""
     batch_api: ClassVar[str | None] = None
     """The provider batch API behind ``--batch`` (e.g. ``openai``); ``None``: the backend has none."""
+    effort_budget: ClassVar[dict[str, int] | None] = None
+    """Thinking tokens per ``--reasoning-effort`` of a backend whose provider takes a token budget
+    (Anthropic, Gemini); None: the backend has no thinking budget."""
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         self.model = model
@@ -131,6 +134,21 @@ class Backend(ABC):
         if reasoning is None:
             return {}
         return {"sent": None, "note": f"backend {self.provider!r} has no reasoning control: not sent"}
+
+    def thinking_budget(self, reasoning: Reasoning | None) -> int | None:
+        """``--reasoning-budget``, else ``--reasoning-effort``'s budget (``effort_budget``), else None."""
+        if reasoning is None or self.effort_budget is None:
+            return None
+        return reasoning.budget_or_from_effort(self.effort_budget)
+
+    def budget_mapping(self, reasoning: Reasoning | None, sent: Callable[[int], Any]) -> dict[str, Any]:
+        """:meth:`reasoning_mapping` of a token-budget backend: what ``sent(budget)`` sends and how the
+        budget was chosen; empty when no budget is asked for."""
+        budget = self.thinking_budget(reasoning)
+        if budget is None or reasoning is None:
+            return {}
+        how = "--reasoning-budget" if reasoning.budget_tokens else f"effort → budget {self.effort_budget}"
+        return {"sent": sent(budget), "how": how}
 
     def endpoint(self) -> str:
         """Where requests go, for error messages (a URL for HTTP backends)."""

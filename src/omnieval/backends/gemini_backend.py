@@ -1,21 +1,22 @@
 """``gemini/MODEL``: Gemini through Google's official ``google-genai`` SDK (optional extra ``gemini``).
 
-Text, images, audio and video parts (inline, after the task's media policy), the system instruction,
-stop sequences, the seed, and a thinking budget (``thinkingConfig``; thought parts are kept as the
-response's ``reasoning``, never scored). The SDK does not retry: the runner retries, backs off on 429
-(honouring ``retry-after``) and 5xx, and feeds its circuit breaker as for ``openai/``; a provider error
-is recorded with Google's error body as written. ``--base-url`` points the SDK elsewhere (the tests' fake).
+Text, images, audio and video parts (after the task's media policy), the system instruction, stop
+sequences, the seed, and a thinking budget (``thinkingConfig``; thought parts are kept as the response's
+``reasoning``, never scored). The SDK does not retry: the runner retries, backs off on 429 (honouring
+``retry-after`` or Google's ``RetryInfo.retryDelay``) and 5xx, and feeds its circuit breaker as for
+``openai/``; a provider error is recorded with Google's error body as written. ``--base-url`` points the
+SDK elsewhere (the tests' fake).
 
 Media travel inline while the request stays under ``inline_limit_mb`` (20 MB, Google's request limit,
 counted as base64); above it the largest parts go through the Files API. Each upload is cached by the
-content's sha256 for the backend's life (concurrent requests with the same media wait for one upload),
-and a file still ``PROCESSING`` (video) is polled until ``ACTIVE``.
+content's sha256 for the backend's life, or until an hour before Google deletes it (concurrent requests
+with the same media wait for one upload), and a file still ``PROCESSING`` (video) is polled until
+``ACTIVE``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import io
 import json
@@ -25,6 +26,7 @@ from typing import Any
 
 from pydantic import Field
 
+from omnieval.backends._openai_http import connection_kind
 from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
@@ -36,6 +38,8 @@ __all__ = ["EFFORT_BUDGET", "GeminiBackend", "GeminiOptions", "to_upload"]
 
 EFFORT_BUDGET = {"low": 1024, "medium": 8192, "high": 24576}
 """``thinkingBudget`` for ``--reasoning-effort`` when no ``--reasoning-budget`` is given."""
+EXPIRY_MARGIN_S = 3600.0
+"""A cached upload this close to its ``expirationTime`` is not reused (a request may wait and retry)."""
 RETRYABLE = frozenset({408, 429, 500, 502, 503, 504})
 STOPS: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -72,16 +76,13 @@ def to_upload(sizes: list[int], *, text_bytes: int, limit: int) -> set[int]:
     return chosen
 
 
-def thinking_budget(reasoning: Reasoning | None) -> int | None:
-    return reasoning.budget_or_from_effort(EFFORT_BUDGET) if reasoning is not None else None
-
-
 @register_backend("gemini")
 class GeminiBackend(Backend):
     """``generateContent`` over the ``google-genai`` SDK."""
 
     modalities = frozenset({"text", "image", "audio", "video"})
     extra_options = GeminiOptions
+    effort_budget = EFFORT_BUDGET
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -102,6 +103,11 @@ class GeminiBackend(Backend):
         self._client = genai.Client(api_key=key or "unused", http_options=http)
         self._processors: dict[MediaPolicy, Any] = {}
         self._uploads: dict[str, tuple[Any, asyncio.Task[Any]]] = {}
+        """In-flight uploads by content sha256, with the event loop their task runs on."""
+        self._active: dict[str, Any] = {}
+        """ACTIVE files by content sha256 (kept for the backend's life)."""
+        self._processing: dict[str, Any] = {}
+        """Uploaded files whose polling failed retryably, by content sha256: the retry polls again."""
         self.uploaded = 0
         """Files API uploads made (the same content is uploaded once)."""
 
@@ -113,30 +119,33 @@ class GeminiBackend(Backend):
         return self._processors[policy]
 
     def _media(self, part: Any, policy: MediaPolicy, applied: dict[str, Any]) -> list[Any]:
-        """Inline parts (``mime_type`` and bytes) for one media part."""
+        """Inline parts (``mime_type`` and bytes) for one media part; the prepared bytes as they are, never
+        through base64 (a video file may be hundreds of MB)."""
         from google.genai import types
 
         processor = self._processor(policy)
         ref = part.media
         if isinstance(part, ImagePart):
             item = processor.image(ref)
-            urls = [item.data_url()]
+            blobs = [(item.bytes, item.mime)]
         elif isinstance(part, AudioPart):
             item = processor.audio(ref)
-            applied[ref.name] = dict(item.applied)
-            return [types.Part.from_bytes(data=base64.b64decode(item.base64()), mime_type="audio/wav")]
+            blobs = [(item.wav_bytes(), "audio/wav")]
         else:
             item = processor.video(ref)
-            urls = [item.data_url()] if policy.video_mode == "file" else [f.data_url() for f in item.frames]
+            blobs = (
+                [(item.bytes, item.mime)]
+                if policy.video_mode == "file"
+                else [(f.bytes, f.mime) for f in item.frames]
+            )
         applied[ref.name] = dict(item.applied)
-        out = []
-        for url in urls:
-            header, _, data = url.partition(",")
-            out.append(types.Part.from_bytes(data=base64.b64decode(data), mime_type=header[5:].split(";")[0]))
-        return out
+        return [types.Part.from_bytes(data=data, mime_type=mime) for data, mime in blobs]
 
-    def body(self, request: Request) -> tuple[list[Any], Any, dict[str, Any]]:
-        """Contents, generation config and the media processing applied."""
+    def body(
+        self, request: Request, *, names: dict[int, str] | None = None
+    ) -> tuple[list[Any], Any, dict[str, Any]]:
+        """Contents, generation config and the media processing applied; ``names`` (when given) gets
+        each media part's medium name by the part's ``id``."""
         from google.genai import types
 
         system: list[str] = []
@@ -159,9 +168,11 @@ class GeminiBackend(Backend):
                 except MediaError as exc:
                     raise BackendError(f"{self.spec}: {exc}", retryable=False) from exc
                 parts.extend(media)
+                if names is not None:
+                    names.update((id(m), p.media.name) for m in media)
             contents.append(types.Content(role="model" if msg.role == "assistant" else "user", parts=parts))
         gen = request.generation
-        budget = thinking_budget(request.reasoning)
+        budget = self.thinking_budget(request.reasoning)
         config = types.GenerateContentConfig(
             temperature=gen.temperature,
             max_output_tokens=gen.max_tokens,
@@ -178,10 +189,12 @@ class GeminiBackend(Backend):
     async def generate(self, request: Request) -> Response:
         if request.kind != "generate":
             raise BackendError(f"{self.spec}: only generate requests are supported (got {request.kind})")
-        contents, config, applied = self.body(request)
+        names: dict[int, str] = {}
+        contents, config, applied = self.body(request, names=names)
         where = f"{self.spec} task {request.task!r} sample {request.sample_id!r} ({self.base_url})"
         started = time.perf_counter()
-        await self._place_media(contents, config, where)
+        for name, file in await self._place_media(contents, config, names, where):
+            applied[name].setdefault("files_api", []).append(file)
         result = await self._guard(
             self._client.aio.models.generate_content(model=self.model, contents=contents, config=config),
             where=where,
@@ -198,57 +211,91 @@ class GeminiBackend(Backend):
             raise _status_error(exc, where) from None
         except BackendError:
             raise
-        except Exception as exc:  # httpx/aiohttp transport failures surface as their own types
+        except TimeoutError:
             raise BackendError(
-                f"{where}: connection failed: {type(exc).__name__}: {exc}",
+                f"{where}: no answer within {self.options.timeout_s:g} s",
                 retryable=True,
-                transport="connection",
+                transport="timeout",
+                url=self.base_url,
+            ) from None
+        except Exception as exc:  # aiohttp/httpx failures (or the SDK's upload protocol's ValueError)
+            transport = connection_kind(exc) if _is_transport(exc) else None
+            what = "connection failed" if transport else "the SDK failed"
+            raise BackendError(
+                f"{where}: {what}: {type(exc).__name__}: {exc}",
+                retryable=True,
+                transport=transport,
                 url=self.base_url,
             ) from None
 
-    async def _place_media(self, contents: list[Any], config: Any, where: str) -> None:
-        """Above the inline limit, the largest media parts are replaced by uploaded ``file_data`` parts."""
+    async def _place_media(
+        self, contents: list[Any], config: Any, names: dict[int, str], where: str
+    ) -> list[tuple[str, str]]:
+        """Above the inline limit, the largest media parts are replaced by uploaded ``file_data`` parts
+        (several uploaded at once). Returns (medium name, file name) for each uploaded part."""
         from google.genai import types
 
         media = [(c, i) for c in contents for i, p in enumerate(c.parts) if p.inline_data is not None]
         if not media:
-            return
+            return []
         sizes = [_base64_size(len(c.parts[i].inline_data.data)) for c, i in media]
         text = len(json.dumps([[p.text or "" for p in c.parts] for c in contents]).encode())
         text += len(str(config.system_instruction or "").encode())
-        chosen = to_upload(sizes, text_bytes=text, limit=int(self.opts.inline_limit_mb * 1_000_000))
-        for index in sorted(chosen):
+        chosen = sorted(to_upload(sizes, text_bytes=text, limit=int(self.opts.inline_limit_mb * 1_000_000)))
+        blobs = [media[index][0].parts[media[index][1]].inline_data for index in chosen]
+        files = await asyncio.gather(*(self._uploaded(b.data, b.mime_type, where) for b in blobs))
+        placed = []
+        for index, blob, file in zip(chosen, blobs, files, strict=True):
             content, at = media[index]
-            blob = content.parts[at].inline_data
-            file = await self._uploaded(blob.data, blob.mime_type, where)
+            placed.append((names.get(id(content.parts[at]), "?"), str(file.name)))
             content.parts[at] = types.Part.from_uri(
                 file_uri=file.uri, mime_type=file.mime_type or blob.mime_type
             )
+        return placed
 
     async def _uploaded(self, data: bytes, mime: str, where: str) -> Any:
-        """One upload per content hash; concurrent requests with the same bytes wait for the same one, and
-        a failed upload is tried again by the next request (its error is this request's error)."""
+        """One upload per content hash for the backend's life; concurrent requests with the same bytes
+        wait for the same one, and a failed upload is tried again by the next request (its error is this
+        request's error)."""
         key = hashlib.sha256(data).hexdigest()
+        if key in self._active and not _expiring(self._active[key]):
+            return self._active[key]
         loop = asyncio.get_running_loop()
         entry = self._uploads.get(key)
-        if entry is None or entry[0] is not loop:
+        if entry is None or entry[0] is not loop:  # a task belongs to its event loop
             entry = self._uploads[key] = (loop, asyncio.ensure_future(self._upload(data, mime, key, where)))
         task = entry[1]
         try:
-            return await asyncio.shield(task)
-        except BaseException:
+            file = await asyncio.shield(task)
+        finally:  # done, failed or not: the next request starts from _active or a fresh upload
             if task.done() and self._uploads.get(key) is entry:
                 del self._uploads[key]
-            raise
+        self._active[key] = file
+        return file
 
     async def _upload(self, data: bytes, mime: str, key: str, where: str) -> Any:
+        """Upload (unless an earlier try uploaded the bytes and only its polling failed), then wait for
+        ACTIVE. A file whose polling failed retryably (429, 5xx, still PROCESSING) is kept, so the
+        runner's retry polls it again rather than uploading the bytes twice."""
         from google.genai import types
 
         files = self._client.aio.files
-        config = types.UploadFileConfig(mime_type=mime, display_name=f"omnieval-{key[:16]}")
         at = f"{where}: Files API upload of {len(data):,} bytes ({mime})"
-        file = await self._guard(files.upload(file=io.BytesIO(data), config=config), where=at)
-        self.uploaded += 1
+        file = self._processing.pop(key, None)
+        if file is None:
+            config = types.UploadFileConfig(mime_type=mime, display_name=f"omnieval-{key[:16]}")
+            file = await self._guard(files.upload(file=io.BytesIO(data), config=config), where=at)
+            self.uploaded += 1
+        try:
+            return await self._until_active(file, at)
+        except BackendError as exc:
+            if exc.retryable:
+                self._processing[key] = file
+            raise
+
+    async def _until_active(self, file: Any, at: str) -> Any:
+        """Poll a file still PROCESSING (video) every ``file_poll_s`` for up to ``file_wait_s``."""
+        files = self._client.aio.files
         deadline = time.monotonic() + self.opts.file_wait_s
         while _state(file) == "PROCESSING":
             if time.monotonic() > deadline:
@@ -256,21 +303,15 @@ class GeminiBackend(Backend):
                     f"{at}: {file.name} still PROCESSING after {self.opts.file_wait_s:g} s", retryable=True
                 )
             await asyncio.sleep(self.opts.file_poll_s)
-            file = await self._guard(files.get(name=file.name), where=at)
+            file = await self._guard(files.get(name=file.name), where=f"{at}: polling {file.name}")
         if _state(file) == "FAILED":
             raise BackendError(f"{at}: the Files API could not process {file.name}: {file.error}")
         return file
 
     def reasoning_mapping(self, reasoning: Reasoning | None) -> dict[str, Any]:
-        budget = thinking_budget(reasoning)
-        if budget is None:
-            return {}
-        return {
-            "sent": {"thinkingConfig": {"thinkingBudget": budget, "includeThoughts": True}},
-            "how": "--reasoning-budget"
-            if reasoning and reasoning.budget_tokens
-            else f"effort → budget {EFFORT_BUDGET}",
-        }
+        return self.budget_mapping(
+            reasoning, lambda budget: {"thinkingConfig": {"thinkingBudget": budget, "includeThoughts": True}}
+        )
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -279,7 +320,22 @@ class GeminiBackend(Backend):
             "timeout_s": self.options.timeout_s,
             "api_version": self.opts.api_version,
             "inline_limit_mb": self.opts.inline_limit_mb,
+            "media": "inline while the request (media as base64) is under inline_limit_mb; above it the "
+            "largest parts go through the Files API, uploaded once per content sha256",
+            "file_poll_s": self.opts.file_poll_s,
+            "file_wait_s": self.opts.file_wait_s,
         }
+
+
+def _expiring(file: Any) -> bool:
+    """Google deletes an uploaded file after 48 h: one that expires within the hour is uploaded again."""
+    expires = getattr(file, "expiration_time", None)
+    return expires is not None and expires.timestamp() < time.time() + EXPIRY_MARGIN_S
+
+
+def _is_transport(exc: BaseException) -> bool:
+    """No HTTP answer came: an OS-level error or the HTTP client's own (aiohttp, httpx)."""
+    return isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in {"aiohttp", "httpx"}
 
 
 def _base64_size(raw: int) -> int:
@@ -297,6 +353,8 @@ def _status_error(exc: Any, where: str) -> BackendError:
     text = json.dumps(body, ensure_ascii=False) if not isinstance(body, str) else body
     response = getattr(exc, "response", None)
     retry_after = parse_retry_after(response.headers.get("retry-after")) if response is not None else None
+    if retry_after is None:
+        retry_after = _retry_delay(exc.details)
     return BackendError(
         f"{where}: HTTP {status}: {text[:1000]}",
         retryable=status in RETRYABLE,
@@ -307,12 +365,31 @@ def _status_error(exc: Any, where: str) -> BackendError:
     )
 
 
+def _retry_delay(body: Any) -> float | None:
+    """Google's back-off hint: a 429's ``google.rpc.RetryInfo`` detail (``"retryDelay": "37s"``), which
+    the Gemini API sends in the body rather than as a ``retry-after`` header."""
+    details = body.get("error", {}).get("details") if isinstance(body, dict) else None
+    for detail in details if isinstance(details, list) else []:
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return max(0.0, float(delay[:-1]))
+            except ValueError:
+                return None
+    return None
+
+
 def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response:
     candidate = (result.candidates or [None])[0]
     parts = (candidate.content.parts or []) if candidate is not None and candidate.content is not None else []
     text = "".join(p.text or "" for p in parts if not p.thought)
     thoughts = "".join(p.text or "" for p in parts if p.thought) or None
     reason = getattr(getattr(candidate, "finish_reason", None), "value", None) or "STOP"
+    extra: dict[str, Any] = {}
+    if candidate is None:  # the prompt was blocked: no answer, and the record says why
+        feedback = result.prompt_feedback
+        block = getattr(getattr(feedback, "block_reason", None), "value", None)
+        reason, extra = ("SAFETY", {"block_reason": str(block)}) if block else ("OTHER", {})
     meta = result.usage_metadata
     usage = Usage()
     if meta is not None:
@@ -330,4 +407,5 @@ def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response
         usage=usage,
         latency_s=latency,
         media=media,
+        extra=extra,
     )

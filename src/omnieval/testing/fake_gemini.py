@@ -1,17 +1,20 @@
 """A local fake of the Gemini API's ``models/{model}:generateContent`` for tests (the ``google-genai``
 SDK pointed at it with ``--base-url``). It answers ``answer`` (or the last user text), adds a thought
 part when ``thinkingConfig`` asks for thoughts, and scripts faults: ``faults`` lists HTTP statuses served
-to the first requests in order, with Google's error body (``429`` carries ``retry-after``).
+to the first requests in order, with Google's error body (``429`` carries ``RetryInfo.retryDelay`` and
+``retry-after``, ``503`` says the model is overloaded).
 
 It also speaks the Files API as the SDK uses it: the resumable upload (``POST /upload/VERSION/files``
 answers an upload URL; chunks go there with ``X-Goog-Upload-Command``, the last one ``finalize``) and
 ``GET /VERSION/files/ID``. An uploaded file stays ``PROCESSING`` for ``processing_polls`` reads, and
-``upload_faults`` scripts statuses for upload starts as ``faults`` does for generateContent."""
+``upload_faults`` and ``poll_faults`` script statuses for upload starts and ``files.get`` as ``faults``
+does for generateContent."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
@@ -42,11 +45,21 @@ class FakeGemini:
         upload_faults: list[int] | None = None,
         processing_polls: int = 0,
         fail_processing: bool = False,
+        poll_faults: list[int] | None = None,
+        retry_delay_only: bool = False,
+        expire_s: float = 48 * 3600,
+        block_reason: str | None = None,
     ) -> None:
         self.answer = answer
         self.faults = list(faults or [])
         self.upload_faults = list(upload_faults or [])
+        self.poll_faults = list(poll_faults or [])
         self.retry_after = retry_after
+        self.retry_delay_only = retry_delay_only
+        self.expire_s = expire_s
+        self.block_reason = block_reason
+        """When set, every prompt is blocked: no candidate, ``promptFeedback.blockReason``."""
+        """An uploaded file's ``expirationTime``: this long after its upload started (Google: 48 h)."""
         self.processing_polls = processing_polls
         self.fail_processing = fail_processing
         self.requests: list[tuple[str, dict[str, Any]]] = []
@@ -68,6 +81,11 @@ class FakeGemini:
             )
         if self.faults:
             return self._error(self.faults.pop(0))
+        if self.block_reason:
+            usage = {"promptTokenCount": 9, "totalTokenCount": 9}
+            return web.json_response(
+                {"promptFeedback": {"blockReason": self.block_reason}, "usageMetadata": usage}
+            )
         text = self.answer if self.answer is not None else _last_user_text(body)
         parts: list[dict[str, Any]] = []
         thinking = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
@@ -86,15 +104,22 @@ class FakeGemini:
         )
 
     def _error(self, code: int) -> web.Response:
-        headers = {"retry-after": f"{self.retry_after:g}"} if code == 429 else {}
-        error = {
-            "error": {
-                "code": code,
-                "message": f"fake {STATUSES.get(code, 'UNKNOWN')}",
-                "status": STATUSES.get(code, "UNKNOWN"),
-            }
+        """Google's error body; a 429 carries its delay as Google does (a ``RetryInfo`` detail) and, unless
+        ``retry_delay_only``, as a ``retry-after`` header too; a 503 is Google's "overloaded"."""
+        headers = (
+            {"retry-after": f"{self.retry_after:g}"} if code == 429 and not self.retry_delay_only else {}
+        )
+        message = {503: "The model is overloaded. Please try again later."}.get(code, "")
+        error: dict[str, Any] = {
+            "code": code,
+            "message": message or f"fake {STATUSES.get(code, 'UNKNOWN')}",
+            "status": STATUSES.get(code, "UNKNOWN"),
         }
-        return web.json_response(error, status=code, headers=headers)
+        if code == 429:
+            error["details"] = [
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{self.retry_after:g}s"}
+            ]
+        return web.json_response({"error": error}, status=code, headers=headers)
 
     async def _upload_start(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -105,7 +130,8 @@ class FakeGemini:
         mime = (body.get("file") or {}).get("mimeType") or request.headers.get(
             "X-Goog-Upload-Header-Content-Type"
         )
-        self.files[fid] = {"mime": mime, "data": b"", "polls": self.processing_polls}
+        expires = datetime.now(UTC) + timedelta(seconds=self.expire_s)
+        self.files[fid] = {"mime": mime, "data": b"", "polls": self.processing_polls, "expires": expires}
         return web.json_response({}, headers={"X-Goog-Upload-URL": f"{self.url}/upload-session/{fid}"})
 
     async def _upload_chunk(self, request: web.Request) -> web.Response:
@@ -121,6 +147,8 @@ class FakeGemini:
     async def _get_file(self, request: web.Request) -> web.Response:
         fid = request.match_info["fid"]
         self.requests.append((request.path, {}))
+        if self.poll_faults:
+            return self._error(self.poll_faults.pop(0))
         if fid not in self.files:
             return self._error(404)
         self.files[fid]["polls"] = max(0, self.files[fid]["polls"] - 1)
@@ -135,6 +163,7 @@ class FakeGemini:
             "mimeType": entry["mime"],
             "sizeBytes": str(len(entry["data"])),
             "state": state,
+            "expirationTime": entry["expires"].isoformat().replace("+00:00", "Z"),
         }
         if state == "FAILED":
             file["error"] = {"code": 400, "message": "fake: the file could not be processed"}
