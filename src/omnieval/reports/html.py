@@ -9,6 +9,7 @@ re-render a report at any time.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -47,6 +48,26 @@ def page_assets() -> dict[str, str]:
 def render_page(template: str, **context: Any) -> str:
     """Render one of the package's page templates with the shared assets."""
     return _ENV.get_template(template).render(**page_assets(), **context)
+
+
+def write_page(path: Path, template: str, **context: Any) -> Path:
+    """:func:`render_page` streamed into ``path``: the page (plotly makes it ~10 MB as text) is never
+    held whole nor encoded at once, which was a run's peak RSS; written beside and renamed, so a killed
+    render never leaves half a page."""
+    assets = page_assets()
+    plotly, assets["plotly"] = assets["plotly"], _PLOTLY_SLOT
+    partial = path.with_name(f".{path.name}.partial")
+    with partial.open("w", encoding="utf-8") as fh:
+        for chunk in _ENV.get_template(template).generate(**assets, **context):
+            fh.write(plotly if chunk == _PLOTLY_SLOT else chunk)
+    os.replace(partial, path)
+    return path
+
+
+_PLOTLY_SLOT = "\x00omnieval-plotly-bundle\x00"
+"""Stands for the bundle in :func:`write_page`, which writes the bundle itself: passed through jinja, each
+``|safe`` and escape step copied the 4.8-million-character string (two bytes a character: it holds a few
+CJK characters)."""
 
 
 def human_baseline(meta: dict[str, Any]) -> float | None:
@@ -205,6 +226,13 @@ def _judge_audit(run: RunData) -> dict[str, Any] | None:
 
 def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None) -> str:
     """Write the sidecar and tables of one run and return the page's HTML."""
+    return render_page("report.html.jinja", **report_context(run, tasks=tasks, report_dir=report_dir))
+
+
+def report_context(
+    run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None
+) -> dict[str, Any]:
+    """Write the sidecar and tables of one run and return what the page template needs."""
     out_dir = report_dir or run.run_dir
     states = state_names(
         *(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
@@ -234,8 +262,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
             "rendered"
         )
     data = {"charts": charts, "viewer": viewer}
-    return render_page(
-        "report.html.jinja",
+    return dict(
         results=run.results,
         run=run,
         rows=rows,
@@ -262,10 +289,7 @@ def write_report(
         run = load_run(run_dir)
     if results is not None:
         run.results = results
-    html = build_report(run, tasks=tasks)
-    path = Path(run_dir) / "report.html"
-    path.write_text(html, encoding="utf-8")
-    return path
+    return write_page(run_dir / "report.html", "report.html.jinja", **report_context(run, tasks=tasks))
 
 
 def _group_notes(results: dict[str, Any]) -> list[str]:
