@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
-from omnieval.reports.embed import html_text, plotly_js, script_json
+from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
 from omnieval.reports.loading import RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
@@ -36,11 +36,12 @@ _ENV = jinja2.Environment(
 )
 
 
-def page_assets() -> dict[str, str]:
-    """The inline CSS, plotly.js and shared page script every omnieval page embeds."""
+def page_assets(*, plotly: str | None = None) -> dict[str, str]:
+    """The inline CSS, plotly.js (or ``plotly`` in its place) and shared page script every omnieval page
+    embeds."""
     return {
         "css": (ASSETS / "report.css").read_text(encoding="utf-8"),
-        "plotly": plotly_js(),
+        "plotly": plotly_js() if plotly is None else plotly,
         "common_js": (ASSETS / "report_common.js").read_text(encoding="utf-8"),
     }
 
@@ -50,24 +51,31 @@ def render_page(template: str, **context: Any) -> str:
     return _ENV.get_template(template).render(**page_assets(), **context)
 
 
+def warm_up() -> None:
+    """Compile the run report's template now (jinja caches it), e.g. on a thread during the run."""
+    _ENV.get_template("report.html.jinja")
+
+
 def write_page(path: Path, template: str, **context: Any) -> Path:
-    """:func:`render_page` streamed into ``path``: the page (plotly makes it ~10 MB as text) is never
-    held whole nor encoded at once, which was a run's peak RSS; written beside and renamed, so a killed
-    render never leaves half a page."""
-    assets = page_assets()
-    plotly, assets["plotly"] = assets["plotly"], _PLOTLY_SLOT
+    """:func:`render_page` streamed into ``path``: the page (~10 MB as text, plotly being most of it) is
+    never held whole nor encoded at once, and the plotly bundle goes from its cached UTF-8 bytes to the
+    file, never through jinja (whose ``|safe`` and escape steps each copied it); this was a run's peak
+    RSS. Written beside and renamed, so a killed render never leaves half a page."""
     partial = path.with_name(f".{path.name}.partial")
+    chunks = _ENV.get_template(template).generate(**page_assets(plotly=_PLOTLY_SLOT), **context)
     with partial.open("w", encoding="utf-8") as fh:
-        for chunk in _ENV.get_template(template).generate(**assets, **context):
-            fh.write(plotly if chunk == _PLOTLY_SLOT else chunk)
+        for chunk in chunks:
+            if chunk == _PLOTLY_SLOT:
+                fh.flush()
+                fh.buffer.write(plotly_js_bytes())
+            else:
+                fh.write(chunk)
     os.replace(partial, path)
     return path
 
 
 _PLOTLY_SLOT = "\x00omnieval-plotly-bundle\x00"
-"""Stands for the bundle in :func:`write_page`, which writes the bundle itself: passed through jinja, each
-``|safe`` and escape step copied the 4.8-million-character string (two bytes a character: it holds a few
-CJK characters)."""
+"""What jinja sees in place of the bundle in :func:`write_page`, which writes the bundle itself."""
 
 
 def human_baseline(meta: dict[str, Any]) -> float | None:
