@@ -27,7 +27,8 @@ prints each measure next to its target from the engine issue:
 - report: the share of a healthy run's CPU spent writing ``report.html`` at its end (the sample
   viewer rebuilds every prompt from the task data): ``write_report`` timed in process on a finished
   run (first call, with its one-off imports and template compile, and the minimum of repeats), per
-  sample and against the whole run's CPU.
+  sample and against the whole run's CPU: ≤ 10 % once the one-off part is loaded, as ``omnieval run``
+  loads it on a thread while its requests wait.
 
 CPU time (user + system) of the CLI process is printed beside wall time: on a shared machine
 wall time also measures the neighbours. Usage: ``python benchmarks/harness_overhead.py [--samples 5000]
@@ -149,7 +150,7 @@ class Bench:
 
     def row(self, name: str, value: str, target: str, ok: bool) -> None:
         self.rows.append((name, value, target, ok))
-        print(f"{name:<34} {value:>16}   target {target:<10} {'PASS' if ok else 'FAIL'}", flush=True)
+        print(f"{name:<38} {value:>24}   target {target:<10} {'PASS' if ok else 'FAIL'}", flush=True)
 
     def run(self, name: str, n: int, url: str) -> tuple[Usage, Path]:
         task = make_task(self.work / f"{name}.jsonl", n)
@@ -294,10 +295,17 @@ def run_floor(task: Path, url: str, *, concurrency: int) -> Usage:
     return Usage(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0)
 
 
+def _spread(values: list[float]) -> str:
+    """Median and range: on a shared machine one figure alone hides how much the neighbours moved it."""
+    return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
+
+
 def floor(bench: Bench) -> None:
-    """omnieval against the bare client, interleaved, at the configured latency and at 0 ms."""
+    """omnieval against the bare client, interleaved, at the configured latency and at 0 ms; the machine
+    load (1-minute average) is printed before and after, and every figure as median (min–max)."""
     a = bench.args
     task = make_task(bench.work / "floor.jsonl", a.samples)
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)", flush=True)
     for latency in (a.latency_ms, 0.0):
         with fake_server(latency) as url:
             pairs = []
@@ -311,16 +319,26 @@ def floor(bench: Bench) -> None:
         ours_wall = statistics.median(o.wall for _, o in pairs)
         rss = max(o.rss_mb for _, o in pairs)
         name = f"{a.samples} items @ {latency:g} ms"
-        bench.row(f"{name}: floor / omnieval", f"{bare_wall:.2f} / {ours_wall:.2f} s", "info", True)
-        cpu = statistics.median(o.cpu for _, o in pairs), statistics.median(b.cpu for b, _ in pairs)
-        bench.row("  CPU omnieval / floor", f"{cpu[0]:.2f} / {cpu[1]:.2f} s", "info", True)
+        bench.row(f"{name}: floor wall", _spread([b.wall for b, _ in pairs]) + " s", "info", True)
+        bench.row("  omnieval wall", _spread([o.wall for _, o in pairs]) + " s", "info", True)
+        bench.row("  CPU floor", _spread([b.cpu for b, _ in pairs]) + " s", "info", True)
+        bench.row("  CPU omnieval", _spread([o.cpu for _, o in pairs]) + " s", "info", True)
         if latency:
             ratio = ours_wall / bare_wall
-            bench.row("  omnieval / floor", f"{ratio:.2f} ×", "≤ 1.15", ratio <= 1.15)
+            per_pair = _spread([o.wall / b.wall for b, o in pairs])
+            bench.row("  omnieval / floor, per pair", per_pair + " ×", "info", True)
+            bench.row("  omnieval / floor (medians)", f"{ratio:.2f} ×", "≤ 1.15", ratio <= 1.15)
         else:
             gap = ours_wall - bare_wall
-            bench.row("  omnieval − floor", f"{gap:.2f} s", "≤ 1.0 s", gap <= 1.0)
-        bench.row("  omnieval peak RSS", f"{rss:.0f} MB", "≤ 100 MB", rss <= 100)
+            bench.row(
+                "  omnieval − floor, per pair",
+                _spread([o.wall - b.wall for b, o in pairs]) + " s",
+                "info",
+                True,
+            )
+            bench.row("  omnieval − floor (medians)", f"{gap:.2f} s", "≤ 1.0 s", gap <= 1.0)
+        bench.row("  omnieval peak RSS (max)", f"{rss:.0f} MB", "≤ 100 MB", rss <= 100)
+    print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def closed_port_url() -> str:
@@ -486,6 +504,9 @@ def report_cost(bench: Bench) -> None:
         run, out = bench.run("report", a.samples, url)
     tasks = resolve_tasks([f"jsonl:{bench.work / 'report.jsonl'}"])
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    start = time.process_time()
+    write_report(out, results, tasks=tasks)
+    cold = time.process_time() - start
     times = []
     for _ in range(max(3, a.repeats)):
         start = time.process_time()
@@ -493,10 +514,14 @@ def report_cost(bench: Bench) -> None:
         times.append(time.process_time() - start)
     per = min(times) * 1e6 / a.samples
     bench.row(f"{a.samples} samples: run CPU (whole process)", f"{run.cpu:.2f} s", "info", True)
-    bench.row("  write_report, first call (in process)", f"{times[0]:.3f} s", "info", True)
+    bench.row("  write_report, first call (in process)", f"{cold:.3f} s", "info", True)
+    bench.row("    of it one-off (imports, template, bundle)", f"{cold - min(times):.3f} s", "info", True)
     bench.row("  write_report, min of repeats", f"{min(times):.3f} s", "info", True)
     bench.row("  per sample (min)", f"{per:.1f} µs", "info", True)
-    bench.row("  first call as a share of the run's CPU", f"{100 * times[0] / run.cpu:.1f} %", "info", True)
+    bench.row("  first call as a share of the run's CPU", f"{100 * cold / run.cpu:.1f} %", "info", True)
+    # in `omnieval run` the one-off part is loaded on a thread while the requests wait (api._warm_up_tail)
+    share = 100 * min(times) / run.cpu
+    bench.row("  after the run's warm-up, share of its CPU", f"{share:.1f} %", "≤ 10 %", share <= 10)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,21 @@ def _rec(sid: str, state: str, em: float, group: str) -> dict:
     }
 
 
+def test_bootstrap_ci_does_not_depend_on_the_resample_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The indices are drawn in chunks to bound memory; the CI must be the same whatever the chunk
+    (one resample per draw, or all at once), so lowering the chunk changed no published CI."""
+    import omnieval.aggregate.results as results
+
+    rng = random.Random(3)
+    values = [rng.random() for _ in range(301)]
+    cis = []
+    for chunk in (1, 7 * 301 + 5, 10**9):
+        monkeypatch.setattr(results, "_RESAMPLE_CHUNK", chunk)
+        cis.append(bootstrap_ci(values, n_resamples=200))
+    assert cis[0] == cis[1] == cis[2]
+    assert cis[0] is not None and cis[0][0] < sum(values) / len(values) < cis[0][1]
+
+
 def test_group_aggregation_and_state_counts() -> None:
     spec = TaskSpec(
         name="t",

@@ -53,6 +53,26 @@ def test_a_core_jsonl_run_imports_no_benchmark_module(tmp_path: Path) -> None:
     assert out == {"score": 1.0, "suites": []}
 
 
+def test_the_engine_start_up_imports_neither_numpy_nor_pil(tmp_path: Path) -> None:
+    """Every run loads the core registries (all backends) before its first request; a text run needs
+    numpy only for the CIs at its end (loaded on a thread during the requests) and PIL never. The cascade
+    backend and ``omnieval.media`` imported both at start-up (~0.1-0.2 s, 16 MB)."""
+    out = _python(
+        """
+        import json, sys
+        from omnieval.registry import load_core
+        import omnieval.runner, omnieval.api, omnieval.cli.run_cmd
+        from omnieval.media.hashing import fingerprint
+        load_core()
+        heavy = sorted(m for m in ("numpy", "PIL", "scipy", "plotly") if m in sys.modules)
+        from omnieval.media import processor_for
+        print(json.dumps({"heavy": heavy, "media_on_use": "numpy" in sys.modules}))
+        """,
+        tmp_path=tmp_path,
+    )
+    assert out == {"heavy": [], "media_on_use": True}
+
+
 def test_a_suite_name_imports_only_its_own_suite(tmp_path: Path) -> None:
     out = _python(
         """

@@ -119,6 +119,21 @@ def test_inlined_plotly_has_no_remote_src_or_href() -> None:
     assert len(js) > 1_000_000 and not REMOTE.search(js)
 
 
+def test_streamed_report_is_the_rendered_page_byte_for_byte(synthetic_run: Path) -> None:
+    """write_report streams the page and writes the plotly bundle itself, around jinja (the run's peak
+    RSS): the file must be exactly the page render_page returns, bundle included, with no partial file
+    left beside it."""
+    from omnieval.reports.html import build_report, write_report
+
+    rendered = build_report(load_run(synthetic_run))
+    path = write_report(synthetic_run)
+    written = path.read_bytes().decode("utf-8")
+    stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC")  # the minute it was generated
+    assert stamp.sub("T", written) == stamp.sub("T", rendered)
+    assert plotly_js() in written and "omnieval-plotly-bundle" not in written
+    assert not [p.name for p in synthetic_run.iterdir() if p.name.endswith(".partial")]
+
+
 def test_tables_export_markdown_csv_json(tmp_path: Path) -> None:
     rows = [{"task": "a|b", "score": 0.5}, {"task": "c", "score": None, "extra": [1, 2]}]
     paths = write_table(tmp_path, "t", rows, title="T")

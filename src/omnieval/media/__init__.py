@@ -11,13 +11,43 @@ Public API (other stages code against these names):
 - :func:`plan_frame_indices` is the frame-sampling rule on its own.
 """
 
-from omnieval.media.budget import BudgetExceeded, MediaBudget, fit_request_to_budget, plan_media_budget
-from omnieval.media.cache import PIPELINE_VERSION, MediaCache
-from omnieval.media.hashing import clear_fingerprint_memo, fingerprint, open_media, read_media
-from omnieval.media.image import fit_size
-from omnieval.media.prepared import PreparedAudio, PreparedImage, PreparedVideo
-from omnieval.media.processor import MediaProcessor, MediaStats, processor_for
-from omnieval.media.sampling import SamplingMode, plan_frame_indices
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omnieval.media.budget import BudgetExceeded, MediaBudget, fit_request_to_budget, plan_media_budget
+    from omnieval.media.cache import PIPELINE_VERSION, MediaCache
+    from omnieval.media.hashing import clear_fingerprint_memo, fingerprint, open_media, read_media
+    from omnieval.media.image import fit_size
+    from omnieval.media.prepared import PreparedAudio, PreparedImage, PreparedVideo
+    from omnieval.media.processor import MediaProcessor, MediaStats, processor_for
+    from omnieval.media.sampling import SamplingMode, plan_frame_indices
+
+_HOME = {
+    **dict.fromkeys(
+        ("BudgetExceeded", "MediaBudget", "fit_request_to_budget", "plan_media_budget"), "budget"
+    ),
+    **dict.fromkeys(("PIPELINE_VERSION", "MediaCache"), "cache"),
+    **dict.fromkeys(("clear_fingerprint_memo", "fingerprint", "open_media", "read_media"), "hashing"),
+    "fit_size": "image",
+    **dict.fromkeys(("PreparedAudio", "PreparedImage", "PreparedVideo"), "prepared"),
+    **dict.fromkeys(("MediaProcessor", "MediaStats", "processor_for"), "processor"),
+    **dict.fromkeys(("SamplingMode", "plan_frame_indices"), "sampling"),
+}
+"""Where each public name lives: a submodule is imported on first use, so that a text-only run (and
+``from omnieval.media.hashing import ...``) never pays for numpy and PIL."""
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, each imported from its submodule when first asked for."""
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"omnieval.media.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'omnieval.media' has no attribute {name!r}")
+
 
 __all__ = [
     "PIPELINE_VERSION",

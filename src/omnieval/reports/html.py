@@ -9,6 +9,7 @@ re-render a report at any time.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 import jinja2
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
-from omnieval.reports.embed import html_text, plotly_js, script_json
+from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
 from omnieval.reports.loading import RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
@@ -35,11 +36,12 @@ _ENV = jinja2.Environment(
 )
 
 
-def page_assets() -> dict[str, str]:
-    """The inline CSS, plotly.js and shared page script every omnieval page embeds."""
+def page_assets(*, plotly: str | None = None) -> dict[str, str]:
+    """The inline CSS, plotly.js (or ``plotly`` in its place) and shared page script every omnieval page
+    embeds."""
     return {
         "css": (ASSETS / "report.css").read_text(encoding="utf-8"),
-        "plotly": plotly_js(),
+        "plotly": plotly_js() if plotly is None else plotly,
         "common_js": (ASSETS / "report_common.js").read_text(encoding="utf-8"),
     }
 
@@ -47,6 +49,33 @@ def page_assets() -> dict[str, str]:
 def render_page(template: str, **context: Any) -> str:
     """Render one of the package's page templates with the shared assets."""
     return _ENV.get_template(template).render(**page_assets(), **context)
+
+
+def warm_up() -> None:
+    """Compile the run report's template now (jinja caches it), e.g. on a thread during the run."""
+    _ENV.get_template("report.html.jinja")
+
+
+def write_page(path: Path, template: str, **context: Any) -> Path:
+    """:func:`render_page` streamed into ``path``: the page (~10 MB as text, plotly being most of it) is
+    never held whole nor encoded at once, and the plotly bundle goes from its cached UTF-8 bytes to the
+    file, never through jinja (whose ``|safe`` and escape steps each copied it); this was a run's peak
+    RSS. Written beside and renamed, so a killed render never leaves half a page."""
+    partial = path.with_name(f".{path.name}.partial")
+    chunks = _ENV.get_template(template).generate(**page_assets(plotly=_PLOTLY_SLOT), **context)
+    with partial.open("w", encoding="utf-8") as fh:
+        for chunk in chunks:
+            if chunk == _PLOTLY_SLOT:
+                fh.flush()
+                fh.buffer.write(plotly_js_bytes())
+            else:
+                fh.write(chunk)
+    os.replace(partial, path)
+    return path
+
+
+_PLOTLY_SLOT = "\x00omnieval-plotly-bundle\x00"
+"""What jinja sees in place of the bundle in :func:`write_page`, which writes the bundle itself."""
 
 
 def human_baseline(meta: dict[str, Any]) -> float | None:
@@ -205,6 +234,13 @@ def _judge_audit(run: RunData) -> dict[str, Any] | None:
 
 def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None) -> str:
     """Write the sidecar and tables of one run and return the page's HTML."""
+    return render_page("report.html.jinja", **report_context(run, tasks=tasks, report_dir=report_dir))
+
+
+def report_context(
+    run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None
+) -> dict[str, Any]:
+    """Write the sidecar and tables of one run and return what the page template needs."""
     out_dir = report_dir or run.run_dir
     states = state_names(
         *(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
@@ -234,8 +270,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
             "rendered"
         )
     data = {"charts": charts, "viewer": viewer}
-    return render_page(
-        "report.html.jinja",
+    return dict(
         results=run.results,
         run=run,
         rows=rows,
@@ -262,10 +297,7 @@ def write_report(
         run = load_run(run_dir)
     if results is not None:
         run.results = results
-    html = build_report(run, tasks=tasks)
-    path = Path(run_dir) / "report.html"
-    path.write_text(html, encoding="utf-8")
-    return path
+    return write_page(run_dir / "report.html", "report.html.jinja", **report_context(run, tasks=tasks))
 
 
 def _group_notes(results: dict[str, Any]) -> list[str]:

@@ -32,7 +32,7 @@ from omnieval.backends.base import (
 from omnieval.backends.cascade.engines import Recognizer, cache_root, recognizer
 from omnieval.backends.cascade.spec import parse_cascade
 from omnieval.errors import MediaError
-from omnieval.media import fingerprint
+from omnieval.media.hashing import fingerprint
 from omnieval.types import AudioPart, ImagePart, Message, Request, Response, TextPart
 
 __all__ = ["WRAPPERS", "CascadeBackend", "PerceptionCache"]

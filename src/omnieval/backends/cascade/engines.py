@@ -14,14 +14,15 @@ import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from omnieval.backends.cascade.spec import AsrStage, OcrStage
 from omnieval.errors import ConfigError, MediaError
-from omnieval.media import open_media
+from omnieval.media.hashing import open_media
 from omnieval.types import MediaRef
+
+if TYPE_CHECKING:  # numpy is imported where audio is decoded: every run registers this backend
+    import numpy as np
 
 __all__ = [
     "WHISPER_BASE_SHA256",
@@ -114,6 +115,8 @@ class Recognizer:
 
 def _audio_array(ref: MediaRef) -> np.ndarray:
     """16 kHz mono float32, via soundfile, else PyAV (compressed formats); a MediaError names the file."""
+    import numpy as np
+
     from omnieval.media.audio import decode_audio, mixdown, resample
 
     where = ref.describe()
