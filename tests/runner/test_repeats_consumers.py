@@ -1,0 +1,76 @@
+"""Every consumer of a run's records keys them by (task, sample id, repeat): a sample's repeats never
+collapse into one record (diff, score, rejudge, pack, exports, analyses)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from omnieval.api import evaluate
+from omnieval.runner import RunConfig
+
+K = 3
+
+
+def _data(tmp_path: Path, n: int = 4) -> Path:
+    data = tmp_path / "t.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"id": str(i), "question": f"q{i}", "answer": "A", "choices": ["A", "B"]}) + "\n"
+            for i in range(n)
+        )
+    )
+    return data
+
+
+def _run(tmp_path: Path, name: str = "out", **options: Any) -> Path:
+    out = tmp_path / name
+    config = {"model": "baseline/random", "output": out, "repeats": K, "quiet": True} | options
+    evaluate(RunConfig(tasks=(f"jsonl:{_data(tmp_path)}",), **config))
+    return out
+
+
+def _records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+
+
+def _write(out: Path, records: list[dict[str, Any]]) -> None:
+    (out / "samples.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+def _ids(records: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return sorted((r["sample_id"], r["repeat"]) for r in records)
+
+
+def test_diff_pairs_records_by_sample_and_repeat(tmp_path: Path) -> None:
+    from omnieval.reports import diff_runs
+
+    run_a = _run(tmp_path, "a")
+    run_b = tmp_path / "b"
+    shutil.copytree(run_a, run_b)
+    records = _records(run_b)
+    target = next(r for r in records if r["sample_id"] == "1" and r["repeat"] == 1)
+    target["score"] = 1.0 - target["score"]  # one repeat of one sample flips; the other repeats do not
+    _write(run_b, records)
+    diff = diff_runs(run_a, run_b)
+    assert diff["only_in_a"] == diff["only_in_b"] == 0
+    assert [(f["sample_id"], f["repeat"]) for f in diff["flips"]] == [("1", 1)]
+    assert diff["flips"][0]["b"]["score"] == target["score"]
+
+
+def test_score_rescores_every_repeat_as_its_own_record(tmp_path: Path) -> None:
+    from omnieval.api import rescore
+
+    out = _run(tmp_path)
+    before = json.loads((out / "results.json").read_text())["tasks"]["t"]
+    results = rescore(out)
+    records = _records(out)
+    assert _ids(records) == [(str(i), r) for i in range(4) for r in range(K)]
+    task = results["tasks"]["t"]
+    assert task["repeats"]["k"] == K
+    for key in ("pass@1", f"pass@{K}", f"maj@{K}", f"avg@{K}"):
+        assert task["metrics"][key] == pytest.approx(before["metrics"][key]), key
