@@ -12,25 +12,15 @@ import pytest
 
 from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from tests.runner.test_repeats import _task_file
 
 K = 3
-
-
-def _data(tmp_path: Path, n: int = 4) -> Path:
-    data = tmp_path / "t.jsonl"
-    data.write_text(
-        "".join(
-            json.dumps({"id": str(i), "question": f"q{i}", "answer": "A", "choices": ["A", "B"]}) + "\n"
-            for i in range(n)
-        )
-    )
-    return data
 
 
 def _run(tmp_path: Path, name: str = "out", **options: Any) -> Path:
     out = tmp_path / name
     config = {"model": "baseline/random", "output": out, "repeats": K, "quiet": True} | options
-    evaluate(RunConfig(tasks=(f"jsonl:{_data(tmp_path)}",), **config))
+    evaluate(RunConfig(tasks=(f"jsonl:{_task_file(tmp_path, n=4)}",), **config))
     return out
 
 
