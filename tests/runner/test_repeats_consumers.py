@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,24 @@ def test_score_rescores_every_repeat_as_its_own_record(tmp_path: Path) -> None:
     assert task["repeats"]["k"] == K
     for key in ("pass@1", f"pass@{K}", f"maj@{K}", f"avg@{K}"):
         assert task["metrics"][key] == pytest.approx(before["metrics"][key]), key
+
+
+def test_pack_cli_needs_repeat_for_a_run_with_repeats_and_packs_each_sample_once(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import app
+
+    data = _task_file(tmp_path, n=4).rename(tmp_path / "art.AA.jsonl")  # an ART task name: the art packer
+    out = tmp_path / "run"
+    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=K, quiet=True))
+    archive = tmp_path / "sub.zip"
+    refused = CliRunner().invoke(app, ["pack", str(out), "--format", "art", "-o", str(archive)])
+    assert refused.exit_code != 0 and "--repeat N" in refused.output and not archive.exists()
+    packed = CliRunner().invoke(
+        app, ["pack", str(out), "--format", "art", "--repeat", "2", "-o", str(archive)]
+    )
+    assert packed.exit_code == 0, packed.output
+    with zipfile.ZipFile(archive) as zf:
+        lines = [json.loads(line) for line in zf.read("art.AA.jsonl").decode().splitlines()]
+    wanted = {r["sample_id"]: r["response"] for r in _records(out) if r["repeat"] == 2}
+    assert {line["sample_id"]: line["response"] for line in lines} == wanted and len(lines) == 4
