@@ -86,3 +86,49 @@ def test_pack_cli_needs_repeat_for_a_run_with_repeats_and_packs_each_sample_once
         lines = [json.loads(line) for line in zf.read("art.AA.jsonl").decode().splitlines()]
     wanted = {r["sample_id"]: r["response"] for r in _records(out) if r["repeat"] == 2}
     assert {line["sample_id"]: line["response"] for line in lines} == wanted and len(lines) == 4
+
+
+def _chain_task(tmp_path: Path) -> Path:
+    """A two-turn dialogue (chain d, turns 0 and 1) judged by a generative judge."""
+    rows = [
+        {"id": str(i), "question": f"turn {i}", "answer": "x", "dialog": "d", "turn": i} for i in range(2)
+    ]
+    (tmp_path / "chain.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    task = tmp_path / "task.yaml"
+    task.write_text(
+        "name: ch\nsource: {type: jsonl, path: chain.jsonl, fields: {chain: dialog, chain_index: turn}}\n"
+        "metrics: [{name: exact_match}]\n"
+        "judge: {protocol: {name: direct}, template: binary_equivalence}\n"
+    )
+    return task
+
+
+def test_rejudge_judges_each_repeat_with_its_own_chain_history(tmp_path: Path) -> None:
+    """Each repeat's record is re-judged and written back to its own record; a chain step's question
+    (re-rendered for records judged without a stored one) holds the earlier turns of the *same* repeat."""
+    from omnieval.api import rejudge
+    from omnieval.runner.config import BackendOptions, JudgeConfig
+    from omnieval.testing.fake_openai import FakeOpenAI
+
+    task, out = _chain_task(tmp_path), tmp_path / "run"
+    with FakeOpenAI(default_answer="Оценка: 1").in_thread() as server:
+        judge = JudgeConfig(model="openai/judge", backend=BackendOptions(base_url=server.url, api_key="x"))
+        config = RunConfig(
+            tasks=(str(task),), model="baseline/random", output=out, repeats=K, quiet=True, judge=judge
+        )
+        evaluate(config)
+        records = _records(out)
+        for r in records:  # distinct answers per repeat; verdicts stored without their question (older runs)
+            r["response"] = f"answer {r['sample_id']}.{r['repeat']}"
+            r["judge"]["question"] = None
+        _write(out, records)
+        results = rejudge(out, judge)
+    again = _records(out)
+    assert _ids(again) == [(str(i), r) for i in range(2) for r in range(K)]
+    assert results["tasks"]["ch"]["repeats"]["k"] == K
+    for record in again:
+        assert record["judge"] is not None and record["state"] == "ok"
+        if record["sample_id"] == "1":
+            question = record["judge"]["question"]
+            assert f"answer 0.{record['repeat']}" in question, (record["repeat"], question)
+            assert all(f"answer 0.{r}" not in question for r in range(K) if r != record["repeat"])
