@@ -132,3 +132,24 @@ def test_rejudge_judges_each_repeat_with_its_own_chain_history(tmp_path: Path) -
             question = record["judge"]["question"]
             assert f"answer 0.{record['repeat']}" in question, (record["repeat"], question)
             assert all(f"answer 0.{r}" not in question for r in range(K) if r != record["repeat"])
+
+
+def test_report_breakdowns_count_samples_not_repeats(tmp_path: Path) -> None:
+    """A per-sample field (the question) is no capability dimension, and a real one (domain, two values
+    over four samples) has groups of two samples: K repeats must not pass for K samples."""
+    data = tmp_path / "d.jsonl"
+    rows = [
+        {"id": str(i), "question": f"q{i}", "answer": "A", "choices": ["A", "B"], "domain": "ab"[i % 2]}
+        for i in range(4)
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=K, quiet=True))
+    table = json.loads((out / "report_tables" / "capabilities.json").read_text())
+    assert not [row for row in table if row["dimension"] in ("question", "id")]
+    domain = [(row["group"], row["n"]) for row in table if row["dimension"] == "domain"]
+    assert domain == [("a", 2), ("b", 2)]
+    by_group = {row["group"]: row["score"] for row in table if row["dimension"] == "domain"}
+    for group in "ab":
+        scores = [r["score"] for r in _records(out) if r["metadata"]["domain"] == group]
+        assert by_group[group] == pytest.approx(sum(scores) / len(scores))

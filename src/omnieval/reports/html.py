@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from omnieval.aggregate.repeats import fold_all_repeats
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, script_json
 from omnieval.reports.loading import RunData, load_run, state_names
@@ -92,7 +93,6 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
-    from omnieval.aggregate.repeats import fold_all_repeats
     from omnieval.analysis.stability import macro_bootstrap_ci
 
     every: dict[str, list[float]] = {}
@@ -213,7 +213,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     rows = _task_rows(run.results)
     dims = (
         task_dimensions(run.results.get("tasks", {}))
-        + sample_dimensions(run.records)
+        + sample_dimensions(fold_all_repeats(run.records))  # a group's n counts samples, not repeats
         + judge_dimensions(run.records)
     )
     prompts = PromptSource(tasks, report_dir=out_dir)
