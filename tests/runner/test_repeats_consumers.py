@@ -153,3 +153,23 @@ def test_report_breakdowns_count_samples_not_repeats(tmp_path: Path) -> None:
     for group in "ab":
         scores = [r["score"] for r in _records(out) if r["metadata"]["domain"] == group]
         assert by_group[group] == pytest.approx(sum(scores) / len(scores))
+
+
+def test_subset_and_stability_analyses_resample_samples_not_repeats(tmp_path: Path) -> None:
+    from omnieval.analysis.stability import bootstrap_by_task_size
+    from omnieval.reports.analyses import stability_analysis, subset_analysis
+
+    out = _run(tmp_path)  # 4 samples × K repeats
+    by_sample: dict[str, list[float]] = {}
+    for r in _records(out):
+        by_sample.setdefault(r["sample_id"], []).append(r["score"])
+    sample_means = [sum(v) / K for v in by_sample.values()]
+    _, summary = subset_analysis([out], size=4, draws=20)
+    (row,) = summary["runs"]
+    assert row["std"] == pytest.approx(0.0, abs=1e-12)  # every subset of 4 samples is the whole set
+    assert row["full_mean"] == pytest.approx(sum(sample_means) / 4)
+    with pytest.raises(ValueError, match=r"number of items \(4\)"):
+        subset_analysis([out], size=5, draws=2)
+    _, stability = stability_analysis([out], sizes=[2, 4], n_resamples=200)
+    (curve,) = stability["curves"].values()
+    assert curve == bootstrap_by_task_size({"t": sample_means}, sizes=[2, 4], n_resamples=200)

@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from omnieval.aggregate.repeats import fold_all_repeats
 from omnieval.analysis.sensitivity import prompt_sensitivity
 from omnieval.analysis.stability import bootstrap_by_task_size, subset_draws
 from omnieval.errors import ConfigError
@@ -162,8 +163,10 @@ def prompt_sensitivity_analysis(
 
 
 def _scored_by_task(run: RunData) -> dict[str, list[float]]:
+    """Per task, each scored sample's score; a sample's repeats are one item (their mean), so resampling
+    items resamples samples with their repeats (clustered), never the repeats one by one."""
     out: dict[str, list[float]] = defaultdict(list)
-    for record in run.records:
+    for record in fold_all_repeats(run.records):
         if record.get("scored", True):
             out[str(record["task"])].append(float(record.get("score") or 0.0))
     return out
