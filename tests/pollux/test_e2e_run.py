@@ -189,3 +189,22 @@ def test_judged_run_one_call_per_criterion_then_evaluate(mini: dict[str, Path], 
     # clipped), its 15 others are scored; i2's 1 is a critical violation → its 15 others are gated
     assert audit["states"] == {"scored": 15 + 2, "judge_failed": 2, "critical_gated": 15}
     assert audit["reasons"] == {"score outside the criterion scale 0..1": 2}
+
+
+def test_each_repeat_of_a_run_with_repeats_is_judged_as_its_own_answer(
+    mini: dict[str, Path], tmp_path: Path
+) -> None:
+    run = tmp_path / "answers_run"
+    run.mkdir()
+    (run / "results.json").write_text(json.dumps({"model": "m1"}))
+    records = [
+        {"task": "pollux", "sample_id": "i1", "state": "ok", "response": f"Ответ {r}.", "repeat": r}
+        for r in range(2)
+    ]
+    write_jsonl(run / "samples.jsonl", records)
+    answers, _ = read_answers(run)
+    assert [(a["answer"], a["repeat"]) for a in answers] == [("Ответ 0.", "0"), ("Ответ 1.", "1")]
+    (task,) = import_judge_task(f"{mini['items']}?answers={run}")
+    ids = [s.id for s in task.iter_samples()]
+    assert len(ids) == len(set(ids)) == 2 * 17  # i1's 17 criteria for each repeat, none collapsed
+    assert {i.rsplit("#", 1)[1] for i in ids} == {"0", "1"}
