@@ -173,3 +173,13 @@ def test_subset_and_stability_analyses_resample_samples_not_repeats(tmp_path: Pa
     _, stability = stability_analysis([out], sizes=[2, 4], n_resamples=200)
     (curve,) = stability["curves"].values()
     assert curve == bootstrap_by_task_size({"t": sample_means}, sizes=[2, 4], n_resamples=200)
+
+
+def test_tracker_sample_tables_have_a_row_per_repeat_that_names_it(tmp_path: Path) -> None:
+    from omnieval.hooks.tables import SampleRows
+
+    out = _run(tmp_path)
+    rows = [dict(zip(SampleRows.COLUMNS, cells, strict=True)) for cells, _ in SampleRows().rows(out)]
+    assert sorted((r["sample_id"], r["repeat"]) for r in rows) == [
+        (str(i), r) for i in range(4) for r in range(K)
+    ]
