@@ -183,3 +183,21 @@ def test_tracker_sample_tables_have_a_row_per_repeat_that_names_it(tmp_path: Pat
     assert sorted((r["sample_id"], r["repeat"]) for r in rows) == [
         (str(i), r) for i in range(4) for r in range(K)
     ]
+
+
+def test_replaying_a_run_with_repeats_gives_each_repeat_its_own_answer(tmp_path: Path) -> None:
+    """A run's samples.jsonl replays repeat by repeat (it was refused: one sample answered K times); a
+    line without a repeat index answers every repeat."""
+    first = _run(tmp_path, "first")
+    again = _run(tmp_path, "again", model=f"replay/{first / 'samples.jsonl'}")
+    assert {(r["sample_id"], r["repeat"], r["response"]) for r in _records(again)} == {
+        (r["sample_id"], r["repeat"], r["response"]) for r in _records(first)
+    }
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps({"task": "t", "sample_id": "0", "response": "B"}) + "\n")
+    data = _task_file(tmp_path, n=1)
+    out = tmp_path / "one"
+    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model=f"replay/{plain}", output=out, repeats=K, quiet=True))
+    assert [(r["repeat"], r["response"]) for r in sorted(_records(out), key=lambda r: r["repeat"])] == [
+        (r, "B") for r in range(K)
+    ]
