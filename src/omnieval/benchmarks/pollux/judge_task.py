@@ -44,10 +44,10 @@ def read_answers(path: Path) -> tuple[list[dict[str, str]], int]:
             if rec.get("state") != "ok" or not str(rec.get("response") or "").strip():
                 skipped += 1
                 continue
-            answer = {"item_id": str(rec["sample_id"]), "model": model, "answer": str(rec["response"])}
-            if rec.get("repeat") is not None:  # a run with repeats: each repeat's answer is judged
-                answer["repeat"] = str(rec["repeat"])
-            answers.append(answer)
+            # a run with repeats: each repeat is an answer set of its own, ``MODEL#r`` (POLLUX scores one
+            # judge verdict per item, model and criterion)
+            name = model if rec.get("repeat") is None else f"{model}#{rec['repeat']}"
+            answers.append({"item_id": str(rec["sample_id"]), "model": name, "answer": str(rec["response"])})
         return answers, skipped
     rows = []
     for index, row in read_rows("jsonl", path=path):
@@ -94,11 +94,10 @@ def _samples(
                 counts["n_no_reference"] += 1
                 continue
             triple = {"item_id": item.id, "model": answer["model"], "criterion": variant.id}
-            repeat = f"#{answer['repeat']}" if "repeat" in answer else ""
             bounds = {"min": variant.min, "max": variant.max, "higher_is_better": variant.higher_is_better}
             out.append(
                 Sample(
-                    id=f"{item.id}|{answer['model']}|{variant.id}{repeat}",
+                    id=f"{item.id}|{answer['model']}|{variant.id}",
                     input=prompt,
                     metadata={"pollux_triple": triple, "pollux_criterion": bounds},
                 )
