@@ -170,7 +170,7 @@ def _response_of(record: dict[str, Any]) -> Response:
 def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> dict[str, Any] | SampleResult:
     if sample is None or record["state"] in ("error", "skipped"):
         return record
-    keep = {k: record.get(k) for k in ("variant", "fingerprint")}
+    keep = {k: record.get(k) for k in ("variant", "fingerprint", "repeat")}  # a repeat stays its own record
     result = scorer.score(sample, _response_of(record), **keep)
     if record.get("judge") and scorer.needs_judge(
         result

@@ -230,3 +230,19 @@ def test_repeat_judging_refuses_bad_requests(tmp_path: Path) -> None:
         repeat_judging(tmp_path, None, repeats=0)
     with pytest.raises(StoreError, match=r"no manifest\.json"):
         repeat_judging(tmp_path, None, repeats=2)
+
+
+def test_each_repeat_of_a_sample_is_an_item_of_its_own() -> None:
+    """A run with repeats: every repeat's verdict is audited (none collapses into the sample's last), and
+    two judges are compared repeat by repeat."""
+
+    def rec(sid: str, repeat: int, value: float | None, version: str) -> dict[str, Any]:
+        return _record(sid, value, version=version) | {"repeat": repeat}
+
+    a = [rec("1", 0, 1, "A"), rec("1", 1, None, "A"), rec("2", 0, 0, "A"), rec("2", 1, 1, "A")]
+    b = [rec("1", 0, 1, "B"), rec("1", 1, 0, "B"), rec("2", 0, 1, "B"), rec("2", 1, 1, "B")]
+    audit = audit_runs({"a": a, "b": b})
+    run = audit["runs"]["a"]
+    assert (run["samples"], run["judge_failed"], run["cost"]["requests"]) == (4, 1, 4)
+    (pair,) = audit["agreement"]  # 1#0 agree, 1#1 A failed, 2#0 disagree, 2#1 agree → 2 of 3
+    assert pair["items"] == 3 and pair["agreement"] == pytest.approx(2 / 3)

@@ -186,3 +186,33 @@ def test_repeated_prompts_give_the_same_records_as_a_local_run(tmp_path: Path, c
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert not any(r["cached"] for r in records(tmp_path / "ray"))
     assert results(tmp_path / "ray") == results(tmp_path / "local")
+
+
+def test_repeats_on_ray_give_a_local_run_s_records_and_resume_by_repeat(tmp_path: Path, cluster: Any) -> None:
+    """Shards carry their samples with every repeat: the records (each repeat with its own seed) equal a
+    local run's, and a shard missing one repeat of its samples answers exactly that repeat again."""
+    task = f"jsonl:{qa_task(tmp_path, 12)}"
+    out = tmp_path / "ray"
+    with CountingServer(latency_ms=5).in_thread() as server:
+        evaluate(config([task], server.url, tmp_path / "local", repeats=3))
+        evaluate(config([task], server.url, out, repeats=3, limit=5))  # a local run, stopped early
+        outcome, _ = evaluate(config([task], server.url, out, repeats=3), executor=on_ray(workers=2))
+        assert outcome.states == {"qa": {"ok": 21}}, "7 samples × 3 repeats were left"
+        assert record_set(out) == record_set(tmp_path / "local")
+        assert results(out) == results(tmp_path / "local")
+        for path in [out / "samples.jsonl", *(out / "shards").glob("*/samples.jsonl")]:
+            kept = [x for x in path.read_text().splitlines(keepends=True) if json.loads(x)["repeat"] != 1]
+            path.write_text("".join(kept))
+        requests = server.stats()["requests"]
+        again, _ = evaluate(config([task], server.url, out, repeats=3), executor=on_ray(workers=2))
+        assert server.stats()["requests"] == requests, "repeat 1 comes back from the run's response cache"
+    assert again.states == {"qa": {"ok": 12}}, "only repeat 1 of each sample was missing"
+
+    def uncached(run: Path) -> list[str]:
+        fields = {"cached": None, "latency_s": None, "cost_usd": None}  # a cache hit costs 0
+        return sorted(json.dumps(r | fields, sort_keys=True) for r in records(run))
+
+    assert uncached(out) == uncached(tmp_path / "local")
+    assert sorted((r["sample_id"], r["repeat"]) for r in records(out)) == sorted(
+        (f"q{i}", r) for i in range(12) for r in range(3)
+    )

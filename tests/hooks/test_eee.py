@@ -57,3 +57,19 @@ def test_the_schema_rejects_what_it_should(tmp_path: Path) -> None:
     """The vendored schema is strict enough to catch a missing field (the validation above can fail)."""
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft7Validator(_schema("eval.schema.json")).validate({"schema_version": "0.3.0"})
+
+
+def test_each_repeat_is_a_line_that_names_its_repeat(tmp_path: Path, qa_task: Path) -> None:
+    from omnieval.interchange.eee import write_eee
+
+    run = tmp_path / "run"
+    evaluate(
+        RunConfig(tasks=(f"jsonl:{qa_task}",), model="baseline/random", output=run, repeats=2, quiet=True)
+    )
+    _, samples = write_eee(run, output=tmp_path / "out", model_id="org/model")
+    lines = [json.loads(x) for x in samples.read_text().splitlines()]
+    instance_schema = jsonschema.Draft7Validator(_schema("instance_level_eval.schema.json"))
+    for line in lines:
+        instance_schema.validate(line)
+    pairs = sorted((x["sample_id"], x["metadata"]["repeat"]) for x in lines)
+    assert pairs == sorted((str(i), str(r)) for i in range(10) for r in (0, 1))  # the schema: strings

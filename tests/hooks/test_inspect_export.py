@@ -42,3 +42,18 @@ def test_inspect_log_reads_back_with_scores_and_samples(
     assert samples["3"].input == "3+3=?" and samples["3"].target == ["6"]
     assert samples["3"].output.completion == "6" and samples["3"].scores["omnieval"].value == 1.0
     assert samples["8"].output.completion == "99" and samples["8"].scores["omnieval"].value == 0.0
+
+
+def test_repeats_are_exported_as_inspect_epochs(tmp_path: Path, qa_task: Path) -> None:
+    from omnieval.interchange.inspect_log import write_inspect_logs
+
+    run = tmp_path / "run"
+    evaluate(
+        RunConfig(tasks=(f"jsonl:{qa_task}",), model="baseline/random", output=run, repeats=3, quiet=True)
+    )
+    (path,) = write_inspect_logs(run, output=tmp_path / "inspect")
+    log = read_eval_log(str(path))
+    assert sorted((s.id, s.epoch) for s in log.samples) == sorted(
+        (str(i), e) for i in range(10) for e in (1, 2, 3)
+    )
+    assert log.eval.config.epochs == 3 and log.eval.dataset.samples == 10

@@ -87,3 +87,26 @@ def test_cli_prints_formula_and_json(runs: list[Path]) -> None:
     assert [i["item"] for i in data["items"]] == ["q1", "q3", "q2"]
     bad = CliRunner().invoke(app, ["simplicity", str(runs[0]), "--task", "nope"])
     assert bad.exit_code == 2
+
+
+def test_a_run_with_repeats_averages_every_repeat_and_counts_rotations_once(tmp_path: Path) -> None:
+    """q1 has 2 rotations answered twice each (values 1,1 | 1,0): c(q1) = 3/4 over all four records,
+    and K (from the rotations) stays 2."""
+    run = tmp_path / "m"
+    run.mkdir()
+    (run / "manifest.json").write_text(json.dumps({"config": {"model": "test/m"}}))
+    values = {(0, 0): 1.0, (0, 1): 1.0, (1, 0): 1.0, (1, 1): 0.0}  # (rotation, repeat) → score
+    lines = [
+        {
+            "task": "t",
+            "sample_id": f"q1#rot{k}",
+            "state": "ok",
+            "score": v,
+            "metadata": {"circular_group": "q1"},
+            "repeat": r,
+        }
+        for (k, r), v in values.items()
+    ]
+    (run / "samples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    loaded = load_run(run, task="t")
+    assert loaded.values == {"q1": 0.75} and loaded.n_options == {"q1": 2}

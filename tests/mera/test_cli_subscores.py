@@ -63,3 +63,30 @@ def test_cli_group_is_registered_and_commands_work(tmp_path: Path) -> None:
     assert result.exit_code != 0
     result = runner.invoke(app, ["tasks"])
     assert result.exit_code == 0 and len(result.output.strip().splitlines()) == 18
+
+
+def test_domain_subscores_count_every_repeat_and_groups_within_a_repeat(tmp_path: Path) -> None:
+    """Two repeats: the domain score is the mean over all records (as the task score), a ruHHH group
+    counts within one repeat, and n counts samples."""
+
+    def rec(sid: int, repeat: int, score: float, group: int) -> dict[str, object]:
+        meta = {"domain": "helpful", "mera_group": str(group)}
+        return {
+            "task": "ruhhh_image",
+            "sample_id": str(sid),
+            "repeat": repeat,
+            "score": score,
+            "metadata": meta,
+        }
+
+    run = _write_run(
+        tmp_path / "run",
+        [
+            # repeat 0: group 0 right, group 1 wrong; repeat 1: both groups right → (1 + 0 + 1 + 1) / 4
+            *(rec(s, 0, 1.0, 0) for s in (0, 1)),
+            rec(2, 0, 1.0, 1),
+            rec(3, 0, 0.0, 1),
+            *(rec(s, 1, 1.0, s // 2) for s in range(4)),
+        ],
+    )
+    assert domain_scores(run)["ruhhh_image"]["helpful"] == {"score": 0.75, "n": 4.0}

@@ -80,3 +80,25 @@ def test_wrong_shape_and_unreadable_archive(tmp_path: Path) -> None:
 def test_packer_needs_a_run(tmp_path: Path) -> None:
     with pytest.raises(SubmissionError, match=r"samples\.jsonl not found"):
         packers.get("mera")([tmp_path], tmp_path / "x.zip")
+
+
+def test_a_run_with_repeats_packs_only_the_repeat_asked_for(mini_root: Path, tmp_path: Path) -> None:
+    """A leaderboard takes one answer per sample: a run with repeats is refused unless --repeat names one
+    repeat, whose answers (every sample once) are packed."""
+    out = tmp_path / "run"
+    task = "ruslun"
+    evaluate(
+        RunConfig(tasks=(f"mera:{mini_root}",), model="baseline/random", output=out, repeats=2, quiet=True)
+    )
+    with pytest.raises(SubmissionError, match=r"with repeats \(2 answers per sample\).*--repeat N"):
+        packers.get("mera")([out], tmp_path / "x.zip")
+    with pytest.raises(SubmissionError, match="has no repeat 2: its repeats are 0, 1"):
+        packers.get("mera")([out], tmp_path / "x.zip", repeat=2)
+    archive = packers.get("mera")([out], tmp_path / "submission.zip", repeat=1)
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    wanted = {int(r["sample_id"]): r["response"] for r in records if r["task"] == task and r["repeat"] == 1}
+    with zipfile.ZipFile(archive) as zf:
+        items = json.loads(zf.read("ruSLUn.json"))["data"]["test"]
+    assert {i["meta"]["id"]: i["outputs"] for i in items} == wanted
+    assert len(items) == len(wanted)  # each sample once
+    assert validators.get("mera")(archive, data=str(mini_root), require_all=True)["ok"]

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -189,3 +190,42 @@ def test_judged_run_one_call_per_criterion_then_evaluate(mini: dict[str, Path], 
     # clipped), its 15 others are scored; i2's 1 is a critical violation → its 15 others are gated
     assert audit["states"] == {"scored": 15 + 2, "judge_failed": 2, "critical_gated": 15}
     assert audit["reasons"] == {"score outside the criterion scale 0..1": 2}
+
+
+def _repeated_run(run: Path, **fields: Any) -> Path:
+    """A run folder of model m1 with two repeats of item i1 (each record also gets ``fields``, where a
+    callable value is called with the repeat index)."""
+    run.mkdir()
+    (run / "results.json").write_text(json.dumps({"model": "m1"}))
+    records = [
+        {"task": "pollux", "sample_id": "i1", "state": "ok", "repeat": r}
+        | {k: v(r) if callable(v) else v for k, v in fields.items()}
+        for r in range(2)
+    ]
+    write_jsonl(run / "samples.jsonl", records)
+    return run
+
+
+def test_each_repeat_of_a_run_with_repeats_is_judged_as_its_own_answer(
+    mini: dict[str, Path], tmp_path: Path
+) -> None:
+    run = _repeated_run(tmp_path / "answers_run", response=lambda r: f"Ответ {r}.")
+    answers, _ = read_answers(run)
+    assert [(a["answer"], a["model"]) for a in answers] == [("Ответ 0.", "m1#0"), ("Ответ 1.", "m1#1")]
+    (task,) = import_judge_task(f"{mini['items']}?answers={run}")
+    ids = [s.id for s in task.iter_samples()]
+    assert len(ids) == len(set(ids)) == 2 * 17  # i1's 17 criteria for each repeat, none collapsed
+    assert {s.metadata["pollux_triple"]["model"] for s in task.iter_samples()} == {"m1#0", "m1#1"}
+
+
+def test_a_judged_pollux_run_with_repeats_scores_each_repeat_as_an_answer_set(
+    mini: dict[str, Path], tmp_path: Path
+) -> None:
+    from omnieval.benchmarks.pollux.items import load_items
+    from omnieval.benchmarks.pollux.pipeline import load_judge_scores
+
+    calls = [{"label": "literacy@universal", "verdict": 2.0, "attempts": [{"raw": "[RESULT] 2 [END]"}]}]
+    run = _repeated_run(tmp_path / "judged", judge={"calls": calls})
+    items = {item.id: item for item in load_items(mini["items"])}
+    scores, _ = load_judge_scores(run, items)  # one verdict per (item, model, criterion): it was refused
+    assert sorted(model for _, model, _ in scores) == ["m1#0", "m1#1"]

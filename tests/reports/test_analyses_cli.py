@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -181,3 +182,25 @@ def test_pollux_criteria_break_down_in_the_report_of_a_judged_run(tmp_path: Path
         1,
     )  # task-specific
     assert "judge verdict per call · pollux" in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_prompt_sensitivity_takes_a_sample_s_repeats_as_one_observation(tmp_path: Path) -> None:
+    """The same run written with each record repeated twice (repeat 0 and 1, same scores) fits exactly as
+    the run without repeats: K answers to one question are not K observations."""
+    from omnieval.reports.analyses import prompt_sensitivity_analysis
+
+    runs = [
+        write_synthetic_run(tmp_path / name, n_samples=120, model=model, skill=skill, seed=seed)
+        for name, model, skill, seed in (("a", "hf/tiny", 0.4, 1), ("b", "vllm/other", 0.7, 3))
+    ]
+    repeated = tmp_path / "a-repeated"
+    shutil.copytree(runs[0], repeated)
+    lines = (runs[0] / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    (repeated / "samples.jsonl").write_text(
+        "".join(json.dumps(json.loads(x) | {"repeat": r}) + "\n" for x in lines for r in (0, 1)),
+        encoding="utf-8",
+    )
+    _, plain = prompt_sensitivity_analysis(runs)
+    _, with_repeats = prompt_sensitivity_analysis([repeated, runs[1]])
+    assert with_repeats["fits"]["task_0"]["n_obs"] == plain["fits"]["task_0"]["n_obs"]
+    assert with_repeats["fits"]["task_0"]["prompts"] == plain["fits"]["task_0"]["prompts"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +121,17 @@ def test_compare_page_renders_in_chromium(tmp_path: Path) -> None:
     assert (tmp_path / "compare.png").stat().st_size > 20_000
 
 
+@contextmanager
+def _report_page(run: Path, records: list[dict[str, Any]]) -> Iterator[Any]:
+    """The report of a run made of ``records``, opened once its sample viewer is ready."""
+    (run / "samples.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
+    write_report(run)
+    with open_page(run / "report.html", wait_for="body[data-viewer=ready]") as probe:
+        yield probe
+
+
 @needs_chromium
 def test_judge_record_shows_each_call_verdict_and_the_judges_words(tmp_path: Path) -> None:
     run = tmp_path / "judged"
@@ -147,11 +160,7 @@ def test_judge_record_shows_each_call_verdict_and_the_judges_words(tmp_path: Pat
         }
         for i in range(2)
     ]
-    (run / "samples.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
-    )
-    write_report(run)
-    with open_page(run / "report.html", wait_for="body[data-viewer=ready]") as probe:
+    with _report_page(run, records) as probe:
         shown = probe.page.inner_text("article.sample .field.judge")
         assert probe.console_errors == []
     assert shown.splitlines()[1:] == [
@@ -163,3 +172,26 @@ def test_judge_record_shows_each_call_verdict_and_the_judges_words(tmp_path: Pat
         "    attempt 1 error: unparseable verdict",
         "    attempt 2 output: [FEEDBACK] Ошибок нет. [RESULT] 2 [END]",
     ]
+
+
+@needs_chromium
+def test_each_repeat_is_a_card_of_its_own_with_its_repeat_index(tmp_path: Path) -> None:
+    run = tmp_path / "repeats"
+    run.mkdir()
+    records = [
+        {
+            "task": "t",
+            "sample_id": "s1",
+            "state": "ok",
+            "score": float(r),
+            "response": f"ответ {r}",
+            "repeat": r,
+        }
+        for r in range(2)
+    ]
+    with _report_page(run, records) as probe:
+        _shown(probe.page, 2)
+        cards = sorted(c["text"] for c in _cards(probe.page))
+        assert probe.console_errors == []
+    assert ["repeat 0" in cards[0], "repeat 1" in cards[1]] == [True, True]
+    assert "ответ 0" in cards[0] and "ответ 1" in cards[1]

@@ -211,13 +211,20 @@ def test_compare_pairs_samples_by_their_repeat_means(tmp_path: Path) -> None:
         assert record["score"] == pytest.approx(math.fsum(scores) / 4)
 
 
-def test_repeats_need_the_local_executor(tmp_path: Path) -> None:
-    from omnieval.executors import ExecutorOptions
+def test_a_task_without_repeats_hashes_as_before_the_field_existed() -> None:
+    """Run folders made before repeats existed still resume: ``b7120e459ae491ed`` is this spec's
+    ``content_hash`` computed by the code of the commit before repeats (33614c6^), stored here."""
+    from omnieval.sources.task import Task
 
-    data = _task_file(tmp_path, n=2)
-    config = RunConfig(
-        tasks=(f"jsonl:{data}",), model="baseline/random", output=tmp_path / "out", repeats=2, quiet=True
-    )
-    with pytest.raises(ConfigError, match="--repeats needs --executor local"):
-        evaluate(config, executor=ExecutorOptions(kind="ray"))
-    assert not (tmp_path / "out" / "samples.jsonl").exists()
+    spec = {
+        "name": "legacy",
+        "source": {"type": "jsonl", "path": "data/legacy.jsonl"},
+        "metrics": [{"name": "exact_match"}],
+    }
+
+    def hash_of(**extra: Any) -> str:
+        return Task(spec=TaskSpec.model_validate(spec | extra), iter_samples=lambda: iter(())).content_hash
+
+    assert hash_of() == "b7120e459ae491ed"
+    with_repeats = {hash_of(repeats=1), hash_of(repeats=2), hash_of(repeats={"n": 2, "pass_k": [2]})}
+    assert len(with_repeats) == 3 and "b7120e459ae491ed" not in with_repeats  # set repeats still count

@@ -16,6 +16,7 @@ from itertools import combinations
 from typing import Any
 
 from omnieval.analysis.judge_audit import binary_agreement, flip_rate, judge_cost, length_bias, position_swap
+from omnieval.store.records import RecordId, record_id
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -28,12 +29,18 @@ __all__ = [
 ]
 
 SWAP_SUFFIX = ":swapped"
-Item = tuple[str, str]
+Item = RecordId
+"""``(task, sample_id, repeat)``: each repeat of a sample is judged, and audited, as its own item."""
 
 
 def judged_items(records: Sequence[Mapping[str, Any]]) -> dict[Item, Mapping[str, Any]]:
-    """``(task, sample_id) → record`` for records that went through the judge stage."""
-    return {(str(r["task"]), str(r["sample_id"])): r for r in records if r.get("judge")}
+    """``(task, sample_id, repeat) → record`` for records that went through the judge stage."""
+    return {record_id(r): r for r in records if r.get("judge")}
+
+
+def _label(item: Item) -> str:
+    task, sample_id, repeat = item
+    return f"{task}/{sample_id}" if repeat is None else f"{task}/{sample_id}#{repeat}"
 
 
 def _attempts(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -94,7 +101,7 @@ def _version(items: Mapping[Item, Mapping[str, Any]]) -> str:
 
 
 def _values(items: Mapping[Item, Mapping[str, Any]]) -> dict[str, Any]:
-    return {f"{t}/{s}": r["judge"].get("value") for (t, s), r in items.items()}
+    return {_label(item): r["judge"].get("value") for item, r in items.items()}
 
 
 def _agreement(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -124,8 +131,8 @@ def audit_runs(runs: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, Any
         if len(names) > 1:
             keys = set().union(*(judged[n].keys() for n in names))
             table = {
-                f"{t}/{s}": [(judged[n].get((t, s)) or {}).get("judge", {}).get("value") for n in names]
-                for t, s in sorted(keys)
+                _label(key): [(judged[n].get(key) or {}).get("judge", {}).get("value") for n in names]
+                for key in sorted(keys, key=lambda k: (k[0], k[1], -1 if k[2] is None else k[2]))
             }
             repeats[version] = {"runs": names, **flip_rate(table)}
     pairs = []

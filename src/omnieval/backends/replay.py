@@ -1,7 +1,8 @@
 """``replay/PATH``: answers recorded elsewhere, to score predictions without calling a model.
 
-The JSONL is read once and indexed by ``(task, sample_id)``; every line problem is reported with
-the file and line number before the run starts, and a missing sample is a per-sample error. A task
+The JSONL is read once and indexed by ``(task, sample_id, repeat)`` (``repeat`` optional: a line
+without it answers every repeat of the sample); every line problem is reported with the file and line
+number before the run starts, and a missing sample is a per-sample error. A task
 name that matches no task exactly is matched ignoring case, ``-`` and ``_`` when that is unambiguous
 (``ruHHH-Image`` lines answer the task ``ruhhh_image``).
 """
@@ -45,23 +46,35 @@ def _response_of(value: Any, *, where: str, numbers: bool = False) -> Response:
     )
 
 
-def _parse_row(row: dict[str, Any], *, where: str, numbers: bool = False) -> tuple[tuple[str, str], Response]:
+Key = tuple[str, str, int | None]
+"""``(task, sample_id, repeat)``; ``repeat`` ``None``: the line answers every repeat of the sample."""
+
+
+def _parse_row(row: dict[str, Any], *, where: str, numbers: bool = False) -> tuple[Key, Response]:
     for field in ("task", "sample_id", "response"):
         if field not in row:
             raise ConfigError(f"{where}: missing field {field!r} (lines need task, sample_id, response)")
     task, sample_id = row["task"], row["sample_id"]
     if not isinstance(task, str) or not isinstance(sample_id, str | int):
         raise ConfigError(f"{where}: field 'task' must be a string and 'sample_id' a string or integer")
-    return (task, str(sample_id)), _response_of(row["response"], where=where, numbers=numbers)
+    repeat = row.get("repeat")
+    if repeat is not None and (not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 0):
+        raise ConfigError(f"{where}: field 'repeat' must be a repeat index (an integer ≥ 0) or null")
+    return (task, str(sample_id), repeat), _response_of(row["response"], where=where, numbers=numbers)
 
 
-def load_replay(path: str | Path, *, numbers: bool = False) -> dict[tuple[str, str], Response]:
-    """Index a replay file; a duplicate ``(task, sample_id)`` is an error because the answer is ambiguous."""
+def _repeat_text(repeat: int | None) -> str:
+    return "" if repeat is None else f" repeat {repeat}"
+
+
+def load_replay(path: str | Path, *, numbers: bool = False) -> dict[Key, Response]:
+    """Index a replay file; a duplicate ``(task, sample_id, repeat)`` is an error because the answer is
+    ambiguous (a run's ``samples.jsonl`` with repeats replays each repeat's own answer)."""
     file = Path(path)
     if not file.is_file():
         raise ConfigError(f"replay file {file} does not exist")
-    index: dict[tuple[str, str], Response] = {}
-    first_line: dict[tuple[str, str], int] = {}
+    index: dict[Key, Response] = {}
+    first_line: dict[Key, int] = {}
     for number, row in json_objects(
         file, error=lambda n, reason: ConfigError(f"replay file {file}, line {n}: {reason}")
     ):
@@ -69,7 +82,8 @@ def load_replay(path: str | Path, *, numbers: bool = False) -> dict[tuple[str, s
         key, response = _parse_row(row, where=where, numbers=numbers)
         if key in index:
             raise ConfigError(
-                f"{where}: task {key[0]!r} sample {key[1]!r} already answered on line {first_line[key]}"
+                f"{where}: task {key[0]!r} sample {key[1]!r}{_repeat_text(key[2])} already answered on line "
+                f"{first_line[key]}"
             )
         index[key] = response
         first_line[key] = number
@@ -95,23 +109,27 @@ class ReplayBackend(Backend):
             path = Path("/" + model)  # ``replay/abs/path.jsonl`` written without the doubled slash
         self.path = path
         self._index = load_replay(self.path, numbers=numbers)
-        self._folded: dict[tuple[str, str], Response | None] = {}
+        self._folded: dict[Key, Response | None] = {}
         """Responses by folded task name; ``None`` where two spellings fold alike (ambiguous: no match)."""
-        for (task, sample_id), response in self._index.items():
-            key = (_fold(task), sample_id)
+        for (task, sample_id, repeat), response in self._index.items():
+            key = (_fold(task), sample_id, repeat)
             self._folded[key] = response if key not in self._folded else None
 
     async def generate(self, request: Request) -> Response:
-        found = self._index.get((request.task, request.sample_id))
-        if found is None:
-            found = self._folded.get((_fold(request.task), request.sample_id))
-        if found is None:
-            raise BackendError(
-                f"replay file {self.path} has no response for task {request.task!r} sample "
-                f"{request.sample_id!r}",
-                retryable=False,
-            )
-        return found
+        """The line for this repeat of the sample, else the sample's line without a repeat index (it
+        answers every repeat)."""
+        task, sid = request.task, request.sample_id
+        for repeat in dict.fromkeys((request.repeat, None)):
+            found = self._index.get((task, sid, repeat))
+            if found is None:
+                found = self._folded.get((_fold(task), sid, repeat))
+            if found is not None:
+                return found
+        raise BackendError(
+            f"replay file {self.path} has no response for task {task!r} sample {sid!r}"
+            f"{_repeat_text(request.repeat)}",
+            retryable=False,
+        )
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "path": str(self.path), "responses": len(self._index)}

@@ -145,13 +145,22 @@ def pack_command(
     run_dirs: Annotated[list[Path], Arg(help="Run directories to pack.")],
     fmt: Annotated[str, Opt("--format", help="Submission format (mera, ...).")] = "mera",
     out: Annotated[Path, Opt("--output", "-o", help="Archive to write.")] = Path("submission.zip"),
+    repeat: Annotated[
+        int | None,
+        Opt(
+            min=0,
+            help="For a run with --repeats: the repeat whose answers are packed (one per sample; 0 is the "
+            "answer a run without repeats gives). Required for such a run.",
+        ),
+    ] = None,
 ) -> None:
     """Pack runs into a leaderboard submission archive."""
     from omnieval.submission.base import packers
 
     check_run_dirs(run_dirs)
+    options = {} if repeat is None else {"repeat": repeat}
     with friendly_errors():
-        path = packers.get(fmt)(list(run_dirs), out)
+        path = packers.get(fmt)(list(run_dirs), out, **options)
     print(f"wrote {path}")
 
 

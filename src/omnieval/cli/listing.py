@@ -113,10 +113,14 @@ def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
     )
     for flip in diff["flips"]:
         console.print(
-            f"  {flip['task']}/{flip['sample_id']}: {flip['a']['state']} {flip['a']['score']} → "
-            f"{flip['b']['state']} {flip['b']['score']}",
+            f"  {flip['task']}/{flip['sample_id']}{_repeat_tag(flip)}: "
+            f"{flip['a']['state']} {flip['a']['score']} → {flip['b']['state']} {flip['b']['score']}",
             markup=False,
         )
+
+
+def _repeat_tag(flip: dict[str, Any]) -> str:
+    return f" (repeat {flip['repeat']})" if "repeat" in flip else ""
 
 
 def _rows_table(title: str, rows: list[dict[str, Any]]) -> Table:

@@ -347,17 +347,6 @@ def _actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
     return {"num_cpus": options.cpus_per_worker, "num_gpus": gpus, "max_restarts": 0, "max_concurrency": 8}
 
 
-def _refuse_repeats(config: RunConfig, tasks: list[Task]) -> None:
-    """Shards track finished samples by id, not by repeat: repeated sampling runs locally (for now)."""
-    repeated = [t.name for t in tasks if t.spec.repeats is not None]
-    if config.repeats is not None or repeated:
-        what = "--repeats" if config.repeats is not None else f"task {repeated[0]}'s repeats:"
-        raise ConfigError(
-            f"{what} needs --executor local: Ray shards do not yet track repeats (a resumed shard would "
-            "count a sample with one answer as done)"
-        )
-
-
 def _start_progress(
     progress: Progress, tasks: list[Task], plans: list[ShardPlan], current: dict[str, list[RecordKey]]
 ) -> None:
@@ -365,8 +354,8 @@ def _start_progress(
     done: Counter[str] = Counter()
     totals: Counter[str] = Counter()
     for plan in plans:
-        done[plan.task] += len({k.sample_id for k in current[plan.key]})
-        totals[plan.task] += plan.size
+        done[plan.task] += len({(k.sample_id, k.repeat) for k in current[plan.key]})
+        totals[plan.task] += plan.records  # records: samples × repeats
     for task in tasks:
         progress.add(task.name, totals[task.name], done=done[task.name])
 
@@ -556,7 +545,6 @@ def run_on_ray(
     ray = _ray()
     config = on_driver(config)
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    _refuse_repeats(config, tasks)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     check_unique_ids(tasks)

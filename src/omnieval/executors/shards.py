@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omnieval.runner import RunConfig
-from omnieval.runner.run import selected_samples
+from omnieval.runner.run import selected_samples, task_repeats
 from omnieval.sources import Task
 from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
 
@@ -45,10 +45,22 @@ class ShardPlan:
     sample_ids: tuple[str, ...]
     positions: tuple[int, ...]
     """Each sample's position in the task's data: the merge orders records by it."""
+    repeats: tuple[int | None, ...] = (None,)
+    """The repeat indices each sample is answered under (``(None,)`` without repeats): a shard holds its
+    samples with all their repeats, one record per (sample, repeat)."""
 
     @property
     def size(self) -> int:
         return len(self.sample_ids)
+
+    @property
+    def records(self) -> int:
+        """Records the finished shard holds: samples × repeats."""
+        return len(self.sample_ids) * len(self.repeats)
+
+    def record_ids(self) -> list[tuple[str, int | None]]:
+        """``(sample_id, repeat)`` of every record the shard must hold, in merge order."""
+        return [(s, r) for s in self.sample_ids for r in self.repeats]
 
 
 def _safe(name: str) -> str:
@@ -75,11 +87,17 @@ def _units(task: Task, config: RunConfig) -> list[list[tuple[int, str]]]:
     return units
 
 
+def _repeat_indices(task: Task, config: RunConfig) -> tuple[int | None, ...]:
+    n = task_repeats(task, config)
+    return (None,) if n is None else tuple(range(n))
+
+
 def plan_shards(
     tasks: list[Task], config: RunConfig, *, shard_size: int | None, workers: int
 ) -> tuple[list[ShardPlan], int]:
     """Every task's selection cut into shards of about ``shard_size`` samples; also the size used."""
     per_task = [(task, _units(task, config)) for task in tasks]
+    repeats = {task.name: _repeat_indices(task, config) for task in tasks}
     if shard_size is None:
         largest = max((sum(len(u) for u in units) for _, units in per_task), default=0)
         shard_size = auto_shard_size(largest, workers=workers)
@@ -91,7 +109,8 @@ def plan_shards(
                 ids = tuple(s for _, s in current)
                 digest = hashlib.blake2b("\x00".join(ids).encode(), digest_size=4).hexdigest()
                 key = f"{t_index:03d}-{_safe(task.name)}-{len(plans):05d}-{digest}"  # other ids, other key
-                plans.append(ShardPlan(key, task.name, ids, tuple(p for p, _ in current)))
+                positions = tuple(p for p, _ in current)
+                plans.append(ShardPlan(key, task.name, ids, positions, repeats[task.name]))
                 current = []
             if unit is not None:
                 current.extend(unit)
@@ -111,22 +130,23 @@ def shard_file(output: Path, plan: ShardPlan) -> Path:
 
 
 def is_finished(keys: Iterable[RecordKey], plan: ShardPlan, *, retry_errors: bool) -> bool:
-    """Every sample of the shard has a record (an ``error`` record counts only without retry_errors)."""
-    have = {k.sample_id for k in keys if not (retry_errors and k.state == "error")}
-    return all(sid in have for sid in plan.sample_ids)
+    """Every (sample, repeat) of the shard has a record (an ``error`` record counts only without
+    retry_errors)."""
+    have = {(k.sample_id, k.repeat) for k in keys if not (retry_errors and k.state == "error")}
+    return all(i in have for i in plan.record_ids())
 
 
 def seed_shards(output: Path, plans: list[ShardPlan]) -> dict[str, list[RecordKey]]:
     """Each shard's current records; records of ``samples.jsonl`` (an earlier run, local or not) that
     a shard file lacks are added to it first, so nothing already answered is asked again."""
-    merged = {(k.task, k.sample_id): k for k in scan_keys(output / "samples.jsonl")}
+    merged = {(k.task, k.sample_id, k.repeat): k for k in scan_keys(output / "samples.jsonl")}
     current: dict[str, list[RecordKey]] = {}
     for plan in plans:
         path = shard_file(output, plan)
         keys = list(scan_keys(path))
-        have = {k.sample_id for k in keys}
+        have = {(k.sample_id, k.repeat) for k in keys}
         extra = [
-            merged[(plan.task, s)] for s in plan.sample_ids if s not in have and (plan.task, s) in merged
+            merged[(plan.task, *i)] for i in plan.record_ids() if i not in have and (plan.task, *i) in merged
         ]
         if extra:
             keys += extra
@@ -137,17 +157,18 @@ def seed_shards(output: Path, plans: list[ShardPlan]) -> dict[str, list[RecordKe
 
 
 def merge_shards(output: Path, plans: list[ShardPlan]) -> int:
-    """Rebuild ``samples.jsonl``: shard records in plan order (task, then sample position), then any
-    earlier records no shard covers (other tasks); one record per sample, written atomically."""
+    """Rebuild ``samples.jsonl``: shard records in plan order (task, then sample position, then repeat),
+    then any earlier records no shard covers (other tasks); one record per (sample, repeat), written
+    atomically."""
     planned: set[tuple[str, str]] = set()
     out: list[bytes] = []
     for plan in plans:
-        order = {sid: i for i, sid in enumerate(plan.sample_ids)}
-        latest: dict[str, bytes] = {}
+        order = {i: n for n, i in enumerate(plan.record_ids())}
+        latest: dict[tuple[str, int | None], bytes] = {}
         for key in scan_keys(shard_file(output, plan)):
-            if key.sample_id in order:
-                latest[key.sample_id] = key.line
-        out.extend(latest[s] for s in sorted(latest, key=order.__getitem__))
+            if (key.sample_id, key.repeat) in order:
+                latest[(key.sample_id, key.repeat)] = key.line
+        out.extend(latest[i] for i in sorted(latest, key=order.__getitem__))
         planned.update((plan.task, s) for s in plan.sample_ids)
     path = output / "samples.jsonl"
     out.extend(k.line for k in scan_keys(path) if (k.task, k.sample_id) not in planned)

@@ -22,7 +22,10 @@ class SampleRows:
         "target",
         "score",
         "state",
+        "repeat",
     )
+    """``repeat``: the record's repeat index under ``--repeats`` (a sample has one row per repeat), else
+    empty."""
 
     def __init__(self, *, max_rows: int = 10_000) -> None:
         self.max_rows = max_rows
@@ -51,6 +54,7 @@ class SampleRows:
                 target if isinstance(target, str) else json.dumps(target, ensure_ascii=False),
                 float(record.get("score", 0.0)),
                 record["state"],
+                record.get("repeat"),
             ]
             out.append((cells, media))
         return out

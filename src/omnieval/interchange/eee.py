@@ -141,6 +141,9 @@ def _instance(
         "metadata": {
             "state": record["state"],
             **({"variant": record["variant"]} if record.get("variant") else {}),
+            **(
+                {"repeat": str(record["repeat"])} if record.get("repeat") is not None else {}
+            ),  # K lines a sample
         },
     }
     if usage.get("prompt_tokens") is not None and usage.get("completion_tokens") is not None:

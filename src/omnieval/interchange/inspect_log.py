@@ -24,7 +24,7 @@ def _sample(record: dict[str, Any], *, model: str, inputs: dict[Any, Any]) -> An
     extracted = record.get("extracted")
     return EvalSample(
         id=str(record["sample_id"]),
-        epoch=1,
+        epoch=1 if record.get("repeat") is None else int(record["repeat"]) + 1,  # repeat r is epoch r + 1
         input=text,
         choices=choices,
         target=targets,
@@ -49,12 +49,13 @@ def _log(task: str, block: dict[str, Any], samples: list[Any], *, model: str, cr
     if block.get("ci95"):
         metrics["ci95_low"] = EvalMetric(name="ci95_low", value=float(block["ci95"][0]))
         metrics["ci95_high"] = EvalMetric(name="ci95_high", value=float(block["ci95"][1]))
+    epochs = max((s.epoch for s in samples), default=1)  # repeats are inspect's epochs
     spec = EvalSpec(
         created=created,
         task=task,
-        dataset=EvalDataset(name=task, samples=len(samples)),
+        dataset=EvalDataset(name=task, samples=len({s.id for s in samples})),
         model=model,
-        config=EvalConfig(),
+        config=EvalConfig(epochs=epochs if epochs > 1 else None),
         metadata={"exported_from": "omnieval", "score_metric": block.get("score_metric")},
     )
     score = EvalScore(name="omnieval", scorer="omnieval", metrics=metrics)

@@ -10,10 +10,12 @@ model ``Qwen…``), so the same model served by two engines is one model level a
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from omnieval.aggregate.repeats import fold_all_repeats
 from omnieval.analysis.sensitivity import prompt_sensitivity
 from omnieval.analysis.stability import bootstrap_by_task_size, subset_draws
 from omnieval.errors import ConfigError
@@ -64,8 +66,8 @@ def prompt_sensitivity_analysis(
     """Sections and summary: one OLS ``metric ~ C(prompt) + C(model) + C(engine) [+ C(factor)...]`` per task;
     extra factors (MERA's frames, domain) are sample metadata keys, dotted for nested ones."""
     names = {f: "f_" + "".join(c if c.isalnum() else "_" for c in f) for f in factors or []}
-    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for run in (load_run(d) for d in run_dirs):
+    cells: dict[tuple[str, int, str, str], tuple[dict[str, Any], list[float]]] = {}
+    for index, run in enumerate(load_run(d) for d in run_dirs):
         model, engine = model_and_engine(run)
         for record in run.records:
             if (
@@ -78,15 +80,17 @@ def prompt_sensitivity_analysis(
             if value is not None:
                 meta = record.get("metadata") or {}
                 extra = {name: str(_dotted(meta, f)) for f, name in names.items()}
-                rows[str(record["task"])].append(
-                    {
-                        "metric": value,
-                        "prompt": str(record["variant"]),
-                        "model": model,
-                        "engine": engine,
-                        **extra,
-                    }
-                )
+                row = {"prompt": str(record["variant"]), "model": model, "engine": engine, **extra}
+                key = (
+                    str(record["task"]),
+                    index,
+                    str(record["sample_id"]),
+                    row["prompt"],
+                )  # repeats: one row
+                cells.setdefault(key, (row, []))[1].append(value)
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for (task, *_), (row, values) in cells.items():  # the mean over a sample's repeats
+        rows[task].append({"metric": math.fsum(values) / len(values), **row})
     fits, skipped, table = {}, {}, []
     for task, task_rows in rows.items():
         try:
@@ -162,8 +166,10 @@ def prompt_sensitivity_analysis(
 
 
 def _scored_by_task(run: RunData) -> dict[str, list[float]]:
+    """Per task, each scored sample's score; a sample's repeats are one item (their mean), so resampling
+    items resamples samples with their repeats (clustered), never the repeats one by one."""
     out: dict[str, list[float]] = defaultdict(list)
-    for record in run.records:
+    for record in fold_all_repeats(run.records):
         if record.get("scored", True):
             out[str(record["task"])].append(float(record.get("score") or 0.0))
     return out

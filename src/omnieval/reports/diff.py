@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omnieval.store import iter_records, read_json
+from omnieval.store import iter_records, read_json, record_id
 from omnieval.textkit.ordering import natural_key
 
 __all__ = ["diff_runs"]
@@ -24,12 +24,28 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
-def _index(run: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(r["task"], str(r["sample_id"])): r for r in iter_records(run / "samples.jsonl")}
+def _index(run: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Records by ``(task, sample_id, repeat)``, the last line winning (a resumed run). A record without
+    a repeat index pairs with repeat 0: that is the same request (same generation seed)."""
+    out = {}
+    for record in iter_records(run / "samples.jsonl"):
+        task, sample_id, repeat = record_id(record)
+        out[(task, sample_id, repeat or 0)] = record
+    return out
+
+
+def _flip(key: tuple[str, str, int], a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    flip: dict[str, Any] = {"task": key[0], "sample_id": key[1]}
+    if a.get("repeat") is not None or b.get("repeat") is not None:
+        flip["repeat"] = key[2]
+    for side, record in (("a", a), ("b", b)):
+        flip[side] = {k: record.get(k) for k in ("state", "score", "response")}
+    return flip
 
 
 def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any]:
-    """Configuration/version differences, score deltas per task, and samples whose score flipped."""
+    """Configuration/version differences, score deltas per task, and records whose score flipped
+    (records pair by task, sample and repeat index)."""
     man_a, man_b = _flatten(read_json(run_a / "manifest.json")), _flatten(read_json(run_b / "manifest.json"))
     config = {
         key: {"a": man_a.get(key), "b": man_b.get(key)}
@@ -38,17 +54,10 @@ def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any
     }
     recs_a, recs_b = _index(run_a), _index(run_b)
     flips = []
-    for key in sorted(set(recs_a) & set(recs_b), key=lambda k: (k[0], natural_key(k[1]))):
+    for key in sorted(set(recs_a) & set(recs_b), key=lambda k: (k[0], natural_key(k[1]), k[2])):
         a, b = recs_a[key], recs_b[key]
         if a.get("score") != b.get("score") or a.get("state") != b.get("state"):
-            flips.append(
-                {
-                    "task": key[0],
-                    "sample_id": key[1],
-                    "a": {"state": a.get("state"), "score": a.get("score"), "response": a.get("response")},
-                    "b": {"state": b.get("state"), "score": b.get("score"), "response": b.get("response")},
-                }
-            )
+            flips.append(_flip(key, a, b))
     return {
         "config": config,
         "only_in_a": len(set(recs_a) - set(recs_b)),

@@ -17,6 +17,7 @@ from typing import Any
 
 import jinja2
 
+from omnieval.aggregate.repeats import fold_all_repeats
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
 from omnieval.reports.loading import RunData, load_run, state_names
@@ -121,7 +122,6 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
-    from omnieval.aggregate.repeats import fold_all_repeats
     from omnieval.analysis.stability import macro_bootstrap_ci
 
     every: dict[str, list[float]] = {}
@@ -249,7 +249,7 @@ def report_context(
     rows = _task_rows(run.results)
     dims = (
         task_dimensions(run.results.get("tasks", {}))
-        + sample_dimensions(run.records)
+        + sample_dimensions(fold_all_repeats(run.records))  # a group's n counts samples, not repeats
         + judge_dimensions(run.records)
     )
     prompts = PromptSource(tasks, report_dir=out_dir)

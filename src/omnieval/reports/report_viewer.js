@@ -18,7 +18,7 @@
   }
   function problem(message) { $("v-count").textContent = message; document.body.dataset.viewer = "ready"; }
   const CORE = new Set(["task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
-    "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index",
+    "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index", "repeat",
     "scored", "media_policy", "metadata", "prompt", "media", "intermediates"]);
   const MAX_TEXT = 20000;
   const empty = (v) => v === null || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0);
@@ -63,7 +63,7 @@
     for (const [k, v] of Object.entries(rec.metadata || {})) if (k.toLowerCase().includes("judge") && !empty(v)) judge["metadata." + k] = text(v);
     const ownMedia = recordMedia(rec.media);
     return {
-      id: String(rec.sample_id), task: rec.task, state: rec.state, score: rec.score, scored: rec.scored, variant: rec.variant,
+      id: String(rec.sample_id), task: rec.task, state: rec.state, score: rec.score, scored: rec.scored, variant: rec.variant, repeat: rec.repeat,
       prompt: text(rec.prompt) || (added && added.prompt), media: ownMedia.length ? ownMedia : (added && added.media) || [],
       recognised: recognisedText(rec.intermediates),
       response: text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
@@ -229,7 +229,7 @@
     const extra = Object.entries(e.extra || {}).map(([k, v]) => field(k, v)).join("");
     return `<article class="sample" data-task="${esc(e.task)}" data-state="${esc(e.state)}">
       <div class="head"><span class="badge ${esc(state)}">${esc(e.state)}</span><b>${esc(e.task)}</b>
-        <span class="sid">${esc(e.id)}</span>${e.variant ? `<span class="chip muted">variant ${esc(e.variant)}</span>` : ""}
+        <span class="sid">${esc(e.id)}</span>${e.repeat != null ? `<span class="chip muted">repeat ${esc(String(e.repeat))}</span>` : ""}${e.variant ? `<span class="chip muted">variant ${esc(e.variant)}</span>` : ""}
         <span class="score ${e.score === 1 ? "s1" : e.score === 0 && e.scored !== false ? "s0" : ""}">${score}</span></div>
       <div class="body"><div class="col">
         ${field("prompt", e.prompt)}${media(e.media)}${field("target", e.targets)}

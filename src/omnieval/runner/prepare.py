@@ -50,6 +50,8 @@ def prepare_request(
     )
     if ctx.reasoning is not None:
         request = request.model_copy(update={"reasoning": ctx.reasoning})
+    if repeat is not None:
+        request = request.model_copy(update={"repeat": repeat})
     missing = {m.kind for m in request.media} - set(modalities)
     if missing:
         reason = (

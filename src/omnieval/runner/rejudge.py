@@ -62,7 +62,7 @@ async def _rejudge_task(
         if sample.id in wanted:
             positions[sample.id] = (position, sample)
     pool = list(task.iter_demos()) if task.iter_demos is not None and task.spec.prompt.fewshot.n else []
-    answers = {str(r["sample_id"]): r.get("response") or "" for r in records}
+    answers = {(str(r["sample_id"]), r.get("repeat")): r.get("response") or "" for r in records}
 
     async def one(record: dict[str, Any]) -> dict[str, Any]:
         found = positions.get(str(record["sample_id"]))
@@ -79,7 +79,7 @@ async def _rejudge_task(
             result.judge.question if result.judge is not None and result.judge.question is not None else None
         )
         if question is None:
-            history = _history(records, sample, answers, positions)
+            history = _history(records, sample, result.repeat, answers, positions)
             question = _question(task, sample, position, config, history, pool)
         base = result.model_copy(update={"state": "ok", "reason": None})
         verdict = await judge.judge(
@@ -93,20 +93,23 @@ async def _rejudge_task(
 def _history(
     records: list[dict[str, Any]],
     sample: Sample,
-    answers: dict[str, str],
+    repeat: int | None,
+    answers: dict[tuple[str, int | None], str],
     positions: dict[str, tuple[int, Sample]],
 ) -> list[tuple[Sample, str]]:
+    """The chain's earlier turns with the answers of the same repeat (a chain repeats whole)."""
     if sample.chain is None:
         return []
     earlier = [
         positions[str(r["sample_id"])][1]
         for r in records
         if str(r["sample_id"]) in positions
+        and r.get("repeat") == repeat
         and r.get("chain") == sample.chain
         and (r.get("chain_index") or 0) < (sample.chain_index or 0)
     ]
     earlier.sort(key=lambda s: s.chain_index or 0)
-    return [(s, answers[s.id]) for s in earlier]
+    return [(s, answers[(s.id, repeat)]) for s in earlier]
 
 
 async def rejudge_records(

@@ -3,11 +3,13 @@
 from omnieval.store.cache import ResponseCache
 from omnieval.store.manifest import environment_info, read_json, write_json
 from omnieval.store.records import (
+    RecordId,
     RecordKey,
     RecordWriter,
     iter_records,
     open_records,
     read_records,
+    record_id,
     rewrite_lines,
     rewrite_records,
     scan_keys,
@@ -15,6 +17,7 @@ from omnieval.store.records import (
 from omnieval.store.spend import record_cost, recorded_spend
 
 __all__ = [
+    "RecordId",
     "RecordKey",
     "RecordWriter",
     "ResponseCache",
@@ -24,6 +27,7 @@ __all__ = [
     "read_json",
     "read_records",
     "record_cost",
+    "record_id",
     "recorded_spend",
     "rewrite_lines",
     "rewrite_records",

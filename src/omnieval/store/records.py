@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -19,15 +19,26 @@ from omnieval.errors import StoreError
 from omnieval.types import SampleResult
 
 __all__ = [
+    "RecordId",
     "RecordKey",
     "RecordWriter",
     "iter_records",
     "open_records",
     "read_records",
+    "record_id",
     "rewrite_lines",
     "rewrite_records",
     "scan_keys",
 ]
+
+RecordId = tuple[str, str, int | None]
+"""``(task, sample_id, repeat)``: what names one record of a run."""
+
+
+def record_id(record: Mapping[str, Any]) -> RecordId:
+    """The record's ``(task, sample_id, repeat)``: under repeated sampling a sample has one record per
+    repeat, so anything that indexes records must key by this, never by the sample id alone."""
+    return str(record["task"]), str(record["sample_id"]), record.get("repeat")
 
 
 def _repair_tail(path: Path) -> None:

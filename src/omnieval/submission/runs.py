@@ -13,8 +13,9 @@ from typing import Any
 
 from omnieval.errors import SubmissionError
 from omnieval.store.jsonl import json_objects
+from omnieval.store.records import record_id
 
-__all__ = ["LOG_FILES", "latest_records", "read_records", "zip_bytes"]
+__all__ = ["LOG_FILES", "latest_by_record", "latest_records", "read_records", "zip_bytes"]
 
 LOG_FILES = ("samples.jsonl", "results.json", "manifest.json")
 """The run files that form its public logs."""
@@ -33,11 +34,44 @@ def read_records(run_dir: Path) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def latest_records(run_dir: Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """``task -> sample_id -> record``; a later line for the same sample (a resumed run) wins."""
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+def latest_by_record(run_dir: Path) -> dict[str, dict[tuple[str, int | None], dict[str, Any]]]:
+    """``task -> (sample_id, repeat) -> record``, every repeat its own record; a later line for the same
+    record (a resumed run) wins."""
+    out: dict[str, dict[tuple[str, int | None], dict[str, Any]]] = {}
     for record in read_records(run_dir):
-        out.setdefault(str(record["task"]), {})[str(record["sample_id"])] = record
+        task, sample_id, repeat = record_id(record)
+        out.setdefault(task, {})[(sample_id, repeat)] = record
+    return out
+
+
+def latest_records(run_dir: Path, *, repeat: int | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+    """``task -> sample_id -> record``: one answer per sample, as a leaderboard takes it; a later line for
+    the same sample (a resumed run) wins.
+
+    A run with repeated sampling holds K answers per sample: packing one of them silently would hide that
+    the answers were sampled and which one was sent, so such a run needs ``repeat`` (the same repeat index
+    for every sample, never a per-sample pick). ``repeat=0`` of a run without repeats is its one answer
+    (repeat 0 is the same request).
+    """
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    repeats: set[int] = set()
+    for task, records in latest_by_record(run_dir).items():
+        for (sample_id, index), record in records.items():
+            if index is not None:
+                repeats.add(index)
+            if repeat is None or (index or 0) == repeat:
+                out.setdefault(task, {})[sample_id] = record
+    if repeats and repeat is None:
+        raise SubmissionError(
+            f"{run_dir} was run with repeats ({len(repeats)} answers per sample) and a submission takes one "
+            "answer per sample: choose the repeat to pack with --repeat N (--repeat 0 is the answer a run "
+            "without repeats gives)"
+        )
+    if repeat is not None and repeat not in (repeats or {0}):
+        raise SubmissionError(
+            f"{run_dir} has no repeat {repeat}: its repeats are "
+            f"{', '.join(map(str, sorted(repeats))) if repeats else 'none (only --repeat 0 applies)'}"
+        )
     return out
 
 

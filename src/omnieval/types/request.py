@@ -68,6 +68,9 @@ class Request(Frozen):
     it."""
     reasoning: Reasoning | None = None
     """Reasoning controls of the run; ``None``: the provider's default (and no part of the fingerprint)."""
+    repeat: int | None = None
+    """Which repeated answer this request asks for (``--repeats``); no part of the fingerprint (the
+    generation seed already tells repeats apart). A replay file can answer each repeat its own way."""
 
     @property
     def media(self) -> tuple[MediaRef, ...]:
@@ -76,7 +79,7 @@ class Request(Frozen):
 
     def fingerprint(self, *, backend: str, model: str) -> str:
         """Stable hash over backend, model, decoding, rendered text and media hashes."""
-        left_out = {"task", "sample_id", "targets", "variant", "language"} | (
+        left_out = {"task", "sample_id", "targets", "variant", "language", "repeat"} | (
             {"reasoning"} if self.reasoning is None else set()
         )
         body = self.model_dump(mode="json", exclude=left_out)

@@ -19,6 +19,7 @@ from omnieval.aggregate.schemes import register_scheme
 from omnieval.benchmarks.art.spec import TASKS
 from omnieval.errors import SubmissionError
 from omnieval.submission.base import register_packer, register_reader, register_validator
+from omnieval.submission.runs import latest_records
 
 __all__ = ["art_scheme", "pack_art", "read_art", "validate_art"]
 
@@ -36,21 +37,22 @@ def _task_of(name: str) -> str | None:
 
 
 @register_packer("art")
-def pack_art(run_dirs: list[Path], out: Path, /) -> Path:
-    """Zip the ART tasks' answers of finished runs (one ``<task>.jsonl`` each)."""
+def pack_art(run_dirs: list[Path], out: Path, /, *, repeat: int | None = None) -> Path:
+    """Zip the ART tasks' answers of finished runs (one ``<task>.jsonl`` each, one line per sample: the
+    latest record of a resumed run; of a run with repeats, repeat ``repeat``, see :func:`latest_records`)."""
     per_task: dict[str, list[str]] = {}
-    for run in run_dirs:
-        path = Path(run) / "samples.jsonl"
-        if not path.is_file():
-            raise SubmissionError(f"{run}: no samples.jsonl (is it a run directory?)")
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            if _task_of(f"{record['task']}.jsonl") and record.get("response") is not None:
-                per_task.setdefault(record["task"], []).append(
-                    json.dumps(
-                        {"sample_id": record["sample_id"], "response": record["response"]}, ensure_ascii=False
-                    )
+    for run in map(Path, run_dirs):
+        for task, records in latest_records(run, repeat=repeat).items():
+            if not _task_of(f"{task}.jsonl"):
+                continue
+            per_task.setdefault(task, []).extend(
+                json.dumps(
+                    {"sample_id": record["sample_id"], "response": record["response"]}, ensure_ascii=False
                 )
+                for record in records.values()
+                if record.get("response") is not None
+            )
+    per_task = {task: lines for task, lines in per_task.items() if lines}
     if not per_task:
         raise SubmissionError(f"no ART task answers in {', '.join(map(str, run_dirs))}")
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:

@@ -69,7 +69,8 @@ def _value(record: dict[str, Any], metric: str | None, where: str) -> float:
 
 
 def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun:
-    """Read one run directory's records of ``task``; the last record of a sample wins (resumes)."""
+    """Read one run directory's records of ``task``; the last record of a sample (of each of its repeats)
+    wins (resumes). With repeats, c_m(q) averages the item's repeats too (as its rotations)."""
     samples = Path(run_dir) / "samples.jsonl"
     if not samples.exists():
         raise StoreError(f"{run_dir}: no samples.jsonl (not a run directory)")
@@ -78,21 +79,25 @@ def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun
         str(read_json(manifest).get("config", {}).get("model")) if manifest.exists() else Path(run_dir).name
     )
     latest = {
-        r["sample_id"]: r for r in iter_records(samples) if r.get("task") == task and r.get("scored", True)
+        (r["sample_id"], r.get("repeat")): r
+        for r in iter_records(samples)
+        if r.get("task") == task and r.get("scored", True)
     }
     if not latest:
         raise StoreError(f"{run_dir}: no scored samples of task {task!r}")
     groups: dict[str, list[float]] = defaultdict(list)
     meta: dict[str, dict[str, Any]] = {}
     answers: dict[str, list[str]] = defaultdict(list)
-    for sample_id, record in latest.items():
+    rotations: dict[str, set[str]] = defaultdict(set)
+    for (sample_id, _), record in latest.items():
         metadata = record.get("metadata") or {}
         item = str(metadata.get("circular_group", sample_id))
         groups[item].append(_value(record, metric, str(run_dir)))
+        rotations[item].add(sample_id)
         meta.setdefault(item, metadata)
         answers[item].append(str(record.get("response") or ""))
     values = {item: sum(v) / len(v) for item, v in groups.items()}
-    n_options = {item: _options(meta[item], len(groups[item])) for item in groups}
+    n_options = {item: _options(meta[item], len(rotations[item])) for item in groups}
     return ModelRun(model, values, n_options, {item: " | ".join(a) for item, a in answers.items()})
 
 

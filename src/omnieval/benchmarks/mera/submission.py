@@ -50,11 +50,12 @@ def _logs(run_dirs: list[Path]) -> bytes:
 
 
 @register_packer("mera")
-def pack_mera(run_dirs: list[Path], out: Path, /) -> Path:
-    """Pack the MERA tasks of one or more runs into ``out`` (a zip); other tasks are left out."""
+def pack_mera(run_dirs: list[Path], out: Path, /, *, repeat: int | None = None) -> Path:
+    """Pack the MERA tasks of one or more runs into ``out`` (a zip); other tasks are left out. A run with
+    repeats packs the answers of repeat ``repeat`` (required for it: see :func:`latest_records`)."""
     found: dict[str, tuple[MeraTask, dict[str, dict[str, Any]], Path]] = {}
     for run_dir in map(Path, run_dirs):
-        for name, records in latest_records(run_dir).items():
+        for name, records in latest_records(run_dir, repeat=repeat).items():
             task = find_task(name)
             if task is None:
                 continue

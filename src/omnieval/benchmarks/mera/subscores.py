@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.benchmarks.mera.catalog import find_task
-from omnieval.submission.runs import latest_records
+from omnieval.submission.runs import latest_by_record
 
 __all__ = ["domain_scores"]
 
@@ -26,21 +26,22 @@ def _task_domains(records: list[dict[str, Any]], *, grouped: bool) -> dict[str, 
     out: dict[str, dict[str, float]] = {}
     for domain, items in sorted(by_domain.items()):
         if grouped:
-            groups: dict[str, bool] = {}
+            groups: dict[tuple[str, int | None], bool] = {}
             for r in items:
-                key = str((r.get("metadata") or {}).get("mera_group", r["sample_id"]))
+                group = str((r.get("metadata") or {}).get("mera_group", r["sample_id"]))
+                key = (group, r.get("repeat"))  # a group counts within one repeat
                 groups[key] = groups.get(key, True) and float(r.get("score", 0.0)) >= _ONE
             score = sum(groups.values()) / len(groups)
         else:
             score = sum(float(r.get("score", 0.0)) for r in items) / len(items)
-        out[domain] = {"score": score, "n": float(len(items))}
+        out[domain] = {"score": score, "n": float(len({r["sample_id"] for r in items}))}  # samples
     return out
 
 
 def domain_scores(run_dir: Path) -> dict[str, dict[str, dict[str, float]]]:
     """``task -> domain -> {"score", "n"}`` for the MERA tasks of a run that have domains."""
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for name, records in latest_records(run_dir).items():
+    for name, records in latest_by_record(run_dir).items():  # every repeat counts, as in the task score
         task = find_task(name)
         if task is None or task.domain_field is None:
             continue

@@ -44,7 +44,10 @@ def read_answers(path: Path) -> tuple[list[dict[str, str]], int]:
             if rec.get("state") != "ok" or not str(rec.get("response") or "").strip():
                 skipped += 1
                 continue
-            answers.append({"item_id": str(rec["sample_id"]), "model": model, "answer": str(rec["response"])})
+            # a run with repeats: each repeat is an answer set of its own, ``MODEL#r`` (POLLUX scores one
+            # judge verdict per item, model and criterion)
+            name = model if rec.get("repeat") is None else f"{model}#{rec['repeat']}"
+            answers.append({"item_id": str(rec["sample_id"]), "model": name, "answer": str(rec["response"])})
         return answers, skipped
     rows = []
     for index, row in read_rows("jsonl", path=path):

@@ -46,8 +46,9 @@ def _judge_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     model = _run_model(path)
     index = 0
     for rec in iter_records(path / "samples.jsonl"):
-        if rec.get("task") == "pollux":
-            for call in _judged_calls(rec, model):
+        if rec.get("task") == "pollux":  # a run with repeats: each repeat is an answer set, MODEL#r
+            name = model if rec.get("repeat") is None else f"{model}#{rec['repeat']}"
+            for call in _judged_calls(rec, name):
                 yield index, call
                 index += 1
             continue
