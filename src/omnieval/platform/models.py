@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint, true
+from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, func, true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
@@ -43,6 +43,10 @@ class User(Base):
     approved: Mapped[bool] = mapped_column(default=True, server_default=true())
     """False for a self-registered account awaiting an admin (``--registration approval``): it cannot log
     in."""
+
+    __table_args__ = (
+        Index("ix_users_username_lower", func.lower(username), unique=True),
+    )  # ``Alice`` and ``alice`` are one account (migration 0005); create_all makes it too
 
 
 class ApiToken(Base):
