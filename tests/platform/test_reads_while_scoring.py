@@ -75,3 +75,45 @@ def test_no_write_lock_is_held_while_the_probe_detector_compares(
     assert seen == ["free"]
     assert _submission(db, sub_id).status == "scored"
     db.dispose()
+
+
+def test_publishing_from_the_page_never_blocks_the_event_loop(platform: Any, mera_root: Path) -> None:
+    """While another writer holds SQLite's write lock, a page publish waits for it (``busy_timeout``) in a
+    worker thread: the event loop keeps answering other requests meanwhile."""
+    import re
+    import threading
+    import time
+
+    from tests.platform.conftest import register, submission_zip, upload, wait_status
+
+    carol = register(platform, "carol")
+    sub_id = upload(platform, carol, submission_zip(mera_root, right={"ruclevr": 2})).json()["id"]
+    assert wait_status(platform, carol, sub_id)["status"] == "scored"
+    csrf = re.search(r'name="csrf" value="([^"]+)"', platform.get("/login").text).group(1)  # type: ignore[union-attr]
+    form = {"username": "carol", "password": "password-carol", "csrf": csrf}
+    assert platform.post("/login", data=form, follow_redirects=False).status_code == 303
+    csrf = re.search(r'name="csrf" value="([^"]+)"', platform.get("/").text).group(1)  # type: ignore[union-attr]
+    lock = sqlite3.connect(platform.settings.data_dir / "platform.db", timeout=0, check_same_thread=False)
+    lock.execute("BEGIN IMMEDIATE")
+    answers: list[int] = []
+    publishing = threading.Thread(
+        target=lambda: answers.append(
+            platform.post(
+                f"/submissions/{sub_id}/publish",
+                data={"csrf": csrf, "boards": "image"},
+                follow_redirects=False,
+            ).status_code
+        )
+    )
+    publishing.start()
+    time.sleep(0.5)  # the publish is waiting for the lock
+    start = time.monotonic()
+    assert platform.get("/api/v1/benchmarks").status_code == 200
+    waited = time.monotonic() - start
+    held = answers == []
+    lock.rollback()
+    lock.close()
+    publishing.join(timeout=60)
+    assert held and waited < 3.0, (held, waited)  # answered while the lock was still held
+    assert answers == [303]
+    assert platform.get(f"/api/v1/submissions/{sub_id}", headers=carol).json()["publication"] == "requested"
