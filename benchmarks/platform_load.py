@@ -5,8 +5,11 @@ are present) one ``omnieval serve`` process is started with a miniature MERA ben
 approved submissions on the board. Two phases per database, side by side: *idle* (readers only) and
 *scoring* (readers while an uploader posts a new submission every ``--upload-every`` seconds, each
 scored by the server's worker). Readers fetch the HTML board page ``/boards/mera/multi`` in a loop.
-Printed: requests, p50/p95/p99 latency, and the p99 ratio scoring/idle. Usage:
-``python benchmarks/platform_load.py [--readers 50] [--seconds 10] [--n 200] [--only sqlite]``.
+Idle and scoring phases alternate for ``--rounds`` rounds (the machine's other load then falls on both
+alike); each idle phase starts once every earlier upload is scored. Printed per database: requests,
+p50/p95/p99 latency of the pooled phases of each kind, then both databases' p99 ratios scoring/idle side
+by side. Usage: ``python benchmarks/platform_load.py [--readers 50] [--seconds 5] [--rounds 3] [--n 200]
+[--only sqlite]``; ``--memory`` measures one upload's peak memory at the caps instead.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import json
 import os
 import socket
 import subprocess
@@ -160,6 +162,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _phase(base: str, args: argparse.Namespace, data: bytes | None) -> dict[str, Any]:
+    """One phase: readers only (``data`` None), or readers while ``data`` is uploaded every few seconds."""
     stop, ids = threading.Event(), []
     thread = None
     if data is not None:
@@ -172,18 +175,25 @@ def _phase(base: str, args: argparse.Namespace, data: bytes | None) -> dict[str,
     stop.set()
     if thread:
         thread.join()
+    return {"latencies": latencies, "uploads": len(ids), "errors": errors}
+
+
+def _summary(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The phases of one kind pooled: percentiles over every request of every round."""
+    latencies = [x for p in phases for x in p["latencies"]]
+    errors = [e for p in phases for e in p["errors"]]
     return {
         "n": len(latencies),
         "p50": _pct(latencies, 0.5),
         "p95": _pct(latencies, 0.95),
         "p99": _pct(latencies, 0.99),
-        "uploads": len(ids),
+        "uploads": sum(p["uploads"] for p in phases),
         "errors": len(errors),
         "kinds": dict(collections.Counter(errors)),
     }
 
 
-def _scored(base: str) -> int:
+def _statuses(base: str) -> collections.Counter[str]:
     import httpx
 
     with httpx.Client() as client:
@@ -193,149 +203,82 @@ def _scored(base: str) -> int:
             raise SystemExit(
                 f"{base}: listing submissions failed: {response.status_code} {response.text[:300]}"
             )
-    return sum(s["status"] == "scored" for s in body["submissions"])
+    return collections.Counter(s["status"] for s in body["submissions"])
 
 
-def run_database(label: str, url: str | None, root: Path, data: bytes, args: argparse.Namespace) -> None:
+def _drain(base: str, timeout: float = 120.0) -> None:
+    """Wait until every upload is scored (or failed): an idle phase must be idle."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not set(_statuses(base)) - {"scored", "failed"}:
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"{base}: uploads still unscored after {timeout:.0f} s")
+
+
+def run_database(
+    label: str, url: str | None, root: Path, data: bytes, args: argparse.Namespace
+) -> dict[str, Any]:
+    """``args.rounds`` rounds of an idle phase then a scoring phase, alternated so that a change in the
+    machine's other load falls on both kinds alike; the phases of each kind are pooled."""
     import httpx
 
+    idle: list[dict[str, Any]] = []
+    busy: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         _prepare(Path(tmp) / "data", url, root)
         with _server(Path(tmp) / "data", url) as base:
             with httpx.Client(timeout=60) as client:
                 _seed_board(client, base, data, args.models)
-            idle = _phase(base, args, None)
-            before = _scored(base)
-            busy = _phase(base, args, data)
-            scored = _scored(base) - before
-    print(
-        f"{label:10} idle    : {idle['n']:6d} requests  p50 {idle['p50']:7.1f} ms  p95 {idle['p95']:7.1f} ms "
-        f" p99 {idle['p99']:7.1f} ms"
-    )
-    print(
-        f"{label:10} scoring : {busy['n']:6d} requests  p50 {busy['p50']:7.1f} ms  p95 {busy['p95']:7.1f} ms "
-        f" p99 {busy['p99']:7.1f} ms"
-        f"  ({busy['uploads']} uploads, {scored} scored meanwhile)"
-    )
-    print(
-        f"{label:10} failed requests: idle {idle['errors']} {idle['kinds']}, scoring {busy['errors']} "
-        f"{busy['kinds']}"
-    )
-    print(f"{label:10} p99 ratio scoring/idle: {busy['p99'] / idle['p99']:.2f}")
+            before = _statuses(base)["scored"]
+            for _ in range(args.rounds):
+                _drain(base)
+                idle.append(_phase(base, args, None))
+                busy.append(_phase(base, args, data))
+            _drain(base)
+            scored = _statuses(base)["scored"] - before
+    out = {"label": label, "idle": _summary(idle), "scoring": _summary(busy), "scored": scored}
+    for kind in ("idle", "scoring"):
+        got = out[kind]
+        extra = f"  ({got['uploads']} uploads, {scored} scored)" if kind == "scoring" else ""
+        print(
+            f"{label:10} {kind:8}: {got['n']:6d} requests  p50 {got['p50']:7.1f} ms  "
+            f"p95 {got['p95']:7.1f} ms  p99 {got['p99']:7.1f} ms  "
+            f"failed {got['errors']} {got['kinds'] or ''}{extra}",
+            flush=True,
+        )
+    return out
 
 
-MEMORY_PROBE = """
-import json, resource, sys
-from pathlib import Path
-from omnieval.registry import load_plugins
-load_plugins()
-from omnieval.platform import Settings
-from omnieval.platform.db import Database
-from omnieval.platform.models import Benchmark
-from omnieval.platform.scoring import score_submission
-from omnieval.platform.storage import save_upload
-from omnieval.platform.submissions import _validate
-settings = Settings(data_dir=Path(sys.argv[1]))
-db = Database(settings)
-with db.session() as session:
-    bench = session.query(Benchmark).filter_by(name="mera").one()
-    session.expunge(bench)
-import tracemalloc
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-tracemalloc.start()
-with open(sys.argv[2], "rb") as fh:
-    path = save_upload(fh, settings)
-report = _validate(path, bench)
-assert report["ok"], report["errors"][:3]
-upload = tracemalloc.get_traced_memory()[1]
-tracemalloc.reset_peak()
-results, _ = score_submission(path, bench, settings, model="m")
-assert results["tasks"], results
-done = tracemalloc.get_traced_memory()[1]
-print(json.dumps({"base_mb": base / 1024, "upload_mb": upload / 1e6, "scoring_mb": done / 1e6}))
-"""
-
-
-def _honest_zip_at_cap(root: Path, tasks: dict[str, int], target: int) -> bytes:
-    """A valid MERA zip answering every sample whose JSON totals about ``target`` bytes (long Russian answers
-    of random words: they compress about 5x, under the ratio cap)."""
-    import io
-    import random
-    import zipfile
-
-    from tests.platform.conftest import answers_of
-
-    from omnieval.benchmarks.mera.catalog import catalogue
-
-    answers = {name: answers_of(root, name) for name in tasks}
-    per_answer = max(1, target // sum(map(len, answers.values())))
-    words = [
-        "ответ",
-        "модель",
-        "картинка",
-        "звук",
-        "видео",
-        "вопрос",
-        "число",
-        "цвет",
-        "кошка",
-        "дом",
-        "река",
-        "город",
-    ]
-    text = " ".join(random.choices(words, k=(1 << 20) // 7))  # 1 MiB apart: beyond DEFLATE's 32 KiB window
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name in tasks:
-            items = [
-                {
-                    "outputs": f"{answer} {(text * (1 + per_answer // len(text)))[: per_answer // 2]}",
-                    "meta": {"id": int(sid)},
-                }
-                for sid, answer in answers[name].items()
-            ]
-            zf.writestr(
-                f"{catalogue().by_name()[name].submission}.json",
-                json.dumps({"data": {"test": items}}, ensure_ascii=False),
-            )
-    return buf.getvalue()
+def _side_by_side(results: list[dict[str, Any]]) -> None:
+    print("\ndatabase   | p99 idle  | p99 scoring | p99 ratio scoring/idle (goal <= 1.3) | p50 ratio")
+    for r in results:
+        idle, busy = r["idle"], r["scoring"]
+        print(
+            f"{r['label']:10} | {idle['p99']:6.0f} ms | {busy['p99']:8.0f} ms  | "
+            f"{busy['p99'] / idle['p99']:5.2f}{'':31}| {busy['p50'] / idle['p50']:5.2f}"
+        )
 
 
 def run_memory(root: Path, tasks: dict[str, int]) -> None:
-    """Peak memory of one upload at the caps: copy, zip checks, validation, then scoring (tracemalloc's peak
-    of Python
-    allocations per stage, in a fresh process; the RSS high-water mark after imports is printed too)."""
-    from omnieval.platform import Settings
+    """The process RSS of one upload at the caps: copy, zip checks, validation, then scoring, in a fresh
+    process (``tests/platform/upload_memory.py``, which the test of the bound runs too)."""
+    from tests.platform.upload_memory import measure
 
-    cap = Settings(data_dir=Path(".")).max_unpacked_bytes
-    with tempfile.TemporaryDirectory() as tmp:
-        _prepare(Path(tmp) / "data", None, root)
-        data = _honest_zip_at_cap(root, tasks, int(cap * 0.97))
-        archive = Path(tmp) / "upload.zip"
-        archive.write_bytes(data)
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        out = subprocess.run(
-            [sys.executable, "-c", MEMORY_PROBE, str(Path(tmp) / "data"), str(archive)],
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        if out.returncode:
-            raise SystemExit(out.stderr[-2000:])
-        got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = measure(root, tasks)
     print(
-        f"memory: one honest upload of {len(data) / 2**20:.1f} MiB zipped, ~{cap * 0.97 / 2**20:.0f} MiB of "
-        "JSON "
-        f"(unpacked cap {cap / 2**20:.0f} MiB): peak Python allocations {got['upload_mb']:.0f} MB while "
-        "uploading, "
-        f"{got['scoring_mb']:.0f} MB while scoring, over {got['base_mb']:.0f} MB after imports (limit 300 MB)"
+        f"memory: one honest upload of {got['zip_mib']:.1f} MiB zipped, {got['json_mib']:.0f} MiB of JSON "
+        f"(unpacked cap {got['cap_mib']:.0f} MiB): process RSS {got['base_mb']:.0f} MB after imports, peak "
+        f"{got['upload_peak_mb']:.0f} MB while uploaded and validated, {got['scoring_peak_mb']:.0f} MB while "
+        f"scored: {got['per_upload_mb']:.0f} MB for the upload (limit 300 MB)"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readers", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=5.0, help="per phase")
+    parser.add_argument("--rounds", type=int, default=3, help="idle/scoring phase pairs, alternated")
     parser.add_argument("--n", type=int, default=200, help="samples per task in the miniature benchmark")
     parser.add_argument("--models", type=int, default=8, help="approved submissions on the board")
     parser.add_argument(
@@ -359,17 +302,20 @@ def main() -> None:
             return
         data = submission_zip(root, right=tasks)
         print(
-            f"{args.readers} concurrent readers of /boards/mera/multi for {args.seconds:.0f} s per phase; "
-            f"{args.models} models on the board; {args.n} samples per task, 3 tasks per submission"
+            f"{args.readers} concurrent readers of /boards/mera/multi; {args.rounds} rounds of an idle and a "
+            f"scoring phase of {args.seconds:.0f} s each; {args.models} models on the board; "
+            f"{args.n} samples per task, 3 tasks per submission"
         )
+        results = []
         if args.only in (None, "sqlite"):
-            run_database("sqlite", None, root, data, args)
+            results.append(run_database("sqlite", None, root, data, args))
         if args.only in (None, "postgresql"):
             if not available():
                 print("postgresql: skipped (binaries not found; make system-deps)")
             else:
                 with postgres_cluster() as cluster:
-                    run_database("postgresql", cluster.new_database(), root, data, args)
+                    results.append(run_database("postgresql", cluster.new_database(), root, data, args))
+        _side_by_side(results)
 
 
 if __name__ == "__main__":

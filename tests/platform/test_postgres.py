@@ -110,3 +110,15 @@ def test_processes_starting_together_migrate_once_on_postgres(tmp_path: Path, cl
     ]
     errors = [p.communicate(timeout=120)[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0], errors
+
+
+def test_models_and_migrations_make_the_same_schema_on_postgres(tmp_path: Path, cluster: PgCluster) -> None:
+    """PostgreSQL reflects expression indexes: autogenerate compares the lower(username) index too."""
+    from omnieval.platform.db import Database
+    from tests.platform.test_schema_parity import schema_differences
+
+    db = Database(_pg_settings(tmp_path, cluster))
+    try:
+        assert schema_differences(db.engine) == []
+    finally:
+        db.dispose()

@@ -18,6 +18,13 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 MIGRATION_LOCK = 0x6F6D6E69  # any fixed number: the advisory lock that serializes migrations on PostgreSQL
 
 
+SQLITE_POOL = 48
+"""Kept SQLite connections: more than the request threads (anyio's 40) plus the scoring worker, so under
+load no request waits for a connection and none is opened and closed per request (each new one pays
+the pragmas and a parse of the schema; with 20 kept and 10 more opened at need, the connections that
+uploads and scoring hold made the readers' connections churn)."""
+
+
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")  # readers never block the scoring writer
@@ -30,7 +37,12 @@ def _engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20)
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            pool_size=SQLITE_POOL,
+            max_overflow=SQLITE_POOL,
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(url, pool_size=20, max_overflow=40, pool_pre_ping=True)

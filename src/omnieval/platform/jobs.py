@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 import time
 import uuid
@@ -134,7 +135,8 @@ def _commit_outcome(
     probe: tuple[dict[str, Any], Policy] | None = None,
     scoring_s: float | None = None,
 ) -> None:
-    with db.session() as session:
+    flag = _flag_of(db, job_id, probe) if probe is not None and not error else None
+    with db.session() as session:  # the write transaction: a few UPDATEs, no computing while it holds
         held = _count(
             session.execute(
                 update(Job)
@@ -155,9 +157,8 @@ def _commit_outcome(
                 "scoring_s": scoring_s,
             }
         )
-        row = session.get(Submission, submission_id)
-        if probe is not None and row is not None and not error:
-            values |= {"fingerprint": probe[0], "flag": _probe_flag(session, row, *probe)}
+        if flag is not None:
+            values |= {"fingerprint": flag[0], "flag": flag[1]}
         done = _count(
             session.execute(
                 update(Submission)
@@ -167,6 +168,18 @@ def _commit_outcome(
         )
         if done != 1:
             raise _ClaimLost
+
+
+def _flag_of(
+    db: Database, job_id: int, probe: tuple[dict[str, Any], Policy]
+) -> tuple[dict[str, Any], str | None]:
+    """The fingerprint and the probe detector's verdict, computed in a read-only transaction before the
+    commit's write transaction (on SQLite the write lock is held from the first UPDATE to the commit)."""
+    with db.session() as session:
+        row = session.scalar(
+            select(Submission).join(Job, Job.submission_id == Submission.id).where(Job.id == job_id)
+        )
+        return probe[0], _probe_flag(session, row, *probe) if row is not None else None
 
 
 ARCHIVE_FAULTS: tuple[type[BaseException], ...] = (
@@ -252,6 +265,11 @@ def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -
     return True
 
 
+def _lower_priority(increment: int) -> None:
+    """The scoring child yields the CPU to the server's request threads (``Settings.scoring_nice``)."""
+    os.nice(increment)
+
+
 class Worker:
     """A daemon thread that scores jobs until stopped."""
 
@@ -275,7 +293,12 @@ class Worker:
         if not self.settings.scoring_process:
             return None
         if self._pool is None or getattr(self._pool, "_broken", False):
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+                initargs=(self.settings.scoring_nice,),
+            )
         return self._pool
 
     def _loop(self) -> None:

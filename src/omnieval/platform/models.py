@@ -44,6 +44,10 @@ class User(Base):
     """False for a self-registered account awaiting an admin (``--registration approval``): it cannot log
     in."""
 
+    __table_args__ = (
+        Index("ix_users_username_lower", func.lower(username), unique=True),
+    )  # ``Alice`` and ``alice`` are one account (migration 0005); create_all makes it too
+
 
 # Usernames are unique ignoring case (``Alice`` and ``alice`` are one account), as migration 0005 makes it.
 Index("ix_users_username_lower", func.lower(User.username), unique=True)

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 __all__ = ["error_answer", "install_error_handlers"]
@@ -46,7 +47,9 @@ def _is_api(request: Request) -> bool:
 
 
 def _render(request: Request, status: int, message: str) -> Response:
-    """``error.html`` with the visitor's nav bar (when their session and the database can be read)."""
+    """``error.html`` with the visitor's nav bar (when their session and the database can be read).
+
+    It reads the database: the async handlers call it in the threadpool, never on the event loop."""
     from omnieval.platform.pages import language_context, page_context, templates
 
     context: dict[str, Any] = {
@@ -76,7 +79,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if exc.status_code == 401 and request.method in ("GET", "HEAD"):
         return RedirectResponse(f"/login?next={quote(_here(request))}", status_code=303)
     detail = str(exc.detail) if exc.detail else TITLES.get(exc.status_code, "error")
-    return _render(request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
+    return await run_in_threadpool(_render, request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
 
 
 def error_answer(request: Request, status: int, message: str) -> Response:
@@ -90,12 +93,14 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     if _is_api(request):
         return await request_validation_exception_handler(request, exc)
-    return _render(request, 422, "the address or the form holds a value of the wrong kind")
+    return await run_in_threadpool(
+        _render, request, 422, "the address or the form holds a value of the wrong kind"
+    )
 
 
 async def _internal(request: Request, exc: Exception) -> Response:
     log.error("internal error: %s", type(exc).__name__)  # never the message: it could quote data
-    return _internal_answer(request)
+    return await run_in_threadpool(_internal_answer, request)
 
 
 def _internal_answer(request: Request) -> Response:

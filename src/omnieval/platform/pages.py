@@ -360,7 +360,15 @@ def log_page(
 
 @router.post("/submissions/{submission_id}/publish")
 async def publish(request: Request, session: SessionDep, submission_id: SubmissionId) -> Response:
+    """Async only to read the form; the database work runs in the threadpool, never on the event loop (on
+    SQLite a write waits for the write lock: up to ``busy_timeout``, while every other request would)."""
+    from starlette.concurrency import run_in_threadpool
+
     form = await request.form()
+    return await run_in_threadpool(_publish, request, session, submission_id, form)
+
+
+def _publish(request: Request, session: Any, submission_id: int, form: Any) -> Response:
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
     info = {k: str(form.get(k, "")).strip() for k in service.MODEL_INFO_KEYS if str(form.get(k, "")).strip()}

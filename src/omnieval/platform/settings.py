@@ -23,8 +23,9 @@ class Settings:
     database_url: str | None = None
     max_upload_bytes: int = 64 * MiB
     max_unpacked_bytes: int = 64 * MiB
-    """Decompressed bytes per upload. Sized for memory: an honest upload at this cap peaks under 300 MB
-    while validated and scored (``benchmarks/platform_load.py --memory``); MERA's outputs take a few MB."""
+    """Decompressed bytes per upload. Task files are parsed as streams, so validation needs ~2 MB whatever
+    the cap; scoring holds the answers, ~1.3x the JSON: an honest upload at this cap adds ~80 MB of RSS
+    (bound 300 MB; ``benchmarks/platform_load.py --memory``). MERA's outputs take a few MB."""
     max_ratio: float = 200.0
     """A member whose uncompressed/compressed size ratio exceeds this is a zip bomb."""
     max_members: int = 2000
@@ -58,10 +59,13 @@ class Settings:
     orphan_age_s: float = 600.0
     """At start-up, upload files no submission refers to and older than this are deleted."""
     worker: bool = True
+    """Run the scoring worker thread inside the server process."""
     scoring_process: bool = True
     """Score in a child process (spawned once, made again if it dies), so scoring's CPU never competes for
     the server process's GIL with the readers; False scores in the worker thread (tests that patch it)."""
-    """Run the scoring worker thread inside the server process."""
+    scoring_nice: int = 10
+    """Added to the scoring child's niceness: on a busy machine the readers' requests get the CPU first and
+    a submission waits a little longer for its score (0 keeps the server's priority)."""
     hold_s: float = 0.0
     """Keep each job claimed at least this long before committing (crash and load tests only)."""
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from omnieval.benchmarks.mera.catalog import MeraTask, catalogue, find_task
 from omnieval.errors import SubmissionError
@@ -76,17 +77,42 @@ def pack_mera(run_dirs: list[Path], out: Path, /, *, repeat: int | None = None) 
     return out
 
 
-def _check_items(task: MeraTask, data: Any, expected: set[str] | None) -> dict[str, Any]:
+class _NotShaped(ValueError):
+    """The task file has no ``data.test`` array."""
+
+
+class _NotJson(ValueError):
+    """The task file is not valid JSON (or not UTF-8)."""
+
+
+def _test_items(fh: IO[bytes]) -> Iterator[Any]:
+    """The items of the file's ``data.test`` array one at a time, parsed as a stream (``ijson``): a task file
+    is never held whole, as bytes or as a parsed document, so memory stays bounded by one item. Raises
+    ``_NotJson`` or, once the file is read, ``_NotShaped``."""
+    import ijson
+
+    shaped = False
+
+    def events() -> Iterator[tuple[str, str, Any]]:
+        nonlocal shaped
+        for prefix, event, value in ijson.parse(fh, use_float=True):
+            shaped = shaped or (prefix == "data.test" and event == "start_array")
+            yield prefix, event, value
+
+    try:
+        yield from ijson.items(events(), "data.test.item")
+    except ijson.JSONError as exc:
+        raise _NotJson(str(exc).strip().splitlines()[0]) from None
+    if not shaped:
+        raise _NotShaped('expected {"data": {"test": [...]}}')
+
+
+def _check_items(task: MeraTask, test: Iterable[Any], expected: set[str] | None) -> dict[str, Any]:
     errors: list[str] = []
-    test = (
-        data.get("data", {}).get("test")
-        if isinstance(data, dict) and isinstance(data.get("data"), dict)
-        else None
-    )
-    if not isinstance(test, list):
-        return {"n": 0, "errors": ['expected {"data": {"test": [...]}}']}
+    n = 0
     seen: set[int] = set()
     for i, item in enumerate(test):
+        n += 1
         where = f"data.test[{i}]"
         ident = (
             item.get("meta", {}).get("id")
@@ -105,11 +131,11 @@ def _check_items(task: MeraTask, data: Any, expected: set[str] | None) -> dict[s
         seen.add(ident)
         if expected is not None and str(ident) not in expected:
             errors.append(f"{where}: unknown id (not in the test set)")
-    report: dict[str, Any] = {"n": len(test), "errors": errors}
+    report: dict[str, Any] = {"n": n, "errors": errors}
     if expected is not None:
         report["missing_ids"] = sorted(expected - {str(x) for x in seen}, key=lambda s: (len(s), s))
-    elif len(test) != task.size:
-        report["note"] = f"{len(test)} answers; the published test set has {task.size}"
+    elif n != task.size:
+        report["note"] = f"{n} answers; the published test set has {task.size}"
     return report
 
 
@@ -149,13 +175,14 @@ def validate_mera(archive: Path, /, *, data: str | None = None, require_all: boo
                 hint = f" (expected {task.submission}.json)" if task else ""
                 errors.append(f"{name}: not a MERA Multi task file{hint}")
                 continue
-            try:
-                content = json.loads(zf.read(name))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                tasks[task.name] = {"file": name, "n": 0, "errors": [f"not valid JSON ({exc})"]}
-                continue
             ids = None if expected is None else expected.get(task.name, set())
-            tasks[task.name] = {"file": name, **_check_items(task, content, ids)}
+            try:
+                with zf.open(name) as fh:
+                    tasks[task.name] = {"file": name, **_check_items(task, _test_items(fh), ids)}
+            except _NotJson as exc:
+                tasks[task.name] = {"file": name, "n": 0, "errors": [f"not valid JSON ({exc})"]}
+            except _NotShaped as exc:
+                tasks[task.name] = {"file": name, "n": 0, "errors": [str(exc)]}
         missing = sorted(t.name for t in catalogue().tasks if t.name not in tasks)
         warnings = [] if LOGS_NAME in names else [f"{LOGS_NAME} is missing (experts verify runs from it)"]
     for block in tasks.values():
@@ -192,8 +219,9 @@ def read_mera(archive: Path, /) -> dict[str, dict[str, str]]:
             )
             if task is None or name != f"{task.submission}.json":
                 continue
-            test = json.loads(zf.read(name)).get("data", {}).get("test", [])
-            out[task.name] = {
-                _as_int_text(str(item["meta"]["id"])): _answer_text(item.get("outputs")) for item in test
-            }
+            with zf.open(name) as fh:  # streamed: only the answers are kept, never the file or its document
+                out[task.name] = {
+                    _as_int_text(str(item["meta"]["id"])): _answer_text(item.get("outputs"))
+                    for item in _test_items(fh)
+                }
     return out
