@@ -49,10 +49,6 @@ class User(Base):
     )  # ``Alice`` and ``alice`` are one account (migration 0005); create_all makes it too
 
 
-# Usernames are unique ignoring case (``Alice`` and ``alice`` are one account), as migration 0005 makes it.
-Index("ix_users_username_lower", func.lower(User.username), unique=True)
-
-
 class ApiToken(Base):
     __tablename__ = "api_tokens"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
