@@ -9,6 +9,7 @@ re-render a report at any time.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -18,7 +19,7 @@ import jinja2
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, script_json
-from omnieval.reports.loading import RunData, load_run, state_names
+from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
 from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
@@ -88,21 +89,47 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tuple[list[float] | None, str]:
+def _task_scores(records: Iterable[dict[str, Any]]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per task, the scored samples' scores (a sample's repeats folded into their mean, as
+    :func:`~omnieval.aggregate.repeats.fold_all_repeats` does, in its order: plain records, then folded
+    samples), with and without ``judge_failed`` samples. One pass, holding floats only."""
+    every: dict[str, list[float]] = {}
+    judged: dict[str, list[float]] = {}
+    repeats: dict[tuple[str, str], tuple[bool, list[float], set[str]]] = {}
+    for record in records:
+        if record.get("repeat") is not None:
+            key = (str(record["task"]), str(record["sample_id"]))
+            folded = repeats.setdefault(key, (bool(record.get("scored", True)), [], set()))
+            folded[1].append(float(record.get("score") or 0.0))
+            folded[2].add(str(record.get("state")))
+        elif record.get("scored", True):
+            _add_score(
+                every, judged, str(record["task"]), float(record.get("score") or 0.0), record.get("state")
+            )
+    for (task, _), (scored, scores, states) in repeats.items():
+        if scored:  # the fold's state: judge_failed only when every repeat is
+            state = "judge_failed" if states == {"judge_failed"} else "ok"
+            _add_score(every, judged, task, math.fsum(scores) / len(scores), state)
+    return every, judged
+
+
+def _add_score(
+    every: dict[str, list[float]], judged: dict[str, list[float]], task: str, value: float, state: Any
+) -> None:
+    every.setdefault(task, []).append(value)
+    if state != "judge_failed":
+        judged.setdefault(task, []).append(value)
+
+
+def _overall_ci(
+    rows: list[dict[str, Any]], records: Iterable[dict[str, Any]]
+) -> tuple[list[float] | None, str]:
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
-    from omnieval.aggregate.repeats import fold_all_repeats
     from omnieval.analysis.stability import macro_bootstrap_ci
 
-    every: dict[str, list[float]] = {}
-    judged: dict[str, list[float]] = {}
-    for record in fold_all_repeats(records):  # a sample's repeats are one draw of the benchmark (clustered)
-        if record.get("scored", True):
-            value = float(record.get("score") or 0.0)
-            every.setdefault(str(record["task"]), []).append(value)
-            if record.get("state") != "judge_failed":
-                judged.setdefault(str(record["task"]), []).append(value)
+    every, judged = _task_scores(records)  # a sample's repeats are one draw of the benchmark (clustered)
     groups = []
     for row in (r for r in rows if r["scored"]):
         candidates = (every.get(row["name"], []), judged.get(row["name"], []))
@@ -118,7 +145,9 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
     )
 
 
-def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(
+    rows: list[dict[str, Any]], states: list[str], records: Iterable[dict[str, Any]]
+) -> dict[str, Any]:
     scored = [r for r in rows if r["scored"]]
     totals: Counter[str] = Counter()
     for row in rows:
@@ -191,14 +220,19 @@ def _saved_audit_notes(run_dir: Path, versions: set[str]) -> list[str]:
     )
 
 
+_AUDITED = ("task", "sample_id", "state", "response", "judge")
+"""The record fields a judge audit reads (:mod:`omnieval.analysis.judge_runs`): only these are kept."""
+
+
 def _judge_audit(run: RunData) -> dict[str, Any] | None:
     """The "Judge audit" section of a judged run: per judge and task the failures, cost and length bias
     (and position swap) from the records, plus a saved ``omnieval judge audit``'s flips and agreement."""
-    if not any(r.get("judge") for r in run.records):
+    judged = [{k: r.get(k) for k in _AUDITED} for r in run.records if r.get("judge")]
+    if not judged:
         return None
     from omnieval.analysis.judge_runs import AUDIT_COLUMNS, audit_notes, audit_rows, audit_runs
 
-    audit = audit_runs({run.label: run.records})
+    audit = audit_runs({run.label: judged})
     notes = audit_notes(audit) + _saved_audit_notes(run.run_dir, set(audit["runs"][run.label]["judges"]))
     return {"columns": AUDIT_COLUMNS, "rows": audit_rows(audit), "notes": notes}
 
@@ -220,7 +254,7 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
     wanted: dict[str, set[str]] = {}
     for record in run.records:
         wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
-    prompts.load(wanted)
+    prompts.load(wanted, spill=isinstance(run.records, RecordStream))
     viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
     _export_tables(out_dir / "report_tables", rows, dims, states)
     charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
@@ -259,7 +293,7 @@ def write_report(
     if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
         run = RunData(run_dir, results, {}, [])
     else:
-        run = load_run(run_dir)
+        run = load_run(run_dir, stream_above=STREAM_BYTES)
     if results is not None:
         run.results = results
     html = build_report(run, tasks=tasks)

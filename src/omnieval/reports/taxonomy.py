@@ -145,7 +145,7 @@ def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
     return groups.dimensions("task")
 
 
-def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
+def sample_dimensions(records: Iterable[dict[str, Any]]) -> list[Dimension]:
     """Dimensions over scored samples (mean sample score per group) from record metadata and variant."""
     groups = _Groups()
     for record in records:
@@ -158,7 +158,7 @@ def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
     return groups.dimensions("sample")
 
 
-def judge_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
+def judge_dimensions(records: Iterable[dict[str, Any]]) -> list[Dimension]:
     """Per task, the mean verdict of each judge call label (e.g. a POLLUX criterion), on the judge's scale.
 
     A call without a verdict (failed, unparseable, out of range) is left out here; its sample is
