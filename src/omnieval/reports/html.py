@@ -22,7 +22,7 @@ from omnieval.reports.embed import html_text, plotly_js, script_json
 from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
-from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
+from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_dimensions
 from omnieval.reports.views import PromptSource
 from omnieval.types import STATES
 
@@ -89,47 +89,75 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _task_scores(records: Iterable[dict[str, Any]]) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+class _TaskScores:
     """Per task, the scored samples' scores (a sample's repeats folded into their mean, as
     :func:`~omnieval.aggregate.repeats.fold_all_repeats` does, in its order: plain records, then folded
-    samples), with and without ``judge_failed`` samples. One pass, holding floats only."""
-    every: dict[str, list[float]] = {}
-    judged: dict[str, list[float]] = {}
-    repeats: dict[tuple[str, str], tuple[bool, list[float], set[str]]] = {}
-    for record in records:
+    samples), with and without ``judge_failed`` samples; fed one record at a time, holding floats only."""
+
+    def __init__(self) -> None:
+        self.every: dict[str, list[float]] = {}
+        self.judged: dict[str, list[float]] = {}
+        self.repeats: dict[tuple[str, str], tuple[bool, list[float], set[str]]] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
         if record.get("repeat") is not None:
             key = (str(record["task"]), str(record["sample_id"]))
-            folded = repeats.setdefault(key, (bool(record.get("scored", True)), [], set()))
+            folded = self.repeats.setdefault(key, (bool(record.get("scored", True)), [], set()))
             folded[1].append(float(record.get("score") or 0.0))
             folded[2].add(str(record.get("state")))
         elif record.get("scored", True):
-            _add_score(
-                every, judged, str(record["task"]), float(record.get("score") or 0.0), record.get("state")
-            )
-    for (task, _), (scored, scores, states) in repeats.items():
-        if scored:  # the fold's state: judge_failed only when every repeat is
-            state = "judge_failed" if states == {"judge_failed"} else "ok"
-            _add_score(every, judged, task, math.fsum(scores) / len(scores), state)
-    return every, judged
+            self._add(str(record["task"]), float(record.get("score") or 0.0), record.get("state"))
+
+    def _add(self, task: str, value: float, state: Any) -> None:
+        self.every.setdefault(task, []).append(value)
+        if state != "judge_failed":
+            self.judged.setdefault(task, []).append(value)
+
+    def result(self) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+        for (task, _), (scored, scores, states) in self.repeats.items():
+            if scored:  # the fold's state: judge_failed only when every repeat is
+                self._add(
+                    task,
+                    math.fsum(scores) / len(scores),
+                    "judge_failed" if states == {"judge_failed"} else "ok",
+                )
+        self.repeats = {}
+        return self.every, self.judged
 
 
-def _add_score(
-    every: dict[str, list[float]], judged: dict[str, list[float]], task: str, value: float, state: Any
-) -> None:
-    every.setdefault(task, []).append(value)
-    if state != "judge_failed":
-        judged.setdefault(task, []).append(value)
+_AUDITED = ("task", "sample_id", "state", "response", "judge")
+"""The record fields a judge audit reads (:mod:`omnieval.analysis.judge_runs`): only these are kept."""
 
 
-def _overall_ci(
-    rows: list[dict[str, Any]], records: Iterable[dict[str, Any]]
-) -> tuple[list[float] | None, str]:
+class _RecordSummary:
+    """What the page needs from the records besides the sidecar, gathered in one pass over them (a large
+    run's records are read from disk again for each pass): states, dimensions, the samples to rebuild
+    prompts for, per-task scores for the overall CI, and the judged records' audited fields."""
+
+    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+        self.states: dict[str, int] = {}
+        self.wanted: dict[str, set[str]] = {}
+        self.judged: list[dict[str, Any]] = []
+        self.scores = _TaskScores()
+        sample_dims, judge_dims = SampleDimensions(), JudgeDimensions()
+        for record in records:
+            self.states[str(record.get("state"))] = 1
+            self.wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
+            sample_dims.add(record)
+            judge_dims.add(record)
+            self.scores.add(record)
+            if record.get("judge"):
+                self.judged.append({k: record.get(k) for k in _AUDITED})
+        self.dimensions = sample_dims.dimensions() + judge_dims.dimensions()
+
+
+def _overall_ci(rows: list[dict[str, Any]], scores: _TaskScores) -> tuple[list[float] | None, str]:
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
     from omnieval.analysis.stability import macro_bootstrap_ci
 
-    every, judged = _task_scores(records)  # a sample's repeats are one draw of the benchmark (clustered)
+    every, judged = scores.result()  # a sample's repeats are one draw of the benchmark (clustered)
     groups = []
     for row in (r for r in rows if r["scored"]):
         candidates = (every.get(row["name"], []), judged.get(row["name"], []))
@@ -145,14 +173,12 @@ def _overall_ci(
     )
 
 
-def _summary(
-    rows: list[dict[str, Any]], states: list[str], records: Iterable[dict[str, Any]]
-) -> dict[str, Any]:
+def _summary(rows: list[dict[str, Any]], states: list[str], scores: _TaskScores) -> dict[str, Any]:
     scored = [r for r in rows if r["scored"]]
     totals: Counter[str] = Counter()
     for row in rows:
         totals.update(row["states"])
-    ci, ci_note = _overall_ci(rows, records) if scored else (None, "")
+    ci, ci_note = _overall_ci(rows, scores) if scored else (None, "")
     return {
         "score": sum(r["score"] for r in scored) / len(scored) if scored else None,
         "ci95": ci,
@@ -220,14 +246,9 @@ def _saved_audit_notes(run_dir: Path, versions: set[str]) -> list[str]:
     )
 
 
-_AUDITED = ("task", "sample_id", "state", "response", "judge")
-"""The record fields a judge audit reads (:mod:`omnieval.analysis.judge_runs`): only these are kept."""
-
-
-def _judge_audit(run: RunData) -> dict[str, Any] | None:
+def _judge_audit(run: RunData, judged: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The "Judge audit" section of a judged run: per judge and task the failures, cost and length bias
     (and position swap) from the records, plus a saved ``omnieval judge audit``'s flips and agreement."""
-    judged = [{k: r.get(k) for k in _AUDITED} for r in run.records if r.get("judge")]
     if not judged:
         return None
     from omnieval.analysis.judge_runs import AUDIT_COLUMNS, audit_notes, audit_rows, audit_runs
@@ -240,21 +261,14 @@ def _judge_audit(run: RunData) -> dict[str, Any] | None:
 def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None) -> str:
     """Write the sidecar and tables of one run and return the page's HTML."""
     out_dir = report_dir or run.run_dir
+    summary = _RecordSummary(run.records)
     states = state_names(
-        *(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
-        {str(r.get("state")): 1 for r in run.records},
+        *(b.get("states") or {} for b in run.results.get("tasks", {}).values()), summary.states
     )
     rows = _task_rows(run.results)
-    dims = (
-        task_dimensions(run.results.get("tasks", {}))
-        + sample_dimensions(run.records)
-        + judge_dimensions(run.records)
-    )
+    dims = task_dimensions(run.results.get("tasks", {})) + summary.dimensions
     prompts = PromptSource(tasks, report_dir=out_dir)
-    wanted: dict[str, set[str]] = {}
-    for record in run.records:
-        wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
-    prompts.load(wanted, spill=isinstance(run.records, RecordStream))
+    prompts.load(summary.wanted, spill=isinstance(run.records, RecordStream))
     viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
     _export_tables(out_dir / "report_tables", rows, dims, states)
     charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
@@ -275,10 +289,10 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
         rows=rows,
         dims=dims,
         states=states,
-        summary=_summary(rows, states, run.records),
+        summary=_summary(rows, states, summary.scores),
         notes=notes,
         data_json=script_json(data),
-        judge_audit=_judge_audit(run),
+        judge_audit=_judge_audit(run, summary.judged),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         run_label=run.label,
         viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
