@@ -9,6 +9,7 @@ re-render a report at any time.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -17,13 +18,12 @@ from typing import Any
 
 import jinja2
 
-from omnieval.aggregate.repeats import fold_all_repeats
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
-from omnieval.reports.loading import RunData, load_run, state_names
+from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
-from omnieval.reports.taxonomy import judge_dimensions, sample_dimensions, task_dimensions
+from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_dimensions
 from omnieval.reports.views import PromptSource
 from omnieval.types import STATES
 
@@ -118,20 +118,83 @@ def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tuple[list[float] | None, str]:
+class _TaskScores:
+    """Per task, the scored samples' scores (a sample's repeats folded into their mean, as
+    :func:`~omnieval.aggregate.repeats.fold_all_repeats` does, in its order: plain records, then folded
+    samples), with and without ``judge_failed`` samples; fed one record at a time, holding floats only."""
+
+    def __init__(self) -> None:
+        self.every: dict[str, list[float]] = {}
+        self.judged: dict[str, list[float]] = {}
+        self.repeats: dict[tuple[str, str], tuple[bool, list[float], set[str]]] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        if record.get("repeat") is not None:
+            key = (str(record["task"]), str(record["sample_id"]))
+            folded = self.repeats.setdefault(key, (bool(record.get("scored", True)), [], set()))
+            folded[1].append(float(record.get("score") or 0.0))
+            folded[2].add(str(record.get("state")))
+        elif record.get("scored", True):
+            self._add(str(record["task"]), float(record.get("score") or 0.0), record.get("state"))
+
+    def _add(self, task: str, value: float, state: Any) -> None:
+        self.every.setdefault(task, []).append(value)
+        if state != "judge_failed":
+            self.judged.setdefault(task, []).append(value)
+
+    def result(self) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+        for (task, _), (scored, scores, states) in self.repeats.items():
+            if scored:  # the fold's state: judge_failed only when every repeat is
+                self._add(
+                    task,
+                    math.fsum(scores) / len(scores),
+                    "judge_failed" if states == {"judge_failed"} else "ok",
+                )
+        self.repeats = {}
+        return self.every, self.judged
+
+
+_AUDITED = ("task", "sample_id", "state", "response", "judge")
+"""The record fields a judge audit reads (:mod:`omnieval.analysis.judge_runs`): only these are kept."""
+
+
+class _RecordSummary:
+    """What the page needs from the records besides the sidecar, gathered in one pass over them (a large
+    run's records are read from disk again for each pass): states, dimensions, the samples to rebuild
+    prompts for, per-task scores for the overall CI, and the judged records' audited fields."""
+
+    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+        self.states: dict[str, int] = {}
+        self.wanted: dict[str, set[str]] = {}
+        self.judged: list[dict[str, Any]] = []
+        self.scores = _TaskScores()
+        sample_dims, judge_dims = SampleDimensions(), JudgeDimensions()
+        repeats: dict[tuple[str, str], tuple[dict[str, Any], list[float]]] = {}
+        for record in records:
+            self.states[str(record.get("state"))] = 1
+            self.wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
+            if record.get("repeat") is None:
+                sample_dims.add(record)
+            else:  # a group's n counts samples, not repeats: a sample's repeats enter once, their mean
+                key = (str(record["task"]), str(record["sample_id"]))
+                first = {k: record.get(k) for k in ("scored", "metadata", "variant")}
+                repeats.setdefault(key, (first, []))[1].append(float(record.get("score") or 0.0))
+            judge_dims.add(record)
+            self.scores.add(record)
+            if record.get("judge"):
+                self.judged.append({k: record.get(k) for k in _AUDITED})
+        for first, scores in repeats.values():
+            sample_dims.add({**first, "score": math.fsum(scores) / len(scores)})
+        self.dimensions = sample_dims.dimensions() + judge_dims.dimensions()
+
+
+def _overall_ci(rows: list[dict[str, Any]], scores: _TaskScores) -> tuple[list[float] | None, str]:
     """Task-stratified bootstrap CI of the overall score, when every scored task's score is the mean of
     its samples' scores (a task aggregated otherwise, e.g. circular evaluation, has no such CI). A
     judge-derived score leaves ``judge_failed`` samples out of that mean; other scores keep them."""
     from omnieval.analysis.stability import macro_bootstrap_ci
 
-    every: dict[str, list[float]] = {}
-    judged: dict[str, list[float]] = {}
-    for record in fold_all_repeats(records):  # a sample's repeats are one draw of the benchmark (clustered)
-        if record.get("scored", True):
-            value = float(record.get("score") or 0.0)
-            every.setdefault(str(record["task"]), []).append(value)
-            if record.get("state") != "judge_failed":
-                judged.setdefault(str(record["task"]), []).append(value)
+    every, judged = scores.result()  # a sample's repeats are one draw of the benchmark (clustered)
     groups = []
     for row in (r for r in rows if r["scored"]):
         candidates = (every.get(row["name"], []), judged.get(row["name"], []))
@@ -147,12 +210,12 @@ def _overall_ci(rows: list[dict[str, Any]], records: list[dict[str, Any]]) -> tu
     )
 
 
-def _summary(rows: list[dict[str, Any]], states: list[str], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(rows: list[dict[str, Any]], states: list[str], scores: _TaskScores) -> dict[str, Any]:
     scored = [r for r in rows if r["scored"]]
     totals: Counter[str] = Counter()
     for row in rows:
         totals.update(row["states"])
-    ci, ci_note = _overall_ci(rows, records) if scored else (None, "")
+    ci, ci_note = _overall_ci(rows, scores) if scored else (None, "")
     return {
         "score": sum(r["score"] for r in scored) / len(scored) if scored else None,
         "ci95": ci,
@@ -220,14 +283,14 @@ def _saved_audit_notes(run_dir: Path, versions: set[str]) -> list[str]:
     )
 
 
-def _judge_audit(run: RunData) -> dict[str, Any] | None:
+def _judge_audit(run: RunData, judged: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The "Judge audit" section of a judged run: per judge and task the failures, cost and length bias
     (and position swap) from the records, plus a saved ``omnieval judge audit``'s flips and agreement."""
-    if not any(r.get("judge") for r in run.records):
+    if not judged:
         return None
     from omnieval.analysis.judge_runs import AUDIT_COLUMNS, audit_notes, audit_rows, audit_runs
 
-    audit = audit_runs({run.label: run.records})
+    audit = audit_runs({run.label: judged})
     notes = audit_notes(audit) + _saved_audit_notes(run.run_dir, set(audit["runs"][run.label]["judges"]))
     return {"columns": AUDIT_COLUMNS, "rows": audit_rows(audit), "notes": notes}
 
@@ -242,21 +305,14 @@ def report_context(
 ) -> dict[str, Any]:
     """Write the sidecar and tables of one run and return what the page template needs."""
     out_dir = report_dir or run.run_dir
+    summary = _RecordSummary(run.records)
     states = state_names(
-        *(b.get("states") or {} for b in run.results.get("tasks", {}).values()),
-        {str(r.get("state")): 1 for r in run.records},
+        *(b.get("states") or {} for b in run.results.get("tasks", {}).values()), summary.states
     )
     rows = _task_rows(run.results)
-    dims = (
-        task_dimensions(run.results.get("tasks", {}))
-        + sample_dimensions(fold_all_repeats(run.records))  # a group's n counts samples, not repeats
-        + judge_dimensions(run.records)
-    )
+    dims = task_dimensions(run.results.get("tasks", {})) + summary.dimensions
     prompts = PromptSource(tasks, report_dir=out_dir)
-    wanted: dict[str, set[str]] = {}
-    for record in run.records:
-        wanted.setdefault(str(record["task"]), set()).add(str(record["sample_id"]))
-    prompts.load(wanted)
+    prompts.load(summary.wanted, spill=isinstance(run.records, RecordStream))
     viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
     _export_tables(out_dir / "report_tables", rows, dims, states)
     charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
@@ -276,10 +332,10 @@ def report_context(
         rows=rows,
         dims=dims,
         states=states,
-        summary=_summary(rows, states, run.records),
+        summary=_summary(rows, states, summary.scores),
         notes=notes,
         data_json=script_json(data),
-        judge_audit=_judge_audit(run),
+        judge_audit=_judge_audit(run, summary.judged),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         run_label=run.label,
         viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
@@ -294,7 +350,7 @@ def write_report(
     if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
         run = RunData(run_dir, results, {}, [])
     else:
-        run = load_run(run_dir)
+        run = load_run(run_dir, stream_above=STREAM_BYTES)
     if results is not None:
         run.results = results
     return write_page(run_dir / "report.html", "report.html.jinja", **report_context(run, tasks=tasks))

@@ -8,7 +8,10 @@ rebuilt from the records (mean score, bootstrap CI) and the report says so.
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +22,13 @@ from omnieval.errors import StoreError
 from omnieval.types import STATES
 from omnieval.types.files import checked_json
 
-__all__ = ["RunData", "load_run", "read_records_tolerant", "state_names"]
+__all__ = ["STREAM_BYTES", "RecordStream", "RunData", "load_run", "read_records_tolerant", "state_names"]
+
+STREAM_BYTES = 16 * 2**20
+"""A ``samples.jsonl`` larger than this is not held by a report: its records (a dict of ~25 fields each,
+~4 KB in memory against ~0.7 KB on disk) are read again from the file for each pass (:class:`RecordStream`),
+so rendering a 100,000-record run stays in bounded memory. Smaller files are held: several passes over a
+list cost nothing."""
 
 
 @dataclass
@@ -29,13 +38,35 @@ class RunData:
     run_dir: Path
     results: dict[str, Any]
     manifest: dict[str, Any]
-    records: list[dict[str, Any]]
+    records: Sequence[dict[str, Any]]
+    """A list, or a :class:`RecordStream` (iterable again and again, sized) for a large run."""
     unreadable_lines: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
         return self.run_dir.resolve().name
+
+
+_UNREADABLE: dict[str, Any] = {}
+"""What :func:`_readable` returns for a line that is not a record (compared by identity)."""
+
+
+def _readable(line: bytes) -> dict[str, Any] | None:
+    """A line's record; ``None`` for a blank line, ``_UNREADABLE`` for one that is not a record."""
+    if not line.strip():
+        return None
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _UNREADABLE
+    if not isinstance(record, dict) or "task" not in record or "sample_id" not in record:
+        return _UNREADABLE
+    return record
+
+
+def _key(record: dict[str, Any]) -> tuple[str, str, Any]:
+    return sys.intern(str(record["task"])), str(record["sample_id"]), record.get("repeat")
 
 
 def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
@@ -45,18 +76,63 @@ def read_records_tolerant(path: Path) -> tuple[list[dict[str, Any]], int]:
     bad = 0
     with path.open("rb") as fh:
         for line in fh:
-            if not line.strip():
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError:
+            record = _readable(line)
+            if record is _UNREADABLE:
                 bad += 1
-                continue
-            if not isinstance(record, dict) or "task" not in record or "sample_id" not in record:
-                bad += 1
-                continue
-            latest[(str(record["task"]), str(record["sample_id"]), record.get("repeat"))] = record
+            elif record:
+                latest[_key(record)] = record
     return list(latest.values()), bad
+
+
+class RecordStream(Sequence[dict[str, Any]]):
+    """The records :func:`read_records_tolerant` returns, in the same order, read again from the file at
+    each iteration instead of held: only each winning line's byte offset is kept (8 bytes a record).
+
+    Built by one pass over the file (which also counts the unreadable lines); the file must not change
+    while the stream is in use (a report renders a finished run). Indexing is not supported: consumers
+    iterate."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        first: dict[tuple[str, str, Any], int] = {}  # key → its slot in ``offsets`` (first-seen order)
+        self.offsets = array("q")
+        self.unreadable = 0
+        with path.open("rb") as fh:
+            offset = 0
+            for line in fh:
+                record = _readable(line)
+                if record is _UNREADABLE:
+                    self.unreadable += 1
+                elif record:
+                    slot = first.setdefault(_key(record), len(self.offsets))
+                    if slot == len(self.offsets):
+                        self.offsets.append(offset)
+                    else:  # a later record of the same sample (a resume): it wins, in the first one's place
+                        self.offsets[slot] = offset
+                offset += len(line)
+        self.in_order = all(a < b for a, b in zip(self.offsets, self.offsets[1:], strict=False))
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __getitem__(self, index: Any) -> Any:
+        raise TypeError("a RecordStream is read by iteration only")
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        with self.path.open("rb") as fh:
+            if self.in_order:  # no sample recorded twice (the usual case): one sequential read
+                wanted = iter(self.offsets)
+                target = next(wanted, None)
+                offset = 0
+                for line in fh:
+                    if offset == target:
+                        yield orjson.loads(line)
+                        target = next(wanted, None)
+                    offset += len(line)
+                return
+            for offset in self.offsets:
+                fh.seek(offset)
+                yield orjson.loads(fh.readline())
 
 
 def state_names(*counts: dict[str, Any]) -> list[str]:
@@ -66,7 +142,7 @@ def state_names(*counts: dict[str, Any]) -> list[str]:
     return [*STATES, *sorted({s for s in seen if s not in STATES})]
 
 
-def _results_from_records(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _results_from_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     from omnieval.aggregate import bootstrap_ci
 
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -89,15 +165,21 @@ def _results_from_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     return {"model": None, "tasks": tasks}
 
 
-def load_run(run_dir: Path) -> RunData:
-    """Read records, results and manifest of one run directory."""
+def load_run(run_dir: Path, *, stream_above: int | None = None) -> RunData:
+    """Read records, results and manifest of one run directory. With ``stream_above`` (bytes), a
+    ``samples.jsonl`` larger than that is not held: ``records`` is a :class:`RecordStream`."""
     run_dir = Path(run_dir)
     samples = run_dir / "samples.jsonl"
     if not run_dir.is_dir():
         raise StoreError(f"{run_dir} is not a directory")
     if not samples.exists():
         raise StoreError(f"{run_dir} has no samples.jsonl: not an omnieval run directory")
-    records, bad = read_records_tolerant(samples)
+    records: Sequence[dict[str, Any]]
+    if stream_above is not None and samples.stat().st_size > stream_above:
+        records = RecordStream(samples)
+        bad = records.unreadable
+    else:
+        records, bad = read_records_tolerant(samples)
     manifest = (
         checked_json(run_dir / "manifest.json", "manifest") if (run_dir / "manifest.json").exists() else {}
     )

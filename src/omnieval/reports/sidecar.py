@@ -20,7 +20,7 @@ import itertools
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -104,31 +104,35 @@ def part_records(part: dict[str, Any]) -> list[dict[str, Any]]:
     return [{k: v[i] for k, v in part["cols"].items() if v[i] is not None} for i in range(part["n"])]
 
 
-def _index(
-    records: list[dict[str, Any]], states: list[str]
-) -> tuple[dict[str, list[int]], dict[str, int], dict[str, int]]:
-    task_of: dict[str, int] = {}
-    variant_of: dict[str, int] = {}
-    state_index = {s: i for i, s in enumerate(states)}
-    index: dict[str, list[int]] = {"t": [], "s": [], "v": [], "c": []}
-    for record in records:
-        variant = record.get("variant")
-        index["t"].append(task_of.setdefault(str(record["task"]), len(task_of)))
-        index["s"].append(state_index.get(str(record.get("state")), 0))
-        index["v"].append(variant_of.setdefault(str(variant), len(variant_of)) if variant is not None else -1)
+class _Index:
+    """One compact row per record (task, state, variant, score), filled part by part."""
+
+    def __init__(self, states: list[str]) -> None:
+        self.task_of: dict[str, int] = {}
+        self.variant_of: dict[str, int] = {}
+        self.state_index = {s: i for i, s in enumerate(states)}
+        self.columns: dict[str, list[int]] = {"t": [], "s": [], "v": [], "c": []}
+
+    def add(self, record: dict[str, Any]) -> None:
+        variant, index = record.get("variant"), self.columns
+        index["t"].append(self.task_of.setdefault(str(record["task"]), len(self.task_of)))
+        index["s"].append(self.state_index.get(str(record.get("state")), 0))
+        index["v"].append(
+            self.variant_of.setdefault(str(variant), len(self.variant_of)) if variant is not None else -1
+        )
         scored = record.get("scored", True)
         index["c"].append(round(float(record.get("score") or 0.0) * 1000) if scored else -1)
-    return index, task_of, variant_of
 
 
 def write_sidecar(
     report_dir: Path,
-    records: list[dict[str, Any]],
+    records: Iterable[dict[str, Any]],
     *,
     states: list[str],
     extra: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
-    """Write index and parts; return what the page needs to read them.
+    """Write index and parts in one pass over ``records`` (only a part's records are held at a time);
+    return what the page needs to read them.
 
     Parts are compressed on a thread pool (zlib releases the GIL) while the next part's prompts and
     columns are built, with a bounded backlog so memory stays a few parts deep.
@@ -137,29 +141,33 @@ def write_sidecar(
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    index, task_of, variant_of = _index(records, states)
-    n_chunks = (len(records) + CHUNK - 1) // CHUNK
+    index = _Index(states)
+    rows_iter = iter(records)
+    n_chunks = 0
     workers = max(1, min(4, os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: list[Future[None]] = []
-        for chunk in range(n_chunks):
-            rows = records[chunk * CHUNK : (chunk + 1) * CHUNK]
+        while rows := list(itertools.islice(rows_iter, CHUNK)):
+            for row in rows:
+                index.add(row)
             added = [extra(r) for r in rows] if extra is not None else None
-            pending.append(
-                pool.submit(_write_part, folder / f"c{chunk:05d}.js", chunk, _part_payload(rows, added))
-            )
+            payload = _part_payload(rows, added)
+            pending.append(pool.submit(_write_part, folder / f"c{n_chunks:05d}.js", n_chunks, payload))
+            n_chunks += 1
             while len(pending) > 2 * workers:
                 pending.pop(0).result()
         for future in pending:
             future.result()
     meta = {
-        "n": len(records),
+        "n": len(index.columns["t"]),
         "chunk": CHUNK,
         "n_chunks": n_chunks,
         "dir": SIDECAR,
-        "tasks": list(task_of),
-        "variants": list(variant_of),
+        "tasks": list(index.task_of),
+        "variants": list(index.variant_of),
         "states": states,
     }
-    (folder / "index.js").write_text(f"OMNI_INDEX({script_json({**meta, **index})});\n", encoding="utf-8")
+    (folder / "index.js").write_text(
+        f"OMNI_INDEX({script_json({**meta, **index.columns})});\n", encoding="utf-8"
+    )
     return meta

@@ -17,7 +17,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["Dimension", "judge_dimensions", "sample_dimensions", "task_dimensions"]
+__all__ = [
+    "Dimension",
+    "JudgeDimensions",
+    "SampleDimensions",
+    "judge_dimensions",
+    "sample_dimensions",
+    "task_dimensions",
+]
 
 Dimension = dict[str, Any]
 """``{"name", "level": "task" | "sample" | "judge", "groups": [{"value", "score", "n"}]}``."""
@@ -145,37 +152,64 @@ def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
     return groups.dimensions("task")
 
 
-def sample_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
-    """Dimensions over scored samples (mean sample score per group) from record metadata and variant."""
-    groups = _Groups()
-    for record in records:
+class SampleDimensions:
+    """Dimensions over scored samples (mean sample score per group) from record metadata and variant,
+    fed one record at a time (a report reads a large run in one pass)."""
+
+    def __init__(self) -> None:
+        self.groups = _Groups()
+
+    def add(self, record: dict[str, Any]) -> None:
         if not record.get("scored", True):
-            continue
+            return
         pairs = list(_flatten(record.get("metadata") or {}))
         if record.get("variant") is not None:
             pairs.append(("prompt variant", str(record["variant"])))
-        groups.add(pairs, float(record.get("score") or 0.0))
-    return groups.dimensions("sample")
+        self.groups.add(pairs, float(record.get("score") or 0.0))
+
+    def dimensions(self) -> list[Dimension]:
+        return self.groups.dimensions("sample")
 
 
-def judge_dimensions(records: list[dict[str, Any]]) -> list[Dimension]:
+class JudgeDimensions:
     """Per task, the mean verdict of each judge call label (e.g. a POLLUX criterion), on the judge's scale.
 
     A call without a verdict (failed, unparseable, out of range) is left out here; its sample is
     ``judge_failed`` and counted in the states. A task whose calls carry one label (a single judged
     answer) has nothing to break down.
     """
-    per_task: dict[str, _Groups] = defaultdict(lambda: _Groups(max_groups=MAX_JUDGE_GROUPS))
-    for record in records:
+
+    def __init__(self) -> None:
+        self.per_task: dict[str, _Groups] = defaultdict(lambda: _Groups(max_groups=MAX_JUDGE_GROUPS))
+
+    def add(self, record: dict[str, Any]) -> None:
         judge = record.get("judge")
         if not isinstance(judge, dict) or not record.get("scored", True):
-            continue
+            return
         for call in judge.get("calls") or []:
             verdict = call.get("verdict") if isinstance(call, dict) else None
             if isinstance(verdict, int | float) and not isinstance(verdict, bool):
-                per_task[str(record.get("task"))].add([("label", call.get("label"))], float(verdict))
-    return [
-        {**dim, "name": f"judge verdict per call · {task}"}
-        for task, groups in sorted(per_task.items())
-        for dim in groups.dimensions("judge")
-    ]
+                self.per_task[str(record.get("task"))].add([("label", call.get("label"))], float(verdict))
+
+    def dimensions(self) -> list[Dimension]:
+        return [
+            {**dim, "name": f"judge verdict per call · {task}"}
+            for task, groups in sorted(self.per_task.items())
+            for dim in groups.dimensions("judge")
+        ]
+
+
+def sample_dimensions(records: Iterable[dict[str, Any]]) -> list[Dimension]:
+    """:class:`SampleDimensions` over ``records``."""
+    acc = SampleDimensions()
+    for record in records:
+        acc.add(record)
+    return acc.dimensions()
+
+
+def judge_dimensions(records: Iterable[dict[str, Any]]) -> list[Dimension]:
+    """:class:`JudgeDimensions` over ``records``."""
+    acc = JudgeDimensions()
+    for record in records:
+        acc.add(record)
+    return acc.dimensions()

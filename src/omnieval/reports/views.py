@@ -35,6 +35,25 @@ MAX_FRAME_STRIPS = 200
 THUMB_SIDE = 320
 
 
+class _SpilledSamples:
+    """Samples by id in a private temporary SQLite database (on disk, deleted when closed), pickled:
+    a report over 100,000 samples reads each back when its record's part is written."""
+
+    def __init__(self, samples: Iterable[Any]) -> None:
+        import pickle
+        import sqlite3
+
+        self._loads = pickle.loads
+        self._db = sqlite3.connect("")  # "": a private temporary on-disk database
+        self._db.execute("CREATE TABLE samples (id TEXT PRIMARY KEY, data BLOB)")
+        rows = ((s.id, pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL)) for s in samples)
+        self._db.executemany("INSERT OR REPLACE INTO samples VALUES (?, ?)", rows)  # the last id wins
+
+    def get(self, sample_id: str, default: Any = None) -> Any:
+        row = self._db.execute("SELECT data FROM samples WHERE id = ?", (sample_id,)).fetchone()
+        return self._loads(row[0]) if row else default
+
+
 def _clip(text: Any) -> str | None:
     if text is None:
         return None
@@ -51,19 +70,24 @@ class PromptSource:
         self.report_dir = report_dir
         self.media_dir = report_dir / SIDECAR / "media"
         self.tasks = {t.name: t for t in tasks or ()}
-        self.samples: dict[str, dict[str, Any]] = {}
+        self.samples: dict[str, dict[str, Any] | _SpilledSamples] = {}
         self.thumbnails = 0
         self.strips = 0
         self.problems: list[str] = []
         self._seen: dict[str, dict[str, Any] | None] = {}
 
-    def load(self, wanted: dict[str, set[str]]) -> None:
+    def load(self, wanted: dict[str, set[str]], *, spill: bool = False) -> None:
+        """Read the wanted samples of each task; with ``spill`` (a large run) they go to a temporary
+        on-disk table read back one sample at a time, instead of being held."""
         for name, ids in wanted.items():
             task = self.tasks.get(name)
             if task is None:
                 continue
             try:
-                self.samples[name] = {s.id: s for s in task.iter_samples() if s.id in ids}
+                wanted_samples = (s for s in task.iter_samples() if s.id in ids)
+                self.samples[name] = (
+                    _SpilledSamples(wanted_samples) if spill else {s.id: s for s in wanted_samples}
+                )
             except Exception as exc:  # the data may have moved since the run: the report still renders
                 self.problems.append(f"prompts of task {name!r} unavailable: {type(exc).__name__}: {exc}")
 
