@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omnieval.store import iter_records, read_json
+from omnieval.store import iter_records
 from omnieval.textkit.ordering import natural_key
+from omnieval.types.files import ResultsFile, TaskResults, checked_json, load_file
 
 __all__ = ["diff_runs"]
 
@@ -30,7 +31,7 @@ def _index(run: Path) -> dict[tuple[str, str], dict[str, Any]]:
 
 def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any]:
     """Configuration/version differences, score deltas per task, and samples whose score flipped."""
-    man_a, man_b = _flatten(read_json(run_a / "manifest.json")), _flatten(read_json(run_b / "manifest.json"))
+    man_a, man_b = (_flatten(checked_json(run / "manifest.json", "manifest")) for run in (run_a, run_b))
     config = {
         key: {"a": man_a.get(key), "b": man_b.get(key)}
         for key in sorted(set(man_a) | set(man_b))
@@ -60,9 +61,18 @@ def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any
 
 
 def _task_deltas(run_a: Path, run_b: Path) -> dict[str, Any]:
-    res_a = read_json(run_a / "results.json")["tasks"] if (run_a / "results.json").exists() else {}
-    res_b = read_json(run_b / "results.json")["tasks"] if (run_b / "results.json").exists() else {}
+    res_a, res_b = _tasks(run_a), _tasks(run_b)
     return {
-        name: {"a": res_a.get(name, {}).get("score"), "b": res_b.get(name, {}).get("score")}
+        name: {"a": _score(res_a.get(name)), "b": _score(res_b.get(name))}
         for name in sorted(set(res_a) | set(res_b))
     }
+
+
+def _tasks(run: Path) -> dict[str, TaskResults]:
+    """The run's task blocks, validated (a mistyped results.json fails here, named); none before it ends."""
+    path = run / "results.json"
+    return load_file(path, ResultsFile).tasks if path.exists() else {}
+
+
+def _score(block: TaskResults | None) -> float | None:
+    return block.score if block is not None else None
