@@ -23,7 +23,7 @@ from omnieval.api import rescore
 from omnieval.backends import Backend, BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome
-from omnieval.types.files import EvalResults, load_results, results_model
+from omnieval.types.files import EvalResults, ResultsFile, load_results, results_model
 
 __all__ = [
     "EvalResults",
@@ -329,6 +329,13 @@ def run_sweep(
             ray.shutdown()
 
 
+def _typed_run(run: Any) -> ResultsFile | None:
+    """A sweep run's results through their model (a bad document names the run's results.json)."""
+    if run.results is None:
+        return None
+    return results_model(run.results, source=Path(run.config.output) / "results.json")
+
+
 def write_leaderboard(
     output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any]
 ) -> dict[str, Any]:
@@ -339,7 +346,7 @@ def write_leaderboard(
     from omnieval.types.files import LEADERBOARD_SCHEMA_VERSION
 
     finished = [r.results for r in runs if r.results is not None]
-    table = board([(r.name, r.results or {"model": r.config.model, "status": r.status}) for r in runs])
+    table = board([(r.name, _typed_run(r), r.config.model, r.status) for r in runs])
     extra = {}
     if scheme is not None and finished:
         from omnieval.aggregate import schemes
