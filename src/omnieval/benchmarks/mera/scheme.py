@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from omnieval.aggregate.schemes import register_scheme
+from omnieval.aggregate.schemes import register_scheme, typed_results
 from omnieval.benchmarks.mera.catalog import MODALITIES, catalogue, find_task
 from omnieval.errors import ConfigError
-from omnieval.types.files import ResultsFile, results_model
+from omnieval.types.files import ResultsFile
 
 __all__ = ["WEIGHTINGS", "fs_sources", "mera_scheme", "score_model", "task_scores_from_results"]
 
@@ -59,15 +59,6 @@ def score_model(scores: Mapping[str, float | None], *, weighting: str = "tasks")
         score = weighted_sum / weighted_cov if weighted_cov else 0.0
     out.update(attempted=score, coverage=coverage, total=score * coverage)
     return out
-
-
-def typed_results(result: Mapping[str, Any] | ResultsFile) -> ResultsFile:
-    """A ``results.json`` document (with its ``run_dir`` added) through its model: a missing or mistyped
-    key fails here, naming the run's file."""
-    if isinstance(result, ResultsFile):
-        return result
-    run_dir = result.get("run_dir")
-    return results_model(dict(result), source=f"{run_dir}/results.json" if run_dir else "results.json")
 
 
 def _where(result: ResultsFile) -> str:
