@@ -222,12 +222,12 @@ def report(run_dir: str | Path, *, prompts: bool = True) -> Path:
     """Render ``report.html`` again from the stored records; returns its path (``omnieval report``)."""
     from omnieval.reports import write_report
     from omnieval.runner import resolve_tasks
-    from omnieval.store import read_json
+    from omnieval.types.files import ManifestFile, load_file
 
     tasks = None
     if prompts:
         try:
-            config = RunConfig.model_validate(read_json(Path(run_dir) / "manifest.json")["config"])
+            config = RunConfig.model_validate(load_file(Path(run_dir) / "manifest.json", ManifestFile).config)
             tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
         except Exception:  # the report renders without prompts (as the CLI does, which says why)
             tasks = None
