@@ -18,7 +18,7 @@ from omnieval.runner.progress import Progress
 from omnieval.sources import Task
 from omnieval.store import iter_records, read_json, rewrite_records, write_json
 from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
-from omnieval.types.files import checked_json
+from omnieval.types.files import ManifestFile, checked_json, load_file
 
 __all__ = ["evaluate", "finalize", "rejudge", "rescore"]
 
@@ -143,14 +143,14 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
     if not results.exists() or not manifest.exists():
         return None
     try:
-        old = read_json(manifest)
-    except (OSError, ValueError):
+        old = load_file(manifest, ManifestFile)
+    except StoreError:  # unreadable or not a manifest: computed again
         return None
-    if old.get("status") != "finished" or old.get("config") != config.model_dump(
+    if old.status != "finished" or old.config != config.model_dump(
         mode="json", exclude={"backend": {"api_key"}}
     ):
         return None
-    hashes = {name: block.get("hash") for name, block in (old.get("tasks") or {}).items()}
+    hashes = {name: block.get("hash") for name, block in old.tasks.items()}
     return read_json(results), hashes
 
 

@@ -23,7 +23,7 @@ from omnieval.api import rescore
 from omnieval.backends import Backend, BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome
-from omnieval.types.files import EvalResults, load_results, results_model
+from omnieval.types.files import EvalResults, ResultsFile, load_results, results_model
 
 __all__ = [
     "EvalResults",
@@ -222,12 +222,12 @@ def report(run_dir: str | Path, *, prompts: bool = True) -> Path:
     """Render ``report.html`` again from the stored records; returns its path (``omnieval report``)."""
     from omnieval.reports import write_report
     from omnieval.runner import resolve_tasks
-    from omnieval.store import read_json
+    from omnieval.types.files import ManifestFile, load_file
 
     tasks = None
     if prompts:
         try:
-            config = RunConfig.model_validate(read_json(Path(run_dir) / "manifest.json")["config"])
+            config = RunConfig.model_validate(load_file(Path(run_dir) / "manifest.json", ManifestFile).config)
             tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
         except Exception:  # the report renders without prompts (as the CLI does, which says why)
             tasks = None
@@ -329,6 +329,13 @@ def run_sweep(
             ray.shutdown()
 
 
+def _typed_run(run: Any) -> ResultsFile | None:
+    """A sweep run's results through their model (a bad document names the run's results.json)."""
+    if run.results is None:
+        return None
+    return results_model(run.results, source=Path(run.config.output) / "results.json")
+
+
 def write_leaderboard(
     output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any]
 ) -> dict[str, Any]:
@@ -339,7 +346,7 @@ def write_leaderboard(
     from omnieval.types.files import LEADERBOARD_SCHEMA_VERSION
 
     finished = [r.results for r in runs if r.results is not None]
-    table = board([(r.name, r.results or {"model": r.config.model, "status": r.status}) for r in runs])
+    table = board([(r.name, _typed_run(r), r.config.model, r.status) for r in runs])
     extra = {}
     if scheme is not None and finished:
         from omnieval.aggregate import schemes

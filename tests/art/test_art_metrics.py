@@ -58,6 +58,9 @@ def _results(path, blocks):  # type: ignore[no-untyped-def]
     path.mkdir()
     tasks = {
         name: {
+            "score": acc,
+            "n": n,
+            "states": {"ok": n},
             "n_scored": n,
             "metrics": {
                 "art.relevant": rel,
@@ -67,7 +70,9 @@ def _results(path, blocks):  # type: ignore[no-untyped-def]
         }
         for name, (n, rel, acc) in blocks.items()
     }
-    (path / "results.json").write_text(__import__("json").dumps({"tasks": tasks}), encoding="utf-8")
+    (path / "results.json").write_text(
+        __import__("json").dumps({"model": "m", "tasks": tasks}), encoding="utf-8"
+    )
     return path
 
 

@@ -96,7 +96,10 @@ def test_bands_and_quantization_deltas_on_the_article_table(tmp_path: Path) -> N
     for i, (model, (art, history)) in enumerate(table.items()):
         folder = tmp_path / f"r{i}"
         folder.mkdir()
-        tasks = {"art": {"score": art}, "history": {"score": history}}
+        tasks = {
+            name: {"score": v, "n": 1, "states": {"ok": 1}}
+            for name, v in (("art", art), ("history", history))
+        }
         (folder / "results.json").write_text(json.dumps({"model": model, "tasks": tasks}), encoding="utf-8")
         dirs.append(folder)
     scores = [load_scores(d) for d in dirs]

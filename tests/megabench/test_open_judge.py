@@ -255,6 +255,7 @@ def _block(score: float, n: int, kind: str, cot: bool = False, judged: bool = Tr
     return {
         "score": score,
         "n": n,
+        "states": {"ok": n},
         "metrics": metrics,
         "metadata": {"megabench": {"set": kind, "cot": cot, "app": "Perception"}},
     }

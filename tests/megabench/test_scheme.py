@@ -47,7 +47,10 @@ def test_board_takes_better_core_variant_and_weights_by_task_count() -> None:
             ),
         },
     }
-    other = {"model": "x", "tasks": {"c1": _task(0.1, cot=False), "plain_task": {"score": 1.0, "n": 1}}}
+    other = {
+        "model": "x",
+        "tasks": {"c1": _task(0.1, cot=False), "plain_task": {"score": 1.0, "n": 1, "states": {"ok": 1}}},
+    }
     board = schemes.get("megabench")([cot_run, plain_run, other])
     top, low = board["rows"]
     assert top["model"] == "m" and top["core_variant"] == "core_cot"

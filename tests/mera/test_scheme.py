@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from omnieval.aggregate.schemes import schemes
 from omnieval.benchmarks.mera.scheme import mera_scheme, score_model
-from omnieval.errors import ConfigError
+from omnieval.errors import ConfigError, StoreError
 
 
 def test_scheme_is_registered() -> None:
@@ -29,10 +31,15 @@ def test_hand_worked_partial_submission() -> None:
     assert m["total"] == pytest.approx((1.2 / 11 + 0.9 / 4 + 0) / 3)
 
 
+def _block(score: float | None, **extra: Any) -> dict[str, Any]:
+    """One task's block of a results.json (the keys its model requires)."""
+    return {"score": score, "n": 1, "states": {"ok": 1}, **extra}
+
+
 def test_rows_have_the_fixed_keys_and_are_sorted_by_total() -> None:
     results = [
-        {"model": "weak", "run_dir": "a", "tasks": {"weird": {"score": 0.1}}},
-        {"model": "strong", "run_dir": "b", "tasks": {"ruHHH-Video": {"score": 0.9, "group_em": 0.9}}},
+        {"model": "weak", "run_dir": "a", "tasks": {"weird": _block(0.1)}},
+        {"model": "strong", "run_dir": "b", "tasks": {"ruHHH-Video": _block(0.9, group_em=0.9)}},
     ]
     board = mera_scheme(results, weighting="modalities")
     assert [r["model"] for r in board["rows"]] == ["strong", "weak"]
@@ -44,23 +51,32 @@ def test_rows_have_the_fixed_keys_and_are_sorted_by_total() -> None:
 
 
 def test_unscored_private_tasks_are_not_attempted() -> None:
-    board = mera_scheme([{"model": "m", "tasks": {"weird": {"score": 1.0}, "realvqa": {"score": None}}}])
+    board = mera_scheme([{"model": "m", "tasks": {"weird": _block(1.0), "realvqa": _block(None)}}])
     assert board["rows"][0]["image"] == pytest.approx(1 / 11)
     assert board["details"][0]["unscored"] == ["realvqa"]
 
 
 def test_bad_results_name_the_run_and_task() -> None:
     with pytest.raises(ConfigError, match=r"run7.*'mmlu'"):
-        mera_scheme([{"model": "m", "run_dir": "run7", "tasks": {"mmlu": {"score": 0.5}}}])
+        mera_scheme([{"model": "m", "run_dir": "run7", "tasks": {"mmlu": _block(0.5)}}])
     with pytest.raises(ConfigError, match=r"run8.*'weird'.*score"):
-        mera_scheme([{"model": "m", "run_dir": "run8", "tasks": {"weird": {"score": 1.5}}}])
+        mera_scheme([{"model": "m", "run_dir": "run8", "tasks": {"weird": _block(1.5)}}])
     with pytest.raises(ConfigError, match="weighting"):
         mera_scheme([], weighting="samples")
 
 
+def test_a_mistyped_or_missing_key_fails_at_validation_naming_the_runs_results_file() -> None:
+    with pytest.raises(
+        StoreError, match=r"(?s)run9/results\.json: not a valid ResultsFile.*tasks\.weird\.score"
+    ):
+        mera_scheme([{"model": "m", "run_dir": "run9", "tasks": {"weird": _block("high")}}])  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match=r"(?s)run10/results\.json: not a valid ResultsFile.*tasks"):
+        mera_scheme([{"model": "m", "run_dir": "run10", "task": {"weird": _block(0.5)}}])
+
+
 def test_merge_joins_one_models_runs() -> None:
-    image = {"model": "m", "run_dir": "img", "tasks": {"weird": {"score": 0.5}}}
-    audio = {"model": "m", "run_dir": "aud", "tasks": {"aquaria": {"score": 1.0}}}
+    image = {"model": "m", "run_dir": "img", "tasks": {"weird": _block(0.5)}}
+    audio = {"model": "m", "run_dir": "aud", "tasks": {"aquaria": _block(1.0)}}
     assert len(mera_scheme([image, audio])["rows"]) == 2
     board = mera_scheme([image, audio], merge=True)
     [row] = board["rows"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from omnieval.analysis.paired import holm
-from omnieval.errors import ConfigError
+from omnieval.errors import ConfigError, StoreError
 from omnieval.reports.compare import compare_runs
 from omnieval.reports.compare_page import write_comparison
 
@@ -258,3 +258,15 @@ def test_runs_over_different_task_sets_warn(tmp_path: Path) -> None:
     assert "a also ran gen" in warning and "not comparable" in warning
     same = compare_runs([_run(tmp_path, "c", {"mc": [1, 0]}), _run(tmp_path, "d", {"mc": [0, 0]})])
     assert not [w for w in same["warnings"] if "task sets" in w]
+
+
+def test_a_results_file_with_a_wrong_field_type_fails_naming_the_file(tmp_path: Path) -> None:
+    """compare reads results.json through its model: a mistyped key fails at loading, naming the file and
+    the field, not as a TypeError deep inside the statistics."""
+    a = _run(tmp_path, "a", {"t": [1.0, 0.0]})
+    b = _run(tmp_path, "b", {"t": [1.0, 1.0]})
+    broken = json.loads((b / "results.json").read_text())
+    broken["tasks"]["t"]["n"] = "two"
+    (b / "results.json").write_text(json.dumps(broken))
+    with pytest.raises(StoreError, match=r"(?s)b/results\.json: not a valid ResultsFile.*tasks\.t\.n"):
+        compare_runs([a, b])

@@ -20,6 +20,7 @@ from omnieval.reports.taxonomy import (
     sample_dimensions,
     task_dimensions,
 )
+from omnieval.types.files import TaskResults
 
 REMOTE = re.compile(r"""(?:src|href)\s*=\s*["']?https?:""", re.IGNORECASE)
 
@@ -45,7 +46,8 @@ def test_task_dimensions_found_generically_and_macro_averaged() -> None:
             "language": "en",
         },
     }
-    dims = {d["name"]: d for d in task_dimensions(tasks)}
+    typed = {name: TaskResults(**block, n=1, states={"ok": 1}) for name, block in tasks.items()}
+    dims = {d["name"]: d for d in task_dimensions(typed)}
     assert set(dims) == {"suite.skills", "licence", "modalities", "language"}  # paths are not labels
     assert {g["value"]: g["score"] for g in dims["language"]["groups"]} == {
         "ru": pytest.approx(0.4),
@@ -188,7 +190,8 @@ def test_mera_skill_tree_levels_become_dimensions() -> None:
         }
         for i, t in enumerate(catalogue().of_modality("image"))
     }
-    dims = {d["name"]: d for d in task_dimensions(tasks)}
+    typed = {name: TaskResults(**block, n=1, states={"ok": 1}) for name, block in tasks.items()}
+    dims = {d["name"]: d for d in task_dimensions(typed)}
     assert {"skills", "skill_levels.L1", "skill_levels.L2"} <= set(
         dims
     )  # None and [] values do not hide a key
@@ -317,7 +320,10 @@ def test_megabench_keyword_dimensions_from_imported_task_metadata(tmp_path: Path
     dims = {
         d["name"]: d
         for d in task_dimensions(
-            {t.name: {"score": scores[t.name], "metadata": t.spec.metadata} for t in tasks}
+            {
+                t.name: TaskResults(score=scores[t.name], n=1, states={"ok": 1}, metadata=t.spec.metadata)
+                for t in tasks
+            }
         )
     }
     assert {"megabench.app", "megabench.input_format", "megabench.skills"} <= set(dims)

@@ -5,12 +5,13 @@ A scheme reads the ``results.json`` of several runs and returns a JSON-able boar
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from omnieval.registry import Registry
+from omnieval.types.files import ResultsFile, results_model
 
-__all__ = ["Scheme", "labelled", "register_scheme", "schemes"]
+__all__ = ["Scheme", "labelled", "register_scheme", "schemes", "typed_results"]
 
 Scheme = Callable[..., "dict[str, Any]"]
 """``(results: Sequence[dict], /, **options) -> {"rows": [...], ...}``; each ``results`` item is one
@@ -31,3 +32,12 @@ def labelled(result: dict[str, Any]) -> dict[str, Any]:
     if result.get("model_kind") != "cascade":
         return result
     return {**result, "model": f"{result.get('model') or result.get('run_dir') or '?'} [cascade]"}
+
+
+def typed_results(result: Mapping[str, Any] | ResultsFile) -> ResultsFile:
+    """One scheme input (a ``results.json`` document, its ``run_dir`` added) through its model: a missing
+    or mistyped key fails here, naming the run's file, not as a KeyError inside a board."""
+    if isinstance(result, ResultsFile):
+        return result
+    run_dir = result.get("run_dir")
+    return results_model(dict(result), source=f"{run_dir}/results.json" if run_dir else "results.json")

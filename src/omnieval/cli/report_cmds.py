@@ -18,10 +18,10 @@ Arg, Opt = typer.Argument, typer.Option
 def _tasks_of(run_dir: Path) -> tuple[list[Any] | None, str | None]:
     """The run's tasks, resolved from its manifest, so the viewer can show prompts and media."""
     from omnieval.runner import RunConfig, resolve_tasks
-    from omnieval.store import read_json
+    from omnieval.types.files import ManifestFile, load_file
 
     try:
-        config = RunConfig.model_validate(read_json(run_dir / "manifest.json")["config"])
+        config = RunConfig.model_validate(load_file(run_dir / "manifest.json", ManifestFile).config)
         return resolve_tasks(config.tasks, strict_metrics=config.strict_metrics), None
     except Exception as exc:  # the report renders without prompts and says why
         return None, f"{type(exc).__name__}: {exc}"

@@ -20,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator
 from omnieval.errors import ConfigError
 from omnieval.executors.options import ExecutorOptions
 from omnieval.types._base import Frozen
+from omnieval.types.files import ResultsFile
 
 __all__ = ["SweepModel", "SweepShape", "SweepSpec", "board", "load_sweep", "run_dir_name", "sweep_shape"]
 
@@ -98,23 +99,24 @@ def run_dir_name(model: SweepModel) -> str:
     return model.name or re.sub(r"[^A-Za-z0-9_.-]+", "_", model.model).strip("_")
 
 
-def board(runs: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """Rows per model (best first): mean task score, each task's score, the counted states and the
-    model's status (``finished``, or ``failed`` for a run given as ``{"status": "failed", ...}``)."""
-    rows = []
-    for name, results in runs:
-        tasks = results.get("tasks") or {}
-        scores = {t: block["score"] for t, block in tasks.items() if block.get("scored", True)}
-        states = results.get("states") or {}
+def board(runs: list[tuple[str, ResultsFile | None, str, str]]) -> dict[str, Any]:
+    """Rows per model (best first) from ``(name, results, model spec, status)``: mean task score, each
+    task's score, the counted states and the model's status (``finished``, or ``failed`` for a run without
+    results)."""
+    rows: list[dict[str, Any]] = []
+    for name, results, spec, status in runs:
+        tasks = results.tasks if results is not None else {}
+        scores = {t: block.score for t, block in tasks.items() if block.scored and block.score is not None}
+        states = results.states if results is not None else {}
         rows.append(
             {
                 "model": name,
-                "spec": results.get("model"),
+                "spec": results.model if results is not None else spec,
                 "mean": sum(scores.values()) / len(scores) if scores else None,
                 **{t: round(s, 4) for t, s in scores.items()},
                 "n": sum(states.values()),
                 "errors": states.get("error", 0),
-                "status": results.get("status", "finished"),
+                "status": results.extra("status", "finished") if results is not None else status,
             }
         )
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0.0), r["model"]))

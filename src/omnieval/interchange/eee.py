@@ -18,7 +18,8 @@ from typing import Any
 
 from omnieval.errors import StoreError
 from omnieval.interchange.hf_eval_results import DATASET_KEYS
-from omnieval.store import iter_records, read_json
+from omnieval.store import iter_records
+from omnieval.types.files import checked_json
 
 __all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "run_files", "task_inputs", "write_eee"]
 
@@ -34,7 +35,9 @@ def run_files(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     for name in ("results.json", "manifest.json"):
         if not (run_dir / name).exists():
             raise StoreError(f"{run_dir / name} does not exist: not a finished omnieval run directory")
-    return read_json(run_dir / "results.json"), read_json(run_dir / "manifest.json")
+    return checked_json(run_dir / "results.json", "results"), checked_json(
+        run_dir / "manifest.json", "manifest"
+    )
 
 
 def _strings(data: dict[str, Any]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.errors import StoreError
-from omnieval.store import read_json
+from omnieval.types.files import checked_json
 
 __all__ = ["DATASET_KEYS", "write_hf_eval_results"]
 
@@ -23,7 +23,7 @@ def _results(run_dir: Path) -> dict[str, Any]:
     path = run_dir / "results.json"
     if not path.exists():
         raise StoreError(f"{path} does not exist: not a finished omnieval run directory")
-    return read_json(path)
+    return checked_json(path, "results")
 
 
 def _dataset_id(task: str, block: dict[str, Any]) -> str:

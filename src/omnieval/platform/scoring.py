@@ -61,8 +61,9 @@ def _task_breakdowns(tasks: dict[str, Any]) -> list[dict[str, Any]]:
     name an answer (a group label is shown verbatim), so they are never computed here.
     """
     from omnieval.reports.taxonomy import task_dimensions
+    from omnieval.types.files import TaskResults
 
-    return task_dimensions(tasks)
+    return task_dimensions({name: TaskResults.model_validate(block) for name, block in tasks.items()})
 
 
 def _attempted(task: Task, given: dict[str, str] | None, *, require_complete: bool) -> bool:

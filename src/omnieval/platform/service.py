@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.policy import rounded
+from omnieval.types.files import ResultsFile, results_model
 
 __all__ = [
     "BOARDS",
@@ -70,6 +71,14 @@ def shown_results(row: Submission) -> dict[str, Any]:
     (a prober learns nothing from the fourth decimal)."""
     results = row.results or {}
     return rounded(results, digits=int(results.get("score_digits", DEFAULT_SCORE_DIGITS)))
+
+
+def stored_results(row: Submission) -> ResultsFile | None:
+    """A scored submission's results through their model (``None`` before scoring); a stored document that
+    does not validate names the submission."""
+    if not row.results:
+        return None
+    return results_model(row.results, source=f"submission {row.id} (stored results)")
 
 
 def submission_view(session: Session, row: Submission) -> dict[str, Any]:
@@ -303,10 +312,8 @@ def model_page(session: Session, submission_id: int) -> dict[str, Any]:
     if row is None or row.publication != "approved":
         raise NotFound(f"no published model {submission_id}")
     bench = session.get(Benchmark, row.benchmark_id)
-    tasks = {
-        n: {"score": b.get("score"), "n": b.get("n")}
-        for n, b in ((row.results or {}).get("tasks") or {}).items()
-    }
+    stored = stored_results(row)
+    tasks = {n: {"score": b.score, "n": b.n} for n, b in (stored.tasks if stored else {}).items()}
     return {
         "submission": row.id,
         "benchmark": bench.name if bench else None,

@@ -45,17 +45,20 @@ def _scores(run: RunData) -> dict[str, dict[str, dict[str, Any]]]:
 
 def _task_score(run: RunData, task: str) -> float | None:
     """The run's reported task score; ``None`` for a task it could not score (hidden answers), never 0."""
-    block = run.results["tasks"][task]
-    return None if block.get("scored", True) is False else float(block.get("score") or 0.0)
+    block = run.typed.tasks[task]
+    return None if block.scored is False else float(block.score or 0.0)
 
 
 def _task_facts(run: RunData, task: str) -> dict[str, Any]:
-    block = run.results.get("tasks", {}).get(task, {})
-    manifest = (run.manifest.get("tasks") or {}).get(task, {})
+    block = run.typed.tasks.get(task)
+    manifest = run.typed_manifest.tasks.get(task, {})
+    if block is None:
+        return {"version": manifest.get("version"), "hash": manifest.get("hash"), "metrics": None}
+    set_keys = block.model_fields_set | set(block.model_extra or {})
     return {
-        "version": block.get("version", manifest.get("version")),
-        "hash": block.get("hash", manifest.get("hash")),
-        "metrics": block.get("metric_versions"),
+        "version": block.extra("version", manifest.get("version")),
+        "hash": block.hash if "hash" in set_keys else manifest.get("hash"),
+        "metrics": block.metric_versions if "metric_versions" in set_keys else None,
     }
 
 
@@ -63,7 +66,7 @@ def version_differences(runs: list[RunData], tasks: list[str]) -> list[str]:
     """One line per task whose version, content hash or metric versions differ between runs."""
     lines = []
     for task in tasks:
-        facts = {run.label: _task_facts(run, task) for run in runs if task in run.results.get("tasks", {})}
+        facts = {run.label: _task_facts(run, task) for run in runs if task in run.typed.tasks}
         for key in ("version", "hash", "metrics"):
             values = {label: f[key] for label, f in facts.items() if f[key] is not None}
             if len({json.dumps(v, sort_keys=True) for v in values.values()}) > 1:
@@ -109,7 +112,7 @@ def _pair(
     with a judge-derived score (no verdict is not a 0)."""
     a, b = recs[run_a.label].get(task, {}), recs[run_b.label].get(task, {})
     shared = sorted(set(a) & set(b))
-    key_a, key_b = (run.results["tasks"][task].get("score_metric") for run in (run_a, run_b))
+    key_a, key_b = (run.typed.tasks[task].score_metric for run in (run_a, run_b))
     ids = [i for i in shared if sample_has_score(a[i], key_a) and sample_has_score(b[i], key_b)]
     score_a, score_b = _task_score(run_a, task), _task_score(run_b, task)
     diff = score_b - score_a if score_a is not None and score_b is not None else None
@@ -143,10 +146,10 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
             f"run directories must have distinct names (a run's label is its directory name): {labels}"
         )
     recs = {run.label: _scores(run) for run in runs}
-    tasks = [t for t in dict.fromkeys(t for run in runs for t in run.results.get("tasks", {}))]
-    shared = [t for t in tasks if sum(t in run.results.get("tasks", {}) for run in runs) >= 2]
+    tasks = [t for t in dict.fromkeys(t for run in runs for t in run.typed.tasks)]
+    shared = [t for t in tasks if sum(t in run.typed.tasks for run in runs) >= 2]
     if not shared:
-        listing = "; ".join(f"{r.label}: {sorted(r.results.get('tasks', {}))}" for r in runs)
+        listing = "; ".join(f"{r.label}: {sorted(r.typed.tasks)}" for r in runs)
         raise ConfigError(f"the runs share no task ({listing})")
     warnings = version_differences(runs, shared) + _task_set_warnings(runs)
     warnings += [
@@ -156,7 +159,7 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
     flips: dict[str, Any] = {}
     for task in tasks:
         doc["tasks"][task] = {
-            "scores": {r.label: _task_score(r, task) for r in runs if task in r.results.get("tasks", {})},
+            "scores": {r.label: _task_score(r, task) for r in runs if task in r.typed.tasks},
             "pairwise": [],
         }
         unscored = [label for label, score in doc["tasks"][task]["scores"].items() if score is None]
@@ -170,7 +173,7 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
         key = f"{run_a.label} → {run_b.label}"
         flips[key] = {"n_flipped": {}, "n_state_changed": {}, "samples": []}
         for task in shared:
-            if task not in run_a.results.get("tasks", {}) or task not in run_b.results.get("tasks", {}):
+            if task not in run_a.typed.tasks or task not in run_b.typed.tasks:
                 continue
             entry, task_flips, n_unjudged = _pair(task, run_a, run_b, recs, seed)
             any_overlap |= entry["n_paired"] > 0
@@ -191,7 +194,7 @@ def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:
 def _task_set_warnings(runs: list[RunData]) -> list[str]:
     """Runs over different task sets: each run's mean is over its own tasks, so the means are not
     comparable."""
-    sets = {run.label: set(run.results.get("tasks", {})) for run in runs}
+    sets = {run.label: set(run.typed.tasks) for run in runs}
     everywhere = set.intersection(*sets.values())
     if all(s == everywhere for s in sets.values()):
         return []
@@ -233,8 +236,8 @@ def _human_baselines(runs: list[RunData]) -> dict[str, float]:
 
     found: dict[str, float] = {}
     for run in runs:
-        for task, block in run.results.get("tasks", {}).items():
-            value = human_baseline(block.get("metadata") or {})
+        for task, block in run.typed.tasks.items():
+            value = human_baseline(block.extra("metadata") or {})
             if value is not None:
                 found.setdefault(task, value)
     return found

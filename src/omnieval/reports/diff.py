@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omnieval.store import iter_records, read_json, record_id
+from omnieval.store import iter_records, record_id
 from omnieval.textkit.ordering import natural_key
+from omnieval.types.files import ResultsFile, TaskResults, checked_json, load_file
 
 __all__ = ["diff_runs"]
 
@@ -46,7 +47,7 @@ def _flip(key: tuple[str, str, int], a: dict[str, Any], b: dict[str, Any]) -> di
 def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any]:
     """Configuration/version differences, score deltas per task, and records whose score flipped
     (records pair by task, sample and repeat index)."""
-    man_a, man_b = _flatten(read_json(run_a / "manifest.json")), _flatten(read_json(run_b / "manifest.json"))
+    man_a, man_b = (_flatten(checked_json(run / "manifest.json", "manifest")) for run in (run_a, run_b))
     config = {
         key: {"a": man_a.get(key), "b": man_b.get(key)}
         for key in sorted(set(man_a) | set(man_b))
@@ -69,9 +70,18 @@ def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any
 
 
 def _task_deltas(run_a: Path, run_b: Path) -> dict[str, Any]:
-    res_a = read_json(run_a / "results.json")["tasks"] if (run_a / "results.json").exists() else {}
-    res_b = read_json(run_b / "results.json")["tasks"] if (run_b / "results.json").exists() else {}
+    res_a, res_b = _tasks(run_a), _tasks(run_b)
     return {
-        name: {"a": res_a.get(name, {}).get("score"), "b": res_b.get(name, {}).get("score")}
+        name: {"a": _score(res_a.get(name)), "b": _score(res_b.get(name))}
         for name in sorted(set(res_a) | set(res_b))
     }
+
+
+def _tasks(run: Path) -> dict[str, TaskResults]:
+    """The run's task blocks, validated (a mistyped results.json fails here, named); none before it ends."""
+    path = run / "results.json"
+    return load_file(path, ResultsFile).tasks if path.exists() else {}
+
+
+def _score(block: TaskResults | None) -> float | None:
+    return block.score if block is not None else None

@@ -8,6 +8,7 @@ re-render a report at any time.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import os
@@ -26,6 +27,7 @@ from omnieval.reports.tables import write_table
 from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_dimensions
 from omnieval.reports.views import PromptSource
 from omnieval.types import STATES
+from omnieval.types.files import ResultsFile, TaskResults, results_model
 
 __all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
 
@@ -90,32 +92,36 @@ def human_baseline(meta: dict[str, Any]) -> float | None:
     return None
 
 
-def _task_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+def _task_rows(results: ResultsFile) -> list[dict[str, Any]]:
     rows = []
-    for name, block in results.get("tasks", {}).items():
+    for name, block in results.tasks.items():
         rows.append(
             {
                 "name": name,
-                "score": float(block.get("score") or 0.0),
-                "ci95": block.get("ci95"),
-                "n": block.get("n", 0),
-                "n_scored": block.get("n_scored", block.get("n", 0)),
-                "scored": block.get("scored", True),
-                "states": block.get("states") or {},
-                "metrics": block.get("metrics") or {},
-                "score_metric": block.get("score_metric"),
-                "version": block.get("version"),
-                "human_baseline": human_baseline(block.get("metadata") or {}),
-                "prediction_only": block.get("prediction_only", 0),
-                "parse_fallbacks": block.get("parse_fallbacks", 0),
-                "example_reasons": block.get("example_reasons") or {},
-                "by_variant": block.get("by_variant") or {},
-                "error_causes": block.get("error_causes") or {},
-                "repeats": block.get("repeats"),
-                "cost_usd": (block.get("cost") or {}).get("total_usd"),
+                "score": float(block.score or 0.0),
+                "ci95": list(block.ci95) if block.ci95 is not None else None,
+                "n": block.n,
+                "n_scored": _n_scored(block, default=block.n),
+                "scored": block.scored,
+                "states": block.states,
+                "metrics": block.metrics,
+                "score_metric": block.score_metric,
+                "version": block.extra("version"),
+                "human_baseline": human_baseline(block.extra("metadata") or {}),
+                "prediction_only": block.extra("prediction_only", 0),
+                "parse_fallbacks": block.extra("parse_fallbacks", 0),
+                "example_reasons": block.extra("example_reasons") or {},
+                "by_variant": block.extra("by_variant") or {},
+                "error_causes": block.extra("error_causes") or {},
+                "repeats": block.extra("repeats"),
+                "cost_usd": (block.extra("cost") or {}).get("total_usd"),
             }
         )
     return rows
+
+
+def _n_scored(block: TaskResults, *, default: int) -> int:
+    return block.n_scored if block.n_scored is not None else default
 
 
 class _TaskScores:
@@ -307,10 +313,10 @@ def report_context(
     out_dir = report_dir or run.run_dir
     summary = _RecordSummary(run.records)
     states = state_names(
-        *(b.get("states") or {} for b in run.results.get("tasks", {}).values()), summary.states
+        *(b.states for b in run.typed.tasks.values()), summary.states
     )
-    rows = _task_rows(run.results)
-    dims = task_dimensions(run.results.get("tasks", {})) + summary.dimensions
+    rows = _task_rows(run.typed)
+    dims = task_dimensions(run.typed.tasks) + summary.dimensions
     prompts = PromptSource(tasks, report_dir=out_dir)
     prompts.load(summary.wanted, spill=isinstance(run.records, RecordStream))
     viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
@@ -319,7 +325,7 @@ def report_context(
     for i, dim in enumerate(dims):
         for j, fig in enumerate(dimension_charts(dim)):
             charts[f"dim{i}_{j}"] = fig
-    notes = [*run.notes, *_group_notes(run.results), *_task_notes(run.results), *prompts.problems[:5]]
+    notes = [*run.notes, *_group_notes(run.typed), *_task_notes(run.typed), *prompts.problems[:5]]
     if not tasks:
         notes.append(
             "prompts and media are not shown: the run's tasks were not available when this report was "
@@ -352,16 +358,16 @@ def write_report(
     else:
         run = load_run(run_dir, stream_above=STREAM_BYTES)
     if results is not None:
-        run.results = results
+        run = dataclasses.replace(run, results=results)
     return write_page(run_dir / "report.html", "report.html.jinja", **report_context(run, tasks=tasks))
 
 
-def _group_notes(results: dict[str, Any]) -> list[str]:
+def _group_notes(results: ResultsFile) -> list[str]:
     """One line per task whose group-aggregated judge metric (ruHHH Group JS) left groups out: a group
     holding a ``judge_failed`` sample is undecided, never credited, so the score stands on fewer groups."""
     out = []
-    for name, block in (results.get("tasks") or {}).items():
-        judge = block.get("judge") or {}
+    for name, block in results.tasks.items():
+        judge = block.extra("judge") or {}
         if judge.get("groups_left_out"):
             counted = judge.get("groups_judged", 0)
             out.append(
@@ -372,35 +378,31 @@ def _group_notes(results: dict[str, Any]) -> list[str]:
     return out
 
 
-def _task_notes(results: dict[str, Any]) -> list[str]:
+def _task_notes(results: ResultsFile) -> list[str]:
     """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for
     parity)."""
-    tasks = (results.get("tasks") or {}).items()
     return [
         f"task {name}: {note}"
-        for name, block in tasks
-        for note in (block.get("metadata") or {}).get("notes") or ()
+        for name, block in results.tasks.items()
+        for note in (block.extra("metadata") or {}).get("notes") or ()
     ]
 
 
-def _score_cell(block: dict[str, Any]) -> str:
-    if not block.get("n_scored", 1):
+def _score_cell(block: TaskResults) -> str:
+    if not _n_scored(block, default=1):
         return "– (hidden answers)"
-    if not block.get("scored", True):
+    if not block.scored:
         return "– (no judge value)"  # a judged score whose every judge call failed: never a 0
-    return f"{block['score']:.4f}"
+    return f"{block.score:.4f}"
 
 
-def results_table(results: dict[str, Any]) -> Any:
+def results_table(document: dict[str, Any]) -> Any:
     """A rich table of per-task scores and state counts."""
     from rich.table import Table
 
-    states = (
-        state_names(*(b.get("states") or {} for b in results["tasks"].values()))
-        if results.get("tasks")
-        else list(STATES)
-    )
-    title = f"omnieval — {results['model']}" + (" (blind: media removed)" if results.get("blind") else "")
+    results = results_model(document, source="results")
+    states = state_names(*(b.states for b in results.tasks.values())) if results.tasks else list(STATES)
+    title = f"omnieval — {results.model}" + (" (blind: media removed)" if results.blind else "")
     table = Table(title=title)
     table.add_column("task")
     table.add_column("score", justify="right")
@@ -408,18 +410,18 @@ def results_table(results: dict[str, Any]) -> Any:
     table.add_column("n", justify="right")
     for state in states:
         table.add_column(state, justify="right")
-    unscored = any(block.get("prediction_only") for block in results["tasks"].values())
+    unscored = any(block.extra("prediction_only") for block in results.tasks.values())
     if unscored:  # samples without a gold answer: in n and their state, but not in the score
         table.add_column("unscored", justify="right")
-    for name, block in results["tasks"].items():
-        ci = block.get("ci95")
+    for name, block in results.tasks.items():
+        ci = block.ci95
         table.add_row(
             name,
             _score_cell(block),
             f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "–",
-            str(block["n"]),
-            *(str(block["states"].get(s, 0)) for s in states),
-            *([str(block.get("prediction_only", 0))] if unscored else []),
+            str(block.n),
+            *(str(block.states.get(s, 0)) for s in states),
+            *([str(block.extra("prediction_only", 0))] if unscored else []),
         )
     table.caption = "\n".join(_group_notes(results)) or None
     return table

@@ -13,6 +13,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import orjson
 
 from omnieval.errors import StoreError
 from omnieval.types import STATES
-from omnieval.types.files import checked_json
+from omnieval.types.files import ManifestFile, ResultsFile, checked_json, results_model
 
 __all__ = ["STREAM_BYTES", "RecordStream", "RunData", "load_run", "read_records_tolerant", "state_names"]
 
@@ -46,6 +47,17 @@ class RunData:
     @property
     def label(self) -> str:
         return self.run_dir.resolve().name
+
+    @cached_property
+    def typed(self) -> ResultsFile:
+        """``results`` through its model (validated when loaded: a missing or mistyped key names the
+        file)."""
+        return results_model(self.results, source=self.run_dir / "results.json")
+
+    @cached_property
+    def typed_manifest(self) -> ManifestFile:
+        """``manifest`` through its model (``{}`` for a run without one validates to the defaults)."""
+        return ManifestFile.model_validate(self.manifest)
 
 
 _UNREADABLE: dict[str, Any] = {}

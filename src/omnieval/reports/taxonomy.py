@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omnieval.types.files import TaskResults
 
 __all__ = [
     "Dimension",
@@ -137,18 +140,18 @@ def _order(item: tuple[str, Any]) -> tuple[int, float, str]:
         return (1, 0.0, item[0])
 
 
-def task_dimensions(tasks: dict[str, dict[str, Any]]) -> list[Dimension]:
+def task_dimensions(tasks: dict[str, TaskResults]) -> list[Dimension]:
     """Dimensions over tasks (macro mean of task scores per group) from task metadata and modalities."""
     groups = _Groups()
     for block in tasks.values():
-        if not block.get("scored", True):
+        if not block.scored:
             continue
-        pairs = list(_flatten(block.get("metadata") or {}))
-        if block.get("modalities"):
-            pairs.append(("modalities", list(block["modalities"])))
-        if block.get("language"):
-            pairs.append(("language", block["language"]))
-        groups.add(pairs, float(block.get("score") or 0.0))
+        pairs = list(_flatten(block.extra("metadata") or {}))
+        if block.extra("modalities"):
+            pairs.append(("modalities", list(block.extra("modalities"))))
+        if block.extra("language"):
+            pairs.append(("language", block.extra("language")))
+        groups.add(pairs, float(block.score or 0.0))
     return groups.dimensions("task")
 
 

@@ -44,6 +44,11 @@ class _Typed(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="allow")
 
+    def extra(self, key: str, default: Any = None) -> Any:
+        """An untyped key a stage added (a task's ``metadata``, ``judge``, ``version``...), or
+        ``default``."""
+        return (self.model_extra or {}).get(key, default)
+
 
 class _File(_Typed):
     """A whole file, versioned."""

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from omnieval.aggregate.schemes import register_scheme
+from omnieval.aggregate.schemes import register_scheme, typed_results
 from omnieval.benchmarks.art.spec import TASKS
 from omnieval.errors import SubmissionError
 from omnieval.submission.base import register_packer, register_reader, register_validator
@@ -131,16 +131,17 @@ def art_scheme(results: Sequence[Mapping[str, Any]], /) -> dict[str, Any]:
     """Rows with ``total`` (mean over ART's 9 tasks, missing = 0), ``attempted``, ``coverage`` and per-task
     scores; ART is audio only, so the ``audio`` and ``multi`` boards carry the rows."""
     rows: list[dict[str, Any]] = []
-    for result in results:
+    for document in results:
+        result = typed_results(document)
         scores = {
-            name.split(".")[1]: float(block.get("score") or 0.0)
-            for name, block in (result.get("tasks") or {}).items()
+            name.split(".")[1]: float(block.score or 0.0)
+            for name, block in result.tasks.items()
             if _task_of(f"{name}.jsonl")
         }
         attempted = sum(scores.values()) / len(scores) if scores else 0.0
         rows.append(
             {
-                "model": str(result.get("model") or result.get("run_dir") or "?"),
+                "model": str(result.model or result.extra("run_dir") or "?"),
                 "total": sum(scores.values()) / len(TASKS),
                 "attempted": attempted,
                 "coverage": len(scores) / len(TASKS),

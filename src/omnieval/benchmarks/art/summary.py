@@ -3,25 +3,24 @@ accuracy per ART task and overall, from the runs' ``results.json`` files only.""
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
-from typing import Any
 
-from omnieval.errors import SourceError
+from omnieval.errors import SourceError, StoreError
+from omnieval.types.files import ResultsFile, TaskResults, load_file
 
 __all__ = ["KEYS", "summarize_runs"]
 
 KEYS = ("art.relevant", "art.absolute_accuracy", "art.relative_accuracy")
 
 
-def _results(run_dir: Path) -> dict[str, Any]:
+def _results(run_dir: Path) -> dict[str, TaskResults]:
     path = run_dir / "results.json" if run_dir.is_dir() else run_dir
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = load_file(path, ResultsFile)
+    except StoreError as exc:
         raise SourceError(f"cannot read run results ({exc})", path=str(path)) from None
-    tasks = {name: block for name, block in data.get("tasks", {}).items() if name.startswith("art.")}
+    tasks = {name: block for name, block in data.tasks.items() if name.startswith("art.")}
     if not tasks:
         raise SourceError("no art.* task in these results", path=str(path))
     return tasks
@@ -42,7 +41,9 @@ def summarize_runs(run_dirs: list[Path]) -> dict[str, dict[str, dict[str, float]
     for run in runs:
         n = relevant = correct = 0.0
         for name in names:
-            metrics, size = run[name]["metrics"], run[name]["n_scored"]
+            block = run[name]
+            metrics = block.metrics
+            size = block.n_scored if block.n_scored is not None else block.n  # absent: every sample scored
             for key in KEYS:
                 table[name][key].append(float(metrics.get(key, 0.0)))
             n += size

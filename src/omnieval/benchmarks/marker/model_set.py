@@ -10,7 +10,6 @@ compare runs of the same base model (the name without its precision tag): higher
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.errors import StoreError
+from omnieval.types.files import ResultsFile, load_file
 
 __all__ = [
     "BANDS",
@@ -82,15 +82,11 @@ def load_scores(run_dir: Path) -> ModelScores:
     file = Path(run_dir) / "results.json"
     if not file.is_file():
         raise StoreError(f"{run_dir}: no results.json (not a finished run directory)")
-    data = json.loads(file.read_text(encoding="utf-8"))
-    scores = {
-        name: float(info["score"])
-        for name, info in (data.get("tasks") or {}).items()
-        if isinstance(info, dict) and isinstance(info.get("score"), int | float)
-    }
+    data = load_file(file, ResultsFile)
+    scores = {name: block.score for name, block in data.tasks.items() if block.score is not None}
     if not scores:
         raise StoreError(f"{file}: no task scores")
-    return ModelScores(str(data.get("model") or Path(run_dir).name), scores)
+    return ModelScores(data.model or Path(run_dir).name, scores)
 
 
 def _mean(values: list[float]) -> float | None:

@@ -9,12 +9,12 @@ well above chance, 1/K).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from omnieval.benchmarks.marker.simplicity import ModelRun, load_run
 from omnieval.errors import StoreError
+from omnieval.types.files import ManifestFile, ResultsFile, load_file
 
 __all__ = ["NecessityStat", "is_blind", "load_runs", "review"]
 
@@ -34,14 +34,15 @@ class NecessityStat:
 
 def is_blind(run_dir: Path) -> bool:
     """Whether a run directory holds a blind (text-only) run, from its results or manifest."""
-    for name, path in (("results.json", ("blind",)), ("manifest.json", ("config", "blind"))):
-        file = Path(run_dir) / name
-        if file.is_file():
-            value: object = json.loads(file.read_text(encoding="utf-8"))
-            for key in path:
-                value = value.get(key) if isinstance(value, dict) else None
-            if isinstance(value, bool):
-                return value
+    results, manifest = Path(run_dir) / "results.json", Path(run_dir) / "manifest.json"
+    if results.is_file():
+        typed = load_file(results, ResultsFile)
+        if "blind" in typed.model_fields_set:
+            return typed.blind
+    if manifest.is_file():
+        value = load_file(manifest, ManifestFile).config.get("blind")
+        if isinstance(value, bool):
+            return value
     raise StoreError(f"{run_dir}: neither results.json nor manifest.json says whether the run was blind")
 
 

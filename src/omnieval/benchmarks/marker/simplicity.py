@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.errors import StoreError
-from omnieval.store import read_json
 from omnieval.store.records import iter_records
+from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["FORMULA", "ItemStat", "ModelRun", "load_run", "rank_items"]
 
@@ -76,7 +76,9 @@ def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun
         raise StoreError(f"{run_dir}: no samples.jsonl (not a run directory)")
     manifest = Path(run_dir) / "manifest.json"
     model = (
-        str(read_json(manifest).get("config", {}).get("model")) if manifest.exists() else Path(run_dir).name
+        str(load_file(manifest, ManifestFile).config.get("model"))
+        if manifest.exists()
+        else Path(run_dir).name
     )
     latest = {
         (r["sample_id"], r.get("repeat")): r

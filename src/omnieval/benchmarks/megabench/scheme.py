@@ -18,11 +18,12 @@ fields, the same tasks are computed normally.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from omnieval.aggregate.schemes import register_scheme
+from omnieval.aggregate.schemes import register_scheme, typed_results
 from omnieval.errors import ConfigError
+from omnieval.types.files import TaskResults
 
 __all__ = ["DIMENSIONS", "FULL_CORE", "FULL_OPEN", "judged", "megabench_board", "overall"]
 
@@ -39,37 +40,38 @@ def overall(core: float | None, n_core: int, open_: float | None, n_open: int) -
     return sum(s * n for s, n in present) / sum(n for _, n in present)
 
 
-def judged(block: dict[str, Any]) -> bool:
+def judged(block: TaskResults) -> bool:
     """At least one query of the task carried a judge verdict (an Open task's score means something)."""
-    return float((block.get("metrics") or {}).get("megabench_judged", 0.0)) > 0.0
+    return float(block.metrics.get("megabench_judged", 0.0)) > 0.0
 
 
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _run_cot(blocks: list[dict[str, Any]]) -> bool:
+def _run_cot(blocks: list[TaskResults]) -> bool:
     """A run's prompt mode: CoT when its tasks say so (tasks without a demo carry no flag)."""
-    flags = {((b.get("metadata") or {}).get("megabench") or {}).get("cot") for b in blocks}
+    flags = {((b.extra("metadata") or {}).get("megabench") or {}).get("cot") for b in blocks}
     return True in flags and False not in flags
 
 
-def _collect(results: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+def _collect(results: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
     """``model → bucket (core_cot / core_no_cot / open) → task → block``."""
     models: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
     for doc in results:
-        model = str(doc.get("model") or doc.get("run_dir") or "?")
-        tasks = doc.get("tasks") or {}
+        result = typed_results(doc)
+        model = str(result.model or result.extra("run_dir") or "?")
+        tasks = result.tasks
         run_cot = _run_cot(list(tasks.values()))
         for name, block in tasks.items():
-            info = ((block.get("metadata") or {}).get("megabench")) or {}
+            info = ((block.extra("metadata") or {}).get("megabench")) or {}
             if not info:
                 continue
             cot = info.get("cot") if info.get("cot") is not None else run_cot
             bucket = "open" if info.get("set") == "open" else ("core_cot" if cot else "core_no_cot")
             if bucket == "open" and not judged(block):
                 bucket = "open_not_computed"
-            models[model][bucket][name] = {**block, "_info": info}
+            models[model][bucket][name] = {"score": block.score, "n": block.n, "_info": info}
     return models
 
 

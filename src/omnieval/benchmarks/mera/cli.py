@@ -71,10 +71,9 @@ def boards_cmd(
 ) -> None:
     """Print the image, audio, video and multi boards with their human-baseline rows."""
     from omnieval.benchmarks.mera.scheme import mera_scheme
+    from omnieval.types.files import checked_json
 
-    results = [
-        {**json.loads((d / "results.json").read_text(encoding="utf-8")), "run_dir": str(d)} for d in run_dirs
-    ]
+    results = [{**checked_json(d / "results.json", "results"), "run_dir": str(d)} for d in run_dirs]
     boards = mera_scheme(results, weighting=weighting)["boards"]
     for name in ("image", "audio", "video"):
         typer.echo(f"== {name} board ==")

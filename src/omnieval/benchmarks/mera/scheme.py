@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from omnieval.aggregate.schemes import register_scheme
+from omnieval.aggregate.schemes import register_scheme, typed_results
 from omnieval.benchmarks.mera.catalog import MODALITIES, catalogue, find_task
 from omnieval.errors import ConfigError
+from omnieval.types.files import ResultsFile
 
 __all__ = ["WEIGHTINGS", "fs_sources", "mera_scheme", "score_model", "task_scores_from_results"]
 
@@ -60,48 +61,46 @@ def score_model(scores: Mapping[str, float | None], *, weighting: str = "tasks")
     return out
 
 
-def task_scores_from_results(result: Mapping[str, Any]) -> dict[str, float | None]:
+def _where(result: ResultsFile) -> str:
+    return str(result.extra("run_dir", "results.json"))
+
+
+def task_scores_from_results(document: Mapping[str, Any] | ResultsFile) -> dict[str, float | None]:
     """FS per MERA task from one ``results.json`` (``{"model", "tasks": {NAME: {"score": FS}}}``)."""
-    where = result.get("run_dir", "results.json")
-    tasks = result.get("tasks")
-    if not isinstance(tasks, Mapping):
-        raise ConfigError(f"{where}: results.json has no 'tasks' mapping")
+    result = typed_results(document)
+    where = _where(result)
     scores: dict[str, float | None] = {}
-    for name, entry in tasks.items():
+    for name, entry in result.tasks.items():
         task = find_task(name)
         if task is None:
             raise ConfigError(f"{where}: task {name!r} is not a MERA Multi task")
         if task.name in scores:
             raise ConfigError(f"{where}: task {task.name!r} appears twice (as {name!r})")
-        score = entry.get("score") if isinstance(entry, Mapping) else None
-        if isinstance(entry, Mapping) and (
-            entry.get("n_scored") == 0
-            or entry.get("scored") is False
-            or (entry.get("metadata") or {}).get("answers_hidden")
+        score = entry.score
+        if (
+            entry.n_scored == 0
+            or entry.scored is False
+            or (entry.extra("metadata") or {}).get("answers_hidden")
         ):
             score = (
                 None  # prediction only (hidden answers) or no judge value: not attempted locally, never a 0
             )
-        if score is not None and (not isinstance(score, int | float) or not 0.0 <= score <= 1.0):
+        if score is not None and not 0.0 <= score <= 1.0:
             raise ConfigError(
                 f"{where}: task {name!r} field 'score' must be a number in [0, 1], got {score!r}"
             )
-        scores[task.name] = None if score is None else float(score)
+        scores[task.name] = score
     return scores
 
 
-def fs_sources(result: Mapping[str, Any]) -> dict[str, str]:
+def fs_sources(document: Mapping[str, Any] | ResultsFile) -> dict[str, str]:
     """Per task, which FinalScore a ``results.json`` holds: with the judge, EM only, or RuSLUn's own."""
     out: dict[str, str] = {}
-    for name, entry in (result.get("tasks") or {}).items():
-        metrics = entry.get("metrics") or {} if isinstance(entry, Mapping) else {}
+    for name, entry in typed_results(document).tasks.items():
+        metrics = entry.metrics
         if "intent_em" in metrics:
             out[name] = "(Intent EM + Slot F1)/2"
-        elif (
-            entry.get("n_scored")
-            and entry.get("scored") is False
-            and (entry.get("judge") or {}).get("judged")
-        ):
+        elif entry.n_scored and entry.scored is False and (entry.extra("judge") or {}).get("judged"):
             out[name] = "not computed (judged, but no sample or group has a judge value)"
         elif "group_js" in metrics:
             out[name] = "(Group EM + Group JS)/2"
@@ -110,6 +109,10 @@ def fs_sources(result: Mapping[str, Any]) -> dict[str, str]:
         else:
             out[name] = "EM (no judge: JS not computed)"
     return out
+
+
+def _model(result: ResultsFile) -> str:
+    return str(result.model or result.extra("run_dir") or "?")
 
 
 def _row(model: str, agg: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,15 +143,15 @@ def _boards(models: Sequence[tuple[str, Mapping[str, Any]]], hb: Mapping[str, An
 
 
 def _per_model(
-    results: Sequence[Mapping[str, Any]], *, merge: bool
+    results: Sequence[ResultsFile], *, merge: bool
 ) -> list[tuple[str, list[str], dict[str, float | None]]]:
     """``(model, run dirs, scores)`` per run, or per model when ``merge`` joins a model's runs."""
     out: list[tuple[str, list[str], dict[str, float | None]]] = []
     index: dict[str, int] = {}
     for result in results:
         scores = task_scores_from_results(result)
-        model = str(result.get("model") or result.get("run_dir") or "?")
-        run_dir = str(result.get("run_dir", "results.json"))
+        model = _model(result)
+        run_dir = _where(result)
         if merge and model in index:
             _, dirs, merged = out[index[model]]
             twice = sorted(set(merged) & set(scores))
@@ -175,10 +178,11 @@ def mera_scheme(
     models: list[tuple[str, dict[str, Any]]] = []
     details = []
     used: dict[str, dict[str, str]] = {}
-    for result in results:
+    typed = [typed_results(result) for result in results]
+    for result in typed:
         found = {find_task(n).name: v for n, v in fs_sources(result).items() if find_task(n) is not None}  # type: ignore[union-attr]
-        used.setdefault(str(result.get("model") or result.get("run_dir") or "?"), {}).update(found)
-    for model, dirs, scores in _per_model(results, merge=merge):
+        used.setdefault(_model(result), {}).update(found)
+    for model, dirs, scores in _per_model(typed, merge=merge):
         models.append((model, score_model(scores, weighting=weighting)))
         details.append(
             {

@@ -11,7 +11,6 @@ outputs land in ``samples.jsonl``; ``omnieval pollux evaluate --judge NAME=RUN_D
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from omnieval.sources.readers import read_rows
 from omnieval.sources.task import Task
 from omnieval.store.records import iter_records
 from omnieval.types import PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.types.files import ResultsFile, load_file
 
 __all__ = ["import_judge_task", "read_answers"]
 
@@ -38,7 +38,7 @@ def read_answers(path: Path) -> tuple[list[dict[str, str]], int]:
         results = path / "results.json"
         if not results.exists():
             raise SourceError("not a finished run directory (no results.json)", path=str(path))
-        model = str(json.loads(results.read_text(encoding="utf-8")).get("model", path.name))
+        model = load_file(results, ResultsFile).model
         answers, skipped = [], 0
         for rec in iter_records(path / "samples.jsonl"):
             if rec.get("state") != "ok" or not str(rec.get("response") or "").strip():

@@ -28,6 +28,7 @@ from omnieval.benchmarks.pollux.taxonomy import CriterionVariant, criteria_taxon
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
 from omnieval.store.records import iter_records
+from omnieval.types.files import ResultsFile, load_file
 
 __all__ = ["evaluate", "load_judge_scores"]
 
@@ -63,7 +64,7 @@ def _judge_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def _run_model(path: Path) -> str:
     results = path / "results.json"
     if results.exists():
-        return str(json.loads(results.read_text(encoding="utf-8")).get("model", path.name))
+        return load_file(results, ResultsFile).model
     return path.name
 
 
@@ -351,7 +352,6 @@ def _tables(
 
 
 def _write(out_dir: Path, result: dict[str, Any], tables: list[Any]) -> None:
-    import json
 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "pollux_report.json").write_text(
