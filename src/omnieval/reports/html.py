@@ -312,9 +312,7 @@ def report_context(
     """Write the sidecar and tables of one run and return what the page template needs."""
     out_dir = report_dir or run.run_dir
     summary = _RecordSummary(run.records)
-    states = state_names(
-        *(b.states for b in run.typed.tasks.values()), summary.states
-    )
+    states = state_names(*(b.states for b in run.typed.tasks.values()), summary.states)
     rows = _task_rows(run.typed)
     dims = task_dimensions(run.typed.tasks) + summary.dimensions
     prompts = PromptSource(tasks, report_dir=out_dir)
