@@ -7,6 +7,7 @@ so a worker that read them from disk (its own, or the driver's) would fail."""
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from omnieval.executors import ray_executor
+from omnieval.executors.worker import NODE_TEMP
 from tests.executors.helpers import CountingServer, record_set, results
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(300)]
@@ -66,15 +68,15 @@ def _driver_files(driver: Path) -> None:
     (driver / "pics.yaml").write_text(MEDIA_TASK, encoding="utf-8")
 
 
-def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, shards: int) -> list[int]:
+def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, shards: int) -> list[str]:
     """Move the driver's data away once every shard was handed out (all at once: as many workers as
-    shards)."""
-    given: list[int] = []
+    shards); the list gets the run's session once per shard."""
+    given: list[str] = []
     give = ray_executor._Fleet.give
 
     def give_then_hide(self: Any, *args: Any) -> None:
         give(self, *args)
-        given.append(1)
+        given.append(self.session)
         if len(given) == shards:
             (driver / "data").rename(driver.parent / "moved")
 
@@ -130,3 +132,19 @@ def test_driver_only_files_and_relative_paths(
     assert results(driver / "out") == results(driver / "local")
     assert results(driver / "out")["states"]["ok"] == 10, "every text and image sample answered"
     assert list(cluster_cwd.iterdir()) == [], "the workers wrote nothing in their own directory"
+    _check_off_node_writes(driver / "out", session=given[0])
+
+
+def _check_off_node_writes(out: Path, *, session: str) -> None:
+    """One worker ran on the driver's node (it writes in the run's output: its attempt names its pid), the
+    other on the second node: that one's shard folder holds only what the driver wrote (its records, sent
+    back through Ray, and the attempt naming the node), and its per-node temp folder is gone."""
+    folders = [p for p in (out / "shards").iterdir() if p.is_dir()]
+    attempts = {p: json.loads((p / "attempt.json").read_text()) for p in folders}
+    on_driver = [p for p in folders if "pid" in attempts[p]]
+    off = [p for p in folders if "pid" not in attempts[p]]
+    assert len(on_driver) == 1 and len(off) == 1, attempts
+    assert sorted(f.name for f in off[0].iterdir()) == ["attempt.json", "samples.jsonl"]
+    assert attempts[off[0]]["node_id"] != attempts[on_driver[0]]["node_id"]
+    assert off[0].joinpath("samples.jsonl").read_bytes().count(b"\n") > 0
+    assert not (Path(tempfile.gettempdir()) / NODE_TEMP / session).exists(), "the temp folder was removed"

@@ -9,20 +9,40 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ProgressBoard", "pinned"]
+__all__ = ["ProgressBoard", "driver_node", "pinned"]
 
 
 class ProgressBoard:
-    """Latest counts per shard, pushed by workers and read by the driver's progress display."""
+    """Latest counts per shard, pushed by workers and read by the driver's progress display; also the
+    records that workers off the driver's node wrote since the driver last collected them."""
 
     def __init__(self) -> None:
         self._shards: dict[str, dict[str, Any]] = {}
+        self._lines: dict[str, list[bytes]] = {}
 
     def report(self, key: str, counts: dict[str, Any]) -> None:
+        lines = counts.pop("lines", None)
+        if lines:
+            self._lines.setdefault(key, []).extend(lines)
         self._shards[key] = counts
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         return dict(self._shards)
+
+    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]]]:
+        """The counts, and the records reported since the last call (each handed out once)."""
+        lines, self._lines = self._lines, {}
+        return dict(self._shards), lines
+
+
+def driver_node(ray: Any) -> str | None:
+    """The driver's Ray node (``None`` for a Ray Client driver, which has none of its own)."""
+    if ray.util.client.ray.is_connected():
+        return None
+    try:
+        return str(ray.get_runtime_context().get_node_id()) or None
+    except Exception:  # not connected the usual way
+        return None
 
 
 def pinned(ray: Any) -> dict[str, Any]:
@@ -35,13 +55,8 @@ def pinned(ray: Any) -> dict[str, Any]:
     restart = {"max_restarts": -1, "max_task_retries": -1}
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    if ray.util.client.ray.is_connected():  # a Ray Client driver has no node of its own: Ray places the actor
-        return restart
-    try:
-        node = ray.get_runtime_context().get_node_id()
-    except Exception:  # not connected the usual way: Ray places the actor
-        return restart
-    if not node:
+    node = driver_node(ray)
+    if node is None:  # a Ray Client driver: Ray places the actor
         return restart
     # no CPU asked: Ray's default (1 CPU to place an actor) would leave it pending on a driver node without
     # CPUs
