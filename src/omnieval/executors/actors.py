@@ -52,16 +52,12 @@ def pinned(ray: Any) -> dict[str, Any]:
     its node go all the same (a driver attached to a worker node's raylet), Ray restarts it elsewhere
     and retries the calls in flight; each coordinator rebuilds its state (the gate from its clients'
     leases at their next tick, a judge pool from its replicas' handles)."""
-    restart = {"max_restarts": -1, "max_task_retries": -1}
+    # no CPU asked, wherever it goes: a coordinator is started together with the workers, which may take
+    # every CPU first (Ray's default, 1 CPU to place an actor, would then leave it pending)
+    restart = {"num_cpus": 0, "max_restarts": -1, "max_task_retries": -1}
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     node = driver_node(ray)
     if node is None:  # a Ray Client driver: Ray places the actor
         return restart
-    # no CPU asked: Ray's default (1 CPU to place an actor) would leave it pending on a driver node without
-    # CPUs
-    return {
-        "num_cpus": 0,
-        "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True),
-        **restart,
-    }
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True), **restart}

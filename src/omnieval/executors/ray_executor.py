@@ -651,14 +651,14 @@ def _run(
             if judges is None and judge_plan.judges:
                 judges = start_judges(ray, judge_plan)
             board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
-            _check_started(
-                ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])]
-            )
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
             fleet.driver_node = driver_node(ray)
             try:
                 for _ in range(min(workers, len(todo))):
-                    fleet.spawn()
+                    fleet.spawn()  # the workers start while the coordinators do (each is a process)
+                _check_started(
+                    ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])]
+                )
                 _drive(
                     fleet,
                     todo,
