@@ -226,7 +226,7 @@ def judge_nodes() -> Iterator[tuple[Any, Any]]:
 
 @pytest.mark.xfail(
     strict=False,
-    reason="KNOWN_FAILURE (issue 23.2): passed 3 of 5 runs; in the others the judge replica lost with the "
+    reason="KNOWN_FAILURE (issue 23.2): passed 4 of 6 runs; in the others the judge replica lost with the "
     "node and the pool's restart made 4 judge calls in a row fail, which stops the run as EndpointDown "
     "(resumably) instead of waiting for the replacement replica",
 )
