@@ -50,10 +50,31 @@ def _task(path: Path, n: int) -> Path:
 
 def _timed(config: RunConfig, executor: ExecutorOptions | None) -> tuple[float, float]:
     """Wall seconds, and the run's own CPU seconds (driver only: workers are other processes)."""
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall, began = time.process_time(), time.perf_counter(), time.time()
     _, results = evaluate(config, executor=executor)
     assert results["states"]["ok"] == results["tasks"]["scaling"]["n"], results["states"]
-    return time.perf_counter() - wall, time.process_time() - cpu
+    seconds = time.perf_counter() - wall
+    if executor is not None:
+        print(_where_the_time_went(config.output, began=began, wall=seconds), file=sys.stderr)
+    return seconds, time.process_time() - cpu
+
+
+def _where_the_time_went(out: Path, *, began: float, wall: float) -> str:
+    """From the manifest's shards: until the first shard started (planning, actor start-up), the shards'
+    own wall time per worker process, and what came after the last one ended (merge, stopping workers)."""
+    import datetime as dt
+
+    shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"].values()
+    starts = [dt.datetime.fromisoformat(s["started"]).timestamp() for s in shards]
+    ends = [t + s["wall_s"] for t, s in zip(starts, shards, strict=True)]
+    per_worker: dict[int, float] = {}
+    for s in shards:
+        per_worker[s["pid"]] = per_worker.get(s["pid"], 0.0) + s["wall_s"]
+    busy = ", ".join(f"{v:.2f}" for v in per_worker.values())
+    return (
+        f"  {len(starts)} shard(s): first started after {min(starts) - began:.2f} s; shard wall per worker "
+        f"{busy} s; after the last shard {began + wall - max(ends):.2f} s"
+    )
 
 
 def main() -> None:

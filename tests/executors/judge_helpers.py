@@ -73,6 +73,16 @@ def register() -> None:
 register()
 
 
+def counting_judge_env() -> dict[str, Any]:
+    """A ``runtime_env`` under which every Ray worker imports ``tests`` and knows the counting judge."""
+    root = str(Path(__file__).resolve().parents[2])  # where ``tests`` is importable from
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    return {
+        "worker_process_setup_hook": "tests.executors.judge_helpers.register",
+        "env_vars": {"PYTHONPATH": path},
+    }
+
+
 def constructions(path: Path) -> list[int]:
     return [int(x) for x in path.read_text(encoding="utf-8").split()] if path.exists() else []
 

@@ -7,6 +7,7 @@ so a worker that read them from disk (its own, or the driver's) would fail."""
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from omnieval.executors import ray_executor
+from omnieval.executors.worker import NODE_TEMP
 from tests.executors.helpers import CountingServer, record_set, results
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(300)]
@@ -26,18 +28,19 @@ source: {type: jsonl, path: data/pics.jsonl, fields: {media: [{field: image, kin
 
 
 @pytest.fixture
-def two_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path]]:
-    """A two-node cluster (1 CPU each) whose processes start in their own empty directory."""
+def two_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path, str]]:
+    """A two-node cluster whose processes start in their own empty directory: the head (the driver's node)
+    without CPUs, so every worker runs on the other node (2 CPUs); also the head's node id."""
     pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
     cluster_cwd = tmp_path / "cluster_cwd"
     cluster_cwd.mkdir()
     monkeypatch.chdir(cluster_cwd)
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
     try:
-        cluster.add_node(num_cpus=1)
-        yield cluster.address, cluster_cwd
+        cluster.add_node(num_cpus=2)
+        yield cluster.address, cluster_cwd, cluster.head_node.node_id
     finally:
         cluster.shutdown()
 
@@ -66,15 +69,15 @@ def _driver_files(driver: Path) -> None:
     (driver / "pics.yaml").write_text(MEDIA_TASK, encoding="utf-8")
 
 
-def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, shards: int) -> list[int]:
+def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, shards: int) -> list[str]:
     """Move the driver's data away once every shard was handed out (all at once: as many workers as
-    shards)."""
-    given: list[int] = []
+    shards); the list gets the run's session once per shard."""
+    given: list[str] = []
     give = ray_executor._Fleet.give
 
     def give_then_hide(self: Any, *args: Any) -> None:
         give(self, *args)
-        given.append(1)
+        given.append(self.session)
         if len(given) == shards:
             (driver / "data").rename(driver.parent / "moved")
 
@@ -83,13 +86,13 @@ def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, sh
 
 
 def test_driver_only_files_and_relative_paths(
-    tmp_path: Path, two_nodes: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, two_nodes: tuple[str, Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from typer.testing import CliRunner
 
     from omnieval.cli.app import app
 
-    address, cluster_cwd = two_nodes
+    address, cluster_cwd, head = two_nodes
     driver = tmp_path / "driver"
     driver.mkdir()
     _driver_files(driver)
@@ -130,3 +133,17 @@ def test_driver_only_files_and_relative_paths(
     assert results(driver / "out") == results(driver / "local")
     assert results(driver / "out")["states"]["ok"] == 10, "every text and image sample answered"
     assert list(cluster_cwd.iterdir()) == [], "the workers wrote nothing in their own directory"
+    _check_off_node_writes(driver / "out", session=given[0], driver_node=head)
+
+
+def _check_off_node_writes(out: Path, *, session: str, driver_node: str) -> None:
+    """Every worker ran off the driver's node: each shard folder holds only what the driver wrote (the
+    records, sent back through Ray, and the attempt naming the worker's node; a worker's own attempt
+    would name its pid), and the workers' per-node temp folder is gone."""
+    for folder in (out / "shards").iterdir():
+        if folder.is_dir():
+            attempt = json.loads((folder / "attempt.json").read_text())
+            assert "pid" not in attempt and attempt["node_id"] != driver_node, attempt
+            assert sorted(f.name for f in folder.iterdir()) == ["attempt.json", "samples.jsonl"]
+            assert folder.joinpath("samples.jsonl").read_bytes().count(b"\n") > 0
+    assert not (Path(tempfile.gettempdir()) / NODE_TEMP / session).exists(), "the temp folder was removed"

@@ -22,6 +22,7 @@ from tests.executors.helpers import CountingServer, config, results
 from tests.executors.judge_helpers import (
     VERDICT,
     constructions,
+    counting_judge_env,
     judge_calls,
     judged_record_set,
     judged_task,
@@ -34,14 +35,12 @@ pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    root = str(Path(__file__).resolve().parents[2])  # where ``tests`` is importable from
-    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-    env = {
-        "worker_process_setup_hook": "tests.executors.judge_helpers.register",
-        "env_vars": {"PYTHONPATH": path},
-    }
     ray.init(
-        address="local", num_cpus=4, include_dashboard=False, log_to_driver=False, runtime_env=env
+        address="local",
+        num_cpus=4,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env=counting_judge_env(),
     )  # workers know the counting judge
     yield ray
     ray.shutdown()

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omnieval.executors.options import ExecutorOptions
-from omnieval.hooks import NO_HOOKS, HookDispatcher
-from omnieval.runner import RunConfig, RunOutcome, run
-from omnieval.runner.progress import Progress
+if TYPE_CHECKING:
+    from omnieval.executors.options import ExecutorOptions
+    from omnieval.hooks import HookDispatcher
+    from omnieval.runner import RunConfig, RunOutcome
+    from omnieval.runner.progress import Progress
 
 __all__ = ["ExecutorOptions", "execute"]
+
+
+def __getattr__(name: str) -> Any:
+    """``ExecutorOptions`` imported on first use: the coordinator actors (``gate``, ``actors``) import this
+    package in their own processes, and each second of imports there delays a run's start on the cluster."""
+    if name == "ExecutorOptions":
+        from omnieval.executors.options import ExecutorOptions
+
+        return ExecutorOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def execute(
@@ -18,7 +29,7 @@ def execute(
     executor: ExecutorOptions | None = None,
     progress: Progress | None = None,
     judges: Any = None,
-    hooks: HookDispatcher = NO_HOOKS,
+    hooks: HookDispatcher | None = None,
 ) -> RunOutcome:
     """Run (or resume) ``config`` with the chosen executor; both write the same run directory.
 
@@ -27,6 +38,10 @@ def execute(
     ``hooks``: receives each finished record; on Ray, the records the shards wrote, read back once they
     finish.
     """
+    from omnieval.hooks import NO_HOOKS
+    from omnieval.runner import run
+
+    hooks = NO_HOOKS if hooks is None else hooks
     if executor is None or executor.kind == "local":
         return run(config, hooks=hooks)
     from omnieval.executors.ray_executor import run_on_ray

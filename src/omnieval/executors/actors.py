@@ -9,20 +9,40 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ProgressBoard", "pinned"]
+__all__ = ["ProgressBoard", "driver_node", "pinned"]
 
 
 class ProgressBoard:
-    """Latest counts per shard, pushed by workers and read by the driver's progress display."""
+    """Latest counts per shard, pushed by workers and read by the driver's progress display; also the
+    records that workers off the driver's node wrote since the driver last collected them."""
 
     def __init__(self) -> None:
         self._shards: dict[str, dict[str, Any]] = {}
+        self._lines: dict[str, list[bytes]] = {}
 
     def report(self, key: str, counts: dict[str, Any]) -> None:
+        lines = counts.pop("lines", None)
+        if lines:
+            self._lines.setdefault(key, []).extend(lines)
         self._shards[key] = counts
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         return dict(self._shards)
+
+    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]]]:
+        """The counts, and the records reported since the last call (each handed out once)."""
+        lines, self._lines = self._lines, {}
+        return dict(self._shards), lines
+
+
+def driver_node(ray: Any) -> str | None:
+    """The driver's Ray node (``None`` for a Ray Client driver, which has none of its own)."""
+    if ray.util.client.ray.is_connected():
+        return None
+    try:
+        return str(ray.get_runtime_context().get_node_id()) or None
+    except Exception:  # not connected the usual way
+        return None
 
 
 def pinned(ray: Any) -> dict[str, Any]:
@@ -32,21 +52,12 @@ def pinned(ray: Any) -> dict[str, Any]:
     its node go all the same (a driver attached to a worker node's raylet), Ray restarts it elsewhere
     and retries the calls in flight; each coordinator rebuilds its state (the gate from its clients'
     leases at their next tick, a judge pool from its replicas' handles)."""
-    restart = {"max_restarts": -1, "max_task_retries": -1}
+    # no CPU asked, wherever it goes: a coordinator is started together with the workers, which may take
+    # every CPU first (Ray's default, 1 CPU to place an actor, would then leave it pending)
+    restart = {"num_cpus": 0, "max_restarts": -1, "max_task_retries": -1}
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    if ray.util.client.ray.is_connected():  # a Ray Client driver has no node of its own: Ray places the actor
+    node = driver_node(ray)
+    if node is None:  # a Ray Client driver: Ray places the actor
         return restart
-    try:
-        node = ray.get_runtime_context().get_node_id()
-    except Exception:  # not connected the usual way: Ray places the actor
-        return restart
-    if not node:
-        return restart
-    # no CPU asked: Ray's default (1 CPU to place an actor) would leave it pending on a driver node without
-    # CPUs
-    return {
-        "num_cpus": 0,
-        "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True),
-        **restart,
-    }
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node, soft=True), **restart}

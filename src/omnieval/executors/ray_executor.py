@@ -15,12 +15,14 @@ import sys
 import time
 import uuid
 from collections import Counter, deque
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
-from omnieval.executors.actors import ProgressBoard, pinned
+from omnieval.executors.actors import ProgressBoard, driver_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
@@ -165,13 +167,21 @@ class _Fleet:
     """Per shard: runs refused by a worker that was unavailable for a moment (never a lost worker)."""
     start_error: str | None = None
     """Why the last worker that failed to start failed (e.g. omnieval not installed on its node)."""
+    driver_node: str | None = None
+    """The driver's node: workers there write in the run's output, others in a per-node temp folder."""
 
     def spawn(self) -> None:
         owner = uuid.uuid4().hex[:12]
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
         routes = self.judges.routes if self.judges is not None else None
         worker = cls.remote(
-            self.config, owner=owner, gate=self.gate, board=self.board, judges=routes, session=self.session
+            self.config,
+            owner=owner,
+            gate=self.gate,
+            board=self.board,
+            judges=routes,
+            session=self.session,
+            driver_node=self.driver_node,
         )
         self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
 
@@ -197,6 +207,10 @@ class _Fleet:
     def give(self, plan: ShardPlan, lines: list[bytes], task: Task) -> None:
         owner, actor = self.idle.pop()
         media = self.media.refs(task)
+        where = {"owner": owner, "node_id": self.nodes.get(owner), "started": time.time()}
+        folder = shard_file(self.config.output, plan).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        write_json(folder / "attempt.json", where)  # which node runs it (its worker may write elsewhere)
         self.busy[actor.run_shard.remote(plan, lines, task, media)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
@@ -361,16 +375,29 @@ def _start_progress(
 
 
 def _show(
-    progress: Progress, board: Any, ray: Any, plans: list[ShardPlan], current: dict[str, list[RecordKey]]
+    progress: Progress,
+    board: Any,
+    ray: Any,
+    plans: list[ShardPlan],
+    current: dict[str, list[RecordKey]],
+    *,
+    output: Path,
+    running: AbstractSet[str] = frozenset(),
 ) -> None:
-    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA); a board
-    that is restarting elsewhere (its node left) skips this update rather than fail the run."""
+    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA) and add the
+    records that workers off the driver's node reported to the running shards' files; a board that is
+    restarting elsewhere (its node left) skips this update rather than fail the run."""
     from ray.exceptions import GetTimeoutError, RayActorError
 
     try:
-        snapshot = ray.get(board.snapshot.remote(), timeout=10)
+        snapshot, lines = ray.get(board.collect.remote(), timeout=10)
     except (RayActorError, GetTimeoutError):
         return
+    for key in running & lines.keys():  # a finished shard's file is already its worker's full copy
+        path = shard_file(output, next(p for p in plans if p.key == key))
+        with path.open("ab") as fh:
+            fh.writelines(lines[key])
+        current[key] = list(scan_keys(path))
     done: Counter[str] = Counter()
     new: dict[str, Counter[str]] = {}
     for plan in plans:
@@ -442,7 +469,8 @@ def _drive(
         if todo and fleet.stalled():
             raise ExecutorError(_shrunk(ray, fleet, todo, options))
         ready, _ = ray.wait([*fleet.busy, *fleet.starting], num_returns=1, timeout=POLL_S)
-        _show(progress, fleet.board, ray, plans, current)
+        running = {plan.key for _, _, plan in fleet.busy.values()}
+        _show(progress, fleet.board, ray, plans, current, output=config.output, running=running)
         fleet.note_left()
         for ref in ready:
             if ref in fleet.starting:
@@ -611,13 +639,14 @@ def _run(
             if judges is None and judge_plan.judges:
                 judges = start_judges(ray, judge_plan)
             board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
-            _check_started(
-                ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])]
-            )
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
+            fleet.driver_node = driver_node(ray)
             try:
                 for _ in range(min(workers, len(todo))):
-                    fleet.spawn()
+                    fleet.spawn()  # the workers start while the coordinators do (each is a process)
+                _check_started(
+                    ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])]
+                )
                 _drive(
                     fleet,
                     todo,
@@ -631,7 +660,7 @@ def _run(
                 )
                 fleet.note_left()
                 lost.update(workers=fleet.workers_lost, on_nodes=fleet.suspects, nodes_left=fleet.lost_nodes)
-                _show(progress, fleet.board, ray, plans, current)
+                _show(progress, fleet.board, ray, plans, current, output=config.output)
                 judged["block"] = judges.block() if judges is not None else {}
             finally:
                 fleet.stop()

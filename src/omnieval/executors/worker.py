@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import socket
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -27,7 +29,12 @@ from omnieval.runner import RunConfig, run_async
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys, write_json
 
-__all__ = ["ShardWorker", "shard_config"]
+__all__ = ["NODE_TEMP", "ShardWorker", "shard_config"]
+
+NODE_TEMP = "omnieval-ray"
+"""A worker off the driver's node works in ``$TMPDIR/omnieval-ray/<run session>/`` on its own node (shard
+files, response caches, converted media); its records go back through Ray and the folder is removed when
+the run stops its workers."""
 
 
 def _node_id() -> str | None:
@@ -85,8 +92,15 @@ class ShardWorker:
         board: Any = None,
         judges: dict[str, JudgeRoute] | None = None,
         session: str | None = None,
+        driver_node: str | None = None,
     ) -> None:
         self.config = config
+        self.output = config.output
+        """Where this worker writes: the driver's output on the driver's node, else a per-node temp folder."""
+        if _node_id() != driver_node:  # (a Ray Client driver has no node: its workers use the temp folder)
+            self.output = Path(tempfile.gettempdir()) / NODE_TEMP / (session or owner)
+        self.streams = self.output != config.output
+        """Records go to the driver as they are written (through the board), not only with the shard's end."""
         self.owner = owner
         self.session = session
         """The run invocation's cache session, shared by all its shards (see ``ResponseCache``)."""
@@ -104,20 +118,27 @@ class ShardWorker:
             self._backend = share(create_backend(config.model, options=config.backend), gate=self.gate)
         return self._backend
 
-    async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:
+    async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int]) -> None:
         while True:
-            self._report(plan, path, before)
+            self._report(plan, path, before, sent)
             if self.gate is not None:
                 await self.gate.tick()
             await self.judges.tick()
             await asyncio.sleep(REPORT_EVERY_S)
 
-    def _report(self, plan: ShardPlan, path: Path, before: Counter[str]) -> None:
+    def _report(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int] | None) -> None:
+        """The shard's counts to the board; off the driver's node also its records written since the last
+        report (``sent``: how many the driver has), so a node that leaves takes none of them along."""
         if self.board is None:
             return
-        done, states = _counts(path)
+        keys = list(scan_keys(path))
+        states: Counter[str] = Counter(k.state for k in keys)
         new = {k: v - before.get(k, 0) for k, v in states.items() if v > before.get(k, 0)}
-        self.board.report.remote(plan.key, {"task": plan.task, "done": done, "new": new})
+        counts: dict[str, Any] = {"task": plan.task, "done": len(keys), "new": new}
+        if self.streams and sent is not None and len(keys) > sent[0]:
+            counts["lines"] = [k.line for k in keys[sent[0] :]]
+            sent[0] = len(keys)
+        self.board.report.remote(plan.key, counts)
 
     async def run_shard(
         self, plan: ShardPlan, lines: list[bytes], task: Task, media: dict[str, Any] | None = None
@@ -129,15 +150,18 @@ class ShardWorker:
         no media folder of its own (none need exist on its node)."""
         if media:
             task = with_media_bytes(task, memo=await _fetched(media))
-        config = shard_config(self.config, plan)
-        path = shard_file(self.config.output, plan)
+        here = self.config.model_copy(update={"output": self.output})
+        config = shard_config(here, plan)
+        path = shard_file(self.output, plan)
         path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists() and lines:  # no shared filesystem: start from the driver's copy
+        fresh = not path.exists()
+        if fresh and lines:  # no shared filesystem: start from the driver's copy
             rewrite_lines(path, lines)
         started, clock = time.time(), time.perf_counter()
         write_json(path.parent / "attempt.json", {**self.where(), "started": started, "owner": self.owner})
         _, before = _counts(path)
-        watcher = asyncio.create_task(self._watch(plan, path, before))
+        sent = [len(lines) if fresh else 0]  # a lost worker's file on this node: the driver may lack some
+        watcher = asyncio.create_task(self._watch(plan, path, before, sent))
         try:
             outcome = await run_async(
                 config,
@@ -153,7 +177,7 @@ class ShardWorker:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
-        self._report(plan, path, before)
+        self._report(plan, path, before, None)  # the records themselves come back with the result
         return {
             "key": plan.key,
             "lines": [k.line for k in scan_keys(path)],
@@ -170,3 +194,5 @@ class ShardWorker:
             await self._backend.inner.aclose()
             self._backend = None
         await self.judges.aclose()
+        if self.streams:  # the per-node temp folder: every shard's records are with the driver now
+            shutil.rmtree(self.output, ignore_errors=True)
