@@ -196,7 +196,7 @@ def _repeated_run(run: Path, **fields: Any) -> Path:
     """A run folder of model m1 with two repeats of item i1 (each record also gets ``fields``, where a
     callable value is called with the repeat index)."""
     run.mkdir()
-    (run / "results.json").write_text(json.dumps({"model": "m1"}))
+    (run / "results.json").write_text(json.dumps({"model": "m1", "tasks": {}}))
     records = [
         {"task": "pollux", "sample_id": "i1", "state": "ok", "repeat": r}
         | {k: v(r) if callable(v) else v for k, v in fields.items()}
