@@ -122,13 +122,12 @@ def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None)
 def _resumed_or_fresh(config: Any, run_async: Any, backend: Any, judge_backend: Any) -> Any:
     """Resume the demo's own run folder; one left by an older demo (another model path or task definition)
     is moved aside as ``NAME.old-TIMESTAMP`` (never deleted) and the run starts afresh."""
-    from omnieval.errors import ConfigError
+    from omnieval.errors import NotResumable
 
     try:
         return asyncio.run(run_async(config, backend=backend, judge_backend=judge_backend))
-    except ConfigError as exc:
-        if "resuming would mix" not in str(exc):
-            raise
+    except NotResumable:
+        pass
     aside = config.output.with_name(f"{config.output.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
     config.output.rename(aside)
     print(f"demo: {config.output} held an older demo's run; moved to {aside}", flush=True)

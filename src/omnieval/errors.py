@@ -26,6 +26,7 @@ __all__ = [
     "CostLimitReached",
     "MediaError",
     "MetricError",
+    "NotResumable",
     "OmnievalError",
     "ParseError",
     "RegistryError",
@@ -42,6 +43,10 @@ class OmnievalError(Exception):
 
 class ConfigError(OmnievalError):
     """Bad options or run configuration."""
+
+
+class NotResumable(ConfigError):
+    """The output folder holds a run of another model, judge or task definition: resuming would mix two."""
 
 
 class CostLimitReached(ConfigError):

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from omnieval.errors import ConfigError
+from omnieval.errors import ConfigError, NotResumable
 from omnieval.runner.config import RunConfig
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
@@ -100,7 +100,7 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
         if t.name in old_tasks and old_tasks[t.name].get("hash") != t.content_hash
     ]
     if changed:
-        raise ConfigError(
+        raise NotResumable(
             f"{config.output} holds a run with different {', '.join(changed)}; resuming would mix two runs. "
             "Use another --output directory, or `omnieval score DIR` to re-score stored responses."
         )
