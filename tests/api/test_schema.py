@@ -91,3 +91,28 @@ def test_readers_go_through_the_models(tmp_path: Path) -> None:
     assert str(newer / "manifest.json") in str(err.value) and "schema_version 2" in str(err.value)
     doc = omnieval.compare(OLD_RUN, shutil.copytree(OLD_RUN, tmp_path / "same"))
     assert doc["tasks"]["STEM"]["scores"] == {"run_v0": 1.0, "same": 1.0}
+
+
+def test_the_schemas_carry_the_field_docstrings_of_nested_models(tmp_path: Path) -> None:
+    """A field's docstring is its description, in the model's own schema and in those that nest it."""
+    record = _schema("record", tmp_path)
+    defs = record["$defs"]
+    assert isinstance(defs, dict)
+    judge = defs["JudgeRecord"]["properties"]["judge"]
+    assert judge["description"] == "Judge model spec, e.g. ``openai/gpt-4o`` or ``hf/./judge``."
+    results = _schema("results", tmp_path)
+    score = results["$defs"]["TaskResults"]["properties"]["score"]  # type: ignore[index]
+    assert score["description"].startswith("The task's headline score in [0, 1]")
+
+
+def test_importing_the_types_reads_no_source(tmp_path: Path) -> None:
+    """Descriptions are filled on demand: importing the models parses no class source (start-up cost)."""
+    code = (
+        "import omnieval.types as t, omnieval.runner\n"
+        "assert t.JudgeRecord.model_fields['judge'].description is None\n"
+        "from omnieval.types.files import json_schema\n"
+        "json_schema('record')\n"
+        "assert t.JudgeRecord.model_fields['judge'].description.startswith('Judge model spec')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr

@@ -101,3 +101,10 @@ def test_judge_backend_option_is_checked_before_any_work_and_named_as_the_judge_
         tmp_path, "--judge", "replay/j.jsonl", "--judge-backend-opt", "a=1", model="baseline/oracle"
     )
     assert code != 0 and "--judge-backend-opt: backend 'replay' takes no options" in out, out
+
+
+def test_the_known_keys_carry_each_option_s_docstring(tmp_path: Path) -> None:
+    """Field docstrings are read when an error lists the keys (not at class creation, which cost start-up)."""
+    code, out = _run(tmp_path, "--backend-opt", "http_clent=raw")
+    assert code != 0
+    assert "max_tokens_field (max_tokens | max_completion_tokens): max_completion_tokens for newer" in out

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from omnieval.errors import ConfigError
 from omnieval.types import MediaPolicy
+from omnieval.types._base import described
 
 __all__ = ["check_backend_extra", "check_media_overrides", "known_keys"]
 
@@ -28,7 +29,7 @@ def known_keys(model: type[BaseModel]) -> str:
     if not model.model_fields:
         return "none"
     items = []
-    for name, info in model.model_fields.items():
+    for name, info in described(model).model_fields.items():
         text = f"{name} ({_type_name(info.annotation)})"
         if info.description:
             text += f": {info.description.splitlines()[0].rstrip('.')}"

@@ -33,7 +33,6 @@ class MediaRef(Frozen):
     model_config = ConfigDict(
         frozen=True,
         extra="forbid",
-        use_attribute_docstrings=True,
         ser_json_bytes="base64",
         val_json_bytes="base64",
     )

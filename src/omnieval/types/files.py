@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from omnieval.errors import StoreError
+from omnieval.types._base import described
 from omnieval.types.result import SampleResult
 
 __all__ = [
@@ -131,7 +132,7 @@ def json_schema(kind: str) -> dict[str, Any]:
         model = _MODELS[kind]
     except KeyError:
         raise StoreError(f"no schema {kind!r}; known: {', '.join(_MODELS)}") from None
-    return model.model_json_schema()
+    return described(model).model_json_schema()
 
 
 def results_model(data: dict[str, Any], *, source: str | Path) -> ResultsFile:
