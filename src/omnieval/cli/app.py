@@ -202,6 +202,7 @@ def _list_suites() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    import gc
     import sys
 
     builtin = {c.name for c in app.registered_commands if c.name}
@@ -209,4 +210,10 @@ def main() -> None:
         _list_suites()  # the top-level help names the suites' groups without importing any suite
     elif sys.argv[1] not in builtin:  # suites load only when they may be needed
         _mount_suites()
-    app()
+    try:
+        app()
+    finally:
+        # The process ends here: what is still alive lives until exit, and the interpreter's last garbage
+        # collections over every module and object cost a 2,000-sample run ≈ 0.1-0.15 s after its work
+        # was done. Frozen objects are left out of them (references still drop and close files as usual).
+        gc.freeze()
