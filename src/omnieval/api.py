@@ -89,9 +89,15 @@ def _evaluate(
 ) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
     warm = threading.Thread(target=_warm_up_tail, name="omnieval-warm-up")
-    warm.start()
     try:
-        outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
+        outcome = execute(
+            config,
+            executor=executor,
+            progress=progress,
+            judges=judges,
+            hooks=hooks,
+            on_first_record=warm.start,
+        )
     except CostLimitReached:  # the results so far (with their cost), then the stop
         if (config.output / "samples.jsonl").exists():
             tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
@@ -102,7 +108,8 @@ def _evaluate(
                 extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
             )
         raise
-    warm.join()
+    if warm.ident is not None:  # started: the run recorded a sample
+        warm.join()
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous
@@ -116,7 +123,9 @@ def _evaluate(
 def _warm_up_tail() -> None:
     """What only the end of a run needs, loaded while its requests wait on the model: numpy (the CIs),
     the report's page template and the plotly bundle. At a model's latency the process is mostly idle,
-    and these were ~0.1–0.2 s of every run's tail; a failure here is left for the tail to report."""
+    and these were ~0.1–0.2 s of every run's tail; a failure here is left for the tail to report. It
+    starts once the first sample is recorded: started with the run, it competed with the imports and
+    set-up before the first request and delayed it as much."""
     with contextlib.suppress(Exception):  # the same work runs again on the main thread, where it is needed
         import numpy.random  # noqa: F401
 

@@ -403,3 +403,26 @@ def test_resuming_a_directory_of_another_run_is_refused(
         evaluate(_config(qa_file, out).model_copy(update={"model": "baseline/oracle"}))
     evaluate(_config(qa_file, out))  # same settings, more samples: resumes
     assert len(read_samples(out)) == 10
+
+
+def test_on_first_record_is_called_once_as_the_first_sample_is_recorded(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
+    """The api starts loading the run's tail there: not before the requests are flowing."""
+    calls: list[int] = []
+    run(_config(qa_file, tmp_path / "out"), on_first_record=lambda: calls.append(len(scripted.seen)))
+    assert len(calls) == 1 and calls[0] >= 1
+    assert len(read_samples(tmp_path / "out")) == 10
+
+
+def test_the_tail_warm_up_starts_after_the_first_request(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started with the run, the warm-up's imports competed with the set-up before the first request."""
+    import omnieval.api as api
+
+    seen_at_start: list[int] = []
+    monkeypatch.setattr(api, "_warm_up_tail", lambda: seen_at_start.append(len(scripted.seen)))
+    _, results = evaluate(_config(qa_file, tmp_path / "out"))
+    assert results["tasks"]["qa"]["n"] == 10
+    assert len(seen_at_start) == 1 and seen_at_start[0] >= 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ def execute(
     progress: Progress | None = None,
     judges: Any = None,
     hooks: HookDispatcher | None = None,
+    on_first_record: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) ``config`` with the chosen executor; both write the same run directory.
 
@@ -37,13 +39,17 @@ def execute(
     ``judges``: on Ray, judge gates and pools a sweep started for all its models (a ``JudgesOnCluster``).
     ``hooks``: receives each finished record; on Ray, the records the shards wrote, read back once they
     finish.
+    ``on_first_record``: called once when this process starts waiting on the model: here, as the first
+    sample is recorded; on Ray, before the shards are sent.
     """
     from omnieval.hooks import NO_HOOKS
     from omnieval.runner import run
 
     hooks = NO_HOOKS if hooks is None else hooks
     if executor is None or executor.kind == "local":
-        return run(config, hooks=hooks)
+        return run(config, hooks=hooks, on_first_record=on_first_record)
+    if on_first_record is not None:
+        on_first_record()
     from omnieval.executors.ray_executor import run_on_ray
 
     outcome = run_on_ray(config, executor, progress=progress, judges=judges)

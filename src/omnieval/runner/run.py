@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,9 +103,11 @@ class _Runner:
         cache_session: str | None = None,
         hooks: HookDispatcher = NO_HOOKS,
         costs: RunCosts | None = None,
+        on_first_record: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
         self.hooks = hooks
+        self.on_first_record = on_first_record
         self.judges = judges
         self.backend = backend
         self.writer = writer
@@ -223,6 +225,9 @@ class _Runner:
         return sample.model_copy(update={"media": tuple(fingerprint(m) for m in sample.media)})
 
     def record(self, ctx: TaskContext, result: SampleResult, sample: Sample, prompt: str | None) -> None:
+        if self.on_first_record is not None:
+            callback, self.on_first_record = self.on_first_record, None
+            callback()
         line = self.writer.write(result)
         self.hooks.record(line, prompt=prompt, media=sample.media)
         ctx.count(result)
@@ -418,11 +423,14 @@ async def run_async(
     judge_backend: JudgeBackendFactory | None = None,
     cache_session: str | None = None,
     hooks: HookDispatcher = NO_HOOKS,
+    on_first_record: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
     (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`);
     ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
-    a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop)."""
+    a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop);
+    ``on_first_record`` is called once, on this loop, as the first sample is recorded: the requests are
+    flowing and the process mostly waits on the model from then on (the api loads the tail's modules)."""
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_repeats(tasks, config)
     costs = RunCosts.create(
@@ -460,7 +468,15 @@ async def run_async(
     )
     writer = open_records(records)
     runner = _Runner(
-        config, backend, writer, done, judges, cache_session=cache_session, hooks=hooks, costs=costs
+        config,
+        backend,
+        writer,
+        done,
+        judges,
+        cache_session=cache_session,
+        hooks=hooks,
+        costs=costs,
+        on_first_record=on_first_record,
     )
     contexts = _contexts(tasks, config, backend, done, judges)
     try:
