@@ -181,3 +181,23 @@ def test_a_data_error_mid_run_exits_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "'x'" in proc.stderr and "'question'" in proc.stderr
     assert "Traceback" not in proc.stderr and "never retrieved" not in proc.stderr
+
+
+def test_a_command_run_alone_reads_as_in_the_whole_application() -> None:
+    """``main`` dispatches to an application holding only the invoked command or group (typer builds
+    every command's parameters before it dispatches); help, usage and errors must not change."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from omnieval.cli.app import _only, app
+
+    for args in (["run", "--help"], ["run", "--tasks", "x", "--bogus"], ["judge", "--help"], ["schema"]):
+        alone = _only(args[0])
+        assert alone is not None
+        built = typer.main.get_command(alone)
+        assert list(built.commands) == [args[0]]  # type: ignore[attr-defined]
+        full = CliRunner().invoke(app, args, prog_name="omnieval", terminal_width=100)
+        one = CliRunner().invoke(alone, args, prog_name="omnieval", terminal_width=100)
+        assert (one.exit_code, one.output) == (full.exit_code, full.output)
+        assert args[0] in full.output
+    assert _only("no-such-command") is None

@@ -55,7 +55,11 @@ def render_page(template: str, **context: Any) -> str:
 
 
 def warm_up() -> None:
-    """Compile the run report's template now (jinja caches it), e.g. on a thread during the run."""
+    """Compile the run report's template now (jinja caches it) and import rich for the results table
+    (:func:`results_table`, which ``omnieval run`` prints), e.g. on a thread during the run."""
+    import rich.console
+    import rich.table  # noqa: F401
+
     _ENV.get_template("report.html.jinja")
 
 
