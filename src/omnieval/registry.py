@@ -2,9 +2,10 @@
 
 Unknown names fail at validation time with close-match suggestions. Plugins, built-in benchmark
 suites and third-party packages alike, are ``omnieval.plugins`` entry points (the engine never imports
-them). A lookup imports only what it needs: the core plugins first, then the plugin whose entry-point
-name starts the looked-up name (``megabench.query_score`` → ``megabench``), and all plugins only for a
-name still unknown (to list close matches). A plugin that fails to import is recorded with its package
+them). A lookup imports only what it needs: its kind's core plugins first (a backend lookup: that
+provider's module), then the whole core, then the plugin whose entry-point name starts the looked-up
+name (``megabench.query_score`` → ``megabench``), and all plugins only for a name still unknown (to
+list close matches). A plugin that fails to import is recorded with its package
 and error (:func:`plugin_failures`, named in unknown-name errors); the others keep working.
 """
 
@@ -37,11 +38,18 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """A name → object map for one kind of plugin (backends, parsers, metrics, ...)."""
+    """A name → object map for one kind of plugin (backends, parsers, metrics, ...).
 
-    def __init__(self, kind: str) -> None:
+    ``core`` names the engine modules that hold this kind's built-in plugins (a callable: for the
+    looked-up name): a lookup imports those first and the whole core only for a name they lack. ``None``:
+    the whole core at once."""
+
+    def __init__(
+        self, kind: str, *, core: tuple[str, ...] | Callable[[str], tuple[str, ...]] | None = None
+    ) -> None:
         self.kind = kind
         self._items: dict[str, T] = {}
+        self._core = core
 
     def register(self, name: str, *, replace: bool = False) -> Callable[[T], T]:
         """Decorator that registers ``obj`` under ``name``; a second registration is an error."""
@@ -72,7 +80,8 @@ class Registry(Generic[T]):
         return isinstance(name, str) and self._find(name)
 
     def _find(self, name: str) -> bool:
-        return load_for(name, lambda: name in self._items)
+        core = self._core(name) if callable(self._core) else self._core
+        return load_for(name, lambda: name in self._items, core=core)
 
     def names(self) -> list[str]:
         load_plugins()
@@ -92,6 +101,7 @@ _CORE_MODULES = (
 PLUGIN_GROUP = "omnieval.plugins"
 _lock = threading.RLock()  # re-entrant: a plugin module may look names up while it is imported
 _core_loaded = False
+_core_imported: set[str] = set()
 _all_loaded = False
 _loaded: set[str] = set()
 _loading: set[str] = set()
@@ -106,14 +116,25 @@ def load_core() -> None:
     with _lock:
         if _core_loaded:
             return
-        for module in _CORE_MODULES:
+        _import_core(_CORE_MODULES)
+        # only once every module is in: another thread must not see a half-filled registry
+        _core_loaded = True
+
+
+def _import_core(modules: tuple[str, ...]) -> None:
+    """Import engine modules of built-in plugins (each once; marked only once imported whole)."""
+    if _core_imported.issuperset(modules):
+        return
+    with _lock:
+        for module in modules:
+            if module in _core_imported:
+                continue
             try:
                 importlib.import_module(module)
             except ModuleNotFoundError as exc:  # a layer absent from a trimmed install
                 if exc.name is None or not module.startswith(exc.name):
                     raise
-        # only once every module is in: another thread must not see a half-filled registry
-        _core_loaded = True
+            _core_imported.add(module)
 
 
 def plugin_entry_points() -> dict[str, metadata.EntryPoint]:
@@ -168,9 +189,16 @@ def plugin_failures() -> dict[str, str]:
     return dict(_failures)
 
 
-def load_for(name: str, found: Callable[[], bool]) -> bool:
-    """Load as little as makes ``found()`` true for ``name``: the core, then the plugin whose entry-point
-    name starts ``name``, then every plugin (an unknown name needs them all to list close matches)."""
+def load_for(name: str, found: Callable[[], bool], *, core: tuple[str, ...] | None = None) -> bool:
+    """Load as little as makes ``found()`` true for ``name``: the ``core`` modules of its kind (default:
+    the whole core), the whole core, then the plugin whose entry-point name starts ``name``, then every
+    plugin (an unknown name needs them all to list close matches)."""
+    if core is not None:
+        if _core_imported.issuperset(core) and found():
+            return True
+        _import_core(core)
+        if found():
+            return True
     if _core_loaded and found():
         return True
     load_core()
