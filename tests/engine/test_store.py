@@ -28,3 +28,15 @@ def test_scan_keys_fast_path_agrees_with_full_parse(tmp_path: Path) -> None:
     full = read_records(path)
     assert [(k.task, k.sample_id, k.state) for k in keys] == [(r.task, r.sample_id, r.state) for r in full]
     assert [k.chain_answer for k in keys] == [None, None, None, "r3"]
+
+
+def test_the_environment_prefetched_on_a_thread_is_what_the_manifest_reads() -> None:
+    """``run_async`` starts the slow facts (git, uname, package metadata) on a thread before setting up."""
+    import platform
+
+    from omnieval.store import environment_info, prefetch_environment
+
+    prefetch_environment()
+    info = environment_info()  # waits for the prefetch instead of doing the work twice
+    assert info["platform"] == platform.platform() and "pydantic" in info["libraries"]
+    assert info == environment_info()

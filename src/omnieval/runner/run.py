@@ -35,7 +35,14 @@ from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done
 from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task, check_unique_ids
-from omnieval.store import RecordWriter, ResponseCache, environment_info, open_records, write_json
+from omnieval.store import (
+    RecordWriter,
+    ResponseCache,
+    environment_info,
+    open_records,
+    prefetch_environment,
+    write_json,
+)
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 from omnieval.types.files import MANIFEST_SCHEMA_VERSION
 from omnieval.types.request import Reasoning
@@ -431,6 +438,7 @@ async def run_async(
     a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop);
     ``on_first_record`` is called once, on this loop, as the first sample is recorded: the requests are
     flowing and the process mostly waits on the model from then on (the api loads the tail's modules)."""
+    prefetch_environment()  # for the manifest below, while the tasks and the backend are set up
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_repeats(tasks, config)
     costs = RunCosts.create(

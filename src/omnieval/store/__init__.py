@@ -1,7 +1,7 @@
 """Store: response cache, append-only run records, manifest."""
 
 from omnieval.store.cache import ResponseCache
-from omnieval.store.manifest import environment_info, read_json, write_json
+from omnieval.store.manifest import environment_info, prefetch_environment, read_json, write_json
 from omnieval.store.records import (
     RecordId,
     RecordKey,
@@ -24,6 +24,7 @@ __all__ = [
     "environment_info",
     "iter_records",
     "open_records",
+    "prefetch_environment",
     "read_json",
     "read_records",
     "record_cost",

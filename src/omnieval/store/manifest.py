@@ -8,11 +8,12 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["environment_info", "read_json", "write_json"]
+__all__ = ["environment_info", "prefetch_environment", "read_json", "write_json"]
 
 _LIBRARIES = (
     "pydantic",
@@ -57,18 +58,36 @@ def _versions() -> dict[str, str]:
     return found
 
 
+_facts_lock = threading.Lock()
+
+
+def _slow_facts() -> tuple[str | None, str, dict[str, str]]:
+    """The git commit, the platform string and the library versions: two subprocesses (``git``, ``uname
+    -p``) and a metadata scan, each done once per process (the lock: a prefetch and a reader never
+    both do it)."""
+    with _facts_lock:
+        return _git_commit(), platform.platform(), _versions()
+
+
+def prefetch_environment() -> None:
+    """Gather :func:`environment_info`'s slow facts on a thread now: a run's first manifest, written
+    before its first request, then finds them ready instead of waiting on the subprocesses."""
+    threading.Thread(target=_slow_facts, name="omnieval-environment", daemon=True).start()
+
+
 def environment_info() -> dict[str, Any]:
     """omnieval version and commit, Python, libraries and hardware."""
     from omnieval import __version__
 
+    commit, system, versions = _slow_facts()
     return {
         "omnieval_version": __version__,
-        "git_commit": _git_commit(),
+        "git_commit": commit,
         "python": sys.version.split()[0],
-        "platform": platform.platform(),
+        "platform": system,
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
-        "libraries": dict(_versions()),
+        "libraries": dict(versions),
     }
 
 
