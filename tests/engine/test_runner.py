@@ -426,3 +426,25 @@ def test_the_tail_warm_up_starts_after_the_first_request(
     _, results = evaluate(_config(qa_file, tmp_path / "out"))
     assert results["tasks"]["qa"]["n"] == 10
     assert len(seen_at_start) == 1 and seen_at_start[0] >= 1
+
+
+def test_the_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beside the event loop, a 5 ms slice of the warm-up's imports delayed each response by as much."""
+    import sys
+
+    import omnieval.api as api
+    import omnieval.reports.html as html
+
+    before = sys.getswitchinterval()
+    seen: list[float] = []
+    monkeypatch.setattr(html, "warm_up", lambda: seen.append(sys.getswitchinterval()))
+    api._warm_up_tail()
+    assert seen == [min(before, api._SwitchInterval.SLICE_S)]
+    assert sys.getswitchinterval() == before
+    with api._short_gil_slices():  # nested (two runs in one process): restored when the last one ends
+        with api._short_gil_slices():
+            pass
+        assert sys.getswitchinterval() == min(before, api._SwitchInterval.SLICE_S)
+    assert sys.getswitchinterval() == before
