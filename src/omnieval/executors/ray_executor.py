@@ -22,7 +22,7 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
-from omnieval.executors.actors import ProgressBoard, driver_node, pinned
+from omnieval.executors.actors import ProgressBoard, driver_node, most_on_one_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
@@ -345,11 +345,9 @@ def _check_fits(ray: Any, options: ExecutorOptions, *, gpus: float) -> None:
     """Refuse a replica that no node of the cluster could hold: Ray would leave it pending for ever."""
     if gpus < 0:
         raise ConfigError(f"--gpus-per-replica must be 0 or more, got {gpus:g}")
-    need = {"GPU": gpus, "CPU": options.cpus_per_worker}
-    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
-    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+    most = most_on_one_node(ray, {"GPU": gpus, "CPU": options.cpus_per_worker})
+    if most is None:
         return
-    most = {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
     raise ConfigError(
         f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
         f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
