@@ -119,11 +119,17 @@ class ShardWorker:
         return self._backend
 
     async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int]) -> None:
+        """Report progress and tick the gates every ``REPORT_EVERY_S`` for as long as the shard runs. A tick
+        that fails (a gate restarting on a live node after its own left) is skipped, not the shard's end:
+        before, the watcher died with it and the shard, its samples all answered, failed as a lost worker."""
         while True:
             self._report(plan, path, before, sent)
-            if self.gate is not None:
-                await self.gate.tick()
-            await self.judges.tick()
+            with contextlib.suppress(
+                Exception
+            ):  # the next tick asks again; a gate gone for good fails its calls
+                if self.gate is not None:
+                    await self.gate.tick()
+                await self.judges.tick()
             await asyncio.sleep(REPORT_EVERY_S)
 
     def _report(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int] | None) -> None:
