@@ -5,7 +5,6 @@ exactly once with the records of a local run; a cluster left with no worker stop
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from omnieval.executors.ray_executor import ExecutorError
 from omnieval.runner import JudgeConfig
 from tests.executors.helpers import CountingServer, config, qa_task, results
 from tests.executors.judge_helpers import (
-    VERDICT,
+    api_judge,
     counting_judge_env,
     judged_record_set,
     judged_task,
@@ -119,12 +118,7 @@ def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) ->
         CountingServer(latency_ms=60).in_thread() as model,
         CountingServer(latency_ms=20).in_thread() as judge_server,
     ):
-        judge_server.answer_pattern = re.compile(VERDICT)
-        judge = JudgeConfig(
-            model="openai/judge",
-            retries=1,
-            backend=BackendOptions(base_url=judge_server.url, concurrency=2, timeout_s=30),
-        )
+        judge = api_judge(judge_server, concurrency=2)
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
         cfg = config([task], model.url, out, judge=judge, concurrency=4)
         thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8))
