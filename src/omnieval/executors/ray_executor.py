@@ -309,16 +309,23 @@ class _Tally:
     judges: dict[str, Any] = field(default_factory=dict)
     shards: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: Counter[str] = field(default_factory=Counter)
+    before: dict[str, int] = field(default_factory=dict)
+    """Per shard: how many records its file held when this invocation started (the rest are new)."""
 
-    def add(self, plan: ShardPlan, report: dict[str, Any]) -> None:
-        self.states.setdefault(plan.task, Counter()).update(report["new"])
+    def add(self, plan: ShardPlan, report: dict[str, Any], keys: list[RecordKey]) -> None:
+        """A finished shard; its new records are those after the ones it started with (the last per sample
+        and repeat), so the records a lost worker wrote (streamed to the driver before its node left) count
+        too, not only its replacement's."""
+        last = {(k.sample_id, k.repeat): k.state for k in keys[self.before.get(plan.key, 0) :]}
+        new = Counter(last.values())
+        self.states.setdefault(plan.task, Counter()).update(new)
         self.retries += int(report["retries"])
         self.judges.update(report.get("judges") or {})
         self.shards[plan.key] = {
             "task": plan.task,
             "samples": plan.size,
             "positions": [plan.positions[0], plan.positions[-1]],
-            "new_samples": sum(report["new"].values()),
+            "new_samples": sum(new.values()),
             "attempts": self.attempts[plan.key],
             "started": dt.datetime.fromtimestamp(report["started"], dt.UTC).isoformat(),
             "wall_s": report["wall_s"],
@@ -542,7 +549,7 @@ def _drive(
             rewrite_lines(path, report["lines"])  # the driver's copy (a no-op rewrite on a shared filesystem)
             keep_entries(caches, report.get("caches") or {})
             current[plan.key] = list(scan_keys(path))
-            tally.add(plan, report)
+            tally.add(plan, report, current[plan.key])
             fleet.idle.append((owner, actor))
 
 
@@ -652,7 +659,7 @@ def _run(
     remember_plan(config.output, plans, shard_size)
     current = seed_shards(config.output, plans)
     todo = deque(p for p in plans if not is_finished(current[p.key], p, retry_errors=config.retry_errors))
-    old, tally = _previous(config, "executor"), _Tally()
+    old, tally = _previous(config, "executor"), _Tally(before={k: len(v) for k, v in current.items()})
     old_judges = _previous(config, "judges")
     started = dt.datetime.now(dt.UTC).isoformat()
     judged: dict[str, Any] = {}  # the judges' gates and pools: what they allowed and did
