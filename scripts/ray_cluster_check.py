@@ -192,6 +192,20 @@ def _kill_mid_run(
     return proc.returncode, time.monotonic() - start, killed, err
 
 
+def _after_the_kill(shards: dict[str, Any], *, killed_at: float) -> None:
+    """When the lost node's shards started again, and when the last shard ended, after the kill."""
+    import datetime as dt
+
+    def since(shard: dict[str, Any]) -> float:
+        return dt.datetime.fromisoformat(shard["started"]).timestamp() - killed_at
+
+    again = sorted(round(since(s), 1) for s in shards.values() if s["attempts"] > 1)
+    last = max(since(s) + s["wall_s"] for s in shards.values())
+    print(
+        f"B: the lost node's shards started again {again} s after the kill; the last shard ended {last:.1f} s"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--samples", type=int, default=600)
@@ -303,8 +317,9 @@ def main() -> int:
         ok &= _check(
             "B: a local run's records", _record_set(driver / "outB") == _record_set(driver / "local")
         )
-        lost = json.loads((driver / "outB" / "manifest.json").read_text())["executor"].get("lost")
-        print(f"B: lost {lost}")
+        block = json.loads((driver / "outB" / "manifest.json").read_text())["executor"]
+        print(f"B: lost {block.get('lost')}")
+        _after_the_kill(block["shards"], killed_at=time.time() - wall + (killed or 0))
     finally:
         cluster.stop()
         shutil.rmtree(base, ignore_errors=True)
