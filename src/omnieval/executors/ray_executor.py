@@ -439,10 +439,11 @@ def keep_entries(caches: dict[str, Path], entries: dict[str, list[Any]]) -> None
             cache.close()
 
 
-def cache_seeds(ray: Any, config: RunConfig) -> dict[str, Any]:
+def cache_seeds(ray: Any, config: RunConfig, *, driver: str | None) -> dict[str, Any]:
     """The run's default caches' entries as they are before it starts, one object per cache: workers off
-    the driver's node start their own caches from them, as a worker on its node reads the files."""
-    if not config.use_cache:
+    the driver's node start their own caches from them, as a worker on its node reads the files. None on a
+    cluster of the driver's node alone (a local Ray), where no worker would fetch them."""
+    if not config.use_cache or (driver is not None and live_nodes(ray) == {driver}):
         return {}
     seeds = {}
     for name, path in run_caches(config).items():
@@ -690,7 +691,7 @@ def _run(
             board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
             fleet.driver_node = driver_node(ray)
-            fleet.seeds = cache_seeds(ray, config)
+            fleet.seeds = cache_seeds(ray, config, driver=fleet.driver_node)
             try:
                 for _ in range(min(workers, len(todo))):
                     fleet.spawn()  # the workers start while the coordinators do (each is a process)
