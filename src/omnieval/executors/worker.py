@@ -29,7 +29,7 @@ from omnieval.runner import RunConfig, run_async
 from omnieval.sources import Task
 from omnieval.store import ResponseCache, read_entries, rewrite_lines, scan_keys, write_json
 
-__all__ = ["CACHES", "NODE_TEMP", "ShardWorker", "run_caches", "shard_config"]
+__all__ = ["NODE_TEMP", "ShardWorker", "run_caches", "shard_config"]
 
 NODE_TEMP = "omnieval-ray"
 """A worker off the driver's node works in ``$TMPDIR/omnieval-ray/<run session>/`` on its own node (shard
@@ -48,9 +48,6 @@ def _node_id() -> str | None:
 
 
 REPORT_EVERY_S = 0.5
-
-CACHES = ("cache_path", "judge_cache_path")
-"""The run's response caches, by their ``RunConfig`` field (the model's and the judges')."""
 
 
 def run_caches(config: RunConfig) -> dict[str, Path]:
