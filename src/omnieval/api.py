@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from omnieval.store import iter_records, read_json, rewrite_records, write_json
 from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
 from omnieval.types.files import ManifestFile, checked_json, load_file
 
-__all__ = ["evaluate", "finalize", "rejudge", "rescore"]
+__all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
 
 
 def finalize(
@@ -51,17 +51,20 @@ def evaluate(
     progress: Progress | None = None,
     judges: Any = None,
     hooks: Sequence[RunHook] = (),
+    warm_up: bool = False,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
     is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray, ``hooks``
-    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``)."""
+    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``).
+    ``warm_up`` loads the run's tail (:func:`_warm_up_tail`) on a thread while the requests wait: the
+    CLI asks for it; a library call starts no thread of its own unless asked."""
     dispatcher = open_hooks(config.log_to, hooks)  # an unknown hook or a missing extra fails before the run
     if not dispatcher:
-        return _evaluate(config, executor=executor, progress=progress, judges=judges)
+        return _evaluate(config, executor=executor, progress=progress, judges=judges, warm_up=warm_up)
     dispatcher.run_started(HookInfo(config.output, config.model_dump(mode="json", exclude=_SECRETS)))
     try:
         outcome, results = _evaluate(
-            config, executor=executor, progress=progress, judges=judges, hooks=dispatcher
+            config, executor=executor, progress=progress, judges=judges, hooks=dispatcher, warm_up=warm_up
         )
     except BaseException as exc:
         dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
@@ -86,23 +89,22 @@ def _evaluate(
     progress: Progress | None,
     judges: Any,
     hooks: HookDispatcher = NO_HOOKS,
+    warm_up: bool = False,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
-    warm = threading.Thread(target=_warm_up_tail, name="omnieval-warm-up")
-    warm.start()
-    try:
-        outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
-    except CostLimitReached:  # the results so far (with their cost), then the stop
-        if (config.output / "samples.jsonl").exists():
-            tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-            finalize(
-                config.output,
-                tasks,
-                model=config.model,
-                extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
-            )
-        raise
-    warm.join()
+    with warming_up(warm_up):
+        try:
+            outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
+        except CostLimitReached:  # the results so far (with their cost), then the stop
+            if (config.output / "samples.jsonl").exists():
+                tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+                finalize(
+                    config.output,
+                    tasks,
+                    model=config.model,
+                    extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
+                )
+            raise
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous
@@ -111,6 +113,21 @@ def _evaluate(
     return outcome, finalize(
         config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome)
     )
+
+
+WARM_UP_THREAD = "omnieval-warm-up"
+
+
+@contextlib.contextmanager
+def warming_up(enabled: bool) -> Iterator[None]:
+    """With ``enabled``, :func:`_warm_up_tail` runs on a thread during the block (joined when it ends
+    normally); without, nothing is started: a library call opts in (the CLI does)."""
+    warm = threading.Thread(target=_warm_up_tail, name=WARM_UP_THREAD) if enabled else None
+    if warm is not None:
+        warm.start()
+    yield
+    if warm is not None:
+        warm.join()
 
 
 def _warm_up_tail() -> None:

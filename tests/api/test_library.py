@@ -161,3 +161,42 @@ def test_a_killed_report_loses_no_result(tmp_path: Path, monkeypatch: pytest.Mon
 def test_dry_run_is_refused_rather_than_calling_the_model(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="plan_requests"):
         omnieval.evaluate(model="openai/none", tasks=[f"jsonl:{_stem(tmp_path)}"], dry_run=True)
+
+
+def _recording_warm_up(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replace the tail warm-up by a recorder of the thread it ran on."""
+    import threading
+
+    import omnieval.api
+
+    calls: list[str] = []
+    monkeypatch.setattr(omnieval.api, "_warm_up_tail", lambda: calls.append(threading.current_thread().name))
+    return calls
+
+
+def test_a_library_run_starts_no_warm_up_thread_unless_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omnieval.api import WARM_UP_THREAD
+
+    calls = _recording_warm_up(monkeypatch)
+    task = f"jsonl:{_stem(tmp_path)}"
+    omnieval.evaluate(model="baseline/oracle", tasks=[task], quiet=True)
+    omnieval.evaluate(model=Doubler("x2", options=BackendOptions()), tasks=[task], quiet=True)
+    assert calls == []
+    omnieval.evaluate(model="baseline/oracle", tasks=[task], quiet=True, warm_up=True)
+    omnieval.evaluate(model=Doubler("x2", options=BackendOptions()), tasks=[task], quiet=True, warm_up=True)
+    assert calls == [WARM_UP_THREAD, WARM_UP_THREAD]
+
+
+def test_the_cli_run_warms_up_the_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.api import WARM_UP_THREAD
+    from omnieval.cli.app import app
+
+    calls = _recording_warm_up(monkeypatch)
+    args = ["run", "--tasks", f"jsonl:{_stem(tmp_path)}", "--model", "baseline/oracle", "--quiet"]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert calls == [WARM_UP_THREAD]

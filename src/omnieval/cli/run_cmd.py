@@ -298,7 +298,7 @@ def _run(config: object, executor: object = None) -> None:
     from omnieval.reports import results_table
 
     started = time.perf_counter()
-    outcome, results = evaluate(config, executor=executor)  # type: ignore[arg-type]
+    outcome, results = evaluate(config, executor=executor, warm_up=True)  # type: ignore[arg-type]
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
     console.print(
