@@ -178,19 +178,20 @@ def _evaluate_backend(
 def _typed(
     results: dict[str, Any], outcome: RunOutcome | None, *, run_dir: Path | None, max_error_rate: float | None
 ) -> EvalResults:
-    model = results_model(results, source="results")
-    failure = error_rate_failure(results, max_error_rate=max_error_rate)
+    source = run_dir / "results.json" if run_dir is not None else "the in-memory run's results"
+    model = results_model(results, source=source)
+    failure = error_rate_failure(model, max_error_rate=max_error_rate)
     unknown = tuple(outcome.unknown_sample_ids) if outcome is not None else ()
     return EvalResults(results=model, run_dir=run_dir, failure=failure, unknown_sample_ids=unknown)
 
 
-def error_rate_failure(results: dict[str, Any], *, max_error_rate: float | None) -> str | None:
+def error_rate_failure(results: ResultsFile, *, max_error_rate: float | None) -> str | None:
     """Why a run counts as failed (``omnieval run`` exits 3), or ``None``.
 
     Above ``max_error_rate`` of samples in error; with no rate given, only when every answered sample
     ended in error (an unreachable server, a wrong model name).
     """
-    states = results["states"]
+    states = results.states
     total = sum(states.values())
     errors = states.get("error", 0)
     if max_error_rate is not None and total and errors / total > max_error_rate:

@@ -46,11 +46,9 @@ def pack_art(run_dirs: list[Path], out: Path, /, *, repeat: int | None = None) -
             if not _task_of(f"{task}.jsonl"):
                 continue
             per_task.setdefault(task, []).extend(
-                json.dumps(
-                    {"sample_id": record["sample_id"], "response": record["response"]}, ensure_ascii=False
-                )
+                json.dumps({"sample_id": record.sample_id, "response": record.response}, ensure_ascii=False)
                 for record in records.values()
-                if record.get("response") is not None
+                if record.response is not None
             )
     per_task = {task: lines for task, lines in per_task.items() if lines}
     if not per_task:
