@@ -16,7 +16,7 @@ from omnieval.reports import write_report
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.sources import Task
-from omnieval.store import iter_records, read_json, rewrite_records, write_json
+from omnieval.store import iter_records, rewrite_records, write_json
 from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
 from omnieval.types.files import ManifestFile, checked_json, load_file
 
@@ -37,11 +37,12 @@ def finalize(
 
 
 def _judged_tasks(output: Path) -> list[str]:
-    """Tasks the run (or its last re-judge) had a judge for, from the manifest."""
-    try:
-        return list(read_json(output / "manifest.json").get("judges") or {})
-    except (OSError, ValueError):
+    """Tasks the run (or its last re-judge) had a judge for, from the manifest (none without one)."""
+    path = output / "manifest.json"
+    if not path.exists():
         return []
+    manifest: ManifestFile = load_file(path, ManifestFile)
+    return list(manifest.judges or {})
 
 
 def evaluate(
@@ -74,7 +75,7 @@ def evaluate(
     report = dispatcher.close()
     results = results | {"hooks": report}
     write_json(config.output / "results.json", results)
-    manifest = read_json(config.output / "manifest.json")
+    manifest = checked_json(config.output / "manifest.json", "manifest")
     write_json(config.output / "manifest.json", manifest | {"hooks": report})
     return outcome, results
 
@@ -168,7 +169,10 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
     ):
         return None
     hashes = {name: block.get("hash") for name, block in old.tasks.items()}
-    return read_json(results), hashes
+    try:
+        return checked_json(results, "results"), hashes
+    except StoreError:  # unreadable or not a results file: computed again
+        return None
 
 
 def _response_of(record: dict[str, Any]) -> Response:
@@ -201,11 +205,10 @@ def _run_facts(run_dir: Path) -> dict[str, Any]:
     ``blind``):
     re-scoring and re-judging call no model, so these stay as the run recorded them (``compute_results``
     recomputes the aggregates, which always win over the old values)."""
-    try:
-        old = read_json(run_dir / "results.json")
-    except (OSError, ValueError):
+    path = run_dir / "results.json"
+    if not path.exists():
         return {}
-    return old if isinstance(old, dict) else {}
+    return checked_json(path, "results")
 
 
 def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:

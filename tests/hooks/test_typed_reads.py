@@ -53,3 +53,26 @@ def test_the_sample_table_reads_records_through_their_model(tmp_path: Path) -> N
         SampleRows().rows(run)
     message = str(err.value)
     assert f"{run / 'samples.jsonl'}: record 2" in message and "sample '1'" in message and "score" in message
+
+
+def test_an_unscored_task_is_not_exported_as_a_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another tool's format needs a number: a task with no scored sample is an error naming the task (it
+    was a bare TypeError from float(None))."""
+    pytest.importorskip("huggingface_hub")
+    from omnieval.interchange.eee import write_eee
+    from omnieval.interchange.hf_eval_results import write_hf_eval_results
+
+    run = shutil.copytree(OLD_RUN, tmp_path / "run")
+    shutil.copy(OLD_RUN.parent / "STEM.jsonl", tmp_path)  # the run's task, by the relative path it was given
+    monkeypatch.chdir(tmp_path)
+    doc = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    doc["tasks"]["STEM"]["score"] = None
+    (run / "results.json").write_text(json.dumps(doc), encoding="utf-8")
+    for export in (
+        lambda: write_hf_eval_results(run, model_id="org/m", output=tmp_path / "hf"),
+        lambda: write_eee(run, output=tmp_path / "eee"),
+    ):
+        with pytest.raises(StoreError, match=r"results\.json: task 'STEM' has no score"):
+            export()
