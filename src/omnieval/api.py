@@ -16,8 +16,8 @@ from omnieval.reports import write_report
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.sources import Task
-from omnieval.store import iter_records, rewrite_records, write_json
-from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
+from omnieval.store import iter_records, rewrite_records, typed_records, write_json
+from omnieval.types import Response, Sample, SampleResult, Usage
 from omnieval.types.files import ManifestFile, checked_json, load_file
 
 __all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
@@ -175,28 +175,24 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
         return None
 
 
-def _response_of(record: dict[str, Any]) -> Response:
-    text = record.get("raw_response") or record.get("response") or ""
-    usage = Usage.model_validate(record["usage"]) if record.get("usage") else Usage()
+def _response_of(record: SampleResult) -> Response:
     return Response(
-        text=text,
-        finish_reason=record.get("finish_reason") or "stop",
-        usage=usage,
-        latency_s=record.get("latency_s"),
-        cached=bool(record.get("cached")),
-        media=record.get("media_policy") or {},
+        text=record.raw_response or record.response or "",
+        finish_reason=record.finish_reason or "stop",
+        usage=record.usage or Usage(),
+        latency_s=record.latency_s,
+        cached=record.cached,
+        media=record.media_policy,
     )
 
 
-def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> dict[str, Any] | SampleResult:
-    if sample is None or record["state"] in ("error", "skipped"):
+def _rescored(record: SampleResult, sample: Sample | None, scorer: Scorer) -> SampleResult:
+    if sample is None or record.state in ("error", "skipped"):
         return record
-    keep = {k: record.get(k) for k in ("variant", "fingerprint", "repeat")}  # a repeat stays its own record
-    result = scorer.score(sample, _response_of(record), **keep)
-    if record.get("judge") and scorer.needs_judge(
-        result
-    ):  # the stored verdict stands: re-scoring calls no judge
-        return scorer.with_judgement(sample, result, JudgeRecord.model_validate(record["judge"]))
+    keep = {"variant": record.variant, "fingerprint": record.fingerprint, "repeat": record.repeat}
+    result = scorer.score(sample, _response_of(record), **keep)  # a repeat stays its own record
+    if record.judge and scorer.needs_judge(result):  # the stored verdict stands: re-scoring calls no judge
+        return scorer.with_judgement(sample, result, record.judge)
     return result
 
 
@@ -211,7 +207,7 @@ def _run_facts(run_dir: Path) -> dict[str, Any]:
     return checked_json(path, "results")
 
 
-def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:
+def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[SampleResult]]:
     """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
@@ -219,26 +215,22 @@ def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], l
     manifest = checked_json(manifest_path, "manifest")
     config = RunConfig.model_validate(manifest["config"])
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    return manifest, config, tasks, list(iter_records(run_dir / "samples.jsonl"))
+    return manifest, config, tasks, list(typed_records(run_dir / "samples.jsonl"))
 
 
 def rescore(run_dir: Path) -> dict[str, Any]:
     """Re-parse and re-score a finished run from its stored responses; no model is called."""
     _, config, tasks, records = _stored_run(run_dir)
-    out: list[dict[str, Any] | SampleResult] = []
+    out: list[SampleResult] = []
     for task in tasks:
-        wanted = {str(r["sample_id"]) for r in records if r["task"] == task.name}
+        mine = [r for r in records if r.task == task.name]
+        wanted = {r.sample_id for r in mine}
         samples = {s.id: s for s in task.iter_samples() if s.id in wanted}
-        judged = any(r.get("judge") for r in records if r["task"] == task.name)
-        scorer = Scorer.for_task(task.spec, judged=judged)
-        out.extend(
-            _rescored(r, samples.get(str(r["sample_id"])), scorer) for r in records if r["task"] == task.name
-        )
+        scorer = Scorer.for_task(task.spec, judged=any(r.judge for r in mine))
+        out.extend(_rescored(r, samples.get(r.sample_id), scorer) for r in mine)
     names = {t.name for t in tasks}
-    out.extend(r for r in records if r["task"] not in names)
-    rewrite_records(
-        run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out]
-    )
+    out.extend(r for r in records if r.task not in names)
+    rewrite_records(run_dir / "samples.jsonl", out)
     extra = _run_facts(run_dir) | {"blind": config.blind, "rescored": True}
     return finalize(run_dir, tasks, model=config.model, extra=extra)
 
