@@ -28,11 +28,12 @@ def _results(run_dir: Path) -> ResultsFile:
 
 def exported_score(task: str, block: TaskResults, *, run_dir: Path) -> float:
     """The task's score for another tool's format, which needs a number: a task with no scored sample (hidden
-    answers, or every judge call failed) is an error naming it, never exported as a 0."""
-    if block.score is None:
+    answers, or every judge call failed; results.json then says ``scored: false``) is an error naming it,
+    never exported as the 0 it carries."""
+    if block.score is None or not block.scored:
         raise StoreError(
-            f"{run_dir / 'results.json'}: task {task!r} has no score (no sample was scored): leave it out of "
-            "the run to export the others"
+            f"{run_dir / 'results.json'}: task {task!r} has no score (no sample was scored: hidden answers, "
+            "or no judge verdict): leave it out of the run to export the others"
         )
     return block.score
 
