@@ -18,10 +18,10 @@ from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from omnieval.backends import Backend, create_backend
-from omnieval.errors import ConfigError, OmnievalError
+from omnieval.errors import ConfigError, OmnievalError, StoreError
 from omnieval.executors.actors import ProgressBoard, driver_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
@@ -54,11 +54,11 @@ from omnieval.store import (
     RecordKey,
     ResponseCache,
     read_entries,
-    read_json,
     rewrite_lines,
     scan_keys,
     write_json,
 )
+from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["ExecutorError", "describe_model", "endpoint_gate", "run_on_ray"]
 
@@ -479,13 +479,14 @@ def _executor_block(
     }
 
 
-def _previous(config: RunConfig, key: str) -> dict[str, Any]:
+def _previous(config: RunConfig, key: Literal["executor", "judges"]) -> dict[str, Any]:
     """A block of the directory's earlier manifest (``executor``, ``judges``), or an empty one."""
     path = config.output / "manifest.json"
     try:
-        block = read_json(path).get(key) if path.exists() else None
-    except (OSError, ValueError):
-        block = None
+        manifest: ManifestFile | None = load_file(path, ManifestFile) if path.exists() else None
+    except StoreError:  # unreadable, or not a manifest: nothing to carry over
+        manifest = None
+    block = None if manifest is None else manifest.judges if key == "judges" else manifest.extra(key)
     return block if isinstance(block, dict) else {}
 
 

@@ -13,6 +13,7 @@ from omnieval.store.records import (
     rewrite_lines,
     rewrite_records,
     scan_keys,
+    typed_records,
 )
 from omnieval.store.spend import record_cost, recorded_spend
 
@@ -34,5 +35,6 @@ __all__ = [
     "rewrite_lines",
     "rewrite_records",
     "scan_keys",
+    "typed_records",
     "write_json",
 ]
