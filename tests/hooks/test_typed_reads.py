@@ -24,6 +24,10 @@ def test_summary_metrics_come_from_the_typed_results(tmp_path: Path) -> None:
     assert metrics["STEM/score"] == 1.0 and metrics["STEM/n"] == 3
     assert (metrics["STEM/ci95_low"], metrics["STEM/ci95_high"]) == (0.5, 1.0)
     assert metrics["STEM/states/ok"] == 3 and metrics["STEM/metrics/exact_match"] == 1.0
+    hidden = {**doc["tasks"]["STEM"], "scored": False, "score": 0.0}  # hidden answers: 0.0 placeholder
+    unscored = summary_metrics(typed_results(tmp_path, {**doc, "tasks": {"STEM": hidden}}))
+    assert "STEM/score" not in unscored and not any("metrics" in k or "ci95" in k for k in unscored)
+    assert unscored["STEM/n"] == 3 and unscored["STEM/states/ok"] == 3
     del doc["tasks"]["STEM"]["n"]
     with pytest.raises(StoreError) as err:
         typed_results(tmp_path, doc)

@@ -64,14 +64,17 @@ class SampleRows:
 
 def summary_metrics(results: ResultsFile) -> dict[str, Any]:
     """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``,
-    ``TASK/metrics/KEY``."""
+    ``TASK/metrics/KEY``. A task with no scored sample (hidden answers: its ``score`` is a
+    placeholder 0.0) logs its counts only, never a score a tracker would chart as real."""
     out: dict[str, Any] = {}
     for task, block in results.tasks.items():
-        out[f"{task}/score"] = block.score
         out[f"{task}/n"] = block.n
+        out.update({f"{task}/states/{s}": n for s, n in block.states.items()})
+        if not block.scored or block.score is None:
+            continue
+        out[f"{task}/score"] = block.score
         if block.ci95:
             out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block.ci95
-        out.update({f"{task}/states/{s}": n for s, n in block.states.items()})
         out.update({f"{task}/metrics/{k}": v for k, v in block.metrics.items()})
     return out
 
