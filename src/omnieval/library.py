@@ -55,14 +55,16 @@ def option_names() -> dict[str, str]:
     return names
 
 
-def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """``options`` → (RunConfig, BackendOptions, ExecutorOptions) fields; an unknown key is a TypeError."""
+def _split_options(
+    options: dict[str, Any], *, caller: str = "evaluate", own: str = "model, tasks, output, warm_up"
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """``options`` → (RunConfig, BackendOptions, ExecutorOptions) fields; an unknown key is a TypeError
+    naming ``caller`` and its own keywords (``own``) besides the run options."""
     known = option_names()
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise TypeError(
-            f"evaluate() got unexpected keyword argument(s) {unknown}; it takes model, tasks, output, "
-            f"warm_up and {sorted(known)}"
+            f"{caller}() got unexpected keyword argument(s) {unknown}; it takes {own} and {sorted(known)}"
         )
     parts: dict[str, dict[str, Any]] = {"run": {}, "backend": {}, "executor": {}}
     for key, value in options.items():
@@ -270,7 +272,9 @@ def sweep(
     (``omnieval sweep``); returns the leaderboard document. ``options`` as for :func:`evaluate`."""
     from omnieval.executors.sweep import load_sweep, run_dir_name
 
-    run_fields, backend_fields, executor_fields = _split_options(options)
+    run_fields, backend_fields, executor_fields = _split_options(
+        options, caller="sweep", own="models, tasks, output, scheme, scheme_options, models_at_once"
+    )
     judge = _judge(run_fields.pop("judge", None))
     spec = load_sweep(None, models=",".join(models), tasks=",".join(tasks), models_at_once=models_at_once)
     configs = []

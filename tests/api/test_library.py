@@ -94,6 +94,11 @@ def test_an_unknown_keyword_is_a_type_error_naming_it_and_the_known_ones(tmp_pat
     with pytest.raises(TypeError) as err:
         omnieval.evaluate(model="baseline/oracle", tasks=[f"jsonl:{_stem(tmp_path)}"], colour="red")
     assert "colour" in str(err.value) and "limit" in str(err.value) and "concurrency" in str(err.value)
+    assert str(err.value).startswith("evaluate() ")
+    with pytest.raises(TypeError) as err:
+        omnieval.sweep(models=["baseline/oracle"], tasks=["x"], output=tmp_path, colour="red")
+    assert str(err.value).startswith("sweep() got unexpected keyword argument(s) ['colour']")
+    assert "models_at_once" in str(err.value) and "warm_up" not in str(err.value)
 
 
 def test_every_run_config_field_is_a_keyword() -> None:
@@ -247,7 +252,9 @@ def test_the_cli_run_warms_up_the_tail(tmp_path: Path, monkeypatch: pytest.Monke
     assert calls == [WARM_UP_THREAD]
 
 
-def test_sweep_writes_the_same_leaderboard_and_runs_as_the_cli(tmp_path: Path) -> None:
+def test_sweep_writes_the_same_leaderboard_and_runs_as_the_cli(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     """Sweep orchestration and leaderboard.json live below the CLI: the same models and tasks give the same
     board (its run paths aside) and the same results.json per model."""
     task, models = f"jsonl:{_stem(tmp_path)}", ["baseline/oracle", "baseline/random"]
@@ -256,6 +263,7 @@ def test_sweep_writes_the_same_leaderboard_and_runs_as_the_cli(tmp_path: Path) -
     )
     assert proc.returncode == 0, proc.stderr
     board = omnieval.sweep(models=models, tasks=[task], output=tmp_path / "api", quiet=True)
+    assert "[omnieval] sweep:" not in capfd.readouterr().err, "quiet=True prints no plan"
     cli = json.loads((tmp_path / "cli" / "leaderboard.json").read_text(encoding="utf-8"))
     assert {k: v for k, v in board.items() if k != "runs"} == {k: v for k, v in cli.items() if k != "runs"}
     assert sorted(board["runs"]) == sorted(cli["runs"]) == ["baseline_oracle", "baseline_random"]
