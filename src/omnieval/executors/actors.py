@@ -14,25 +14,31 @@ __all__ = ["ProgressBoard", "driver_node", "most_on_one_node", "pinned"]
 
 class ProgressBoard:
     """Latest counts per shard, pushed by workers and read by the driver's progress display; also the
-    records that workers off the driver's node wrote since the driver last collected them."""
+    records and response-cache entries that workers off the driver's node wrote since the driver last
+    collected them."""
 
     def __init__(self) -> None:
         self._shards: dict[str, dict[str, Any]] = {}
         self._lines: dict[str, list[bytes]] = {}
+        self._caches: dict[str, list[Any]] = {}
 
     def report(self, key: str, counts: dict[str, Any]) -> None:
         lines = counts.pop("lines", None)
         if lines:
             self._lines.setdefault(key, []).extend(lines)
+        for cache, entries in (counts.pop("caches", None) or {}).items():
+            self._caches.setdefault(cache, []).extend(entries)
         self._shards[key] = counts
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         return dict(self._shards)
 
-    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]]]:
-        """The counts, and the records reported since the last call (each handed out once)."""
+    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]], dict[str, list[Any]]]:
+        """The counts, and the records (by shard) and cache entries (by cache) reported since the last
+        call (each handed out once)."""
         lines, self._lines = self._lines, {}
-        return dict(self._shards), lines
+        caches, self._caches = self._caches, {}
+        return dict(self._shards), lines, caches
 
 
 def driver_node(ray: Any) -> str | None:
