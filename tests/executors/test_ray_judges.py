@@ -242,6 +242,23 @@ def test_a_replacement_no_live_node_can_hold_leaves_its_slot_empty_with_why(
     cluster.kill(pool)
 
 
+def test_a_judge_replica_no_node_can_hold_is_refused_at_once(tmp_path: Path, cluster: Any) -> None:
+    """Before, the run waited 10 minutes (``READY_TIMEOUT_S``) for a replica asking for a GPU on a
+    cluster without one, then failed."""
+    from omnieval.errors import ConfigError
+
+    task = str(judged_task(tmp_path, 4))
+    judge = JudgeConfig(model=f"counting-judge/{tmp_path / 'loads.txt'}")
+    executor = ExecutorOptions(kind="ray", workers=1, judge_gpus_per_replica=1)
+    began = time.monotonic()
+    with CountingServer(latency_ms=5).in_thread() as model, pytest.raises(ConfigError) as refused:
+        evaluate(config([task], model.url, tmp_path / "ray", judge=judge), executor=executor)
+    assert "1 GPU(s) (--judge-gpus-per-replica), but no node of the cluster has that much" in str(
+        refused.value
+    )
+    assert "0 GPU(s) on one node" in str(refused.value) and time.monotonic() - began < 60
+
+
 def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cluster: Any) -> None:
     from typer.testing import CliRunner
 

@@ -649,7 +649,15 @@ def _gate(ray: Any, model: str, backend: Backend, options: BackendOptions) -> Ju
 
 
 def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus: float) -> JudgeRoute:
-    """The replicas, started and ready, and their :class:`JudgePool` (named ``omnieval-judge-pool-…``)."""
+    """The replicas, started and ready, and their :class:`JudgePool` (named ``omnieval-judge-pool-…``).
+    A replica no node of the cluster could hold is refused at once (Ray would leave it pending)."""
+    most_there = most_on_one_node(ray, {"CPU": 1.0, "GPU": gpus})
+    if most_there is not None:
+        raise ConfigError(
+            f"judge {model}: each replica asks for 1 CPU and {gpus:g} GPU(s) (--judge-gpus-per-replica), but "
+            f"no node of the cluster has that much (at most {most_there['CPU']:g} CPU(s) and "
+            f"{most_there['GPU']:g} GPU(s) on one node); use --judge-gpus-per-replica 0 to run it on CPUs"
+        )
     cls = replica_actor(ray, gpus)
     actors = tuple(cls.remote(model, options) for _ in range(replicas))
     try:
