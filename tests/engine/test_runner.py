@@ -423,7 +423,7 @@ def test_the_tail_warm_up_starts_after_the_first_request(
 
     seen_at_start: list[int] = []
     monkeypatch.setattr(api, "_warm_up_tail", lambda: seen_at_start.append(len(scripted.seen)))
-    _, results = evaluate(_config(qa_file, tmp_path / "out"))
+    _, results = evaluate(_config(qa_file, tmp_path / "out"), warm_up=True)
     assert results["tasks"]["qa"]["n"] == 10
     assert len(seen_at_start) == 1 and seen_at_start[0] >= 1
 
@@ -448,3 +448,25 @@ def test_the_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
             pass
         assert sys.getswitchinterval() == min(before, api._SwitchInterval.SLICE_S)
     assert sys.getswitchinterval() == before
+
+
+def test_resuming_reads_the_manifest_through_its_model(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
+    """A manifest of an unknown version, or with a mistyped field, is refused naming the file and the
+    version or field (the tasks block was read with .get() before: a list failed as an AttributeError)."""
+    import json
+
+    from omnieval.errors import ConfigError
+
+    out = tmp_path / "o"
+    evaluate(_config(qa_file, out, limit=3))
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**manifest, "schema_version": 5}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"manifest\.json: schema_version 5 .*new --output"):
+        evaluate(_config(qa_file, out))
+    path.write_text(json.dumps({**manifest, "tasks": [manifest["tasks"]]}), encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        evaluate(_config(qa_file, out))
+    assert str(path) in str(err.value) and "tasks" in str(err.value)

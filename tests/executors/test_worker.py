@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from omnieval.backends import BackendOptions, InProcessBackend, backends
+from omnieval.executors.gate import EndpointGate
 from omnieval.executors.shards import plan_shards
 from omnieval.executors.views import ShardViews
 from omnieval.executors.worker import ShardWorker
@@ -56,3 +57,75 @@ def test_one_load_for_every_shard_and_closed_once(tmp_path: Path) -> None:
     )
     for plan in plans:
         assert {r["sample_id"] for r in records(tmp_path / "o" / "shards" / plan.key)} == set(plan.sample_ids)
+
+
+def test_a_failed_gate_tick_never_fails_the_shard(tmp_path: Path) -> None:
+    """A worker's gate tick fails (the gate restarting on a live node after its own left): the tick is
+    skipped and the shard ends with every record. Before, the failure ended the shard's watcher and, at
+    the shard's end, the shard itself, which the driver then took for its worker's loss."""
+    from tests.executors.test_gate import _Remote
+
+    task = qa_task(tmp_path, 8)
+    config = RunConfig(tasks=(f"jsonl:{task}",), model="counting-local/m", output=tmp_path / "o", quiet=True)
+    (plan,), _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=8, workers=1)
+    calls: dict[str, int] = {}
+
+    class Restarting(_Remote):
+        def __getattr__(self, name: str) -> Any:
+            if name != "share" or calls.get("share"):
+                return super().__getattr__(name)
+            calls["share"] = 1
+
+            class _Unavailable:
+                @staticmethod
+                async def remote(*args: Any) -> int:
+                    raise RuntimeError("the actor is temporarily unavailable")
+
+            return _Unavailable
+
+    worker = ShardWorker(config, owner="w1", gate=Restarting(EndpointGate(2), calls))
+
+    async def run() -> dict[str, Any]:
+        report = await worker.run_shard(plan, [], ShardViews(config).for_shard(plan))
+        await worker.close()
+        return report
+
+    report = asyncio.run(run())
+    assert calls["share"] == 1 and len(report["lines"]) == 8
+
+
+class _FakeRay:
+    """What :func:`cache_seeds` asks of Ray: the live nodes, and ``put`` (recorded)."""
+
+    def __init__(self, *nodes: str) -> None:
+        self._nodes = nodes
+        self.put_rows: list[list[tuple[str, str, str]]] = []
+
+    def nodes(self) -> list[dict[str, object]]:
+        return [{"NodeID": n, "Alive": True} for n in self._nodes]
+
+    def put(self, rows: list[tuple[str, str, str]]) -> str:
+        self.put_rows.append(rows)
+        return f"ref{len(self.put_rows)}"
+
+
+def test_cache_seeds_ship_the_driver_s_entries_only_where_a_worker_can_be_off_its_node(
+    tmp_path: Path,
+) -> None:
+    from omnieval.executors.ray_executor import cache_seeds
+    from omnieval.store import ResponseCache
+
+    cache = ResponseCache(tmp_path / "cache.sqlite", session="earlier")
+    cache.put("k", Response.from_text("7"))
+    cache.close()
+    cfg = RunConfig(tasks=("t",), model="openai/m", output=tmp_path)
+    two = _FakeRay("driver", "other")
+    assert cache_seeds(two, cfg, driver="driver") == {"cache_path": "ref1"}, "no judge cache: nothing to ship"
+    assert [row[0] for row in two.put_rows[0]] == ["k"] and two.put_rows[0][0][2] == "earlier"
+    assert cache_seeds(_FakeRay("driver"), cfg, driver="driver") == {}, (
+        "a one-node cluster: no worker elsewhere"
+    )
+    assert cache_seeds(_FakeRay("driver"), cfg, driver=None) == {"cache_path": "ref1"}, "a Ray Client driver"
+    explicit = cfg.model_copy(update={"cache_path": tmp_path / "cache.sqlite"})
+    assert cache_seeds(two, explicit, driver="driver") == {}, "an explicit --cache-path is used as given"
+    assert cache_seeds(two, cfg.model_copy(update={"use_cache": False}), driver="driver") == {}

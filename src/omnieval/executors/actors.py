@@ -9,30 +9,36 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ProgressBoard", "driver_node", "pinned"]
+__all__ = ["ProgressBoard", "driver_node", "most_on_one_node", "pinned"]
 
 
 class ProgressBoard:
     """Latest counts per shard, pushed by workers and read by the driver's progress display; also the
-    records that workers off the driver's node wrote since the driver last collected them."""
+    records and response-cache entries that workers off the driver's node wrote since the driver last
+    collected them."""
 
     def __init__(self) -> None:
         self._shards: dict[str, dict[str, Any]] = {}
         self._lines: dict[str, list[bytes]] = {}
+        self._caches: dict[str, list[Any]] = {}
 
     def report(self, key: str, counts: dict[str, Any]) -> None:
         lines = counts.pop("lines", None)
         if lines:
             self._lines.setdefault(key, []).extend(lines)
+        for cache, entries in (counts.pop("caches", None) or {}).items():
+            self._caches.setdefault(cache, []).extend(entries)
         self._shards[key] = counts
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         return dict(self._shards)
 
-    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]]]:
-        """The counts, and the records reported since the last call (each handed out once)."""
+    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]], dict[str, list[Any]]]:
+        """The counts, and the records (by shard) and cache entries (by cache) reported since the last
+        call (each handed out once)."""
         lines, self._lines = self._lines, {}
-        return dict(self._shards), lines
+        caches, self._caches = self._caches, {}
+        return dict(self._shards), lines, caches
 
 
 def driver_node(ray: Any) -> str | None:
@@ -43,6 +49,15 @@ def driver_node(ray: Any) -> str | None:
         return str(ray.get_runtime_context().get_node_id()) or None
     except Exception:  # not connected the usual way
         return None
+
+
+def most_on_one_node(ray: Any, need: dict[str, float]) -> dict[str, float] | None:
+    """``None`` when some live node of the cluster has (in all) what an actor ``need``s; else the most of
+    each resource one live node has, for the message that says the actor can never be placed."""
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+        return None
+    return {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
 
 
 def pinned(ray: Any) -> dict[str, Any]:

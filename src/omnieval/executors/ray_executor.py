@@ -18,11 +18,11 @@ from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from omnieval.backends import Backend, create_backend
-from omnieval.errors import ConfigError, OmnievalError
-from omnieval.executors.actors import ProgressBoard, driver_node, pinned
+from omnieval.errors import ConfigError, OmnievalError, StoreError
+from omnieval.executors.actors import ProgressBoard, driver_node, most_on_one_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
@@ -44,13 +44,21 @@ from omnieval.executors.shards import (
     unplanned_sample_ids,
 )
 from omnieval.executors.views import MediaStore, ShardViews
-from omnieval.executors.worker import ShardWorker
+from omnieval.executors.worker import ShardWorker, run_caches
 from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.runner.resume import check_resumable
 from omnieval.runner.run import manifest
 from omnieval.sources import Task, check_unique_ids
-from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
+from omnieval.store import (
+    RecordKey,
+    ResponseCache,
+    read_entries,
+    rewrite_lines,
+    scan_keys,
+    write_json,
+)
+from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["ExecutorError", "describe_model", "endpoint_gate", "run_on_ray"]
 
@@ -161,6 +169,8 @@ class _Fleet:
     """Nodes of lost workers (a worker process may die on a node that stays)."""
     lost_nodes: list[str] = field(default_factory=list)
     workers_lost: int = 0
+    gone: list[str] = field(default_factory=list)
+    """Owners of the workers lost, whose gate slots were handed back (again when a node leaves)."""
     media: MediaStore = field(default_factory=lambda: MediaStore(put=_ray().put))
     """The run's media, one object per distinct content, fetched once per node."""
     unavailable: Counter[str] = field(default_factory=Counter)
@@ -169,6 +179,8 @@ class _Fleet:
     """Why the last worker that failed to start failed (e.g. omnieval not installed on its node)."""
     driver_node: str | None = None
     """The driver's node: workers there write in the run's output, others in a per-node temp folder."""
+    seeds: dict[str, Any] = field(default_factory=dict)
+    """The driver's response-cache entries at the start (object-store handles), for workers off its node."""
 
     def spawn(self) -> None:
         owner = uuid.uuid4().hex[:12]
@@ -182,6 +194,7 @@ class _Fleet:
             judges=routes,
             session=self.session,
             driver_node=self.driver_node,
+            caches=self.seeds,
         )
         self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
 
@@ -214,13 +227,20 @@ class _Fleet:
         self.busy[actor.run_shard.remote(plan, lines, task, media)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
-        """An actor that is only unavailable for a moment (Ray's ``ActorUnavailableError``, e.g. while the
-        cluster settles after another node left) on a node that is still alive keeps its place: its shard
-        is run again, on it or another idle worker, without counting as an attempt (bounded)."""
-        from ray.exceptions import ActorUnavailableError
+        """A worker that is still there keeps its place: one only unavailable for a moment (Ray's
+        ``ActorUnavailableError``, e.g. while the cluster settles after another node left) on a node that
+        is still alive, or one whose shard failed on an actor *it* called (a coordinator restarting): Ray
+        raises the latter as a ``RayTaskError`` that is also an instance of its cause's class, so an
+        ``ActorDiedError`` met inside the worker used to pass for the worker's own death, which stopped a
+        live worker and counted an attempt. Its shard is run again, on it or another idle worker, without
+        counting as an attempt (bounded)."""
+        from ray.exceptions import ActorUnavailableError, RayTaskError
 
         node = self.nodes.get(owner)
-        if not isinstance(exc, ActorUnavailableError) or node is None or node not in live_nodes(self.ray):
+        alive = isinstance(exc, RayTaskError) or (
+            isinstance(exc, ActorUnavailableError) and node is not None and node in live_nodes(self.ray)
+        )
+        if not alive:
             return False
         self.unavailable[plan.key] += 1
         if self.unavailable[plan.key] > UNAVAILABLE_RETRIES:
@@ -251,6 +271,7 @@ class _Fleet:
         for node in self.suspects:
             if node not in alive and node not in self.lost_nodes:
                 self.lost_nodes.append(node)
+                self._forget(self.gone)
                 running = len(self.idle) + len(self.busy) + len(self.starting)
                 print(
                     f"omnieval: Ray node {node[:12]} left the cluster; the run goes on with {running} live "
@@ -264,11 +285,19 @@ class _Fleet:
         return all(free.get(k, 0.0) >= v for k, v in need.items() if v > 0)
 
     def _drop(self, owner: str, actor: Any) -> None:
-        if self.gate is not None:
-            self.gate.forget.remote(owner)
-        if self.judges is not None:
-            self.judges.forget(owner)
+        self.gone.append(owner)
+        self._forget([owner])
         self.ray.kill(actor, no_restart=True)
+
+    def _forget(self, owners: list[str]) -> None:
+        """The gates hand back these owners' slots. Said again once their node is known gone: a gate on that
+        node may have taken the first word with it (Ray restarts it empty), and a lost worker's process
+        can outlive its node for some seconds and re-register its slots with the restarted gate."""
+        for owner in owners:
+            if self.gate is not None:
+                self.gate.forget.remote(owner)
+            if self.judges is not None:
+                self.judges.forget(owner)
 
     def stop(self) -> None:
         """Close and stop every worker; their gate slots go back (the gate outlives the run in a sweep,
@@ -298,16 +327,23 @@ class _Tally:
     judges: dict[str, Any] = field(default_factory=dict)
     shards: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: Counter[str] = field(default_factory=Counter)
+    before: dict[str, int] = field(default_factory=dict)
+    """Per shard: how many records its file held when this invocation started (the rest are new)."""
 
-    def add(self, plan: ShardPlan, report: dict[str, Any]) -> None:
-        self.states.setdefault(plan.task, Counter()).update(report["new"])
+    def add(self, plan: ShardPlan, report: dict[str, Any], keys: list[RecordKey]) -> None:
+        """A finished shard; its new records are those after the ones it started with (the last per sample
+        and repeat), so the records a lost worker wrote (streamed to the driver before its node left) count
+        too, not only its replacement's."""
+        last = {(k.sample_id, k.repeat): k.state for k in keys[self.before.get(plan.key, 0) :]}
+        new = Counter(last.values())
+        self.states.setdefault(plan.task, Counter()).update(new)
         self.retries += int(report["retries"])
         self.judges.update(report.get("judges") or {})
         self.shards[plan.key] = {
             "task": plan.task,
             "samples": plan.size,
             "positions": [plan.positions[0], plan.positions[-1]],
-            "new_samples": sum(report["new"].values()),
+            "new_samples": sum(new.values()),
             "attempts": self.attempts[plan.key],
             "started": dt.datetime.fromtimestamp(report["started"], dt.UTC).isoformat(),
             "wall_s": report["wall_s"],
@@ -345,11 +381,9 @@ def _check_fits(ray: Any, options: ExecutorOptions, *, gpus: float) -> None:
     """Refuse a replica that no node of the cluster could hold: Ray would leave it pending for ever."""
     if gpus < 0:
         raise ConfigError(f"--gpus-per-replica must be 0 or more, got {gpus:g}")
-    need = {"GPU": gpus, "CPU": options.cpus_per_worker}
-    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
-    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+    most = most_on_one_node(ray, {"GPU": gpus, "CPU": options.cpus_per_worker})
+    if most is None:
         return
-    most = {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
     raise ConfigError(
         f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
         f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
@@ -382,17 +416,20 @@ def _show(
     current: dict[str, list[RecordKey]],
     *,
     output: Path,
+    caches: dict[str, Path],
     running: AbstractSet[str] = frozenset(),
 ) -> None:
     """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA) and add the
-    records that workers off the driver's node reported to the running shards' files; a board that is
-    restarting elsewhere (its node left) skips this update rather than fail the run."""
+    records and cache entries that workers off the driver's node reported to the running shards' files and
+    the run's caches; a board that is restarting elsewhere (its node left) skips this update rather than
+    fail the run."""
     from ray.exceptions import GetTimeoutError, RayActorError
 
     try:
-        snapshot, lines = ray.get(board.collect.remote(), timeout=10)
+        snapshot, lines, entries = ray.get(board.collect.remote(), timeout=10)
     except (RayActorError, GetTimeoutError):
         return
+    keep_entries(caches, entries)
     for key in running & lines.keys():  # a finished shard's file is already its worker's full copy
         path = shard_file(output, next(p for p in plans if p.key == key))
         with path.open("ab") as fh:
@@ -406,6 +443,30 @@ def _show(
         new.setdefault(plan.task, Counter()).update(seen["new"] if seen else {})
     for task, states in new.items():
         progress.update(task, done=done[task], states=dict(states))
+
+
+def keep_entries(caches: dict[str, Path], entries: dict[str, list[Any]]) -> None:
+    """Response-cache entries of workers off the driver's node, written into the run's caches on the
+    driver (with the sessions that wrote them), so a resume or ``omnieval rejudge`` reuses them."""
+    for name, rows in entries.items():
+        if rows and name in caches:
+            cache = ResponseCache(caches[name])
+            cache.add(rows)
+            cache.close()
+
+
+def cache_seeds(ray: Any, config: RunConfig, *, driver: str | None) -> dict[str, Any]:
+    """The run's default caches' entries as they are before it starts, one object per cache: workers off
+    the driver's node start their own caches from them, as a worker on its node reads the files. None on a
+    cluster of the driver's node alone (a local Ray), where no worker would fetch them."""
+    if not config.use_cache or (driver is not None and live_nodes(ray) == {driver}):
+        return {}
+    seeds = {}
+    for name, path in run_caches(config).items():
+        rows, _ = read_entries(path) if getattr(config, name) is None else ([], 0)
+        if rows:
+            seeds[name] = ray.put(rows)
+    return seeds
 
 
 def describe_model(config: RunConfig) -> Backend:
@@ -434,13 +495,14 @@ def _executor_block(
     }
 
 
-def _previous(config: RunConfig, key: str) -> dict[str, Any]:
+def _previous(config: RunConfig, key: Literal["executor", "judges"]) -> dict[str, Any]:
     """A block of the directory's earlier manifest (``executor``, ``judges``), or an empty one."""
     path = config.output / "manifest.json"
     try:
-        block = read_json(path).get(key) if path.exists() else None
-    except (OSError, ValueError):
-        block = None
+        manifest: ManifestFile | None = load_file(path, ManifestFile) if path.exists() else None
+    except StoreError:  # unreadable, or not a manifest: nothing to carry over
+        manifest = None
+    block = None if manifest is None else manifest.judges if key == "judges" else manifest.extra(key)
     return block if isinstance(block, dict) else {}
 
 
@@ -461,6 +523,8 @@ def _drive(
     ray = fleet.ray
     from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
+    caches = run_caches(config)
+
     while todo or fleet.busy:
         while todo and fleet.idle:
             plan = todo.popleft()
@@ -470,7 +534,9 @@ def _drive(
             raise ExecutorError(_shrunk(ray, fleet, todo, options))
         ready, _ = ray.wait([*fleet.busy, *fleet.starting], num_returns=1, timeout=POLL_S)
         running = {plan.key for _, _, plan in fleet.busy.values()}
-        _show(progress, fleet.board, ray, plans, current, output=config.output, running=running)
+        _show(
+            progress, fleet.board, ray, plans, current, output=config.output, caches=caches, running=running
+        )
         fleet.note_left()
         for ref in ready:
             if ref in fleet.starting:
@@ -483,6 +549,12 @@ def _drive(
                 if fleet.transient(exc, owner, actor, plan, tally):
                     todo.appendleft(plan)
                     continue
+                if isinstance(exc, RayTaskError):  # the worker lives: an actor it called kept failing
+                    fleet.idle.append((owner, actor))
+                    raise ExecutorError(
+                        f"shard {plan.key} (task {plan.task}): an actor its worker called failed "
+                        f"{fleet.unavailable[plan.key]} times: {_last_line(exc)}"
+                    ) from None
                 if tally.attempts[plan.key] >= options.max_shard_attempts:
                     raise ExecutorError(
                         f"shard {plan.key} (task {plan.task}) lost its worker "
@@ -499,9 +571,15 @@ def _drive(
             path = shard_file(config.output, plan)
             path.parent.mkdir(parents=True, exist_ok=True)
             rewrite_lines(path, report["lines"])  # the driver's copy (a no-op rewrite on a shared filesystem)
+            keep_entries(caches, report.get("caches") or {})
             current[plan.key] = list(scan_keys(path))
-            tally.add(plan, report)
+            tally.add(plan, report, current[plan.key])
             fleet.idle.append((owner, actor))
+
+
+def _last_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[-1] if text else type(exc).__name__)[:500]
 
 
 def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOptions) -> str:
@@ -530,10 +608,9 @@ def _check_started(ray: Any, refs: list[Any]) -> None:
     try:
         ray.get(refs, timeout=READY_S)
     except Exception as exc:
-        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise ExecutorError(
-            f"the run's coordinators did not start on the cluster: {why[:500]} (is omnieval installed on "
-            "every node, in the same version? see --ray-runtime-env)"
+            f"the run's coordinators did not start on the cluster: {_last_line(exc)} (is omnieval installed "
+            "on every node, in the same version? see --ray-runtime-env)"
         ) from None
 
 
@@ -610,7 +687,7 @@ def _run(
     remember_plan(config.output, plans, shard_size)
     current = seed_shards(config.output, plans)
     todo = deque(p for p in plans if not is_finished(current[p.key], p, retry_errors=config.retry_errors))
-    old, tally = _previous(config, "executor"), _Tally()
+    old, tally = _previous(config, "executor"), _Tally(before={k: len(v) for k, v in current.items()})
     old_judges = _previous(config, "judges")
     started = dt.datetime.now(dt.UTC).isoformat()
     judged: dict[str, Any] = {}  # the judges' gates and pools: what they allowed and did
@@ -641,6 +718,7 @@ def _run(
             board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
             fleet.driver_node = driver_node(ray)
+            fleet.seeds = cache_seeds(ray, config, driver=fleet.driver_node)
             try:
                 for _ in range(min(workers, len(todo))):
                     fleet.spawn()  # the workers start while the coordinators do (each is a process)
@@ -660,7 +738,15 @@ def _run(
                 )
                 fleet.note_left()
                 lost.update(workers=fleet.workers_lost, on_nodes=fleet.suspects, nodes_left=fleet.lost_nodes)
-                _show(progress, fleet.board, ray, plans, current, output=config.output)
+                _show(
+                    progress,
+                    fleet.board,
+                    ray,
+                    plans,
+                    current,
+                    output=config.output,
+                    caches=run_caches(config),
+                )
                 judged["block"] = judges.block() if judges is not None else {}
             finally:
                 fleet.stop()

@@ -27,9 +27,9 @@ from omnieval.executors.shards import ShardPlan, shard_file
 from omnieval.executors.views import with_media_bytes
 from omnieval.runner import RunConfig, run_async
 from omnieval.sources import Task
-from omnieval.store import rewrite_lines, scan_keys, write_json
+from omnieval.store import ResponseCache, read_entries, rewrite_lines, scan_keys, write_json
 
-__all__ = ["NODE_TEMP", "ShardWorker", "shard_config"]
+__all__ = ["NODE_TEMP", "ShardWorker", "run_caches", "shard_config"]
 
 NODE_TEMP = "omnieval-ray"
 """A worker off the driver's node works in ``$TMPDIR/omnieval-ray/<run session>/`` on its own node (shard
@@ -50,6 +50,15 @@ def _node_id() -> str | None:
 REPORT_EVERY_S = 0.5
 
 
+def run_caches(config: RunConfig) -> dict[str, Path]:
+    """Where the run's response caches are (as a shard uses them): ``--cache-path`` and
+    ``--judge-cache-path``, else ``OUTPUT/cache.sqlite`` and ``OUTPUT/judge_cache.sqlite``."""
+    return {
+        "cache_path": config.cache_path or config.output / "cache.sqlite",
+        "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
+    }
+
+
 def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
     """The run configuration of one shard: its ids, its own directory, the run's shared caches."""
     options = config.backend
@@ -61,8 +70,7 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
             "sample_ids": plan.sample_ids,
             "limit": None,
             "quiet": True,
-            "cache_path": config.cache_path or config.output / "cache.sqlite",
-            "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
+            **run_caches(config),
             "backend": options,
         }
     )
@@ -93,6 +101,7 @@ class ShardWorker:
         judges: dict[str, JudgeRoute] | None = None,
         session: str | None = None,
         driver_node: str | None = None,
+        caches: dict[str, Any] | None = None,
     ) -> None:
         self.config = config
         self.output = config.output
@@ -101,6 +110,20 @@ class ShardWorker:
             self.output = Path(tempfile.gettempdir()) / NODE_TEMP / (session or owner)
         self.streams = self.output != config.output
         """Records go to the driver as they are written (through the board), not only with the shard's end."""
+        self.caches: dict[str, Path] = {}
+        """Off the driver's node: this worker's own copies of the run's default response caches, started from
+        the driver's entries and sent back to it (an explicit ``--cache-path`` is used as given)."""
+        if self.streams:
+            mine = self.output / "caches" / owner
+            self.caches = {
+                field: mine / Path(path).name
+                for field, path in run_caches(config).items()
+                if getattr(config, field) is None
+            }
+        self._seeds = dict(caches or {})
+        """The driver's cache entries at the run's start (object-store handles), by cache; copied once."""
+        self._sent = dict.fromkeys(self.caches, 0)
+        """Per cache: the last row this worker sent to the driver."""
         self.owner = owner
         self.session = session
         """The run invocation's cache session, shared by all its shards (see ``ResponseCache``)."""
@@ -119,11 +142,16 @@ class ShardWorker:
         return self._backend
 
     async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int]) -> None:
+        """Report progress and tick the gates every ``REPORT_EVERY_S`` for as long as the shard runs. A tick
+        that fails (a gate restarting on a live node after its own left) is skipped, not the shard's end:
+        before, the watcher died with it and the shard, its samples all answered, failed as a lost worker."""
         while True:
             self._report(plan, path, before, sent)
-            if self.gate is not None:
-                await self.gate.tick()
-            await self.judges.tick()
+            # the next tick asks again; a gate gone for good fails its own calls (its clients' waiters)
+            with contextlib.suppress(Exception):
+                if self.gate is not None:
+                    await self.gate.tick()
+                await self.judges.tick()
             await asyncio.sleep(REPORT_EVERY_S)
 
     def _report(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int] | None) -> None:
@@ -138,7 +166,27 @@ class ShardWorker:
         if self.streams and sent is not None and len(keys) > sent[0]:
             counts["lines"] = [k.line for k in keys[sent[0] :]]
             sent[0] = len(keys)
+        if entries := self._new_entries():
+            counts["caches"] = entries
         self.board.report.remote(plan.key, counts)
+
+    def _new_entries(self) -> dict[str, list[Any]]:
+        """This run's entries in the worker's own caches not yet sent to the driver, by cache."""
+        new = {}
+        for field, path in self.caches.items():
+            rows, self._sent[field] = read_entries(path, session=self.session, after=self._sent[field])
+            if rows:
+                new[field] = rows
+        return new
+
+    async def _seed(self) -> None:
+        """Start this worker's own caches from the driver's entries (what a resume or rerun reuses)."""
+        seeds, self._seeds = self._seeds, {}
+        for field, ref in seeds.items():
+            if field in self.caches:
+                cache = ResponseCache(self.caches[field])
+                cache.add(await ref)
+                cache.close()
 
     async def run_shard(
         self, plan: ShardPlan, lines: list[bytes], task: Task, media: dict[str, Any] | None = None
@@ -150,7 +198,9 @@ class ShardWorker:
         no media folder of its own (none need exist on its node)."""
         if media:
             task = with_media_bytes(task, memo=await _fetched(media))
-        here = self.config.model_copy(update={"output": self.output})
+        if self._seeds:
+            await self._seed()
+        here = self.config.model_copy(update={"output": self.output, **self.caches})
         config = shard_config(here, plan)
         path = shard_file(self.output, plan)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -184,6 +234,7 @@ class ShardWorker:
             "new": dict(outcome.states.get(plan.task, {})),
             "retries": outcome.retries,
             "judges": outcome.judges,
+            "caches": self._new_entries(),  # entries off the driver's node: the driver keeps them
             "started": started,
             "wall_s": round(time.perf_counter() - clock, 3),
             **self.where(),

@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from omnieval.backends import Backend
-from omnieval.backends.breaker import CircuitBreaker
+from omnieval.backends.breaker import CircuitBreaker, EndpointDown
 from omnieval.errors import BackendError
 from omnieval.runner.config import RetryPolicy
 from omnieval.runner.costs import Priced
@@ -16,7 +16,15 @@ from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.store import ResponseCache
 from omnieval.types import Request, Response
 
-__all__ = ["Batcher", "Fetcher"]
+__all__ = ["Batcher", "Fetcher", "pool_size"]
+
+
+def pool_size(backend: Backend) -> int:
+    """Requests a backend may have in flight. A batching (local) backend declares one connection, but
+    needs room for two whole batches, one running and one filling; held to one, it got batches of one."""
+    if backend.prefers_batches:
+        return max(1, backend.options.batch_size) * 2
+    return backend.max_connections()
 
 
 class Batcher:
@@ -147,6 +155,8 @@ class Fetcher:
                 if attempt + 1 < self.retry.max_attempts:
                     await self._sleep(attempt, None)
                 continue
+            except EndpointDown:  # the backend itself knows its endpoint is gone for good: stop the run
+                raise
             except Exception as exc:  # an unexpected backend bug becomes this sample's error
                 return Response.from_error(f"{type(exc).__name__}: {exc}")
             self.limiter.succeeded()
