@@ -7,7 +7,9 @@ import asyncio
 import random
 from typing import Any
 
-from omnieval.executors.gate import EndpointGate, GateClient
+import pytest
+
+from omnieval.executors.gate import EndpointGate, GateClient, split_leases
 
 
 class _Remote:
@@ -263,3 +265,58 @@ def test_a_restarted_gate_grants_nothing_until_its_clients_could_report() -> Non
         assert await asyncio.wait_for(waiting, 1) == 1
 
     asyncio.run(scenario())
+
+
+def test_split_leases_gives_out_exactly_the_limit() -> None:
+    assert split_leases(32, ["a", "b"]) == {"a": 16, "b": 16}
+    assert split_leases(5, ["a", "b", "c"]) == {"a": 2, "b": 2, "c": 1}
+    assert split_leases(2, ["a", "b", "c"]) == {"a": 1, "b": 1, "c": 0}, "fewer slots than workers"
+    assert split_leases(7, ["a"]) == {"a": 7}
+
+
+def test_workers_started_before_their_gate_send_with_their_leases_and_the_limit_holds() -> None:
+    """Two workers granted 3 + 2 of 5 slots send at once without a gate (no call can be made); the
+    third request of the 2-slot worker waits until the gate, created holding those leases, is attached;
+    the server never sees more than 5."""
+
+    async def scenario() -> None:
+        leases = split_leases(5, ["a", "b"])
+        a = GateClient(None, "a", cap=5, lease=leases["a"])
+        b = GateClient(None, "b", cap=5, lease=leases["b"])
+        server = _Server()
+        first = [asyncio.ensure_future(server.call(a, 0.2)) for _ in range(3)]
+        second = [asyncio.ensure_future(server.call(b, 0.2)) for _ in range(3)]
+        await asyncio.sleep(0.05)
+        assert server.now == 5, "every granted slot is in use before any gate exists"
+        b.give_back()  # a shard's end before the gate is up: the granted lease is kept (no gate to return to)
+        assert b.held == 2
+        gate, calls = EndpointGate(5, leases=leases), {}
+        assert gate.in_flight == 5 and gate.peak == 5, "the gate counts the leases it was created with"
+        waiting = asyncio.ensure_future(gate.acquire("c"))
+        await asyncio.sleep(0.01)
+        assert not waiting.done(), "nothing is free: the leases hold every slot"
+        a.attach(_Remote(gate, calls))
+        b.attach(_Remote(gate, calls))
+        await asyncio.wait_for(asyncio.gather(*first, *second), 2)
+        assert server.peak == 5 and sum(calls.values()) >= 1, "b's third request went through the gate"
+        a.give_back()
+        b.give_back()
+        assert await asyncio.wait_for(waiting, 1) == 1
+        assert gate.peak == 5
+
+    asyncio.run(scenario())
+
+
+def test_a_restarted_gate_ignores_the_leases_it_was_created_with() -> None:
+    """Ray restarts an actor with its first arguments: the leases then come from the clients' ticks,
+    never twice."""
+
+    async def scenario() -> None:
+        gate = EndpointGate(4, restarted=True, grace_s=0.0, leases={"a": 2, "b": 2})
+        assert gate.in_flight == 0
+        await gate.share("a", 2)
+        assert gate.in_flight == 2
+
+    asyncio.run(scenario())
+    with pytest.raises(ValueError, match="exceed the limit"):
+        EndpointGate(2, leases={"a": 2, "b": 1})

@@ -24,7 +24,7 @@ import time
 from collections import Counter, deque
 from typing import Any
 
-__all__ = ["EndpointGate", "GateClient"]
+__all__ = ["EndpointGate", "GateClient", "split_leases"]
 
 REREGISTER_GRACE_S = 1.5
 """How long a restarted gate waits for its clients' ticks (every half second) to report their leases."""
@@ -39,18 +39,26 @@ class EndpointGate:
     """
 
     def __init__(
-        self, limit: int, *, restarted: bool | None = None, grace_s: float = REREGISTER_GRACE_S
+        self,
+        limit: int,
+        *,
+        restarted: bool | None = None,
+        grace_s: float = REREGISTER_GRACE_S,
+        leases: dict[str, int] | None = None,
     ) -> None:
         self.limit = max(1, limit)
-        self._free = asyncio.Semaphore(self.limit)
-        self._held: Counter[str] = Counter()
-        self._waiting: Counter[str] = Counter()
-        self._dead: set[str] = set()
-        self.in_flight = 0
-        self.peak = 0
-        self.granted = 0
         self.restarted = _reconstructed() if restarted is None else restarted
         """Ray restarted this actor (its node left): owners' leases are re-registered at their next tick."""
+        # the slots granted before the gate was up (see :func:`split_leases`); a restarted gate learns the
+        # live leases from its clients instead (counting these again would lose slots)
+        granted = {o: n for o, n in (leases or {}).items() if n > 0} if not self.restarted else {}
+        if sum(granted.values()) > self.limit:
+            raise ValueError(f"leases {granted} exceed the limit {self.limit}")
+        self._free = asyncio.Semaphore(self.limit - sum(granted.values()))
+        self._held: Counter[str] = Counter(granted)
+        self._waiting: Counter[str] = Counter()
+        self._dead: set[str] = set()
+        self.in_flight = self.peak = self.granted = sum(granted.values())
         self._registered: set[str] = set()
         self._grace_until = time.monotonic() + grace_s if self.restarted else 0.0
         """A restarted gate grants nothing before its clients could re-register their leases."""
@@ -146,6 +154,14 @@ class EndpointGate:
         return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
 
 
+def split_leases(limit: int, owners: list[str]) -> dict[str, int]:
+    """The limit's slots split among workers that start before their gate does: each sends its first
+    requests with these, without waiting for the gate's process (the gate is created holding them)."""
+    limit = max(1, limit)
+    each, extra = divmod(limit, max(1, len(owners)))
+    return {owner: each + (1 if i < extra else 0) for i, owner in enumerate(owners)}
+
+
 def _reconstructed() -> bool:
     """Whether Ray restarted the current actor (False outside an actor or without Ray)."""
     ray = sys.modules.get("ray")
@@ -160,23 +176,30 @@ def _reconstructed() -> bool:
 class GateClient:
     """A worker's pool of leased slots, seen by its backend as ``acquire()`` / ``release()``.
 
-    ``handle`` is the gate actor's handle (or any object whose methods have an awaitable ``.remote``).
+    ``handle`` is the gate actor's handle (or any object whose methods have an awaitable ``.remote``);
+    ``None`` until :meth:`attach` for a worker started before its gate, which works with the ``lease``
+    it was granted (:func:`split_leases`) meanwhile: it neither asks for more nor gives any back.
     Call :meth:`tick` about every half second and :meth:`give_back` when a shard ends.
     """
 
-    def __init__(self, handle: Any, owner: str, *, cap: int) -> None:
+    def __init__(self, handle: Any, owner: str, *, cap: int, lease: int = 0) -> None:
         self.handle, self.owner = handle, owner
         self.cap = max(1, cap)
         self.rotate = False
         """Another worker waits with no slot while the limit is below the workers: each slot goes back
         to the gate as its request finishes (the gate hands it to the longest waiting worker)."""
-        self.held = 0
+        self.held = lease
         """Slots leased from the gate: in use plus ``free``."""
-        self.free = 0
+        self.free = lease
         self._low_water = 0
         """The fewest free slots since the last tick: slots nobody used for a whole tick go back."""
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._fetching: asyncio.Future[None] | None = None
+
+    def attach(self, handle: Any) -> None:
+        """The gate is up: from now on the pool grows, shrinks and rotates through it."""
+        self.handle = handle
+        self._fetch_if_short()
 
     async def acquire(self) -> None:
         if self.free and not self._waiters:
@@ -204,6 +227,8 @@ class GateClient:
 
     async def tick(self) -> None:
         """Learn the fair share; give back what is above it and what sat unused since the last tick."""
+        if self.handle is None:
+            return
         share = int(await self.handle.share.remote(self.owner, self.held))
         self.cap, self.rotate = max(1, share), share == 0
         self._return(min(self.free, max(self.held - self.cap, self._low_water)))
@@ -226,7 +251,7 @@ class GateClient:
                 waiter.set_result(None)
 
     def _return(self, count: int) -> None:
-        if count > 0:
+        if count > 0 and self.handle is not None:  # before the gate is up, the granted lease is kept
             self.free -= count
             self.held -= count
             self._low_water = min(self._low_water, self.free)
@@ -234,7 +259,8 @@ class GateClient:
 
     def _fetch_if_short(self) -> None:
         if (
-            any(not w.done() for w in self._waiters)
+            self.handle is not None
+            and any(not w.done() for w in self._waiters)
             and self.held < self.cap
             and (self._fetching is None or self._fetching.done())
         ):
