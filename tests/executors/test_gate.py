@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from omnieval.executors.gate import EndpointGate, GateClient, split_leases
+from omnieval.executors.gate import EndpointGate, GateClient
 
 
 class _Remote:
@@ -267,42 +267,34 @@ def test_a_restarted_gate_grants_nothing_until_its_clients_could_report() -> Non
     asyncio.run(scenario())
 
 
-def test_split_leases_gives_out_exactly_the_limit() -> None:
-    assert split_leases(32, ["a", "b"]) == {"a": 16, "b": 16}
-    assert split_leases(5, ["a", "b", "c"]) == {"a": 2, "b": 2, "c": 1}
-    assert split_leases(2, ["a", "b", "c"]) == {"a": 1, "b": 1, "c": 0}, "fewer slots than workers"
-    assert split_leases(7, ["a"]) == {"a": 7}
-
-
-def test_workers_started_before_their_gate_send_with_their_leases_and_the_limit_holds() -> None:
-    """Two workers granted 3 + 2 of 5 slots send at once without a gate (no call can be made); the
-    third request of the 2-slot worker waits until the gate, created holding those leases, is attached;
-    the server never sees more than 5."""
+def test_a_worker_started_before_its_gate_sends_with_the_slots_granted_to_it_and_the_limit_holds() -> None:
+    """A worker holds no slot until the driver hands it those the gate was created holding for it (with
+    its first shard); a second worker, given none, waits for the gate; the server never sees more than
+    the limit, and the first worker gives the second its share at its next tick."""
 
     async def scenario() -> None:
-        leases = split_leases(5, ["a", "b"])
-        a = GateClient(None, "a", cap=5, lease=leases["a"])
-        b = GateClient(None, "b", cap=5, lease=leases["b"])
+        first = GateClient(None, "a", cap=4, lease=0)
+        second = GateClient(None, "b", cap=4, lease=0)
         server = _Server()
-        first = [asyncio.ensure_future(server.call(a, 0.2)) for _ in range(3)]
-        second = [asyncio.ensure_future(server.call(b, 0.2)) for _ in range(3)]
+        first.grant(4)
+        calls_a = [asyncio.ensure_future(server.call(first, 0.15)) for _ in range(6)]
+        calls_b = [asyncio.ensure_future(server.call(second, 0.05)) for _ in range(2)]
         await asyncio.sleep(0.05)
-        assert server.now == 5, "every granted slot is in use before any gate exists"
-        b.give_back()  # a shard's end before the gate is up: the granted lease is kept (no gate to return to)
-        assert b.held == 2
-        gate, calls = EndpointGate(5, leases=leases), {}
-        assert gate.in_flight == 5 and gate.peak == 5, "the gate counts the leases it was created with"
-        waiting = asyncio.ensure_future(gate.acquire("c"))
+        assert server.now == 4 and first.held == 4, "every slot in use, no gate exists yet"
+        first.give_back()
+        assert first.held == 4, "without a gate the granted slots are kept"
+        gate, calls = EndpointGate(4, leases={"a": 4}), {}
+        assert gate.in_flight == 4 and gate.peak == 4, "the gate counts the slots it was created holding"
+        first.attach(_Remote(gate, calls))
+        second.attach(_Remote(gate, calls))
+        ticker = asyncio.ensure_future(_ticker([first, second], 0.02))  # a learns b waits: its share is 2
+        await asyncio.wait_for(asyncio.gather(*calls_a, *calls_b), 3)
+        ticker.cancel()
+        assert server.peak == 4 and calls.get("acquire", 0) >= 1, "b got its slots from the gate"
+        first.give_back()
+        second.give_back()
         await asyncio.sleep(0.01)
-        assert not waiting.done(), "nothing is free: the leases hold every slot"
-        a.attach(_Remote(gate, calls))
-        b.attach(_Remote(gate, calls))
-        await asyncio.wait_for(asyncio.gather(*first, *second), 2)
-        assert server.peak == 5 and sum(calls.values()) >= 1, "b's third request went through the gate"
-        a.give_back()
-        b.give_back()
-        assert await asyncio.wait_for(waiting, 1) == 1
-        assert gate.peak == 5
+        assert gate.in_flight == 0 and gate.peak == 4
 
     asyncio.run(scenario())
 

@@ -67,19 +67,25 @@ def _counting_gates(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, int] | No
     return created
 
 
-def test_a_lone_worker_starts_no_gate_and_keeps_the_limit(
-    tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    task = f"jsonl:{qa_task(tmp_path, 40)}"
-    gates = _counting_gates(monkeypatch)
-    with CountingServer(latency_ms=30).in_thread() as server:
+def _local_then_ray(tmp_path: Path, *, n: int, workers: int, latency_ms: float) -> int:
+    """A local run, then a Ray run of ``workers`` on the same task and endpoint (limit 3); returns the
+    most requests the server saw at once during the Ray run."""
+    task = f"jsonl:{qa_task(tmp_path, n)}"
+    with CountingServer(latency_ms=latency_ms).in_thread() as server:
         evaluate(config([task], server.url, tmp_path / "local", concurrency=3))
         server.peak = 0
         evaluate(
             config([task], server.url, tmp_path / "ray", concurrency=3),
-            executor=ExecutorOptions(kind="ray", workers=1, shard_size=8),
+            executor=ExecutorOptions(kind="ray", workers=workers, shard_size=8),
         )
-        peak = server.peak
+        return server.peak
+
+
+def test_a_lone_worker_starts_no_gate_and_keeps_the_limit(
+    tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gates = _counting_gates(monkeypatch)
+    peak = _local_then_ray(tmp_path, n=40, workers=1, latency_ms=30)
     assert gates == [], "one worker on an endpoint nobody else uses: no gate actor"
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert peak == 3, f"the lone worker keeps its 3 slots full and never more, the server saw {peak}"
@@ -120,3 +126,17 @@ def test_two_runs_of_one_process_on_one_endpoint_share_its_limit(
     assert peak <= 3, f"two runs on one endpoint of limit 3, the server saw {peak} at once"
     assert gates == [{lone: 3}], "the second run's gate was created holding the lone run's 3 slots"
     assert ray_executor.LONE == {}
+
+
+def test_the_gate_of_several_workers_is_created_when_the_first_starts_holding_every_slot_for_it(
+    tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers: the gate comes after the first worker is up and is created holding all 3 slots for
+    it (it fills the endpoint alone while the second starts); records equal a local run's and the server
+    never sees more than 3."""
+    gates = _counting_gates(monkeypatch)
+    peak = _local_then_ray(tmp_path, n=48, workers=2, latency_ms=40)
+    assert len(gates) == 1 and list((gates[0] or {}).values()) == [3], gates
+    assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
+    assert 2 <= peak <= 3, f"two workers on a limit of 3, the server saw {peak} at once"
+    assert ray_executor.LONE == {}, "the run's reservation ended when its gate was created"

@@ -24,7 +24,7 @@ import time
 from collections import Counter, deque
 from typing import Any
 
-__all__ = ["EndpointGate", "GateClient", "split_leases"]
+__all__ = ["EndpointGate", "GateClient"]
 
 REREGISTER_GRACE_S = 1.5
 """How long a restarted gate waits for its clients' ticks (every half second) to report their leases."""
@@ -49,8 +49,9 @@ class EndpointGate:
         self.limit = max(1, limit)
         self.restarted = _reconstructed() if restarted is None else restarted
         """Ray restarted this actor (its node left): owners' leases are re-registered at their next tick."""
-        # the slots granted before the gate was up (see :func:`split_leases`); a restarted gate learns the
-        # live leases from its clients instead (counting these again would lose slots)
+        # slots held by owners from the start (a worker that started before the gate, a run's reservation);
+        # a restarted gate learns the live leases from its clients instead (counting these again would
+        # lose slots)
         granted = {o: n for o, n in (leases or {}).items() if n > 0} if not self.restarted else {}
         if sum(granted.values()) > self.limit:
             raise ValueError(f"leases {granted} exceed the limit {self.limit}")
@@ -154,14 +155,6 @@ class EndpointGate:
         return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
 
 
-def split_leases(limit: int, owners: list[str]) -> dict[str, int]:
-    """The limit's slots split among workers that start before their gate does: each sends its first
-    requests with these, without waiting for the gate's process (the gate is created holding them)."""
-    limit = max(1, limit)
-    each, extra = divmod(limit, max(1, len(owners)))
-    return {owner: each + (1 if i < extra else 0) for i, owner in enumerate(owners)}
-
-
 def _reconstructed() -> bool:
     """Whether Ray restarted the current actor (False outside an actor or without Ray)."""
     ray = sys.modules.get("ray")
@@ -177,8 +170,9 @@ class GateClient:
     """A worker's pool of leased slots, seen by its backend as ``acquire()`` / ``release()``.
 
     ``handle`` is the gate actor's handle (or any object whose methods have an awaitable ``.remote``);
-    ``None`` until :meth:`attach` for a worker started before its gate, which works with the ``lease``
-    it was granted (:func:`split_leases`) meanwhile: it neither asks for more nor gives any back.
+    ``None`` for a worker without a gate (a lone worker, or one whose gate comes later through
+    :meth:`attach`), which works with the ``lease`` it holds: it neither asks for more nor gives any
+    back.
     Call :meth:`tick` about every half second and :meth:`give_back` when a shard ends.
     """
 
@@ -195,6 +189,12 @@ class GateClient:
         """The fewest free slots since the last tick: slots nobody used for a whole tick go back."""
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._fetching: asyncio.Future[None] | None = None
+
+    def grant(self, count: int) -> None:
+        """Slots the gate was created holding for this client: its own from now on."""
+        self.held += count
+        self.free += count
+        self._handout()
 
     def attach(self, handle: Any) -> None:
         """The gate is up: from now on the pool grows, shrinks and rotates through it."""

@@ -25,7 +25,7 @@ from typing import Any
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError
 from omnieval.executors.actors import driver_node, pinned
-from omnieval.executors.gate import EndpointGate, split_leases
+from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
     endpoint_key,
@@ -144,9 +144,10 @@ def endpoint_gate(
 
 
 LONE: dict[str, str] = {}
-"""Endpoint (gate name) → the lone gateless run on it in this process (see :func:`_start_fleet`). A run
-that comes to the same endpoint meanwhile creates the gate holding all the lone run's slots, which the
-lone run hands back as it ends (:func:`_end_lone`)."""
+"""Endpoint (gate name) → the run of this process that reserved all its slots and has no gate (a lone
+worker's, or one whose first worker is still starting: see :func:`_start_fleet`). A run that comes to
+the same endpoint meanwhile creates the gate holding them all; the reserving run hands them back when
+it ends or opens its gate (:func:`_end_lone`)."""
 
 
 def _end_lone(ray: Any, name: str | None) -> None:
@@ -201,8 +202,8 @@ class _Fleet:
     config: RunConfig
     actor_options: dict[str, Any]
     gate: Any
-    """The endpoint's gate: started after the first workers, which get it from :meth:`attach`; ``None`` for
-    a local model, or a lone worker that holds every slot of the limit (see :func:`_start_fleet`)."""
+    """The endpoint's gate: created when the first worker starts (:meth:`open_gate`); ``None`` for a
+    local model, or a lone worker that holds every slot of the limit (see :func:`_start_fleet`)."""
     judges: JudgesOnCluster | None = None
     session: str = field(default_factory=lambda: uuid.uuid4().hex)
     """This invocation's cache session: one for all its workers, so a shard never hits what another wrote."""
@@ -224,18 +225,23 @@ class _Fleet:
     driver_node: str | None = None
     """The driver's node: workers there write in the run's output, others in a per-node temp folder."""
     lone: str | None = None
-    """A lone worker's run without a gate: its name in :data:`LONE` (and its owner name in a gate that
-    another run of this process creates for the endpoint meanwhile)."""
+    """This run's reservation of the endpoint's slots while it has no gate: its name in :data:`LONE`
+    (and its owner name in a gate that another run of this process creates meanwhile)."""
+    backend: Backend | None = None
+    gate_due: bool = False
+    """The gate is to be created when the first worker starts (see :meth:`open_gate`)."""
+    grants: dict[str, int] = field(default_factory=dict)
+    """Slots a worker gets with its next shard: those the gate was created holding for it."""
     rested: set[str] = field(default_factory=set)
     """Idle workers told to hand back their slots (nothing is left to give them)."""
     coordinators: list[Any] = field(default_factory=list)
     """The gate's first answer, not yet in: the run goes on meanwhile."""
     since: float = field(default_factory=time.monotonic)
 
-    def spawn(self, *, owner: str | None = None, lease: int | None = None) -> None:
-        """Start a worker; ``lease``: the endpoint slots granted to it before the gate is up (it gets the
-        gate later, through :meth:`attach`)."""
-        owner = owner or new_owner()
+    def spawn(self, *, lease: int | None = None) -> None:
+        """Start a worker; ``lease``: the endpoint's slots it holds without a gate (all of them for a lone
+        worker; 0 for a worker started before its gate: it gets the gate later, from :meth:`open_gate`)."""
+        owner = new_owner()
         if lease is None and self.lone:  # a lone worker's replacement (the lost one was stopped first)
             lease = self.config.backend.concurrency
         cls = self.ray.remote(ShardWorker).options(**self.actor_options)
@@ -251,11 +257,25 @@ class _Fleet:
         )
         self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
 
-    def attach(self) -> None:
-        """Hand the gate to the workers started before it (in whatever order this and their first shard
-        run: until then a worker sends with the slots it was granted)."""
-        for _owner, actor, _ in self.starting.values():
+    def open_gate(self, owner: str) -> None:
+        """The first worker started: create the endpoint's gate holding every slot for it (handed over
+        with its first shard, see :meth:`give`), and hand the gate to every worker; the run's
+        reservation in :data:`LONE` ends. Should another run of this process have created the gate
+        meanwhile (holding this run's reserved slots), those slots go back and the workers lease theirs."""
+        ray, config, limit = self.ray, self.config, self.config.backend.concurrency
+        assert self.backend is not None
+        self.gate_due = False
+        with GATES:
+            existed = _gate_exists(ray, self.backend, config)
+            _end_lone(ray, self.lone)
+            self.lone = None
+            leases = None if existed else {owner: limit}
+            self.gate = endpoint_gate(ray, self.backend, config, leases=leases)
+        if leases:
+            self.grants[owner] = limit
+        for _owner, actor in [*self.idle, *((o, a) for o, a, _ in self.starting.values())]:
             actor.attach.remote(self.gate)
+        self.coordinators, self.since = [self.gate.stats.remote()], time.monotonic()
 
     def rest(self) -> None:
         """No shard is left to give: idle workers hand their free slots back to the gate for the busy
@@ -285,6 +305,8 @@ class _Fleet:
             self.start_error = f"{type(exc).__name__}: {exc}"[:1000]
             return
         self.idle.append((owner, actor))
+        if self.gate_due:
+            self.open_gate(owner)
 
     def stalled(self) -> bool:
         """Workers were lost, none is running or idle, and none of those starting was placed within
@@ -300,7 +322,8 @@ class _Fleet:
         folder = shard_file(self.config.output, plan).parent
         folder.mkdir(parents=True, exist_ok=True)
         write_json(folder / "attempt.json", where)  # which node runs it (its worker may write elsewhere)
-        self.busy[actor.run_shard.remote(plan, lines, task, media)] = (owner, actor, plan)
+        grant = self.grants.pop(owner, 0)  # the slots the gate was created holding for it
+        self.busy[actor.run_shard.remote(plan, lines, task, media, grant)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
         """An actor that is only unavailable for a moment (Ray's ``ActorUnavailableError``, e.g. while the
@@ -674,32 +697,27 @@ def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOp
 
 
 def _start_fleet(fleet: _Fleet, backend: Backend, *, workers: int, local_model: bool) -> None:
-    """Start the workers first, then the gate: a node starts its processes one at a time (Ray's start-up
-    concurrency is the node's CPUs), and no worker waits for a coordinator to send its first requests. A
-    gate this run creates is created holding the slots it granted the workers
-    (:func:`~omnieval.executors.gate.split_leases`); a gate the driver has already (a sweep's) leases them
-    the usual way; a lone worker (one, on an endpoint nobody else in this process uses) holds all the
-    slots itself and no gate is started. The gate's first answer is checked as the run goes."""
+    """Start the workers; no worker waits for a coordinator to send its first requests. On an endpoint
+    this process has no gate for yet, the run reserves every slot (in :data:`LONE`): a lone worker
+    holds them all itself and no gate is ever started; with more workers the gate is created when the
+    first one starts (:meth:`_Fleet.open_gate`), holding every slot for it, and the others lease
+    theirs from the gate as they come (so the gate's process starts after the first worker's, and the
+    first worker fills the endpoint alone meanwhile). A gate the driver has already (a sweep's) leases
+    them the usual way; the gate's first answer is checked as the run goes."""
     ray, config = fleet.ray, fleet.config
+    limit = config.backend.concurrency
     with GATES:
         name = _gate_name(backend, config)
         lone = LONE.get(name)
         fresh = not local_model and lone is None and not _gate_exists(ray, backend, config)
-        if fresh and workers == 1:  # a lone worker holds every slot: no gate process at all
+        if fresh:
             LONE[name] = fleet.lone = f"lone-{fleet.session}"
-        elif not local_model and not fresh:  # a sweep's gate; or one created holding a lone run's slots
-            fleet.gate = endpoint_gate(
-                ray, backend, config, leases={lone: config.backend.concurrency} if lone else None
-            )
-        owners = [new_owner() for _ in range(workers)]
-        leases = split_leases(config.backend.concurrency, owners) if fresh else {}
-        for owner in owners:
-            fleet.spawn(owner=owner, lease=leases.get(owner))
-        if leases and not fleet.lone:
-            fleet.gate = endpoint_gate(ray, backend, config, leases=leases)
-    if fleet.gate is not None:
-        fleet.attach()
-        fleet.coordinators = [fleet.gate.stats.remote()]
+            fleet.backend, fleet.gate_due = backend, workers > 1
+        elif not local_model:  # a sweep's gate; or one created holding another run's reserved slots
+            fleet.gate = endpoint_gate(ray, backend, config, leases={lone: limit} if lone else None)
+            fleet.coordinators = [fleet.gate.stats.remote()]
+        for _ in range(workers):
+            fleet.spawn(lease=(limit if workers == 1 else 0) if fresh else None)
     fleet.since = time.monotonic()
 
 

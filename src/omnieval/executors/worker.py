@@ -117,8 +117,9 @@ class ShardWorker:
         driver_node: str | None = None,
         lease: int | None = None,
     ) -> None:
-        """``lease``: the endpoint's slots granted to this worker before its gate is up (the gate comes
-        later through :meth:`attach`); ``None`` when ``gate`` is given, or the model has no endpoint."""
+        """``lease``: the endpoint's slots this worker holds without a gate (``--concurrency`` for a lone
+        worker; 0 for one whose gate comes later, through :meth:`attach`); ``None`` when ``gate`` is
+        given, or the model has no endpoint."""
         self.config = config
         self.output = config.output
         """Where this worker writes: the driver's output on the driver's node, else a per-node temp folder."""
@@ -140,8 +141,7 @@ class ShardWorker:
         self._backend: SharedBackend | None = None
 
     def attach(self, gate: Any) -> None:
-        """The endpoint's gate, started after this worker (which sends with the slots it was granted
-        meanwhile: see :func:`~omnieval.executors.gate.split_leases`)."""
+        """The endpoint's gate, created after this worker was started."""
         if self.gate is not None:
             self.gate.attach(gate)
 
@@ -172,13 +172,21 @@ class ShardWorker:
         return {key: shard.counts() for key, shard in self._running.items()}
 
     async def run_shard(
-        self, plan: ShardPlan, lines: list[bytes], task: Task, media: dict[str, Any] | None = None
+        self,
+        plan: ShardPlan,
+        lines: list[bytes],
+        task: Task,
+        media: dict[str, Any] | None = None,
+        grant: int = 0,
     ) -> dict[str, Any]:
         """Run (or resume) one shard; returns its records and timing.
 
         ``task`` is the driver's view over the shard's samples and ``media`` its media files' object-store
         handles by path (:class:`~omnieval.executors.views.MediaStore`): the worker reads no task file and
-        no media folder of its own (none need exist on its node)."""
+        no media folder of its own (none need exist on its node). ``grant``: endpoint slots the gate was
+        created holding for this worker, its own from now on."""
+        if grant and self.gate is not None:
+            self.gate.grant(grant)
         if media:
             task = with_media_bytes(task, memo=await _fetched(media))
         here = self.config.model_copy(update={"output": self.output})
