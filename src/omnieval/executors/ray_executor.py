@@ -388,11 +388,10 @@ class _Fleet:
         for _owner, actor, _ in self.starting.values():
             self.ray.kill(actor, no_restart=True)
         workers = self.idle + [(o, a) for o, a, _ in self.busy.values()]
-        closing = [actor.close.remote() for _, actor in workers]  # all at once; a dead or stuck one waits
-        if closing:  # for nothing but this timeout
-            self.ray.wait(closing, num_returns=len(closing), timeout=30)
         forgotten = []
         for owner, actor in workers:
+            with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
+                self.ray.get(actor.close.remote(), timeout=30)
             self.ray.kill(actor, no_restart=True)
             if self.gate is not None:
                 forgotten.append(self.gate.forget.remote(owner))
