@@ -324,7 +324,8 @@ class _Fleet:
         folder = shard_file(self.config.output, plan).parent
         folder.mkdir(parents=True, exist_ok=True)
         write_json(folder / "attempt.json", where)  # which node runs it (its worker may write elsewhere)
-        grant = self.grants.pop(owner, 0)  # the slots the gate was created holding for it
+        grant = self.grants.get(owner, 0)  # the slots the gate was created holding for it (sent with each
+        # shard: a shard refused as unavailable may never have run; the worker takes them once)
         self.busy[actor.run_shard.remote(plan, lines, task, media, grant)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:

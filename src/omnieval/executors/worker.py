@@ -136,6 +136,8 @@ class ShardWorker:
             else None
         )
         self._running: dict[str, _Running] = {}
+        self._granted = False
+        """The slots the gate was created holding for this worker were taken (they come with every shard)."""
         self.judges = WorkerJudges(judges or {}, owner=owner)
         """The judges' backends, kept across shards (under their gates, or their replica pools)."""
         self._backend: SharedBackend | None = None
@@ -184,9 +186,10 @@ class ShardWorker:
         ``task`` is the driver's view over the shard's samples and ``media`` its media files' object-store
         handles by path (:class:`~omnieval.executors.views.MediaStore`): the worker reads no task file and
         no media folder of its own (none need exist on its node). ``grant``: endpoint slots the gate was
-        created holding for this worker, its own from now on."""
-        if grant and self.gate is not None:
+        created holding for this worker, its own from now on (taken once)."""
+        if grant and self.gate is not None and not self._granted:
             self.gate.grant(grant)
+            self._granted = True
         if media:
             task = with_media_bytes(task, memo=await _fetched(media))
         here = self.config.model_copy(update={"output": self.output})
