@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +16,11 @@ from omnieval.reports import write_report
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.sources import Task
-from omnieval.store import iter_records, read_json, rewrite_records, write_json
-from omnieval.types import JudgeRecord, Response, Sample, SampleResult, Usage
+from omnieval.store import iter_records, rewrite_records, typed_records, write_json
+from omnieval.types import Response, Sample, SampleResult, Usage
 from omnieval.types.files import ManifestFile, checked_json, load_file
 
-__all__ = ["evaluate", "finalize", "rejudge", "rescore"]
+__all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
 
 
 def finalize(
@@ -37,11 +37,12 @@ def finalize(
 
 
 def _judged_tasks(output: Path) -> list[str]:
-    """Tasks the run (or its last re-judge) had a judge for, from the manifest."""
-    try:
-        return list(read_json(output / "manifest.json").get("judges") or {})
-    except (OSError, ValueError):
+    """Tasks the run (or its last re-judge) had a judge for, from the manifest (none without one)."""
+    path = output / "manifest.json"
+    if not path.exists():
         return []
+    manifest: ManifestFile = load_file(path, ManifestFile)
+    return list(manifest.judges or {})
 
 
 def evaluate(
@@ -51,17 +52,20 @@ def evaluate(
     progress: Progress | None = None,
     judges: Any = None,
     hooks: Sequence[RunHook] = (),
+    warm_up: bool = False,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
     is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray, ``hooks``
-    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``)."""
+    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``).
+    ``warm_up`` loads the run's tail (:func:`_warm_up_tail`) on a thread while the requests wait: the
+    CLI asks for it; a library call starts no thread of its own unless asked."""
     dispatcher = open_hooks(config.log_to, hooks)  # an unknown hook or a missing extra fails before the run
     if not dispatcher:
-        return _evaluate(config, executor=executor, progress=progress, judges=judges)
+        return _evaluate(config, executor=executor, progress=progress, judges=judges, warm_up=warm_up)
     dispatcher.run_started(HookInfo(config.output, config.model_dump(mode="json", exclude=_SECRETS)))
     try:
         outcome, results = _evaluate(
-            config, executor=executor, progress=progress, judges=judges, hooks=dispatcher
+            config, executor=executor, progress=progress, judges=judges, hooks=dispatcher, warm_up=warm_up
         )
     except BaseException as exc:
         dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
@@ -71,7 +75,7 @@ def evaluate(
     report = dispatcher.close()
     results = results | {"hooks": report}
     write_json(config.output / "results.json", results)
-    manifest = read_json(config.output / "manifest.json")
+    manifest = checked_json(config.output / "manifest.json", "manifest")
     write_json(config.output / "manifest.json", manifest | {"hooks": report})
     return outcome, results
 
@@ -86,23 +90,22 @@ def _evaluate(
     progress: Progress | None,
     judges: Any,
     hooks: HookDispatcher = NO_HOOKS,
+    warm_up: bool = False,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
-    warm = threading.Thread(target=_warm_up_tail, name="omnieval-warm-up")
-    warm.start()
-    try:
-        outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
-    except CostLimitReached:  # the results so far (with their cost), then the stop
-        if (config.output / "samples.jsonl").exists():
-            tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-            finalize(
-                config.output,
-                tasks,
-                model=config.model,
-                extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
-            )
-        raise
-    warm.join()
+    with warming_up(warm_up):
+        try:
+            outcome = execute(config, executor=executor, progress=progress, judges=judges, hooks=hooks)
+        except CostLimitReached:  # the results so far (with their cost), then the stop
+            if (config.output / "samples.jsonl").exists():
+                tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+                finalize(
+                    config.output,
+                    tasks,
+                    model=config.model,
+                    extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
+                )
+            raise
     nothing_new = not any(sum(s.values()) for s in outcome.states.values())
     if previous is not None and nothing_new:
         results, hashes = previous
@@ -111,6 +114,21 @@ def _evaluate(
     return outcome, finalize(
         config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome)
     )
+
+
+WARM_UP_THREAD = "omnieval-warm-up"
+
+
+@contextlib.contextmanager
+def warming_up(enabled: bool) -> Iterator[None]:
+    """With ``enabled``, :func:`_warm_up_tail` runs on a thread during the block (joined when it ends
+    normally); without, nothing is started: a library call opts in (the CLI does)."""
+    warm = threading.Thread(target=_warm_up_tail, name=WARM_UP_THREAD) if enabled else None
+    if warm is not None:
+        warm.start()
+    yield
+    if warm is not None:
+        warm.join()
 
 
 def _warm_up_tail() -> None:
@@ -151,31 +169,30 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
     ):
         return None
     hashes = {name: block.get("hash") for name, block in old.tasks.items()}
-    return read_json(results), hashes
+    try:
+        return checked_json(results, "results"), hashes
+    except StoreError:  # unreadable or not a results file: computed again
+        return None
 
 
-def _response_of(record: dict[str, Any]) -> Response:
-    text = record.get("raw_response") or record.get("response") or ""
-    usage = Usage.model_validate(record["usage"]) if record.get("usage") else Usage()
+def _response_of(record: SampleResult) -> Response:
     return Response(
-        text=text,
-        finish_reason=record.get("finish_reason") or "stop",
-        usage=usage,
-        latency_s=record.get("latency_s"),
-        cached=bool(record.get("cached")),
-        media=record.get("media_policy") or {},
+        text=record.raw_response or record.response or "",
+        finish_reason=record.finish_reason or "stop",
+        usage=record.usage or Usage(),
+        latency_s=record.latency_s,
+        cached=record.cached,
+        media=record.media_policy,
     )
 
 
-def _rescored(record: dict[str, Any], sample: Sample | None, scorer: Scorer) -> dict[str, Any] | SampleResult:
-    if sample is None or record["state"] in ("error", "skipped"):
+def _rescored(record: SampleResult, sample: Sample | None, scorer: Scorer) -> SampleResult:
+    if sample is None or record.state in ("error", "skipped"):
         return record
-    keep = {k: record.get(k) for k in ("variant", "fingerprint", "repeat")}  # a repeat stays its own record
-    result = scorer.score(sample, _response_of(record), **keep)
-    if record.get("judge") and scorer.needs_judge(
-        result
-    ):  # the stored verdict stands: re-scoring calls no judge
-        return scorer.with_judgement(sample, result, JudgeRecord.model_validate(record["judge"]))
+    keep = {"variant": record.variant, "fingerprint": record.fingerprint, "repeat": record.repeat}
+    result = scorer.score(sample, _response_of(record), **keep)  # a repeat stays its own record
+    if record.judge and scorer.needs_judge(result):  # the stored verdict stands: re-scoring calls no judge
+        return scorer.with_judgement(sample, result, record.judge)
     return result
 
 
@@ -184,14 +201,13 @@ def _run_facts(run_dir: Path) -> dict[str, Any]:
     ``blind``):
     re-scoring and re-judging call no model, so these stay as the run recorded them (``compute_results``
     recomputes the aggregates, which always win over the old values)."""
-    try:
-        old = read_json(run_dir / "results.json")
-    except (OSError, ValueError):
+    path = run_dir / "results.json"
+    if not path.exists():
         return {}
-    return old if isinstance(old, dict) else {}
+    return checked_json(path, "results")
 
 
-def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[dict[str, Any]]]:
+def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[SampleResult]]:
     """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
@@ -199,26 +215,22 @@ def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], l
     manifest = checked_json(manifest_path, "manifest")
     config = RunConfig.model_validate(manifest["config"])
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    return manifest, config, tasks, list(iter_records(run_dir / "samples.jsonl"))
+    return manifest, config, tasks, list(typed_records(run_dir / "samples.jsonl"))
 
 
 def rescore(run_dir: Path) -> dict[str, Any]:
     """Re-parse and re-score a finished run from its stored responses; no model is called."""
     _, config, tasks, records = _stored_run(run_dir)
-    out: list[dict[str, Any] | SampleResult] = []
+    out: list[SampleResult] = []
     for task in tasks:
-        wanted = {str(r["sample_id"]) for r in records if r["task"] == task.name}
+        mine = [r for r in records if r.task == task.name]
+        wanted = {r.sample_id for r in mine}
         samples = {s.id: s for s in task.iter_samples() if s.id in wanted}
-        judged = any(r.get("judge") for r in records if r["task"] == task.name)
-        scorer = Scorer.for_task(task.spec, judged=judged)
-        out.extend(
-            _rescored(r, samples.get(str(r["sample_id"])), scorer) for r in records if r["task"] == task.name
-        )
+        scorer = Scorer.for_task(task.spec, judged=any(r.judge for r in mine))
+        out.extend(_rescored(r, samples.get(r.sample_id), scorer) for r in mine)
     names = {t.name for t in tasks}
-    out.extend(r for r in records if r["task"] not in names)
-    rewrite_records(
-        run_dir / "samples.jsonl", [r if isinstance(r, dict) else r.model_dump(mode="json") for r in out]
-    )
+    out.extend(r for r in records if r.task not in names)
+    rewrite_records(run_dir / "samples.jsonl", out)
     extra = _run_facts(run_dir) | {"blind": config.blind, "rescored": True}
     return finalize(run_dir, tasks, model=config.model, extra=extra)
 

@@ -55,14 +55,16 @@ def option_names() -> dict[str, str]:
     return names
 
 
-def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """``options`` → (RunConfig, BackendOptions, ExecutorOptions) fields; an unknown key is a TypeError."""
+def _split_options(
+    options: dict[str, Any], *, caller: str = "evaluate", own: str = "model, tasks, output, warm_up"
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """``options`` → (RunConfig, BackendOptions, ExecutorOptions) fields; an unknown key is a TypeError
+    naming ``caller`` and its own keywords (``own``) besides the run options."""
     known = option_names()
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise TypeError(
-            f"evaluate() got unexpected keyword argument(s) {unknown}; it takes model, tasks, output "
-            f"and {sorted(known)}"
+            f"{caller}() got unexpected keyword argument(s) {unknown}; it takes {own} and {sorted(known)}"
         )
     parts: dict[str, dict[str, Any]] = {"run": {}, "backend": {}, "executor": {}}
     for key, value in options.items():
@@ -107,13 +109,21 @@ def _run_dir(output: str | Path | None) -> Iterator[Path]:
 
 
 def evaluate(
-    *, model: Any, tasks: Sequence[str] | str, output: str | Path | None = None, **options: Any
+    *,
+    model: Any,
+    tasks: Sequence[str] | str,
+    output: str | Path | None = None,
+    warm_up: bool = False,
+    **options: Any,
 ) -> EvalResults:
     """Run (or resume) ``tasks`` on ``model``: the same run as ``omnieval run`` with the same options.
 
     ``output=None`` runs in a temporary folder and keeps only the returned results (no files left).
     ``options``: any field of RunConfig, BackendOptions or ExecutorOptions (``executor="ray"``),
     ``judge=`` a judge spec; see :func:`option_names`. ``result.failure`` holds the CLI's exit-3 reason.
+    ``warm_up=True`` loads what the run's end needs (numpy, the report's template) on a background thread
+    while the requests wait, as ``omnieval run`` does; off by default, so a call from a notebook or a
+    training loop starts no thread it did not ask for.
     """
     run_fields, backend_fields, executor_fields = _split_options(options)
     if run_fields.get(
@@ -140,9 +150,10 @@ def evaluate(
             from omnieval.backends import check_backend_options
 
             check_backend_options(config.model, config.backend)
-            outcome, results = evaluate_config(config, executor=ExecutorOptions(**executor_fields))
+            how = ExecutorOptions(**executor_fields)
+            outcome, results = evaluate_config(config, executor=how, warm_up=warm_up)
         else:
-            outcome, results = _evaluate_backend(config, backend, executor_fields)
+            outcome, results = _evaluate_backend(config, backend, executor_fields, warm_up=warm_up)
         return _typed(
             results,
             outcome,
@@ -152,15 +163,16 @@ def evaluate(
 
 
 def _evaluate_backend(
-    config: RunConfig, backend: Backend, executor: dict[str, Any]
+    config: RunConfig, backend: Backend, executor: dict[str, Any], *, warm_up: bool
 ) -> tuple[RunOutcome, dict[str, Any]]:
     """A backend object runs here (it cannot be shipped to a cluster's workers)."""
-    from omnieval.api import finalize
+    from omnieval.api import finalize, warming_up
     from omnieval.runner import run
 
     if executor.get("kind", "local") != "local":
         raise TypeError("a model object runs with the local executor only; pass a PROVIDER/NAME spec for Ray")
-    outcome = run(config, backend=backend)
+    with warming_up(warm_up):
+        outcome = run(config, backend=backend)
     extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
     return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra)
 
@@ -168,19 +180,20 @@ def _evaluate_backend(
 def _typed(
     results: dict[str, Any], outcome: RunOutcome | None, *, run_dir: Path | None, max_error_rate: float | None
 ) -> EvalResults:
-    model = results_model(results, source="results")
-    failure = error_rate_failure(results, max_error_rate=max_error_rate)
+    source = run_dir / "results.json" if run_dir is not None else "the in-memory run's results"
+    model = results_model(results, source=source)
+    failure = error_rate_failure(model, max_error_rate=max_error_rate)
     unknown = tuple(outcome.unknown_sample_ids) if outcome is not None else ()
     return EvalResults(results=model, run_dir=run_dir, failure=failure, unknown_sample_ids=unknown)
 
 
-def error_rate_failure(results: dict[str, Any], *, max_error_rate: float | None) -> str | None:
+def error_rate_failure(results: ResultsFile, *, max_error_rate: float | None) -> str | None:
     """Why a run counts as failed (``omnieval run`` exits 3), or ``None``.
 
     Above ``max_error_rate`` of samples in error; with no rate given, only when every answered sample
     ended in error (an unreachable server, a wrong model name).
     """
-    states = results["states"]
+    states = results.states
     total = sum(states.values())
     errors = states.get("error", 0)
     if max_error_rate is not None and total and errors / total > max_error_rate:
@@ -259,7 +272,9 @@ def sweep(
     (``omnieval sweep``); returns the leaderboard document. ``options`` as for :func:`evaluate`."""
     from omnieval.executors.sweep import load_sweep, run_dir_name
 
-    run_fields, backend_fields, executor_fields = _split_options(options)
+    run_fields, backend_fields, executor_fields = _split_options(
+        options, caller="sweep", own="models, tasks, output, scheme, scheme_options, models_at_once"
+    )
     judge = _judge(run_fields.pop("judge", None))
     spec = load_sweep(None, models=",".join(models), tasks=",".join(tasks), models_at_once=models_at_once)
     configs = []

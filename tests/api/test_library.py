@@ -94,6 +94,11 @@ def test_an_unknown_keyword_is_a_type_error_naming_it_and_the_known_ones(tmp_pat
     with pytest.raises(TypeError) as err:
         omnieval.evaluate(model="baseline/oracle", tasks=[f"jsonl:{_stem(tmp_path)}"], colour="red")
     assert "colour" in str(err.value) and "limit" in str(err.value) and "concurrency" in str(err.value)
+    assert str(err.value).startswith("evaluate() ")
+    with pytest.raises(TypeError) as err:
+        omnieval.sweep(models=["baseline/oracle"], tasks=["x"], output=tmp_path, colour="red")
+    assert str(err.value).startswith("sweep() got unexpected keyword argument(s) ['colour']")
+    assert "models_at_once" in str(err.value) and "warm_up" not in str(err.value)
 
 
 def test_every_run_config_field_is_a_keyword() -> None:
@@ -109,6 +114,43 @@ def test_an_unknown_task_is_the_clis_error(tmp_path: Path) -> None:
         omnieval.evaluate(model="baseline/oracle", tasks=["no_such_task"])
     proc = _cli("run", "--tasks", "no_such_task", "--model", "baseline/oracle", "-o", "o", cwd=tmp_path)
     assert proc.returncode == 2 and "no_such_task" in proc.stderr
+
+
+def test_an_unknown_model_is_the_clis_error(tmp_path: Path) -> None:
+    from omnieval.errors import RegistryError
+
+    task = f"jsonl:{_stem(tmp_path)}"
+    with pytest.raises(RegistryError) as err:
+        omnieval.evaluate(model="nosuch/x", tasks=[task])
+    proc = _cli("run", "--tasks", task, "--model", "nosuch/x", "-o", "o", cwd=tmp_path)
+    # the known names after "(known: " differ where earlier tests registered their own backends
+    message = str(err.value).split(" (known: ")[0]
+    assert proc.returncode == 2 and f"omnieval: error: {message} (known: " in proc.stderr
+    assert message == "unknown backend 'nosuch'" and "baseline" in str(err.value)
+
+
+def test_evaluate_resumes_a_folder_the_cli_started(tmp_path: Path) -> None:
+    """Resume: the CLI ran 3 samples; the same call with more samples runs only the new ones (the earlier
+    records stay as written) and ends with the results a single CLI run of all of them writes."""
+    task = f"jsonl:{_stem(tmp_path, n=6)}"
+    started = _cli(
+        "run", "--tasks", task, "--model", "baseline/random", "-o", "run", "--limit", "3", cwd=tmp_path
+    )
+    assert started.returncode == 0, started.stderr
+    first = (tmp_path / "run" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(first) == 3
+    result = omnieval.evaluate(
+        model="baseline/random", tasks=[task], output=tmp_path / "run", limit=6, quiet=True
+    )
+    lines = (tmp_path / "run" / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6 and lines[:3] == first
+    whole = _cli(
+        "run", "--tasks", task, "--model", "baseline/random", "-o", "whole", "--limit", "6", cwd=tmp_path
+    )
+    assert whole.returncode == 0, whole.stderr
+    assert result.tasks["STEM"].n == 6
+    cli = json.loads((tmp_path / "whole" / "results.json").read_text(encoding="utf-8"))
+    assert result.tasks["STEM"].score == cli["tasks"]["STEM"]["score"]
 
 
 class Doubler(Backend):
@@ -127,6 +169,14 @@ def test_a_backend_object_is_a_model(tmp_path: Path) -> None:
     result = omnieval.evaluate(model=backend, tasks=[f"jsonl:{_stem(tmp_path)}"], quiet=True)
     assert result.model == "doubler/x2"
     assert result.tasks["STEM"].score == pytest.approx(0.8) and result.tasks["STEM"].n == 5
+
+
+def test_an_executor_option_reaches_the_executor(tmp_path: Path) -> None:
+    """``executor=`` is an ExecutorOptions field: a model object cannot be shipped to Ray, which is said."""
+    with pytest.raises(TypeError, match="local executor only"):
+        omnieval.evaluate(
+            model=Doubler("x2", options=BackendOptions()), tasks=[f"jsonl:{_stem(tmp_path)}"], executor="ray"
+        )
 
 
 def test_score_report_and_load_results_read_a_run(tmp_path: Path) -> None:
@@ -161,3 +211,66 @@ def test_a_killed_report_loses_no_result(tmp_path: Path, monkeypatch: pytest.Mon
 def test_dry_run_is_refused_rather_than_calling_the_model(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="plan_requests"):
         omnieval.evaluate(model="openai/none", tasks=[f"jsonl:{_stem(tmp_path)}"], dry_run=True)
+
+
+def _recording_warm_up(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replace the tail warm-up by a recorder of the thread it ran on."""
+    import threading
+
+    import omnieval.api
+
+    calls: list[str] = []
+    monkeypatch.setattr(omnieval.api, "_warm_up_tail", lambda: calls.append(threading.current_thread().name))
+    return calls
+
+
+def test_a_library_run_starts_no_warm_up_thread_unless_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omnieval.api import WARM_UP_THREAD
+
+    calls = _recording_warm_up(monkeypatch)
+    task = f"jsonl:{_stem(tmp_path)}"
+    omnieval.evaluate(model="baseline/oracle", tasks=[task], quiet=True)
+    omnieval.evaluate(model=Doubler("x2", options=BackendOptions()), tasks=[task], quiet=True)
+    assert calls == []
+    omnieval.evaluate(model="baseline/oracle", tasks=[task], quiet=True, warm_up=True)
+    omnieval.evaluate(model=Doubler("x2", options=BackendOptions()), tasks=[task], quiet=True, warm_up=True)
+    assert calls == [WARM_UP_THREAD, WARM_UP_THREAD]
+
+
+def test_the_cli_run_warms_up_the_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from omnieval.api import WARM_UP_THREAD
+    from omnieval.cli.app import app
+
+    calls = _recording_warm_up(monkeypatch)
+    args = ["run", "--tasks", f"jsonl:{_stem(tmp_path)}", "--model", "baseline/oracle", "--quiet"]
+    result = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert calls == [WARM_UP_THREAD]
+
+
+def test_sweep_writes_the_same_leaderboard_and_runs_as_the_cli(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Sweep orchestration and leaderboard.json live below the CLI: the same models and tasks give the same
+    board (its run paths aside) and the same results.json per model."""
+    task, models = f"jsonl:{_stem(tmp_path)}", ["baseline/oracle", "baseline/random"]
+    proc = _cli(
+        "sweep", "--models", ",".join(models), "--tasks", task, "--output", "cli", "--quiet", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    board = omnieval.sweep(models=models, tasks=[task], output=tmp_path / "api", quiet=True)
+    assert "[omnieval] sweep:" not in capfd.readouterr().err, "quiet=True prints no plan"
+    cli = json.loads((tmp_path / "cli" / "leaderboard.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in board.items() if k != "runs"} == {k: v for k, v in cli.items() if k != "runs"}
+    assert sorted(board["runs"]) == sorted(cli["runs"]) == ["baseline_oracle", "baseline_random"]
+    assert board["rows"][0]["mean"] == 1.0
+    for name in board["runs"]:
+        api_results, cli_results = (
+            json.loads((tmp_path / side / name / "results.json").read_text(encoding="utf-8"))
+            for side in ("api", "cli")
+        )
+        assert api_results == cli_results

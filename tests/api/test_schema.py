@@ -51,6 +51,58 @@ def test_the_schemas_validate_every_file_a_run_writes(sweep_dir: Path, tmp_path:
     assert board["schema_version"] == 1 and LeaderboardFile.model_validate(board).runs
 
 
+def test_the_schemas_validate_a_varied_omnieval_run(tmp_path: Path) -> None:
+    """``omnieval run`` with errors, repeats, a judged task and a hidden-answer task: every file it writes
+    validates against the printed schemas (extra keys a stage adds are allowed)."""
+    rows = [{"id": str(i), "question": f"{i}+{i}?", "answer": str(2 * i)} for i in range(4)]
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    hidden = [{"id": str(i), "question": f"{i}?"} for i in range(3)]
+    (tmp_path / "hidden.jsonl").write_text("".join(json.dumps(r) + "\n" for r in hidden), encoding="utf-8")
+    (tmp_path / "judged.yaml").write_text(
+        "name: judged\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [exact_match]\n"
+        "judge: {template: binary_equivalence}\n",
+        encoding="utf-8",
+    )
+    answers = [  # sample 3 has no answer: an error state
+        {"task": t, "sample_id": str(i), "response": str(2 * i)}
+        for t in ("qa", "judged", "hidden")
+        for i in range(3)
+    ]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers), encoding="utf-8")
+    verdicts = [{"task": "judged", "sample_id": str(i), "response": "1"} for i in range(4)]
+    (tmp_path / "yes.jsonl").write_text("".join(json.dumps(v) + "\n" for v in verdicts), encoding="utf-8")
+    args = ["run", "--tasks", "jsonl:qa.jsonl,judged.yaml,jsonl:hidden.jsonl", "--model", "replay/a.jsonl"]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "omnieval",
+            *args,
+            "--judge",
+            "replay/yes.jsonl",
+            "--repeats",
+            "2",
+            "-o",
+            "run",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    run = tmp_path / "run"
+    results = json.loads((run / "results.json").read_text())
+    assert results["tasks"]["qa"]["states"]["error"] == 2 and results["tasks"]["hidden"]["scored"] is False
+    assert results["tasks"]["judged"]["judge"]  # a judged task's block carries its judge
+    jsonschema.validate(results, _schema("results", tmp_path))
+    jsonschema.validate(json.loads((run / "manifest.json").read_text()), _schema("manifest", tmp_path))
+    record = _schema("record", tmp_path)
+    lines = (run / "samples.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * (4 + 4 + 3)
+    for line in lines:
+        jsonschema.validate(json.loads(line), record)
+
+
 def test_a_results_file_that_breaks_the_schema_fails_it(tmp_path: Path) -> None:
     bad = json.loads((OLD_RUN / "results.json").read_text())
     bad["tasks"]["STEM"]["n"] = -1

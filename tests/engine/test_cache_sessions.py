@@ -43,3 +43,29 @@ def test_a_cache_from_before_sessions_is_upgraded_and_still_serves(tmp_path: Pat
     reopened = ResponseCache(path)
     assert reopened.get("new") is not None and reopened.get("new").text == "6"  # type: ignore[union-attr]
     reopened.close()
+
+
+def test_entries_move_between_caches_with_their_sessions(tmp_path: Path) -> None:
+    """What a cluster's worker off the driver's node does: it reads its run's new entries (from a row on)
+    and the driver adds them to its own cache, keeping who wrote them, so a later run hits them."""
+    from omnieval.store import read_entries
+
+    worker = ResponseCache(tmp_path / "worker.sqlite", commit_every=1, session="run-1")
+    worker.add([("seeded", Response.from_text("0").model_dump_json(), "run-0")])  # the driver's, earlier
+    worker.put("a", Response.from_text("1"))
+    rows, last = read_entries(worker.path, session="run-1")
+    assert [r[0] for r in rows] == ["a"] and rows[0][2] == "run-1", "only this run's entries"
+    worker.put("b", Response.from_text("2"))
+    newer, last = read_entries(worker.path, session="run-1", after=last)
+    assert [r[0] for r in newer] == ["b"], "from the last row read on"
+    assert read_entries(worker.path, session="run-1", after=last) == ([], last)
+    assert read_entries(tmp_path / "missing.sqlite") == ([], 0)
+    driver = ResponseCache(tmp_path / "driver.sqlite", session="run-1")
+    driver.add(rows + newer)
+    assert driver.get("a") is None, "the run's own entries are no hits for the run itself"
+    driver.close()
+    worker.close()
+    later = ResponseCache(tmp_path / "driver.sqlite", session="run-2")
+    hits = [later.get(k) for k in ("a", "b")]
+    assert [h.text if h else None for h in hits] == ["1", "2"]
+    later.close()

@@ -403,3 +403,25 @@ def test_resuming_a_directory_of_another_run_is_refused(
         evaluate(_config(qa_file, out).model_copy(update={"model": "baseline/oracle"}))
     evaluate(_config(qa_file, out))  # same settings, more samples: resumes
     assert len(read_samples(out)) == 10
+
+
+def test_resuming_reads_the_manifest_through_its_model(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
+) -> None:
+    """A manifest of an unknown version, or with a mistyped field, is refused naming the file and the
+    version or field (the tasks block was read with .get() before: a list failed as an AttributeError)."""
+    import json
+
+    from omnieval.errors import ConfigError
+
+    out = tmp_path / "o"
+    evaluate(_config(qa_file, out, limit=3))
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**manifest, "schema_version": 5}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"manifest\.json: schema_version 5 .*new --output"):
+        evaluate(_config(qa_file, out))
+    path.write_text(json.dumps({**manifest, "tasks": [manifest["tasks"]]}), encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        evaluate(_config(qa_file, out))
+    assert str(path) in str(err.value) and "tasks" in str(err.value)

@@ -28,3 +28,26 @@ def test_scan_keys_fast_path_agrees_with_full_parse(tmp_path: Path) -> None:
     full = read_records(path)
     assert [(k.task, k.sample_id, k.state) for k in keys] == [(r.task, r.sample_id, r.state) for r in full]
     assert [k.chain_answer for k in keys] == [None, None, None, "r3"]
+
+
+def test_typed_records_name_the_file_the_record_the_sample_and_the_field(tmp_path: Path) -> None:
+    """Readers of records (packers, diff, trackers, exporters) go through SampleResult: a bad record fails
+    here with where it is, not as a KeyError or a float('high') inside the reader."""
+    import json
+
+    import pytest
+
+    from omnieval.errors import StoreError
+    from omnieval.store import typed_records
+
+    path = tmp_path / "samples.jsonl"
+    good = SampleResult(task="t", sample_id="a", state="ok", score=1.0).model_dump(mode="json")
+    rows = [good, {**good, "sample_id": "b", "state": "fine"}]
+    path.write_text("\n\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")  # a blank line
+    with pytest.raises(StoreError) as err:
+        list(typed_records(path))
+    message = str(err.value)
+    assert message.startswith(f"{path}: record 2: task 't' sample 'b': not a valid record")
+    assert "state" in message
+    path.write_text(json.dumps(good) + "\n", encoding="utf-8")
+    assert [r.sample_id for r in typed_records(path)] == ["a"]

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.backends import BackendOptions, InProcessBackend, backends
+from omnieval.runner import JudgeConfig
 from omnieval.types import Request, Response
 from omnieval.types._base import Frozen
 from tests.backends.e2e_helpers import write_task
-from tests.executors.helpers import records
+from tests.executors.helpers import CountingServer, records
 
 JUDGED_TASK = """\
 name: qaj
@@ -30,6 +31,14 @@ judge: {key: js, protocol: direct, template: binary_equivalence, parser: judge_b
 VERDICT = r"Вопрос \d*(\d):"
 """The verdict either judge gives: the last digit of the sample's number. 0 and 1 are verdicts; 2-9 are
 outside the scale [0, 1], retried, then ``judge_failed``."""
+
+
+def api_judge(server: CountingServer, *, concurrency: int) -> JudgeConfig:
+    """``openai/judge`` on ``server`` (one retry), which from now on answers each judge prompt with the
+    verdict of :data:`VERDICT`."""
+    server.answer_pattern = re.compile(VERDICT)
+    options = BackendOptions(base_url=server.url, concurrency=concurrency, timeout_s=30)
+    return JudgeConfig(model="openai/judge", retries=1, backend=options)
 
 
 def judged_task(root: Path, n: int) -> Path:

@@ -7,6 +7,7 @@ so a worker that read them from disk (its own, or the driver's) would fail."""
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from omnieval.executors import ray_executor
+from omnieval.api import evaluate, rejudge
+from omnieval.executors import ExecutorOptions, ray_executor
 from omnieval.executors.worker import NODE_TEMP
-from tests.executors.helpers import CountingServer, record_set, results
+from tests.executors.helpers import CountingServer, config, record_set, records, results
+from tests.executors.judge_helpers import api_judge, judge_calls, judged_record_set, judged_task
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(300)]
 
@@ -147,3 +150,55 @@ def _check_off_node_writes(out: Path, *, session: str, driver_node: str) -> None
             assert sorted(f.name for f in folder.iterdir()) == ["attempt.json", "samples.jsonl"]
             assert folder.joinpath("samples.jsonl").read_bytes().count(b"\n") > 0
     assert not (Path(tempfile.gettempdir()) / NODE_TEMP / session).exists(), "the temp folder was removed"
+
+
+def _asked(*servers: CountingServer) -> list[int]:
+    return [server.stats()["requests"] for server in servers]
+
+
+def test_off_node_workers_cache_entries_come_back_to_the_driver(
+    tmp_path: Path, two_nodes: tuple[str, Path, str]
+) -> None:
+    """Every worker runs off the driver's node: their model and judge responses reach the run's
+    ``cache.sqlite`` and ``judge_cache.sqlite`` on the driver, so ``rejudge`` asks the judge nothing, and a
+    rerun of the output whose records are gone asks neither server anything (its workers, off the driver's
+    node again, start from the driver's entries), as a local run's rerun does."""
+    address = two_nodes[0]
+    task = str(judged_task(tmp_path, 16))
+    out = tmp_path / "ray"
+    executor = ExecutorOptions(kind="ray", ray_address=address, workers=2, shard_size=8)
+    with (
+        CountingServer(latency_ms=5).in_thread() as model,
+        CountingServer(latency_ms=5).in_thread() as judge_server,
+    ):
+        judge = api_judge(judge_server, concurrency=4)
+        cfg = config([task], model.url, out, judge=judge)
+        evaluate(cfg, executor=executor)
+        asked = _asked(model, judge_server)
+        first = _without_cache_flags(out)
+        rejudge(out, judge)
+        assert _asked(model, judge_server) == asked, "re-judging with the same judge asked it nothing"
+        (out / "samples.jsonl").unlink()
+        shutil.rmtree(out / "shards")
+        evaluate(cfg, executor=executor)
+        assert _asked(model, judge_server) == asked, "the rerun found every answer in the driver's caches"
+    shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"]
+    assert {s["node"] for s in shards.values()} and all(s["status"] == "ran" for s in shards.values())
+    assert asked == [16, judge_calls(out)] and asked[1] >= 16
+    again = records(out)
+    assert len(again) == 16 and all(r["cached"] for r in again), "every model answer came from the cache"
+    assert all(a["cached"] for r in again for c in r["judge"]["calls"] for a in c["attempts"]), (
+        "every verdict"
+    )
+    assert _without_cache_flags(out) == first, "the same records as the first run, served from the caches"
+
+
+def _without_cache_flags(out: Path) -> set[str]:
+    """Records without timings and without what a cache hit changes (``cached``, a call's cost)."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("cached", "cost_usd")}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+
+    return {json.dumps(strip(json.loads(r)), sort_keys=True) for r in judged_record_set(out)}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig
 from tests.executors.helpers import CountingServer, config, results
 from tests.executors.judge_helpers import (
-    VERDICT,
+    api_judge,
     constructions,
     counting_judge_env,
     judge_calls,
@@ -56,12 +55,7 @@ def test_api_judge_keeps_one_limit_for_all_workers(tmp_path: Path, cluster: Any)
         CountingServer(latency_ms=5).in_thread() as model,
         CountingServer(latency_ms=40).in_thread() as judge_server,
     ):
-        judge_server.answer_pattern = re.compile(VERDICT)
-        judge = JudgeConfig(
-            model="openai/judge",
-            backend=BackendOptions(base_url=judge_server.url, concurrency=3, timeout_s=30),
-            retries=1,
-        )
+        judge = api_judge(judge_server, concurrency=3)
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
         judge_server.peak = 0
         evaluate(

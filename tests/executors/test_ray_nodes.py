@@ -5,7 +5,6 @@ exactly once with the records of a local run; a cluster left with no worker stop
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from omnieval.executors.ray_executor import ExecutorError
 from omnieval.runner import JudgeConfig
 from tests.executors.helpers import CountingServer, config, qa_task, results
 from tests.executors.judge_helpers import (
-    VERDICT,
+    api_judge,
     counting_judge_env,
     judged_record_set,
     judged_task,
@@ -76,13 +75,17 @@ def _remove_when_running(
     raise AssertionError("no shard ran on the node to remove in time")
 
 
-def _in_thread(cfg: Any, executor: ExecutorOptions) -> tuple[threading.Thread, list[BaseException]]:
-    """The run started in a thread; the list gets what it raised."""
+def _in_thread(
+    cfg: Any, executor: ExecutorOptions, outcomes: list[Any] | None = None
+) -> tuple[threading.Thread, list[BaseException]]:
+    """The run started in a thread; the list gets what it raised (``outcomes``: what it returned)."""
     failure: list[BaseException] = []
 
     def run() -> None:
         try:
-            evaluate(cfg, executor=executor)
+            outcome, _ = evaluate(cfg, executor=executor)
+            if outcomes is not None:
+                outcomes.append(outcome)
         except BaseException as exc:
             failure.append(exc)
 
@@ -110,8 +113,9 @@ def _coordinators_on(monkeypatch: pytest.MonkeyPatch, node_id: str) -> None:
 
 def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) -> tuple[Path, int]:
     """A judged run on Ray (API judge, model limit 4) whose node ``nodes[1]`` is removed mid-run; checks
-    it ends with every sample exactly once, none ``error``, the local run's records; returns the output
-    folder and the most requests the model saw at once."""
+    it ends with every sample exactly once, none ``error``, the local run's records, and every sample
+    counted as new in this run (also those the lost worker wrote); returns the output folder and the
+    most requests the model saw at once."""
     cluster, lost = nodes
     task = str(judged_task(tmp_path, n))
     out = tmp_path / "ray"
@@ -119,19 +123,18 @@ def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) ->
         CountingServer(latency_ms=60).in_thread() as model,
         CountingServer(latency_ms=20).in_thread() as judge_server,
     ):
-        judge_server.answer_pattern = re.compile(VERDICT)
-        judge = JudgeConfig(
-            model="openai/judge",
-            retries=1,
-            backend=BackendOptions(base_url=judge_server.url, concurrency=2, timeout_s=30),
-        )
+        judge = api_judge(judge_server, concurrency=2)
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
         cfg = config([task], model.url, out, judge=judge, concurrency=4)
-        thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8))
+        outcomes: list[Any] = []
+        thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8), outcomes)
         _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180)
         thread.join(300)
     assert not thread.is_alive(), "the run hung after losing a node"
     assert not failure, failure
+    assert sum(outcomes[0].states["qaj"].values()) == n, "every record of this run counted as new"
+    shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"].values()
+    assert sum(s["new_samples"] for s in shards) == n
     ids = [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text().splitlines()]
     assert sorted(ids) == sorted(f"q{i}" for i in range(n)), "every sample exactly once"
     assert "error" not in states(out), "no sample failed because a worker or a coordinator was lost"

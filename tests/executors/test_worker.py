@@ -77,3 +77,40 @@ def test_the_slots_granted_with_each_shard_are_taken_once_and_progress_lists_run
     asyncio.run(run_all())
     assert worker.gate.held == 3, "granted 3 with each of 2 shards: held 3, not 6"
     assert worker.progress() == {}, "no shard is running"
+
+
+class _FakeRay:
+    """What :func:`cache_seeds` asks of Ray: the live nodes, and ``put`` (recorded)."""
+
+    def __init__(self, *nodes: str) -> None:
+        self._nodes = nodes
+        self.put_rows: list[list[tuple[str, str, str]]] = []
+
+    def nodes(self) -> list[dict[str, object]]:
+        return [{"NodeID": n, "Alive": True} for n in self._nodes]
+
+    def put(self, rows: list[tuple[str, str, str]]) -> str:
+        self.put_rows.append(rows)
+        return f"ref{len(self.put_rows)}"
+
+
+def test_cache_seeds_ship_the_driver_s_entries_only_where_a_worker_can_be_off_its_node(
+    tmp_path: Path,
+) -> None:
+    from omnieval.executors.ray_executor import cache_seeds
+    from omnieval.store import ResponseCache
+
+    cache = ResponseCache(tmp_path / "cache.sqlite", session="earlier")
+    cache.put("k", Response.from_text("7"))
+    cache.close()
+    cfg = RunConfig(tasks=("t",), model="openai/m", output=tmp_path)
+    two = _FakeRay("driver", "other")
+    assert cache_seeds(two, cfg, driver="driver") == {"cache_path": "ref1"}, "no judge cache: nothing to ship"
+    assert [row[0] for row in two.put_rows[0]] == ["k"] and two.put_rows[0][0][2] == "earlier"
+    assert cache_seeds(_FakeRay("driver"), cfg, driver="driver") == {}, (
+        "a one-node cluster: no worker elsewhere"
+    )
+    assert cache_seeds(_FakeRay("driver"), cfg, driver=None) == {"cache_path": "ref1"}, "a Ray Client driver"
+    explicit = cfg.model_copy(update={"cache_path": tmp_path / "cache.sqlite"})
+    assert cache_seeds(two, explicit, driver="driver") == {}, "an explicit --cache-path is used as given"
+    assert cache_seeds(two, cfg.model_copy(update={"use_cache": False}), driver="driver") == {}

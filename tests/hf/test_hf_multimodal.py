@@ -216,3 +216,32 @@ async def test_llava_video_equals_its_sampled_frames_as_images(llava_dir: Path, 
     )
     assert (await backend.generate(as_images)).text == response.text
     await backend.aclose()
+
+
+def test_what_a_model_folder_takes_is_read_once_per_folder_not_per_question(
+    llava_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Planning asks for every task and option check: re-reading the processor each time cost 12 × 8 s
+    (Gemma's 33 MB tokenizer) in one run; a changed folder is read again."""
+    from omnieval.backends.hf import loading
+    from omnieval.backends.hf.backend import HFBackend
+
+    loading._folder_modalities.cache_clear()
+    loads: list[str] = []
+    real = loading._load_processor
+
+    def counting(path: str, gguf_file: str | None) -> tuple[object, object]:
+        loads.append(path)
+        return real(path, gguf_file)
+
+    monkeypatch.setattr(loading, "_load_processor", counting)
+    options = BackendOptions()
+    answers = {HFBackend.accepts_for(str(llava_dir), options=options) for _ in range(5)}
+    assert answers == {frozenset({"text", "image"})} and len(loads) == 1
+    marker = llava_dir / "touched.txt"
+    marker.write_text("x", encoding="utf-8")
+    try:
+        assert HFBackend.accepts_for(str(llava_dir), options=options) == frozenset({"text", "image"})
+        assert len(loads) == 2
+    finally:
+        marker.unlink()

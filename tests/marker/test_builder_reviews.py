@@ -24,7 +24,9 @@ def _run(folder: Path, model: str, *, blind: bool, values: dict[str, float], tas
         json.dumps({"model": model, "blind": blind, "tasks": {}}), encoding="utf-8"
     )
     lines = [
-        json.dumps({"task": task, "sample_id": item, "score": v, "scored": True, "metadata": {}})
+        json.dumps(
+            {"task": task, "sample_id": item, "state": "ok", "score": v, "scored": True, "metadata": {}}
+        )
         for item, v in values.items()
     ]
     (folder / "samples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -24,7 +24,14 @@ def test_domain_subscores_hand_worked(tmp_path: Path) -> None:
         meta: dict[str, object] = {"domain": domain}
         if group is not None:
             meta["mera_group"] = str(group)
-        return {"task": task, "sample_id": str(sid), "score": score, "scored": scored, "metadata": meta}
+        return {
+            "task": task,
+            "sample_id": str(sid),
+            "state": "ok",
+            "score": score,
+            "scored": scored,
+            "metadata": meta,
+        }
 
     run = _write_run(
         tmp_path / "run",
@@ -74,6 +81,7 @@ def test_domain_subscores_count_every_repeat_and_groups_within_a_repeat(tmp_path
         return {
             "task": "ruhhh_image",
             "sample_id": str(sid),
+            "state": "ok",
             "repeat": repeat,
             "score": score,
             "metadata": meta,

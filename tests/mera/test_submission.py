@@ -82,6 +82,21 @@ def test_packer_needs_a_run(tmp_path: Path) -> None:
         packers.get("mera")([tmp_path], tmp_path / "x.zip")
 
 
+def test_the_packer_reads_records_through_their_model(random_run: Path, tmp_path: Path) -> None:
+    """A record whose field has the wrong type fails naming the file, the line, the sample and the field
+    (it was read as a dict key and packed as text before)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = (random_run / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+    bad = json.loads(lines[2]) | {"response": ["A"]}
+    (run / "samples.jsonl").write_text("\n".join([*lines[:2], json.dumps(bad), *lines[3:]]) + "\n")
+    with pytest.raises(SubmissionError) as err:
+        packers.get("mera")([run], tmp_path / "x.zip")
+    message = str(err.value)
+    assert f"{run / 'samples.jsonl'}:3" in message and f"sample {bad['sample_id']!r}" in message
+    assert "response" in message and "not a valid record" in message
+
+
 def test_a_run_with_repeats_packs_only_the_repeat_asked_for(mini_root: Path, tmp_path: Path) -> None:
     """A leaderboard takes one answer per sample: a run with repeats is refused unless --repeat names one
     repeat, whose answers (every sample once) are packed."""

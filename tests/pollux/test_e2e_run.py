@@ -225,7 +225,8 @@ def test_a_judged_pollux_run_with_repeats_scores_each_repeat_as_an_answer_set(
     from omnieval.benchmarks.pollux.pipeline import load_judge_scores
 
     calls = [{"label": "literacy@universal", "verdict": 2.0, "attempts": [{"raw": "[RESULT] 2 [END]"}]}]
-    run = _repeated_run(tmp_path / "judged", judge={"calls": calls})
+    judge = {"judge": "replay/judge.jsonl", "version": "v1", "key": "pollux", "calls": calls}
+    run = _repeated_run(tmp_path / "judged", judge=judge)
     items = {item.id: item for item in load_items(mini["items"])}
     scores, _ = load_judge_scores(run, items)  # one verdict per (item, model, criterion): it was refused
     assert sorted(model for _, model, _ in scores) == ["m1#0", "m1#1"]

@@ -14,9 +14,10 @@ from omnieval.types.files import ResultsFile, results_model
 __all__ = ["Scheme", "labelled", "register_scheme", "schemes", "typed_results"]
 
 Scheme = Callable[..., "dict[str, Any]"]
-"""``(results: Sequence[dict], /, **options) -> {"rows": [...], ...}``; each ``results`` item is one
-parsed ``results.json`` with an added ``"run_dir"`` key. Options come from CLI ``--option k=v`` pairs
-and from named CLI flags such as ``--weighting``."""
+"""``(results: Sequence[ResultsFile | dict], /, **options) -> {"rows": [...], ...}``; each ``results`` item
+is one run's ``results.json`` (typed, or parsed as a dict) with an added ``"run_dir"`` key; read each through
+:func:`typed_results`. Options come from CLI ``--option k=v`` pairs and from named CLI flags such as
+``--weighting``."""
 
 schemes: Registry[Scheme] = Registry("leaderboard scheme")
 
@@ -26,12 +27,12 @@ def register_scheme(name: str) -> Callable[[Scheme], Scheme]:
     return schemes.register(name)
 
 
-def labelled(result: dict[str, Any]) -> dict[str, Any]:
+def labelled(result: ResultsFile) -> ResultsFile:
     """A run's results as boards show them: a cascade's model name says it is one (``… [cascade]``), so it
     never reads as a model that perceived the audio or images itself."""
-    if result.get("model_kind") != "cascade":
+    if result.extra("model_kind") != "cascade":
         return result
-    return {**result, "model": f"{result.get('model') or result.get('run_dir') or '?'} [cascade]"}
+    return result.model_copy(update={"model": f"{result.model or result.extra('run_dir') or '?'} [cascade]"})
 
 
 def typed_results(result: Mapping[str, Any] | ResultsFile) -> ResultsFile:

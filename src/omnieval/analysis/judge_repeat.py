@@ -10,7 +10,8 @@ from typing import Any
 from omnieval.errors import ConfigError, StoreError
 from omnieval.runner import JudgeConfig, RunConfig, resolve_tasks
 from omnieval.runner.rejudge import rejudge_records
-from omnieval.store import iter_records, read_json
+from omnieval.store import typed_records
+from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["repeat_judging"]
 
@@ -24,11 +25,17 @@ def repeat_judging(run_dir: Path, judge: JudgeConfig | None, *, repeats: int) ->
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
-    config = RunConfig.model_validate(read_json(manifest_path)["config"])
+    config = RunConfig.model_validate(load_file(manifest_path, ManifestFile).config)
     judge = judge or config.judge
     if judge is None:
         raise ConfigError(f"{run_dir} was not judged: name the judge to repeat with --judge SPEC")
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    records = list(iter_records(run_dir / "samples.jsonl"))
+    records = list(typed_records(run_dir / "samples.jsonl"))
     uncached = config.model_copy(update={"use_cache": False})
-    return [asyncio.run(rejudge_records(run_dir, uncached, tasks, records, judge))[0] for _ in range(repeats)]
+    return [
+        [
+            r.model_dump(mode="json")
+            for r in asyncio.run(rejudge_records(run_dir, uncached, tasks, records, judge))[0]
+        ]
+        for _ in range(repeats)
+    ]

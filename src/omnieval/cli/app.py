@@ -119,7 +119,7 @@ def leaderboard_command(
 ) -> None:
     """Build a leaderboard from several runs' results."""
     from omnieval.aggregate import labelled, schemes
-    from omnieval.types.files import checked_json
+    from omnieval.types.files import ResultsFile, load_file
 
     with friendly_errors():
         results = []
@@ -127,7 +127,8 @@ def leaderboard_command(
             path = run_dir / "results.json" if run_dir.is_dir() else run_dir
             if not path.exists():
                 fail(f"{path} not found: is {run_dir} a finished run directory?")
-            results.append(labelled({**checked_json(path, "results"), "run_dir": str(run_dir)}))
+            typed: ResultsFile = load_file(path, ResultsFile)
+            results.append(labelled(typed.model_copy(update={"run_dir": str(run_dir)})))
         options = parse_kv(option, option="--option")
         if weighting is not None:
             options["weighting"] = weighting

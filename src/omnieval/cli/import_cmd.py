@@ -33,8 +33,12 @@ def lm_eval_command(
 ) -> None:
     """lm-evaluation-harness results and sample logs → samples.jsonl, results.json, manifest.json."""
     from omnieval.interchange.lm_eval import import_lm_eval
+    from omnieval.types.files import results_model
 
     with friendly_errors():
-        done = import_lm_eval(results, output=output, metric=metric)
-    for task, block in done["tasks"].items():
-        print(f"{task}: {block['score']:.4f} ({block['score_metric']}, n={block['n']})")
+        done = results_model(
+            import_lm_eval(results, output=output, metric=metric), source=output / "results.json"
+        )
+    for task, block in done.tasks.items():
+        score = "–" if block.score is None else f"{block.score:.4f}"
+        print(f"{task}: {score} ({block.score_metric}, n={block.n})")

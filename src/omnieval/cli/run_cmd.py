@@ -14,6 +14,7 @@ from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_op
 
 if TYPE_CHECKING:
     from omnieval.executors import ExecutorOptions
+    from omnieval.types.files import ResultsFile
 
 __all__ = ["run_command"]
 
@@ -300,9 +301,11 @@ def _run(config: object, executor: object = None) -> None:
     from omnieval.api import evaluate
     from omnieval.library import error_rate_failure
     from omnieval.reports import results_table
+    from omnieval.types.files import results_model
 
     started = time.perf_counter()
-    outcome, results = evaluate(config, executor=executor)  # type: ignore[arg-type]
+    outcome, document = evaluate(config, executor=executor, warm_up=True)  # type: ignore[arg-type]
+    results = results_model(document, source=outcome.output / "results.json")
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
     console.print(
@@ -310,10 +313,9 @@ def _run(config: object, executor: object = None) -> None:
         "overlap)"
     )
     console.print(f"report: {outcome.output / 'report.html'}")
-    states = results["states"]
-    total = sum(states.values())
+    total = sum(results.states.values())
     _warn_on_errors(results)
-    warn_on_hook_failures(results.get("hooks") or {})
+    warn_on_hook_failures(results.extra("hooks") or {})
     warn_unknown_sample_ids(outcome.unknown_sample_ids)
     failure = error_rate_failure(results, max_error_rate=config.max_error_rate)  # type: ignore[attr-defined]
     if failure is not None:
@@ -348,11 +350,11 @@ def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
         )
 
 
-def _warn_on_errors(results: dict[str, object]) -> None:
+def _warn_on_errors(results: ResultsFile) -> None:
     """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
     from omnieval.reports import error_warning, unscored_warning
 
-    for name, block in results["tasks"].items():  # type: ignore[attr-defined]
+    for name, block in results.tasks.items():
         for line in (error_warning(name, block), unscored_warning(name, block)):
             if line:
                 print(f"omnieval: {line}", file=sys.stderr)

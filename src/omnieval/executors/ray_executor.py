@@ -20,10 +20,10 @@ from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from omnieval.backends import Backend, create_backend
-from omnieval.errors import ConfigError, OmnievalError
+from omnieval.errors import ConfigError, OmnievalError, StoreError
 from omnieval.executors.actors import driver_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
@@ -46,13 +46,21 @@ from omnieval.executors.shards import (
     unplanned_sample_ids,
 )
 from omnieval.executors.views import MediaStore, ShardViews
-from omnieval.executors.worker import ShardWorker
+from omnieval.executors.worker import ShardWorker, run_caches
 from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.runner.resume import check_resumable
 from omnieval.runner.run import manifest
 from omnieval.sources import Task, check_unique_ids
-from omnieval.store import RecordKey, read_json, rewrite_lines, scan_keys, write_json
+from omnieval.store import (
+    RecordKey,
+    ResponseCache,
+    read_entries,
+    rewrite_lines,
+    scan_keys,
+    write_json,
+)
+from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["ExecutorError", "describe_model", "endpoint_gate", "run_on_ray"]
 
@@ -237,6 +245,8 @@ class _Fleet:
     coordinators: list[Any] = field(default_factory=list)
     """The gate's first answer, not yet in: the run goes on meanwhile."""
     since: float = field(default_factory=time.monotonic)
+    seeds: dict[str, Any] = field(default_factory=dict)
+    """The driver's response-cache entries at the start (object-store handles), for workers off its node."""
 
     def spawn(self, *, lease: int | None = None, near_driver: bool = False) -> None:
         """Start a worker; ``lease``: the endpoint's slots it holds without a gate (all of them for a lone
@@ -256,6 +266,7 @@ class _Fleet:
             session=self.session,
             driver_node=self.driver_node,
             lease=lease,
+            caches=self.seeds,
         )
         self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
 
@@ -414,16 +425,23 @@ class _Tally:
     judges: dict[str, Any] = field(default_factory=dict)
     shards: dict[str, dict[str, Any]] = field(default_factory=dict)
     attempts: Counter[str] = field(default_factory=Counter)
+    before: dict[str, int] = field(default_factory=dict)
+    """Per shard: how many records its file held when this invocation started (the rest are new)."""
 
-    def add(self, plan: ShardPlan, report: dict[str, Any]) -> None:
-        self.states.setdefault(plan.task, Counter()).update(report["new"])
+    def add(self, plan: ShardPlan, report: dict[str, Any], keys: list[RecordKey]) -> None:
+        """A finished shard; its new records are those after the ones it started with (the last per sample
+        and repeat), so the records a lost worker wrote (streamed to the driver before its node left) count
+        too, not only its replacement's."""
+        last = {(k.sample_id, k.repeat): k.state for k in keys[self.before.get(plan.key, 0) :]}
+        new = Counter(last.values())
+        self.states.setdefault(plan.task, Counter()).update(new)
         self.retries += int(report["retries"])
         self.judges.update(report.get("judges") or {})
         self.shards[plan.key] = {
             "task": plan.task,
             "samples": plan.size,
             "positions": [plan.positions[0], plan.positions[-1]],
-            "new_samples": sum(report["new"].values()),
+            "new_samples": sum(new.values()),
             "attempts": self.attempts[plan.key],
             "started": dt.datetime.fromtimestamp(report["started"], dt.UTC).isoformat(),
             "wall_s": report["wall_s"],
@@ -518,12 +536,16 @@ class _Polls:
     seen: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Shard → its latest counts (``done``, ``new``)."""
 
-    def take(self, workers: list[tuple[str, Any]], running: AbstractSet[str]) -> dict[str, list[bytes]]:
-        """The answers in by now (the counts kept, the records returned by shard), and a new poll of each
-        worker not being asked already. A lost worker's poll fails: its shard runs again anyway."""
+    def take(
+        self, workers: list[tuple[str, Any]], running: AbstractSet[str]
+    ) -> tuple[dict[str, list[bytes]], dict[str, list[Any]]]:
+        """The answers in by now (the counts kept; the records returned by shard, the response-cache
+        entries by cache), and a new poll of each worker not being asked already. A lost worker's poll
+        fails: its shard runs again anyway."""
         from ray.exceptions import RayError
 
         lines: dict[str, list[bytes]] = {}
+        entries: dict[str, list[Any]] = {}
         if self.pending:
             ready, _ = self.ray.wait(list(self.pending), num_returns=len(self.pending), timeout=0)
             for ref in ready:
@@ -533,6 +555,8 @@ class _Polls:
                 except RayError:
                     continue
                 for key, counts in answer.items():
+                    for cache, rows in (counts.pop("caches", None) or {}).items():
+                        entries.setdefault(cache, []).extend(rows)  # each handed out once: all kept
                     if key in running:  # a finished shard's counts came with its result
                         lines.setdefault(key, []).extend(counts.pop("lines", None) or [])
                         self.seen[key] = counts
@@ -540,7 +564,7 @@ class _Polls:
         for owner, actor in workers:
             if owner not in asked:
                 self.pending[actor.progress.remote()] = owner
-        return lines
+        return lines, entries
 
 
 def _show(
@@ -551,12 +575,15 @@ def _show(
     current: dict[str, list[RecordKey]],
     *,
     output: Path,
+    caches: dict[str, Path],
 ) -> None:
-    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA) and add the
-    records that workers off the driver's node streamed to the running shards' files."""
+    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA), add the
+    records that workers off the driver's node streamed to the running shards' files, and their response
+    cache entries to the run's caches."""
     running = {plan.key for _, _, plan in fleet.busy.values()}
     workers = list({owner: actor for owner, actor, _ in fleet.busy.values()}.items())
-    lines = polls.take(workers, running)
+    lines, entries = polls.take(workers, running)
+    keep_entries(caches, entries)
     for key in running & lines.keys():  # a finished shard's file is already its worker's full copy
         path = shard_file(output, next(p for p in plans if p.key == key))
         with path.open("ab") as fh:
@@ -570,6 +597,30 @@ def _show(
         new.setdefault(plan.task, Counter()).update(seen["new"] if seen else {})
     for task, states in new.items():
         progress.update(task, done=done[task], states=dict(states))
+
+
+def keep_entries(caches: dict[str, Path], entries: dict[str, list[Any]]) -> None:
+    """Response-cache entries of workers off the driver's node, written into the run's caches on the
+    driver (with the sessions that wrote them), so a resume or ``omnieval rejudge`` reuses them."""
+    for name, rows in entries.items():
+        if rows and name in caches:
+            cache = ResponseCache(caches[name])
+            cache.add(rows)
+            cache.close()
+
+
+def cache_seeds(ray: Any, config: RunConfig, *, driver: str | None) -> dict[str, Any]:
+    """The run's default caches' entries as they are before it starts, one object per cache: workers off
+    the driver's node start their own caches from them, as a worker on its node reads the files. None on a
+    cluster of the driver's node alone (a local Ray), where no worker would fetch them."""
+    if not config.use_cache or (driver is not None and live_nodes(ray) == {driver}):
+        return {}
+    seeds = {}
+    for name, path in run_caches(config).items():
+        rows, _ = read_entries(path) if getattr(config, name) is None else ([], 0)
+        if rows:
+            seeds[name] = ray.put(rows)
+    return seeds
 
 
 def describe_model(config: RunConfig) -> Backend:
@@ -598,13 +649,14 @@ def _executor_block(
     }
 
 
-def _previous(config: RunConfig, key: str) -> dict[str, Any]:
+def _previous(config: RunConfig, key: Literal["executor", "judges"]) -> dict[str, Any]:
     """A block of the directory's earlier manifest (``executor``, ``judges``), or an empty one."""
     path = config.output / "manifest.json"
     try:
-        block = read_json(path).get(key) if path.exists() else None
-    except (OSError, ValueError):
-        block = None
+        manifest: ManifestFile | None = load_file(path, ManifestFile) if path.exists() else None
+    except StoreError:  # unreadable, or not a manifest: nothing to carry over
+        manifest = None
+    block = None if manifest is None else manifest.judges if key == "judges" else manifest.extra(key)
     return block if isinstance(block, dict) else {}
 
 
@@ -626,6 +678,8 @@ def _drive(
     ray = fleet.ray
     from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
+    caches = run_caches(config)
+
     while todo or fleet.busy:
         while todo and fleet.idle:
             plan = todo.popleft()
@@ -640,7 +694,7 @@ def _drive(
         ready, _ = ray.wait(
             [*fleet.busy, *fleet.starting, *fleet.coordinators], num_returns=1, timeout=POLL_S
         )
-        _show(progress, polls, fleet, plans, current, output=config.output)
+        _show(progress, polls, fleet, plans, current, output=config.output, caches=caches)
         fleet.note_left()
         for ref in ready:
             if fleet.check(ref):
@@ -671,9 +725,10 @@ def _drive(
             path = shard_file(config.output, plan)
             path.parent.mkdir(parents=True, exist_ok=True)
             rewrite_lines(path, report["lines"])  # the driver's copy (a no-op rewrite on a shared filesystem)
+            keep_entries(caches, report.get("caches") or {})
             current[plan.key] = list(scan_keys(path))
             polls.seen[plan.key] = {"done": len(current[plan.key]), "new": report["new"]}
-            tally.add(plan, report)
+            tally.add(plan, report, current[plan.key])
             fleet.idle.append((owner, actor))
 
 
@@ -824,7 +879,7 @@ def _run(
     remember_plan(config.output, plans, shard_size)
     current = seed_shards(config.output, plans)
     todo = deque(p for p in plans if not is_finished(current[p.key], p, retry_errors=config.retry_errors))
-    old, tally = _previous(config, "executor"), _Tally()
+    old, tally = _previous(config, "executor"), _Tally(before={k: len(v) for k, v in current.items()})
     old_judges = _previous(config, "judges")
     started = dt.datetime.now(dt.UTC).isoformat()
     judged: dict[str, Any] = {}  # the judges' gates and pools: what they allowed and did
@@ -853,6 +908,7 @@ def _run(
                 judges = start_judges(ray, judge_plan)
             fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), None, judges)
             fleet.driver_node = driver_node(ray)
+            fleet.seeds = cache_seeds(ray, config, driver=fleet.driver_node)
             try:
                 _start_fleet(fleet, backend, workers=min(workers, len(todo)), local_model=local_model)
                 polls = _Polls(ray)
@@ -870,7 +926,7 @@ def _run(
                 )
                 fleet.note_left()
                 lost.update(workers=fleet.workers_lost, on_nodes=fleet.suspects, nodes_left=fleet.lost_nodes)
-                _show(progress, polls, fleet, plans, current, output=config.output)
+                _show(progress, polls, fleet, plans, current, output=config.output, caches=run_caches(config))
                 judged["block"] = judges.block() if judges is not None else {}
             finally:
                 fleet.stop()

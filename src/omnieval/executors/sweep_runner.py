@@ -135,7 +135,7 @@ def run_models(
     """Run every model, at most ``models_at_once`` at a time, in the given order; returns ``runs``
     with each one's status. One at a time: here, each run with its own bars (as a single run);
     several: one thread each and one display with a row per model."""
-    for run in runs:
+    for run in [] if quiet else runs:  # the plan; a model's failure is printed even when quiet
         print(f"[omnieval] sweep: {run.name} ({run.config.model}) → {run.config.output}", file=sys.stderr)
     load_plugins()  # here, once: the threads would otherwise race to import the plugins
     if models_at_once <= 1:

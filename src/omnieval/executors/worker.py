@@ -28,9 +28,9 @@ from omnieval.executors.shards import ShardPlan, shard_file
 from omnieval.executors.views import with_media_bytes
 from omnieval.runner import RunConfig, run_async
 from omnieval.sources import Task
-from omnieval.store import rewrite_lines, scan_keys, write_json
+from omnieval.store import ResponseCache, read_entries, rewrite_lines, scan_keys, write_json
 
-__all__ = ["NODE_TEMP", "ShardWorker", "shard_config"]
+__all__ = ["NODE_TEMP", "ShardWorker", "run_caches", "shard_config"]
 
 NODE_TEMP = "omnieval-ray"
 """A worker off the driver's node works in ``$TMPDIR/omnieval-ray/<run session>/`` on its own node (shard
@@ -73,6 +73,15 @@ class _Running:
         return counts
 
 
+def run_caches(config: RunConfig) -> dict[str, Path]:
+    """Where the run's response caches are (as a shard uses them): ``--cache-path`` and
+    ``--judge-cache-path``, else ``OUTPUT/cache.sqlite`` and ``OUTPUT/judge_cache.sqlite``."""
+    return {
+        "cache_path": config.cache_path or config.output / "cache.sqlite",
+        "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
+    }
+
+
 def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
     """The run configuration of one shard: its ids, its own directory, the run's shared caches."""
     options = config.backend
@@ -84,8 +93,7 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
             "sample_ids": plan.sample_ids,
             "limit": None,
             "quiet": True,
-            "cache_path": config.cache_path or config.output / "cache.sqlite",
-            "judge_cache_path": config.judge_cache_path or config.output / "judge_cache.sqlite",
+            **run_caches(config),
             "backend": options,
         }
     )
@@ -116,6 +124,7 @@ class ShardWorker:
         session: str | None = None,
         driver_node: str | None = None,
         lease: int | None = None,
+        caches: dict[str, Any] | None = None,
     ) -> None:
         """``lease``: the endpoint's slots this worker holds without a gate (``--concurrency`` for a lone
         worker; 0 for one whose gate comes later, through :meth:`attach`); ``None`` when ``gate`` is
@@ -127,6 +136,20 @@ class ShardWorker:
             self.output = Path(tempfile.gettempdir()) / NODE_TEMP / (session or owner)
         self.streams = self.output != config.output
         """Records go to the driver as they are written (see :meth:`progress`), not only when a shard ends."""
+        self.caches: dict[str, Path] = {}
+        """Off the driver's node: this worker's own copies of the run's default response caches, started from
+        the driver's entries and sent back to it (an explicit ``--cache-path`` is used as given)."""
+        if self.streams:
+            mine = self.output / "caches" / owner
+            self.caches = {
+                field: mine / Path(path).name
+                for field, path in run_caches(config).items()
+                if getattr(config, field) is None
+            }
+        self._seeds = dict(caches or {})
+        """The driver's cache entries at the run's start (object-store handles), by cache; copied once."""
+        self._sent = dict.fromkeys(self.caches, 0)
+        """Per cache: the last row this worker sent to the driver."""
         self.owner = owner
         self.session = session
         """The run invocation's cache session, shared by all its shards (see ``ResponseCache``)."""
@@ -170,8 +193,31 @@ class ShardWorker:
     def progress(self) -> dict[str, dict[str, Any]]:
         """Each running shard's counts, asked for by the driver about every half second; off the driver's
         node also the records written since the last answer, so a node that leaves takes none of them
-        along (the driver polls its workers: no progress-board actor, one process fewer to start)."""
-        return {key: shard.counts() for key, shard in self._running.items()}
+        along, and the new entries of this worker's own response caches (with the first shard's counts,
+        as ``caches``; none while no shard runs: they then come with the shard's result). The driver
+        polls its workers: no progress-board actor, one process fewer to start."""
+        answer = {key: shard.counts() for key, shard in self._running.items()}
+        if answer and (entries := self._new_entries()):
+            answer[next(iter(answer))]["caches"] = entries
+        return answer
+
+    def _new_entries(self) -> dict[str, list[Any]]:
+        """This run's entries in the worker's own caches not yet sent to the driver, by cache."""
+        new = {}
+        for field, path in self.caches.items():
+            rows, self._sent[field] = read_entries(path, session=self.session, after=self._sent[field])
+            if rows:
+                new[field] = rows
+        return new
+
+    async def _seed(self) -> None:
+        """Start this worker's own caches from the driver's entries (what a resume or rerun reuses)."""
+        seeds, self._seeds = self._seeds, {}
+        for field, ref in seeds.items():
+            if field in self.caches:
+                cache = ResponseCache(self.caches[field])
+                cache.add(await ref)
+                cache.close()
 
     async def run_shard(
         self,
@@ -192,7 +238,9 @@ class ShardWorker:
             self._granted = True
         if media:
             task = with_media_bytes(task, memo=await _fetched(media))
-        here = self.config.model_copy(update={"output": self.output})
+        if self._seeds:
+            await self._seed()
+        here = self.config.model_copy(update={"output": self.output, **self.caches})
         config = shard_config(here, plan)
         path = shard_file(self.output, plan)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -227,6 +275,7 @@ class ShardWorker:
             "new": dict(outcome.states.get(plan.task, {})),
             "retries": outcome.retries,
             "judges": outcome.judges,
+            "caches": self._new_entries(),  # entries off the driver's node: the driver keeps them
             "started": started,
             "wall_s": round(time.perf_counter() - clock, 3),
             **self.where(),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from omnieval.hooks.base import HookInfo, RunHook
-from omnieval.hooks.tables import SampleRows, summary_metrics
+from omnieval.hooks.tables import SampleRows, summary_metrics, typed_results
 
 __all__ = ["MlflowHook"]
 
@@ -76,7 +76,8 @@ class MlflowHook(RunHook):
         import mlflow
         from mlflow.entities import Metric
 
-        metrics = {k: float(v) for k, v in summary_metrics(results).items() if isinstance(v, int | float)}
+        summary = summary_metrics(typed_results(run_dir, results))
+        metrics = {k: float(v) for k, v in summary.items() if isinstance(v, int | float)}
         now = int(os.path.getmtime(run_dir / "results.json") * 1000)
         self.client.log_batch(self.run_id, metrics=[Metric(k, v, now, 0) for k, v in metrics.items()])
         for path in sorted(run_dir.iterdir()):

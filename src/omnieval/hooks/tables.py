@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-__all__ = ["SampleRows", "summary_metrics"]
+from omnieval.types.files import ResultsFile, results_model
+
+__all__ = ["SampleRows", "summary_metrics", "typed_results"]
 
 
 class SampleRows:
@@ -37,38 +39,46 @@ class SampleRows:
 
     def rows(self, run_dir: Path) -> list[tuple[list[Any], tuple[Any, ...]]]:
         """``(cells in COLUMNS order, media refs)`` for at most ``max_rows`` records."""
-        from omnieval.store import iter_records
+        from omnieval.store import typed_records
 
         out: list[tuple[list[Any], tuple[Any, ...]]] = []
-        for record in iter_records(run_dir / "samples.jsonl"):
+        for record in typed_records(run_dir / "samples.jsonl"):
             if len(out) >= self.max_rows:
                 break
-            prompt, media = self.seen.get((record["task"], str(record["sample_id"])), (None, ()))
-            targets = record.get("targets") or []
+            prompt, media = self.seen.get((record.task, record.sample_id), (None, ()))
+            targets = list(record.targets)
             target = targets[0] if len(targets) == 1 else targets
             cells = [
-                record["task"],
-                str(record["sample_id"]),
+                record.task,
+                record.sample_id,
                 prompt,
-                record.get("response"),
+                record.response,
                 target if isinstance(target, str) else json.dumps(target, ensure_ascii=False),
-                float(record.get("score", 0.0)),
-                record["state"],
-                record.get("repeat"),
+                record.score,
+                record.state,
+                record.repeat,
             ]
             out.append((cells, media))
         return out
 
 
-def summary_metrics(results: dict[str, Any]) -> dict[str, Any]:
+def summary_metrics(results: ResultsFile) -> dict[str, Any]:
     """``TASK/score``, ``TASK/ci95_low``/``_high``, ``TASK/n``, ``TASK/states/STATE``,
-    ``TASK/metrics/KEY``."""
+    ``TASK/metrics/KEY``. A task with no scored sample (hidden answers: its ``score`` is a
+    placeholder 0.0) logs its counts only, never a score a tracker would chart as real."""
     out: dict[str, Any] = {}
-    for task, block in (results.get("tasks") or {}).items():
-        out[f"{task}/score"] = block["score"]
-        out[f"{task}/n"] = block.get("n", 0)
-        if block.get("ci95"):
-            out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block["ci95"]
-        out.update({f"{task}/states/{s}": n for s, n in (block.get("states") or {}).items()})
-        out.update({f"{task}/metrics/{k}": v for k, v in (block.get("metrics") or {}).items()})
+    for task, block in results.tasks.items():
+        out[f"{task}/n"] = block.n
+        out.update({f"{task}/states/{s}": n for s, n in block.states.items()})
+        if not block.scored or block.score is None:
+            continue
+        out[f"{task}/score"] = block.score
+        if block.ci95:
+            out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block.ci95
+        out.update({f"{task}/metrics/{k}": v for k, v in block.metrics.items()})
     return out
+
+
+def typed_results(run_dir: Path, results: dict[str, Any]) -> ResultsFile:
+    """The results a hook is handed, through their model (a bad document names the run's results.json)."""
+    return results_model(results, source=run_dir / "results.json")

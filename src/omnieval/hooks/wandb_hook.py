@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from omnieval.hooks.base import HookInfo, RunHook
-from omnieval.hooks.tables import SampleRows, summary_metrics
+from omnieval.hooks.tables import SampleRows, summary_metrics, typed_results
 
 __all__ = ["WandbHook"]
 
@@ -56,7 +56,7 @@ class WandbHook(RunHook):
         import wandb
 
         self.run.config.update({"manifest": _manifest(run_dir)}, allow_val_change=True)
-        self.run.summary.update(summary_metrics(results))
+        self.run.summary.update(summary_metrics(typed_results(run_dir, results)))
         self.run.log({"samples": self._table(wandb, run_dir)})
         artifact = wandb.Artifact(f"omnieval-report-{self.run.id}", type="evaluation-report")
         for name in ("report.html", "results.json", "manifest.json"):
@@ -80,7 +80,11 @@ class WandbHook(RunHook):
 
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
-    from omnieval.store import read_json
+    """manifest.json as written, once it validates (a bad one names the file and the field)."""
+    from omnieval.types.files import ManifestFile, load_file
 
     path = run_dir / "manifest.json"
-    return read_json(path) if path.exists() else {}
+    if not path.exists():
+        return {}
+    manifest: ManifestFile = load_file(path, ManifestFile)
+    return manifest.model_dump(mode="json", exclude_unset=True)

@@ -14,12 +14,16 @@ import json
 import re
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omnieval.errors import StoreError
-from omnieval.interchange.hf_eval_results import DATASET_KEYS
-from omnieval.store import iter_records
-from omnieval.types.files import checked_json
+from omnieval.interchange.hf_eval_results import DATASET_KEYS, exported_score
+from omnieval.store import typed_records
+from omnieval.types import SampleResult
+from omnieval.types.files import ManifestFile, ResultsFile, TaskResults, load_file
+
+if TYPE_CHECKING:
+    from omnieval.runner import RunConfig
 
 __all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "run_files", "task_inputs", "write_eee"]
 
@@ -31,39 +35,50 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
 
 
-def run_files(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def run_files(run_dir: Path) -> tuple[ResultsFile, ManifestFile, RunConfig]:
+    """The run's results, manifest and configuration, each through its model (a bad one names the file)."""
+    from pydantic import ValidationError
+
+    from omnieval.runner import RunConfig
+
     for name in ("results.json", "manifest.json"):
         if not (run_dir / name).exists():
             raise StoreError(f"{run_dir / name} does not exist: not a finished omnieval run directory")
-    return checked_json(run_dir / "results.json", "results"), checked_json(
-        run_dir / "manifest.json", "manifest"
-    )
+    manifest: ManifestFile = load_file(run_dir / "manifest.json", ManifestFile)
+    try:
+        config = RunConfig.model_validate(manifest.config)
+    except ValidationError as exc:
+        raise StoreError(f"{run_dir / 'manifest.json'}: config is not a valid RunConfig: {exc}") from None
+    return load_file(run_dir / "results.json", ResultsFile), manifest, config
 
 
 def _strings(data: dict[str, Any]) -> dict[str, str]:
     return {str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for k, v in data.items()}
 
 
-def _source_data(task: str, block: dict[str, Any]) -> dict[str, Any]:
-    meta = block.get("metadata") or {}
+def _source_data(task: str, block: TaskResults) -> dict[str, Any]:
+    meta = block.extra("metadata") or {}
     repo = next((str(meta[k]) for k in DATASET_KEYS if meta.get(k)), None)
     if repo:
         return {"dataset_name": task, "source_type": "hf_dataset", "hf_repo": repo}
     return {"dataset_name": task, "source_type": "other"}
 
 
-def _result(task: str, block: dict[str, Any], when: str) -> dict[str, Any]:
-    metric = str(block.get("score_metric") or "score")
+def _result(task: str, block: TaskResults, when: str, *, run_dir: Path) -> dict[str, Any]:
+    metric = str(block.score_metric or "score")
     details = {
-        "n": block.get("n"),
-        "n_scored": block.get("n_scored"),
-        "states": block.get("states"),
-        "task_version": block.get("version"),
-        "metric_versions": block.get("metric_versions"),
+        "n": block.n,
+        "n_scored": block.n_scored,
+        "states": block.states,
+        "task_version": block.extra("version"),
+        "metric_versions": block.metric_versions,
     }
-    score: dict[str, Any] = {"score": float(block["score"]), "details": _strings(details)}
-    if block.get("ci95"):
-        low, high = block["ci95"]
+    score: dict[str, Any] = {
+        "score": exported_score(task, block, run_dir=run_dir),
+        "details": _strings(details),
+    }
+    if block.ci95:
+        low, high = block.ci95
         score["uncertainty"] = {
             "confidence_interval": {
                 "lower": low,
@@ -89,11 +104,10 @@ def _result(task: str, block: dict[str, Any], when: str) -> dict[str, Any]:
     }
 
 
-def task_inputs(manifest: dict[str, Any]) -> dict[tuple[str, str], tuple[str, list[str] | None]]:
+def task_inputs(config: RunConfig) -> dict[tuple[str, str], tuple[str, list[str] | None]]:
     """``(task, sample_id) → (input text, choices)`` from the run's own tasks (records hold no inputs)."""
-    from omnieval.runner import RunConfig, resolve_tasks
+    from omnieval.runner import resolve_tasks
 
-    config = RunConfig.model_validate(manifest["config"])
     out: dict[tuple[str, str], tuple[str, list[str] | None]] = {}
     for task in resolve_tasks(config.tasks, strict_metrics=config.strict_metrics):
         for sample in task.iter_samples():
@@ -103,29 +117,27 @@ def task_inputs(manifest: dict[str, Any]) -> dict[tuple[str, str], tuple[str, li
 
 
 def _instance(
-    record: dict[str, Any], *, evaluation_id: str, model_id: str, inputs: dict[Any, Any]
+    record: SampleResult, *, evaluation_id: str, model_id: str, inputs: dict[Any, Any]
 ) -> dict[str, Any]:
-    key = (record["task"], str(record["sample_id"]))
+    key = (record.task, record.sample_id)
     raw, choices = inputs.get(key, ("", None))
-    reference = [
-        t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in record.get("targets") or []
-    ]
-    response = record.get("response") or ""
-    extracted = record.get("extracted")
-    usage = record.get("usage") or {}
+    reference = [t if isinstance(t, str) else json.dumps(t, ensure_ascii=False) for t in record.targets]
+    response = record.response or ""
+    extracted = record.extracted
+    usage = record.usage
     line: dict[str, Any] = {
         "schema_version": EEE_SCHEMA_VERSION,
         "evaluation_id": evaluation_id,
         "model_id": model_id,
-        "evaluation_name": record["task"],
-        "evaluation_result_id": record["task"],
+        "evaluation_name": record.task,
+        "evaluation_result_id": record.task,
         "sample_id": key[1],
         "sample_hash": hashlib.sha256(json.dumps([raw, reference], ensure_ascii=False).encode()).hexdigest(),
         "interaction_type": "single_turn",
         "input": {"raw": raw, "reference": reference, "choices": choices},
         "output": {
             "raw": [response],
-            "reasoning_trace": [record["reasoning"]] if record.get("reasoning") else None,
+            "reasoning_trace": [record.reasoning] if record.reasoning else None,
         },
         "answer_attribution": [
             {
@@ -137,44 +149,42 @@ def _instance(
             }
         ],
         "evaluation": {
-            "score": float(record.get("score", 0.0)),
-            "is_correct": float(record.get("score", 0.0)) >= 1.0,
+            "score": record.score,
+            "is_correct": record.score >= 1.0,
         },
-        "error": record.get("reason") if record["state"] == "error" else None,
+        "error": record.reason if record.state == "error" else None,
         "metadata": {
-            "state": record["state"],
-            **({"variant": record["variant"]} if record.get("variant") else {}),
-            **(
-                {"repeat": str(record["repeat"])} if record.get("repeat") is not None else {}
-            ),  # K lines a sample
+            "state": record.state,
+            **({"variant": record.variant} if record.variant else {}),
+            **({"repeat": str(record.repeat)} if record.repeat is not None else {}),  # K lines a sample
         },
     }
-    if usage.get("prompt_tokens") is not None and usage.get("completion_tokens") is not None:
-        p, c = int(usage["prompt_tokens"]), int(usage["completion_tokens"])
+    if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
+        p, c = usage.prompt_tokens, usage.completion_tokens
         line["token_usage"] = {"input_tokens": p, "output_tokens": c, "total_tokens": p + c}
     return line
 
 
 def write_eee(run_dir: Path, *, output: Path, model_id: str | None = None) -> tuple[Path, Path]:
     """The aggregate JSON and the per-sample JSONL of ``run_dir`` under ``output``; their paths."""
-    results, manifest = run_files(run_dir)
-    model = model_id or str(results.get("model") or manifest["config"]["model"])
+    results, manifest, config = run_files(run_dir)
+    model = model_id or results.model or config.model
     provider, _, name = model.partition("/")
-    started = str(manifest.get("started") or "")
+    started = str(manifest.started or "")
     digest = hashlib.sha256(f"{model}\n{started}\n{run_dir.resolve()}".encode()).digest()
     evaluation_id = str(uuid.UUID(bytes=digest[:16], version=4))
     rel = Path("data", "omnieval", _slug(provider), _slug(name or provider))
     folder = output / rel
     folder.mkdir(parents=True, exist_ok=True)
     samples_path = folder / f"{evaluation_id}_samples.jsonl"
-    inputs = task_inputs(manifest)
+    inputs = task_inputs(config)
     rows = 0
     with samples_path.open("w", encoding="utf-8") as fh:
-        for record in iter_records(run_dir / "samples.jsonl"):
+        for record in typed_records(run_dir / "samples.jsonl"):
             line = _instance(record, evaluation_id=evaluation_id, model_id=model, inputs=inputs)
             fh.write(json.dumps(line, ensure_ascii=False) + "\n")
             rows += 1
-    when = str(manifest.get("finished") or started)
+    when = str(manifest.finished or started)
     aggregate = {
         "schema_version": EEE_SCHEMA_VERSION,
         "evaluation_id": evaluation_id,
@@ -187,7 +197,7 @@ def write_eee(run_dir: Path, *, output: Path, model_id: str | None = None) -> tu
             "evaluator_relationship": "other",
             "additional_details": {"run_dir": run_dir.name},
         },
-        "eval_library": {"name": "omnieval", "version": str(results.get("omnieval_version") or "unknown")},
+        "eval_library": {"name": "omnieval", "version": str(results.omnieval_version or "unknown")},
         "model_info": {
             "name": name or model,
             "id": model,
@@ -195,10 +205,10 @@ def write_eee(run_dir: Path, *, output: Path, model_id: str | None = None) -> tu
             "additional_details": {
                 "deployment_type": "unknown",
                 "model_availability": "unknown",
-                "omnieval_spec": str(manifest["config"]["model"]),
+                "omnieval_spec": config.model,
             },
         },
-        "evaluation_results": [_result(t, b, when) for t, b in (results.get("tasks") or {}).items()],
+        "evaluation_results": [_result(t, b, when, run_dir=run_dir) for t, b in results.tasks.items()],
         "detailed_evaluation_results": {
             "format": "jsonl",
             "file_path": (rel / samples_path.name).as_posix(),

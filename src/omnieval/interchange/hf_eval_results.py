@@ -8,33 +8,45 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
 
 from omnieval.errors import StoreError
-from omnieval.types.files import checked_json
+from omnieval.types.files import ResultsFile, TaskResults, load_file
 
-__all__ = ["DATASET_KEYS", "write_hf_eval_results"]
+__all__ = ["DATASET_KEYS", "exported_score", "write_hf_eval_results"]
 
 DATASET_KEYS = ("hf_dataset", "hub_dataset", "dataset_id")
 """Task ``metadata`` keys that name the task's Hub dataset; without one the id is ``omnieval/TASK``."""
 
 
-def _results(run_dir: Path) -> dict[str, Any]:
+def _results(run_dir: Path) -> ResultsFile:
     path = run_dir / "results.json"
     if not path.exists():
         raise StoreError(f"{path} does not exist: not a finished omnieval run directory")
-    return checked_json(path, "results")
+    results: ResultsFile = load_file(path, ResultsFile)
+    return results
 
 
-def _dataset_id(task: str, block: dict[str, Any]) -> str:
-    meta = block.get("metadata") or {}
+def exported_score(task: str, block: TaskResults, *, run_dir: Path) -> float:
+    """The task's score for another tool's format, which needs a number: a task with no scored sample (hidden
+    answers, or every judge call failed; results.json then says ``scored: false``) is an error naming it,
+    never exported as the 0 it carries."""
+    if block.score is None or not block.scored:
+        raise StoreError(
+            f"{run_dir / 'results.json'}: task {task!r} has no score (no sample was scored: hidden answers, "
+            "or no judge verdict): leave it out of the run to export the others"
+        )
+    return block.score
+
+
+def _dataset_id(task: str, block: TaskResults) -> str:
+    meta = block.extra("metadata") or {}
     return next((str(meta[k]) for k in DATASET_KEYS if meta.get(k)), f"omnieval/{task}")
 
 
-def _notes(block: dict[str, Any], version: str) -> str:
+def _notes(block: TaskResults, version: str) -> str:
     return (
-        f"evaluation_framework: omnieval {version}; metric: {block.get('score_metric')}; "
-        f"n: {block.get('n')}; states: {block.get('states')}"
+        f"evaluation_framework: omnieval {version}; metric: {block.score_metric}; "
+        f"n: {block.n}; states: {block.states}"
     )
 
 
@@ -47,16 +59,16 @@ def write_hf_eval_results(
     from huggingface_hub.repocard_data import eval_results_to_model_index
 
     results = _results(run_dir)
-    version = str(results.get("omnieval_version", ""))
+    version = results.omnieval_version or ""
     date = dt.datetime.fromtimestamp((run_dir / "results.json").stat().st_mtime, dt.UTC).isoformat()
     folder = output / ".eval_results"
     folder.mkdir(parents=True, exist_ok=True)
     written, card = [], []
-    for task, block in (results.get("tasks") or {}).items():
+    for task, block in results.tasks.items():
         entry = EvalResultEntry(
             dataset_id=_dataset_id(task, block),
             task_id=task,
-            value=float(block["score"]),
+            value=exported_score(task, block, run_dir=run_dir),
             date=date,
             source_url=source_url,
             source_name="omnieval" if source_url else None,
@@ -73,14 +85,14 @@ def write_hf_eval_results(
                 task_type="text-generation",
                 dataset_type=_dataset_id(task, block),
                 dataset_name=task,
-                metric_type=str(block.get("score_metric") or "score"),
-                metric_value=float(block["score"]),
+                metric_type=str(block.score_metric or "score"),
+                metric_value=exported_score(task, block, run_dir=run_dir),
                 task_name=task,
                 source_name="omnieval" if source_url else None,
                 source_url=source_url,
             )
         )
     index = output / "model-index.yaml"
-    block = {"model-index": eval_results_to_model_index(model_id, card)}
-    index.write_text(yaml.safe_dump(block, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    model_index = {"model-index": eval_results_to_model_index(model_id, card)}
+    index.write_text(yaml.safe_dump(model_index, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return [*written, index]

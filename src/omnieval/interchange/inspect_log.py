@@ -8,23 +8,26 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.interchange.eee import run_files, task_inputs
-from omnieval.store import iter_records
+from omnieval.interchange.hf_eval_results import exported_score
+from omnieval.store import typed_records
+from omnieval.types import SampleResult
+from omnieval.types.files import TaskResults
 
 __all__ = ["write_inspect_logs"]
 
 
-def _sample(record: dict[str, Any], *, model: str, inputs: dict[Any, Any]) -> Any:
+def _sample(record: SampleResult, *, model: str, inputs: dict[Any, Any]) -> Any:
     from inspect_ai.log import EvalSample
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput
     from inspect_ai.scorer import Score
 
-    text, choices = inputs.get((record["task"], str(record["sample_id"])), ("", None))
-    response = record.get("response") or ""
-    targets = [t if isinstance(t, str) else str(t) for t in record.get("targets") or []]
-    extracted = record.get("extracted")
+    text, choices = inputs.get((record.task, record.sample_id), ("", None))
+    response = record.response or ""
+    targets = [t if isinstance(t, str) else str(t) for t in record.targets]
+    extracted = record.extracted
     return EvalSample(
-        id=str(record["sample_id"]),
-        epoch=1 if record.get("repeat") is None else int(record["repeat"]) + 1,  # repeat r is epoch r + 1
+        id=record.sample_id,
+        epoch=1 if record.repeat is None else record.repeat + 1,  # repeat r is epoch r + 1
         input=text,
         choices=choices,
         target=targets,
@@ -32,23 +35,25 @@ def _sample(record: dict[str, Any], *, model: str, inputs: dict[Any, Any]) -> An
         output=ModelOutput.from_content(model=model, content=response),
         scores={
             "omnieval": Score(
-                value=float(record.get("score", 0.0)),
+                value=record.score,
                 answer=None if extracted is None else str(extracted),
-                explanation=record.get("reason"),
-                metadata={"state": record["state"]},
+                explanation=record.reason,
+                metadata={"state": record.state},
             )
         },
-        metadata={"state": record["state"], "variant": record.get("variant")},
+        metadata={"state": record.state, "variant": record.variant},
     )
 
 
-def _log(task: str, block: dict[str, Any], samples: list[Any], *, model: str, created: str) -> Any:
+def _log(
+    task: str, block: TaskResults, samples: list[Any], *, model: str, created: str, run_dir: Path
+) -> Any:
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec
 
-    metrics = {"mean": EvalMetric(name="mean", value=float(block["score"]))}
-    if block.get("ci95"):
-        metrics["ci95_low"] = EvalMetric(name="ci95_low", value=float(block["ci95"][0]))
-        metrics["ci95_high"] = EvalMetric(name="ci95_high", value=float(block["ci95"][1]))
+    metrics = {"mean": EvalMetric(name="mean", value=exported_score(task, block, run_dir=run_dir))}
+    if block.ci95:
+        metrics["ci95_low"] = EvalMetric(name="ci95_low", value=block.ci95[0])
+        metrics["ci95_high"] = EvalMetric(name="ci95_high", value=block.ci95[1])
     epochs = max((s.epoch for s in samples), default=1)  # repeats are inspect's epochs
     spec = EvalSpec(
         created=created,
@@ -56,7 +61,7 @@ def _log(task: str, block: dict[str, Any], samples: list[Any], *, model: str, cr
         dataset=EvalDataset(name=task, samples=len({s.id for s in samples})),
         model=model,
         config=EvalConfig(epochs=epochs if epochs > 1 else None),
-        metadata={"exported_from": "omnieval", "score_metric": block.get("score_metric")},
+        metadata={"exported_from": "omnieval", "score_metric": block.score_metric},
     )
     score = EvalScore(name="omnieval", scorer="omnieval", metrics=metrics)
     results = EvalResults(total_samples=len(samples), completed_samples=len(samples), scores=[score])
@@ -67,17 +72,18 @@ def write_inspect_logs(run_dir: Path, *, output: Path) -> list[Path]:
     """``output/TASK.eval`` for each task of the run; the paths written."""
     from inspect_ai.log import write_eval_log
 
-    results, manifest = run_files(run_dir)
-    model = str(results.get("model") or manifest["config"]["model"])
-    inputs = task_inputs(manifest)
+    results, manifest, config = run_files(run_dir)
+    model = results.model or config.model
+    inputs = task_inputs(config)
     by_task: dict[str, list[Any]] = {}
-    for record in iter_records(run_dir / "samples.jsonl"):
-        by_task.setdefault(record["task"], []).append(_sample(record, model=model, inputs=inputs))
+    for record in typed_records(run_dir / "samples.jsonl"):
+        by_task.setdefault(record.task, []).append(_sample(record, model=model, inputs=inputs))
     output.mkdir(parents=True, exist_ok=True)
     written = []
-    for task, block in (results.get("tasks") or {}).items():
+    for task, block in results.tasks.items():
         path = output / f"{task.replace('/', '__')}.eval"
-        log = _log(task, block, by_task.get(task, []), model=model, created=str(manifest.get("started")))
+        created = str(manifest.started)
+        log = _log(task, block, by_task.get(task, []), model=model, created=created, run_dir=run_dir)
         write_eval_log(log, str(path), format="eval")
         written.append(path)
     return written

@@ -72,10 +72,11 @@ def headline(session: Session, row: Submission) -> dict[str, float]:
     from omnieval.registry import load_plugins
 
     bench = session.get(Benchmark, row.benchmark_id)
-    if bench is None or not (row.results or {}).get("tasks"):
+    results = service.stored_results(row)
+    if bench is None or results is None or not results.tasks:
         return {}
     load_plugins()
-    rows = schemes.get(bench.scheme)([{**(row.results or {}), "model": str(row.id)}]).get("rows") or []
+    rows = schemes.get(bench.scheme)([results.model_copy(update={"model": str(row.id)})]).get("rows") or []
     if not rows:
         return {}
     return {k: float(v) for k, v in rows[0].items() if isinstance(v, int | float) and not isinstance(v, bool)}

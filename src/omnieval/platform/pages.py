@@ -319,17 +319,18 @@ def _submission(
         logs=service.log_files(session, user, row.id) if reviewer else None,
         boards=service.BOARDS,
         headline=overview.headline(session, row),
-        states=_states(view),
+        states=_states(row),
         **context,
     )
 
 
-def _states(view: dict[str, Any]) -> dict[str, int]:
-    """Sample states summed over the submission's tasks."""
+def _states(row: Submission) -> dict[str, int]:
+    """Sample states summed over the submission's tasks (read through the results model)."""
     total: dict[str, int] = {}
-    for block in ((view.get("results") or {}).get("tasks") or {}).values():
-        for state, count in (block.get("states") or {}).items():
-            total[state] = total.get(state, 0) + int(count or 0)
+    results = service.stored_results(row)
+    for block in results.tasks.values() if results is not None else ():
+        for state, count in block.states.items():
+            total[state] = total.get(state, 0) + count
     return {k: v for k, v in total.items() if v}
 
 

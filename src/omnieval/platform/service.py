@@ -68,9 +68,13 @@ DEFAULT_SCORE_DIGITS = 3
 
 def shown_results(row: Submission) -> dict[str, Any]:
     """The stored results with every number rounded to the precision the benchmark's policy set at scoring
-    (a prober learns nothing from the fourth decimal)."""
-    results = row.results or {}
-    return rounded(results, digits=int(results.get("score_digits", DEFAULT_SCORE_DIGITS)))
+    (a prober learns nothing from the fourth decimal): read through their model, dumped with the keys the
+    document holds (``{}`` before scoring)."""
+    results = stored_results(row)
+    if results is None:
+        return {}
+    digits = int(results.extra("score_digits", DEFAULT_SCORE_DIGITS))
+    return rounded(results.model_dump(mode="json", exclude_unset=True), digits=digits)
 
 
 def stored_results(row: Submission) -> ResultsFile | None:
@@ -227,6 +231,14 @@ def bump_board_version(session: Session, benchmark_id: int) -> None:
     )
 
 
+def _board_input(row: Submission, key: str) -> ResultsFile:
+    """An approved submission's results as its scheme reads them, entered under ``key`` (its id)."""
+    results = stored_results(row)
+    if results is None:  # publication needs a scored submission: a row without results is a broken store
+        raise ValueError(f"submission {row.id} is approved but holds no results")
+    return results.model_copy(update={"model": key})
+
+
 def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict[str, Any]:
     """The scheme's board for the approved set, cached per database and board version.
 
@@ -244,7 +256,7 @@ def _computed_board(session: Session, bench: Benchmark, board_name: str) -> dict
         return cached
     load_plugins()
     subs = _approved(session, bench, board_name)
-    scheme = schemes.get(bench.scheme)([{**(r.results or {}), "model": key} for key, r in subs.items()])
+    scheme = schemes.get(bench.scheme)([_board_input(r, key) for key, r in subs.items()])
     part = scheme["boards"][board_name]
     out = {
         "title": scheme.get("title"),

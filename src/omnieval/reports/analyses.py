@@ -26,7 +26,7 @@ __all__ = ["model_and_engine", "prompt_sensitivity_analysis", "stability_analysi
 
 
 def model_and_engine(run: RunData) -> tuple[str, str]:
-    spec = str(run.results.get("model") or (run.manifest.get("config") or {}).get("model") or run.label)
+    spec = str(run.typed.model or run.typed_manifest.config.get("model") or run.label)
     engine, _, model = spec.partition("/")
     return (model, engine) if model else (spec, "unknown")
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omnieval.store import iter_records, record_id
+from omnieval.store import typed_records
 from omnieval.textkit.ordering import natural_key
+from omnieval.types import SampleResult
 from omnieval.types.files import ResultsFile, TaskResults, checked_json, load_file
 
 __all__ = ["diff_runs"]
@@ -25,22 +26,18 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
-def _index(run: Path) -> dict[tuple[str, str, int], dict[str, Any]]:
+def _index(run: Path) -> dict[tuple[str, str, int], SampleResult]:
     """Records by ``(task, sample_id, repeat)``, the last line winning (a resumed run). A record without
     a repeat index pairs with repeat 0: that is the same request (same generation seed)."""
-    out = {}
-    for record in iter_records(run / "samples.jsonl"):
-        task, sample_id, repeat = record_id(record)
-        out[(task, sample_id, repeat or 0)] = record
-    return out
+    return {(r.task, r.sample_id, r.repeat or 0): r for r in typed_records(run / "samples.jsonl")}
 
 
-def _flip(key: tuple[str, str, int], a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+def _flip(key: tuple[str, str, int], a: SampleResult, b: SampleResult) -> dict[str, Any]:
     flip: dict[str, Any] = {"task": key[0], "sample_id": key[1]}
-    if a.get("repeat") is not None or b.get("repeat") is not None:
+    if a.repeat is not None or b.repeat is not None:
         flip["repeat"] = key[2]
     for side, record in (("a", a), ("b", b)):
-        flip[side] = {k: record.get(k) for k in ("state", "score", "response")}
+        flip[side] = {"state": record.state, "score": record.score, "response": record.response}
     return flip
 
 
@@ -57,7 +54,7 @@ def diff_runs(run_a: Path, run_b: Path, *, max_flips: int = 50) -> dict[str, Any
     flips = []
     for key in sorted(set(recs_a) & set(recs_b), key=lambda k: (k[0], natural_key(k[1]), k[2])):
         a, b = recs_a[key], recs_b[key]
-        if a.get("score") != b.get("score") or a.get("state") != b.get("state"):
+        if a.score != b.score or a.state != b.state:
             flips.append(_flip(key, a, b))
     return {
         "config": config,

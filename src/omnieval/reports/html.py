@@ -394,11 +394,11 @@ def _score_cell(block: TaskResults) -> str:
     return f"{block.score:.4f}"
 
 
-def results_table(document: dict[str, Any]) -> Any:
+def results_table(document: dict[str, Any] | ResultsFile) -> Any:
     """A rich table of per-task scores and state counts."""
     from rich.table import Table
 
-    results = results_model(document, source="results")
+    results = document if isinstance(document, ResultsFile) else results_model(document, source="results")
     states = state_names(*(b.states for b in results.tasks.values())) if results.tasks else list(STATES)
     title = f"omnieval — {results.model}" + (" (blind: media removed)" if results.blind else "")
     table = Table(title=title)

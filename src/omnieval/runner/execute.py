@@ -16,7 +16,15 @@ from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.store import ResponseCache
 from omnieval.types import Request, Response
 
-__all__ = ["Batcher", "Fetcher"]
+__all__ = ["Batcher", "Fetcher", "pool_size"]
+
+
+def pool_size(backend: Backend) -> int:
+    """Requests a backend may have in flight. A batching (local) backend declares one connection, but
+    needs room for two whole batches, one running and one filling; held to one, it got batches of one."""
+    if backend.prefers_batches:
+        return max(1, backend.options.batch_size) * 2
+    return backend.max_connections()
 
 
 class Batcher:

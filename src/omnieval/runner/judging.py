@@ -20,7 +20,7 @@ from omnieval.backends.shared import share
 from omnieval.judges import Judge, create_judge_backend, effective_judge_spec
 from omnieval.runner.config import JudgeConfig, RetryPolicy
 from omnieval.runner.costs import RunCosts
-from omnieval.runner.execute import Fetcher
+from omnieval.runner.execute import Fetcher, pool_size
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.sources import Task
 from omnieval.store import ResponseCache
@@ -164,9 +164,7 @@ class JudgeStage:
     def _fetcher(self, backend: Backend) -> Fetcher:
         """The judge's own pool (batching backends get room for whole batches) and its own circuit breaker:
         a dead or misconfigured judge endpoint stops the run, naming the endpoint, as a dead model would."""
-        maximum = backend.max_connections()
-        if backend.prefers_batches:
-            maximum = max(1, backend.options.batch_size) * 2
+        maximum = pool_size(backend)
         breaker = CircuitBreaker(
             f"judge {backend.endpoint()}", threshold=self._breaker_threshold, options_prefix=JUDGE_OPTIONS
         )

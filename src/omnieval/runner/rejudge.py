@@ -50,31 +50,28 @@ def _question(
 
 
 async def _rejudge_task(
-    task: Task, records: list[dict[str, Any]], stage: JudgeStage, config: RunConfig
-) -> list[dict[str, Any]]:
+    task: Task, records: list[SampleResult], stage: JudgeStage, config: RunConfig
+) -> list[SampleResult]:
     judge = stage.for_task(task.name)
     if judge is None or task.spec.judge is None:
         return records
     scorer = Scorer.for_task(task.spec, judged=True)
-    wanted = {str(r["sample_id"]) for r in records}
+    wanted = {r.sample_id for r in records}
     positions: dict[str, tuple[int, Sample]] = {}
     for position, sample in enumerate(task.iter_samples()):
         if sample.id in wanted:
             positions[sample.id] = (position, sample)
     pool = list(task.iter_demos()) if task.iter_demos is not None and task.spec.prompt.fewshot.n else []
-    answers = {(str(r["sample_id"]), r.get("repeat")): r.get("response") or "" for r in records}
+    answers = {(r.sample_id, r.repeat): r.response or "" for r in records}
 
-    async def one(record: dict[str, Any]) -> dict[str, Any]:
-        found = positions.get(str(record["sample_id"]))
-        result = SampleResult.model_validate(record)
+    async def one(result: SampleResult) -> SampleResult:
+        found = positions.get(result.sample_id)
         if found is None:
-            return record
+            return result
         position, sample = found
         if result.state not in ("ok", "judge_failed") or not result.scored:
             zeros = {k: 0.0 for k in scorer.judge_keys} if result.scored else {}
-            return result.model_copy(
-                update={"metrics": {**zeros, **result.metrics}, "judge": None}
-            ).model_dump(mode="json")
+            return result.model_copy(update={"metrics": {**zeros, **result.metrics}, "judge": None})
         question = (
             result.judge.question if result.judge is not None and result.judge.question is not None else None
         )
@@ -85,13 +82,13 @@ async def _rejudge_task(
         verdict = await judge.judge(
             sample, question=question, answer=result.response or "", targets=result.targets
         )
-        return scorer.with_judgement(sample, base, verdict).model_dump(mode="json")
+        return scorer.with_judgement(sample, base, verdict)
 
     return list(await asyncio.gather(*(one(r) for r in records)))
 
 
 def _history(
-    records: list[dict[str, Any]],
+    records: list[SampleResult],
     sample: Sample,
     repeat: int | None,
     answers: dict[tuple[str, int | None], str],
@@ -101,20 +98,20 @@ def _history(
     if sample.chain is None:
         return []
     earlier = [
-        positions[str(r["sample_id"])][1]
+        positions[r.sample_id][1]
         for r in records
-        if str(r["sample_id"]) in positions
-        and r.get("repeat") == repeat
-        and r.get("chain") == sample.chain
-        and (r.get("chain_index") or 0) < (sample.chain_index or 0)
+        if r.sample_id in positions
+        and r.repeat == repeat
+        and r.chain == sample.chain
+        and (r.chain_index or 0) < (sample.chain_index or 0)
     ]
     earlier.sort(key=lambda s: s.chain_index or 0)
     return [(s, answers[(s.id, repeat)]) for s in earlier]
 
 
 async def rejudge_records(
-    run_dir: Path, config: RunConfig, tasks: list[Task], records: list[dict[str, Any]], judge: JudgeConfig
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    run_dir: Path, config: RunConfig, tasks: list[Task], records: list[SampleResult], judge: JudgeConfig
+) -> tuple[list[SampleResult], dict[str, Any]]:
     """Records re-judged by ``judge`` (other tasks' records untouched) and the judges' descriptions."""
     stage = JudgeStage(
         tasks=tasks,
@@ -124,10 +121,10 @@ async def rejudge_records(
         cache_path=run_dir / "judge_cache.sqlite" if config.use_cache else None,
     )
     try:
-        by_task: dict[str, list[dict[str, Any]]] = {}
+        by_task: dict[str, list[SampleResult]] = {}
         for record in records:
-            by_task.setdefault(record["task"], []).append(record)
-        out: list[dict[str, Any]] = []
+            by_task.setdefault(record.task, []).append(record)
+        out: list[SampleResult] = []
         for task in tasks:
             out.extend(await _rejudge_task(task, by_task.pop(task.name, []), stage, config))
         for rest in by_task.values():

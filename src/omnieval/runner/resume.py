@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from omnieval.errors import ConfigError, NotResumable
+from omnieval.errors import ConfigError, NotResumable, StoreError
 from omnieval.runner.config import RunConfig
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
+from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["DoneIndex", "check_resumable", "load_done"]
 
@@ -81,19 +81,19 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
     if not manifest_path.exists() or not (config.output / "samples.jsonl").exists():
         return
     try:
-        old = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise ConfigError(f"{manifest_path} is unreadable; use a new --output directory") from None
+        old: ManifestFile = load_file(manifest_path, ManifestFile)
+    except StoreError as exc:  # unreadable, not a manifest, or a version this omnieval does not read
+        raise ConfigError(f"{exc}; use a new --output directory") from None
     new = config.model_dump(mode="json")
-    changed = [key for key in _SAME if old.get("config", {}).get(key) != new.get(key)]
-    old_judge = (old.get("config", {}).get("judge") or {}).get("model")
+    changed = [key for key in _SAME if old.config.get(key) != new.get(key)]
+    old_judge = (old.config.get("judge") or {}).get("model")
     new_judge = config.judge.model if config.judge is not None else None
     if old_judge != new_judge:  # judged and unjudged (or differently judged) samples must not mix
         changed.append(
             f"judge ({old_judge or 'none'} → {new_judge or 'none'}; `omnieval rejudge DIR --judge SPEC` "
             "re-judges)"
         )
-    old_tasks = old.get("tasks") or {}
+    old_tasks = old.tasks
     changed += [
         f"task {t.name} (definition changed)"
         for t in tasks

@@ -25,7 +25,7 @@ from omnieval.runner.capability import check_capabilities, plan_capabilities
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.costs import RunCosts
-from omnieval.runner.execute import Fetcher
+from omnieval.runner.execute import Fetcher, pool_size
 from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question, reusing_model
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
@@ -122,9 +122,7 @@ class _Runner:
                 size=config.batch_size,
                 poll_s=config.batch_poll_s,
             )
-        self.limiter = AdaptiveLimiter(
-            max(backend.max_connections(), config.batch_pending if config.batch else 0)
-        )
+        self.limiter = AdaptiveLimiter(max(pool_size(backend), config.batch_pending if config.batch else 0))
         breaker = CircuitBreaker(backend.endpoint(), threshold=config.breaker_threshold)
         priced = costs.priced(config.model, role="model") if costs is not None else None
         self.fetcher = Fetcher(

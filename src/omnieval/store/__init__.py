@@ -1,6 +1,6 @@
 """Store: response cache, append-only run records, manifest."""
 
-from omnieval.store.cache import ResponseCache
+from omnieval.store.cache import CacheEntry, ResponseCache, read_entries
 from omnieval.store.manifest import environment_info, read_json, write_json
 from omnieval.store.records import (
     RecordId,
@@ -13,10 +13,12 @@ from omnieval.store.records import (
     rewrite_lines,
     rewrite_records,
     scan_keys,
+    typed_records,
 )
 from omnieval.store.spend import record_cost, recorded_spend
 
 __all__ = [
+    "CacheEntry",
     "RecordId",
     "RecordKey",
     "RecordWriter",
@@ -24,6 +26,7 @@ __all__ = [
     "environment_info",
     "iter_records",
     "open_records",
+    "read_entries",
     "read_json",
     "read_records",
     "record_cost",
@@ -32,5 +35,6 @@ __all__ = [
     "rewrite_lines",
     "rewrite_records",
     "scan_keys",
+    "typed_records",
     "write_json",
 ]

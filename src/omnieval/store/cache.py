@@ -15,11 +15,15 @@ import json
 import sqlite3
 import sys
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
 
 from omnieval.types import Response
 
-__all__ = ["ResponseCache"]
+__all__ = ["CacheEntry", "ResponseCache", "read_entries"]
+
+CacheEntry = tuple[str, str, str]
+"""One stored response as a row: its key, its body (JSON) and the session that wrote it."""
 
 
 class ResponseCache:
@@ -93,8 +97,34 @@ class ResponseCache:
             self._disable(exc)
         self._pending.clear()
 
+    def add(self, entries: Iterable[CacheEntry]) -> None:
+        """Entries another process wrote, each kept with its own session (a cluster's workers off the
+        driver's node send theirs to the driver's cache, and get the driver's to start from)."""
+        self._pending.extend(entries)
+        self.flush()
+
     def close(self) -> None:
         self.flush()
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def read_entries(path: Path, *, session: str | None = None, after: int = 0) -> tuple[list[CacheEntry], int]:
+    """The entries stored after row ``after`` (only ``session``'s when given) and the last row read, so the
+    next call gets only newer ones; none for a missing or unreadable file (the cache is an optimisation)."""
+    if not path.exists():
+        return [], after
+    where, args = ("rowid > ? AND session = ?", (after, session)) if session else ("rowid > ?", (after,))
+    try:
+        db = sqlite3.connect(str(path), timeout=2.0)
+        try:
+            rows = db.execute(
+                f"SELECT rowid, key, body, session FROM responses WHERE {where} ORDER BY rowid", args
+            ).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return [], after
+    last = rows[-1][0] if rows else after
+    return [(key, body, who) for _, key, body, who in rows], last

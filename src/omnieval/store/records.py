@@ -17,6 +17,7 @@ import orjson
 
 from omnieval.errors import StoreError
 from omnieval.types import SampleResult
+from omnieval.types.files import record_model
 
 __all__ = [
     "RecordId",
@@ -29,6 +30,7 @@ __all__ = [
     "rewrite_lines",
     "rewrite_records",
     "scan_keys",
+    "typed_records",
 ]
 
 RecordId = tuple[str, str, int | None]
@@ -85,8 +87,15 @@ def _parse(line: bytes, *, path: Path, lineno: int, last: bool) -> Any:
         raise StoreError(f"{path}: line {lineno} is not valid JSON") from None
 
 
+def typed_records(path: Path) -> Iterator[SampleResult]:
+    """Each record through :class:`SampleResult`; one that does not validate names the file, the
+    record's position and sample, and the field."""
+    for n, record in enumerate(iter_records(path), 1):
+        yield record_model(record, source=f"{path}: record {n}")
+
+
 def read_records(path: Path) -> list[SampleResult]:
-    return [SampleResult.model_validate(r) for r in iter_records(path)]
+    return list(typed_records(path))
 
 
 class RecordWriter:

@@ -9,11 +9,11 @@ import io
 import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
-from omnieval.errors import SubmissionError
+from omnieval.errors import StoreError, SubmissionError
 from omnieval.store.jsonl import json_objects
-from omnieval.store.records import record_id
+from omnieval.types import SampleResult
+from omnieval.types.files import record_model
 
 __all__ = ["LOG_FILES", "latest_by_record", "latest_records", "read_records", "zip_bytes"]
 
@@ -21,30 +21,31 @@ LOG_FILES = ("samples.jsonl", "results.json", "manifest.json")
 """The run files that form its public logs."""
 
 
-def read_records(run_dir: Path) -> Iterator[dict[str, Any]]:
-    """Stream ``RUN_DIR/samples.jsonl``; a bad line is an error naming the file and line."""
+def read_records(run_dir: Path) -> Iterator[SampleResult]:
+    """Stream ``RUN_DIR/samples.jsonl`` through the record model (``omnieval schema record``); a bad line
+    is an error naming the file, the line, the record's sample and the field."""
     path = run_dir / "samples.jsonl"
     if not path.is_file():
         raise SubmissionError(f"{path} not found: is {run_dir} a run directory?")
     for lineno, record in json_objects(
         path, error=lambda n, reason: SubmissionError(f"{path}:{n}: {reason}")
     ):
-        if "task" not in record or "sample_id" not in record:
-            raise SubmissionError(f"{path}:{lineno}: a record needs 'task' and 'sample_id'")
-        yield record
+        try:
+            yield record_model(record, source=f"{path}:{lineno}")
+        except StoreError as exc:
+            raise SubmissionError(str(exc)) from None
 
 
-def latest_by_record(run_dir: Path) -> dict[str, dict[tuple[str, int | None], dict[str, Any]]]:
+def latest_by_record(run_dir: Path) -> dict[str, dict[tuple[str, int | None], SampleResult]]:
     """``task -> (sample_id, repeat) -> record``, every repeat its own record; a later line for the same
     record (a resumed run) wins."""
-    out: dict[str, dict[tuple[str, int | None], dict[str, Any]]] = {}
+    out: dict[str, dict[tuple[str, int | None], SampleResult]] = {}
     for record in read_records(run_dir):
-        task, sample_id, repeat = record_id(record)
-        out.setdefault(task, {})[(sample_id, repeat)] = record
+        out.setdefault(record.task, {})[(record.sample_id, record.repeat)] = record
     return out
 
 
-def latest_records(run_dir: Path, *, repeat: int | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+def latest_records(run_dir: Path, *, repeat: int | None = None) -> dict[str, dict[str, SampleResult]]:
     """``task -> sample_id -> record``: one answer per sample, as a leaderboard takes it; a later line for
     the same sample (a resumed run) wins.
 
@@ -53,7 +54,7 @@ def latest_records(run_dir: Path, *, repeat: int | None = None) -> dict[str, dic
     for every sample, never a per-sample pick). ``repeat=0`` of a run without repeats is its one answer
     (repeat 0 is the same request).
     """
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+    out: dict[str, dict[str, SampleResult]] = {}
     repeats: set[int] = set()
     for task, records in latest_by_record(run_dir).items():
         for (sample_id, index), record in records.items():

@@ -10,6 +10,7 @@ key (``extra="allow"``): stages add facts to results.json over time, and a reade
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ __all__ = [
     "checked_json",
     "json_schema",
     "load_results",
+    "record_model",
     "results_model",
 ]
 
@@ -137,6 +139,16 @@ def json_schema(kind: str) -> dict[str, Any]:
 def results_model(data: dict[str, Any], *, source: str | Path) -> ResultsFile:
     """Validate a results document; ``source`` names it in errors (the file path)."""
     return _validate(ResultsFile, data, source=source)
+
+
+def record_model(record: Mapping[str, Any], *, source: str | Path) -> SampleResult:
+    """One ``samples.jsonl`` record through :class:`SampleResult`; one that does not validate is an error
+    naming ``source`` (the file and line), the record's task and sample, and the field."""
+    try:
+        return SampleResult.model_validate(record)
+    except ValidationError as exc:
+        which = f"task {record.get('task')!r} sample {record.get('sample_id')!r}"
+        raise StoreError(f"{source}: {which}: not a valid record: {exc}") from None
 
 
 def _validate(model: type[_File], data: dict[str, Any], *, source: str | Path) -> Any:

@@ -11,6 +11,7 @@ import hashlib
 import os
 import shutil
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -152,9 +153,18 @@ def processor_modalities(src: ModelSource) -> frozenset[str] | None:
     """What a local model takes, from its processor alone (no weights); None for a hub model."""
     if src.gguf_file is not None:
         return frozenset({"text"})
-    if not Path(src.path).is_dir():
+    folder = Path(src.path)
+    if not folder.is_dir():
         return None
-    return _modalities(_load_processor(src.path, None)[0])
+    return _folder_modalities(folder.resolve(), folder.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=32)
+def _folder_modalities(folder: Path, mtime_ns: int) -> frozenset[str]:
+    """Loaded once per folder (and per change of it): planning asks for every task and option check,
+    and a large tokenizer (Gemma's 33 MB ``tokenizer.json``) takes seconds to parse each time."""
+    del mtime_ns  # part of the cache key only
+    return _modalities(_load_processor(str(folder), None)[0])
 
 
 def _modalities(processor: Any) -> frozenset[str]:

@@ -20,6 +20,7 @@ from omnieval.benchmarks.art.spec import TASKS
 from omnieval.errors import SubmissionError
 from omnieval.submission.base import register_packer, register_reader, register_validator
 from omnieval.submission.runs import latest_records
+from omnieval.types.files import ResultsFile
 
 __all__ = ["art_scheme", "pack_art", "read_art", "validate_art"]
 
@@ -46,11 +47,9 @@ def pack_art(run_dirs: list[Path], out: Path, /, *, repeat: int | None = None) -
             if not _task_of(f"{task}.jsonl"):
                 continue
             per_task.setdefault(task, []).extend(
-                json.dumps(
-                    {"sample_id": record["sample_id"], "response": record["response"]}, ensure_ascii=False
-                )
+                json.dumps({"sample_id": record.sample_id, "response": record.response}, ensure_ascii=False)
                 for record in records.values()
-                if record.get("response") is not None
+                if record.response is not None
             )
     per_task = {task: lines for task, lines in per_task.items() if lines}
     if not per_task:
@@ -127,7 +126,7 @@ def read_art(archive: Path, /) -> dict[str, dict[str, str]]:
 
 
 @register_scheme("art")
-def art_scheme(results: Sequence[Mapping[str, Any]], /) -> dict[str, Any]:
+def art_scheme(results: Sequence[Mapping[str, Any] | ResultsFile], /) -> dict[str, Any]:
     """Rows with ``total`` (mean over ART's 9 tasks, missing = 0), ``attempted``, ``coverage`` and per-task
     scores; ART is audio only, so the ``audio`` and ``multi`` boards carry the rows."""
     rows: list[dict[str, Any]] = []

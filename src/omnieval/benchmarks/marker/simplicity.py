@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from omnieval.errors import StoreError
-from omnieval.store.records import iter_records
+from omnieval.store.records import typed_records
+from omnieval.types import SampleResult
 from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["FORMULA", "ItemStat", "ModelRun", "load_run", "rank_items"]
@@ -57,15 +58,14 @@ class ItemStat:
     answers: dict[str, str]
 
 
-def _value(record: dict[str, Any], metric: str | None, where: str) -> float:
+def _value(record: SampleResult, metric: str | None, where: str) -> float:
     if metric is None:
-        return float(record.get("score", 0.0))
-    metrics = record.get("metrics") or {}
-    if metric not in metrics:
+        return record.score
+    if metric not in record.metrics:
         raise StoreError(
-            f"{where}: sample {record.get('sample_id')!r} has no metric {metric!r} (has {sorted(metrics)})"
+            f"{where}: sample {record.sample_id!r} has no metric {metric!r} (has {sorted(record.metrics)})"
         )
-    return float(metrics[metric])
+    return record.metrics[metric]
 
 
 def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun:
@@ -80,11 +80,7 @@ def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun
         if manifest.exists()
         else Path(run_dir).name
     )
-    latest = {
-        (r["sample_id"], r.get("repeat")): r
-        for r in iter_records(samples)
-        if r.get("task") == task and r.get("scored", True)
-    }
+    latest = {(r.sample_id, r.repeat): r for r in typed_records(samples) if r.task == task and r.scored}
     if not latest:
         raise StoreError(f"{run_dir}: no scored samples of task {task!r}")
     groups: dict[str, list[float]] = defaultdict(list)
@@ -92,12 +88,12 @@ def load_run(run_dir: Path, *, task: str, metric: str | None = None) -> ModelRun
     answers: dict[str, list[str]] = defaultdict(list)
     rotations: dict[str, set[str]] = defaultdict(set)
     for (sample_id, _), record in latest.items():
-        metadata = record.get("metadata") or {}
+        metadata = record.metadata
         item = str(metadata.get("circular_group", sample_id))
         groups[item].append(_value(record, metric, str(run_dir)))
         rotations[item].add(sample_id)
         meta.setdefault(item, metadata)
-        answers[item].append(str(record.get("response") or ""))
+        answers[item].append(record.response or "")
     values = {item: sum(v) / len(v) for item, v in groups.items()}
     n_options = {item: _options(meta[item], len(rotations[item])) for item in groups}
     return ModelRun(model, values, n_options, {item: " | ".join(a) for item, a in answers.items()})

@@ -23,7 +23,7 @@ from typing import Any
 
 from omnieval.aggregate.schemes import register_scheme, typed_results
 from omnieval.errors import ConfigError
-from omnieval.types.files import TaskResults
+from omnieval.types.files import ResultsFile, TaskResults
 
 __all__ = ["DIMENSIONS", "FULL_CORE", "FULL_OPEN", "judged", "megabench_board", "overall"]
 
@@ -55,7 +55,9 @@ def _run_cot(blocks: list[TaskResults]) -> bool:
     return True in flags and False not in flags
 
 
-def _collect(results: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+def _collect(
+    results: Sequence[Mapping[str, Any] | ResultsFile],
+) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
     """``model → bucket (core_cot / core_no_cot / open) → task → block``."""
     models: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
     for doc in results:

@@ -71,9 +71,11 @@ def boards_cmd(
 ) -> None:
     """Print the image, audio, video and multi boards with their human-baseline rows."""
     from omnieval.benchmarks.mera.scheme import mera_scheme
-    from omnieval.types.files import checked_json
+    from omnieval.types.files import ResultsFile, load_file
 
-    results = [{**checked_json(d / "results.json", "results"), "run_dir": str(d)} for d in run_dirs]
+    results = [
+        load_file(d / "results.json", ResultsFile).model_copy(update={"run_dir": str(d)}) for d in run_dirs
+    ]
     boards = mera_scheme(results, weighting=weighting)["boards"]
     for name in ("image", "audio", "video"):
         typer.echo(f"== {name} board ==")

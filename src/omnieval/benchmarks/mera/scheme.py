@@ -169,7 +169,11 @@ def _per_model(
 
 @register_scheme("mera")
 def mera_scheme(
-    results: Sequence[Mapping[str, Any]], /, *, weighting: str | None = None, merge: bool = False
+    results: Sequence[Mapping[str, Any] | ResultsFile],
+    /,
+    *,
+    weighting: str | None = None,
+    merge: bool = False,
 ) -> dict[str, Any]:
     """One row per run (``model``, ``total``, ``attempted``, ``coverage``, ``image``, ``audio``, ``video``)
     plus the image/audio/video/multi boards with human-baseline rows. ``merge`` joins the runs of one

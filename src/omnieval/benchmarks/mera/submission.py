@@ -17,13 +17,14 @@ from omnieval.benchmarks.mera.catalog import MeraTask, catalogue, find_task
 from omnieval.errors import SubmissionError
 from omnieval.submission.base import register_packer, register_reader, register_validator
 from omnieval.submission.runs import LOG_FILES, latest_records, zip_bytes
+from omnieval.types import SampleResult
 
 __all__ = ["LOGS_NAME", "pack_mera", "read_mera", "validate_mera"]
 
 LOGS_NAME = "logs_public.zip"
 
 
-def _task_file(task: MeraTask, records: dict[str, dict[str, Any]], where: Path) -> bytes:
+def _task_file(task: MeraTask, records: dict[str, SampleResult], where: Path) -> bytes:
     items: list[dict[str, Any]] = []
     for sample_id, record in records.items():
         try:
@@ -32,7 +33,7 @@ def _task_file(task: MeraTask, records: dict[str, dict[str, Any]], where: Path) 
             raise SubmissionError(
                 f"{where}: task {task.name!r} sample {sample_id!r}: meta.id must be an integer"
             ) from None
-        response = record.get("response")
+        response = record.response
         items.append({"outputs": "" if response is None else str(response).strip(), "meta": {"id": ident}})
     items.sort(key=lambda item: item["meta"]["id"])
     return json.dumps({"data": {"test": items}}, ensure_ascii=False, indent=1).encode()
@@ -54,7 +55,7 @@ def _logs(run_dirs: list[Path]) -> bytes:
 def pack_mera(run_dirs: list[Path], out: Path, /, *, repeat: int | None = None) -> Path:
     """Pack the MERA tasks of one or more runs into ``out`` (a zip); other tasks are left out. A run with
     repeats packs the answers of repeat ``repeat`` (required for it: see :func:`latest_records`)."""
-    found: dict[str, tuple[MeraTask, dict[str, dict[str, Any]], Path]] = {}
+    found: dict[str, tuple[MeraTask, dict[str, SampleResult], Path]] = {}
     for run_dir in map(Path, run_dirs):
         for name, records in latest_records(run_dir, repeat=repeat).items():
             task = find_task(name)

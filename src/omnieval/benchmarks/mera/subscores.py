@@ -8,33 +8,33 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from omnieval.benchmarks.mera.catalog import find_task
 from omnieval.submission.runs import latest_by_record
+from omnieval.types import SampleResult
 
 __all__ = ["domain_scores"]
 
 _ONE = 1.0 - 1e-9
 
 
-def _task_domains(records: list[dict[str, Any]], *, grouped: bool) -> dict[str, dict[str, float]]:
-    by_domain: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def _task_domains(records: list[SampleResult], *, grouped: bool) -> dict[str, dict[str, float]]:
+    by_domain: dict[str, list[SampleResult]] = defaultdict(list)
     for record in records:
-        if record.get("scored", True):
-            by_domain[str((record.get("metadata") or {}).get("domain"))].append(record)
+        if record.scored:
+            by_domain[str(record.metadata.get("domain"))].append(record)
     out: dict[str, dict[str, float]] = {}
     for domain, items in sorted(by_domain.items()):
         if grouped:
             groups: dict[tuple[str, int | None], bool] = {}
             for r in items:
-                group = str((r.get("metadata") or {}).get("mera_group", r["sample_id"]))
-                key = (group, r.get("repeat"))  # a group counts within one repeat
-                groups[key] = groups.get(key, True) and float(r.get("score", 0.0)) >= _ONE
+                group = str(r.metadata.get("mera_group", r.sample_id))
+                key = (group, r.repeat)  # a group counts within one repeat
+                groups[key] = groups.get(key, True) and r.score >= _ONE
             score = sum(groups.values()) / len(groups)
         else:
-            score = sum(float(r.get("score", 0.0)) for r in items) / len(items)
-        out[domain] = {"score": score, "n": float(len({r["sample_id"] for r in items}))}  # samples
+            score = sum(r.score for r in items) / len(items)
+        out[domain] = {"score": score, "n": float(len({r.sample_id for r in items}))}  # samples
     return out
 
 

@@ -23,7 +23,7 @@ from omnieval.errors import SourceError, TaskFileError
 from omnieval.sources.importers import register_importer
 from omnieval.sources.readers import read_rows
 from omnieval.sources.task import Task
-from omnieval.store.records import iter_records
+from omnieval.store.records import typed_records
 from omnieval.types import PluginRef, PromptSpec, Sample, TaskSpec
 from omnieval.types.files import ResultsFile, load_file
 
@@ -40,14 +40,14 @@ def read_answers(path: Path) -> tuple[list[dict[str, str]], int]:
             raise SourceError("not a finished run directory (no results.json)", path=str(path))
         model = load_file(results, ResultsFile).model
         answers, skipped = [], 0
-        for rec in iter_records(path / "samples.jsonl"):
-            if rec.get("state") != "ok" or not str(rec.get("response") or "").strip():
+        for rec in typed_records(path / "samples.jsonl"):
+            if rec.state != "ok" or not (rec.response or "").strip():
                 skipped += 1
                 continue
             # a run with repeats: each repeat is an answer set of its own, ``MODEL#r`` (POLLUX scores one
             # judge verdict per item, model and criterion)
-            name = model if rec.get("repeat") is None else f"{model}#{rec['repeat']}"
-            answers.append({"item_id": str(rec["sample_id"]), "model": name, "answer": str(rec["response"])})
+            name = model if rec.repeat is None else f"{model}#{rec.repeat}"
+            answers.append({"item_id": rec.sample_id, "model": name, "answer": str(rec.response)})
         return answers, skipped
     rows = []
     for index, row in read_rows("jsonl", path=path):

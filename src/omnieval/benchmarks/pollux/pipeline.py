@@ -27,8 +27,10 @@ from omnieval.benchmarks.pollux.tables import expert_table, expert_vc, judge_tab
 from omnieval.benchmarks.pollux.taxonomy import CriterionVariant, criteria_taxonomy
 from omnieval.errors import SourceError
 from omnieval.sources.readers import read_rows
-from omnieval.store.records import iter_records
+from omnieval.store.records import typed_records
+from omnieval.types import SampleResult
 from omnieval.types.files import ResultsFile, load_file
+from omnieval.types.judge import JudgeAttempt
 
 __all__ = ["evaluate", "load_judge_scores"]
 
@@ -46,17 +48,17 @@ def _judge_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise SourceError("not a run directory (no samples.jsonl)", path=str(path))
     model = _run_model(path)
     index = 0
-    for rec in iter_records(path / "samples.jsonl"):
-        if rec.get("task") == "pollux":  # a run with repeats: each repeat is an answer set, MODEL#r
-            name = model if rec.get("repeat") is None else f"{model}#{rec['repeat']}"
+    for rec in typed_records(path / "samples.jsonl"):
+        if rec.task == "pollux":  # a run with repeats: each repeat is an answer set, MODEL#r
+            name = model if rec.repeat is None else f"{model}#{rec.repeat}"
             for call in _judged_calls(rec, name):
                 yield index, call
                 index += 1
             continue
-        triple = (rec.get("metadata") or {}).get("pollux_triple") or {}
-        row: dict[str, Any] = {**triple, "raw_output": rec.get("response") or ""}
-        if rec.get("state") not in ("ok", "parse_failed"):
-            row["error"] = rec.get("reason") or rec.get("state")
+        triple = rec.metadata.get("pollux_triple") or {}
+        row: dict[str, Any] = {**triple, "raw_output": rec.response or ""}
+        if rec.state not in ("ok", "parse_failed"):
+            row["error"] = rec.reason or rec.state
         yield index, row
         index += 1
 
@@ -68,27 +70,21 @@ def _run_model(path: Path) -> str:
     return path.name
 
 
-def _judged_calls(rec: dict[str, Any], model: str) -> Iterator[dict[str, Any]]:
-    judge = rec.get("judge")
-    if not judge:
-        yield {
-            "item_id": rec.get("sample_id"),
-            "model": model,
-            "no_answer": rec.get("reason") or rec.get("state"),
-        }
+def _judged_calls(rec: SampleResult, model: str) -> Iterator[dict[str, Any]]:
+    if not rec.judge:
+        yield {"item_id": rec.sample_id, "model": model, "no_answer": rec.reason or rec.state}
         return
-    for call in judge.get("calls") or ():
-        attempts = call.get("attempts") or [{}]
-        last = attempts[-1]
+    for call in rec.judge.calls:
+        last = call.attempts[-1] if call.attempts else JudgeAttempt()
         row = {
-            "item_id": rec.get("sample_id"),
+            "item_id": rec.sample_id,
             "model": model,
-            "criterion": call.get("label"),
-            "score": call.get("verdict"),
-            "raw": last.get("raw"),
+            "criterion": call.label,
+            "score": call.verdict,
+            "raw": last.raw,
         }
-        if call.get("verdict") is None:
-            row["error"] = last.get("error") or "no verdict"
+        if call.verdict is None:
+            row["error"] = last.error or "no verdict"
         yield row
 
 

@@ -191,20 +191,20 @@ def export_training_pairs(
     from omnieval.benchmarks.pollux.parser import parse_judge_output
     from omnieval.benchmarks.pollux.prompts import build_judge_prompt
     from omnieval.benchmarks.pollux.taxonomy import criteria_taxonomy
-    from omnieval.store.records import iter_records
+    from omnieval.store.records import typed_records
 
     items = {i.id: i for i in load_items(items_path)}
     answers = {(a["item_id"], a["model"]): a["answer"] for a in read_answers(answers_path)[0]}
     pairs: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
-    for rec in iter_records(judge_run / "samples.jsonl"):
-        triple = (rec.get("metadata") or {}).get("pollux_triple")
-        if not triple or rec.get("state") not in ("ok", "parse_failed"):
+    for rec in typed_records(judge_run / "samples.jsonl"):
+        triple = rec.metadata.get("pollux_triple")
+        if not triple or rec.state not in ("ok", "parse_failed"):
             counts["teacher_failed"] += 1
             continue
         variant = criteria_taxonomy().get(triple["criterion"])
         parsed = parse_judge_output(
-            rec.get("response") or "",
+            rec.response or "",
             min_score=variant.min,
             max_score=variant.max,
             check_feedback=True,
@@ -233,13 +233,13 @@ def synthetic_items(
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Generated instructions of a ``pollux_synth:`` run → POLLUX items: ``[PROBLEM] … [END]`` extracted,
     the language filter applied; answers without a problem and filtered ones are counted, not kept."""
-    from omnieval.store.records import iter_records
+    from omnieval.store.records import typed_records
 
     items: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
-    for rec in iter_records(run_dir / "samples.jsonl"):
-        meta = (rec.get("metadata") or {}).get("pollux_synth") or {}
-        text = parse_problem(rec.get("response") or "") if rec.get("state") == "ok" else None
+    for rec in typed_records(run_dir / "samples.jsonl"):
+        meta = rec.metadata.get("pollux_synth") or {}
+        text = parse_problem(rec.response or "") if rec.state == "ok" else None
         if not meta or text is None:
             counts["no_problem"] += 1
             continue
@@ -248,7 +248,7 @@ def synthetic_items(
             continue
         items.append(
             {
-                "id": f"synth-{rec['sample_id']}",
+                "id": f"synth-{rec.sample_id}",
                 "instruction": text,
                 "task_type": meta["task_type"],
                 "task_subtype": meta.get("task_subtype"),
