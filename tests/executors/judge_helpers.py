@@ -60,6 +60,10 @@ class CountingJudge(InProcessBackend):
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
+        failures = Path(f"{model}.fail")  # N in it: the next N constructions fail (a load that dies)
+        if failures.exists() and (left := int(failures.read_text() or 0)) > 0:
+            failures.write_text(str(left - 1))
+            raise RuntimeError("the judge failed to load")
         with open(model, "a", encoding="utf-8") as fh:
             fh.write(f"{os.getpid()}\n")
 

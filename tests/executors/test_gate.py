@@ -296,6 +296,25 @@ def test_a_worker_started_before_its_gate_sends_with_the_slots_granted_to_it_and
         await asyncio.sleep(0.01)
         assert gate.in_flight == 0 and gate.peak == 4
 
+
+def test_a_restarted_gate_counts_a_slot_it_granted_before_the_owners_first_tick_once() -> None:
+    """An acquisition reached the restarted gate before the owner's first tick: the tick's ``held``
+    includes the slot just granted. Before, the tick registered it again, so the gate counted a slot
+    that nobody would ever release, and with every slot counted so the workers waited for ever."""
+
+    async def scenario() -> None:
+        gate, calls = EndpointGate(2, restarted=True, grace_s=0.0), {}
+        client = GateClient(_Remote(gate, calls), "w", cap=2)
+        client.held = 1  # a slot leased before the restart, in use: the restarted gate knows nothing of it
+        await client.acquire()  # this acquisition reaches the gate before the client's first tick
+        await client.tick()
+        assert gate.in_flight == client.held == 2, "each slot counted once"
+        client.release()
+        client.release()
+        client.give_back()
+        await asyncio.sleep(0.01)
+        assert gate.in_flight == 0 and client.held == 0, "all slots went back: none left over"
+
     asyncio.run(scenario())
 
 
@@ -312,3 +331,26 @@ def test_a_restarted_gate_ignores_the_leases_it_was_created_with() -> None:
     asyncio.run(scenario())
     with pytest.raises(ValueError, match="exceed the limit"):
         EndpointGate(2, leases={"a": 2, "b": 1})
+
+
+def test_a_restarted_gate_keeps_exact_counts_whatever_order_a_worker_s_calls_arrive_in() -> None:
+    """After a restart Ray may deliver a worker's calls out of order. A release sent after a tick but
+    delivered first registers the worker's lease as it was before that release; the late tick then
+    changes nothing; a release older than the registration is not taken off again. Before, the early
+    release found nothing to release and the tick then registered the released slot for good."""
+
+    async def scenario() -> list[int]:
+        seen = []
+        gate = EndpointGate(2, restarted=True, grace_s=0.0)
+        await gate.release("w", 1, 1, 1)  # the worker held 2, gave 1 back (1 given back in all)...
+        await gate.share("w", 2, 0)  # ...after a tick sent while it held 2 (none given back yet)
+        seen.append(gate.in_flight)
+        other = EndpointGate(2, restarted=True, grace_s=0.0)
+        await other.share("v", 1, 1)  # a tick sent after the release below, delivered first
+        await other.release("v", 1, 1, 1)
+        seen.append(other.in_flight)
+        await gate.release("w", 1, 0, 2)
+        seen.append(gate.in_flight)
+        return seen
+
+    assert asyncio.run(scenario()) == [1, 1, 0]

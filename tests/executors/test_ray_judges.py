@@ -184,12 +184,79 @@ def test_a_judge_pool_replaces_each_loss_once_and_at_most_its_bound(tmp_path: Pa
     once, twice = cluster.get([pool.replace.remote(0, 0), pool.replace.remote(0, 0)])  # two workers, one loss
     assert once[0] == twice[0] == 1 and once[1] == twice[1], "the same loss reported twice: one replacement"
     assert cluster.get(once[1].info.remote())["model"] == str(loads)
+    assert cluster.get(pool.replace.remote(0, 1)) == once, "a replica that still answers keeps its slot"
+    cluster.kill(once[1])
     beyond = cluster.get(pool.replace.remote(0, 1))
     assert isinstance(beyond, str) and "the most per run" in beyond
     state = cluster.get(pool.state.remote())
     assert state == {"slots": [beyond], "replaced": 1}
     assert len(constructions(loads)) == 2, "the first replica and one replacement"
     cluster.kill(pool)
+
+
+def test_a_replacement_that_dies_while_starting_is_followed_by_another(tmp_path: Path, cluster: Any) -> None:
+    """The node-loss failure: a replacement placed on a node that was leaving died before it started, and
+    the pool left the slot empty for good (every later judge call then failed). Another is started, within
+    the pool's bound."""
+    from omnieval.executors.judge_cluster import JudgePool, replica_actor
+
+    loads = tmp_path / "judge-constructions.txt"
+    model, options = f"counting-judge/{loads}", BackendOptions()
+    first = replica_actor(cluster, 0).remote(model, options)
+    cluster.get(first.info.remote())
+    Path(f"{loads}.fail").write_text("1")  # the next construction dies
+    pool = cluster.remote(JudgePool).options(num_cpus=0).remote(model, options, [first], gpus=0, most=2)
+    cluster.kill(first)
+    generation, replica = cluster.get(pool.replace.remote(0, 0))
+    assert generation == 1 and cluster.get(replica.info.remote())["model"] == str(loads)
+    assert cluster.get(pool.state.remote())["replaced"] == 2, "the one that died, then the one that runs"
+    cluster.kill(replica)
+    beyond = cluster.get(pool.replace.remote(0, 1))
+    assert isinstance(beyond, str) and "the most per run" in beyond
+    cluster.kill(pool)
+
+
+def test_a_replacement_no_live_node_can_hold_leaves_its_slot_empty_with_why(
+    tmp_path: Path, cluster: Any
+) -> None:
+    """A replica asking for a GPU on a cluster with none: the pool says so after ``stall_s`` rather than
+    wait 10 minutes for a node that cannot come."""
+    from omnieval.executors.judge_cluster import JudgePool, replica_actor
+
+    loads = tmp_path / "judge-constructions.txt"
+    model, options = f"counting-judge/{loads}", BackendOptions()
+    first = replica_actor(cluster, 0).remote(model, options)
+    cluster.get(first.info.remote())
+    cluster.kill(first)
+    pool = (
+        cluster.remote(JudgePool)
+        .options(num_cpus=0)
+        .remote(model, options, [first], gpus=1, most=3, stall_s=2.0)
+    )
+    began = time.monotonic()
+    slot = cluster.get(pool.replace.remote(0, 0), timeout=60)
+    assert isinstance(slot, str) and "no live node of the cluster can hold a replica" in slot, slot
+    assert "1 GPU(s) each" in slot and "4 CPU(s), 0 GPU(s) each" in slot
+    assert time.monotonic() - began < 30, "the pool gave up after stall_s, not READY_TIMEOUT_S"
+    assert cluster.get(pool.state.remote())["replaced"] == 1, "one try: no node can hold any"
+    cluster.kill(pool)
+
+
+def test_a_judge_replica_no_node_can_hold_is_refused_at_once(tmp_path: Path, cluster: Any) -> None:
+    """Before, the run waited 10 minutes (``READY_TIMEOUT_S``) for a replica asking for a GPU on a
+    cluster without one, then failed."""
+    from omnieval.errors import ConfigError
+
+    task = str(judged_task(tmp_path, 4))
+    judge = JudgeConfig(model=f"counting-judge/{tmp_path / 'loads.txt'}")
+    executor = ExecutorOptions(kind="ray", workers=1, judge_gpus_per_replica=1)
+    began = time.monotonic()
+    with CountingServer(latency_ms=5).in_thread() as model, pytest.raises(ConfigError) as refused:
+        evaluate(config([task], model.url, tmp_path / "ray", judge=judge), executor=executor)
+    assert "1 GPU(s) (--judge-gpus-per-replica), but no node of the cluster has that much" in str(
+        refused.value
+    )
+    assert "0 GPU(s) on one node" in str(refused.value) and time.monotonic() - began < 60
 
 
 def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cluster: Any) -> None:

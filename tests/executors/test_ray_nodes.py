@@ -4,7 +4,9 @@ exactly once with the records of a local run; a cluster left with no worker stop
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -21,6 +23,7 @@ from omnieval.runner import JudgeConfig
 from tests.executors.helpers import CountingServer, config, qa_task, results
 from tests.executors.judge_helpers import (
     api_judge,
+    constructions,
     counting_judge_env,
     judged_record_set,
     judged_task,
@@ -30,23 +33,28 @@ from tests.executors.judge_helpers import (
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(420)]
 
 
-@pytest.fixture
-def nodes() -> Iterator[tuple[Any, Any]]:
-    """A head without CPUs (the driver's node: only coordinators can live there), a node that stays (1 CPU)
-    and a node that will be removed (2 CPUs): before coordinators were pinned, Ray had to put the gates on
-    a worker node, so removing one killed them about half the time."""
+def _cluster(staying: dict[str, Any], lost: dict[str, Any], **init: Any) -> Iterator[tuple[Any, Any]]:
+    """A head without CPUs (the driver's node: only coordinators can live there), a node that stays and
+    one that will be removed; the driver joined with ``init``."""
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
     try:
-        cluster.add_node(num_cpus=1)
-        lost = cluster.add_node(num_cpus=2)
-        ray.init(address=cluster.address, log_to_driver=False)
-        yield cluster, lost
+        cluster.add_node(**staying)
+        removed = cluster.add_node(**lost)
+        ray.init(address=cluster.address, log_to_driver=False, **init)
+        yield cluster, removed
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+@pytest.fixture
+def nodes() -> Iterator[tuple[Any, Any]]:
+    """A node that stays (1 CPU) and one that will be removed (2 CPUs): before coordinators were pinned,
+    Ray had to put the gates on a worker node, so removing one killed them about half the time."""
+    yield from _cluster({"num_cpus": 1}, {"num_cpus": 2})
 
 
 def _remove_when_running(
@@ -111,6 +119,21 @@ def _coordinators_on(monkeypatch: pytest.MonkeyPatch, node_id: str) -> None:
     monkeypatch.setattr(judge_cluster, "pinned", on_the_node)
 
 
+def _first_replicas_on(monkeypatch: pytest.MonkeyPatch, node_id: str) -> None:
+    """The judge's replicas started with the run placed on ``node_id`` (a test-only placement; the pool
+    places the replacements as it always does)."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    from omnieval.executors import judge_cluster
+
+    real = judge_cluster.replica_actor
+
+    def on_the_node(ray: Any, gpus: float) -> Any:
+        return real(ray, gpus, scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node_id, soft=True))
+
+    monkeypatch.setattr(judge_cluster, "replica_actor", on_the_node)
+
+
 def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) -> tuple[Path, int]:
     """A judged run on Ray (API judge, model limit 4) whose node ``nodes[1]`` is removed mid-run; checks
     it ends with every sample exactly once, none ``error``, the local run's records, and every sample
@@ -135,10 +158,8 @@ def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) ->
     assert sum(outcomes[0].states["qaj"].values()) == n, "every record of this run counted as new"
     shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"].values()
     assert sum(s["new_samples"] for s in shards) == n
-    ids = [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text().splitlines()]
-    assert sorted(ids) == sorted(f"q{i}" for i in range(n)), "every sample exactly once"
+    _once_as_local(out, tmp_path / "local", n)
     assert "error" not in states(out), "no sample failed because a worker or a coordinator was lost"
-    assert judged_record_set(out) == judged_record_set(tmp_path / "local")
     return out, model.peak
 
 
@@ -194,54 +215,93 @@ def test_a_cluster_left_without_workers_stops_resumably(
 
 @pytest.fixture
 def judge_nodes() -> Iterator[tuple[Any, Any]]:
-    """A head without CPUs, a node that stays (3 CPUs) and one that will be removed (2 CPUs); every Ray
-    worker knows the counting local judge. Two workers and one judge replica (a CPU each) always leave
-    the staying node room for whatever replacement the removal calls for."""
-    ray = pytest.importorskip("ray")
-    from ray.cluster_utils import Cluster
-
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
-    try:
-        cluster.add_node(num_cpus=3)
-        lost = cluster.add_node(num_cpus=2)
-        ray.init(address=cluster.address, log_to_driver=False, runtime_env=counting_judge_env())
-        yield cluster, lost
-    finally:
-        ray.shutdown()
-        cluster.shutdown()
+    """A node that stays (3 CPUs) and one that will be removed (2 CPUs); every Ray worker knows the
+    counting local judge. Two workers and one judge replica (a CPU each) always leave the staying node
+    room for whatever replacement the removal calls for."""
+    yield from _cluster({"num_cpus": 3}, {"num_cpus": 2}, runtime_env=counting_judge_env())
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="KNOWN_FAILURE (issue 23.2): passed 4 of 6 runs; in the others the judge replica lost with the "
-    "node and the pool's restart made 4 judge calls in a row fail, which stops the run as EndpointDown "
-    "(resumably) instead of waiting for the replacement replica",
-)
-def test_a_local_judge_pool_forced_onto_the_lost_node_restarts_and_no_verdict_is_lost(
-    tmp_path: Path, judge_nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The local judge's ``JudgePool`` (and the progress board) placed on the node that is then removed:
-    Ray restarts the pool on the live node from its replicas' handles, a lost replica is replaced, the
-    workers' calls are retried, and every sample ends once with the verdicts of a local run."""
-    cluster, lost = judge_nodes
-    _coordinators_on(monkeypatch, lost.node_id)
-    n = 40
+@pytest.fixture
+def gpu_judge_nodes() -> Iterator[tuple[Any, Any]]:
+    """As ``judge_nodes``, but the removed node has the cluster's one GPU (a Ray resource; no device is
+    used): a judge replica asking for a GPU can live only there."""
+    yield from _cluster({"num_cpus": 3}, {"num_cpus": 2, "num_gpus": 1}, runtime_env=counting_judge_env())
+
+
+@contextlib.contextmanager
+def _local_judge_losing_a_node(
+    tmp_path: Path, nodes: tuple[Any, Any], executor: ExecutorOptions, *, n: int
+) -> Iterator[tuple[Any, Path, list[BaseException]]]:
+    """A run judged by the counting local judge whose node ``nodes[1]`` is removed once a shard has
+    records; yields, with the model's server still up, the run's configuration, its output folder and what
+    it raised (checked not to hang). The local run's records are in ``tmp_path / "local"``."""
+    cluster, lost = nodes
     task = str(judged_task(tmp_path, n))
-    loads = tmp_path / "judge-constructions.txt"
     judge = JudgeConfig(
-        model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=2, extra={"delay_s": 0.05})
+        model=f"counting-judge/{tmp_path / 'judge-constructions.txt'}",
+        backend=BackendOptions(batch_size=2, extra={"delay_s": 0.05}),
     )
     out = tmp_path / "ray"
     with CountingServer(latency_ms=60).in_thread() as model:
         evaluate(config([task], model.url, tmp_path / "local", judge=judge))
         cfg = config([task], model.url, out, judge=judge, concurrency=4)
-        executor = ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=1)
         thread, failure = _in_thread(cfg, executor)
         _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180, anywhere=True)
         thread.join(300)
-    assert not thread.is_alive(), "the run hung after its judge pool's node left"
-    assert not failure, failure
+        assert not thread.is_alive(), "the run hung after its judge's node left"
+        yield cfg, out, failure
+
+
+def _once_as_local(out: Path, local: Path, n: int) -> None:
     ids = [json.loads(x)["sample_id"] for x in (out / "samples.jsonl").read_text().splitlines()]
     assert sorted(ids) == sorted(f"q{i}" for i in range(n)), "every sample exactly once"
+    assert judged_record_set(out) == judged_record_set(local)
+
+
+def test_a_local_judge_pool_forced_onto_the_lost_node_restarts_and_no_verdict_is_lost(
+    tmp_path: Path, judge_nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The local judge's ``JudgePool``, its one replica and the progress board placed on the node that is
+    then removed: the replica is replaced on the live node (Ray restarts the pool there too), the
+    workers' calls are retried, never counted as a dead judge, and every sample ends once with the
+    verdicts of a local run. Before, the replacement could land on the leaving node (Ray marks a node dead
+    only some seconds after it goes), die there, and leave the judge without a replica for good: 4 judge
+    calls in a row failed and the circuit breaker stopped the run (2 runs in 6)."""
+    _coordinators_on(monkeypatch, judge_nodes[1].node_id)
+    _first_replicas_on(monkeypatch, judge_nodes[1].node_id)
+    executor = ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=1)
+    with _local_judge_losing_a_node(tmp_path, judge_nodes, executor, n=40) as (_, out, failure):
+        assert not failure, failure
+    _once_as_local(out, tmp_path / "local", 40)
     assert "error" not in states(out), "no sample failed because the pool was lost"
-    assert judged_record_set(out) == judged_record_set(tmp_path / "local")
+    built = [p for p in constructions(tmp_path / "judge-constructions.txt") if p != os.getpid()]
+    assert len(built) >= 2, (
+        "the replica lost with the node was replaced (the local run's judge is this process)"
+    )
+
+
+def test_a_cluster_left_unable_to_hold_the_judge_stops_resumably_and_resumes(
+    tmp_path: Path, gpu_judge_nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The local judge's one replica needs the GPU of the node that is removed: its replacement can go
+    nowhere, so the run says so and stops (``JudgePoolDown``, never a hang, no verdict turned into a
+    failure); once a node with a GPU joins, the same command finishes the run as a local one."""
+    from omnieval.executors import judge_cluster
+
+    monkeypatch.setattr(judge_cluster, "UNHOSTABLE_S", 3.0)
+    executor = ExecutorOptions(
+        kind="ray", workers=2, shard_size=8, judge_replicas=1, judge_gpus_per_replica=1
+    )
+    with _local_judge_losing_a_node(tmp_path, gpu_judge_nodes, executor, n=40) as (cfg, out, failure):
+        assert len(failure) == 1 and isinstance(failure[0], judge_cluster.JudgePoolDown), failure
+        message = str(failure[0])
+        assert "no live node of the cluster can hold a replica" in message and "1 GPU(s) each" in message
+        assert "run the same command again to resume" in message
+        shards = [p.parent for p in (out / "shards").glob("*/samples.jsonl") if p.read_bytes().count(b"\n")]
+        kept = set().union(*(judged_record_set(shard) for shard in shards))
+        assert kept and kept <= judged_record_set(tmp_path / "local"), (
+            "the records kept for the resume are a local run's: no verdict was lost to the removal"
+        )
+        gpu_judge_nodes[0].add_node(num_cpus=2, num_gpus=1)
+        evaluate(cfg, executor=executor)
+    _once_as_local(out, tmp_path / "local", 40)

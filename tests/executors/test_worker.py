@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from omnieval.backends import BackendOptions, InProcessBackend, backends
+from omnieval.executors.gate import EndpointGate
 from omnieval.executors.shards import plan_shards
 from omnieval.executors.views import ShardViews
 from omnieval.executors.worker import ShardWorker
@@ -77,6 +78,41 @@ def test_the_slots_granted_with_each_shard_are_taken_once_and_progress_lists_run
     asyncio.run(run_all())
     assert worker.gate.held == 3, "granted 3 with each of 2 shards: held 3, not 6"
     assert worker.progress() == {}, "no shard is running"
+
+
+def test_a_failed_gate_tick_never_fails_the_shard(tmp_path: Path) -> None:
+    """A worker's gate tick fails (the gate restarting on a live node after its own left): the tick is
+    skipped and the shard ends with every record. Before, the failure ended the shard's watcher and, at
+    the shard's end, the shard itself, which the driver then took for its worker's loss."""
+    from tests.executors.test_gate import _Remote
+
+    task = qa_task(tmp_path, 8)
+    config = RunConfig(tasks=(f"jsonl:{task}",), model="counting-local/m", output=tmp_path / "o", quiet=True)
+    (plan,), _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=8, workers=1)
+    calls: dict[str, int] = {}
+
+    class Restarting(_Remote):
+        def __getattr__(self, name: str) -> Any:
+            if name != "share" or calls.get("share"):
+                return super().__getattr__(name)
+            calls["share"] = 1
+
+            class _Unavailable:
+                @staticmethod
+                async def remote(*args: Any) -> int:
+                    raise RuntimeError("the actor is temporarily unavailable")
+
+            return _Unavailable
+
+    worker = ShardWorker(config, owner="w1", gate=Restarting(EndpointGate(2), calls))
+
+    async def run() -> dict[str, Any]:
+        report = await worker.run_shard(plan, [], ShardViews(config).for_shard(plan))
+        await worker.close()
+        return report
+
+    report = asyncio.run(run())
+    assert calls["share"] == 1 and len(report["lines"]) == 8
 
 
 class _FakeRay:

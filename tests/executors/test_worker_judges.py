@@ -4,6 +4,7 @@ routing, and a lost replica's batch failing retryable (so the runner retries it 
 from __future__ import annotations
 
 import asyncio
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,9 @@ from typing import Any
 import pytest
 
 from omnieval.backends import BackendOptions
+from omnieval.backends.breaker import classify
 from omnieval.errors import BackendError
-from omnieval.executors.judge_cluster import JudgeReplica, JudgeRoute, WorkerJudges, pooled
+from omnieval.executors.judge_cluster import JudgePoolDown, JudgeReplica, JudgeRoute, WorkerJudges, pooled
 from omnieval.executors.shards import plan_shards
 from omnieval.executors.views import ShardViews
 from omnieval.executors.worker import ShardWorker
@@ -98,11 +100,11 @@ def test_pool_stand_in_spreads_batches_and_survives_a_lost_replica(tmp_path: Pat
     only_dead = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info()))
     with pytest.raises(BackendError) as gone:
         asyncio.run(only_dead.generate_many(_requests(1)))
-    assert not gone.value.retryable and gone.value.transport == "refused", (
-        "no replica left: the judge is down, not flaky"
+    assert gone.value.retryable and classify(gone.value) is None, (
+        "a lost replica is an infrastructure fault: retried, never counted by the circuit breaker"
     )
-    with pytest.raises(BackendError, match="every replica of its pool was lost"):
-        asyncio.run(only_dead.generate_many(_requests(1)))
+    with pytest.raises(JudgePoolDown, match=r"has no replica left.*replica 0: RuntimeError: actor died"):
+        asyncio.run(only_dead.generate_many(_requests(1)))  # no pool to replace it: the run stops
 
 
 def test_worker_judges_route_api_judges_through_their_gate() -> None:
@@ -161,17 +163,96 @@ def test_pool_stand_in_takes_its_pools_replacement_for_a_lost_replica(tmp_path: 
         fresh.dead = True
         with pytest.raises(BackendError) as again:
             await stand_in.generate_many(_requests(1))
-        assert again.value.retryable
-        with pytest.raises(
-            BackendError, match=r"every replica of its pool was lost.*the most per run"
-        ) as gone:
+        assert again.value.retryable and classify(again.value) is None
+        with pytest.raises(JudgePoolDown, match=r"has no replica left.*the most per run") as gone:
             await stand_in.generate_many(
                 _requests(1)
             )  # waits for the pool's answer: no replacement this time
-        assert gone.value.transport == "refused", (
-            "the pool is down for good: the circuit breaker stops the run"
+        assert "run the same command again to resume" in str(gone.value), (
+            "the pool is down for good: the run stops at once, resumably"
         )
 
     asyncio.run(main())
     assert pool.asked == [(0, 0), (0, 1)], "each loss reported once, with the generation that was lost"
     assert fresh.calls == 2
+
+
+class _RestartingPool:
+    """A pool handle that fails its first ``fails`` calls (Ray could not deliver them while the pool
+    restarted on a live node), then answers ``answer``."""
+
+    def __init__(self, fails: int, answer: Any) -> None:
+        self.fails, self.answer, self.asked = fails, answer, 0
+        self.replace = self
+
+    def remote(self, index: int, generation: int) -> Any:
+        self.asked += 1
+        if self.asked <= self.fails:
+            raise RuntimeError("the actor is temporarily unavailable")
+
+        async def answer() -> Any:
+            return self.answer
+
+        return answer()
+
+
+def test_a_pool_restarting_is_asked_again_and_its_replacement_taken(tmp_path: Path) -> None:
+    """Before, a failed call to the pool left the slot lost for good: with one replica every later judge
+    call failed and the breaker stopped the run while the restarted pool could have replaced it."""
+    replica = JudgeReplica(f"counting-judge/{tmp_path / 'loads.txt'}", BackendOptions())
+    fresh = _Replica(replica)
+    pool = _RestartingPool(2, (1, fresh))
+    stand_in = pooled(
+        JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info(), pool=pool)
+    )
+
+    async def main() -> str:
+        with pytest.raises(BackendError):
+            await stand_in.generate_many(_requests(1))
+        (answer,) = await stand_in.generate_many(_requests(2)[-1:])
+        return answer.text  # type: ignore[union-attr]
+
+    assert asyncio.run(main()) == "1"
+    assert pool.asked == 3 and fresh.calls == 1
+
+
+def test_a_replica_that_still_answers_is_used_again(tmp_path: Path) -> None:
+    """The pool finds the replica alive (its call failed for a moment): the worker takes it back rather
+    than leave the slot lost for good."""
+    replica = JudgeReplica(f"counting-judge/{tmp_path / 'loads.txt'}", BackendOptions())
+    flaky = _Replica(replica, dead=True)
+    pool = _RestartingPool(0, (0, flaky))
+    stand_in = pooled(JudgeRoute(kind="pool", replicas=(flaky,), info=replica.info(), pool=pool))
+
+    async def main() -> str:
+        with pytest.raises(BackendError):
+            await stand_in.generate_many(_requests(1))
+        flaky.dead = False
+        (answer,) = await stand_in.generate_many(_requests(2)[-1:])
+        return answer.text  # type: ignore[union-attr]
+
+    assert asyncio.run(main()) == "1" and flaky.calls == 2
+
+
+def test_a_judge_with_no_replica_left_stops_the_run_without_tripping_the_breaker(tmp_path: Path) -> None:
+    """Through the runner's fetcher: the lost replica's call is retried (not counted by the breaker), and
+    with no replica left the run stops with ``JudgePoolDown`` (resumable), no sample judged a failure."""
+    from omnieval.backends.breaker import CircuitBreaker
+    from omnieval.runner.config import RetryPolicy
+    from omnieval.runner.execute import Fetcher
+    from omnieval.runner.limiter import AdaptiveLimiter
+
+    replica = JudgeReplica(f"counting-judge/{tmp_path / 'loads.txt'}", BackendOptions())
+    stand_in = pooled(JudgeRoute(kind="pool", replicas=(_Replica(replica, dead=True),), info=replica.info()))
+    breaker = CircuitBreaker("judge", threshold=1)
+    fetcher = Fetcher(
+        stand_in,
+        cache=None,
+        retry=RetryPolicy(max_attempts=3, base_delay_s=0.01),
+        limiter=AdaptiveLimiter(2),
+        breaker=breaker,
+    )
+    with pytest.raises(JudgePoolDown) as down:
+        asyncio.run(fetcher.fetch(_requests(1)[0], "fp"))
+    assert breaker.tripped is None and fetcher.retries == 1, "retried once, never counted as a dead endpoint"
+    assert pickle.loads(pickle.dumps(down.value)).args == down.value.args, "it reaches the driver as itself"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["driver_node", "pinned"]
+__all__ = ["driver_node", "most_on_one_node", "pinned"]
 
 
 def driver_node(ray: Any) -> str | None:
@@ -19,6 +19,15 @@ def driver_node(ray: Any) -> str | None:
         return str(ray.get_runtime_context().get_node_id()) or None
     except Exception:  # not connected the usual way
         return None
+
+
+def most_on_one_node(ray: Any, need: dict[str, float]) -> dict[str, float] | None:
+    """``None`` when some live node of the cluster has (in all) what an actor ``need``s; else the most of
+    each resource one live node has, for the message that says the actor can never be placed."""
+    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
+    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+        return None
+    return {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
 
 
 def pinned(ray: Any) -> dict[str, Any]:

@@ -65,6 +65,8 @@ class EndpointGate:
         """A restarted gate grants nothing before its clients could re-register their leases."""
         self._debt = 0
         """Re-registered slots above what was free: released slots pay this back before anyone gets them."""
+        self._returned: dict[str, int] = {}
+        """A restarted gate: per owner, the slots it had given back in all when it registered."""
 
     def _wanting(self, owner: str) -> set[str]:
         return (
@@ -76,15 +78,14 @@ class EndpointGate:
     def _share(self, owner: str) -> int:
         return max(1, math.ceil(self.limit / len(self._wanting(owner))))
 
-    async def share(self, owner: str, held: int = 0) -> int:
+    async def share(self, owner: str, held: int = 0, returned: int = 0) -> int:
         """The fair pool size for ``owner``: the limit over the workers holding or waiting for slots.
 
         0 means one slot, handed back after each request: fewer slots than workers want them, and
         another worker waits holding none, so the slots must rotate rather than stay with their holders.
-        ``held`` is what the owner holds by its own count: a restarted gate takes it as a live lease."""
-        if self.restarted and owner not in self._registered:
-            self._registered.add(owner)
-            await self._reregister(owner, held)
+        ``held`` is what the owner holds by its own count (``returned``: all it ever gave back, when it
+        counted): a restarted gate takes it as a live lease."""
+        await self._register(owner, held, returned)
         starving = any(n > 0 and not self._held[o] for o, n in self._waiting.items() if o != owner)
         if starving and self._held[owner] > 0 and self.limit < len(self._wanting(owner)):
             return (
@@ -92,8 +93,10 @@ class EndpointGate:
             )
         return self._share(owner)
 
-    async def acquire(self, owner: str, most: int = 1) -> int:
-        """Wait for one slot, then take more that are free, up to ``most`` and the owner's share."""
+    async def acquire(self, owner: str, most: int = 1, held: int = 0, returned: int = 0) -> int:
+        """Wait for one slot, then take more that are free, up to ``most`` and the owner's share. ``held``,
+        ``returned``: the owner's own counts when it asks (a restarted gate registers them first)."""
+        await self._register(owner, held, returned)
         self._waiting[owner] += 1
         try:
             if (wait := self._grace_until - time.monotonic()) > 0:
@@ -116,6 +119,18 @@ class EndpointGate:
         self.peak = max(self.peak, self.in_flight)
         return taken
 
+    async def _register(self, owner: str, held: int, returned: int) -> None:
+        """On a restarted gate, an owner's first call (a tick, an acquisition or a release, whichever comes
+        first: Ray may deliver them out of order after a restart) registers what it holds, and how many
+        slots it had given back by then (``returned``), so that an older release arriving later is not
+        taken off again. Registering at each kind of call keeps the count exact: before, only the tick
+        registered, and a slot granted before it was counted twice, or one released before it not at all
+        (slots nobody would ever release: with every slot so counted the workers waited for ever)."""
+        if self.restarted and owner not in self._registered:
+            self._registered.add(owner)
+            self._returned[owner] = returned
+            await self._reregister(owner, held)
+
     async def _reregister(self, owner: str, held: int) -> None:
         """Count a lease made before the restart: free slots are taken for it, the rest becomes debt."""
         if held <= 0 or owner in self._dead:
@@ -129,9 +144,15 @@ class EndpointGate:
             else:
                 await self._free.acquire()  # free: returns at once
 
-    async def release(self, owner: str, count: int = 1) -> None:
-        """Async on purpose: Ray runs an async actor's plain methods off its event loop, where waking a
-        semaphore's waiters is not safe (they would sleep until something else stirs the loop)."""
+    async def release(self, owner: str, count: int = 1, held: int = 0, returned: int | None = None) -> None:
+        """``count`` slots back; ``held``, ``returned``: the owner's counts after this release (``None``: not
+        counted; a restarted gate then trusts it as is). Async on purpose: Ray runs an async actor's plain
+        methods off its event loop, where waking a semaphore's waiters is not safe (they would sleep until
+        something else stirs the loop)."""
+        if returned is not None:
+            await self._register(owner, held + count, returned - count)  # the lease before this release
+            if self.restarted and returned <= self._returned.get(owner, -1):
+                return  # sent before the owner's registration, which already left it out
         count = min(count, self._held[owner])
         self._held[owner] -= count
         self.in_flight -= count
@@ -184,6 +205,8 @@ class GateClient:
         to the gate as its request finishes (the gate hands it to the longest waiting worker)."""
         self.held = lease
         """Slots leased from the gate: in use plus ``free``."""
+        self.returned = 0
+        """Slots given back to the gate in all (a restarted gate tells late releases from new ones)."""
         self.free = lease
         self._low_water = 0
         """The fewest free slots since the last tick: slots nobody used for a whole tick go back."""
@@ -229,7 +252,7 @@ class GateClient:
         """Learn the fair share; give back what is above it and what sat unused since the last tick."""
         if self.handle is None:
             return
-        share = int(await self.handle.share.remote(self.owner, self.held))
+        share = int(await self.handle.share.remote(self.owner, self.held, self.returned))
         self.cap, self.rotate = max(1, share), share == 0
         self._return(min(self.free, max(self.held - self.cap, self._low_water)))
         self._low_water = self.free
@@ -254,8 +277,9 @@ class GateClient:
         if count > 0 and self.handle is not None:  # before the gate is up, the granted lease is kept
             self.free -= count
             self.held -= count
+            self.returned += count
             self._low_water = min(self._low_water, self.free)
-            self.handle.release.remote(self.owner, count)
+            self.handle.release.remote(self.owner, count, self.held, self.returned)
 
     def _fetch_if_short(self) -> None:
         if (
@@ -276,7 +300,11 @@ class GateClient:
         """Lease slots for the waiters, one gate call at a time, up to the share."""
         while any(not w.done() for w in self._waiters) and self.held < self.cap:
             try:
-                got = int(await self.handle.acquire.remote(self.owner, self.cap - self.held))
+                got = int(
+                    await self.handle.acquire.remote(
+                        self.owner, self.cap - self.held, self.held, self.returned
+                    )
+                )
             except Exception as exc:  # the gate is gone: the waiting requests fail (counted), none hangs
                 self._fail_waiters(exc)
                 return

@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from omnieval.backends import Backend, BackendOptions, InProcessBackend
+from omnieval.backends.breaker import Cause, EndpointDown
 from omnieval.backends.shared import CAPABILITIES, SharedBackend, capabilities, share
-from omnieval.errors import BackendError, ConfigError
-from omnieval.executors.actors import pinned
+from omnieval.errors import BackendError, ConfigError, OmnievalError
+from omnieval.executors.actors import most_on_one_node, pinned
 from omnieval.executors.gate import EndpointGate, GateClient
 from omnieval.executors.options import ExecutorOptions
 from omnieval.judges import create_judge_backend
@@ -41,6 +42,7 @@ from omnieval.types import Request, Response
 __all__ = [
     "JudgePlan",
     "JudgePool",
+    "JudgePoolDown",
     "JudgeReplica",
     "JudgeRoute",
     "JudgesOnCluster",
@@ -143,26 +145,48 @@ class JudgeReplica:
         await self.backend.aclose()
 
 
-def replica_actor(ray: Any, gpus: float) -> Any:
-    """The replica actor class: never restarted by Ray (its pool starts a fresh one instead)."""
-    return ray.remote(JudgeReplica).options(num_cpus=1, num_gpus=gpus, max_restarts=0, max_concurrency=64)
+def replica_actor(ray: Any, gpus: float, **placement: Any) -> Any:
+    """The replica actor class: never restarted by Ray (its pool starts a fresh one instead); ``placement``:
+    more actor options (a test's scheduling strategy)."""
+    return ray.remote(JudgeReplica).options(
+        num_cpus=1, num_gpus=gpus, max_restarts=0, max_concurrency=64, **placement
+    )
 
 
 Slot = tuple[int, Any] | str
 """A pool slot: (generation, replica), or why it has none."""
 
+PING_S = 10.0
+"""How long a pool waits for a replica reported lost to answer before it replaces it: one that answers
+(its call could not be delivered for a moment, as while the cluster settles after a node left) keeps its
+slot and its loaded model."""
+
+UNHOSTABLE_S = 60.0
+"""How long a replacement waits while no live node could hold it at all (the cluster shrank; an
+autoscaler may add a node meanwhile) before its slot is left empty."""
+
 
 class JudgePool:
     """A local judge's replicas (a Ray actor): a lost replica's slot gets a new replica, ``most`` at most.
 
-    A worker reports a lost replica with the slot's generation it used: the first report starts the
-    replacement, later ones (other workers, the same loss) wait for it or get it at once. Past ``most``
-    replacements a slot stays empty, with the reason workers then give."""
+    A worker reports a lost replica with the slot's generation it used: the first report checks it and
+    starts the replacement, later ones (other workers, the same loss) wait for it or get it at once. A
+    replacement that dies while starting (placed on a node that was leaving, a load that failed) is
+    followed by another, within the same bound. Past ``most`` replacements, or when no live node can
+    hold a replica for ``stall_s``, a slot stays empty, with the reason workers then give."""
 
     def __init__(
-        self, model: str, options: BackendOptions, replicas: Sequence[Any], *, gpus: float, most: int
+        self,
+        model: str,
+        options: BackendOptions,
+        replicas: Sequence[Any],
+        *,
+        gpus: float,
+        most: int,
+        stall_s: float = UNHOSTABLE_S,
     ) -> None:
         self.model, self.options, self.gpus, self.most = model, options, gpus, most
+        self.stall_s = stall_s
         self.replicas = list(replicas)
         self.generations = [0] * len(self.replicas)
         self.replaced = 0
@@ -184,43 +208,77 @@ class JudgePool:
         return {"slots": slots, "replaced": self.replaced}
 
     async def replace(self, index: int, generation: int) -> Slot:
-        """Slot ``index`` after its replica of ``generation`` was lost: a new replica, or why there is
-        none."""
+        """Slot ``index`` after its replica of ``generation`` was reported lost: the same replica when it
+        still answers, a new one, or why there is none."""
         if generation == self.generations[index] and index not in self.empty and not self._closing:
             if index not in self._starting:
-                self._starting[index] = asyncio.ensure_future(self._start(index))
+                self._starting[index] = asyncio.ensure_future(self._renew(index))
             await asyncio.shield(self._starting[index])
         return self._slot(index)
 
-    async def _start(self, index: int) -> None:
+    async def _renew(self, index: int) -> None:
         import ray
 
         try:
+            if await _answers(self.replicas[index]):
+                return
             with contextlib.suppress(Exception):  # a replica reported lost is stopped for good, dead or stuck
                 ray.kill(self.replicas[index], no_restart=True)
-            if self.replaced >= self.most:
-                self.empty[index] = (
-                    f"replica {index} not replaced: the pool already started {self.most} replacements, "
-                    "the most per run"
-                )
-                return
-            self.replaced += 1
-            actor = replica_actor(ray, self.gpus).remote(self.model, self.options)
-            try:
-                await asyncio.wait_for(_ready(actor), READY_TIMEOUT_S)
-            except Exception as exc:
-                ray.kill(actor, no_restart=True)
-                self.empty[index] = (
-                    f"replica {index}'s replacement did not start: {type(exc).__name__}: {exc}"[:500]
-                )
-                return
-            if self._closing:
-                ray.kill(actor, no_restart=True)
-                return
-            self.replicas[index] = actor
-            self.generations[index] += 1
+            await self._refill(ray, index)
         finally:
             self._starting.pop(index, None)
+
+    async def _refill(self, ray: Any, index: int) -> None:
+        """Start replacements for slot ``index`` until one is ready, the bound is reached or no live node
+        can hold one."""
+        last = ""
+        while self.replaced < self.most:
+            self.replaced += 1
+            actor = replica_actor(ray, self.gpus).remote(self.model, self.options)
+            why, final = await self._placed(ray, actor)
+            if not why:
+                if self._closing:
+                    ray.kill(actor, no_restart=True)
+                    return
+                self.replicas[index] = actor
+                self.generations[index] += 1
+                return
+            ray.kill(actor, no_restart=True)
+            if final:
+                self.empty[index] = f"replica {index} not replaced: {why}"[:1000]
+                return
+            last = f" (the last died while starting: {why})"
+        self.empty[index] = (
+            f"replica {index} not replaced: the pool already started {self.most} replacements, "
+            f"the most per run{last}"
+        )[:1000]
+
+    async def _placed(self, ray: Any, actor: Any) -> tuple[str, bool]:
+        """``("", _)`` once ``actor`` answers; else why not, and whether that is final (no live node can
+        hold it for ``stall_s``, or it was not placed within ``READY_TIMEOUT_S``) rather than a death a
+        next replacement may avoid."""
+        ready = asyncio.ensure_future(_ready(actor))
+        loop = asyncio.get_running_loop()
+        began, homeless_since = loop.time(), None
+        need = {"CPU": 1.0, "GPU": self.gpus}
+        while True:
+            await asyncio.wait({ready}, timeout=1.0)
+            if ready.done():
+                exc = ready.exception()
+                return ("", False) if exc is None else (f"{type(exc).__name__}: {exc}"[:500], False)
+            now, most = loop.time(), most_on_one_node(ray, need)
+            homeless_since = None if most is None else (homeless_since or now)
+            if most is not None and homeless_since is not None and now - homeless_since >= self.stall_s:
+                ready.cancel()
+                return (
+                    f"no live node of the cluster can hold a replica ({need['CPU']:g} CPU, {self.gpus:g} "
+                    f"GPU(s) each; the live nodes have at most {most['CPU']:g} CPU(s), {most['GPU']:g} "
+                    f"GPU(s) each) for {self.stall_s:g} s: the cluster shrank",
+                    True,
+                )
+            if now - began >= READY_TIMEOUT_S:
+                ready.cancel()
+                return f"its replacement was not placed within {READY_TIMEOUT_S:g} s", True
 
     async def close(self) -> list[Any]:
         """Start no more replicas; returns those to stop."""
@@ -232,10 +290,58 @@ async def _ready(actor: Any) -> None:
     await actor.info.remote()
 
 
+def _stopped_for_good(exc: BaseException) -> bool:
+    """Ray says the actor is dead and will not restart (``ActorDiedError``: killed with ``no_restart``, or
+    out of restarts), rather than unreachable for a while."""
+    try:
+        from ray.exceptions import ActorDiedError
+    except ImportError:  # no Ray: a stand-in pool in a test
+        return False
+    return isinstance(exc, ActorDiedError)
+
+
+async def _answers(replica: Any) -> bool:
+    """The replica answers within ``PING_S``."""
+    try:
+        await asyncio.wait_for(_ready(replica), PING_S)
+    except Exception:  # dead, unreachable or stuck
+        return False
+    return True
+
+
+class JudgePoolDown(EndpointDown):
+    """Every replica of a local judge's pool is gone and none can be started (or its pool is gone):
+    the run stops at once, resumably, rather than judging the rest as failures."""
+
+    def __init__(self, judge: str, why: str) -> None:
+        OmnievalError.__init__(
+            self,
+            f"stopped: the judge {judge} has no replica left on the cluster ({why}). Samples not yet "
+            "judged stay unfinished: run the same command again to resume, once the cluster can hold a "
+            "replica (see --judge-replicas, --judge-gpus-per-replica).",
+        )
+        self.judge, self.why = judge, why
+        self.endpoint, self.cause, self.count = (
+            f"judge {judge}",
+            Cause("no judge replica left", message=why),
+            0,
+        )
+
+    def __reduce__(self) -> tuple[type[JudgePoolDown], tuple[str, str]]:  # type: ignore[override]
+        return type(self), (self.judge, self.why)
+
+
+POOL_WAIT_S = 120.0
+"""How long a worker keeps asking a pool that does not answer (restarting on a live node after its own
+node left) before it takes the slot for lost."""
+
+
 class PooledJudge(Backend):
     """A worker's stand-in for a local judge: each batch goes to the replica with the fewest of this
-    worker's batches in flight (ties in turn). A lost replica's batch fails retryable; the replica is
-    left out until its pool (when there is one) gives its slot a new replica."""
+    worker's batches in flight (ties in turn). A batch whose replica was lost (it died, its node left,
+    Ray could not deliver the call) fails retryable and never counts towards the judge's circuit
+    breaker: the runner retries it on another replica or, with none left, on the replacement the pool
+    starts. With every slot empty for good the run stops (:class:`JudgePoolDown`, resumable)."""
 
     def __init__(self, replicas: Sequence[Any], info: dict[str, Any], *, pool: Any = None) -> None:
         super().__init__(info["model"], options=info["options"])
@@ -245,19 +351,14 @@ class PooledJudge(Backend):
         self.generations = [0] * len(self.replicas)
         self._busy = [0] * len(self.replicas)
         self._lost: dict[int, str] = {}
-        """Slots found lost, with why, until the pool gives them a new replica."""
+        """Slots found lost, with why, until the pool gives them a replica again."""
         self._replacing: dict[int, asyncio.Future[None]] = {}
         self._turn = itertools.count()
 
     def _pick(self) -> int:
         alive = [i for i in range(len(self.replicas)) if i not in self._lost]
-        if (
-            not alive
-        ):  # nothing answers any more: the circuit breaker stops the run, as for a refused connection
-            why = "; ".join(sorted(set(self._lost.values())))
-            raise BackendError(
-                f"judge {self.spec}: every replica of its pool was lost ({why})", transport="refused"
-            )
+        if not alive:  # nothing answers and nothing will: stop the run now, resumably
+            raise JudgePoolDown(self.spec, "; ".join(sorted(set(self._lost.values()))))
         start = next(self._turn)
         order = sorted(alive, key=lambda i: (self._busy[i], (i - start) % len(self.replicas)))
         return order[0]
@@ -279,12 +380,9 @@ class PooledJudge(Backend):
         except Exception as exc:  # the replica died (or its call could not be delivered): the others carry on
             why = f"{type(exc).__name__}: {exc}"[:300]
             self._lose(index, generation, why)
-            retryable = len(self._lost) < len(self.replicas) or bool(self._replacing)
-            raise BackendError(
-                f"judge {self.spec}: replica {index} lost ({why})",
-                retryable=retryable,
-                transport=None if retryable else "refused",
-            ) from None
+            # transient for the breaker (no status, no transport kind): the next attempt goes to another
+            # replica or waits for the replacement; with none coming, it raises JudgePoolDown
+            raise BackendError(f"judge {self.spec}: replica {index} lost ({why})", retryable=True) from None
         finally:
             self._busy[index] -= 1
 
@@ -297,17 +395,29 @@ class PooledJudge(Backend):
 
     async def _replace(self, index: int, generation: int) -> None:
         try:
-            slot = await self.pool.replace.remote(index, generation)
-        except Exception as exc:  # the pool itself is gone
-            slot = f"replica {index} not replaced: its pool failed ({type(exc).__name__}: {exc})"
-        try:
+            slot = await self._ask_pool(index, generation)
             if isinstance(slot, str):
                 self._lost[index] = slot
-            elif slot[0] != generation:
+            else:  # a replacement, the same replica (it still answers), or a restarted pool's
                 self.generations[index], self.replicas[index] = slot
                 self._lost.pop(index, None)
         finally:  # whatever the answer, nobody waits on this replacement any more
             del self._replacing[index]
+
+    async def _ask_pool(self, index: int, generation: int) -> Slot:
+        """The pool's answer for the lost slot. Ray restarts a pool whose node left and retries the calls
+        in flight; a call that fails meanwhile is made again, for up to ``POOL_WAIT_S``."""
+        loop = asyncio.get_running_loop()
+        began, delay = loop.time(), 0.5
+        while True:
+            try:
+                return await self.pool.replace.remote(index, generation)  # type: ignore[no-any-return]
+            except Exception as exc:
+                why = f"{type(exc).__name__}: {exc}"
+                if _stopped_for_good(exc) or loop.time() - began >= POOL_WAIT_S:
+                    return f"replica {index} not replaced: its pool is gone ({why})"[:1000]
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
     def max_connections(self) -> int:
         return int(self.info["max_connections"])
@@ -539,7 +649,15 @@ def _gate(ray: Any, model: str, backend: Backend, options: BackendOptions) -> Ju
 
 
 def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus: float) -> JudgeRoute:
-    """The replicas, started and ready, and their :class:`JudgePool` (named ``omnieval-judge-pool-…``)."""
+    """The replicas, started and ready, and their :class:`JudgePool` (named ``omnieval-judge-pool-…``).
+    A replica no node of the cluster could hold is refused at once (Ray would leave it pending)."""
+    most_there = most_on_one_node(ray, {"CPU": 1.0, "GPU": gpus})
+    if most_there is not None:
+        raise ConfigError(
+            f"judge {model}: each replica asks for 1 CPU and {gpus:g} GPU(s) (--judge-gpus-per-replica), but "
+            f"no node of the cluster has that much (at most {most_there['CPU']:g} CPU(s) and "
+            f"{most_there['GPU']:g} GPU(s) on one node); use --judge-gpus-per-replica 0 to run it on CPUs"
+        )
     cls = replica_actor(ray, gpus)
     actors = tuple(cls.remote(model, options) for _ in range(replicas))
     try:
@@ -552,5 +670,6 @@ def _pool(ray: Any, model: str, options: BackendOptions, *, replicas: int, gpus:
         ) from None
     name = f"omnieval-judge-pool-{uuid.uuid4().hex[:12]}"
     pool = ray.remote(JudgePool).options(name=name, max_concurrency=1000, **{"num_cpus": 0, **pinned(ray)})
-    keeper = pool.remote(model, options, actors, gpus=gpus, most=max(MIN_REPLACEMENTS, replicas))
+    most = max(MIN_REPLACEMENTS, replicas)
+    keeper = pool.remote(model, options, actors, gpus=gpus, most=most, stall_s=UNHOSTABLE_S)
     return JudgeRoute(kind="pool", replicas=actors, info=infos[0], pool=keeper)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError, StoreError
-from omnieval.executors.actors import driver_node, pinned
+from omnieval.executors.actors import driver_node, most_on_one_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
@@ -224,6 +224,8 @@ class _Fleet:
     """Nodes of lost workers (a worker process may die on a node that stays)."""
     lost_nodes: list[str] = field(default_factory=list)
     workers_lost: int = 0
+    gone: list[str] = field(default_factory=list)
+    """Owners of the workers lost, whose gate slots were handed back (again when a node leaves)."""
     media: MediaStore = field(default_factory=lambda: MediaStore(put=_ray().put))
     """The run's media, one object per distinct content, fetched once per node."""
     unavailable: Counter[str] = field(default_factory=Counter)
@@ -340,13 +342,20 @@ class _Fleet:
         self.busy[actor.run_shard.remote(plan, lines, task, media, grant)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
-        """An actor that is only unavailable for a moment (Ray's ``ActorUnavailableError``, e.g. while the
-        cluster settles after another node left) on a node that is still alive keeps its place: its shard
-        is run again, on it or another idle worker, without counting as an attempt (bounded)."""
-        from ray.exceptions import ActorUnavailableError
+        """A worker that is still there keeps its place: one only unavailable for a moment (Ray's
+        ``ActorUnavailableError``, e.g. while the cluster settles after another node left) on a node that
+        is still alive, or one whose shard failed on an actor *it* called (a coordinator restarting): Ray
+        raises the latter as a ``RayTaskError`` that is also an instance of its cause's class, so an
+        ``ActorDiedError`` met inside the worker used to pass for the worker's own death, which stopped a
+        live worker and counted an attempt. Its shard is run again, on it or another idle worker, without
+        counting as an attempt (bounded)."""
+        from ray.exceptions import ActorUnavailableError, RayTaskError
 
         node = self.nodes.get(owner)
-        if not isinstance(exc, ActorUnavailableError) or node is None or node not in live_nodes(self.ray):
+        alive = isinstance(exc, RayTaskError) or (
+            isinstance(exc, ActorUnavailableError) and node is not None and node in live_nodes(self.ray)
+        )
+        if not alive:
             return False
         self.unavailable[plan.key] += 1
         if self.unavailable[plan.key] > UNAVAILABLE_RETRIES:
@@ -377,6 +386,7 @@ class _Fleet:
         for node in self.suspects:
             if node not in alive and node not in self.lost_nodes:
                 self.lost_nodes.append(node)
+                self._forget(self.gone)
                 running = len(self.idle) + len(self.busy) + len(self.starting)
                 print(
                     f"omnieval: Ray node {node[:12]} left the cluster; the run goes on with {running} live "
@@ -390,11 +400,19 @@ class _Fleet:
         return all(free.get(k, 0.0) >= v for k, v in need.items() if v > 0)
 
     def _drop(self, owner: str, actor: Any) -> None:
-        if self.gate is not None:
-            self.gate.forget.remote(owner)
-        if self.judges is not None:
-            self.judges.forget(owner)
+        self.gone.append(owner)
+        self._forget([owner])
         self.ray.kill(actor, no_restart=True)
+
+    def _forget(self, owners: list[str]) -> None:
+        """The gates hand back these owners' slots. Said again once their node is known gone: a gate on that
+        node may have taken the first word with it (Ray restarts it empty), and a lost worker's process
+        can outlive its node for some seconds and re-register its slots with the restarted gate."""
+        for owner in owners:
+            if self.gate is not None:
+                self.gate.forget.remote(owner)
+            if self.judges is not None:
+                self.judges.forget(owner)
 
     def stop(self) -> None:
         """Close and stop every worker; their gate slots go back (the gate outlives the run in a sweep,
@@ -496,11 +514,9 @@ def _check_fits(ray: Any, options: ExecutorOptions, *, gpus: float) -> None:
     """Refuse a replica that no node of the cluster could hold: Ray would leave it pending for ever."""
     if gpus < 0:
         raise ConfigError(f"--gpus-per-replica must be 0 or more, got {gpus:g}")
-    need = {"GPU": gpus, "CPU": options.cpus_per_worker}
-    nodes = [node.get("Resources", {}) for node in ray.nodes() if node.get("Alive")]
-    if any(all(res.get(k, 0.0) >= v for k, v in need.items() if v > 0) for res in nodes):
+    most = most_on_one_node(ray, {"GPU": gpus, "CPU": options.cpus_per_worker})
+    if most is None:
         return
-    most = {k: max((res.get(k, 0.0) for res in nodes), default=0.0) for k in need}
     raise ConfigError(
         f"each replica asks for {gpus:g} GPU(s) (--gpus-per-replica) and {options.cpus_per_worker:g} CPU(s), "
         f"but no node of the cluster has that much (at most {most['GPU']:g} GPU(s) and {most['CPU']:g} "
@@ -709,6 +725,12 @@ def _drive(
                 if fleet.transient(exc, owner, actor, plan, tally):
                     todo.appendleft(plan)
                     continue
+                if isinstance(exc, RayTaskError):  # the worker lives: an actor it called kept failing
+                    fleet.idle.append((owner, actor))
+                    raise ExecutorError(
+                        f"shard {plan.key} (task {plan.task}): an actor its worker called failed "
+                        f"{fleet.unavailable[plan.key]} times: {_last_line(exc)}"
+                    ) from None
                 if tally.attempts[plan.key] >= options.max_shard_attempts:
                     raise ExecutorError(
                         f"shard {plan.key} (task {plan.task}) lost its worker "
@@ -730,6 +752,11 @@ def _drive(
             polls.seen[plan.key] = {"done": len(current[plan.key]), "new": report["new"]}
             tally.add(plan, report, current[plan.key])
             fleet.idle.append((owner, actor))
+
+
+def _last_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[-1] if text else type(exc).__name__)[:500]
 
 
 def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOptions) -> str:
@@ -796,10 +823,9 @@ def _check_started(ray: Any, refs: list[Any], *, timeout: float = READY_S) -> No
     try:
         ray.get(refs, timeout=timeout)
     except Exception as exc:
-        why = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise ExecutorError(
-            f"the run's coordinators did not start on the cluster: {why[:500]} (is omnieval installed on "
-            "every node, in the same version? see --ray-runtime-env)"
+            f"the run's coordinators did not start on the cluster: {_last_line(exc)} (is omnieval installed "
+            "on every node, in the same version? see --ray-runtime-env)"
         ) from None
 
 

@@ -184,10 +184,15 @@ class ShardWorker:
         return self._backend
 
     async def _tick(self) -> None:
+        """Tick the gates every ``TICK_S`` for as long as a shard runs. A tick that fails (a gate
+        restarting on a live node after its own left) is skipped, not the shard's end: before, the
+        watcher died with it and the shard, its samples all answered, failed as a lost worker."""
         while True:
-            if self.gate is not None:
-                await self.gate.tick()
-            await self.judges.tick()
+            # the next tick asks again; a gate gone for good fails its own calls (its clients' waiters)
+            with contextlib.suppress(Exception):
+                if self.gate is not None:
+                    await self.gate.tick()
+                await self.judges.tick()
             await asyncio.sleep(TICK_S)
 
     def progress(self) -> dict[str, dict[str, Any]]:

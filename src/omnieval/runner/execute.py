@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from omnieval.backends import Backend
-from omnieval.backends.breaker import CircuitBreaker
+from omnieval.backends.breaker import CircuitBreaker, EndpointDown
 from omnieval.errors import BackendError
 from omnieval.runner.config import RetryPolicy
 from omnieval.runner.costs import Priced
@@ -155,6 +155,8 @@ class Fetcher:
                 if attempt + 1 < self.retry.max_attempts:
                     await self._sleep(attempt, None)
                 continue
+            except EndpointDown:  # the backend itself knows its endpoint is gone for good: stop the run
+                raise
             except Exception as exc:  # an unexpected backend bug becomes this sample's error
                 return Response.from_error(f"{type(exc).__name__}: {exc}")
             self.limiter.succeeded()
