@@ -13,7 +13,8 @@ Goal (issue 23, ``--nodes 2``): on a cluster of two nodes on this machine (``ray
 one CPU each, started before the timing, as a cluster that is already up), ray within 1.2 × local at
 3,000 samples, 50 ms, concurrency 32; joining the running cluster (``ray.init(address)``) ≤ 1 s.
 Usage: ``python benchmarks/ray_scaling.py [--samples 3000] [--latency-ms 100] [--concurrency 32]
-[--shard-size N] [--nodes 2 --workers 2]`` (many small shards show the per-shard set-up cost).
+[--shard-size N] [--nodes 2 --workers 2] [--cpu]`` (many small shards show the per-shard set-up cost;
+``--cpu``: each run's CPU seconds per process kind, from ``/proc``, and the load average around it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -48,15 +50,91 @@ def _task(path: Path, n: int) -> Path:
     return path
 
 
-def _timed(config: RunConfig, executor: ExecutorOptions | None) -> tuple[float, float]:
+def _timed(
+    config: RunConfig, executor: ExecutorOptions | None, *, cpu_per_process: bool = False
+) -> tuple[float, float]:
     """Wall seconds, and the run's own CPU seconds (driver only: workers are other processes)."""
+    sampler = _ProcessCpu() if cpu_per_process else None
+    load = os.getloadavg()[0]
     cpu, wall, began = time.process_time(), time.perf_counter(), time.time()
     _, results = evaluate(config, executor=executor)
     assert results["states"]["ok"] == results["tasks"]["scaling"]["n"], results["states"]
     seconds = time.perf_counter() - wall
     if executor is not None:
         print(_where_the_time_went(config.output, began=began, wall=seconds), file=sys.stderr)
+    if sampler is not None:
+        print(f"  {config.output.name}: load {load:.1f} → {os.getloadavg()[0]:.1f}; {sampler.stop()}")
     return seconds, time.process_time() - cpu
+
+
+class _ProcessCpu:
+    """CPU seconds (user + system) per kind of process in this process's tree (driver, fake server, Ray's
+    raylets and GCS, worker actors, the gate) while a run goes, read from ``/proc`` every 0.1 s (Linux)."""
+
+    def __init__(self) -> None:
+        self.first: dict[int, tuple[str, float]] = {}
+        self.last: dict[int, tuple[str, float]] = {}
+        self.done = threading.Event()
+        self._sample()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.done.wait(0.1):
+            self._sample()
+
+    def _sample(self) -> None:
+        tree, ticks = {os.getpid()}, os.sysconf("SC_CLK_TCK")
+        procs: dict[int, tuple[int, str, float]] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except (OSError, ValueError, IndexError):
+                continue
+            procs[int(entry.name)] = (int(stat[1]), cmd, (int(stat[11]) + int(stat[12])) / ticks)
+        for _ in range(6):  # descendants, a few generations deep (driver → raylet → worker)
+            tree |= {pid for pid, (parent, _, _) in procs.items() if parent in tree}
+        for pid in tree & procs.keys():
+            _, cmd, seconds = procs[pid]
+            kind = _kind(cmd, driver=pid == os.getpid())
+            self.first.setdefault(pid, (kind, seconds))
+            if pid in self.last and kind in ("idle worker", "other ray"):  # a worker process is named
+                kind = self.last[pid][0]  # after its actor once it has one, and keeps that name here
+            self.last[pid] = (kind, seconds)
+
+    def stop(self) -> str:
+        self.done.set()
+        self.thread.join()
+        self._sample()
+        per_kind: dict[str, list[float]] = {}
+        for pid, (kind, seconds) in self.last.items():
+            used = seconds - self.first[pid][1]
+            if used >= 0.01:
+                per_kind.setdefault(kind, []).append(used)
+        return "CPU s: " + ", ".join(
+            f"{kind} {' + '.join(f'{v:.2f}' for v in sorted(values, reverse=True))}"
+            for kind, values in sorted(per_kind.items())
+        )
+
+
+def _kind(cmd: str, *, driver: bool) -> str:
+    if driver:
+        return "driver"
+    for needle, kind in (
+        ("ShardWorker", "worker"),
+        ("EndpointGate", "gate"),
+        ("ProgressBoard", "progress board"),
+        ("ray::IDLE", "idle worker"),
+        ("fake_openai", "server"),
+        ("raylet", "raylet"),
+        ("gcs_server", "gcs"),
+    ):
+        if needle in cmd:
+            return kind
+    return "other ray"
 
 
 def _where_the_time_went(out: Path, *, began: float, wall: float) -> str:
@@ -89,6 +167,7 @@ def main() -> None:
     ap.add_argument(
         "--nodes", type=int, default=0, help="run on a cluster of N nodes started here (0: one local Ray)"
     )
+    ap.add_argument("--cpu", action="store_true", help="each run's CPU seconds per process kind (Linux)")
     args = ap.parse_args()
     import ray
 
@@ -111,7 +190,7 @@ def main() -> None:
                 )
 
             ideal = args.samples * args.latency_ms / 1000 / args.concurrency
-            local, local_cpu = _timed(config("local"), None)
+            local, local_cpu = _timed(config("local"), None, cpu_per_process=args.cpu)
             counts = [int(w) for w in args.workers.split(",")]
             start = time.perf_counter()
             if cluster is not None:
@@ -128,7 +207,9 @@ def main() -> None:
                 (
                     w,
                     *_timed(
-                        config(f"ray{w}"), ExecutorOptions(kind="ray", workers=w, shard_size=args.shard_size)
+                        config(f"ray{w}"),
+                        ExecutorOptions(kind="ray", workers=w, shard_size=args.shard_size),
+                        cpu_per_process=args.cpu,
                     ),
                 )
                 for w in counts

@@ -7,6 +7,8 @@ import asyncio
 import random
 from typing import Any
 
+import pytest
+
 from omnieval.executors.gate import EndpointGate, GateClient
 
 
@@ -265,6 +267,36 @@ def test_a_restarted_gate_grants_nothing_until_its_clients_could_report() -> Non
     asyncio.run(scenario())
 
 
+def test_a_worker_started_before_its_gate_sends_with_the_slots_granted_to_it_and_the_limit_holds() -> None:
+    """A worker holds no slot until the driver hands it those the gate was created holding for it (with
+    its first shard); a second worker, given none, waits for the gate; the server never sees more than
+    the limit, and the first worker gives the second its share at its next tick."""
+
+    async def scenario() -> None:
+        first = GateClient(None, "a", cap=4, lease=0)
+        second = GateClient(None, "b", cap=4, lease=0)
+        server = _Server()
+        first.grant(4)
+        calls_a = [asyncio.ensure_future(server.call(first, 0.15)) for _ in range(6)]
+        calls_b = [asyncio.ensure_future(server.call(second, 0.05)) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        assert server.now == 4 and first.held == 4, "every slot in use, no gate exists yet"
+        first.give_back()
+        assert first.held == 4, "without a gate the granted slots are kept"
+        gate, calls = EndpointGate(4, leases={"a": 4}), {}
+        assert gate.in_flight == 4 and gate.peak == 4, "the gate counts the slots it was created holding"
+        first.attach(_Remote(gate, calls))
+        second.attach(_Remote(gate, calls))
+        ticker = asyncio.ensure_future(_ticker([first, second], 0.02))  # a learns b waits: its share is 2
+        await asyncio.wait_for(asyncio.gather(*calls_a, *calls_b), 3)
+        ticker.cancel()
+        assert server.peak == 4 and calls.get("acquire", 0) >= 1, "b got its slots from the gate"
+        first.give_back()
+        second.give_back()
+        await asyncio.sleep(0.01)
+        assert gate.in_flight == 0 and gate.peak == 4
+
+
 def test_a_restarted_gate_counts_a_slot_it_granted_before_the_owners_first_tick_once() -> None:
     """An acquisition reached the restarted gate before the owner's first tick: the tick's ``held``
     includes the slot just granted. Before, the tick registered it again, so the gate counted a slot
@@ -284,6 +316,21 @@ def test_a_restarted_gate_counts_a_slot_it_granted_before_the_owners_first_tick_
         assert gate.in_flight == 0 and client.held == 0, "all slots went back: none left over"
 
     asyncio.run(scenario())
+
+
+def test_a_restarted_gate_ignores_the_leases_it_was_created_with() -> None:
+    """Ray restarts an actor with its first arguments: the leases then come from the clients' ticks,
+    never twice."""
+
+    async def scenario() -> None:
+        gate = EndpointGate(4, restarted=True, grace_s=0.0, leases={"a": 2, "b": 2})
+        assert gate.in_flight == 0
+        await gate.share("a", 2)
+        assert gate.in_flight == 2
+
+    asyncio.run(scenario())
+    with pytest.raises(ValueError, match="exceed the limit"):
+        EndpointGate(2, leases={"a": 2, "b": 1})
 
 
 def test_a_restarted_gate_keeps_exact_counts_whatever_order_a_worker_s_calls_arrive_in() -> None:

@@ -59,6 +59,27 @@ def test_one_load_for_every_shard_and_closed_once(tmp_path: Path) -> None:
         assert {r["sample_id"] for r in records(tmp_path / "o" / "shards" / plan.key)} == set(plan.sample_ids)
 
 
+def test_the_slots_granted_with_each_shard_are_taken_once_and_progress_lists_running_shards(
+    tmp_path: Path,
+) -> None:
+    """The driver sends the gate's creation slots with every shard (a shard refused as unavailable may
+    never have run): the worker takes them once. ``progress`` answers for running shards only."""
+    task = qa_task(tmp_path, 16)
+    config = RunConfig(tasks=(f"jsonl:{task}",), model="counting-local/m", output=tmp_path / "o", quiet=True)
+    plans, _ = plan_shards(resolve_tasks(config.tasks), config, shard_size=8, workers=1)
+    worker = ShardWorker(config, owner="w1", lease=0)
+    assert worker.gate is not None and worker.gate.held == 0
+
+    async def run_all() -> None:
+        for plan in plans:
+            await worker.run_shard(plan, [], ShardViews(config).for_shard(plan), None, 3)
+        await worker.close()
+
+    asyncio.run(run_all())
+    assert worker.gate.held == 3, "granted 3 with each of 2 shards: held 3, not 6"
+    assert worker.progress() == {}, "no shard is running"
+
+
 def test_a_failed_gate_tick_never_fails_the_shard(tmp_path: Path) -> None:
     """A worker's gate tick fails (the gate restarting on a live node after its own left): the tick is
     skipped and the shard ends with every record. Before, the failure ended the shard's watcher and, at

@@ -15,7 +15,7 @@ from omnieval.runner import RunConfig
 def _fleet(tmp_path: Path, alive: set[str]) -> _Fleet:
     ray = SimpleNamespace(nodes=lambda: [{"NodeID": n, "Alive": True} for n in alive], put=None)
     config = RunConfig(tasks=("x",), model="baseline/oracle", output=tmp_path, quiet=True)
-    fleet = _Fleet(ray, config, {}, gate=None, board=None)
+    fleet = _Fleet(ray, config, {}, gate=None)
     fleet.nodes["w1"] = "node-a"
     return fleet
 

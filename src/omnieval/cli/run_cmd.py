@@ -110,7 +110,11 @@ def run_command(
         ),
     ] = None,
     workers: Annotated[
-        int | None, Opt(help="Ray workers / model replicas (default: from the cluster's CPUs or GPUs).")
+        int | None,
+        Opt(
+            help="Ray workers / model replicas (default: API models one per 64 of --concurrency, at most the "
+            "cluster's CPUs; local models one per GPU)."
+        ),
     ] = None,
     gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
     shard_size: Annotated[

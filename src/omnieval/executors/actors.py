@@ -1,44 +1,14 @@
-"""The progress board actor, and the placement that keeps coordinators on the driver's node (the
-per-endpoint concurrency gate is in :mod:`omnieval.executors.gate`).
+"""The placement that keeps coordinators on the driver's node (the per-endpoint concurrency gate is in
+:mod:`omnieval.executors.gate`, the judges' pools in :mod:`omnieval.executors.judge_cluster`).
 
-Plain classes here; :mod:`omnieval.executors.ray_executor` turns them into Ray actors, so this module
-imports without Ray.
+Ray is imported by the caller, so this module imports without Ray.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ProgressBoard", "driver_node", "most_on_one_node", "pinned"]
-
-
-class ProgressBoard:
-    """Latest counts per shard, pushed by workers and read by the driver's progress display; also the
-    records and response-cache entries that workers off the driver's node wrote since the driver last
-    collected them."""
-
-    def __init__(self) -> None:
-        self._shards: dict[str, dict[str, Any]] = {}
-        self._lines: dict[str, list[bytes]] = {}
-        self._caches: dict[str, list[Any]] = {}
-
-    def report(self, key: str, counts: dict[str, Any]) -> None:
-        lines = counts.pop("lines", None)
-        if lines:
-            self._lines.setdefault(key, []).extend(lines)
-        for cache, entries in (counts.pop("caches", None) or {}).items():
-            self._caches.setdefault(cache, []).extend(entries)
-        self._shards[key] = counts
-
-    def snapshot(self) -> dict[str, dict[str, Any]]:
-        return dict(self._shards)
-
-    def collect(self) -> tuple[dict[str, dict[str, Any]], dict[str, list[bytes]], dict[str, list[Any]]]:
-        """The counts, and the records (by shard) and cache entries (by cache) reported since the last
-        call (each handed out once)."""
-        lines, self._lines = self._lines, {}
-        caches, self._caches = self._caches, {}
-        return dict(self._shards), lines, caches
+__all__ = ["driver_node", "most_on_one_node", "pinned"]
 
 
 def driver_node(ray: Any) -> str | None:
@@ -61,7 +31,7 @@ def most_on_one_node(ray: Any, need: dict[str, float]) -> dict[str, float] | Non
 
 
 def pinned(ray: Any) -> dict[str, Any]:
-    """Actor options that keep a coordinator (gate, judge pool, progress board) on the driver's node: it
+    """Actor options that keep a coordinator (gate, judge pool) on the driver's node: it
     lives as long as the driver, whatever worker node leaves the cluster. The affinity is soft (a node
     that is alive and asks no CPU always takes it), so a stale node id never leaves it unplaced. Should
     its node go all the same (a driver attached to a worker node's raylet), Ray restarts it elsewhere

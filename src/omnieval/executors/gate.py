@@ -39,18 +39,27 @@ class EndpointGate:
     """
 
     def __init__(
-        self, limit: int, *, restarted: bool | None = None, grace_s: float = REREGISTER_GRACE_S
+        self,
+        limit: int,
+        *,
+        restarted: bool | None = None,
+        grace_s: float = REREGISTER_GRACE_S,
+        leases: dict[str, int] | None = None,
     ) -> None:
         self.limit = max(1, limit)
-        self._free = asyncio.Semaphore(self.limit)
-        self._held: Counter[str] = Counter()
-        self._waiting: Counter[str] = Counter()
-        self._dead: set[str] = set()
-        self.in_flight = 0
-        self.peak = 0
-        self.granted = 0
         self.restarted = _reconstructed() if restarted is None else restarted
         """Ray restarted this actor (its node left): owners' leases are re-registered at their next tick."""
+        # slots held by owners from the start (a worker that started before the gate, a run's reservation);
+        # a restarted gate learns the live leases from its clients instead (counting these again would
+        # lose slots)
+        granted = {o: n for o, n in (leases or {}).items() if n > 0} if not self.restarted else {}
+        if sum(granted.values()) > self.limit:
+            raise ValueError(f"leases {granted} exceed the limit {self.limit}")
+        self._free = asyncio.Semaphore(self.limit - sum(granted.values()))
+        self._held: Counter[str] = Counter(granted)
+        self._waiting: Counter[str] = Counter()
+        self._dead: set[str] = set()
+        self.in_flight = self.peak = self.granted = sum(granted.values())
         self._registered: set[str] = set()
         self._grace_until = time.monotonic() + grace_s if self.restarted else 0.0
         """A restarted gate grants nothing before its clients could re-register their leases."""
@@ -181,25 +190,39 @@ def _reconstructed() -> bool:
 class GateClient:
     """A worker's pool of leased slots, seen by its backend as ``acquire()`` / ``release()``.
 
-    ``handle`` is the gate actor's handle (or any object whose methods have an awaitable ``.remote``).
+    ``handle`` is the gate actor's handle (or any object whose methods have an awaitable ``.remote``);
+    ``None`` for a worker without a gate (a lone worker, or one whose gate comes later through
+    :meth:`attach`), which works with the ``lease`` it holds: it neither asks for more nor gives any
+    back.
     Call :meth:`tick` about every half second and :meth:`give_back` when a shard ends.
     """
 
-    def __init__(self, handle: Any, owner: str, *, cap: int) -> None:
+    def __init__(self, handle: Any, owner: str, *, cap: int, lease: int = 0) -> None:
         self.handle, self.owner = handle, owner
         self.cap = max(1, cap)
         self.rotate = False
         """Another worker waits with no slot while the limit is below the workers: each slot goes back
         to the gate as its request finishes (the gate hands it to the longest waiting worker)."""
-        self.held = 0
+        self.held = lease
         """Slots leased from the gate: in use plus ``free``."""
         self.returned = 0
         """Slots given back to the gate in all (a restarted gate tells late releases from new ones)."""
-        self.free = 0
+        self.free = lease
         self._low_water = 0
         """The fewest free slots since the last tick: slots nobody used for a whole tick go back."""
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._fetching: asyncio.Future[None] | None = None
+
+    def grant(self, count: int) -> None:
+        """Slots the gate was created holding for this client: its own from now on."""
+        self.held += count
+        self.free += count
+        self._handout()
+
+    def attach(self, handle: Any) -> None:
+        """The gate is up: from now on the pool grows, shrinks and rotates through it."""
+        self.handle = handle
+        self._fetch_if_short()
 
     async def acquire(self) -> None:
         if self.free and not self._waiters:
@@ -227,6 +250,8 @@ class GateClient:
 
     async def tick(self) -> None:
         """Learn the fair share; give back what is above it and what sat unused since the last tick."""
+        if self.handle is None:
+            return
         share = int(await self.handle.share.remote(self.owner, self.held, self.returned))
         self.cap, self.rotate = max(1, share), share == 0
         self._return(min(self.free, max(self.held - self.cap, self._low_water)))
@@ -249,7 +274,7 @@ class GateClient:
                 waiter.set_result(None)
 
     def _return(self, count: int) -> None:
-        if count > 0:
+        if count > 0 and self.handle is not None:  # before the gate is up, the granted lease is kept
             self.free -= count
             self.held -= count
             self.returned += count
@@ -258,7 +283,8 @@ class GateClient:
 
     def _fetch_if_short(self) -> None:
         if (
-            any(not w.done() for w in self._waiters)
+            self.handle is not None
+            and any(not w.done() for w in self._waiters)
             and self.held < self.cap
             and (self._fetching is None or self._fetching.done())
         ):

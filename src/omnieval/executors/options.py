@@ -21,8 +21,10 @@ class ExecutorOptions(Frozen):
     nodes that do not have it, e.g. ``{"pip": ["omnieval[ray]==VERSION"]}``
     or ``{"py_modules": [".../omnieval"]}``."""
     workers: int | None = None
-    """Worker actors (model replicas). Default: the cluster's CPUs for API models; its GPUs divided
-    by ``gpus_per_replica`` (at least 1) for local models."""
+    """Worker actors (model replicas). Default: for API models one per 64 slots of the endpoint's
+    ``--concurrency``, at most the cluster's CPUs over ``cpus_per_worker`` (each worker is a process to
+    start, and one keeps 64 requests in flight); for local models the cluster's GPUs divided by
+    ``gpus_per_replica`` (at least 1)."""
     gpus_per_replica: float | None = None
     """GPUs each local-model replica requests. Default: 1 when the cluster has GPUs, else 0."""
     cpus_per_worker: float = 1.0

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import math
 import os
 import sys
+import threading
 import time
 import uuid
 from collections import Counter, deque
@@ -22,7 +24,7 @@ from typing import Any, Literal
 
 from omnieval.backends import Backend, create_backend
 from omnieval.errors import ConfigError, OmnievalError, StoreError
-from omnieval.executors.actors import ProgressBoard, driver_node, most_on_one_node, pinned
+from omnieval.executors.actors import driver_node, most_on_one_node, pinned
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.judge_cluster import (
     JudgesOnCluster,
@@ -128,20 +130,72 @@ def _endpoint(backend: Backend, config: RunConfig) -> str:
     return endpoint_key(backend, config.backend)
 
 
-def endpoint_gate(ray: Any, backend: Backend, config: RunConfig) -> Any:
+GATES = threading.RLock()
+"""Held while a run finds or creates its endpoint's gate (a sweep's models share one, from threads)."""
+
+
+def _gate_name(backend: Backend, config: RunConfig) -> str:
+    return "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
+
+
+def endpoint_gate(
+    ray: Any, backend: Backend, config: RunConfig, *, leases: dict[str, int] | None = None
+) -> Any:
     """The endpoint's gate actor (named by provider and base URL): every run on that endpoint, a
-    sweep's concurrent models included, gets the same one while anyone holds a handle to it."""
-    name = "omnieval-gate-" + uuid.uuid5(uuid.NAMESPACE_URL, _endpoint(backend, config)).hex[:12]
-    actor = ray.remote(EndpointGate).options(
-        name=name, get_if_exists=True, max_concurrency=10_000, **pinned(ray)
-    )
-    return actor.remote(config.backend.concurrency)
+    sweep's concurrent models included, gets the same one while anyone holds a handle to it.
+    ``leases``: slots already granted to workers, for a gate this call creates (see :func:`_gate_exists`)."""
+    with GATES:
+        actor = ray.remote(EndpointGate).options(
+            name=_gate_name(backend, config), get_if_exists=True, max_concurrency=10_000, **pinned(ray)
+        )
+        return actor.remote(config.backend.concurrency, leases=leases)
+
+
+LONE: dict[str, str] = {}
+"""Endpoint (gate name) → the run of this process that reserved all its slots and has no gate (a lone
+worker's, or one whose first worker is still starting: see :func:`_start_fleet`). A run that comes to
+the same endpoint meanwhile creates the gate holding them all; the reserving run hands them back when
+it ends or opens its gate (:func:`_end_lone`)."""
+
+
+def _end_lone(ray: Any, name: str | None) -> None:
+    if name is None:
+        return
+    with GATES:
+        gate_name = next((k for k, v in LONE.items() if v == name), None)
+        if gate_name is None:
+            return
+        del LONE[gate_name]
+        try:
+            gate = ray.get_actor(gate_name)
+        except ValueError:  # nobody came to the endpoint meanwhile
+            return
+        gate.forget.remote(name)
+
+
+def _gate_exists(ray: Any, backend: Backend, config: RunConfig) -> bool:
+    """Whether this driver's job has the endpoint's gate already (a sweep holds its gates). Asked under
+    :data:`GATES`, so a gate found missing here is created by this run with the leases it granted (named
+    actors are per job: other drivers never share it)."""
+    try:
+        ray.get_actor(_gate_name(backend, config))
+    except ValueError:
+        return False
+    return True
+
+
+READY_S = 120.0
+"""How long the driver waits for the endpoint's gate to start."""
 
 
 STALL_S = 60.0
 """How long a run with no live worker waits for a replacement to be placed before it stops (resumably)."""
 UNAVAILABLE_RETRIES = 8
 """Runs of one shard a worker may refuse as unavailable for a moment before it counts as lost."""
+
+
+def new_owner() -> str:
+    return uuid.uuid4().hex[:12]
 
 
 def live_nodes(ray: Any) -> set[str]:
@@ -156,7 +210,8 @@ class _Fleet:
     config: RunConfig
     actor_options: dict[str, Any]
     gate: Any
-    board: Any
+    """The endpoint's gate: created when the first worker starts (:meth:`open_gate`); ``None`` for a
+    local model, or a lone worker that holds every slot of the limit (see :func:`_start_fleet`)."""
     judges: JudgesOnCluster | None = None
     session: str = field(default_factory=lambda: uuid.uuid4().hex)
     """This invocation's cache session: one for all its workers, so a shard never hits what another wrote."""
@@ -179,24 +234,80 @@ class _Fleet:
     """Why the last worker that failed to start failed (e.g. omnieval not installed on its node)."""
     driver_node: str | None = None
     """The driver's node: workers there write in the run's output, others in a per-node temp folder."""
+    lone: str | None = None
+    """This run's reservation of the endpoint's slots while it has no gate: its name in :data:`LONE`
+    (and its owner name in a gate that another run of this process creates meanwhile)."""
+    backend: Backend | None = None
+    gate_due: bool = False
+    """The gate is to be created when the first worker starts (see :meth:`open_gate`)."""
+    grants: dict[str, int] = field(default_factory=dict)
+    """Slots a worker gets with its next shard: those the gate was created holding for it."""
+    rested: set[str] = field(default_factory=set)
+    """Idle workers told to hand back their slots (nothing is left to give them)."""
+    coordinators: list[Any] = field(default_factory=list)
+    """The gate's first answer, not yet in: the run goes on meanwhile."""
+    since: float = field(default_factory=time.monotonic)
     seeds: dict[str, Any] = field(default_factory=dict)
     """The driver's response-cache entries at the start (object-store handles), for workers off its node."""
 
-    def spawn(self) -> None:
-        owner = uuid.uuid4().hex[:12]
-        cls = self.ray.remote(ShardWorker).options(**self.actor_options)
+    def spawn(self, *, lease: int | None = None, near_driver: bool = False) -> None:
+        """Start a worker; ``lease``: the endpoint's slots it holds without a gate (all of them for a lone
+        worker; 0 for a worker started before its gate: it gets the gate later, from :meth:`open_gate`).
+        ``near_driver``: placed on the driver's node if it has room there (see :func:`_near`)."""
+        owner = new_owner()
+        if lease is None and self.lone:  # a lone worker's replacement (the lost one was stopped first)
+            lease = self.config.backend.concurrency
+        options = {**self.actor_options, **(_near(self.driver_node) if near_driver else {})}
+        cls = self.ray.remote(ShardWorker).options(**options)
         routes = self.judges.routes if self.judges is not None else None
         worker = cls.remote(
             self.config,
             owner=owner,
-            gate=self.gate,
-            board=self.board,
+            gate=self.gate if lease is None else None,
             judges=routes,
             session=self.session,
             driver_node=self.driver_node,
+            lease=lease,
             caches=self.seeds,
         )
         self.starting[worker.where.remote()] = (owner, worker, time.monotonic())
+
+    def open_gate(self, owner: str) -> None:
+        """The first worker started: create the endpoint's gate holding every slot for it (handed over
+        with its first shard, see :meth:`give`), and hand the gate to every worker; the run's
+        reservation in :data:`LONE` ends. Should another run of this process have created the gate
+        meanwhile (holding this run's reserved slots), those slots go back and the workers lease theirs."""
+        ray, config, limit = self.ray, self.config, self.config.backend.concurrency
+        assert self.backend is not None
+        self.gate_due = False
+        with GATES:
+            existed = _gate_exists(ray, self.backend, config)
+            _end_lone(ray, self.lone)
+            self.lone = None
+            leases = None if existed else {owner: limit}
+            self.gate = endpoint_gate(ray, self.backend, config, leases=leases)
+        if leases:
+            self.grants[owner] = limit
+        for _owner, actor in [*self.idle, *((o, a) for o, a, _ in self.starting.values())]:
+            actor.attach.remote(self.gate)
+        self.coordinators, self.since = [self.gate.stats.remote()], time.monotonic()
+
+    def rest(self) -> None:
+        """No shard is left to give: idle workers hand their free slots back to the gate for the busy
+        ones (a worker started with a granted lease and never given a shard would keep it)."""
+        for owner, actor in self.idle:
+            if owner not in self.rested:
+                self.rested.add(owner)
+                actor.rest.remote()
+
+    def check(self, ref: Any) -> bool:
+        """Whether ``ref`` is a coordinator's first answer (a failure stops the run: see
+        :func:`_check_started`)."""
+        if ref not in self.coordinators:
+            return False
+        self.coordinators.remove(ref)
+        _check_started(self.ray, [ref])
+        return True
 
     def started(self, ref: Any) -> None:
         """A starting worker answered (placed and built): it takes shards from now on."""
@@ -209,6 +320,8 @@ class _Fleet:
             self.start_error = f"{type(exc).__name__}: {exc}"[:1000]
             return
         self.idle.append((owner, actor))
+        if self.gate_due:
+            self.open_gate(owner)
 
     def stalled(self) -> bool:
         """Workers were lost, none is running or idle, and none of those starting was placed within
@@ -224,7 +337,9 @@ class _Fleet:
         folder = shard_file(self.config.output, plan).parent
         folder.mkdir(parents=True, exist_ok=True)
         write_json(folder / "attempt.json", where)  # which node runs it (its worker may write elsewhere)
-        self.busy[actor.run_shard.remote(plan, lines, task, media)] = (owner, actor, plan)
+        grant = self.grants.get(owner, 0)  # the slots the gate was created holding for it (sent with each
+        # shard: a shard refused as unavailable may never have run; the worker takes them once)
+        self.busy[actor.run_shard.remote(plan, lines, task, media, grant)] = (owner, actor, plan)
 
     def transient(self, exc: BaseException, owner: str, actor: Any, plan: ShardPlan, tally: _Tally) -> bool:
         """A worker that is still there keeps its place: one only unavailable for a moment (Ray's
@@ -316,6 +431,7 @@ class _Fleet:
             self.ray.get(forgotten, timeout=30)
         if self.judges is not None:
             self.judges.stop(owners=[owner for owner, _ in workers])
+        _end_lone(self.ray, self.lone)
 
 
 @dataclass
@@ -353,9 +469,25 @@ class _Tally:
         }
 
 
+SLOTS_PER_WORKER = 64
+"""An API model's default: one worker per this many of the endpoint's ``--concurrency`` slots. One
+process keeps 64 requests in flight with CPU to spare at any real endpoint's latency (hundreds of ms
+and up: ~100 requests/s, where a worker handles several hundred), and each extra worker is one more
+process to start (Python, Ray, omnieval: ~1 s of CPU) and to feed; more workers pay only where one
+process's CPU is the bottleneck (ask for them with ``--workers``)."""
+
+
 def _worker_count(
-    options: ExecutorOptions, ray: Any, *, local_model: bool, gpus: float, reserved: dict[str, float]
+    options: ExecutorOptions,
+    ray: Any,
+    *,
+    local_model: bool,
+    gpus: float,
+    reserved: dict[str, float],
+    concurrency: int = SLOTS_PER_WORKER,
 ) -> int:
+    """``--workers``, else: a local model one replica per ``gpus`` GPUs (1 without); an API model one
+    worker per :data:`SLOTS_PER_WORKER` slots of its ``concurrency``, at most the cluster's CPUs allow."""
     if options.workers is not None:
         if options.workers < 1:
             raise ConfigError(f"--workers must be at least 1, got {options.workers}")
@@ -365,7 +497,8 @@ def _worker_count(
     }  # judge replicas' share
     if local_model:
         return max(1, int(resources.get("GPU", 0) // gpus)) if gpus else 1
-    return max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
+    room = max(1, int(resources.get("CPU", 1) // max(options.cpus_per_worker, 1e-9)))
+    return min(room, math.ceil(max(1, concurrency) / SLOTS_PER_WORKER))
 
 
 def replica_gpus(ray: Any, options: ExecutorOptions, *, local_model: bool) -> float:
@@ -408,27 +541,64 @@ def _start_progress(
         progress.add(task.name, totals[task.name], done=done[task.name])
 
 
+@dataclass
+class _Polls:
+    """The workers' progress (:meth:`ShardWorker.progress`), asked for one poll ahead: the driver never
+    waits on a worker, and no answer is dropped (a worker hands each streamed record out once)."""
+
+    ray: Any
+    pending: dict[Any, str] = field(default_factory=dict)
+    """Poll → the worker asked."""
+    seen: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Shard → its latest counts (``done``, ``new``)."""
+
+    def take(
+        self, workers: list[tuple[str, Any]], running: AbstractSet[str]
+    ) -> tuple[dict[str, list[bytes]], dict[str, list[Any]]]:
+        """The answers in by now (the counts kept; the records returned by shard, the response-cache
+        entries by cache), and a new poll of each worker not being asked already. A lost worker's poll
+        fails: its shard runs again anyway."""
+        from ray.exceptions import RayError
+
+        lines: dict[str, list[bytes]] = {}
+        entries: dict[str, list[Any]] = {}
+        if self.pending:
+            ready, _ = self.ray.wait(list(self.pending), num_returns=len(self.pending), timeout=0)
+            for ref in ready:
+                del self.pending[ref]
+                try:
+                    answer = self.ray.get(ref)
+                except RayError:
+                    continue
+                for key, counts in answer.items():
+                    for cache, rows in (counts.pop("caches", None) or {}).items():
+                        entries.setdefault(cache, []).extend(rows)  # each handed out once: all kept
+                    if key in running:  # a finished shard's counts came with its result
+                        lines.setdefault(key, []).extend(counts.pop("lines", None) or [])
+                        self.seen[key] = counts
+        asked = set(self.pending.values())
+        for owner, actor in workers:
+            if owner not in asked:
+                self.pending[actor.progress.remote()] = owner
+        return lines, entries
+
+
 def _show(
     progress: Progress,
-    board: Any,
-    ray: Any,
+    polls: _Polls,
+    fleet: _Fleet,
     plans: list[ShardPlan],
     current: dict[str, list[RecordKey]],
     *,
     output: Path,
     caches: dict[str, Path],
-    running: AbstractSet[str] = frozenset(),
 ) -> None:
-    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA) and add the
-    records and cache entries that workers off the driver's node reported to the running shards' files and
-    the run's caches; a board that is restarting elsewhere (its node left) skips this update rather than
-    fail the run."""
-    from ray.exceptions import GetTimeoutError, RayActorError
-
-    try:
-        snapshot, lines, entries = ray.get(board.collect.remote(), timeout=10)
-    except (RayActorError, GetTimeoutError):
-        return
+    """Fold the workers' latest shard counts into the per-task bars (samples done, errors, ETA), add the
+    records that workers off the driver's node streamed to the running shards' files, and their response
+    cache entries to the run's caches."""
+    running = {plan.key for _, _, plan in fleet.busy.values()}
+    workers = list({owner: actor for owner, actor, _ in fleet.busy.values()}.items())
+    lines, entries = polls.take(workers, running)
     keep_entries(caches, entries)
     for key in running & lines.keys():  # a finished shard's file is already its worker's full copy
         path = shard_file(output, next(p for p in plans if p.key == key))
@@ -438,7 +608,7 @@ def _show(
     done: Counter[str] = Counter()
     new: dict[str, Counter[str]] = {}
     for plan in plans:
-        seen = snapshot.get(plan.key)
+        seen = polls.seen.get(plan.key)
         done[plan.task] += seen["done"] if seen else len(current[plan.key])
         new.setdefault(plan.task, Counter()).update(seen["new"] if seen else {})
     for task, states in new.items():
@@ -517,6 +687,7 @@ def _drive(
     progress: Progress,
     plans: list[ShardPlan],
     views: ShardViews,
+    polls: _Polls,
 ) -> None:
     """Hand shards to idle workers until none is left; replace lost workers where the cluster has room
     and run their shards again on whoever is live; stop (resumably) when no worker is left at all."""
@@ -530,15 +701,20 @@ def _drive(
             plan = todo.popleft()
             tally.attempts[plan.key] += 1
             fleet.give(plan, [k.line for k in current[plan.key]], views.for_shard(plan))
+        if not todo:
+            fleet.rest()
         if todo and fleet.stalled():
             raise ExecutorError(_shrunk(ray, fleet, todo, options))
-        ready, _ = ray.wait([*fleet.busy, *fleet.starting], num_returns=1, timeout=POLL_S)
-        running = {plan.key for _, _, plan in fleet.busy.values()}
-        _show(
-            progress, fleet.board, ray, plans, current, output=config.output, caches=caches, running=running
+        if fleet.coordinators and time.monotonic() - fleet.since > READY_S:
+            _check_started(ray, fleet.coordinators, timeout=0)
+        ready, _ = ray.wait(
+            [*fleet.busy, *fleet.starting, *fleet.coordinators], num_returns=1, timeout=POLL_S
         )
+        _show(progress, polls, fleet, plans, current, output=config.output, caches=caches)
         fleet.note_left()
         for ref in ready:
+            if fleet.check(ref):
+                continue
             if ref in fleet.starting:
                 fleet.started(ref)
                 continue
@@ -573,6 +749,7 @@ def _drive(
             rewrite_lines(path, report["lines"])  # the driver's copy (a no-op rewrite on a shared filesystem)
             keep_entries(caches, report.get("caches") or {})
             current[plan.key] = list(scan_keys(path))
+            polls.seen[plan.key] = {"done": len(current[plan.key]), "new": report["new"]}
             tally.add(plan, report, current[plan.key])
             fleet.idle.append((owner, actor))
 
@@ -603,19 +780,53 @@ def _shrunk(ray: Any, fleet: _Fleet, todo: deque[ShardPlan], options: ExecutorOp
     )
 
 
-def _check_started(ray: Any, refs: list[Any]) -> None:
+def _start_fleet(fleet: _Fleet, backend: Backend, *, workers: int, local_model: bool) -> None:
+    """Start the workers; no worker waits for a coordinator to send its first requests. On an endpoint
+    this process has no gate for yet, the run reserves every slot (in :data:`LONE`): a lone worker
+    holds them all itself and no gate is ever started; with more workers the gate is created when the
+    first one starts (:meth:`_Fleet.open_gate`), holding every slot for it, and the others lease
+    theirs from the gate as they come (so the gate's process starts after the first worker's, and the
+    first worker fills the endpoint alone meanwhile). A gate the driver has already (a sweep's) leases
+    them the usual way; the gate's first answer is checked as the run goes."""
+    ray, config = fleet.ray, fleet.config
+    limit = config.backend.concurrency
+    with GATES:
+        name = _gate_name(backend, config)
+        lone = LONE.get(name)
+        fresh = not local_model and lone is None and not _gate_exists(ray, backend, config)
+        if fresh:
+            LONE[name] = fleet.lone = f"lone-{fleet.session}"
+            fleet.backend, fleet.gate_due = backend, workers > 1
+        elif not local_model:  # a sweep's gate; or one created holding another run's reserved slots
+            fleet.gate = endpoint_gate(ray, backend, config, leases={lone: limit} if lone else None)
+            fleet.coordinators = [fleet.gate.stats.remote()]
+        for n in range(workers):  # the first on the driver's node (where Ray has a process ready)
+            fleet.spawn(lease=(limit if workers == 1 else 0) if fresh else None, near_driver=n == 0)
+    fleet.since = time.monotonic()
+
+
+def _near(node: str | None) -> dict[str, Any]:
+    """Options that place a worker on the driver's node when that node has room for it, else wherever Ray
+    likes (a node without CPUs for workers, or with them all taken, lets it go elsewhere at once). Ray
+    keeps a started worker process ready there for the driver's job, so the first worker skips a process
+    start (~1 s of CPU), and it writes the run's files itself (nothing to stream to the driver)."""
+    if node is None:  # a Ray Client driver has no node of its own
+        return {}
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    strategy = NodeAffinitySchedulingStrategy(node_id=node, soft=True, _spill_on_unavailable=True)
+    return {"scheduling_strategy": strategy}
+
+
+def _check_started(ray: Any, refs: list[Any], *, timeout: float = READY_S) -> None:
     """The coordinators answer (they fail at once where omnieval is missing from the cluster's Python)."""
     try:
-        ray.get(refs, timeout=READY_S)
+        ray.get(refs, timeout=timeout)
     except Exception as exc:
         raise ExecutorError(
             f"the run's coordinators did not start on the cluster: {_last_line(exc)} (is omnieval installed "
             "on every node, in the same version? see --ray-runtime-env)"
         ) from None
-
-
-READY_S = 120.0
-"""How long the driver waits for its coordinators (gate, progress board) to start."""
 
 
 def on_driver(config: RunConfig) -> RunConfig:
@@ -681,7 +892,14 @@ def _run(
     if judges is not None:
         judges.covers(list(judge_plan.judges))
     reserved = judge_plan.reserved() if judges is None else {}  # a caller's pools are accounted by the caller
-    workers = _worker_count(options, ray, local_model=local_model, gpus=gpus, reserved=reserved)
+    workers = _worker_count(
+        options,
+        ray,
+        local_model=local_model,
+        gpus=gpus,
+        reserved=reserved,
+        concurrency=config.backend.concurrency,
+    )
     size = options.shard_size or remembered_shard_size(config.output)
     plans, shard_size = plan_shards(tasks, config, shard_size=size, workers=workers)
     remember_plan(config.output, plans, shard_size)
@@ -712,19 +930,14 @@ def _run(
     with progress:
         _start_progress(progress, tasks, plans, current)
         if todo:
-            gate = None if local_model else endpoint_gate(ray, backend, config)
             if judges is None and judge_plan.judges:
                 judges = start_judges(ray, judge_plan)
-            board = ray.remote(ProgressBoard).options(**pinned(ray)).remote()
-            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), gate, board, judges)
+            fleet = _Fleet(ray, config, _actor_options(options, gpus=gpus), None, judges)
             fleet.driver_node = driver_node(ray)
             fleet.seeds = cache_seeds(ray, config, driver=fleet.driver_node)
             try:
-                for _ in range(min(workers, len(todo))):
-                    fleet.spawn()  # the workers start while the coordinators do (each is a process)
-                _check_started(
-                    ray, [board.snapshot.remote(), *([gate.stats.remote()] if gate is not None else [])]
-                )
+                _start_fleet(fleet, backend, workers=min(workers, len(todo)), local_model=local_model)
+                polls = _Polls(ray)
                 _drive(
                     fleet,
                     todo,
@@ -735,18 +948,11 @@ def _run(
                     progress=progress,
                     plans=plans,
                     views=ShardViews(config),
+                    polls=polls,
                 )
                 fleet.note_left()
                 lost.update(workers=fleet.workers_lost, on_nodes=fleet.suspects, nodes_left=fleet.lost_nodes)
-                _show(
-                    progress,
-                    fleet.board,
-                    ray,
-                    plans,
-                    current,
-                    output=config.output,
-                    caches=run_caches(config),
-                )
+                _show(progress, polls, fleet, plans, current, output=config.output, caches=run_caches(config))
                 judged["block"] = judges.block() if judges is not None else {}
             finally:
                 fleet.stop()

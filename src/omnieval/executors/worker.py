@@ -16,6 +16,7 @@ import socket
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,29 @@ def _node_id() -> str | None:
         return None
 
 
-REPORT_EVERY_S = 0.5
+TICK_S = 0.5
+"""How often a worker asks the gate for its fair share (and the judges' gates for theirs)."""
+
+
+@dataclass
+class _Running:
+    """A shard being run: its record file, the states it held before, and how many of its records the
+    driver has (``None`` on the driver's node, where the file is the driver's own)."""
+
+    plan: ShardPlan
+    path: Path
+    before: Counter[str]
+    sent: int | None
+
+    def counts(self) -> dict[str, Any]:
+        keys = list(scan_keys(self.path))
+        states: Counter[str] = Counter(k.state for k in keys)
+        new = {k: v - self.before.get(k, 0) for k, v in states.items() if v > self.before.get(k, 0)}
+        counts: dict[str, Any] = {"task": self.plan.task, "done": len(keys), "new": new}
+        if self.sent is not None and len(keys) > self.sent:
+            counts["lines"] = [k.line for k in keys[self.sent :]]
+            self.sent = len(keys)
+        return counts
 
 
 def run_caches(config: RunConfig) -> dict[str, Path]:
@@ -97,19 +120,22 @@ class ShardWorker:
         *,
         owner: str,
         gate: Any = None,
-        board: Any = None,
         judges: dict[str, JudgeRoute] | None = None,
         session: str | None = None,
         driver_node: str | None = None,
+        lease: int | None = None,
         caches: dict[str, Any] | None = None,
     ) -> None:
+        """``lease``: the endpoint's slots this worker holds without a gate (``--concurrency`` for a lone
+        worker; 0 for one whose gate comes later, through :meth:`attach`); ``None`` when ``gate`` is
+        given, or the model has no endpoint."""
         self.config = config
         self.output = config.output
         """Where this worker writes: the driver's output on the driver's node, else a per-node temp folder."""
         if _node_id() != driver_node:  # (a Ray Client driver has no node: its workers use the temp folder)
             self.output = Path(tempfile.gettempdir()) / NODE_TEMP / (session or owner)
         self.streams = self.output != config.output
-        """Records go to the driver as they are written (through the board), not only with the shard's end."""
+        """Records go to the driver as they are written (see :meth:`progress`), not only when a shard ends."""
         self.caches: dict[str, Path] = {}
         """Off the driver's node: this worker's own copies of the run's default response caches, started from
         the driver's entries and sent back to it (an explicit ``--cache-path`` is used as given)."""
@@ -127,11 +153,27 @@ class ShardWorker:
         self.owner = owner
         self.session = session
         """The run invocation's cache session, shared by all its shards (see ``ResponseCache``)."""
-        self.gate = GateClient(gate, owner, cap=config.backend.concurrency) if gate is not None else None
-        self.board = board
+        self.gate = (
+            GateClient(gate, owner, cap=config.backend.concurrency, lease=lease or 0)
+            if gate is not None or lease is not None
+            else None
+        )
+        self._running: dict[str, _Running] = {}
+        self._granted = False
+        """The slots the gate was created holding for this worker were taken (they come with every shard)."""
         self.judges = WorkerJudges(judges or {}, owner=owner)
         """The judges' backends, kept across shards (under their gates, or their replica pools)."""
         self._backend: SharedBackend | None = None
+
+    def attach(self, gate: Any) -> None:
+        """The endpoint's gate, created after this worker was started."""
+        if self.gate is not None:
+            self.gate.attach(gate)
+
+    def rest(self) -> None:
+        """Nothing more to run for now: free slots go back to the gate."""
+        if self.gate is not None:
+            self.gate.give_back()
 
     def where(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "node": socket.gethostname(), "node_id": _node_id()}
@@ -141,34 +183,28 @@ class ShardWorker:
             self._backend = share(create_backend(config.model, options=config.backend), gate=self.gate)
         return self._backend
 
-    async def _watch(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int]) -> None:
-        """Report progress and tick the gates every ``REPORT_EVERY_S`` for as long as the shard runs. A tick
-        that fails (a gate restarting on a live node after its own left) is skipped, not the shard's end:
-        before, the watcher died with it and the shard, its samples all answered, failed as a lost worker."""
+    async def _tick(self) -> None:
+        """Tick the gates every ``TICK_S`` for as long as a shard runs. A tick that fails (a gate
+        restarting on a live node after its own left) is skipped, not the shard's end: before, the
+        watcher died with it and the shard, its samples all answered, failed as a lost worker."""
         while True:
-            self._report(plan, path, before, sent)
             # the next tick asks again; a gate gone for good fails its own calls (its clients' waiters)
             with contextlib.suppress(Exception):
                 if self.gate is not None:
                     await self.gate.tick()
                 await self.judges.tick()
-            await asyncio.sleep(REPORT_EVERY_S)
+            await asyncio.sleep(TICK_S)
 
-    def _report(self, plan: ShardPlan, path: Path, before: Counter[str], sent: list[int] | None) -> None:
-        """The shard's counts to the board; off the driver's node also its records written since the last
-        report (``sent``: how many the driver has), so a node that leaves takes none of them along."""
-        if self.board is None:
-            return
-        keys = list(scan_keys(path))
-        states: Counter[str] = Counter(k.state for k in keys)
-        new = {k: v - before.get(k, 0) for k, v in states.items() if v > before.get(k, 0)}
-        counts: dict[str, Any] = {"task": plan.task, "done": len(keys), "new": new}
-        if self.streams and sent is not None and len(keys) > sent[0]:
-            counts["lines"] = [k.line for k in keys[sent[0] :]]
-            sent[0] = len(keys)
-        if entries := self._new_entries():
-            counts["caches"] = entries
-        self.board.report.remote(plan.key, counts)
+    def progress(self) -> dict[str, dict[str, Any]]:
+        """Each running shard's counts, asked for by the driver about every half second; off the driver's
+        node also the records written since the last answer, so a node that leaves takes none of them
+        along, and the new entries of this worker's own response caches (with the first shard's counts,
+        as ``caches``; none while no shard runs: they then come with the shard's result). The driver
+        polls its workers: no progress-board actor, one process fewer to start."""
+        answer = {key: shard.counts() for key, shard in self._running.items()}
+        if answer and (entries := self._new_entries()):
+            answer[next(iter(answer))]["caches"] = entries
+        return answer
 
     def _new_entries(self) -> dict[str, list[Any]]:
         """This run's entries in the worker's own caches not yet sent to the driver, by cache."""
@@ -189,13 +225,22 @@ class ShardWorker:
                 cache.close()
 
     async def run_shard(
-        self, plan: ShardPlan, lines: list[bytes], task: Task, media: dict[str, Any] | None = None
+        self,
+        plan: ShardPlan,
+        lines: list[bytes],
+        task: Task,
+        media: dict[str, Any] | None = None,
+        grant: int = 0,
     ) -> dict[str, Any]:
         """Run (or resume) one shard; returns its records and timing.
 
         ``task`` is the driver's view over the shard's samples and ``media`` its media files' object-store
         handles by path (:class:`~omnieval.executors.views.MediaStore`): the worker reads no task file and
-        no media folder of its own (none need exist on its node)."""
+        no media folder of its own (none need exist on its node). ``grant``: endpoint slots the gate was
+        created holding for this worker, its own from now on (taken once)."""
+        if grant and self.gate is not None and not self._granted:
+            self.gate.grant(grant)
+            self._granted = True
         if media:
             task = with_media_bytes(task, memo=await _fetched(media))
         if self._seeds:
@@ -210,8 +255,9 @@ class ShardWorker:
         started, clock = time.time(), time.perf_counter()
         write_json(path.parent / "attempt.json", {**self.where(), "started": started, "owner": self.owner})
         _, before = _counts(path)
-        sent = [len(lines) if fresh else 0]  # a lost worker's file on this node: the driver may lack some
-        watcher = asyncio.create_task(self._watch(plan, path, before, sent))
+        sent = len(lines) if fresh else 0  # a lost worker's file on this node: the driver may lack some
+        self._running[plan.key] = _Running(plan, path, before, sent if self.streams else None)
+        watcher = asyncio.create_task(self._tick())
         try:
             outcome = await run_async(
                 config,
@@ -224,10 +270,10 @@ class ShardWorker:
             if self.gate is not None:
                 self.gate.give_back()
             self.judges.give_back()
+            self._running.pop(plan.key, None)
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
-        self._report(plan, path, before, None)  # the records themselves come back with the result
         return {
             "key": plan.key,
             "lines": [k.line for k in scan_keys(path)],
