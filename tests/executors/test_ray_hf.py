@@ -53,7 +53,7 @@ def llava(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A CPU-only local cluster (2 replicas + the progress board); yields the load log."""
+    """A CPU-only local cluster (2 replicas); yields the load log."""
     ray = pytest.importorskip("ray")
     log = str(tmp_path_factory.mktemp("loads") / "loads.txt")
 

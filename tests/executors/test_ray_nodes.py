@@ -1,5 +1,5 @@
 """Losing a worker node mid-run (``ray.cluster_utils.Cluster``): its shards go to the live workers, the
-coordinators (endpoint gate, judge gate, progress board) live on the driver's node, every sample ends
+coordinators (endpoint gate, judge gate, judge pool) live on the driver's node, every sample ends
 exactly once with the records of a local run; a cluster left with no worker stops with a clear message."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _in_thread(
 
 
 def _coordinators_on(monkeypatch: pytest.MonkeyPatch, node_id: str) -> None:
-    """Every coordinator (gates, judge pools, progress board) placed on ``node_id``, with the real
+    """Every coordinator (gates, judge pools) placed on ``node_id``, with the real
     options otherwise (restarts included): a test-only placement."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -178,7 +178,7 @@ def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, node
 def test_coordinators_forced_onto_the_lost_node_restart_elsewhere_and_no_sample_fails(
     tmp_path: Path, nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The endpoint gate, the judge's gate and the progress board placed on the node that is then removed
+    """The endpoint gate and the judge's gate placed on the node that is then removed
     (as when the driver is attached to that node's raylet): Ray restarts them on a live node, the gate
     rebuilds its leases from the workers, the calls in flight are retried, and every sample ends once."""
     _coordinators_on(monkeypatch, nodes[1].node_id)
@@ -261,7 +261,7 @@ def _once_as_local(out: Path, local: Path, n: int) -> None:
 def test_a_local_judge_pool_forced_onto_the_lost_node_restarts_and_no_verdict_is_lost(
     tmp_path: Path, judge_nodes: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The local judge's ``JudgePool``, its one replica and the progress board placed on the node that is
+    """The local judge's ``JudgePool``, and its one replica placed on the node that is
     then removed: the replica is replaced on the live node (Ray restarts the pool there too), the
     workers' calls are retried, never counted as a dead judge, and every sample ends once with the
     verdicts of a local run. Before, the replacement could land on the leaving node (Ray marks a node dead
