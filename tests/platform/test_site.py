@@ -22,16 +22,19 @@ SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 
 
+def _scored(client: Any, user: dict[str, str], mera_root: Path, *, right: dict[str, int], model: str) -> int:
+    """Upload a MERA zip with ``right`` correct answers per task and wait until it is scored; its id."""
+    sub_id: int = upload(client, user, submission_zip(mera_root, right=right), model=model).json()["id"]
+    wait_status(client, user, sub_id)
+    return sub_id
+
+
 @pytest.fixture
 def site(server: str, mera_root: Path) -> Iterator[dict[str, Any]]:
     """A server with one published, approved submission and one private one of another user."""
     with httpx.Client(base_url=server, timeout=30) as client:
         alice = register(client, "alice")
-        sub = upload(
-            client, alice, submission_zip(mera_root, right={"ruclevr": 6, "aquaria": 3}), model="alice-vlm"
-        )
-        sub_id = sub.json()["id"]
-        wait_status(client, alice, sub_id)
+        sub_id = _scored(client, alice, mera_root, right={"ruclevr": 6, "aquaria": 3}, model="alice-vlm")
         info = {"parameters": "7B", "license": "Apache-2.0"}
         r = client.post(
             f"/api/v1/submissions/{sub_id}/publish",
@@ -168,10 +171,7 @@ def test_publish_without_a_board_keeps_the_form_and_says_why(
 ) -> None:
     with httpx.Client(base_url=site["base"], timeout=30) as client:
         alice = token(client, "alice")
-        sub_id = upload(
-            client, alice, submission_zip(mera_root, right={"ruclevr": 2}), model="alice-second"
-        ).json()["id"]
-        wait_status(client, alice, sub_id)
+        sub_id = _scored(client, alice, mera_root, right={"ruclevr": 2}, model="alice-second")
     page = _signed_in(browser, site["base"])
     page.goto(f"{site['base']}/submissions/{sub_id}?lang=en")
     page.fill("input[name=parameters]", "13B")
@@ -186,10 +186,7 @@ def test_review_confirms_and_empty_states_say_what_to_do(
 ) -> None:
     with httpx.Client(base_url=site["base"], timeout=30) as client:
         bob = register(client, "bob")
-        sub_id = upload(client, bob, submission_zip(mera_root, right={"ruclevr": 3}), model="bob-vlm").json()[
-            "id"
-        ]
-        wait_status(client, bob, sub_id)
+        sub_id = _scored(client, bob, mera_root, right={"ruclevr": 3}, model="bob-vlm")
         client.post(f"/api/v1/submissions/{sub_id}/publish", headers=bob, json={"boards": ["image"]})
     reviewer = browser.new_context(locale="en-US").new_page()
     _login(reviewer, site["base"], "reviewer", "password-reviewer")
@@ -253,10 +250,7 @@ def test_reviewer_queue_shows_info_logs_and_decision_side_by_side(
 ) -> None:
     with httpx.Client(base_url=site["base"], timeout=30) as client:
         dora = register(client, "dora")
-        sub_id = upload(
-            client, dora, submission_zip(mera_root, right={"ruclevr": 4}), model="dora-vlm"
-        ).json()["id"]
-        wait_status(client, dora, sub_id)
+        sub_id = _scored(client, dora, mera_root, right={"ruclevr": 4}, model="dora-vlm")
         info = {"parameters": "2B", "license": "MIT"}
         client.post(
             f"/api/v1/submissions/{sub_id}/publish",

@@ -11,7 +11,7 @@ from typing import BinaryIO
 from omnieval.errors import MediaError
 from omnieval.types import MediaRef
 
-__all__ = ["clear_fingerprint_memo", "fingerprint", "open_media", "read_media"]
+__all__ = ["clear_fingerprint_memo", "file_sha256", "fingerprint", "open_media", "read_media"]
 
 _CHUNK = 1 << 20
 _REMOTE = ("http://", "https://", "s3://", "gs://", "hf://")
@@ -25,7 +25,8 @@ def _stat_key(path: str) -> tuple[str, int, int, int]:
     return (path, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _hash_file(path: str) -> str:
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """A file's sha256 hex digest, read in chunks (never loaded whole)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(_CHUNK):
@@ -53,7 +54,7 @@ def fingerprint(ref: MediaRef) -> MediaRef:
         with _memo_lock:
             known = _memo.get(key)
         if known is None:
-            known = _hash_file(ref.path)
+            known = file_sha256(ref.path)
             with _memo_lock:
                 if len(_memo) >= _MEMO_MAX:
                     _memo.clear()

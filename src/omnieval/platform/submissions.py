@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from omnieval.media.hashing import file_sha256
 from omnieval.platform.jobs import enqueue
 from omnieval.platform.models import Benchmark, Submission, User
 from omnieval.platform.settings import Settings
@@ -62,14 +63,6 @@ def _earlier_identical(session: Session, user: User, bench: Benchmark, digest: s
     )
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 class InvalidSubmission(ValueError):
     """The archive is safe but not a valid submission; ``report`` says why, per task."""
 
@@ -113,7 +106,7 @@ def accept_upload(
     _check_daily_cap(session, settings, user, bench)
     path = save_upload(stream, settings)
     try:
-        digest = _file_sha256(path)
+        digest = file_sha256(path)
         earlier = _earlier_identical(session, user, bench, digest)
         if earlier is not None and settings.policy.merged(bench.policy).duplicate_uploads == "refuse":
             raise DuplicateUpload(

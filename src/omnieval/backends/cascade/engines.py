@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from omnieval.backends.cascade.spec import AsrStage, OcrStage
 from omnieval.errors import ConfigError, MediaError
-from omnieval.media.hashing import open_media
+from omnieval.media.hashing import file_sha256, open_media
 from omnieval.types import MediaRef
 
 if TYPE_CHECKING:  # numpy is imported where audio is decoded: every run registers this backend
@@ -45,14 +45,6 @@ def cache_root(override: str | None = None) -> Path:
     return Path(override or os.environ.get("OMNIEVAL_CACHE") or "~/.cache/omnieval").expanduser()
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def packaged_whisper_base(root: Path | None = None) -> Path:
     """The packaged Whisper base as a CTranslate2 folder, joined from its two PyPI halves on first use."""
     try:
@@ -76,7 +68,7 @@ def packaged_whisper_base(root: Path | None = None) -> Path:
             for part in (src1 / "model.bin.part1", src2 / "model.bin.part2"):
                 with part.open("rb") as src:
                     shutil.copyfileobj(src, fh, 1 << 22)
-        size, digest = (tmp / "model.bin").stat().st_size, _sha256(tmp / "model.bin")
+        size, digest = (tmp / "model.bin").stat().st_size, file_sha256(tmp / "model.bin")
         if size != WHISPER_BASE_SIZE or digest != WHISPER_BASE_SHA256:
             shutil.rmtree(tmp, ignore_errors=True)
             raise ConfigError(
@@ -148,7 +140,7 @@ def _whisper(stage: AsrStage, root: Path) -> Recognizer:
     folder = packaged_whisper_base(root) if stage.model == "base" else Path(stage.model).expanduser()
     if not (folder / "model.bin").is_file():
         raise ConfigError(f"cascade asr=whisper:{stage.model}: no CTranslate2 model.bin in {folder}")
-    digest = WHISPER_BASE_SHA256 if stage.model == "base" else _sha256(folder / "model.bin")
+    digest = WHISPER_BASE_SHA256 if stage.model == "base" else file_sha256(folder / "model.bin")
     model = faster_whisper.WhisperModel(
         str(folder), device="cpu", compute_type=stage.compute_type, cpu_threads=stage.threads
     )
@@ -219,7 +211,7 @@ def _traineddata_sha(lang: str) -> str | None:
     import glob
 
     for path in glob.glob(f"/usr/share/tesseract-ocr/*/tessdata/{lang}.traineddata"):
-        return _sha256(Path(path))
+        return file_sha256(Path(path))
     return None
 
 
