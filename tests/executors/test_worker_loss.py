@@ -43,3 +43,19 @@ def test_a_worker_that_died_or_whose_node_left_is_lost(tmp_path: Path) -> None:
     unavailable = exceptions.ActorUnavailableError("unavailable", b"\0" * 16)
     assert not fleet.transient(unavailable, "w1", object(), plan, tally), "node-a left"  # type: ignore[arg-type]
     assert fleet.idle == []
+
+
+def test_what_a_node_s_loss_says_counts_live_and_starting_workers_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lone worker's node left: the run said it "goes on with 0 live worker(s)" while it started a
+    replacement; it now says what happens."""
+    fleet = _fleet(tmp_path, set())
+    fleet.suspects.append("node-a")
+    fleet.note_left()
+    assert (
+        "no worker is left: a replacement starts as soon as the cluster has room" in capsys.readouterr().err
+    )
+    fleet.idle.append(("w2", object()))
+    fleet.starting["w3"] = ("w3", object(), None)  # type: ignore[assignment]
+    assert fleet._left_with() == "the run goes on with 1 live worker(s), 1 starting"

@@ -387,12 +387,16 @@ class _Fleet:
             if node not in alive and node not in self.lost_nodes:
                 self.lost_nodes.append(node)
                 self._forget(self.gone)
-                running = len(self.idle) + len(self.busy) + len(self.starting)
                 print(
-                    f"omnieval: Ray node {node[:12]} left the cluster; the run goes on with {running} live "
-                    "worker(s)",
-                    file=sys.stderr,
+                    f"omnieval: Ray node {node[:12]} left the cluster; {self._left_with()}", file=sys.stderr
                 )
+
+    def _left_with(self) -> str:
+        """What the run goes on with, as a user reads it after a node left."""
+        live, starting = len(self.idle) + len(self.busy), len(self.starting)
+        if live == starting == 0:
+            return "no worker is left: a replacement starts as soon as the cluster has room for one"
+        return f"the run goes on with {live} live worker(s)" + (f", {starting} starting" if starting else "")
 
     def _room(self) -> bool:
         free = self.ray.available_resources()
