@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +11,8 @@ from omnieval.errors import CostLimitReached, StoreError
 from omnieval.executors import ExecutorOptions, execute
 from omnieval.hooks import NO_HOOKS, HookDispatcher, HookInfo, RunHook, open_hooks
 from omnieval.reports import write_report
+from omnieval.reports.tail import warming_up
+from omnieval.reports.views import PromptSource
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.sources import Task
@@ -25,15 +24,21 @@ __all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
 
 
 def finalize(
-    output: Path, tasks: list[Task], *, model: str, extra: dict[str, Any] | None = None
+    output: Path,
+    tasks: list[Task],
+    *,
+    model: str,
+    extra: dict[str, Any] | None = None,
+    prompts: PromptSource | None = None,
 ) -> dict[str, Any]:
-    """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html``."""
+    """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
+    viewer's, rendered while the run waited on the model)."""
     judged = _judged_tasks(output)
     results = compute_results(
         tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
     )
     write_json(output / "results.json", results)
-    write_report(output, results, tasks=tasks)
+    write_report(output, results, tasks=tasks, prompts=prompts)
     return results
 
 
@@ -94,7 +99,7 @@ def _evaluate(
     warm_up: bool = False,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
-    with warming_up(warm_up) as start_warm_up:
+    with warming_up(warm_up, report_dir=config.output) as warm:
         try:
             outcome = execute(
                 config,
@@ -102,7 +107,7 @@ def _evaluate(
                 progress=progress,
                 judges=judges,
                 hooks=hooks,
-                on_first_record=start_warm_up,
+                on_first_record=warm,
             )
         except CostLimitReached:  # the results so far (with their cost), then the stop
             if (config.output / "samples.jsonl").exists():
@@ -120,77 +125,12 @@ def _evaluate(
         if all(hashes.get(t.name) == t.content_hash for t in outcome.tasks):
             return outcome, results  # a finished run re-run: nothing new, nothing to recompute
     return outcome, finalize(
-        config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome)
+        config.output,
+        outcome.tasks,
+        model=config.model,
+        extra=outcome_facts(config, outcome),
+        prompts=warm.prompts(),
     )
-
-
-WARM_UP_THREAD = "omnieval-warm-up"
-
-
-@contextlib.contextmanager
-def warming_up(enabled: bool) -> Iterator[Callable[[], None]]:
-    """The block gets the callable that starts :func:`_warm_up_tail` on a thread (once; the run calls
-    it as it records its first sample, ``on_first_record``); the thread is joined when the block ends
-    normally. Without ``enabled`` the callable does nothing: a library call opts in (the CLI does)."""
-    warm = threading.Thread(target=_warm_up_tail, name=WARM_UP_THREAD) if enabled else None
-
-    def start() -> None:
-        if warm is not None and warm.ident is None:
-            warm.start()
-
-    yield start
-    if warm is not None and warm.ident is not None:
-        warm.join()
-
-
-def _warm_up_tail() -> None:
-    """What only the end of a run needs, loaded while its requests wait on the model: numpy (the CIs),
-    the report's page template and the plotly bundle. At a model's latency the process is mostly idle,
-    and these were ~0.1–0.2 s of every run's tail; a failure here is left for the tail to report. It
-    starts once the first sample is recorded: started with the run, it competed with the imports and
-    set-up before the first request and delayed it as much."""
-    with _short_gil_slices(), contextlib.suppress(Exception):  # the tail redoes what failed here
-        import numpy.random  # noqa: F401
-
-        from omnieval.reports.embed import plotly_js_bytes
-        from omnieval.reports.html import warm_up
-
-        plotly_js_bytes()
-        warm_up()
-
-
-class _SwitchInterval:
-    """Shorter GIL time slices while a warm-up runs beside the event loop, then the interpreter's own.
-
-    Each time a response wakes the loop, its thread waits for the GIL until the warm-up's slice ends
-    (5 ms by default): over a warm-up's ≈ 0.2 s of imports that stretched a 2,000-request run at 50 ms
-    latency by ≈ 0.4 s (measured). Nested and concurrent warm-ups (several runs in one process) restore
-    the interval only when the last one ends."""
-
-    SLICE_S = 0.0005
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._active = 0
-        self._saved = 0.0
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._active == 0:
-                self._saved = sys.getswitchinterval()
-                sys.setswitchinterval(min(self._saved, self.SLICE_S))
-            self._active += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active -= 1
-                if self._active == 0:
-                    sys.setswitchinterval(self._saved)
-
-
-_short_gil_slices = _SwitchInterval()
 
 
 def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:

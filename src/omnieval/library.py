@@ -171,10 +171,11 @@ def _evaluate_backend(
 
     if executor.get("kind", "local") != "local":
         raise TypeError("a model object runs with the local executor only; pass a PROVIDER/NAME spec for Ray")
-    with warming_up(warm_up) as start_warm_up:
-        outcome = run(config, backend=backend, on_first_record=start_warm_up)
+    with warming_up(warm_up, report_dir=config.output) as warm:
+        outcome = run(config, backend=backend, on_first_record=warm)
     extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
-    return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra)
+    prompts = warm.prompts()
+    return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra, prompts=prompts)
 
 
 def _typed(

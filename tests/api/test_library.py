@@ -217,17 +217,19 @@ def _recording_warm_up(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Replace the tail warm-up by a recorder of the thread it ran on."""
     import threading
 
-    import omnieval.api
+    import omnieval.reports.tail
 
     calls: list[str] = []
-    monkeypatch.setattr(omnieval.api, "_warm_up_tail", lambda: calls.append(threading.current_thread().name))
+    monkeypatch.setattr(
+        omnieval.reports.tail, "load_tail_modules", lambda: calls.append(threading.current_thread().name)
+    )
     return calls
 
 
 def test_a_library_run_starts_no_warm_up_thread_unless_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from omnieval.api import WARM_UP_THREAD
+    from omnieval.reports.tail import WARM_UP_THREAD
 
     calls = _recording_warm_up(monkeypatch)
     task = f"jsonl:{_stem(tmp_path)}"
@@ -242,8 +244,8 @@ def test_a_library_run_starts_no_warm_up_thread_unless_asked(
 def test_the_cli_run_warms_up_the_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 
-    from omnieval.api import WARM_UP_THREAD
     from omnieval.cli.app import app
+    from omnieval.reports.tail import WARM_UP_THREAD
 
     calls = _recording_warm_up(monkeypatch)
     args = ["run", "--tasks", f"jsonl:{_stem(tmp_path)}", "--model", "baseline/oracle", "--quiet"]

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from omnieval.api import evaluate, rescore
 from omnieval.runner import RetryPolicy, RunConfig, run
+from omnieval.sources import Task
 from omnieval.types import Response
 
 from .conftest import ScriptedBackend, options, raise_backend_error, read_samples, write_jsonl
@@ -410,8 +412,15 @@ def test_on_first_record_is_called_once_as_the_first_sample_is_recorded(
 ) -> None:
     """The api starts loading the run's tail there: not before the requests are flowing."""
     calls: list[int] = []
-    run(_config(qa_file, tmp_path / "out"), on_first_record=lambda: calls.append(len(scripted.seen)))
+    names: list[list[str]] = []
+
+    def first(tasks: Sequence[Task]) -> None:
+        calls.append(len(scripted.seen))
+        names.append([t.name for t in tasks])
+
+    run(_config(qa_file, tmp_path / "out"), on_first_record=first)
     assert len(calls) == 1 and calls[0] >= 1
+    assert names == [["qa"]]  # with the run's tasks: the warm-up renders their prompts for the report
     assert len(read_samples(tmp_path / "out")) == 10
 
 
@@ -419,10 +428,10 @@ def test_the_tail_warm_up_starts_after_the_first_request(
     tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Started with the run, the warm-up's imports competed with the set-up before the first request."""
-    import omnieval.api as api
+    import omnieval.reports.tail as tail
 
     seen_at_start: list[int] = []
-    monkeypatch.setattr(api, "_warm_up_tail", lambda: seen_at_start.append(len(scripted.seen)))
+    monkeypatch.setattr(tail, "load_tail_modules", lambda: seen_at_start.append(len(scripted.seen)))
     _, results = evaluate(_config(qa_file, tmp_path / "out"), warm_up=True)
     assert results["tasks"]["qa"]["n"] == 10
     assert len(seen_at_start) == 1 and seen_at_start[0] >= 1
@@ -434,19 +443,21 @@ def test_the_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
     """Beside the event loop, a 5 ms slice of the warm-up's imports delayed each response by as much."""
     import sys
 
-    import omnieval.api as api
     import omnieval.reports.html as html
+    import omnieval.reports.tail as tail
 
     before = sys.getswitchinterval()
     seen: list[float] = []
     monkeypatch.setattr(html, "warm_up", lambda: seen.append(sys.getswitchinterval()))
-    api._warm_up_tail()
-    assert seen == [min(before, api._SwitchInterval.SLICE_S)]
+    warm = tail.TailWarmUp(enabled=True)
+    warm(())
+    warm.join()
+    assert seen == [min(before, tail._SwitchInterval.SLICE_S)]
     assert sys.getswitchinterval() == before
-    with api._short_gil_slices():  # nested (two runs in one process): restored when the last one ends
-        with api._short_gil_slices():
+    with tail.short_gil_slices():  # nested (two runs in one process): restored when the last one ends
+        with tail.short_gil_slices():
             pass
-        assert sys.getswitchinterval() == min(before, api._SwitchInterval.SLICE_S)
+        assert sys.getswitchinterval() == min(before, tail._SwitchInterval.SLICE_S)
     assert sys.getswitchinterval() == before
 
 

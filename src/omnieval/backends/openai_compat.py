@@ -9,7 +9,6 @@ requests (completion format) are scored with echoed prompt log-probs on /complet
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from omnieval.backends._openai_parse import (
     parse_retry_after,
     response_from,
 )
+from omnieval.backends._wire_json import request_body, response_json
 from omnieval.backends.base import Backend, BackendOptions, optional_sampling, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
@@ -210,7 +210,7 @@ class OpenAIBackend(Backend):
             raise BackendError(f"{self._where(request, '')}: {exc}", retryable=False) from exc
 
     async def _post(self, request: Request, path: str, payload: dict[str, Any]) -> tuple[Any, float]:
-        body = json.dumps(payload, ensure_ascii=False).encode()
+        body = request_body(payload)
         start = time.perf_counter()
         try:
             reply = await self._http().post(path, body)
@@ -232,7 +232,7 @@ class OpenAIBackend(Backend):
         if not 200 <= reply.status < 300:
             raise http_error(reply, self._where(request, path), url=self.base_url + path)
         try:
-            return json.loads(reply.content), latency
+            return response_json(reply.content), latency
         except ValueError:
             snippet = reply.content[:120].decode("utf-8", "replace")
             where = self._where(request, path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from omnieval.hooks import HookDispatcher
     from omnieval.runner import RunConfig, RunOutcome
     from omnieval.runner.progress import Progress
+    from omnieval.sources import Task
 
 __all__ = ["ExecutorOptions", "execute"]
 
@@ -31,7 +32,7 @@ def execute(
     progress: Progress | None = None,
     judges: Any = None,
     hooks: HookDispatcher | None = None,
-    on_first_record: Callable[[], None] | None = None,
+    on_first_record: Callable[[Sequence[Task]], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) ``config`` with the chosen executor; both write the same run directory.
 
@@ -39,8 +40,8 @@ def execute(
     ``judges``: on Ray, judge gates and pools a sweep started for all its models (a ``JudgesOnCluster``).
     ``hooks``: receives each finished record; on Ray, the records the shards wrote, read back once they
     finish.
-    ``on_first_record``: called once when this process starts waiting on the model: here, as the first
-    sample is recorded; on Ray, before the shards are sent.
+    ``on_first_record``: called once when this process starts waiting on the model: here, with the tasks,
+    as the first sample is recorded; on Ray, with none, before the shards are sent.
     """
     from omnieval.hooks import NO_HOOKS
     from omnieval.runner import run
@@ -49,7 +50,7 @@ def execute(
     if executor is None or executor.kind == "local":
         return run(config, hooks=hooks, on_first_record=on_first_record)
     if on_first_record is not None:
-        on_first_record()
+        on_first_record(())  # the tasks are resolved on the workers
     from omnieval.executors.ray_executor import run_on_ray
 
     outcome = run_on_ray(config, executor, progress=progress, judges=judges)

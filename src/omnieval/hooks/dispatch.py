@@ -59,7 +59,8 @@ class HookDispatcher:
         self.emit("run_started", info)
 
     def record(self, record: Any, *, prompt: str | None = None, media: tuple[Any, ...] = ()) -> None:
-        """``record``: the JSON line written to ``samples.jsonl`` (parsed on the hook thread) or its dict."""
+        """``record``: the JSON line written to ``samples.jsonl`` (text or bytes, parsed on the hook thread)
+        or its dict."""
         self.emit("record", record, prompt=prompt, media=media)
 
     def task_finished(self, task: str, states: dict[str, int]) -> None:
@@ -91,7 +92,7 @@ class HookDispatcher:
     def _loop(self) -> None:
         while (item := self._queue.get()) is not None:
             event, args, kwargs = item
-            if event == "record" and isinstance(args[0], str):
+            if event == "record" and isinstance(args[0], str | bytes):
                 args = (orjson.loads(args[0]),)
             for name, hook in self.named:
                 self._call(name, hook, event, args, kwargs)

@@ -311,15 +311,21 @@ def build_report(run: RunData, *, tasks: Iterable[Any] | None = None, report_dir
 
 
 def report_context(
-    run: RunData, *, tasks: Iterable[Any] | None = None, report_dir: Path | None = None
+    run: RunData,
+    *,
+    tasks: Iterable[Any] | None = None,
+    report_dir: Path | None = None,
+    prompts: PromptSource | None = None,
 ) -> dict[str, Any]:
-    """Write the sidecar and tables of one run and return what the page template needs."""
+    """Write the sidecar and tables of one run and return what the page template needs; ``prompts``: the
+    run's prompts already read and rendered for this folder (:meth:`PromptSource.prerender`)."""
     out_dir = report_dir or run.run_dir
     summary = _RecordSummary(run.records)
     states = state_names(*(b.states for b in run.typed.tasks.values()), summary.states)
     rows = _task_rows(run.typed)
     dims = task_dimensions(run.typed.tasks) + summary.dimensions
-    prompts = PromptSource(tasks, report_dir=out_dir)
+    if prompts is None or prompts.report_dir != out_dir:
+        prompts = PromptSource(tasks, report_dir=out_dir)
     prompts.load(summary.wanted, spill=isinstance(run.records, RecordStream))
     viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
     _export_tables(out_dir / "report_tables", rows, dims, states)
@@ -351,9 +357,14 @@ def report_context(
 
 
 def write_report(
-    run_dir: Path, results: dict[str, Any] | None = None, *, tasks: Iterable[Any] | None = None
+    run_dir: Path,
+    results: dict[str, Any] | None = None,
+    *,
+    tasks: Iterable[Any] | None = None,
+    prompts: PromptSource | None = None,
 ) -> Path:
-    """Render ``report.html`` (plus ``report_samples/`` and ``report_tables/``) in the run directory."""
+    """Render ``report.html`` (plus ``report_samples/`` and ``report_tables/``) in the run directory;
+    ``prompts``: the sample viewer's prompts, read and rendered while the run waited on the model."""
     run_dir = Path(run_dir)
     if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
         run = RunData(run_dir, results, {}, [])
@@ -361,7 +372,8 @@ def write_report(
         run = load_run(run_dir, stream_above=STREAM_BYTES)
     if results is not None:
         run = dataclasses.replace(run, results=results)
-    return write_page(run_dir / "report.html", "report.html.jinja", **report_context(run, tasks=tasks))
+    context = report_context(run, tasks=tasks, prompts=prompts)
+    return write_page(run_dir / "report.html", "report.html.jinja", **context)
 
 
 def _group_notes(results: ResultsFile) -> list[str]:

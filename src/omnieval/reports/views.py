@@ -14,10 +14,11 @@ without any network request and a moved or copied run folder keeps them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ MAX_THUMBNAILS = 2_000
 """Images beyond this are linked by relative path instead (the browser loads them lazily)."""
 MAX_FRAME_STRIPS = 200
 """Videos beyond this get a player only (decoding frames costs tens of milliseconds per video)."""
+PRERENDER_MAX_SAMPLES = 20_000
+"""Prompts rendered ahead (:meth:`PromptSource.prerender`) at most; a larger run renders them at its end."""
 THUMB_SIDE = 320
 
 
@@ -75,13 +78,49 @@ class PromptSource:
         self.strips = 0
         self.problems: list[str] = []
         self._seen: dict[str, dict[str, Any] | None] = {}
+        self._rendered: dict[tuple[str, str], str] = {}
+
+    def prerender(self, *, max_samples: int = PRERENDER_MAX_SAMPLES) -> int:
+        """Read every task's samples and render their prompts now, so the report at a run's end does
+        neither; the number rendered. See :meth:`prerender_steps`."""
+        for _ in self.prerender_steps(max_samples=max_samples):
+            pass
+        return len(self._rendered)
+
+    def prerender_steps(self, *, max_samples: int = PRERENDER_MAX_SAMPLES, step: int = 32) -> Iterator[None]:
+        """:meth:`prerender` in steps of ``step`` samples, pausing (a ``yield``) after each: an event loop
+        runs it between its responses while a run waits on the model. Stopped at any pause, what is done
+        stays usable: a task's samples are kept only once read whole, and the report renders any prompt
+        not rendered here. Tasks with one prompt variant only (another variant's sample would be
+        rendered for nothing), up to ``max_samples`` in all: a task past the cap is left whole to
+        :meth:`load`, which spills a large run to disk."""
+        budget = max_samples
+        for name, task in self.tasks.items():
+            if len(task.spec.prompt.all_variants()) != 1 or name in self.samples:
+                continue
+            samples: dict[str, Any] = {}
+            for sample in task.iter_samples():
+                if len(samples) == budget:
+                    return
+                samples[sample.id] = sample
+                if len(samples) % step == 0:
+                    yield
+            budget -= len(samples)
+            self.samples[name] = samples
+            for n, (sample_id, sample) in enumerate(samples.items(), 1):
+                with contextlib.suppress(Exception):  # the report renders it again and says why
+                    self._rendered[(name, sample_id)] = self._prompt(task.spec, sample, None)
+                if n % step == 0:
+                    yield
 
     def load(self, wanted: dict[str, set[str]], *, spill: bool = False) -> None:
         """Read the wanted samples of each task; with ``spill`` (a large run) they go to a temporary
-        on-disk table read back one sample at a time, instead of being held."""
+        on-disk table read back one sample at a time, instead of being held. A task whose wanted
+        samples are all at hand already (:meth:`prerender`) is not read again."""
         for name, ids in wanted.items():
             task = self.tasks.get(name)
-            if task is None:
+            held = self.samples.get(name)
+            if task is None or (isinstance(held, dict) and ids <= held.keys()):
                 continue
             try:
                 wanted_samples = (s for s in task.iter_samples() if s.id in ids)
@@ -104,7 +143,9 @@ class PromptSource:
         if task is None or sample is None:
             return None, []
         try:
-            prompt = self._prompt(task.spec, sample, record.get("variant"))
+            prompt = self._rendered.get((task.name, sample.id)) or self._prompt(
+                task.spec, sample, record.get("variant")
+            )
         except Exception as exc:  # a renderer needing run-time context (history, demos): say so, keep going
             prompt = f"(prompt could not be rebuilt: {type(exc).__name__}: {exc})"
         return prompt, [m for m in (self._media(ref) for ref in sample.media) if m]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -428,14 +429,15 @@ async def run_async(
     judge_backend: JudgeBackendFactory | None = None,
     cache_session: str | None = None,
     hooks: HookDispatcher = NO_HOOKS,
-    on_first_record: Callable[[], None] | None = None,
+    on_first_record: Callable[[Sequence[Task]], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
     (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`);
     ``cache_session`` names this invocation in the response caches (a cluster's shards share one; default:
     a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop);
-    ``on_first_record`` is called once, on this loop, as the first sample is recorded: the requests are
-    flowing and the process mostly waits on the model from then on (the api loads the tail's modules)."""
+    ``on_first_record`` is called once with the tasks, on this loop, as the first sample is recorded: the
+    requests are flowing and the process mostly waits on the model from then on (the api makes the
+    tail ready)."""
     prefetch_environment()  # for the manifest below, while the tasks and the backend are set up
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_repeats(tasks, config)
@@ -482,7 +484,7 @@ async def run_async(
         cache_session=cache_session,
         hooks=hooks,
         costs=costs,
-        on_first_record=on_first_record,
+        on_first_record=functools.partial(on_first_record, tasks) if on_first_record else None,
     )
     contexts = _contexts(tasks, config, backend, done, judges)
     try:

@@ -1,7 +1,7 @@
 """``samples.jsonl``: append-only, one line per finished sample, safe against ``kill -9``.
 
-Each line is written with a single ``write`` and flushed, so a killed run leaves at most one partial
-last line, which :func:`open_records` cuts off before appending again.
+Each line is handed to the operating system with a single unbuffered ``write``, so a killed run
+leaves at most one partial last line, which :func:`open_records` cuts off before appending again.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 import orjson
+import pydantic_core
 
 from omnieval.errors import StoreError
 from omnieval.types import SampleResult
@@ -99,16 +100,22 @@ def read_records(path: Path) -> list[SampleResult]:
 
 
 class RecordWriter:
-    """Appends records; one ``write`` + ``flush`` per line."""
+    """Appends records, each line handed to the operating system as it is written (one ``write`` call,
+    no buffer of ours): a killed run keeps every record it wrote. An unbuffered binary file: a text
+    file's encode and flush were two-thirds of a record's cost."""
 
-    def __init__(self, fh: IO[str]) -> None:
+    def __init__(self, fh: IO[bytes]) -> None:
         self._fh = fh
 
-    def write(self, result: SampleResult) -> str:
+    def write(self, result: SampleResult) -> bytes:
         """Append one record; the JSON line written (run hooks read it back instead of dumping it again)."""
-        line = result.model_dump_json(exclude_defaults=False)
-        self._fh.write(line + "\n")
-        self._fh.flush()
+        line = pydantic_core.to_json(result)
+        data = memoryview(line + b"\n")
+        while data:  # a regular file takes it whole; a short write is resumed, a full disk raises
+            written = self._fh.write(data)
+            if not written:
+                raise StoreError(f"{self._fh.name}: the file took none of a record's {len(data)} bytes")
+            data = data[written:]
         return line
 
     def close(self) -> None:
@@ -119,7 +126,7 @@ def open_records(path: Path) -> RecordWriter:
     """Open for appending after repairing a crash-cut tail."""
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair_tail(path)
-    return RecordWriter(path.open("a", encoding="utf-8"))
+    return RecordWriter(path.open("ab", buffering=0))
 
 
 def rewrite_records(path: Path, records: list[dict[str, Any]] | list[SampleResult]) -> None:

@@ -1,0 +1,128 @@
+"""The end of a run made ready on a thread while its requests wait on the model.
+
+At a model's latency the process is mostly idle; the end of a run (confidence intervals, the report)
+was ~0.1–0.2 s of imports and ~0.05 s of re-reading and re-rendering every prompt for the sample viewer.
+:class:`TailWarmUp` does both beside the run, and the report takes the rendered prompts from it. It
+starts once the first sample is recorded: started with the run, it competed with the imports and set-up
+before the first request and delayed it as much.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from omnieval.reports.views import PromptSource
+
+__all__ = ["WARM_UP_THREAD", "TailWarmUp", "load_tail_modules", "short_gil_slices", "warming_up"]
+
+WARM_UP_THREAD = "omnieval-warm-up"
+
+
+class TailWarmUp:
+    """Called once, with the run's tasks, on the run's event loop as it records its first sample
+    (``on_first_record``): starts the thread that imports the tail's modules, and renders the sample
+    viewer's prompts on that loop between responses (:meth:`PromptSource.prerender_steps`: a thread
+    rendering them competed with the loop for the GIL and cost more than it saved). Without
+    ``enabled`` a call does nothing (a library call opts in; the CLI does); without ``report_dir`` no
+    prompt is rendered ahead."""
+
+    def __init__(self, *, enabled: bool, report_dir: Path | None = None) -> None:
+        self.enabled = enabled
+        self.report_dir = report_dir
+        self._thread: threading.Thread | None = None
+        self._prompts: PromptSource | None = None
+        self._rendering: asyncio.Task[None] | None = None
+
+    def __call__(self, tasks: Sequence[Any] = ()) -> None:
+        if not self.enabled or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=_load_on_thread, name=WARM_UP_THREAD)
+        self._thread.start()
+        if tasks and self.report_dir is not None:
+            with contextlib.suppress(RuntimeError):  # no loop running here: the report renders them
+                loop = asyncio.get_running_loop()
+                self._prompts = PromptSource(tasks, report_dir=self.report_dir)
+                self._rendering = loop.create_task(_render(self._prompts), name="omnieval-prompts-ahead")
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def prompts(self) -> PromptSource | None:
+        """The run's prompts as far as they were rendered before its loop ended (``None`` before the
+        run)."""
+        return self._prompts
+
+
+async def _render(prompts: PromptSource) -> None:
+    """A step of prompts at a time; the run's loop cancels it as it ends (what is done stays usable)."""
+    with contextlib.suppress(Exception):  # the report reads and renders what failed here
+        for _ in prompts.prerender_steps():
+            await asyncio.sleep(0)
+
+
+def _load_on_thread() -> None:
+    with short_gil_slices():
+        load_tail_modules()
+
+
+@contextlib.contextmanager
+def warming_up(enabled: bool, *, report_dir: Path | None = None) -> Iterator[TailWarmUp]:
+    """The block gets the :class:`TailWarmUp` to hand the run as ``on_first_record``; its thread is joined
+    when the block ends normally."""
+    warm = TailWarmUp(enabled=enabled, report_dir=report_dir)
+    yield warm
+    warm.join()
+
+
+def load_tail_modules() -> None:
+    """What only the end of a run needs: numpy and its quantiles (the CIs), the report's page template,
+    rich (the results table) and the plotly bundle; a failure here is left for the tail to report."""
+    with contextlib.suppress(Exception):  # the tail redoes what failed here
+        from omnieval.aggregate.results import bootstrap_ci
+        from omnieval.reports.embed import plotly_js_bytes
+        from omnieval.reports.html import warm_up
+
+        bootstrap_ci([0.0, 1.0], n_resamples=2)  # numpy.random, and numpy.ma that quantiles import
+        plotly_js_bytes()
+        warm_up()
+
+
+class _SwitchInterval:
+    """Shorter GIL time slices while a warm-up runs beside the event loop, then the interpreter's own.
+
+    Each time a response wakes the loop, its thread waits for the GIL until the warm-up's slice ends
+    (5 ms by default): over a warm-up's ≈ 0.2 s of imports that stretched a 2,000-request run at 50 ms
+    latency by ≈ 0.4 s (measured). Nested and concurrent warm-ups (several runs in one process) restore
+    the interval only when the last one ends."""
+
+    SLICE_S = 0.0005
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._active = 0
+        self._saved = 0.0
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._active == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(self._saved, self.SLICE_S))
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                if self._active == 0:
+                    sys.setswitchinterval(self._saved)
+
+
+short_gil_slices = _SwitchInterval()
