@@ -8,6 +8,7 @@ re-render a report at any time.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import math
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.bccache
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
@@ -26,16 +28,36 @@ from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
 from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_dimensions
 from omnieval.reports.views import PromptSource
+from omnieval.sources.loader import cache_root
 from omnieval.types import STATES
 from omnieval.types.files import ResultsFile, TaskResults, results_model
 
 __all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
 
 ASSETS = Path(__file__).parent
+
+
+class _TemplateCache(jinja2.FileSystemBytecodeCache):
+    """The pages' templates compiled once per template text, kept in ``<cache root>/templates``: compiling
+    the report's cost every run ≈ 30 ms. A folder that cannot be read or written is no error (the
+    template is compiled as before); jinja keys each entry by the template's checksum and refuses
+    another Python's bytecode."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().load_bytecode(bucket)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            Path(self.directory).mkdir(parents=True, exist_ok=True)
+            super().dump_bytecode(bucket)
+
+
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(ASSETS)),
     autoescape=jinja2.select_autoescape(["html", "jinja"]),
     finalize=html_text,
+    bytecode_cache=_TemplateCache(str(cache_root() / "templates")),
 )
 
 
