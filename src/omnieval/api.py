@@ -4,21 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omnieval.aggregate import compute_results
 from omnieval.errors import CostLimitReached, StoreError
 from omnieval.executors import ExecutorOptions, execute
 from omnieval.hooks import NO_HOOKS, HookDispatcher, HookInfo, RunHook, open_hooks
-from omnieval.reports import write_report
 from omnieval.reports.tail import warming_up
-from omnieval.reports.views import PromptSource
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
 from omnieval.runner.progress import Progress
 from omnieval.sources import Task
 from omnieval.store import iter_records, rewrite_records, typed_records, write_json
 from omnieval.types import Response, Sample, SampleResult, Usage
-from omnieval.types.files import ManifestFile, checked_json, load_file
+
+if TYPE_CHECKING:
+    from omnieval.reports.views import PromptSource
 
 __all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
 
@@ -33,6 +32,9 @@ def finalize(
 ) -> dict[str, Any]:
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
     viewer's, rendered while the run waited on the model)."""
+    from omnieval.aggregate import compute_results
+    from omnieval.reports.html import write_report
+
     judged = _judged_tasks(output)
     results = compute_results(
         tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
@@ -44,6 +46,8 @@ def finalize(
 
 def _judged_tasks(output: Path) -> list[str]:
     """Tasks the run (or its last re-judge) had a judge for, from the manifest (none without one)."""
+    from omnieval.types.files import ManifestFile, load_file
+
     path = output / "manifest.json"
     if not path.exists():
         return []
@@ -79,6 +83,8 @@ def evaluate(
         raise
     dispatcher.run_finished(config.output, results)
     report = dispatcher.close()
+    from omnieval.types.files import checked_json
+
     results = results | {"hooks": report}
     write_json(config.output / "results.json", results)
     manifest = checked_json(config.output / "manifest.json", "manifest")
@@ -148,6 +154,8 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
     results, manifest = config.output / "results.json", config.output / "manifest.json"
     if not results.exists() or not manifest.exists():
         return None
+    from omnieval.types.files import ManifestFile, checked_json, load_file
+
     try:
         old = load_file(manifest, ManifestFile)
     except StoreError:  # unreadable or not a manifest: computed again
@@ -189,6 +197,8 @@ def _run_facts(run_dir: Path) -> dict[str, Any]:
     ``blind``):
     re-scoring and re-judging call no model, so these stay as the run recorded them (``compute_results``
     recomputes the aggregates, which always win over the old values)."""
+    from omnieval.types.files import checked_json
+
     path = run_dir / "results.json"
     if not path.exists():
         return {}
@@ -197,6 +207,8 @@ def _run_facts(run_dir: Path) -> dict[str, Any]:
 
 def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[SampleResult]]:
     """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
+    from omnieval.types.files import checked_json
+
     manifest_path = run_dir / "manifest.json"
     if not manifest_path.exists():
         raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")

@@ -84,12 +84,17 @@ class Registry(Generic[T]):
         return load_for(name, lambda: name in self._items, core=core)
 
     def names(self) -> list[str]:
-        load_plugins()
+        self._load_all()
         return sorted(self._items)
 
     def items(self) -> Iterator[tuple[str, T]]:
-        load_plugins()
+        self._load_all()
         yield from sorted(self._items.items())
+
+    def _load_all(self) -> None:
+        if isinstance(self._core, tuple):  # a kind whose built-ins live outside the engine's core
+            _import_core(self._core)
+        load_plugins()
 
 
 _CORE_MODULES = (

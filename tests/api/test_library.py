@@ -192,12 +192,12 @@ def test_score_report_and_load_results_read_a_run(tmp_path: Path) -> None:
 
 def test_a_killed_report_loses_no_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The report is rendered after results.json is written: killing it loses nothing."""
-    import omnieval.api
+    import omnieval.reports.html
 
     def killed(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(omnieval.api, "write_report", killed)
+    monkeypatch.setattr(omnieval.reports.html, "write_report", killed)
     with pytest.raises(KeyboardInterrupt):
         omnieval.evaluate(
             model="baseline/oracle", tasks=[f"jsonl:{_stem(tmp_path)}"], output=tmp_path / "run", quiet=True

@@ -141,7 +141,7 @@ def test_a_run_hands_the_report_the_prompts_it_rendered_ahead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through ``evaluate``'s own path, warm-up on (as ``omnieval run`` runs it)."""
-    import omnieval.api
+    import omnieval.reports.html
 
     handed: list[PromptSource | None] = []
 
@@ -149,7 +149,7 @@ def test_a_run_hands_the_report_the_prompts_it_rendered_ahead(
         handed.append(kwargs.get("prompts"))
         return write_report(run_dir, results, **kwargs)
 
-    monkeypatch.setattr(omnieval.api, "write_report", spy)
+    monkeypatch.setattr(omnieval.reports.html, "write_report", spy)
     data = tmp_path / "qa.jsonl"
     rows = [{"id": f"q{i}", "question": f"Столица страны {i}?", "answer": "Париж"} for i in range(300)]
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

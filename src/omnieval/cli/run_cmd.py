@@ -297,16 +297,18 @@ def executor_options(kind: str, **fields: object) -> ExecutorOptions:
 
 def _run(config: object, executor: object = None) -> None:
     from omnieval.api import evaluate
-    from omnieval.library import error_rate_failure
-    from omnieval.types.files import results_model
 
     started = time.perf_counter()
     outcome, document = evaluate(config, executor=executor, warm_up=True)  # type: ignore[arg-type]
-    results = results_model(document, source=outcome.output / "results.json")
-    # imported after the run (rich ≈ 0.05 s): the api's warm-up thread has loaded it while the model worked
+    # imported after the run (rich ≈ 0.05 s, the result models): the api's warm-up thread has loaded
+    # them while the model worked, and the first request did not wait for them
     from rich.console import Console
 
+    from omnieval.library import error_rate_failure
     from omnieval.reports import results_table
+    from omnieval.types.files import results_model
+
+    results = results_model(document, source=outcome.output / "results.json")
 
     console = Console(stderr=False, width=120)
     console.print(results_table(results))

@@ -10,5 +10,3 @@ from omnieval.hooks.base import HookInfo, RunHook, hooks, register_hook
 from omnieval.hooks.dispatch import NO_HOOKS, HookDispatcher, open_hooks
 
 __all__ = ["NO_HOOKS", "HookDispatcher", "HookInfo", "RunHook", "hooks", "open_hooks", "register_hook"]
-
-from omnieval.hooks import builtin as _builtin  # noqa: F401  (registers wandb, mlflow)

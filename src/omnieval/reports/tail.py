@@ -15,9 +15,10 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omnieval.reports.views import PromptSource
+if TYPE_CHECKING:
+    from omnieval.reports.views import PromptSource
 
 __all__ = ["WARM_UP_THREAD", "TailWarmUp", "load_tail_modules", "short_gil_slices", "warming_up"]
 
@@ -47,6 +48,8 @@ class TailWarmUp:
         if tasks and self.report_dir is not None:
             with contextlib.suppress(RuntimeError):  # no loop running here: the report renders them
                 loop = asyncio.get_running_loop()
+                from omnieval.reports.views import PromptSource
+
                 self._prompts = PromptSource(tasks, report_dir=self.report_dir)
                 self._rendering = loop.create_task(_render(self._prompts), name="omnieval-prompts-ahead")
 

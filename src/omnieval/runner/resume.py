@@ -10,7 +10,6 @@ from omnieval.errors import ConfigError, NotResumable, StoreError
 from omnieval.runner.config import RunConfig
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
-from omnieval.types.files import ManifestFile, load_file
 
 __all__ = ["DoneIndex", "check_resumable", "load_done"]
 
@@ -80,6 +79,8 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
     manifest_path = config.output / "manifest.json"
     if not manifest_path.exists() or not (config.output / "samples.jsonl").exists():
         return
+    from omnieval.types.files import ManifestFile, load_file
+
     try:
         old: ManifestFile = load_file(manifest_path, ManifestFile)
     except StoreError as exc:  # unreadable, not a manifest, or a version this omnieval does not read

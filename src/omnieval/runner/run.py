@@ -45,8 +45,8 @@ from omnieval.store import (
     write_json,
 )
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
-from omnieval.types.files import MANIFEST_SCHEMA_VERSION
 from omnieval.types.request import Reasoning
+from omnieval.types.versions import MANIFEST_SCHEMA_VERSION
 
 __all__ = ["RunOutcome", "run", "run_async"]
 

@@ -18,7 +18,6 @@ import pydantic_core
 
 from omnieval.errors import StoreError
 from omnieval.types import SampleResult
-from omnieval.types.files import record_model
 
 __all__ = [
     "RecordId",
@@ -91,6 +90,8 @@ def _parse(line: bytes, *, path: Path, lineno: int, last: bool) -> Any:
 def typed_records(path: Path) -> Iterator[SampleResult]:
     """Each record through :class:`SampleResult`; one that does not validate names the file, the
     record's position and sample, and the field."""
+    from omnieval.types.files import record_model
+
     for n, record in enumerate(iter_records(path), 1):
         yield record_model(record, source=f"{path}: record {n}")
 

@@ -19,6 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from omnieval.errors import StoreError
 from omnieval.types._base import described
 from omnieval.types.result import SampleResult
+from omnieval.types.versions import (
+    LEADERBOARD_SCHEMA_VERSION,
+    MANIFEST_SCHEMA_VERSION,
+    RESULTS_SCHEMA_VERSION,
+)
 
 __all__ = [
     "LEADERBOARD_SCHEMA_VERSION",
@@ -36,9 +41,6 @@ __all__ = [
     "results_model",
 ]
 
-RESULTS_SCHEMA_VERSION = 1
-MANIFEST_SCHEMA_VERSION = 1
-LEADERBOARD_SCHEMA_VERSION = 1
 _KNOWN = {1}
 
 
