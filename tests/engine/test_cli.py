@@ -201,3 +201,25 @@ def test_a_command_run_alone_reads_as_in_the_whole_application() -> None:
         assert (one.exit_code, one.output) == (full.exit_code, full.output)
         assert args[0] in full.output
     assert _only("no-such-command") is None
+
+
+def test_the_command_line_leaves_pydantic_plugins_off_unless_the_user_set_them() -> None:
+    """pydantic scans every installed distribution for its plugins at the first model (≈ 20 ms of each
+    command's start-up); a value the user set, even an empty one (every plugin on), is kept."""
+    import os
+    import sys
+
+    probe = (
+        "import os, sys; sys.argv = ['omnieval', 'schema', 'record']\n"
+        "from omnieval.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "from pydantic.plugin import _loader\n"
+        "print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')), _loader._plugins is None, file=sys.stderr)"
+    )
+    for user, seen in ((None, "'__all__' True"), ("", "'' False")):
+        env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+        if user is not None:
+            env["PYDANTIC_DISABLE_PLUGINS"] = user
+        cmd = [sys.executable, "-c", probe]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+        assert out.stderr.strip().splitlines()[-1] == seen  # scanned (a dict) only when the user asked

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,7 @@ class Scorer:
             return ()
         return tuple(dict.fromkeys((self.spec.judge.key, *(k for m in self.judge_metrics for k in m.keys))))
 
-    @property
+    @functools.cached_property
     def metric_keys(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys((*(k for m in self.metrics for k in m.keys), *self.judge_keys)))
 
@@ -182,8 +183,13 @@ class Scorer:
         return SampleResult(state="ok", score=score, extracted=_json_safe(parsed.value), **base)
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def _json_safe(value: Any) -> Any:
     """Drop bytes (embedded media) so records stay small JSON."""
+    if type(value) in _PLAIN:  # most values: checked first, by exact type (a subclass goes on below)
+        return value
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
     if isinstance(value, dict):

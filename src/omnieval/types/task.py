@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -155,8 +156,7 @@ class PromptSpec(Frozen):
     def all_variants(self) -> tuple[PromptVariant, ...]:
         if self.variants:
             return self.variants
-        template = self.template if self.template is not None else "{{ input }}{{ options_block }}"
-        return (PromptVariant(id="default", template=template),)
+        return _default_variant(self.template if self.template is not None else _DEFAULT_TEMPLATE)
 
 
 class MediaPolicy(Frozen):
@@ -297,3 +297,12 @@ class TaskSpec(Frozen):
         if self.score is not None and self.score not in keys and not self.metadata.get("score_from_dict"):
             raise ValueError(f"score {self.score!r} is not one of the task's metrics {sorted(keys)}")
         return self
+
+
+_DEFAULT_TEMPLATE = "{{ input }}{{ options_block }}"
+
+
+@functools.lru_cache(maxsize=256)
+def _default_variant(template: str) -> tuple[PromptVariant, ...]:
+    """The one variant of a prompt without ``variants``, made once per template (every request asks)."""
+    return (PromptVariant(id="default", template=template),)
