@@ -532,7 +532,8 @@ def report_cost(bench: Bench) -> None:
     bench.row("  write_report, min of repeats", f"{min(times):.3f} s", "info", True)
     bench.row("  per sample (min)", f"{per:.1f} µs", "info", True)
     bench.row("  first call as a share of the run's CPU", f"{100 * cold / run.cpu:.1f} %", "info", True)
-    # in `omnieval run` the one-off part is loaded on a thread while the requests wait (api._warm_up_tail)
+    # in `omnieval run` the one-off part is loaded on a thread while the requests wait
+    # (reports.tail.load_tail_modules)
     share = 100 * min(times) / run.cpu
     bench.row("  after the run's warm-up, share of its CPU", f"{share:.1f} %", "≤ 10 %", share <= 10)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,7 +105,7 @@ def _evaluate(
     warm_up: bool = False,
 ) -> tuple[RunOutcome, dict[str, Any]]:
     previous = _reusable_results(config)
-    with warming_up(warm_up, report_dir=config.output) as warm:
+    with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
         try:
             outcome = execute(
                 config,
@@ -137,6 +137,16 @@ def _evaluate(
         extra=outcome_facts(config, outcome),
         prompts=warm.prompts(),
     )
+
+
+def taken_samples(config: RunConfig) -> Callable[[Task], Iterator[Sample]] | None:
+    """The samples a run of ``config`` takes of a task, when it takes fewer than all (``--limit``,
+    ``--sample-ids``): the report's prompts are rendered ahead for these only."""
+    if config.limit is None and not config.sample_ids:
+        return None
+    from omnieval.runner.run import selected_samples
+
+    return lambda task: (sample for _, sample in selected_samples(task, config))
 
 
 def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:

@@ -166,12 +166,12 @@ def _evaluate_backend(
     config: RunConfig, backend: Backend, executor: dict[str, Any], *, warm_up: bool
 ) -> tuple[RunOutcome, dict[str, Any]]:
     """A backend object runs here (it cannot be shipped to a cluster's workers)."""
-    from omnieval.api import finalize, warming_up
+    from omnieval.api import finalize, taken_samples, warming_up
     from omnieval.runner import run
 
     if executor.get("kind", "local") != "local":
         raise TypeError("a model object runs with the local executor only; pass a PROVIDER/NAME spec for Ray")
-    with warming_up(warm_up, report_dir=config.output) as warm:
+    with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
         outcome = run(config, backend=backend, on_first_record=warm)
     extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
     prompts = warm.prompts()

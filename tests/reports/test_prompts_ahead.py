@@ -158,3 +158,25 @@ def test_a_run_hands_the_report_the_prompts_it_rendered_ahead(
     (prompts,) = handed
     assert prompts is not None and prompts.samples  # read while the run went on
     assert "Столица страны 299?" in json.dumps(_parts(out), ensure_ascii=False)
+
+
+def test_a_limited_run_renders_ahead_only_the_samples_it_takes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--limit 3`` of a large task: rendering the rest would cost the run's loop for nothing."""
+    import omnieval.reports.html
+
+    handed: list[PromptSource | None] = []
+
+    def spy(run_dir: Path, results: Any = None, **kwargs: Any) -> Path:
+        handed.append(kwargs.get("prompts"))
+        return write_report(run_dir, results, **kwargs)
+
+    _run(tmp_path, n=30)  # the data (and a first run, before the spy)
+    monkeypatch.setattr(omnieval.reports.html, "write_report", spy)
+    task = f"jsonl:{tmp_path / 'qa.jsonl'}"
+    omnieval.evaluate(
+        model="baseline/oracle", tasks=[task], output=tmp_path / "limited", limit=3, quiet=True, warm_up=True
+    )
+    (prompts,) = handed
+    assert prompts is not None and set(prompts.samples["qa"]) == {"q0", "q1", "q2"}

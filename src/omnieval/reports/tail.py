@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,9 +33,17 @@ class TailWarmUp:
     ``enabled`` a call does nothing (a library call opts in; the CLI does); without ``report_dir`` no
     prompt is rendered ahead."""
 
-    def __init__(self, *, enabled: bool, report_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        enabled: bool,
+        report_dir: Path | None = None,
+        samples_of: Callable[[Any], Iterable[Any]] | None = None,
+    ) -> None:
         self.enabled = enabled
         self.report_dir = report_dir
+        self.samples_of = samples_of
+        """The samples the run takes of a task (its ``--limit``, ``--sample-ids``); default all."""
         self._thread: threading.Thread | None = None
         self._prompts: PromptSource | None = None
         self._rendering: asyncio.Task[None] | None = None
@@ -51,7 +59,8 @@ class TailWarmUp:
                 from omnieval.reports.views import PromptSource
 
                 self._prompts = PromptSource(tasks, report_dir=self.report_dir)
-                self._rendering = loop.create_task(_render(self._prompts), name="omnieval-prompts-ahead")
+                rendering = _render(self._prompts, samples_of=self.samples_of)
+                self._rendering = loop.create_task(rendering, name="omnieval-prompts-ahead")
 
     def join(self) -> None:
         if self._thread is not None:
@@ -63,10 +72,10 @@ class TailWarmUp:
         return self._prompts
 
 
-async def _render(prompts: PromptSource) -> None:
+async def _render(prompts: PromptSource, *, samples_of: Callable[[Any], Iterable[Any]] | None) -> None:
     """A step of prompts at a time; the run's loop cancels it as it ends (what is done stays usable)."""
     with contextlib.suppress(Exception):  # the report reads and renders what failed here
-        for _ in prompts.prerender_steps():
+        for _ in prompts.prerender_steps(samples_of=samples_of):
             await asyncio.sleep(0)
 
 
@@ -76,10 +85,15 @@ def _load_on_thread() -> None:
 
 
 @contextlib.contextmanager
-def warming_up(enabled: bool, *, report_dir: Path | None = None) -> Iterator[TailWarmUp]:
+def warming_up(
+    enabled: bool,
+    *,
+    report_dir: Path | None = None,
+    samples_of: Callable[[Any], Iterable[Any]] | None = None,
+) -> Iterator[TailWarmUp]:
     """The block gets the :class:`TailWarmUp` to hand the run as ``on_first_record``; its thread is joined
     when the block ends normally."""
-    warm = TailWarmUp(enabled=enabled, report_dir=report_dir)
+    warm = TailWarmUp(enabled=enabled, report_dir=report_dir, samples_of=samples_of)
     yield warm
     warm.join()
 

@@ -18,7 +18,7 @@ import contextlib
 import hashlib
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,19 +87,28 @@ class PromptSource:
             pass
         return len(self._rendered)
 
-    def prerender_steps(self, *, max_samples: int = PRERENDER_MAX_SAMPLES, step: int = 32) -> Iterator[None]:
+    def prerender_steps(
+        self,
+        *,
+        max_samples: int = PRERENDER_MAX_SAMPLES,
+        step: int = 32,
+        samples_of: Callable[[Any], Iterable[Any]] | None = None,
+    ) -> Iterator[None]:
         """:meth:`prerender` in steps of ``step`` samples, pausing (a ``yield``) after each: an event loop
         runs it between its responses while a run waits on the model. Stopped at any pause, what is done
         stays usable: a task's samples are kept only once read whole, and the report renders any prompt
         not rendered here. Tasks with one prompt variant only (another variant's sample would be
         rendered for nothing), up to ``max_samples`` in all: a task past the cap is left whole to
-        :meth:`load`, which spills a large run to disk."""
+        :meth:`load`, which spills a large run to disk. ``samples_of``: the samples a run takes of a
+        task (``--limit``, ``--sample-ids``); default all of them."""
         budget = max_samples
         for name, task in self.tasks.items():
             if len(task.spec.prompt.all_variants()) != 1 or name in self.samples:
                 continue
+            if samples_of is None and (task.size or 0) > budget:  # past the cap: not read in vain
+                return
             samples: dict[str, Any] = {}
-            for sample in task.iter_samples():
+            for sample in samples_of(task) if samples_of is not None else task.iter_samples():
                 if len(samples) == budget:
                     return
                 samples[sample.id] = sample
