@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from omnieval.store import open_records, read_records, scan_keys
 from omnieval.types import SampleResult
 
@@ -63,3 +65,28 @@ def test_typed_records_name_the_file_the_record_the_sample_and_the_field(tmp_pat
     assert "state" in message
     path.write_text(json.dumps(good) + "\n", encoding="utf-8")
     assert [r.sample_id for r in typed_records(path)] == ["a"]
+
+
+def test_jsonl_rows_read_as_the_standard_library_reads_them(tmp_path: Path) -> None:
+    """Rows go through orjson first (a run reads each row twice); every line must give what json.loads
+    gives, including what orjson refuses or reads otherwise, and a bad line the same message."""
+    import json
+
+    from omnieval.store.jsonl import json_objects
+
+    lines = [
+        '{"id": "a", "q": "Вопрос?", "n": 1.5e-7, "id2": 12}',
+        '{"id": 123456789012345678901234567890}',  # past 64 bits: orjson would read a float
+        '{"id": "b", "x": NaN, "y": 1e400}',
+        '{"id": "c", "s": "\\ud800", "k": 1, "k": 2}',
+        "",
+    ]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = [row for _, row in json_objects(path, error=lambda n, why: ValueError(n, why))]
+    assert [json.dumps(r) for r in got] == [json.dumps(json.loads(x)) for x in lines if x]
+    assert got[1]["id"] == 123456789012345678901234567890
+    path.write_text('{"id": "a"}\n{"id": \n', encoding="utf-8")
+    with pytest.raises(ValueError, match="not valid JSON") as caught:
+        list(json_objects(path, error=lambda n, why: ValueError(f"line {n}: {why}")))
+    assert "line 2" in str(caught.value)
