@@ -223,3 +223,7 @@ def test_the_command_line_leaves_pydantic_plugins_off_unless_the_user_set_them()
         cmd = [sys.executable, "-c", probe]
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
         assert out.stderr.strip().splitlines()[-1] == seen  # scanned (a dict) only when the user asked
+    web = probe.replace("'schema', 'record'", "'platform', '--help'")  # a web app a user may instrument
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    out = subprocess.run([sys.executable, "-c", web], capture_output=True, text=True, env=env, check=True)
+    assert out.stderr.strip().splitlines()[-1].startswith("None ")

@@ -219,19 +219,24 @@ def _group() -> None:
     """Evaluate text, image, audio and video language models."""
 
 
+_INSTRUMENTED = frozenset({"serve", "platform"})
+"""Commands whose web application a user may observe through pydantic plugins (logfire's, say): their
+plugins load as usual."""
+
+
 def main() -> None:
     """Console-script entry point."""
     import gc
     import os
     import sys
 
-    # pydantic looks for its plugins in every installed distribution's entry points as the first model
-    # is made (≈ 20 ms of every command's start-up, a tenth of what `omnieval run` adds to its requests);
-    # omnieval's own models have nothing for them to observe. A value the user set is kept (an empty one
-    # loads every plugin): docs/performance.md
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
     command = sys.argv[1] if len(sys.argv) > 1 else "--help"
+    if command not in _INSTRUMENTED:
+        # pydantic looks for its plugins in every installed distribution's entry points as the first
+        # model is made (≈ 20 ms of every command's start-up, a tenth of what `omnieval run` adds to its
+        # requests); omnieval's own models have nothing for them to observe. A value the user set is
+        # kept (an empty one loads every plugin): docs/performance.md
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     selected = app
     if command in ("--help", "-h"):
         _list_suites()  # the top-level help names the suites' groups without importing any suite
