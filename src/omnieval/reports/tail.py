@@ -1,10 +1,10 @@
-"""The end of a run made ready on a thread while its requests wait on the model.
+"""The end of a run made ready while its requests wait on the model.
 
 At a model's latency the process is mostly idle; the end of a run (confidence intervals, the report)
 was ~0.1–0.2 s of imports and ~0.05 s of re-reading and re-rendering every prompt for the sample viewer.
-:class:`TailWarmUp` does both beside the run, and the report takes the rendered prompts from it. It
-starts once the first sample is recorded: started with the run, it competed with the imports and set-up
-before the first request and delayed it as much.
+:class:`TailWarmUp` imports on a thread and renders the prompts on the run's own loop between responses;
+the report takes the rendered prompts from it. It starts once the first sample is recorded: started
+with the run, it competed with the imports and set-up before the first request and delayed it as much.
 """
 
 from __future__ import annotations
