@@ -12,12 +12,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omnieval.backends import Backend, BackendOptions, InProcessBackend
 from omnieval.backends.breaker import DEFAULT_THRESHOLD, JUDGE_OPTIONS, CircuitBreaker
 from omnieval.backends.shared import share
-from omnieval.judges import Judge, create_judge_backend, effective_judge_spec
 from omnieval.runner.config import JudgeConfig, RetryPolicy
 from omnieval.runner.costs import RunCosts
 from omnieval.runner.execute import Fetcher, pool_size
@@ -25,6 +24,9 @@ from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.sources import Task
 from omnieval.store import ResponseCache
 from omnieval.types import JudgeSpec, Message, Request
+
+if TYPE_CHECKING:
+    from omnieval.judges import Judge
 
 __all__ = [
     "JudgeBackendFactory",
@@ -43,6 +45,8 @@ judge shared across shards, under a cluster-wide gate, or served by an actor poo
 
 def default_judge_backend(model: str, options: BackendOptions) -> Backend:
     """The judge's own backend in this process (what a local run uses)."""
+    from omnieval.judges import create_judge_backend  # a run without a judge never loads the judges
+
     return create_judge_backend(model, options=options)
 
 
@@ -52,6 +56,8 @@ def reusing_model(spec: str, model: Backend) -> JudgeBackendFactory:
     model under its own batch size and pool, so it is loaded once, not twice; any other judge is its own."""
 
     def build(judge: str, options: BackendOptions) -> Backend:
+        from omnieval.judges import effective_judge_spec
+
         same_load = (options.device, options.dtype, options.extra) == (
             model.options.device,
             model.options.dtype,
@@ -147,6 +153,8 @@ class JudgeStage:
             if task.spec.judge is None or model is None:
                 continue
             endpoint = self._endpoint(model, models[model])
+            from omnieval.judges import Judge
+
             self.judges[task.name] = Judge(
                 task.name, judged_spec(task.spec.judge, judge), endpoint.backend, fetch=endpoint.fetcher.fetch
             )

@@ -15,13 +15,12 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import ConfigError, CostLimitReached, OmnievalError
 from omnieval.hooks import NO_HOOKS, HookDispatcher
-from omnieval.judges import Judge
 from omnieval.runner.capability import check_capabilities, plan_capabilities
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
@@ -47,6 +46,9 @@ from omnieval.store import (
 from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
 from omnieval.types.request import Reasoning
 from omnieval.types.versions import MANIFEST_SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from omnieval.judges import Judge
 
 __all__ = ["RunOutcome", "run", "run_async"]
 
