@@ -137,10 +137,8 @@ def test_prompts_cut_short_by_the_run_s_end_still_make_the_same_report(tmp_path:
     assert _parts(out) == expected
 
 
-def test_a_run_hands_the_report_the_prompts_it_rendered_ahead(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Through ``evaluate``'s own path, warm-up on (as ``omnieval run`` runs it)."""
+def _prompts_handed_to_the_report(monkeypatch: pytest.MonkeyPatch) -> list[PromptSource | None]:
+    """The ``prompts`` each later ``write_report`` call receives (the report still written)."""
     import omnieval.reports.html
 
     handed: list[PromptSource | None] = []
@@ -150,6 +148,14 @@ def test_a_run_hands_the_report_the_prompts_it_rendered_ahead(
         return write_report(run_dir, results, **kwargs)
 
     monkeypatch.setattr(omnieval.reports.html, "write_report", spy)
+    return handed
+
+
+def test_a_run_hands_the_report_the_prompts_it_rendered_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through ``evaluate``'s own path, warm-up on (as ``omnieval run`` runs it)."""
+    handed = _prompts_handed_to_the_report(monkeypatch)
     data = tmp_path / "qa.jsonl"
     rows = [{"id": f"q{i}", "question": f"Столица страны {i}?", "answer": "Париж"} for i in range(300)]
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
@@ -164,16 +170,8 @@ def test_a_limited_run_renders_ahead_only_the_samples_it_takes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``--limit 3`` of a large task: rendering the rest would cost the run's loop for nothing."""
-    import omnieval.reports.html
-
-    handed: list[PromptSource | None] = []
-
-    def spy(run_dir: Path, results: Any = None, **kwargs: Any) -> Path:
-        handed.append(kwargs.get("prompts"))
-        return write_report(run_dir, results, **kwargs)
-
     _run(tmp_path, n=30)  # the data (and a first run, before the spy)
-    monkeypatch.setattr(omnieval.reports.html, "write_report", spy)
+    handed = _prompts_handed_to_the_report(monkeypatch)
     task = f"jsonl:{tmp_path / 'qa.jsonl'}"
     omnieval.evaluate(
         model="baseline/oracle", tasks=[task], output=tmp_path / "limited", limit=3, quiet=True, warm_up=True

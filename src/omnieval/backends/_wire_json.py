@@ -8,10 +8,11 @@ read as floats) goes through the standard library instead, so nothing reads or i
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
+
+from omnieval.store.jsonl import exact_loads
 
 __all__ = ["request_body", "response_json"]
 
@@ -25,16 +26,6 @@ def request_body(payload: Any) -> bytes:
         return json.dumps(payload, ensure_ascii=False).encode()
 
 
-_LONG_NUMBER = re.compile(rb"\d{19}")
-"""orjson reads an integer past 64 bits as a float: a body with 19 digits in a row goes to the standard
-library."""
-
-
 def response_json(content: bytes) -> Any:
     """Parse a response body; raises ``ValueError`` when it is not JSON at all."""
-    if _LONG_NUMBER.search(content):
-        return json.loads(content)
-    try:
-        return orjson.loads(content)
-    except orjson.JSONDecodeError:
-        return json.loads(content)
+    return exact_loads(content)

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["json_objects"]
+__all__ = ["exact_loads", "json_objects"]
 
 
 def json_objects(
@@ -27,7 +27,7 @@ def json_objects(
             if not line.strip():
                 continue
             try:
-                row = _loads(line)
+                row = exact_loads(line)
             except json.JSONDecodeError as exc:
                 raise error(lineno, f"not valid JSON ({exc.msg})") from None
             if not isinstance(row, dict):
@@ -36,17 +36,20 @@ def json_objects(
 
 
 _LONG_NUMBER = re.compile(r"\d{19}")
-"""orjson reads an integer past 64 bits as a float (an id 12345678901234567890123 would change): a line
+_LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
+"""orjson reads an integer past 64 bits as a float (an id 12345678901234567890123 would change): text
 with 19 digits in a row is read by the standard library."""
 
 
-def _loads(line: str) -> Any:
-    """orjson first (a run reads every row twice: its id scan, then its samples; ≈ 3 × faster than the
-    standard library); a line only Python's json reads as it is (``NaN``, a lone surrogate, long
-    integers) is read by it, and a line neither reads fails with the standard library's message."""
-    if _LONG_NUMBER.search(line):
-        return json.loads(line)
+def exact_loads(text: str | bytes) -> Any:
+    """JSON as ``json.loads`` reads it, through orjson where that gives the same (≈ 3 × faster: a run
+    reads every data row twice, its id scan then its samples, and every model response): what only
+    Python's json reads as it is (``NaN``, a lone surrogate, long integers) goes to it, and text neither
+    reads fails with the standard library's error (a ``ValueError``)."""
+    long_number = _LONG_NUMBER_BYTES if isinstance(text, bytes) else _LONG_NUMBER
+    if long_number.search(text):  # type: ignore[arg-type]
+        return json.loads(text)
     try:
-        return orjson.loads(line)
+        return orjson.loads(text)
     except orjson.JSONDecodeError:
-        return json.loads(line)
+        return json.loads(text)
