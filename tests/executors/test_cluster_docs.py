@@ -1,6 +1,6 @@
-"""The cluster examples of docs/scale-out/ray.md hold: every YAML block parses, the ``ray up`` file passes Ray's
-own cluster-config schema and uses only flags of ``ray start``, and every ``omnieval run``/``sweep`` command
-on the page (shell blocks, a RayJob's entrypoint, ``ray exec``) uses only flags the CLI has."""
+"""The cluster examples of docs/scale-out/ray.md hold: every YAML block parses, the ``ray up`` file passes
+Ray's own cluster-config schema and uses only flags of ``ray start``, and every ``omnieval run``/``sweep``
+command on the page (shell blocks, a RayJob's entrypoint, ``ray exec``) uses only flags the CLI has."""
 
 from __future__ import annotations
 
