@@ -1,11 +1,13 @@
 """The documentation stays a site a reader can navigate (issue 32, item 8), checked without building it:
 the README stays short, every page under docs/ is reachable from mkdocs.yml's navigation (and every
-navigation entry exists), and every ``docs/….md`` path the code, tests and README name exists.
+navigation entry exists), every ``docs/….md`` path the code, tests and README name exists, and the
+README's table of extras names every extra of pyproject.toml.
 ``make docs`` (``mkdocs build --strict``) checks the links inside the pages."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +59,11 @@ def test_every_docs_path_named_in_the_code_exists() -> None:
     missing = {ref: where for ref, where in named.items() if not (ROOT / ref).is_file()}
     assert missing == {}, "docs pages named but not found (moved? update the reference)"
     assert "docs/index.md" in named  # the scan reads the README's links
+
+
+def test_the_readme_extras_table_names_every_extra() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("[start:extras]", 1)[1].split("[end:extras]", 1)[0]
+    rows = re.findall(r"^\| `([\w-]+)` \|", table, flags=re.M)
+    assert sorted(rows) == sorted(extras["optional-dependencies"])
