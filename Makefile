@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
 EXTRAS ?= dev,metrics,megabench,datasets,hf,analysis,protect,platform,ray,cascade,wandb,mlflow,hub,inspect,anthropic,gemini
 
-.PHONY: install system-deps test test-fast lint demo bench clean
+.PHONY: install system-deps test test-fast lint docs wheel demo bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ $(SQUAD_REF):
 
 install: $(VENV)/.installed $(SQUAD_REF)
 
+# The documentation site's tools, in the same venv (the `docs` extra).
+$(VENV)/.docs-installed: $(VENV)/.installed
+	$(PIP) install -e '.[docs]'
+	touch $@
+
 system-deps:
 	@bash scripts/system_deps.sh
 
@@ -33,8 +38,16 @@ lint: install
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 
-test: install system-deps lint
+test: install system-deps lint docs
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The site in site/; --strict: a broken link, a page outside the nav or an API reference that does not load fails.
+docs: $(VENV)/.docs-installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+# A wheel in dist/ (omnieval is not on PyPI): pip install 'dist/omnieval-VERSION-py3-none-any.whl[EXTRAS]'.
+wheel:
+	$(PYTHON) -m pip wheel --no-deps -w dist .
 
 test-fast: install
 	$(PY) -m pytest -q -x -m "not slow"
@@ -56,4 +69,4 @@ bench: install
 	$(PY) benchmarks/cascade_throughput.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache site dist

@@ -11,7 +11,7 @@ Measured side by side in one run on the same clips and images:
   chart: the reference is every number and word drawn);
 - cache hits: the cost per media part of a second pass through ``CascadeBackend.convert`` (hash + JSON read)
   against the first (recognition), as a ratio.
-Numbers go into docs/cascades.md.
+Numbers go into docs/dev/measurements.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """omnieval: evaluation of text, image, audio and video language models.
 
-The library API (docs/api.md) is imported on first use, so ``import omnieval`` stays cheap.
+The library API (docs/api/index.md) is imported on first use, so ``import omnieval`` stays cheap.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""omnieval as a library: the keyword-only functions ``import omnieval`` exposes (see docs/api.md).
+"""omnieval as a library: the keyword-only functions ``import omnieval`` exposes (see docs/api/index.md).
 
 Each is the same work as its CLI command (the CLI is a thin layer over these): ``evaluate`` is
 ``omnieval run``, ``sweep`` is ``omnieval sweep`` (leaderboard.json included), ``score`` is

@@ -1,4 +1,4 @@
-"""Every ``python`` example in docs/api.md runs, in order, in one empty folder (each block's asserts
+"""Every ``python`` example in docs/api/index.md runs, in order, in one empty folder (each block's asserts
 are the expected outcomes)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "api" / "index.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
 
 
@@ -25,4 +25,4 @@ def test_every_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         try:
             exec(compile(block, f"{DOC}:block{i + 1}", "exec"), namespace)
         except Exception as exc:
-            raise AssertionError(f"docs/api.md example {i + 1} failed: {exc!r}\n{block}") from exc
+            raise AssertionError(f"docs/api/index.md example {i + 1} failed: {exc!r}\n{block}") from exc

@@ -1,6 +1,6 @@
-"""The cluster examples of docs/executors.md hold: every YAML block parses, the ``ray up`` file passes Ray's
-own cluster-config schema and uses only flags of ``ray start``, and every ``omnieval run``/``sweep`` command
-on the page (shell blocks, a RayJob's entrypoint, ``ray exec``) uses only flags the CLI has."""
+"""The cluster examples of docs/scale-out/ray.md hold: every YAML block parses, the ``ray up`` file passes
+Ray's own cluster-config schema and uses only flags of ``ray start``, and every ``omnieval run``/``sweep``
+command on the page (shell blocks, a RayJob's entrypoint, ``ray exec``) uses only flags the CLI has."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "executors.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "scale-out" / "ray.md"
 TEXT = DOC.read_text(encoding="utf-8")
 YAML_BLOCKS = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", TEXT, flags=re.S)]
 SHELL = "\n".join(re.findall(r"```bash\n(.*?)```", TEXT, flags=re.S))
@@ -51,7 +51,7 @@ def _options(command: Any) -> set[str]:
 
 def _documented(kind: str) -> dict[str, Any]:
     blocks = [b for b in YAML_BLOCKS if isinstance(b, dict) and (b.get("kind") == kind or kind in b)]
-    assert len(blocks) == 1, f"docs/executors.md has one {kind} example"
+    assert len(blocks) == 1, f"docs/scale-out/ray.md has one {kind} example"
     return blocks[0]
 
 

@@ -69,4 +69,4 @@ def test_samples_jsonl_score_is_the_original_query_score(tmp_path: Path) -> None
         for rec in records
         if abs(rec["score"] - max(0.0, expected[(rec["task"], rec["sample_id"])])) > 1e-6
     ]
-    assert not wrong  # -1 ("not applicable") is reported as 0, see docs/megabench.md
+    assert not wrong  # -1 ("not applicable") is reported as 0, see docs/benchmarks/megabench.md

@@ -171,7 +171,8 @@ def test_oracle_scores_one_on_dev_tasks_except_known_exceptions() -> None:
             )
             if abs(query - 1) > 1e-9:
                 imperfect.add(task.name)
-    known = {  # reference-free, no gold code, 'unsupported', or a documented parity quirk (docs/megabench.md)
+    # reference-free, no gold code, 'unsupported', or a documented parity quirk (docs/benchmarks/megabench.md)
+    known = {
         "cf_cg_acrostic",
         "cf_cg_acrostic_allit",
         "cf_cg_rhyme",

@@ -141,7 +141,7 @@ def _released_em(gold: str, answer: str) -> float:
     return float(max(RELEASED["compute_exact"](gold, c) for c in candidates))  # type: ignore[type-var]
 
 
-# (gold, answer, MERA's released scorer, the fixed variant) — issue 19's table, in docs/mera.md
+# (gold, answer, MERA's released scorer, the fixed variant) — issue 19's table, in docs/benchmarks/mera.md
 ISSUE_CASES = [
     ("да", "Ответ: да", 0.0, 1.0),
     ("B", "ANSWER: B", 0.0, 1.0),

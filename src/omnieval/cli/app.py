@@ -237,7 +237,7 @@ def main() -> None:
         # pydantic looks for its plugins in every installed distribution's entry points as the first
         # model is made (≈ 20 ms of every command's start-up, a tenth of what `omnieval run` adds to its
         # requests); omnieval's own models have nothing for them to observe. A value the user set is
-        # kept (an empty one loads every plugin): docs/performance.md
+        # kept (an empty one loads every plugin): docs/dev/performance.md
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     selected = app
     if command in ("--help", "-h"):

@@ -107,7 +107,7 @@ def run_command(
         str | None,
         Opt(
             help='Ray runtime_env for the workers: JSON text or a JSON/YAML file, e.g. \'{"pip": '
-            '["omnieval[ray]"]}\' (see docs/executors.md).'
+            '["omnieval[ray]"]}\' (see docs/scale-out/ray.md).'
         ),
     ] = None,
     workers: Annotated[
@@ -342,7 +342,7 @@ def _collect_for_a_run() -> None:
     exits: the objects made during the set-up (modules, classes, models, the configuration) are frozen
     out of every later collection, and young objects are collected less often. Collections went over
     the set-up's objects again and again: ≈ 70 ms of a 2,000-request run's CPU, ≈ 20 ms after
-    (docs/performance.md). Garbage cycles left by the set-up stay until exit (one-off, a few kB)."""
+    (docs/dev/performance.md). Garbage cycles left by the set-up stay until exit (one-off, a few kB)."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     gc.enable()

@@ -47,7 +47,7 @@ def sweep_command(
     ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: a local Ray).")] = None,
     ray_runtime_env: Annotated[
         str | None,
-        Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file (see docs/executors.md)."),
+        Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file (docs/scale-out/ray.md)."),
     ] = None,
     workers: Annotated[
         int | None,

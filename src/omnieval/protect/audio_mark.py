@@ -1,6 +1,6 @@
 """An offline keyed audio mark (spread spectrum) that needs no model weights.
 
-Method (documented in docs/protect.md): a keyed noise pattern, band-limited to 300–3,400 Hz and
+Method (documented in docs/benchmarks/protect.md): a keyed noise pattern, band-limited to 300–3,400 Hz and
 generated at 16 kHz, is tiled over the signal and added at ``snr_db`` below the signal's local
 loudness (a 50 ms envelope), so silence stays silent. Detection resamples to 16 kHz and whitens the
 recording in the short-time spectrum (every bin of every 32 ms frame scaled to unit magnitude, so the

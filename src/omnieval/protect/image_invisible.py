@@ -1,6 +1,6 @@
 """An invisible keyed image mark that survives JPEG re-encoding and resizing.
 
-Method (our own, documented in docs/protect.md): a keyed ±1 pattern on a coarse ``grid × grid`` lattice
+Method (our own, in docs/benchmarks/protect.md): a keyed ±1 pattern on a coarse ``grid × grid`` lattice
 is smoothly upsampled to the image size and added to the luminance with amplitude ``strength`` (grey
 levels). Because the pattern lives at the scale of whole cells, JPEG (which drops fine detail) and
 resizing (which rescales the cells with the image) leave it in place. Detection averages the luminance

@@ -83,7 +83,7 @@ class RunConfig(Frozen):
     prices: Path | None = None
     """A price file whose entries replace or add to the built-in table (``backends/prices.json``)."""
     reasoning_effort: Literal["low", "medium", "high"] | None = None
-    """``--reasoning-effort``: mapped per provider (manifest ``backend.reasoning``; docs/providers.md)."""
+    """``--reasoning-effort``: mapped per provider (manifest ``backend.reasoning``; docs/running/providers.md)."""  # noqa: E501
     reasoning_budget: int | None = Field(default=None, ge=1)
     """``--reasoning-budget TOKENS``: a thinking budget where the provider takes one."""
     batch: bool = False

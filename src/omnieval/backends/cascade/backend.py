@@ -41,7 +41,7 @@ WRAPPERS = {
     "ru": {"audio": "[Аудио: {text}]", "image": "[Текст на изображении: {text}]"},
     "en": {"audio": "[Audio: {text}]", "image": "[Text in image: {text}]"},
 }
-"""How recognised text stands in for the media part (documented in docs/cascades.md)."""
+"""How recognised text stands in for the media part (documented in docs/running/cascades.md)."""
 
 
 class PerceptionCache:

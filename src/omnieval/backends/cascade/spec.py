@@ -2,7 +2,7 @@
 
 Inline: ``cascade/asr=whisper[:PATH],ocr=tesseract[:LANGS][,KEY=VALUE...]/PROVIDER/NAME`` (the text
 model is whatever follows the first ``/PROVIDER/`` whose provider is registered), or a YAML file,
-``cascade/PATH.yaml``, holding the fields of :class:`CascadeSpec`. See docs/cascades.md.
+``cascade/PATH.yaml``, holding the fields of :class:`CascadeSpec`. See docs/running/cascades.md.
 """
 
 from __future__ import annotations

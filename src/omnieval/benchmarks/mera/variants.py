@@ -1,4 +1,4 @@
-"""Tolerance for the schema variants a real MERA dataset copy may use (see docs/mera.md).
+"""Tolerance for the schema variants a real MERA dataset copy may use (see docs/benchmarks/mera.md).
 
 The published schema (HF cards, the repo's ``dataset_meta.json``) fixes the field names but leaves
 representations open: ``meta.id`` as int or string, an ``Audio`` feature stored ``{bytes, path}`` or

@@ -2,8 +2,8 @@
 word rationale are only eligible for the perfect scores". Applied to experts' comments and,
 optionally, to judges' feedback.
 
-Choices the paper leaves open (documented in docs/pollux.md): a word is a token holding at least one
-letter; the text is Russian when at least ``min_cyrillic_share`` of its letters are Cyrillic; the
+Choices the paper leaves open (documented in docs/benchmarks/pollux.md): a word is a token holding at
+least one letter; the text is Russian when at least ``min_cyrillic_share`` of its letters are Cyrillic; the
 perfect score of an inverted (Critical) criterion is 0; a bare dash has no words, so it is invalid
 even for a perfect score.
 

@@ -3,7 +3,7 @@ the language filter, the semantic-duplicate filter (Algorithm 1) and export of t
 training pairs. Teacher annotation itself is an ordinary run: ``omnieval run --tasks
 "pollux_judge:SYNTH_ITEMS?answers=ANSWERS&template=en" --model TEACHER``.
 
-Choices Algorithm 1 leaves open (docs/pollux.md): greedy keep-first inside each task type; chrF is
+Choices Algorithm 1 leaves open (docs/benchmarks/pollux.md): greedy keep-first inside each task type; chrF is
 sacrebleu's sentence chrF, symmetrised by the max of both directions and scaled to 0–1; a sample's
 similarity is its maximum over the samples kept before it; expert thresholds are the 95th percentile
 of each expert instruction's maximum similarity to the other expert instructions of its task type;

@@ -7,7 +7,7 @@ phrase in each lemmatised sentence (so "catalog" contains "cat"), as the origina
 Deviation: the original tokenises with NLTK's Punkt and Treebank tokenizers and lemmatises with
 WordNet; those data files cannot be installed from a package registry, so sentences are split on
 ``.!?`` + whitespace, words on word/punctuation boundaries, and nouns lemmatised with WordNet's
-plural rules checked against the CMU dictionary word list (see docs/megabench.md).
+plural rules checked against the CMU dictionary word list (see docs/benchmarks/megabench.md).
 """
 
 from __future__ import annotations

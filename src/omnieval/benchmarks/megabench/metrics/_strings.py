@@ -1,7 +1,7 @@
 """MEGA-Bench string metrics (field value vs gold value), with the original's quirks.
 
 Each function takes ``(pred, gold, *, strict=False)`` and returns a float; ``strict=True`` fixes
-a documented quirk (see docs/megabench.md) and is reported as a different metric version.
+a documented quirk (see docs/benchmarks/megabench.md) and is reported as a different metric version.
 """
 
 from __future__ import annotations

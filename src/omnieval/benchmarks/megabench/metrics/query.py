@@ -38,7 +38,7 @@ __all__ = [
 PARITY_VERSION = "ee324ab-parity"
 """Scores equal MEGA-Bench's evaluator at commit ee324ab, quirks included."""
 STRICT_VERSION = "strict-1"
-"""Documented quirks fixed (docs/megabench.md); not comparable with the published leaderboard."""
+"""Documented quirks fixed (docs/benchmarks/megabench.md); not comparable with the published leaderboard."""
 
 log = logging.getLogger(__name__)
 
