@@ -29,7 +29,7 @@ class BodyLimit:
         if scope["type"] == "http":
             refusal = self._refusal(dict(scope["headers"]))
             if refusal is not None:
-                from omnieval.platform.page_errors import error_answer
+                from omnieval.platform.routes.page_errors import error_answer
 
                 await error_answer(Request(scope, receive), *refusal)(scope, receive, send)
                 return
