@@ -63,10 +63,10 @@ def _server(data_dir: Path, url: str | None) -> Iterator[str]:
 
 def _prepare(data_dir: Path, url: str | None, root: Path) -> None:
     from omnieval.platform import Settings
-    from omnieval.platform.accounts import create_user
-    from omnieval.platform.benchmarks import add_benchmark
-    from omnieval.platform.db import Database
-    from omnieval.platform.policy import set_policy
+    from omnieval.platform.services.accounts import create_user
+    from omnieval.platform.services.benchmarks import add_benchmark
+    from omnieval.platform.services.policy import set_policy
+    from omnieval.platform.storage.db import Database
 
     settings = Settings(data_dir=data_dir, database_url=url)
     db = Database(settings)

@@ -1,7 +1,7 @@
 """Keep the platform's Russian catalogue in step with the pages: adds new message ids (untranslated) and
 drops ids no page uses any more, keeping every translation that still applies.
 
-    python scripts/platform_messages.py          # update src/omnieval/platform/locale/ru/.../messages.po
+    python scripts/platform_messages.py          # update src/omnieval/platform/routes/locale/ru/.../messages.po
     python scripts/platform_messages.py --check  # exit 1 when an id is missing or untranslated (as the tests)
 """
 
@@ -12,9 +12,9 @@ import sys
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from omnieval.platform.i18n import LOCALE_DIR, message_ids
-from omnieval.platform.page_errors import TITLES
-from omnieval.platform.pages import FLASHES, PAGE_MESSAGES
+from omnieval.platform.routes.i18n import LOCALE_DIR, message_ids
+from omnieval.platform.routes.page_errors import TITLES
+from omnieval.platform.routes.pages import FLASHES, PAGE_MESSAGES
 
 PO = LOCALE_DIR / "ru" / "LC_MESSAGES" / "messages.po"
 

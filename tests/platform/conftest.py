@@ -64,8 +64,8 @@ def make_settings(data_dir: Path, **overrides: Any) -> Any:
 
 
 def add_mera(settings: Any, root: Path, name: str = "mera") -> None:
-    from omnieval.platform.benchmarks import add_benchmark
-    from omnieval.platform.db import Database
+    from omnieval.platform.services.benchmarks import add_benchmark
+    from omnieval.platform.storage.db import Database
 
     db = Database(settings)
     with db.session() as session:
@@ -74,8 +74,8 @@ def add_mera(settings: Any, root: Path, name: str = "mera") -> None:
 
 
 def create(settings: Any, username: str, role: str, panel: str | None = None) -> None:
-    from omnieval.platform.accounts import create_user
-    from omnieval.platform.db import Database
+    from omnieval.platform.services.accounts import create_user
+    from omnieval.platform.storage.db import Database
 
     db = Database(settings)
     with db.session() as session:

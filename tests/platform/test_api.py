@@ -31,7 +31,7 @@ def test_missing_ids_count_as_errors_not_dropped(platform: Any, mera_root: Path)
     import json
     import zipfile
 
-    from omnieval.platform.policy import set_policy
+    from omnieval.platform.services.policy import set_policy
 
     with platform.app.state.db.session() as session:  # the default policy leaves a partial task not attempted
         set_policy(session, "mera", {"require_complete": False})

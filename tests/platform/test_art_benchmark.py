@@ -22,8 +22,8 @@ def art_platform(tmp_path: Path) -> Any:
 
     from omnieval.benchmarks.art.generator import generate_art
     from omnieval.platform.app import create_app
-    from omnieval.platform.benchmarks import add_benchmark
-    from omnieval.platform.db import Database
+    from omnieval.platform.services.benchmarks import add_benchmark
+    from omnieval.platform.storage.db import Database
 
     art = tmp_path / "art"
     generate_art(art, n=4, seed=2, workers=1)
@@ -32,7 +32,7 @@ def art_platform(tmp_path: Path) -> Any:
     with db.session() as session:
         add_benchmark(session, settings, name="art", tasks_spec=f"art:{art}")
     db.dispose()
-    from omnieval.platform.accounts import create_user
+    from omnieval.platform.services.accounts import create_user
 
     db = Database(settings)
     with db.session() as session:

@@ -81,8 +81,8 @@ def _matrix(sub: int) -> list[tuple[str, str, Body, tuple[int, ...]]]:
 
 def _routes(*, api: bool) -> set[tuple[str, str]]:
     """(method, path template) of every API route (``api``) or every page route, from the app's routers."""
-    from omnieval.platform import api as api_module
-    from omnieval.platform import api_annotation, pages
+    from omnieval.platform.routes import api as api_module
+    from omnieval.platform.routes import api_annotation, pages
 
     routers = (api_module.router, api_annotation.router) if api else (pages.router,)
     return {

@@ -18,8 +18,8 @@ def test_registration_is_committed_before_the_response_starts(data_dir: Path) ->
     from sqlalchemy import select
 
     from omnieval.platform.app import create_app
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import User
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import User
 
     settings = make_settings(data_dir)
     app = create_app(settings)

@@ -19,9 +19,9 @@ from tests.platform.conftest import add_mera, create, make_settings, submission_
 def _queued_submission(settings: Any, root: Path) -> tuple[Any, int]:
     import io
 
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import User
-    from omnieval.platform.submissions import accept_upload
+    from omnieval.platform.services.submissions import accept_upload
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import User
 
     add_mera(settings, root)
     create(settings, "alice", "user")
@@ -40,7 +40,7 @@ def _queued_submission(settings: Any, root: Path) -> tuple[Any, int]:
 
 
 def _submission(db: Any, sub_id: int) -> Any:
-    from omnieval.platform.models import Submission
+    from omnieval.platform.storage.models import Submission
 
     with db.session() as session:
         return session.get(Submission, sub_id)
@@ -52,7 +52,7 @@ def test_stale_worker_cannot_commit_after_its_lease_was_reclaimed(tmp_path: Path
 
 def stale_worker_check(settings: Any, mera_root: Path) -> None:
     """Two claimants of one job: only the live lease commits, once (any database ``settings`` name)."""
-    from omnieval.platform.jobs import _finish, claim_next
+    from omnieval.platform.services.jobs import _finish, claim_next
 
     db, sub_id = _queued_submission(settings, mera_root)
     first = claim_next(db, lease_s=-1.0)  # a worker that then hangs: its lease is already over
@@ -68,7 +68,7 @@ def stale_worker_check(settings: Any, mera_root: Path) -> None:
 
 
 def test_a_broken_archive_fails_its_job_only(tmp_path: Path, mera_root: Path) -> None:
-    from omnieval.platform.jobs import run_one
+    from omnieval.platform.services.jobs import run_one
 
     settings = make_settings(tmp_path / "data")
     db, sub_id = _queued_submission(settings, mera_root)
@@ -126,7 +126,7 @@ def test_kill_9_during_scoring_then_restart_scores_exactly_once(tmp_path: Path, 
         time.sleep(0.5)  # a second (wrong) scoring would land now
         row = _submission(db, sub_id)
         assert row.times_scored == 1 and row.results["tasks"]["ruclevr"]["score"] == 1.0
-        from omnieval.platform.models import Job
+        from omnieval.platform.storage.models import Job
 
         with db.session() as session:
             job = session.query(Job).filter_by(submission_id=sub_id).one()

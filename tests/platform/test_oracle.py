@@ -80,7 +80,7 @@ def _attack(client: Any, root: Path, *, accounts: int) -> tuple[set[tuple[str, s
 def test_the_oracle_attack_recovers_nothing(app: Any, mera_root: Path) -> None:
     confirmed, tried, refused = _attack(app, mera_root, accounts=3)
     assert confirmed == set()  # no better than guessing: the scores said nothing about any answer
-    from omnieval.platform.policy import Policy
+    from omnieval.platform.settings import Policy
 
     cap = Policy().daily_cap
     assert tried == 3 * cap * len(TASKS) and refused == [429, 429, 429]  # the daily cap per account
@@ -123,8 +123,8 @@ def test_registration_is_limited_per_client(data_dir: Path) -> None:
 def test_approval_mode_keeps_new_accounts_out_until_approved(data_dir: Path) -> None:
     from fastapi.testclient import TestClient
 
-    from omnieval.platform.accounts import approve_user
     from omnieval.platform.app import create_app
+    from omnieval.platform.services.accounts import approve_user
 
     with TestClient(create_app(make_settings(data_dir, registration="approval"))) as client:
         assert (
@@ -160,7 +160,7 @@ def test_near_identical_probes_from_related_accounts_are_flagged(app: Any, mera_
 
 
 def test_daily_cap_is_per_benchmark_policy(app: Any, mera_root: Path) -> None:
-    from omnieval.platform.policy import set_policy
+    from omnieval.platform.services.policy import set_policy
 
     with app.app.state.db.session() as session:
         set_policy(session, "mera", {"daily_cap": 2})

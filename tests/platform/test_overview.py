@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from omnieval.platform.overview import modality_of_tasks
+from omnieval.platform.services.overview import modality_of_tasks
 from omnieval.types import TaskSpec
 from tests.platform.conftest import make_settings
 

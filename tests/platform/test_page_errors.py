@@ -105,13 +105,13 @@ def fragile(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """An app whose board lookup crashes with a message quoting a (pretend) hidden answer."""
     from fastapi.testclient import TestClient
 
-    from omnieval.platform import service
     from omnieval.platform.app import create_app
+    from omnieval.platform.services import publication
 
     def crash(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("hidden answer: Пётр Первый")
 
-    monkeypatch.setattr(service, "board", crash)
+    monkeypatch.setattr(publication, "board", crash)
     with TestClient(
         create_app(make_settings(data_dir, worker=False)), raise_server_exceptions=False, headers=ENGLISH
     ) as client:
@@ -134,13 +134,13 @@ def test_unexpected_failures_never_reach_the_server_log_with_their_text(
 
     from fastapi.testclient import TestClient
 
-    from omnieval.platform import service
     from omnieval.platform.app import create_app
+    from omnieval.platform.services import publication
 
     def crash(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("hidden answer: Пётр Первый")
 
-    monkeypatch.setattr(service, "board", crash)
+    monkeypatch.setattr(publication, "board", crash)
     caplog.set_level(logging.DEBUG)
     with TestClient(
         create_app(make_settings(data_dir, worker=False)), headers=ENGLISH

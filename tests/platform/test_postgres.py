@@ -86,7 +86,7 @@ MIGRATE = """
 import sys
 from pathlib import Path
 from omnieval.platform import Settings
-from omnieval.platform.db import Database
+from omnieval.platform.storage.db import Database
 Database(Settings(data_dir=Path(sys.argv[1]), database_url=sys.argv[2])).dispose()
 """
 
@@ -114,7 +114,7 @@ def test_processes_starting_together_migrate_once_on_postgres(tmp_path: Path, cl
 
 def test_models_and_migrations_make_the_same_schema_on_postgres(tmp_path: Path, cluster: PgCluster) -> None:
     """PostgreSQL reflects expression indexes: autogenerate compares the lower(username) index too."""
-    from omnieval.platform.db import Database
+    from omnieval.platform.storage.db import Database
     from tests.platform.test_schema_parity import schema_differences
 
     db = Database(_pg_settings(tmp_path, cluster))

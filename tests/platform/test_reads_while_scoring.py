@@ -17,7 +17,7 @@ from tests.platform.test_jobs import _queued_submission, _submission
 
 def test_every_pooled_sqlite_connection_has_wal_and_a_busy_timeout(tmp_path: Path) -> None:
     """Connections held at once are distinct pool members: each got the pragmas when it was opened."""
-    from omnieval.platform.db import Database
+    from omnieval.platform.storage.db import Database
 
     db = Database(make_settings(tmp_path / "data"))
     with contextlib.ExitStack() as stack:
@@ -31,8 +31,8 @@ def test_every_pooled_sqlite_connection_has_wal_and_a_busy_timeout(tmp_path: Pat
 
 
 def test_the_scoring_child_runs_at_a_lower_priority(tmp_path: Path) -> None:
-    from omnieval.platform.db import Database
-    from omnieval.platform.jobs import Worker
+    from omnieval.platform.services.jobs import Worker
+    from omnieval.platform.storage.db import Database
 
     settings = make_settings(tmp_path / "data", scoring_process=True, scoring_nice=7)
     db = Database(settings)
@@ -51,7 +51,7 @@ def test_no_write_lock_is_held_while_the_probe_detector_compares(
 ) -> None:
     """The fingerprint comparison (up to 100 earlier answer sets) runs before the commit's write
     transaction: another writer can take SQLite's write lock at once meanwhile."""
-    from omnieval.platform import jobs
+    from omnieval.platform.services import jobs
 
     settings = make_settings(tmp_path / "data")
     db, sub_id = _queued_submission(settings, mera_root)

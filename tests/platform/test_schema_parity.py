@@ -17,7 +17,7 @@ def schema_differences(engine: Any) -> list[Any]:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from omnieval.platform.models import Base
+    from omnieval.platform.storage.models import Base
 
     with engine.connect() as conn:
         return list(
@@ -35,8 +35,8 @@ def _sqlite_indexes(path: Path) -> dict[str, str]:
 
 @pytest.mark.filterwarnings("ignore:.*expression-based index")  # SQLite: compared through sqlite_master
 def test_models_and_migrations_make_the_same_sqlite_schema(tmp_path: Path) -> None:
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import Base
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import Base
 
     migrated = Database(make_settings(tmp_path / "migrated"))
     assert schema_differences(migrated.engine) == []

@@ -94,7 +94,7 @@ def test_oversized_body_is_refused_before_it_is_read(limited: Any, monkeypatch: 
     parser, which would spool it to the system's temp dir, never runs. A chunked body (no length) is a 411."""
     from starlette.formparsers import MultiPartParser
 
-    from omnieval.platform.body_limit import FORM_OVERHEAD
+    from omnieval.platform.routes.body_limit import FORM_OVERHEAD
 
     alice = register(limited, "alice")
 
@@ -329,7 +329,8 @@ def test_duplicate_member_names_are_refused(limited: Any) -> None:
 
 def test_actual_bytes_are_counted_not_the_headers(tmp_path: Path) -> None:
     """A member whose header under-declares its size is caught by the streamed count, not the header sum."""
-    from omnieval.platform.storage import UploadError, _check_actual_sizes
+    from omnieval.platform.errors import UploadError
+    from omnieval.platform.storage.files import _check_actual_sizes
 
     settings = make_settings(tmp_path, max_unpacked_bytes=100_000)
     path = tmp_path / "big.zip"
@@ -385,8 +386,8 @@ def test_start_up_sweeps_orphaned_uploads_only(data_dir: Path, mera_root: Path) 
 
 
 def kept_upload(settings: Any, sub_id: int) -> str:
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import Submission
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import Submission
 
     db = Database(settings)
     with db.session() as session:
@@ -498,7 +499,7 @@ def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch
     import time
     from concurrent.futures import ThreadPoolExecutor
 
-    from omnieval.platform import accounts
+    from omnieval.platform.services import accounts
 
     running, peak, lock = [0], [0], threading.Lock()
 
@@ -591,7 +592,7 @@ def test_usernames_are_unique_whatever_the_case_and_reserved_ones_refused(platfo
 def test_the_database_and_data_dir_are_owner_only(tmp_path: Path) -> None:
     import stat
 
-    from omnieval.platform.db import Database
+    from omnieval.platform.storage.db import Database
 
     settings = make_settings(tmp_path / "fresh")
     Database(settings).dispose()

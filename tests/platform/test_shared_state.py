@@ -66,8 +66,8 @@ def _csrf(client: Any) -> str:
 
 def concurrent_limit_check(settings: Any) -> None:
     """40 simultaneous attempts on one key through two database handles (two processes): exactly 10 pass."""
-    from omnieval.platform.db import Database
-    from omnieval.platform.ratelimit import RateLimiter
+    from omnieval.platform.services.ratelimit import RateLimiter
+    from omnieval.platform.storage.db import Database
 
     dbs = [Database(settings), Database(settings)]
     limiters = [RateLimiter(db, kind="login", limit=10, window_s=60.0) for db in dbs]
@@ -130,9 +130,9 @@ def test_concurrent_attempts_never_exceed_the_limit(data_dir: Path) -> None:
 def test_window_slides_and_old_rows_are_pruned(data_dir: Path) -> None:
     from sqlalchemy import func, select
 
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import RateLimitHits
-    from omnieval.platform.ratelimit import RateLimiter
+    from omnieval.platform.services.ratelimit import RateLimiter
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import RateLimitHits
 
     db = Database(make_settings(data_dir))
     now = [1_000.0]  # a fake wall clock: a loaded machine cannot stretch the window under the test
@@ -166,8 +166,8 @@ def test_unsupported_database_is_a_clear_error(tmp_path: Path) -> None:
     import pytest
 
     from omnieval.errors import ConfigError
-    from omnieval.platform.db import Database
-    from omnieval.platform.ratelimit import RateLimiter
+    from omnieval.platform.services.ratelimit import RateLimiter
+    from omnieval.platform.storage.db import Database
 
     db = Database(make_settings(tmp_path / "data"))
     db.engine.dialect.name = "mysql"  # a dialect without the upsert the limiter relies on
@@ -181,8 +181,8 @@ def test_migrations_match_the_models(tmp_path: Path) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
 
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import Base
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import Base
 
     db = Database(make_settings(tmp_path / "data"))
     with db.engine.connect() as conn:
@@ -196,8 +196,8 @@ def test_the_models_alone_keep_usernames_unique_ignoring_case(tmp_path: Path) ->
     Alembic's comparison cannot see expression indexes, so this checks the behaviour on both."""
     import sqlalchemy as sa
 
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import Base, User
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import Base, User
 
     def second_alice_refused(engine: sa.Engine) -> bool:
         with engine.begin() as conn:

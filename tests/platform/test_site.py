@@ -229,9 +229,9 @@ def test_model_page_shows_info_as_a_list_a_chart_and_history(site: dict[str, Any
 
 
 def test_the_russian_catalogue_translates_every_message() -> None:
-    from omnieval.platform.i18n import message_ids, translator
-    from omnieval.platform.page_errors import TITLES
-    from omnieval.platform.pages import FLASHES, PAGE_MESSAGES
+    from omnieval.platform.routes.i18n import message_ids, translator
+    from omnieval.platform.routes.page_errors import TITLES
+    from omnieval.platform.routes.pages import FLASHES, PAGE_MESSAGES
 
     singles, plurals = message_ids(*FLASHES.values(), *TITLES.values(), *PAGE_MESSAGES)
     russian = translator("ru").messages

@@ -39,9 +39,9 @@ def _wait_for_socket(port: int, server: subprocess.Popen[bytes], *, timeout: flo
 
 
 def _tokens(settings: Any, names: list[str]) -> list[str]:
-    from omnieval.platform.accounts import issue_token
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import User
+    from omnieval.platform.services.accounts import issue_token
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import User
 
     db = Database(settings)
     with db.session() as session:
@@ -99,8 +99,8 @@ def test_an_internal_error_is_retried_not_failed_for_good(
     tmp_path: Path, mera_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from omnieval.errors import RegistryError
-    from omnieval.platform import scoring
-    from omnieval.platform.jobs import run_one
+    from omnieval.platform.services import scoring
+    from omnieval.platform.services.jobs import run_one
     from tests.platform.test_jobs import _queued_submission, _submission
 
     settings = make_settings(tmp_path / "data", retry_s=0.0)
@@ -125,8 +125,8 @@ def test_an_internal_error_is_retried_not_failed_for_good(
 def test_an_internal_error_that_persists_fails_after_max_attempts(
     tmp_path: Path, mera_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from omnieval.platform import scoring
-    from omnieval.platform.jobs import run_one
+    from omnieval.platform.services import scoring
+    from omnieval.platform.services.jobs import run_one
     from tests.platform.test_jobs import _queued_submission, _submission
 
     settings = make_settings(tmp_path / "data", retry_s=0.0, max_attempts=2)

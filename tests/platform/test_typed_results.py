@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from omnieval.errors import StoreError
-from omnieval.platform import pages, service
-from omnieval.platform.models import Submission
+from omnieval.platform.routes import pages
+from omnieval.platform.services import publication
+from omnieval.platform.storage.models import Submission
 
 
 def _stored() -> dict[str, Any]:
@@ -31,16 +32,16 @@ def _stored() -> dict[str, Any]:
 def test_the_page_sums_states_and_shows_rounded_results_with_the_stored_keys() -> None:
     row = Submission(id=7, results=_stored())
     assert pages._states(row) == {"ok": 3, "error": 1}  # the zero count is left out
-    shown = service.shown_results(row)
+    shown = publication.shown_results(row)
     assert shown["tasks"]["a"]["score"] == 0.12 and shown["tasks"]["b"]["score"] == 0.99
     assert set(shown) == set(_stored())  # no default of the model is added to what the API returns
     assert set(shown["tasks"]["a"]) == set(_stored()["tasks"]["a"])
-    assert service.shown_results(Submission(id=8, results=None)) == {}
+    assert publication.shown_results(Submission(id=8, results=None)) == {}
     assert pages._states(Submission(id=8, results=None)) == {}
 
 
 @pytest.mark.parametrize(
-    "read", [pages._states, service.shown_results, lambda row: service._board_input(row, "7")]
+    "read", [pages._states, publication.shown_results, lambda row: publication._board_input(row, "7")]
 )
 def test_a_mistyped_stored_document_names_the_submission_and_the_field(read: Any) -> None:
     bad = _stored()
@@ -51,7 +52,7 @@ def test_a_mistyped_stored_document_names_the_submission_and_the_field(read: Any
 
 
 def test_the_board_enters_each_submission_under_its_id() -> None:
-    typed = service._board_input(Submission(id=7, results=_stored()), "7")
+    typed = publication._board_input(Submission(id=7, results=_stored()), "7")
     assert typed.model == "7" and typed.tasks["a"].score == 0.123456  # the board ranks exact scores
     with pytest.raises(ValueError, match="submission 9 is approved but holds no results"):
-        service._board_input(Submission(id=9, results=None), "9")
+        publication._board_input(Submission(id=9, results=None), "9")

@@ -88,11 +88,11 @@ def _child(data_dir: Path, archive: Path) -> dict[str, float]:
     import omnieval.reports.taxonomy
     import omnieval.runner  # noqa: F401  (scoring's imports belong to the process, not to the upload)
     from omnieval.platform import Settings
-    from omnieval.platform.db import Database
-    from omnieval.platform.models import Benchmark
-    from omnieval.platform.scoring import score_submission
-    from omnieval.platform.storage import save_upload
-    from omnieval.platform.submissions import _validate
+    from omnieval.platform.services.scoring import score_submission
+    from omnieval.platform.services.submissions import _validate
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.files import save_upload
+    from omnieval.platform.storage.models import Benchmark
     from omnieval.registry import load_plugins
 
     load_plugins()

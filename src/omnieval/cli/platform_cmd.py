@@ -34,9 +34,8 @@ def _settings(data_dir: Path, database_url: str | None):  # type: ignore[no-unty
 def _session(data_dir: Path, database_url: str | None) -> Iterator[Any]:
     """A committed database session; the platform's refusals (bad name, role, data) end in a one-line
     error."""
-    from omnieval.platform.accounts import AccountError
-    from omnieval.platform.benchmarks import BenchmarkError
-    from omnieval.platform.db import Database
+    from omnieval.platform.errors import AccountError, BenchmarkError
+    from omnieval.platform.storage.db import Database
 
     with friendly_errors():
         db = Database(_settings(data_dir, database_url))
@@ -118,8 +117,8 @@ def serve_command(
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
     import dataclasses
 
-    from omnieval.platform.policy import Policy
     from omnieval.platform.serve import serve
+    from omnieval.platform.settings import Policy
 
     if registration not in ("open", "approval"):
         fail(f"--registration must be open or approval, got {registration!r}")
@@ -144,7 +143,7 @@ def add_benchmark_command(
     database_url: DbUrl = None,
 ) -> None:
     """Register a benchmark: its tasks and hidden answers (copied into the data dir) and its scheme."""
-    from omnieval.platform.benchmarks import add_benchmark
+    from omnieval.platform.services.benchmarks import add_benchmark
 
     if len(tasks) != 1:  # click would keep only the last of a repeated plain option: say so instead
         fail(f"--tasks takes one FORMAT:PATH source per benchmark, got {len(tasks)}: {', '.join(tasks)}")
@@ -164,7 +163,7 @@ def create_user_command(
     database_url: DbUrl = None,
 ) -> None:
     """Create an account with a role."""
-    from omnieval.platform.accounts import create_user
+    from omnieval.platform.services.accounts import create_user
 
     with _session(data_dir, database_url) as session:
         user = create_user(session, username=username, password=password, role=role, panel=panel)
@@ -186,7 +185,7 @@ def load_triples_command(
     """Load (instruction, answer, criterion) triples for expert annotation."""
     from pydantic import ValidationError
 
-    from omnieval.platform.annotation import Triple, load_triples
+    from omnieval.platform.services.annotation import Triple, load_triples
 
     triples = []
     with friendly_errors():
@@ -209,7 +208,7 @@ def approve_user_command(
     data_dir: DataDir, username: Annotated[str, typer.Option()], database_url: DbUrl = None
 ) -> None:
     """Let an account registered under ``--registration approval`` log in."""
-    from omnieval.platform.accounts import approve_user
+    from omnieval.platform.services.accounts import approve_user
 
     with _session(data_dir, database_url) as session:
         user = approve_user(session, username=username)
@@ -231,7 +230,7 @@ def set_policy_command(
     database_url: DbUrl = None,
 ) -> None:
     """Override the server's score-oracle defences for one benchmark (docs/platform.md)."""
-    from omnieval.platform.policy import parse_overrides, set_policy
+    from omnieval.platform.services.policy import parse_overrides, set_policy
 
     with _session(data_dir, database_url) as session:
         print_json({"benchmark": name, "policy": set_policy(session, name, parse_overrides(setting))})

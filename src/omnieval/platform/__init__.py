@@ -2,7 +2,9 @@
 annotation.
 
 A layer above :mod:`omnieval.api`; nothing in the engine imports it and the CLI imports it lazily.
-``create_app(Settings(data_dir=...))`` builds the FastAPI application.
+``create_app(Settings(data_dir=...))`` (in ``app``) builds the FastAPI application. Inside, each layer imports
+only the ones below it: ``app``/``serve`` → ``routes`` → ``services`` → ``storage`` → ``settings`` →
+``errors`` (the import-linter contracts in pyproject.toml check it).
 """
 
 from __future__ import annotations

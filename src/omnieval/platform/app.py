@@ -6,14 +6,12 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from omnieval.platform.settings import Settings
 
 __all__ = ["create_app"]
 
-STATIC = Path(__file__).with_name("static")
 log = logging.getLogger("omnieval.platform")
 
 
@@ -21,8 +19,8 @@ def _sweep(db: Any, settings: Settings) -> None:
     """Remove uploads left by a crash between their copy and their commit (refused ones never stay)."""
     from sqlalchemy import select
 
-    from omnieval.platform.models import Submission
-    from omnieval.platform.storage import sweep_orphans
+    from omnieval.platform.storage.files import sweep_orphans
+    from omnieval.platform.storage.models import Submission
 
     with db.session() as session:
         referenced = set(session.scalars(select(Submission.upload)))
@@ -36,13 +34,13 @@ def create_app(settings: Settings) -> Any:
     from fastapi.staticfiles import StaticFiles
     from starlette.middleware.sessions import SessionMiddleware
 
-    from omnieval.platform import api, api_annotation, pages
-    from omnieval.platform.body_limit import BodyLimit
-    from omnieval.platform.db import Database
-    from omnieval.platform.jobs import Worker
-    from omnieval.platform.page_errors import install_error_handlers
-    from omnieval.platform.ratelimit import RateLimiter
-    from omnieval.platform.security_headers import SecurityHeaders
+    from omnieval.platform.routes import api, api_annotation, pages
+    from omnieval.platform.routes.body_limit import BodyLimit
+    from omnieval.platform.routes.page_errors import install_error_handlers
+    from omnieval.platform.routes.security_headers import SecurityHeaders
+    from omnieval.platform.services.jobs import Worker
+    from omnieval.platform.services.ratelimit import RateLimiter
+    from omnieval.platform.storage.db import Database
 
     db = Database(settings)
 
@@ -87,6 +85,6 @@ def create_app(settings: Settings) -> Any:
     app.include_router(api_annotation.router)
     app.include_router(pages.router)
     app.mount(
-        "/static", StaticFiles(directory=STATIC), name="static"
+        "/static", StaticFiles(directory=pages.STATIC), name="static"
     )  # the pages' stylesheet and script: no CDN
     return app

@@ -1,18 +1,49 @@
-"""Platform settings: where data lives and the limits that protect the server."""
+"""Platform settings: where data lives, the limits that protect the server, the default oracle defences."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from omnieval.platform.policy import Policy
-
-__all__ = ["Settings"]
+__all__ = ["DUPLICATE_MODES", "Policy", "Settings"]
 
 MiB = 1024 * 1024
+
+
+DUPLICATE_MODES = ("warn", "refuse")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Policy:
+    """The oracle defences (applied by :mod:`omnieval.platform.services.policy`): the server's defaults,
+    merged with a benchmark's own overrides."""
+
+    require_complete: bool = True
+    """Score a task only when the submission answers all of its samples."""
+    daily_cap: int = 10
+    """Submissions per user and benchmark within any 24 hours (refused ones do not count)."""
+    score_digits: int = 3
+    """Decimal places of every score shown to a submitter (and reviewers)."""
+    probe_max_diff: int = 3
+    """Two answer sets differing in 1..this many answers are near-identical."""
+    probe_min_matches: int = 2
+    """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    duplicate_uploads: str = "warn"
+    """A user's byte-identical re-upload to the same benchmark: ``warn`` (accepted, the submission page
+    links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
+
+    def merged(self, overrides: dict[str, Any] | None) -> Policy:
+        """This policy with a benchmark's overrides (unknown keys were refused when they were set)."""
+        return dataclasses.replace(self, **(overrides or {}))
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,10 +23,10 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.errors import SubmissionError
-from omnieval.platform.db import Database
-from omnieval.platform.models import Benchmark, Job, Submission
-from omnieval.platform.policy import Policy, near_identical
-from omnieval.platform.settings import Settings
+from omnieval.platform.services.policy import near_identical
+from omnieval.platform.settings import Policy, Settings
+from omnieval.platform.storage.db import Database
+from omnieval.platform.storage.models import Benchmark, Job, Submission
 
 __all__ = ["Worker", "claim_next", "enqueue", "run_one"]
 
@@ -214,7 +214,7 @@ def _release(db: Database, job_id: int, claim: str, *, delay_s: float) -> None:
 
 def _score_detached(upload: Path, bench: dict[str, Any], settings: Settings, model: str) -> Any:
     """Score in a child process (picklable arguments: the benchmark as plain fields)."""
-    from omnieval.platform.scoring import score_submission
+    from omnieval.platform.services.scoring import score_submission
 
     return score_submission(upload, Benchmark(**bench), settings, model=model)
 
@@ -225,7 +225,7 @@ def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -
     With ``pool`` (a process pool) the scoring runs there: CPU-heavy scoring then never holds this
     process's GIL while its request threads serve readers. No database lock is held while scoring.
     """
-    from omnieval.platform.scoring import score_submission
+    from omnieval.platform.services.scoring import score_submission
 
     claimed = claim_next(db, lease_s=settings.lease_s)
     if claimed is None:

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from omnieval.platform.models import AnnotationItem, AnnotationScore, User
+from omnieval.platform.errors import AnnotationError
+from omnieval.platform.storage.models import AnnotationItem, AnnotationScore, User
 
 __all__ = [
     "Triple",
@@ -45,10 +46,6 @@ class Triple(BaseModel):
     scale: list[int] = Field(default_factory=lambda: [0, 1, 2], min_length=1, max_length=11)
     allow_na: bool = True
     perfect: int | None = None
-
-
-class AnnotationError(ValueError):
-    """A score the form must refuse, with the reason shown to the annotator."""
 
 
 def rationale_problem(text: str, *, score: int | None, perfect: int) -> str | None:

@@ -20,8 +20,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from omnieval.errors import ConfigError
-from omnieval.platform.db import Database
-from omnieval.platform.models import RateLimitHits
+from omnieval.platform.storage.db import Database
+from omnieval.platform.storage.models import RateLimitHits
 
 __all__ = ["RateLimiter"]
 

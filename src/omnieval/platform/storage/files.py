@@ -9,15 +9,12 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO
 
+from omnieval.platform.errors import UploadError
 from omnieval.platform.settings import Settings
 
-__all__ = ["UploadError", "check_zip", "private_dir", "save_upload", "sweep_orphans"]
+__all__ = ["check_zip", "private_dir", "save_upload", "sweep_orphans"]
 
 CHUNK = 1 << 16
-
-
-class UploadError(ValueError):
-    """An upload refused, with a message safe to show the user."""
 
 
 def private_dir(path: Path) -> Path:

@@ -9,10 +9,11 @@ from fastapi import APIRouter, HTTPException, Path
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from omnieval.platform import annotation
-from omnieval.platform.api import SessionDep, UserDep
-from omnieval.platform.api_errors import errors
-from omnieval.platform.models import User
+from omnieval.platform.errors import AnnotationError
+from omnieval.platform.routes.api import SessionDep, UserDep
+from omnieval.platform.routes.api_errors import errors
+from omnieval.platform.services import annotation
+from omnieval.platform.storage.models import User
 
 __all__ = ["router"]
 
@@ -56,7 +57,7 @@ def score(item_pk: ItemId, body: ScoreBody, session: SessionDep, user: UserDep) 
         row = annotation.record_score(session, user, item_pk, score=body.score, rationale=body.rationale)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
-    except annotation.AnnotationError as exc:
+    except AnnotationError as exc:
         raise HTTPException(422, str(exc)) from None
     return {"id": row.id, "score": row.score}
 

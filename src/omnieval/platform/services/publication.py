@@ -10,14 +10,13 @@ from typing import Any
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
-from omnieval.platform.models import Benchmark, Submission, User
-from omnieval.platform.policy import rounded
+from omnieval.platform.errors import Forbidden, NotFound
+from omnieval.platform.services.policy import rounded
+from omnieval.platform.storage.models import Benchmark, Submission, User
 from omnieval.types.files import ResultsFile, results_model
 
 __all__ = [
     "BOARDS",
-    "Forbidden",
-    "NotFound",
     "board",
     "bump_board_version",
     "can_review",
@@ -29,14 +28,6 @@ __all__ = [
 
 BOARDS = ("image", "audio", "video", "multi")
 MODEL_INFO_KEYS = ("parameters", "license", "hardware", "versions")
-
-
-class NotFound(LookupError):
-    """Absent, or not visible to this user (the same answer either way)."""
-
-
-class Forbidden(PermissionError):
-    """The user's role may not do this."""
 
 
 def can_review(user: User) -> bool:

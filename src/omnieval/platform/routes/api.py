@@ -13,10 +13,19 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from omnieval.platform import service
-from omnieval.platform.accounts import (
+from omnieval.platform.errors import (
     AccountError,
     Busy,
+    DuplicateUpload,
+    Forbidden,
+    InvalidSubmission,
+    NotFound,
+    QuotaExceeded,
+    UploadError,
+)
+from omnieval.platform.routes.api_errors import errors
+from omnieval.platform.services import publication
+from omnieval.platform.services.accounts import (
     authenticate,
     create_user,
     list_tokens,
@@ -25,10 +34,8 @@ from omnieval.platform.accounts import (
     revoke_token,
     user_for_token,
 )
-from omnieval.platform.api_errors import errors
-from omnieval.platform.models import Benchmark, Submission, User
-from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import DuplicateUpload, InvalidSubmission, QuotaExceeded, accept_upload
+from omnieval.platform.services.submissions import accept_upload
+from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
 
@@ -50,7 +57,7 @@ class PublishRequest(BaseModel):
     @field_validator("model_info")
     @classmethod
     def _small(cls, value: dict[str, Any]) -> dict[str, Any]:
-        service.check_model_info(value)
+        publication.check_model_info(value)
         return value
 
 
@@ -88,9 +95,9 @@ def http_errors(*, refused: int = 409) -> Iterator[None]:
     """Service errors as HTTP answers: not found 404, forbidden 403, a refused request ``refused``."""
     try:
         yield
-    except service.NotFound as exc:
+    except NotFound as exc:
         raise HTTPException(404, str(exc)) from None
-    except service.Forbidden as exc:
+    except Forbidden as exc:
         raise HTTPException(403, str(exc)) from None
     except ValueError as exc:
         raise HTTPException(refused, str(exc)) from None
@@ -165,7 +172,7 @@ def benchmarks(session: SessionDep) -> dict[str, Any]:
     rows = session.scalars(select(Benchmark).order_by(Benchmark.name)).all()
     return {
         "benchmarks": [
-            {"name": b.name, "format": b.format, "tasks": b.tasks, "boards": list(service.BOARDS)}
+            {"name": b.name, "format": b.format, "tasks": b.tasks, "boards": list(publication.BOARDS)}
             for b in rows
         ]
     }
@@ -209,13 +216,13 @@ def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
     rows = session.scalars(
         select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
     ).all()
-    return {"submissions": [service.submission_view(session, r) for r in rows]}
+    return {"submissions": [publication.submission_view(session, r) for r in rows]}
 
 
 @router.get("/submissions/{submission_id}", responses=errors(401, 404, 422))
 def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
     with http_errors():
-        return service.submission_view(session, service.get_submission(session, user, submission_id))
+        return publication.submission_view(session, publication.get_submission(session, user, submission_id))
 
 
 @router.post("/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422))
@@ -223,17 +230,20 @@ def publish(
     submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep
 ) -> dict[str, Any]:
     with http_errors():
-        row = service.publish(session, user, submission_id, boards=body.boards, model_info=body.model_info)
+        row = publication.publish(
+            session, user, submission_id, boards=body.boards, model_info=body.model_info
+        )
     return {"id": row.id, "publication": row.publication, "boards": row.boards}
 
 
 @router.get("/reviews", responses=errors(401, 403))
 def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
-    if not service.can_review(user):
+    if not publication.can_review(user):
         raise HTTPException(403, "only reviewers and admins review submissions")
     return {
         "submissions": [
-            service.submission_view(session, r) | {"flag": r.flag} for r in service.review_queue(session)
+            publication.submission_view(session, r) | {"flag": r.flag}
+            for r in publication.review_queue(session)
         ]
     }
 
@@ -243,7 +253,7 @@ def review(
     submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep
 ) -> dict[str, Any]:
     with http_errors():
-        row = service.review(session, user, submission_id, decision=body.decision, comment=body.comment)
+        row = publication.review(session, user, submission_id, decision=body.decision, comment=body.comment)
     return {"id": row.id, "publication": row.publication, "comment": row.review_comment}
 
 
@@ -251,7 +261,7 @@ def review(
 def review_logs(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
     """The files of the submission's logs_public.zip (reviewers and admins)."""
     with http_errors():
-        return {"id": submission_id, "files": service.log_files(session, user, submission_id)}
+        return {"id": submission_id, "files": publication.log_files(session, user, submission_id)}
 
 
 @router.get(
@@ -262,7 +272,7 @@ def review_logs(submission_id: SubmissionId, session: SessionDep, user: UserDep)
 def review_log(submission_id: SubmissionId, name: str, session: SessionDep, user: UserDep) -> str:
     """One log file as text (reviewers and admins)."""
     with http_errors():
-        return service.log_text(session, user, submission_id, name)
+        return publication.log_text(session, user, submission_id, name)
 
 
 @router.get("/boards/{benchmark}/{board}", responses=errors(404, 422))
@@ -275,10 +285,10 @@ def board(
     q: str | None = None,
 ) -> dict[str, Any]:
     with http_errors(refused=422):
-        return service.board(session, benchmark, board, sort=sort, order=order, query=q)
+        return publication.board(session, benchmark, board, sort=sort, order=order, query=q)
 
 
 @router.get("/models/{submission_id}", responses=errors(404, 422))
 def model(submission_id: SubmissionId, session: SessionDep) -> dict[str, Any]:
     with http_errors():
-        return service.model_page(session, submission_id)
+        return publication.model_page(session, submission_id)

@@ -11,46 +11,21 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
+
+from omnieval.platform.errors import BenchmarkError
+from omnieval.platform.settings import DUPLICATE_MODES, Policy
+from omnieval.platform.storage.models import Benchmark
+
 __all__ = [
-    "DUPLICATE_MODES",
-    "Policy",
     "fingerprint",
     "near_identical",
     "parse_overrides",
     "rounded",
     "set_policy",
 ]
-
-
-DUPLICATE_MODES = ("warn", "refuse")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Policy:
-    require_complete: bool = True
-    """Score a task only when the submission answers all of its samples."""
-    daily_cap: int = 10
-    """Submissions per user and benchmark within any 24 hours (refused ones do not count)."""
-    score_digits: int = 3
-    """Decimal places of every score shown to a submitter (and reviewers)."""
-    probe_max_diff: int = 3
-    """Two answer sets differing in 1..this many answers are near-identical."""
-    probe_min_matches: int = 2
-    """Flag a submission with at least this many near-identical earlier ones from related accounts."""
-    duplicate_uploads: str = "warn"
-    """A user's byte-identical re-upload to the same benchmark: ``warn`` (accepted, the submission page
-    links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
-
-    def merged(self, overrides: dict[str, Any] | None) -> Policy:
-        """This policy with a benchmark's overrides (unknown keys were refused when they were set)."""
-        return dataclasses.replace(self, **(overrides or {}))
-
-    @classmethod
-    def keys(cls) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
 
 
 def fingerprint(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
@@ -84,8 +59,6 @@ def rounded(value: Any, *, digits: int) -> Any:
 
 def parse_overrides(pairs: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs as typed policy overrides; an unknown key or a bad value is a ``ValueError``."""
-    from omnieval.platform.benchmarks import BenchmarkError
-
     types = {f.name: f.type for f in dataclasses.fields(Policy)}
     out: dict[str, Any] = {}
     for pair in pairs:
@@ -112,11 +85,6 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
 
 def set_policy(session: Any, name: str, overrides: dict[str, Any]) -> dict[str, Any]:
     """Merge ``overrides`` into benchmark ``name``'s stored policy; returns the stored overrides."""
-    from sqlalchemy import select
-
-    from omnieval.platform.benchmarks import BenchmarkError
-    from omnieval.platform.models import Benchmark
-
     row = session.scalar(select(Benchmark).where(Benchmark.name == name))
     if row is None:
         raise BenchmarkError(f"no benchmark {name!r}")

@@ -14,19 +14,17 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from omnieval.platform.models import Benchmark
-from omnieval.platform.service import bump_board_version
+from omnieval.platform.errors import BenchmarkError
+from omnieval.platform.services.publication import bump_board_version
 from omnieval.platform.settings import Settings
+from omnieval.platform.storage.files import private_dir
+from omnieval.platform.storage.models import Benchmark
 from omnieval.sources import Task
 from omnieval.types import Sample, TaskSpec
 
-__all__ = ["BenchmarkError", "add_benchmark", "load_tasks"]
+__all__ = ["add_benchmark", "load_tasks"]
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class BenchmarkError(ValueError):
-    """A benchmark that cannot be registered, with the reason."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +64,6 @@ def _write_task(task: Task, folder: Path) -> int:
 
 def add_benchmark(session: Session, settings: Settings, *, name: str, tasks_spec: str) -> dict[str, int]:
     """Register (or replace the answers of) benchmark ``name``; returns the number of samples per task."""
-    from omnieval.platform.storage import private_dir
-
     if not NAME.match(name):
         raise BenchmarkError("name: 1-64 letters, digits, '_' or '-'")
     loaded = _load(tasks_spec)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omnieval.platform.benchmarks import load_tasks
-from omnieval.platform.models import Benchmark
-from omnieval.platform.policy import fingerprint
+from omnieval.platform.services.benchmarks import load_tasks
+from omnieval.platform.services.policy import fingerprint
 from omnieval.platform.settings import Settings
+from omnieval.platform.storage.models import Benchmark
 from omnieval.sources import Task
 from omnieval.types import Response
 

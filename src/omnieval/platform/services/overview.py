@@ -10,9 +10,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from omnieval.platform import service
-from omnieval.platform.models import Benchmark, Submission
+from omnieval.platform.errors import NotFound
+from omnieval.platform.services import publication
 from omnieval.platform.settings import Settings
+from omnieval.platform.storage.models import Benchmark, Submission
 
 __all__ = ["benchmark_overview", "headline", "modality_of_tasks", "model_history"]
 
@@ -50,10 +51,10 @@ def _modalities(
 def benchmark_overview(session: Session, settings: Settings, bench: Benchmark) -> dict[str, Any]:
     """The home page's card of one benchmark: tasks by modality and the leaders of each board."""
     leaders = {}
-    for board in service.BOARDS:
+    for board in publication.BOARDS:
         try:
-            rows = service.board(session, bench.name, board)["rows"]
-        except (service.NotFound, KeyError):
+            rows = publication.board(session, bench.name, board)["rows"]
+        except (NotFound, KeyError):
             continue
         leaders[board] = rows[:TOP]
     return {
@@ -72,7 +73,7 @@ def headline(session: Session, row: Submission) -> dict[str, float]:
     from omnieval.registry import load_plugins
 
     bench = session.get(Benchmark, row.benchmark_id)
-    results = service.stored_results(row)
+    results = publication.stored_results(row)
     if bench is None or results is None or not results.tasks:
         return {}
     load_plugins()

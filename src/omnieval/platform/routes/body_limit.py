@@ -1,7 +1,7 @@
 """Refuse an oversized request before its body is read.
 
 The multipart parser reads a whole upload (spooling it to the system's temp dir above 1 MiB) before any
-route runs, so the upload's own size cap (``storage.save_upload``) would only act after a 10 GB body
+route runs, so the upload's own size cap (``storage.files.save_upload``) would only act after a 10 GB body
 had been received and written. This check answers from the headers instead: a body declared larger than
 the cap plus the form's overhead is a 413, and a body of undeclared length (chunked) is a 411, since
 every browser and HTTP client states the length of a form it posts.
@@ -29,7 +29,7 @@ class BodyLimit:
         if scope["type"] == "http":
             refusal = self._refusal(dict(scope["headers"]))
             if refusal is not None:
-                from omnieval.platform.page_errors import error_answer
+                from omnieval.platform.routes.page_errors import error_answer
 
                 await error_answer(Request(scope, receive), *refusal)(scope, receive, send)
                 return

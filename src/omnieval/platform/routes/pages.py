@@ -14,27 +14,36 @@ from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse,
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 
-from omnieval.platform import annotation, overview, service
-from omnieval.platform.accounts import (
+from omnieval.platform.errors import (
     AccountError,
+    AnnotationError,
     Busy,
+    DuplicateUpload,
+    InvalidSubmission,
+    NotFound,
+    QuotaExceeded,
+    UploadError,
+)
+from omnieval.platform.routes.api import SessionDep, SubmissionId, client_key, http_errors
+from omnieval.platform.routes.api_annotation import ItemId
+from omnieval.platform.routes.i18n import LANG_COOKIE, TEMPLATES_DIR, pick_language, translator
+from omnieval.platform.services import annotation, overview, publication
+from omnieval.platform.services.accounts import (
     authenticate,
     create_user,
     issue_token,
     revoke_token,
     user_for_token,
 )
-from omnieval.platform.api import SessionDep, SubmissionId, client_key, http_errors
-from omnieval.platform.api_annotation import ItemId
-from omnieval.platform.i18n import LANG_COOKIE, pick_language, translator
-from omnieval.platform.models import Benchmark, Submission, User
-from omnieval.platform.storage import UploadError
-from omnieval.platform.submissions import DuplicateUpload, InvalidSubmission, QuotaExceeded, accept_upload
+from omnieval.platform.services.submissions import accept_upload
+from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
-templates = Jinja2Templates(directory=str(Path(__file__).with_name("templates")))
+templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+STATIC = Path(__file__).with_name("static")
+"""The pages' stylesheet and script, served at ``/static/`` (no CDN)."""
 templates.env.filters["datetime_utc"] = lambda t: time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
 BOARD_COLUMNS = {"multi": ("model", "total", "attempted", "coverage", "image", "audio", "video")}
 MODALITY_COLUMNS = ("model", "total", "attempted", "coverage")
@@ -138,7 +147,7 @@ def home(request: Request, session: SessionDep) -> HTMLResponse:
     settings = request.app.state.settings
     benchmarks = session.scalars(select(Benchmark).order_by(Benchmark.name)).all()
     cards = [overview.benchmark_overview(session, settings, b) for b in benchmarks]
-    return _render(request, session, "home.html", benchmarks=cards, boards=service.BOARDS)
+    return _render(request, session, "home.html", benchmarks=cards, boards=publication.BOARDS)
 
 
 @router.get("/register", response_class=HTMLResponse)
@@ -287,7 +296,7 @@ def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
     rows = session.scalars(
         select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
     ).all()
-    views = [service.submission_view(session, r) for r in rows]
+    views = [publication.submission_view(session, r) for r in rows]
     return _render(
         request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions"
     )
@@ -297,7 +306,7 @@ def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
 def submission_page(request: Request, session: SessionDep, submission_id: SubmissionId) -> HTMLResponse:
     user = _need(request, session)
     with http_errors():
-        row = service.get_submission(session, user, submission_id)
+        row = publication.get_submission(session, user, submission_id)
     return _submission(request, session, user, row)
 
 
@@ -305,8 +314,8 @@ def _submission(
     request: Request, session: Any, user: User, row: Submission, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
     """The submission page: headline scores first, then the actions open to ``user``, then per-task tables."""
-    reviewer = service.can_review(user)
-    view = service.submission_view(session, row)
+    reviewer = publication.can_review(user)
+    view = publication.submission_view(session, row)
     context.setdefault("form", {})
     return _render(
         request,
@@ -316,8 +325,8 @@ def _submission(
         s=view,
         owner=row.user_id == user.id,
         reviewer=reviewer,
-        logs=service.log_files(session, user, row.id) if reviewer else None,
-        boards=service.BOARDS,
+        logs=publication.log_files(session, user, row.id) if reviewer else None,
+        boards=publication.BOARDS,
         headline=overview.headline(session, row),
         states=_states(row),
         **context,
@@ -327,7 +336,7 @@ def _submission(
 def _states(row: Submission) -> dict[str, int]:
     """Sample states summed over the submission's tasks (read through the results model)."""
     total: dict[str, int] = {}
-    results = service.stored_results(row)
+    results = publication.stored_results(row)
     for block in results.tasks.values() if results is not None else ():
         for state, count in block.states.items():
             total[state] = total.get(state, 0) + count
@@ -356,7 +365,7 @@ def log_page(
     """A log file of the submission's logs_public.zip as plain text, for reviewers."""
     user = _need(request, session)
     with http_errors():
-        return PlainTextResponse(service.log_text(session, user, submission_id, name))
+        return PlainTextResponse(publication.log_text(session, user, submission_id, name))
 
 
 @router.post("/submissions/{submission_id}/publish")
@@ -372,15 +381,17 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
 def _publish(request: Request, session: Any, submission_id: int, form: Any) -> Response:
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
-    info = {k: str(form.get(k, "")).strip() for k in service.MODEL_INFO_KEYS if str(form.get(k, "")).strip()}
+    info = {
+        k: str(form.get(k, "")).strip() for k in publication.MODEL_INFO_KEYS if str(form.get(k, "")).strip()
+    }
     boards = [str(b) for b in form.getlist("boards")]
     try:
         with http_errors():
-            service.publish(session, user, submission_id, boards=boards, model_info=info)
+            publication.publish(session, user, submission_id, boards=boards, model_info=info)
     except HTTPException as exc:
         if exc.status_code != 409:
             raise
-        row = service.get_submission(session, user, submission_id)
+        row = publication.get_submission(session, user, submission_id)
         message = str(exc.detail) if boards else language_context(request)["_"](PAGE_MESSAGES[0])
         return _submission(request, session, user, row, 409, error=message, form={**info, "boards": boards})
     return _go(f"/submissions/{submission_id}?done=published")
@@ -391,13 +402,13 @@ def reviews(request: Request, session: SessionDep, id: int | None = None) -> HTM
     """The queue, and one request (``?id=N``, else the first) with its model information, scores, logs
     and the decision side by side (stacked on a phone)."""
     user = _need(request, session, "reviewer", "admin")
-    rows = service.review_queue(session)
+    rows = publication.review_queue(session)
     chosen = next((r for r in rows if r.id == id), rows[0] if rows else None)
-    queue = [{**service.submission_view(session, r), "flag": r.flag} for r in rows]
+    queue = [{**publication.submission_view(session, r), "flag": r.flag} for r in rows]
     detail = None
     if chosen is not None:
         detail = {
-            "s": service.submission_view(session, chosen),
+            "s": publication.submission_view(session, chosen),
             "flag": chosen.flag,
             "logs": _request_logs(session, user, chosen),
             "headline": overview.headline(session, chosen),
@@ -408,8 +419,8 @@ def reviews(request: Request, session: SessionDep, id: int | None = None) -> HTM
 def _request_logs(session: Any, user: User, row: Submission) -> list[dict[str, Any]] | None:
     """The logs' listing; None for a flagged submission nobody asked to publish (its logs stay private)."""
     try:
-        return service.log_files(session, user, row.id)
-    except service.NotFound:
+        return publication.log_files(session, user, row.id)
+    except NotFound:
         return None
 
 
@@ -425,7 +436,7 @@ def review(
     _check_csrf(request, csrf)
     user = _need(request, session, "reviewer", "admin")
     with http_errors():
-        service.review(session, user, submission_id, decision=decision, comment=comment)
+        publication.review(session, user, submission_id, decision=decision, comment=comment)
     return _go(f"/reviews?done={'approved' if decision == 'approve' else 'rejected'}")
 
 
@@ -440,7 +451,7 @@ def board_page(
     q: str | None = None,
 ) -> HTMLResponse:
     with http_errors(refused=422):
-        data = service.board(session, benchmark, board, sort=sort, order=order, query=q)
+        data = publication.board(session, benchmark, board, sort=sort, order=order, query=q)
     columns = BOARD_COLUMNS.get(board, MODALITY_COLUMNS)
     return _render(request, session, "board.html", b=data, columns=columns, sort=sort, order=order, q=q)
 
@@ -448,7 +459,7 @@ def board_page(
 @router.get("/models/{submission_id}", response_class=HTMLResponse)
 def model_page(request: Request, session: SessionDep, submission_id: SubmissionId) -> HTMLResponse:
     with http_errors():
-        data = service.model_page(session, submission_id)
+        data = publication.model_page(session, submission_id)
     row = session.get(Submission, submission_id)
     history = overview.model_history(session, row) if row is not None else []
     headline = overview.headline(session, row) if row is not None else {}
@@ -485,7 +496,7 @@ def annotate(
         annotation.record_score(session, user, item_pk, score=value, rationale=rationale)
     except LookupError as exc:
         raise HTTPException(404, str(exc)) from None
-    except annotation.AnnotationError as exc:
+    except AnnotationError as exc:
         item = session.get(annotation.AnnotationItem, item_pk)
         view = annotation.item_view(item) if item else None
         form = {"score": score, "rationale": rationale}

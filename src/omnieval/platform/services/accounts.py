@@ -14,11 +14,10 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from omnieval.platform.models import ROLES, ApiToken, User
+from omnieval.platform.errors import AccountError, Busy
+from omnieval.platform.storage.models import ROLES, ApiToken, User
 
 __all__ = [
-    "AccountError",
-    "Busy",
     "approve_user",
     "authenticate",
     "create_user",
@@ -62,18 +61,10 @@ def _by_name(session: Session, username: str) -> User | None:
     return session.scalar(select(User).where(func.lower(User.username) == username.lower()))
 
 
-class AccountError(ValueError):
-    """A bad username, password or role, with a message safe to show."""
-
-
 HASH_SLOTS = threading.BoundedSemaphore(2)
 """At most this many argon2 computations at once in a process (each takes ~50 ms of a core and 64 MiB):
 a login flood queues here instead of taking every core and every request thread from other requests."""
 HASH_WAIT_S = 10.0
-
-
-class Busy(RuntimeError):
-    """Too many password checks are waiting: the caller answers 503."""
 
 
 @contextmanager

@@ -50,7 +50,7 @@ def _render(request: Request, status: int, message: str) -> Response:
     """``error.html`` with the visitor's nav bar (when their session and the database can be read).
 
     It reads the database: the async handlers call it in the threadpool, never on the event loop."""
-    from omnieval.platform.pages import language_context, page_context, templates
+    from omnieval.platform.routes.pages import language_context, page_context, templates
 
     context: dict[str, Any] = {
         "status": status,

@@ -11,18 +11,15 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from omnieval.media.hashing import file_sha256
-from omnieval.platform.jobs import enqueue
-from omnieval.platform.models import Benchmark, Submission, User
+from omnieval.platform.errors import DuplicateUpload, InvalidSubmission, QuotaExceeded, UploadError
+from omnieval.platform.services.jobs import enqueue
 from omnieval.platform.settings import Settings
-from omnieval.platform.storage import UploadError, save_upload
+from omnieval.platform.storage.files import save_upload
+from omnieval.platform.storage.models import Benchmark, Submission, User
 
-__all__ = ["DuplicateUpload", "InvalidSubmission", "QuotaExceeded", "accept_upload", "client_digest"]
+__all__ = ["accept_upload", "client_digest"]
 
 DAY_S = 86400.0
-
-
-class QuotaExceeded(Exception):
-    """The user's daily submissions to this benchmark are used up (HTTP 429)."""
 
 
 def client_digest(host: str) -> str:
@@ -42,14 +39,6 @@ def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Be
         raise QuotaExceeded(f"daily limit reached: at most {cap} submissions to {bench.name!r} per 24 hours")
 
 
-class DuplicateUpload(Exception):
-    """The user already uploaded this exact zip to this benchmark and the policy refuses it (HTTP 409)."""
-
-    def __init__(self, message: str, *, earlier: int) -> None:
-        super().__init__(message)
-        self.earlier = earlier
-
-
 def _earlier_identical(session: Session, user: User, bench: Benchmark, digest: str) -> int | None:
     return session.scalar(
         select(Submission.id)
@@ -61,14 +50,6 @@ def _earlier_identical(session: Session, user: User, bench: Benchmark, digest: s
         .order_by(Submission.id)
         .limit(1)
     )
-
-
-class InvalidSubmission(ValueError):
-    """The archive is safe but not a valid submission; ``report`` says why, per task."""
-
-    def __init__(self, message: str, report: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.report = report
 
 
 def _validate(path: Any, bench: Benchmark) -> dict[str, Any]:
