@@ -9,17 +9,16 @@ from typing import Annotated, Any
 import typer
 
 from omnieval.cli._common import check_run_dirs, friendly_errors
-from omnieval.cli.judge_cmd import judge_app, judge_from_cli
-from omnieval.cli.option_params import option_parameters, with_options
-from omnieval.options import JudgeOptions
+from omnieval.cli.judge_cmd import judge_app, judge_from_cli, judge_parameters
+from omnieval.cli.option_params import with_options
 
 __all__ = ["audit_command"]
 
 
 @judge_app.command("audit")
 @with_options(
-    option_parameters(
-        [JudgeOptions], only=("judge_base_url", "judge_api_key", "judge_temperature", "judge_backend_opt")
+    lambda: judge_parameters(
+        only=("judge_base_url", "judge_api_key", "judge_temperature", "judge_backend_opt")
     )
 )
 def audit_command(

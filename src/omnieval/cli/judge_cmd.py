@@ -9,7 +9,6 @@ import typer
 
 from omnieval.cli._common import check_run_dirs, friendly_errors
 from omnieval.cli.option_params import cli_values, option_error, option_parameters, with_options
-from omnieval.options import JudgeOptions
 
 __all__ = ["judge_app", "rejudge_command"]
 
@@ -20,9 +19,7 @@ Opt = typer.Option
 Arg = typer.Argument
 
 
-@with_options(
-    option_parameters([JudgeOptions], exclude=("judge", "judge_replicas", "judge_gpus_per_replica"))
-)
+@with_options(lambda: judge_parameters(exclude=("judge", "judge_replicas", "judge_gpus_per_replica")))
 def rejudge_command(
     run_dir: Annotated[Path, Arg(help="A run directory (samples.jsonl, manifest.json).")],
     judge: Annotated[str, Opt("--judge", help="Judge model PROVIDER/NAME.", rich_help_panel="Judges")],
@@ -40,12 +37,20 @@ def rejudge_command(
     Console(width=120).print(results_table(results))
 
 
+def judge_parameters(**which: Any) -> Any:
+    """The typer parameters of the judge options (``exclude=`` or ``only=`` some)."""
+    from omnieval.options import JudgeOptions
+
+    return option_parameters([JudgeOptions], **which)
+
+
 def judge_from_cli(judge: str | None, options: dict[str, Any]) -> Any:
     """The ``JudgeConfig`` of ``--judge`` and the ``--judge-*`` options (``None`` without ``--judge``); a
     bad value is a one-line error naming its flag."""
     from pydantic import ValidationError
 
     from omnieval.cli._common import fail
+    from omnieval.options import JudgeOptions
     from omnieval.options.build import judge_config
 
     try:

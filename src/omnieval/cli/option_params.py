@@ -7,6 +7,7 @@ so a bad value fails the same way from the CLI and from the API; :func:`option_e
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import typing
@@ -18,7 +19,6 @@ import typer
 from pydantic import BaseModel, ValidationError
 
 from omnieval.cli._common import fail
-from omnieval.options import GROUPS, PANELS, RunTarget, shown
 
 if TYPE_CHECKING:
     from omnieval.options.build import RunOptions
@@ -57,6 +57,8 @@ def _cli_type(annotation: Any) -> Any:
 
 
 def _parameter(name: str, field: Any) -> inspect.Parameter:
+    from omnieval.options import shown
+
     marker = shown(field)
     cli_type = str | None if marker.text else _cli_type(field.annotation)
     short = [f for f in marker.flags if not f.startswith("--")]
@@ -81,12 +83,16 @@ def _parameter(name: str, field: Any) -> inspect.Parameter:
 
 
 def option_parameters(
-    groups: Iterable[type[BaseModel]] = (RunTarget, *GROUPS),
+    groups: Iterable[type[BaseModel]] | None = None,
     *,
     exclude: Iterable[str] = (),
     only: Iterable[str] | None = None,
 ) -> list[inspect.Parameter]:
-    """A typer parameter per field of ``groups`` (``only`` those, or all but ``exclude``)."""
+    """A typer parameter per field of ``groups`` (default: every run option; ``only`` those, or all but
+    ``exclude``)."""
+    from omnieval.options import GROUPS, RunTarget, shown
+
+    groups = groups if groups is not None else (RunTarget, *GROUPS)
     skip, wanted = set(exclude), set(only) if only is not None else None
     fields = [
         (name, field)
@@ -101,6 +107,8 @@ def option_parameters(
 
 def _former_flags(field: Any) -> list[str]:
     """The former names of an option (long flags among its ``flags``): still accepted, never shown."""
+    from omnieval.options import shown
+
     return [f for f in shown(field).flags if f.startswith("--")]
 
 
@@ -121,6 +129,8 @@ def _alias(old: str, name: str, field: Any) -> inspect.Parameter:
 
 def _panel_rank(panel: str) -> int:
     """Typer shows the panels in the order their first option comes: the order of ``PANELS``."""
+    from omnieval.options import PANELS
+
     return PANELS.index(panel) if panel in PANELS else len(PANELS)
 
 
@@ -142,23 +152,45 @@ def help_all_option() -> inspect.Parameter:
     )
 
 
-def with_options(parameters: list[inspect.Parameter]) -> Callable[[F], F]:
+def with_options(parameters: Callable[[], list[inspect.Parameter]]) -> Callable[[F], F]:
     """Give a command that takes ``**options`` the generated ``parameters`` (after its own) and
-    ``--help-all``; typer reads a command's options from its signature."""
+    ``--help-all``. Typer reads a command's options from its signature; this one is made when typer first
+    asks (as the command line is parsed), so importing the CLI creates no option model: pydantic is set up
+    by the entry point first (``cli.app.main``)."""
 
     def give(command: F) -> F:
-        sig = inspect.signature(command, eval_str=True)
-        own = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        command.__signature__ = sig.replace(parameters=[*own, *parameters, help_all_option()])  # type: ignore[attr-defined]
-        return command
+        return typing.cast(F, _Generated(command, parameters))
 
     return give
 
 
+class _Generated:
+    """A command whose signature is its own parameters and the generated ones, made on first use."""
+
+    def __init__(
+        self, command: Callable[..., Any], parameters: Callable[[], list[inspect.Parameter]]
+    ) -> None:
+        functools.update_wrapper(self, command)
+        self._command, self._parameters = command, parameters
+        self._signature: inspect.Signature | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._command(*args, **kwargs)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        if self._signature is None:
+            sig = inspect.signature(self._command, eval_str=True)
+            own = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+            self._signature = sig.replace(parameters=[*own, *self._parameters(), help_all_option()])
+        return self._signature
+
+
 def cli_values(options: dict[str, Any]) -> dict[str, Any]:
     """The generated options as keywords: ``--help-all`` dropped, a former flag under its option's name,
-    and options left unset on the command line (``None``) dropped so that the model's default applies."""
-    given = {k: v for k, v in options.items() if k != "help_all" and v is not None}
+    and options left unset on the command line (``None``, or no value of a repeatable one) dropped so that
+    the model's default applies."""
+    given = {k: v for k, v in options.items() if k != "help_all" and v is not None and v != ()}
     for key in [k for k in given if k.startswith(ALIAS_PREFIX)]:
         name = key.removeprefix(ALIAS_PREFIX).split("__")[0]
         value = given.pop(key)
@@ -168,6 +200,8 @@ def cli_values(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _generated_default(name: str) -> Any:
+    from omnieval.options import GROUPS, RunTarget
+
     for group in (RunTarget, *GROUPS):
         if name in group.model_fields:
             return group.model_fields[name].default
@@ -187,6 +221,7 @@ def option_error(exc: ValidationError) -> str:
 def checked_options(keywords: dict[str, Any], target: dict[str, Any] | None = None) -> RunOptions:
     """The option models from the command line (and ``target``: tasks, model, output); a bad value is a
     one-line error naming its flag."""
+    from omnieval.options import RunTarget
     from omnieval.options.build import run_options
 
     try:

@@ -23,7 +23,7 @@ TARGET = ("tasks", "model", "output")
 """The options that are arguments of their own in the keyword API."""
 
 
-@with_options(option_parameters())
+@with_options(option_parameters)
 def run_command(**options: Any) -> None:
     """Run (or resume) an evaluation and write samples.jsonl, results.json, report.html."""
     keywords = cli_values(options)

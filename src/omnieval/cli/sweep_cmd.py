@@ -9,14 +9,19 @@ import typer
 
 from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.option_params import checked_options, cli_values, option_parameters, with_options
-from omnieval.options import GROUPS
 
 __all__ = ["sweep_command"]
 
 Opt = typer.Option
 
 
-@with_options(option_parameters(GROUPS, exclude=("dry_run",)))
+def _groups() -> Any:
+    from omnieval.options import GROUPS
+
+    return GROUPS
+
+
+@with_options(lambda: option_parameters(_groups(), exclude=("dry_run",)))
 def sweep_command(
     models: Annotated[
         list[str] | None,
