@@ -261,7 +261,8 @@ class WhatToWrite(Frozen):
     )
     max_error_rate: float | None = option(
         None,
-        help="Exit 3 above this share of samples in error (default: only when all are).",
+        help="Exit 3 above this share of samples in error. Default: exit 3 only when every sample ended in "
+        "error (rate 1.0).",
         panel=WRITE,
         ge=0,
         le=1,
