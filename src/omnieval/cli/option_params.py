@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
+import click
 import typer
 from pydantic import BaseModel, ValidationError
 
@@ -139,8 +140,8 @@ def _show_all(ctx: typer.Context, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
     for param in ctx.command.params:
-        if param.name != "help_all" and not (param.name or "").startswith(ALIAS_PREFIX):
-            param.hidden = False
+        if isinstance(param, click.Option) and param.name != "help_all":
+            param.hidden = (param.name or "").startswith(ALIAS_PREFIX)
     typer.echo(ctx.get_help(), color=ctx.color)
     raise typer.Exit()
 
@@ -202,7 +203,8 @@ def cli_values(options: dict[str, Any]) -> dict[str, Any]:
 def _generated_default(name: str) -> Any:
     from omnieval.options import GROUPS, RunTarget
 
-    for group in (RunTarget, *GROUPS):
+    groups: tuple[type[BaseModel], ...] = (RunTarget, *GROUPS)
+    for group in groups:
         if name in group.model_fields:
             return group.model_fields[name].default
     return None
