@@ -101,13 +101,18 @@ def run_options(keywords: Mapping[str, Any], *, caller: str = "evaluate", own: s
     parts: dict[type[Frozen], dict[str, Any]] = {group: {} for group in GROUPS}
     for key, value in keywords.items():
         parts[known[key]][key] = value
-    return RunOptions(
+    built = RunOptions(
         what=WhatToRun(**parts[WhatToRun]),
         how=HowToRun(**parts[HowToRun]),
         judges=JudgeOptions(**parts[JudgeOptions]),
         write=WhatToWrite(**parts[WhatToWrite]),
         ready_judge=ready,
     )
+    if built.how.cost_limit is not None and built.how.executor != "local":
+        raise ConfigError(
+            "--cost-limit needs --executor local (shards on Ray would each count their own spending)"
+        )
+    return built
 
 
 def _decoding(
@@ -229,10 +234,6 @@ def run_config(
 ) -> RunConfig:
     """The run's configuration (``tasks`` as recorded: see :func:`joined_tasks`). ``backend`` / ``judge``:
     ready-made ones instead of those the options describe."""
-    if options.how.cost_limit is not None and options.how.executor != "local":
-        raise ConfigError(
-            "--cost-limit needs --executor local (shards on Ray would each count their own spending)"
-        )
     return RunConfig(
         tasks=tasks,
         model=model,
