@@ -16,7 +16,6 @@ __all__ = [
     "comma_joined",
     "fail",
     "friendly_errors",
-    "generation_overrides",
     "parse_kv",
     "print_json",
     "warn_unknown_sample_ids",
@@ -85,25 +84,6 @@ def comma_joined(values: list[str] | None) -> str:
     (``--tasks a,b --tasks c`` → ``"a,b,c"``; once: unchanged). Click keeps only the last value of a
     repeated plain option, so these options are declared as lists and joined here."""
     return ",".join(values or ())
-
-
-def generation_overrides(
-    *,
-    temperature: float | None,
-    max_tokens: int | None,
-    top_p: float | None,
-    stop: list[str] | None,
-    seed: int | None,
-) -> dict[str, Any]:
-    """The decoding options given on the command line (the model's or the judge's), unset ones left out."""
-    given = {
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "top_p": top_p,
-        "stop": tuple(stop) if stop else None,
-        "seed": seed,
-    }
-    return {k: v for k, v in given.items() if v is not None}
 
 
 def parse_kv(pairs: list[str] | None, *, option: str) -> dict[str, Any]:
