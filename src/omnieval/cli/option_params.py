@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import click
 import typer
 from pydantic import BaseModel, ValidationError
 
@@ -140,8 +139,8 @@ def _show_all(ctx: typer.Context, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
     for param in ctx.command.params:
-        if isinstance(param, click.Option) and param.name != "help_all":
-            param.hidden = (param.name or "").startswith(ALIAS_PREFIX)
+        if hasattr(param, "hidden") and param.name != "help_all":  # options (arguments have none)
+            setattr(param, "hidden", (param.name or "").startswith(ALIAS_PREFIX))  # noqa: B010 - typed Parameter has none
     typer.echo(ctx.get_help(), color=ctx.color)
     raise typer.Exit()
 
