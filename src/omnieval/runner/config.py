@@ -87,13 +87,14 @@ class RunConfig(Frozen):
     reasoning_budget: int | None = Field(default=None, ge=1)
     """``--reasoning-budget TOKENS``: a thinking budget where the provider takes one."""
     batch: bool = False
-    """Send requests through the provider's batch API (``--batch``; about half the price, answers within
+    """Send requests through the provider's batch API (``--batch-api``; about half the price, answers within
     hours)."""
     batch_api_group_size: int = Field(default=1000, ge=1)
     """Requests per provider batch (``--batch-api-group-size``; ``batch_size`` in manifests written before
     the rename, see :meth:`_renamed_batch_size`)."""
     batch_pending: int = Field(default=5000, ge=1)
-    """Requests waiting on provider batches at once (``--batch-pending``): bounds memory, not the provider."""
+    """Requests waiting on provider batches at once (``--batch-api-pending``): bounds memory, not the
+    provider."""
     batch_poll_s: float = Field(default=10.0, gt=0)
     """Seconds between two polls of a batch's status."""
 
