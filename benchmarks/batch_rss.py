@@ -25,7 +25,7 @@ from omnieval.testing.fake_openai import FakeOpenAI
 RUNNER = (
     "import sys; from pathlib import Path; from omnieval.runner import RunConfig, run; "
     "run(RunConfig(tasks=(sys.argv[1],), model='openai/fake', output=Path(sys.argv[2]), "
-    "quiet=True, batch=True, batch_size=int(sys.argv[4]), batch_poll_s=0.2, "
+    "quiet=True, batch=True, batch_api_group_size=int(sys.argv[4]), batch_poll_s=0.2, "
     "backend={'base_url': sys.argv[3]}))"
 )
 
@@ -35,7 +35,8 @@ def _command(kind: str, data: Path, out: Path, url: str, batch_size: int) -> lis
         return [sys.executable, "-c", RUNNER, f"jsonl:{data}", str(out), url, str(batch_size)]
     return [
         *(sys.executable, "-m", "omnieval", "run", "--tasks", f"jsonl:{data}", "--model", "openai/fake"),
-        *("--base-url", url, "--batch", "--batch-size-requests", str(batch_size), "--batch-poll", "0.2"),
+        *("--base-url", url, "--batch-api", "--batch-api-group-size", str(batch_size)),
+        *("--batch-api-poll", "0.2"),
         *("--output", str(out), "-q"),
     ]
 

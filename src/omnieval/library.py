@@ -22,6 +22,7 @@ from omnieval.api import rejudge as rejudge_run
 from omnieval.api import rescore
 from omnieval.backends import Backend, BackendOptions
 from omnieval.executors import ExecutorOptions
+from omnieval.options.build import executor_options, option_names, run_options, split_keywords, sweep_configs
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome
 from omnieval.types.files import EvalResults, ResultsFile, load_results, results_model
 
@@ -39,37 +40,6 @@ __all__ = [
     "sweep",
     "write_leaderboard",
 ]
-
-_FIXED = {"tasks", "model", "output", "backend", "judge"}
-_EXECUTOR_KEYS = {"executor": "kind"}
-
-
-@functools.cache
-def option_names() -> dict[str, str]:
-    """Every keyword :func:`evaluate` accepts besides model/tasks/output, with where it goes."""
-    names = {k: "run" for k in RunConfig.model_fields if k not in _FIXED}
-    names.update({k: "backend" for k in BackendOptions.model_fields if k not in names})
-    names.update({k: "executor" for k in ExecutorOptions.model_fields if k != "kind" and k not in names})
-    names.update(dict.fromkeys(_EXECUTOR_KEYS, "executor"))
-    names["judge"] = "run"
-    return names
-
-
-def _split_options(
-    options: dict[str, Any], *, caller: str = "evaluate", own: str = "model, tasks, output, warm_up"
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """``options`` → (RunConfig, BackendOptions, ExecutorOptions) fields; an unknown key is a TypeError
-    naming ``caller`` and its own keywords (``own``) besides the run options."""
-    known = option_names()
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise TypeError(
-            f"{caller}() got unexpected keyword argument(s) {unknown}; it takes {own} and {sorted(known)}"
-        )
-    parts: dict[str, dict[str, Any]] = {"run": {}, "backend": {}, "executor": {}}
-    for key, value in options.items():
-        parts[known[key]][_EXECUTOR_KEYS.get(key, key)] = value
-    return parts["run"], parts["backend"], parts["executor"]
 
 
 def _judge(value: Any) -> JudgeConfig | None:
@@ -119,13 +89,14 @@ def evaluate(
     """Run (or resume) ``tasks`` on ``model``: the same run as ``omnieval run`` with the same options.
 
     ``output=None`` runs in a temporary folder and keeps only the returned results (no files left).
-    ``options``: any field of RunConfig, BackendOptions or ExecutorOptions (``executor="ray"``),
-    ``judge=`` a judge spec; see :func:`option_names`. ``result.failure`` holds the CLI's exit-3 reason.
+    ``options``: the options of ``omnieval run`` under the same names (``omnieval/options``: the option
+    models, ``option_names()``), ``judge=`` a spec, a JudgeConfig or a mapping of its fields.
+    ``result.failure`` holds the CLI's exit-3 reason.
     ``warm_up=True`` loads what the run's end needs (numpy, the report's template) on a background thread
     while the requests wait, as ``omnieval run`` does; off by default, so a call from a notebook or a
     training loop starts no thread it did not ask for.
     """
-    run_fields, backend_fields, executor_fields = _split_options(options)
+    run_fields, backend_fields, executor_fields = split_keywords(options)
     if run_fields.get(
         "dry_run"
     ):  # the CLI prints a preview instead of running; here that would call the model
@@ -271,41 +242,17 @@ def sweep(
 ) -> dict[str, Any]:
     """Every model on every task, one run directory each under ``output``, and ``leaderboard.json``
     (``omnieval sweep``); returns the leaderboard document. ``options`` as for :func:`evaluate`."""
-    from omnieval.executors.sweep import load_sweep, run_dir_name
+    from omnieval.executors.sweep import load_sweep
 
-    run_fields, backend_fields, executor_fields = _split_options(
+    built = run_options(
         options, caller="sweep", own="models, tasks, output, scheme, scheme_options, models_at_once"
     )
-    judge = _judge(run_fields.pop("judge", None))
     spec = load_sweep(None, models=",".join(models), tasks=",".join(tasks), models_at_once=models_at_once)
-    configs = []
-    for m in spec.models:
-        backend = BackendOptions(
-            **{
-                **backend_fields,
-                "base_url": m.base_url or backend_fields.get("base_url"),
-                "extra": {**backend_fields.get("extra", {}), **m.backend_opt},
-            }
-        )
-        name = run_dir_name(m)
-        configs.append(
-            (
-                name,
-                RunConfig(
-                    tasks=spec.tasks,
-                    model=m.model,
-                    output=Path(output) / name,
-                    backend=backend,
-                    judge=judge,
-                    **run_fields,
-                ),
-            )
-        )
     runs = run_sweep(
-        configs,
-        ExecutorOptions(**executor_fields),
+        sweep_configs(built, spec, output=Path(output)),
+        executor_options(built),
         models_at_once=spec.models_at_once,
-        quiet=bool(run_fields.get("quiet")),
+        quiet=built.write.quiet,
     )
     return write_leaderboard(Path(output), runs, scheme=scheme, options=scheme_options or {})
 

@@ -263,7 +263,8 @@ def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cl
     from typer.testing import CliRunner
 
     from omnieval.cli.app import app
-    from omnieval.cli.judge_opts import judge_config
+    from omnieval.options import JudgeOptions
+    from omnieval.options.build import judge_config
     from omnieval.runner import RunConfig
 
     task = str(judged_task(tmp_path, 24))
@@ -302,7 +303,9 @@ def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cl
         done = CliRunner().invoke(app, args)
         assert done.exit_code == 0, done.output
         in_sweep = [pid for pid in constructions(loads) if pid != os.getpid()]
-        judge = judge_config(f"counting-judge/{loads}", batch_size=4, retries=1)
+        judge = judge_config(
+            JudgeOptions(judge=f"counting-judge/{loads}", judge_batch_size=4, judge_retries=1)
+        )
         for name in ("fake-a", "fake-b"):
             backend = BackendOptions(base_url=model.url, concurrency=3, timeout_s=120.0)
             evaluate(

@@ -20,7 +20,7 @@ def test_a_loaded_model_and_tokenizer_answer_as_hf_path_does(llama_dir: Path, tm
     rows = [{"id": str(i), "question": f"{i} plus {i}?", "answer": str(2 * i)} for i in range(3)]
     data = tmp_path / "qa.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    options = {"tasks": [f"jsonl:{data}"], "generation": {"max_tokens": 4}, "quiet": True, "use_cache": False}
+    options = {"tasks": [f"jsonl:{data}"], "max_tokens": 4, "quiet": True, "cache": False}
     by_path = omnieval.evaluate(model=f"hf/{llama_dir}", output=tmp_path / "path", **options)
     model, tokenizer = (
         AutoModelForCausalLM.from_pretrained(llama_dir),

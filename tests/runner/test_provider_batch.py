@@ -142,5 +142,5 @@ def test_batch_for_a_backend_without_a_batch_api_fails_before_any_request(tmp_pa
         ["run", "--tasks", f"jsonl:{data}", "--model", "baseline/random", "--batch", "--output", str(out)],
     )
     assert result.exit_code == 2
-    assert "--batch: backend 'baseline' (baseline/random) has no provider batch API" in result.output
+    assert "--batch-api: backend 'baseline' (baseline/random) has no provider batch API" in result.output
     assert not (out / "samples.jsonl").exists()

@@ -16,9 +16,9 @@ __all__ = [
     "comma_joined",
     "fail",
     "friendly_errors",
-    "generation_overrides",
     "parse_kv",
     "print_json",
+    "warn_unknown_sample_ids",
 ]
 
 
@@ -86,25 +86,6 @@ def comma_joined(values: list[str] | None) -> str:
     return ",".join(values or ())
 
 
-def generation_overrides(
-    *,
-    temperature: float | None,
-    max_tokens: int | None,
-    top_p: float | None,
-    stop: list[str] | None,
-    seed: int | None,
-) -> dict[str, Any]:
-    """The decoding options given on the command line (the model's or the judge's), unset ones left out."""
-    given = {
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "top_p": top_p,
-        "stop": tuple(stop) if stop else None,
-        "seed": seed,
-    }
-    return {k: v for k, v in given.items() if v is not None}
-
-
 def parse_kv(pairs: list[str] | None, *, option: str) -> dict[str, Any]:
     """``["a=1", "b=x"]`` → ``{"a": 1, "b": "x"}`` (values parsed as JSON when they are)."""
     out: dict[str, Any] = {}
@@ -132,3 +113,15 @@ def check_run_dirs(paths: list[Path], *, needs: tuple[str, ...] = ("samples.json
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
+    """A mistyped ``--sample-ids`` entry would otherwise only make the run smaller."""
+    if unknown:
+        names = ", ".join(repr(i) for i in unknown[:20]) + (
+            f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
+        )
+        print(
+            f"omnieval: warning: --sample-ids: no task has sample id(s) {names}; they were not run",
+            file=sys.stderr,
+        )

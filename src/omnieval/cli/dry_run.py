@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.backends import accepted_modalities
-from omnieval.cli._common import fail
-from omnieval.cli.run_cmd import warn_unknown_sample_ids
+from omnieval.cli._common import fail, warn_unknown_sample_ids
 from omnieval.runner import RunConfig
 from omnieval.runner.capability import plan_capabilities
 from omnieval.runner.preview import Planned, Totals, plan_requests

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from omnieval.cli._common import check_run_dirs, friendly_errors
-from omnieval.cli.judge_cmd import judge_app
-from omnieval.cli.judge_opts import JudgeOpts, judge_config
+from omnieval.cli.judge_cmd import judge_app, judge_from_cli, judge_parameters
+from omnieval.cli.option_params import with_options
 
 __all__ = ["audit_command"]
 
 
 @judge_app.command("audit")
+@with_options(
+    lambda: judge_parameters(
+        only=("judge_base_url", "judge_api_key", "judge_temperature", "judge_backend_opt")
+    )
+)
 def audit_command(
     run_dirs: Annotated[
         list[Path],
@@ -27,10 +32,6 @@ def audit_command(
     judge: Annotated[
         str | None, typer.Option("--judge", help="Judge for --repeats (default: the run's own judge).")
     ] = None,
-    judge_base_url: JudgeOpts.base_url = None,
-    judge_api_key: JudgeOpts.api_key = None,
-    judge_temperature: JudgeOpts.temperature = None,
-    judge_backend_opt: JudgeOpts.backend_opt = None,
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the audit as JSON instead of Markdown.")
     ] = False,
@@ -41,6 +42,7 @@ def audit_command(
             "and re-render its report.html (its Judge audit section)."
         ),
     ] = True,
+    **judge_options: Any,
 ) -> None:
     """Audit judges: repeated-judging flip rate, position swap, length bias, Cohen's kappa, cost."""
     from omnieval.analysis.judge_repeat import repeat_judging
@@ -53,17 +55,7 @@ def audit_command(
         for run_dir in run_dirs:
             runs[str(run_dir)] = list(iter_records(run_dir / "samples.jsonl"))
         if repeats:
-            config = (
-                judge_config(
-                    judge,
-                    base_url=judge_base_url,
-                    api_key=judge_api_key,
-                    temperature=judge_temperature,
-                    backend_opt=judge_backend_opt,
-                )
-                if judge
-                else None
-            )
+            config = judge_from_cli(judge, judge_options)
             for i, records in enumerate(repeat_judging(run_dirs[0], config, repeats=repeats), start=1):
                 runs[f"{run_dirs[0]}#repeat{i}"] = records
         audit = audit_runs(runs)

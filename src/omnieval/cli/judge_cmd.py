@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from omnieval.cli._common import check_run_dirs, friendly_errors
-from omnieval.cli.judge_opts import judge_from_options, with_judge_options
+from omnieval.cli.option_params import cli_values, option_error, option_parameters, with_options
 
 __all__ = ["judge_app", "rejudge_command"]
 
@@ -19,10 +19,10 @@ Opt = typer.Option
 Arg = typer.Argument
 
 
-@with_judge_options
+@with_options(lambda: judge_parameters(exclude=("judge", "judge_replicas", "judge_gpus_per_replica")))
 def rejudge_command(
     run_dir: Annotated[Path, Arg(help="A run directory (samples.jsonl, manifest.json).")],
-    judge: Annotated[str, Opt("--judge", help="Judge model PROVIDER/NAME.")],
+    judge: Annotated[str, Opt("--judge", help="Judge model PROVIDER/NAME.", rich_help_panel="Judges")],
     **judge_options: Any,
 ) -> None:
     """Re-judge stored responses with another judge (no model call); only judge-derived values change."""
@@ -33,9 +33,30 @@ def rejudge_command(
 
     check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
-        config = judge_from_options(judge, judge_options)
-        results = rejudge(run_dir, config)
+        results = rejudge(run_dir, judge_from_cli(judge, judge_options))
     Console(width=120).print(results_table(results))
+
+
+def judge_parameters(**which: Any) -> Any:
+    """The typer parameters of the judge options (``exclude=`` or ``only=`` some)."""
+    from omnieval.options import JudgeOptions
+
+    return option_parameters([JudgeOptions], **which)
+
+
+def judge_from_cli(judge: str | None, options: dict[str, Any]) -> Any:
+    """The ``JudgeConfig`` of ``--judge`` and the ``--judge-*`` options (``None`` without ``--judge``); a
+    bad value is a one-line error naming its flag."""
+    from pydantic import ValidationError
+
+    from omnieval.cli._common import fail
+    from omnieval.options import JudgeOptions
+    from omnieval.options.build import judge_config
+
+    try:
+        return judge_config(JudgeOptions(judge=judge, **cli_values(options)))
+    except ValidationError as exc:
+        fail(option_error(exc))
 
 
 @judge_app.command("train")

@@ -8,15 +8,20 @@ from typing import Annotated, Any
 import typer
 
 from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv, print_json
-from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
-from omnieval.cli.run_cmd import executor_options, runtime_env_option
+from omnieval.cli.option_params import checked_options, cli_values, option_parameters, with_options
 
 __all__ = ["sweep_command"]
 
 Opt = typer.Option
 
 
-@with_judge_options
+def _groups() -> Any:
+    from omnieval.options import GROUPS
+
+    return GROUPS
+
+
+@with_options(lambda: option_parameters(_groups(), exclude=("dry_run",)))
 def sweep_command(
     models: Annotated[
         list[str] | None,
@@ -37,25 +42,6 @@ def sweep_command(
     output: Annotated[
         Path, Opt("--output", "-o", help="Sweep directory: one run directory per model.")
     ] = Path("runs/sweep"),
-    base_url: Annotated[str | None, Opt(help="Base URL for API models that do not set their own.")] = None,
-    api_key: Annotated[str | None, Opt(help="API key (default: the provider's usual env variable).")] = None,
-    concurrency: Annotated[int, Opt(help="Requests in flight at once per endpoint.")] = 32,
-    timeout: Annotated[float, Opt(help="Per-request timeout in seconds.")] = 120.0,
-    limit: Annotated[int | None, Opt(min=1, help="At most N samples per task (N ≥ 1).")] = None,
-    seed: Annotated[int, Opt(help="Seed for prompt-variant assignment and few-shot choice.")] = 1234,
-    executor: Annotated[str, Opt(help="local or ray.")] = "local",
-    ray_address: Annotated[str | None, Opt(help="Ray cluster address (default: a local Ray).")] = None,
-    ray_runtime_env: Annotated[
-        str | None,
-        Opt(help="Ray runtime_env for the workers: JSON text or a JSON/YAML file (docs/scale-out/ray.md)."),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        Opt(
-            help="Ray workers / model replicas per model (default: the cluster's worker slots split among "
-            "the models running at once)."
-        ),
-    ] = None,
     models_at_once: Annotated[
         int | None,
         Opt(
@@ -64,23 +50,12 @@ def sweep_command(
             "cluster has worker slots, up to all; YAML key models_at_once).",
         ),
     ] = None,
-    gpus_per_replica: Annotated[float | None, Opt(help="GPUs per local-model replica on Ray.")] = None,
-    shard_size: Annotated[int | None, Opt(help="Samples per Ray shard.")] = None,
     scheme: Annotated[
         str | None, Opt(help="Also build this registered leaderboard scheme (mera, megabench...).")
     ] = None,
     option: Annotated[list[str] | None, Opt(help="Scheme option KEY=VALUE (repeatable).")] = None,
-    quiet: Annotated[bool, Opt("--quiet", "-q", help="No progress bars.")] = False,
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
-    judge_replicas: Annotated[
-        int, Opt(help="Ray: actors of a local judge (hf/, vllm/), shared by every model of the sweep.")
-    ] = 1,
-    judge_gpus_per_replica: Annotated[
-        float | None,
-        Opt(help="GPUs per local-judge replica on Ray (default: 1 on a cluster with GPUs, else 0)."),
-    ] = None,
-    judge: JudgeOpts.judge = None,
-    **judge_options: Any,
+    **options: Any,
 ) -> None:
     """Evaluate every model on every task (resumable as a whole) and write leaderboard.json.
 
@@ -88,53 +63,27 @@ def sweep_command(
     a model that fails (a dead endpoint) is marked failed in leaderboard.json, the others finish, and
     the command exits non-zero naming it. Running the same command again resumes everything.
     With --judge, every model is judged by the same judge; on Ray a local judge's replicas are
-    started once for the whole sweep and shared by the models running at once.
+    started once for the whole sweep and shared by the models running at once. The options are those
+    of `omnieval run` (but --dry-run).
     """
-    from omnieval.backends import BackendOptions
-    from omnieval.executors.sweep import load_sweep, run_dir_name
+    from omnieval.executors.sweep import load_sweep
     from omnieval.library import run_sweep
-    from omnieval.runner import RunConfig
+    from omnieval.options.build import executor_options, sweep_configs
 
-    how = executor_options(
-        executor,
-        ray_address=ray_address,
-        runtime_env=runtime_env_option(ray_runtime_env),
-        workers=workers,
-        gpus_per_replica=gpus_per_replica,
-        shard_size=shard_size,
-        judge_replicas=judge_replicas,
-        judge_gpus_per_replica=judge_gpus_per_replica,
-    )
     with friendly_errors():
+        built = checked_options(cli_values(options))
         spec = load_sweep(
             config,
             models=comma_joined(models) or None,
             tasks=comma_joined(tasks) or None,
             models_at_once=models_at_once,
         )
-        configs = [
-            (
-                run_dir_name(m),
-                RunConfig(
-                    tasks=spec.tasks,
-                    model=m.model,
-                    output=output / run_dir_name(m),
-                    limit=limit,
-                    seed=seed,
-                    quiet=quiet,
-                    judge=judge_from_options(judge, judge_options),
-                    backend=BackendOptions(
-                        base_url=m.base_url or base_url,
-                        api_key=api_key,
-                        concurrency=concurrency,
-                        timeout_s=timeout,
-                        extra=m.backend_opt,
-                    ),
-                ),
-            )
-            for m in spec.models
-        ]
-        runs = run_sweep(configs, how, models_at_once=spec.models_at_once, quiet=quiet)
+        runs = run_sweep(
+            sweep_configs(built, spec, output=output),
+            executor_options(built),
+            models_at_once=spec.models_at_once,
+            quiet=built.write.quiet,
+        )
         _write_boards(
             output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out
         )

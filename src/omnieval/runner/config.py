@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from omnieval.backends import BackendOptions
 from omnieval.backends.breaker import DEFAULT_THRESHOLD
@@ -87,11 +87,25 @@ class RunConfig(Frozen):
     reasoning_budget: int | None = Field(default=None, ge=1)
     """``--reasoning-budget TOKENS``: a thinking budget where the provider takes one."""
     batch: bool = False
-    """Send requests through the provider's batch API (``--batch``; about half the price, answers within
+    """Send requests through the provider's batch API (``--batch-api``; about half the price, answers within
     hours)."""
-    batch_size: int = Field(default=1000, ge=1)
-    """Requests per provider batch (``--batch-size-requests``)."""
+    batch_api_group_size: int = Field(default=1000, ge=1)
+    """Requests per provider batch (``--batch-api-group-size``; ``batch_size`` in manifests written before
+    the rename, see :meth:`_renamed_batch_size`)."""
     batch_pending: int = Field(default=5000, ge=1)
-    """Requests waiting on provider batches at once (``--batch-pending``): bounds memory, not the provider."""
+    """Requests waiting on provider batches at once (``--batch-api-pending``): bounds memory, not the
+    provider."""
     batch_poll_s: float = Field(default=10.0, gt=0)
     """Seconds between two polls of a batch's status."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_batch_size(cls, data: Any) -> Any:
+        """Migration of a configuration recorded before the rename: its ``batch_size`` was the Batch-API
+        group size (now ``batch_api_group_size``; ``batch_size`` is the local batch size, a backend
+        option), so an old run directory still resumes, re-scores and re-judges."""
+        if isinstance(data, dict) and "batch_size" in data and "batch_api_group_size" not in data:
+            data = {k: v for k, v in data.items() if k != "batch_size"} | {
+                "batch_api_group_size": data["batch_size"]
+            }
+        return data

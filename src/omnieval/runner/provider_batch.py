@@ -25,11 +25,12 @@ __all__ = ["ProviderBatcher", "check_batch_support"]
 
 
 def check_batch_support(backend: Backend) -> None:
-    """``--batch`` needs a backend with a provider batch API (before any request)."""
+    """``--batch-api`` needs a backend with a provider batch API (before any request)."""
     if backend.batch_api is None:
         raise ConfigError(
-            f"--batch: backend {backend.provider!r} ({backend.spec}) has no provider batch API; "
-            "--batch works with openai/ (Batch API) and anthropic/ (Message Batches). Run without --batch."
+            f"--batch-api: backend {backend.provider!r} ({backend.spec}) has no provider batch API; "
+            "--batch-api works with openai/ (Batch API) and anthropic/ (Message Batches). Run without "
+            "--batch-api."
         )
 
 

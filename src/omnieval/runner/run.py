@@ -131,7 +131,7 @@ class _Runner:
             self.batcher = ProviderBatcher(
                 backend,
                 ledger=config.output / "batches.jsonl",
-                size=config.batch_size,
+                size=config.batch_api_group_size,
                 poll_s=config.batch_poll_s,
             )
         self.limiter = AdaptiveLimiter(max(pool_size(backend), config.batch_pending if config.batch else 0))
