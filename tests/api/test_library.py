@@ -103,6 +103,7 @@ def test_an_unknown_keyword_is_a_type_error_naming_it_and_the_known_ones(tmp_pat
 
 def test_every_run_config_field_is_a_keyword() -> None:
     from omnieval.library import option_names
+
     from omnieval.runner import RunConfig
 
     assert set(RunConfig.model_fields) - {"tasks", "model", "output", "backend"} <= set(option_names())

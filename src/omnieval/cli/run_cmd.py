@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_op
 
 if TYPE_CHECKING:
     from omnieval.executors import ExecutorOptions
+    from omnieval.runner import RunConfig
     from omnieval.types.files import ResultsFile
 
 __all__ = ["run_command"]
@@ -296,88 +296,39 @@ def executor_options(kind: str, **fields: object) -> ExecutorOptions:
     return ExecutorOptions(kind=kind, **fields)  # type: ignore[arg-type]
 
 
-def _run(config: object, executor: object = None) -> None:
-    from omnieval.api import evaluate
+def _run(config: RunConfig, executor: ExecutorOptions) -> None:
+    """The run through :func:`omnieval.evaluate`, then its table (the warnings are the API's)."""
+    from omnieval import api
+    from omnieval.cli import startup
 
-    if not gc.isenabled():  # `omnieval run` itself (cli.app.main) set up with collection off
-        _collect_for_a_run()
+    startup.tune_for_the_requests()  # the console script's process only (cli.app.main set it up)
     started = time.perf_counter()
-    outcome, document = evaluate(config, executor=executor, warm_up=True)  # type: ignore[arg-type]
+    fields = {k: v for k, v in config if k not in ("tasks", "model", "output")}
+    result = api.evaluate(
+        model=config.model,
+        tasks=config.tasks,
+        output=config.output,
+        executor=executor,
+        warm_up=True,
+        **fields,
+    )
+    if not config.quiet:
+        _print_summary(result.results, output=config.output, seconds=time.perf_counter() - started)
+    if result.failure is not None:
+        print(f"omnieval: {result.failure}", file=sys.stderr)
+        raise typer.Exit(3)
+    if not sum(result.states.values()):
+        fail("no samples were selected (check --limit / --sample-ids)", code=1)
+
+
+def _print_summary(results: ResultsFile, *, output: Path, seconds: float) -> None:
     # imported after the run (rich ≈ 0.05 s, the result models): the api's warm-up thread has loaded
     # them while the model worked, and the first request did not wait for them
     from rich.console import Console
 
-    from omnieval.library import error_rate_failure
     from omnieval.reports import results_table
-    from omnieval.types.files import results_model
-
-    results = results_model(document, source=outcome.output / "results.json")
 
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
-    console.print(
-        f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times "
-        "overlap)"
-    )
-    console.print(f"report: {outcome.output / 'report.html'}")
-    total = sum(results.states.values())
-    _warn_on_errors(results)
-    warn_on_hook_failures(results.extra("hooks") or {})
-    warn_unknown_sample_ids(outcome.unknown_sample_ids)
-    failure = error_rate_failure(results, max_error_rate=config.max_error_rate)  # type: ignore[attr-defined]
-    if failure is not None:
-        print(f"omnieval: {failure}", file=sys.stderr)
-        raise typer.Exit(3)
-    if total == 0 and not any(outcome.states.values()):
-        fail("no samples were selected (check --limit / --sample-ids)", code=1)
-
-
-GC_THRESHOLDS = (20_000, 10, 10)
-"""Young objects collected every 20,000 allocations (Python's default: 700), the older generations every
-10 collections of the one below."""
-
-
-def _collect_for_a_run() -> None:
-    """The garbage collector turned back on, tuned for a process that keeps what it imported until it
-    exits: the objects made during the set-up (modules, classes, models, the configuration) are frozen
-    out of every later collection, and young objects are collected less often. Collections went over
-    the set-up's objects again and again: ≈ 70 ms of a 2,000-request run's CPU, ≈ 20 ms after
-    (docs/performance.md). Garbage cycles left by the set-up stay until exit (one-off, a few kB)."""
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    gc.enable()
-
-
-def warn_on_hook_failures(report: dict[str, Any]) -> None:
-    """A tracker that failed never failed the run; one line per hook says how often and the first error."""
-    for name, tally in report.items():
-        if isinstance(tally, dict) and tally.get("failures"):
-            print(
-                f"omnieval: hook {name} failed {tally['failures']} time(s) (first: {tally['first_error']}); "
-                "the results above are complete",
-                file=sys.stderr,
-            )
-    if report.get("dropped_events"):
-        print(f"omnieval: {report['dropped_events']} hook event(s) dropped (hooks too slow)", file=sys.stderr)
-
-
-def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
-    """A mistyped ``--sample-ids`` entry would otherwise only make the run smaller."""
-    if unknown:
-        names = ", ".join(repr(i) for i in unknown[:20]) + (
-            f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
-        )
-        print(
-            f"omnieval: warning: --sample-ids: no task has sample id(s) {names}; they were not run",
-            file=sys.stderr,
-        )
-
-
-def _warn_on_errors(results: ResultsFile) -> None:
-    """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
-    from omnieval.reports import error_warning, unscored_warning
-
-    for name, block in results.tasks.items():
-        for line in (error_warning(name, block), unscored_warning(name, block)):
-            if line:
-                print(f"omnieval: {line}", file=sys.stderr)
+    console.print(f"run wall time {seconds:.1f}s (tasks run concurrently; per-task busy times overlap)")
+    console.print(f"report: {output / 'report.html'}")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 from omnieval.cli.run_cmd import executor_options, runtime_env_option
+
+if TYPE_CHECKING:
+    from omnieval.types.files import LeaderboardFile
 
 __all__ = ["sweep_command"]
 
@@ -90,10 +93,7 @@ def sweep_command(
     With --judge, every model is judged by the same judge; on Ray a local judge's replicas are
     started once for the whole sweep and shared by the models running at once.
     """
-    from omnieval.backends import BackendOptions
-    from omnieval.executors.sweep import load_sweep, run_dir_name
-    from omnieval.library import run_sweep
-    from omnieval.runner import RunConfig
+    from omnieval import api
 
     how = executor_options(
         executor,
@@ -106,57 +106,39 @@ def sweep_command(
         judge_gpus_per_replica=judge_gpus_per_replica,
     )
     with friendly_errors():
-        spec = load_sweep(
-            config,
+        board = api.sweep(
+            config=config,
             models=comma_joined(models) or None,
             tasks=comma_joined(tasks) or None,
+            output=output,
             models_at_once=models_at_once,
+            scheme=scheme,
+            scheme_options=parse_kv(option, option="--option"),
+            executor=how,
+            limit=limit,
+            seed=seed,
+            quiet=quiet,
+            judge=judge_from_options(judge, judge_options),
+            base_url=base_url,
+            api_key=api_key,
+            concurrency=concurrency,
+            timeout_s=timeout,
         )
-        configs = [
-            (
-                run_dir_name(m),
-                RunConfig(
-                    tasks=spec.tasks,
-                    model=m.model,
-                    output=output / run_dir_name(m),
-                    limit=limit,
-                    seed=seed,
-                    quiet=quiet,
-                    judge=judge_from_options(judge, judge_options),
-                    backend=BackendOptions(
-                        base_url=m.base_url or base_url,
-                        api_key=api_key,
-                        concurrency=concurrency,
-                        timeout_s=timeout,
-                        extra=m.backend_opt,
-                    ),
-                ),
-            )
-            for m in spec.models
-        ]
-        runs = run_sweep(configs, how, models_at_once=spec.models_at_once, quiet=quiet)
-        _write_boards(
-            output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out
-        )
-    failed = [r for r in runs if r.status != "finished"]
-    if failed:
-        names = ", ".join(f"{r.name} ({r.error})" for r in failed)
+    _print_boards(board, output=output, json_out=json_out)
+    if board.failed:
+        names = ", ".join(f"{name} ({error})" for name, error in board.failed.items())
         fail(
-            f"sweep: {len(failed)} of {len(runs)} models failed: {names}. The others are in "
+            f"sweep: {len(board.failed)} of {len(board.runs)} models failed: {names}. The others are in "
             "leaderboard.json; "
             "run the same command again to resume (finished models are not recomputed)"
         )
 
 
-def _write_boards(
-    output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any], json_out: bool
-) -> None:
-    """leaderboard.json: a row per model (failed ones too, with their status), their run directories,
-    the failures' errors and any scheme's board over the finished models."""
+def _print_boards(board: LeaderboardFile, *, output: Path, json_out: bool) -> None:
+    """The sweep's board (and any scheme's), or leaderboard.json as JSON."""
     from omnieval.cli.listing import print_board
-    from omnieval.library import write_leaderboard
 
-    document = write_leaderboard(output, runs, scheme=scheme, options=options)
+    document = board.model_dump(mode="json")
     if json_out:
         print_json(document)
         return
