@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from omnieval.version import __version__
+
 if TYPE_CHECKING:
     from omnieval.api import (
         Comparison,
@@ -23,8 +25,6 @@ if TYPE_CHECKING:
         score,
         sweep,
     )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Comparison",

@@ -440,27 +440,31 @@ def test_the_tail_warm_up_starts_after_the_first_request(
     assert len(seen_at_start) == 1 and seen_at_start[0] >= 1
 
 
-def test_the_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
+def test_the_cli_s_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Beside the event loop, a 5 ms slice of the warm-up's imports delayed each response by as much."""
+    """Beside the event loop, a 5 ms slice of the warm-up's imports delayed each response by as much; the
+    console script has its warm-up load with short slices (a library call leaves the interval alone)."""
     import sys
 
     import omnieval.reports.html as html
     import omnieval.reports.tail as tail
+    from omnieval.cli import startup
 
+    monkeypatch.setattr(tail, "_loading", tail._loading)  # restored after the test
+    tail.load_with(startup.short_gil_slices)
     before = sys.getswitchinterval()
     seen: list[float] = []
     monkeypatch.setattr(html, "warm_up", lambda: seen.append(sys.getswitchinterval()))
     warm = tail.TailWarmUp(enabled=True)
     warm(())
     warm.join()
-    assert seen == [min(before, tail._SwitchInterval.SLICE_S)]
+    assert seen == [min(before, startup._SwitchInterval.SLICE_S)]
     assert sys.getswitchinterval() == before
-    with tail.short_gil_slices():  # nested (two runs in one process): restored when the last one ends
-        with tail.short_gil_slices():
+    with startup.short_gil_slices():  # nested (two runs in one process): restored when the last one ends
+        with startup.short_gil_slices():
             pass
-        assert sys.getswitchinterval() == min(before, tail._SwitchInterval.SLICE_S)
+        assert sys.getswitchinterval() == min(before, startup._SwitchInterval.SLICE_S)
     assert sys.getswitchinterval() == before
 
 

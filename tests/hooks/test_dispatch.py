@@ -177,7 +177,7 @@ def test_an_unknown_hook_name_is_refused(tmp_path, qa_task, replay_answers) -> N
 
 
 def test_the_cli_names_a_failing_hook_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from omnieval.cli.run_cmd import warn_on_hook_failures
+    from omnieval.runs.notices import warn_on_hook_failures
 
     warn_on_hook_failures(
         {"wandb": {"failures": 3, "first_error": "record: OSError: x", "events": {}}, "ok": {"failures": 0}}
