@@ -63,7 +63,7 @@ def test_the_api_and_its_result_types_are_the_package_s() -> None:
 def test_import_omnieval_stays_cheap() -> None:
     code = "import sys, omnieval; print(sorted(m for m in sys.modules if m.startswith('omnieval')))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert proc.stdout.strip() == "['omnieval']"
+    assert proc.stdout.strip() == "['omnieval', 'omnieval.version']"
 
 
 def test_evaluate_in_memory_returns_typed_results_with_samples_and_prints_nothing(
