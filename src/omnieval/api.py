@@ -20,6 +20,7 @@ from typing import Any
 
 from omnieval.backends import Backend, BackendOptions
 from omnieval.executors import ExecutorOptions
+from omnieval.hooks import RunHook
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome
 from omnieval.runs.evaluation import evaluate_backend, evaluate_config
 from omnieval.types import SampleResult
@@ -68,7 +69,7 @@ def option_names() -> dict[str, str]:
 
 
 def _split_options(
-    options: dict[str, Any], *, caller: str = "evaluate", own: str = "model, tasks, output, warm_up"
+    options: dict[str, Any], *, caller: str = "evaluate", own: str = "model, tasks, output, warm_up, hooks"
 ) -> tuple[dict[str, Any], BackendOptions, ExecutorOptions]:
     """``options`` → (RunConfig fields, BackendOptions, ExecutorOptions); an unknown key is a TypeError
     naming ``caller`` and its own keywords (``own``) besides the run options."""
@@ -139,6 +140,7 @@ def evaluate(
     tasks: Sequence[str] | str,
     output: str | Path | None = None,
     warm_up: bool = False,
+    hooks: Sequence[RunHook] = (),
     **options: Any,
 ) -> EvalResults:
     """Run (or resume) ``tasks`` on ``model``: the same run as ``omnieval run`` with the same options.
@@ -150,7 +152,8 @@ def evaluate(
     warnings and errors. ``result.failure`` holds the CLI's exit-3 reason. ``warm_up=True`` loads what the
     run's end needs (numpy, the report's template) on a background thread while the requests wait, as
     ``omnieval run`` does; off by default, so a call from a notebook or a training loop starts no thread
-    it did not ask for.
+    it did not ask for. ``hooks``: run-hook objects (:class:`~omnieval.hooks.RunHook`) beside those named
+    in ``log_to``.
     """
     run_fields, backend_options, how = _split_options(options)
     if run_fields.get(
@@ -176,11 +179,12 @@ def evaluate(
             from omnieval.backends import check_backend_options
 
             check_backend_options(config.model, config.backend)
-            outcome, results = evaluate_config(config, executor=how, warm_up=warm_up)
+            outcome, results = evaluate_config(config, executor=how, hooks=hooks, warm_up=warm_up)
         else:
-            if how.kind != "local":
+            if how.kind != "local" or hooks:
                 raise TypeError(
-                    "a model object runs with the local executor only; pass a PROVIDER/NAME spec for Ray"
+                    "a model object runs with the local executor and without hook objects only; pass a "
+                    "PROVIDER/NAME spec for Ray or hooks"
                 )
             outcome, results = evaluate_backend(config, backend, warm_up=warm_up)
         evaluated = _typed(

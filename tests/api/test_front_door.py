@@ -186,3 +186,22 @@ def test_compare_and_sweep_return_typed_models(tmp_path: Path) -> None:
     assert comparison.runs == ("baseline_oracle", "baseline_random")
     assert comparison.tasks["ARITH"].scores["baseline_oracle"] == 1.0
     assert comparison.tasks["ARITH"].pairwise[0].n_paired == 4
+
+
+def test_evaluate_takes_hook_objects(tmp_path: Path) -> None:
+    from omnieval.hooks import RunHook
+
+    finished: list[float | None] = []
+
+    class Scores(RunHook):
+        def run_finished(self, run_dir: Path, results: dict[str, object]) -> None:
+            finished.append(results["tasks"]["ARITH"]["score"])  # type: ignore[index]
+
+    r = omnieval.evaluate(
+        model="baseline/oracle", tasks=[f"jsonl:{_task(tmp_path)}"], hooks=[Scores()], quiet=True
+    )
+    assert finished == [1.0] and r.tasks["ARITH"].score == 1.0
+    with pytest.raises(TypeError, match="hook objects"):
+        omnieval.evaluate(
+            model=_Failing("f", options=BackendOptions()), tasks=["x"], hooks=[Scores()], quiet=True
+        )
