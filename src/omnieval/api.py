@@ -181,11 +181,12 @@ def evaluate(
             check_backend_options(config.model, config.backend)
             outcome, results = evaluate_config(config, executor=how, hooks=hooks, warm_up=warm_up)
         else:
-            if how.kind != "local" or hooks:
+            if how.kind != "local":
                 raise TypeError(
-                    "a model object runs with the local executor and without hook objects only; pass a "
-                    "PROVIDER/NAME spec for Ray or hooks"
+                    "a model object runs with the local executor only; pass a PROVIDER/NAME spec for Ray"
                 )
+            if hooks:
+                raise TypeError("hook objects need a PROVIDER/NAME model spec, not a model object")
             outcome, results = evaluate_backend(config, backend, warm_up=warm_up)
         evaluated = _typed(
             results,
@@ -208,14 +209,20 @@ def _typed(
     kept: bool = True,
     max_error_rate: float | None = None,
 ) -> EvalResults:
-    """The typed results and the run's sample records (read here: an in-memory run's folder goes next)."""
+    """The typed results; an in-memory run's samples are read here (its folder goes next), a kept run
+    directory's when first asked for."""
     from omnieval.store import typed_records
 
-    source = run_dir / "results.json" if kept else "the in-memory run's results"
-    typed = results if isinstance(results, ResultsFile) else results_model(results, source=source)
-    return EvalResults(
+    records = run_dir / "samples.jsonl"
+    typed = (
+        results
+        if isinstance(results, ResultsFile)
+        else results_model(results, source=run_dir / "results.json")
+    )
+    return EvalResults.of(
+        samples=None if kept else typed_records(records),
+        read_samples=functools.partial(typed_records, records) if kept else None,
         results=typed,
-        samples=tuple(typed_records(run_dir / "samples.jsonl")),
         run_dir=run_dir if kept else None,
         failure=error_rate_failure(typed, max_error_rate=max_error_rate),
         unknown_sample_ids=tuple(outcome.unknown_sample_ids) if outcome is not None else (),

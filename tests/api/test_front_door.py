@@ -201,7 +201,7 @@ def test_evaluate_takes_hook_objects(tmp_path: Path) -> None:
         model="baseline/oracle", tasks=[f"jsonl:{_task(tmp_path)}"], hooks=[Scores()], quiet=True
     )
     assert finished == [1.0] and r.tasks["ARITH"].score == 1.0
-    with pytest.raises(TypeError, match="hook objects"):
+    with pytest.raises(TypeError, match="hook objects need a PROVIDER/NAME"):
         omnieval.evaluate(
             model=_Failing("f", options=BackendOptions()), tasks=["x"], hooks=[Scores()], quiet=True
         )

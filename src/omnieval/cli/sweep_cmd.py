@@ -124,7 +124,8 @@ def sweep_command(
             concurrency=concurrency,
             timeout_s=timeout,
         )
-    _print_boards(board, output=output, json_out=json_out)
+    if json_out or not quiet:  # --quiet: nothing but warnings and errors (--json asks for the board)
+        _print_boards(board, output=output, json_out=json_out)
     if board.failed:
         names = ", ".join(f"{name} ({error})" for name, error in board.failed.items())
         fail(

@@ -3,10 +3,11 @@ comparison of runs. ``results.json`` itself is :class:`~omnieval.types.files.Res
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from omnieval.types._base import Frozen
 from omnieval.types.files import ResultsFile, TaskResults
@@ -30,14 +31,45 @@ class EvalResults(Frozen):
     :func:`omnieval.load_results` return: the run's ``results.json``, typed, and its samples."""
 
     results: ResultsFile
-    samples: tuple[SampleResult, ...] = ()
-    """Every record of ``samples.jsonl`` (read before an in-memory run's folder is removed)."""
     run_dir: Path | None = None
     """``None`` for an in-memory run (``output=None``)."""
     failure: str | None = None
     """Why ``omnieval run`` would exit 3 (error-rate policy), or ``None``."""
     unknown_sample_ids: tuple[str, ...] = ()
     """``sample_ids`` that no task has (they were not run)."""
+    _samples: tuple[SampleResult, ...] | None = PrivateAttr(default=None)
+    _read_samples: Callable[[], Iterable[SampleResult]] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        samples: Iterable[SampleResult] | None = None,
+        read_samples: Callable[[], Iterable[SampleResult]] | None = None,
+        **fields: Any,
+    ) -> EvalResults:
+        """The results with their ``samples`` given, or read by ``read_samples()`` when first asked for."""
+        made = cls(**fields)
+        made._samples = tuple(samples) if samples is not None else None
+        made._read_samples = read_samples
+        return made
+
+    @property
+    def samples(self) -> tuple[SampleResult, ...]:
+        """Every record of ``samples.jsonl``: an in-memory run's were read before its folder was removed;
+        a run directory's are read from it when first asked for (a large run's caller that wants only the
+        scores, ``omnieval run`` itself, never holds them all)."""
+        if self._samples is None:
+            self._samples = tuple(self._read_samples()) if self._read_samples is not None else ()
+        return self._samples
+
+    def __eq__(self, other: object) -> bool:
+        """Equal fields and equal samples (whether or not either has read its samples yet)."""
+        if not isinstance(other, EvalResults):
+            return NotImplemented
+        return self.__dict__ == other.__dict__ and self.samples == other.samples
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def tasks(self) -> dict[str, TaskResults]:
