@@ -46,13 +46,13 @@ __all__ = [
 
 _FIXED = {"tasks", "model", "output", "judge"}
 _EXECUTOR_KEYS = {"executor": "kind"}
-_GENERATION_KEYS = {
+_GENERATION_KEYS = {  # the decoding overrides, as --temperature ... (into RunConfig.generation)
     "temperature": "temperature",
     "max_tokens": "max_tokens",
     "top_p": "top_p",
     "stop": "stop",
+    "gen_seed": "seed",  # ``seed`` is the run's own (prompt variants, few-shot choice)
 }
-_GENERATION_KEYS["gen_seed"] = "seed"  # ``seed`` is the run's own (prompt variants, few-shot choice)
 
 
 @functools.cache
