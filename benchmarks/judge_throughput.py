@@ -50,9 +50,9 @@ def _task(tmp: Path, n: int) -> Path:
 
 
 def _run(task: Path, out: Path, model_url: str, judge_url: str | None) -> float:
-    from omnieval.api import evaluate
     from omnieval.backends import BackendOptions
     from omnieval.runner import JudgeConfig, RunConfig
+    from omnieval.runs.evaluation import evaluate_config
 
     judge = None
     if judge_url is not None:
@@ -68,7 +68,7 @@ def _run(task: Path, out: Path, model_url: str, judge_url: str | None) -> float:
         judge=judge,
     )
     started, cpu = time.perf_counter(), time.process_time()
-    _, results = evaluate(config)
+    _, results = evaluate_config(config)
     wall = time.perf_counter() - started
     CPU.append(time.process_time() - cpu)
     states = results["states"]

@@ -23,10 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness_overhead import fake_server  # the model's server, in its own process
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig, RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from omnieval.testing.fake_openai import FakeOpenAI
 
 TASK = """\
@@ -50,7 +50,7 @@ def _timed(config: RunConfig, executor: ExecutorOptions | None, judge: FakeOpenA
     """Wall seconds, and the most judge requests the judge server had in flight at once."""
     judge.arrivals.clear()
     wall = time.perf_counter()
-    _, results = evaluate(config, executor=executor)
+    _, results = evaluate_config(config, executor=executor)
     assert results["states"]["ok"] == results["tasks"]["judged"]["n"], results["states"]
     return time.perf_counter() - wall, max((a.in_flight for a in judge.arrivals), default=0)
 

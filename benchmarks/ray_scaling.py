@@ -33,10 +33,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness_overhead import fake_server  # the same server process as the harness benchmark
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 GOAL = 1.3
 NODES_GOAL = 1.2
@@ -57,7 +57,7 @@ def _timed(
     sampler = _ProcessCpu() if cpu_per_process else None
     load = os.getloadavg()[0]
     cpu, wall, began = time.process_time(), time.perf_counter(), time.time()
-    _, results = evaluate(config, executor=executor)
+    _, results = evaluate_config(config, executor=executor)
     assert results["states"]["ok"] == results["tasks"]["scaling"]["n"], results["states"]
     seconds = time.perf_counter() - wall
     if executor is not None:

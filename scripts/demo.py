@@ -79,13 +79,13 @@ def _option(argv: list[str], name: str, default: str | None) -> str | None:
 
 def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None) -> dict[str, Any]:
     """Run one of RUNS with the loaded Gemma (shared, never reloaded), then results and the report."""
-    from omnieval.api import finalize, outcome_facts
     from omnieval.backends import BackendOptions
     from omnieval.backends.cascade import CascadeBackend
     from omnieval.backends.shared import share
     from omnieval.reports import write_report
     from omnieval.runner import JudgeConfig, RunConfig
     from omnieval.runner.run import run_async
+    from omnieval.runs.evaluation import finalize, outcome_facts
 
     options = BackendOptions(batch_size=8)
     model = f"cascade/{STAGES}/{spec}" if name == "cascade" else spec

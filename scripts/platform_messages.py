@@ -1,7 +1,7 @@
 """Keep the platform's Russian catalogue in step with the pages: adds new message ids (untranslated) and
 drops ids no page uses any more, keeping every translation that still applies.
 
-    python scripts/platform_messages.py          # update src/omnieval/platform/routes/locale/ru/.../messages.po
+    python scripts/platform_messages.py          # update platform/routes/locale/ru/.../messages.po
     python scripts/platform_messages.py --check  # exit 1 when an id is missing or untranslated (as the tests)
 """
 

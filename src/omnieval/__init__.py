@@ -1,19 +1,37 @@
 """omnieval: evaluation of text, image, audio and video language models.
 
-The library API (docs/api/index.md) is imported on first use, so ``import omnieval`` stays cheap.
+The public API lives in :mod:`omnieval.api` (docs/api/index.md); it is imported on first use, so
+``import omnieval`` stays cheap.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from omnieval.version import __version__
 
-_API = ("EvalResults", "compare", "evaluate", "load_results", "rejudge", "report", "score", "sweep")
+if TYPE_CHECKING:
+    from omnieval.api import (
+        Comparison,
+        EvalResults,
+        LeaderboardFile,
+        SampleResult,
+        TaskResults,
+        compare,
+        evaluate,
+        load_results,
+        rejudge,
+        report,
+        score,
+        sweep,
+    )
 
 __all__ = [
+    "Comparison",
     "EvalResults",
+    "LeaderboardFile",
+    "SampleResult",
+    "TaskResults",
     "__version__",
     "compare",
     "evaluate",
@@ -26,8 +44,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The API functions, imported from :mod:`omnieval.library` when first asked for."""
-    if name in _API:
-        # a dynamic import: the package root is imported by every layer and must depend on none of them
-        return getattr(importlib.import_module("omnieval.library"), name)
+    """The API's functions and result types, imported from :mod:`omnieval.api` when first asked for."""
+    if name in __all__ and name != "__version__":
+        from omnieval import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'omnieval' has no attribute {name!r}")

@@ -1,267 +1,302 @@
-"""The public functional façade: run, re-score, report. The CLI is a thin layer over this."""
+"""The public API: the keyword-only functions ``import omnieval`` exposes (see docs/api/index.md).
+
+Each is the work of one CLI command, which is a thin skin over it: :func:`evaluate` is ``omnieval run``,
+:func:`score` ``omnieval score``, :func:`rejudge`, :func:`compare`, :func:`report` and :func:`sweep`
+likewise; :func:`load_results` reads a run directory back. The accepted keywords of :func:`evaluate`
+are those of ``omnieval run``, generated from the same option models (:mod:`omnieval.options`), so an
+option added there is a keyword here and a flag there with no second list to keep. The work itself is
+done below this module (:mod:`omnieval.runs`, :mod:`omnieval.reports`); this module turns keywords into
+configurations and documents into the typed results (:mod:`omnieval.types.evaluation`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import functools
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from omnieval.errors import CostLimitReached, StoreError
-from omnieval.executors import ExecutorOptions, execute
-from omnieval.hooks import NO_HOOKS, HookDispatcher, HookInfo, RunHook, open_hooks
-from omnieval.reports.tail import warming_up
-from omnieval.runner import JudgeConfig, RunConfig, RunOutcome, Scorer, resolve_tasks
-from omnieval.runner.progress import Progress
-from omnieval.sources import Task
-from omnieval.store import iter_records, rewrite_records, typed_records, write_json
-from omnieval.types import Response, Sample, SampleResult, Usage
+from omnieval.backends import Backend, BackendOptions
+from omnieval.hooks import RunHook
+from omnieval.options import JudgeOptions
+from omnieval.options.build import (
+    backend_options,
+    executor_options,
+    joined_tasks,
+    judge_config,
+    option_names,
+    run_config,
+    run_options,
+    sweep_configs,
+)
+from omnieval.runner import JudgeConfig, RunOutcome
+from omnieval.runs.evaluation import evaluate_backend, evaluate_config
+from omnieval.types import SampleResult
+from omnieval.types.evaluation import Comparison, EvalResults
+from omnieval.types.files import LeaderboardFile, ResultsFile, TaskResults, results_model
 
-if TYPE_CHECKING:
-    from omnieval.reports.views import PromptSource
+__all__ = [
+    "Comparison",
+    "EvalResults",
+    "LeaderboardFile",
+    "SampleResult",
+    "TaskResults",
+    "compare",
+    "error_rate_failure",
+    "evaluate",
+    "load_results",
+    "option_names",
+    "rejudge",
+    "report",
+    "score",
+    "sweep",
+]
 
-__all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
 
+def _model_spec(model: Any, options: BackendOptions) -> tuple[str, Backend | None]:
+    """A ``PROVIDER/NAME`` string, a :class:`Backend`, or a loaded transformers ``(model, processor)``."""
+    if isinstance(model, str):
+        return model, None
+    if isinstance(model, Backend):
+        return f"{model.provider}/{model.model}", model
+    if isinstance(model, tuple) and len(model) == 2:
+        from omnieval.backends.hf.backend import HFBackend
 
-def finalize(
-    output: Path,
-    tasks: list[Task],
-    *,
-    model: str,
-    extra: dict[str, Any] | None = None,
-    prompts: PromptSource | None = None,
-) -> dict[str, Any]:
-    """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
-    viewer's, rendered while the run waited on the model)."""
-    from omnieval.aggregate import compute_results
-    from omnieval.reports.html import write_report
-
-    judged = _judged_tasks(output)
-    results = compute_results(
-        tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
+        backend = HFBackend.from_loaded(*model, options=options)
+        return f"hf/{backend.model}", backend
+    raise TypeError(
+        "model= takes 'PROVIDER/NAME', a Backend, or a (transformers model, processor) pair, not "
+        f"{type(model).__name__}"
     )
-    write_json(output / "results.json", results)
-    write_report(output, results, tasks=tasks, prompts=prompts)
-    return results
 
 
-def _judged_tasks(output: Path) -> list[str]:
-    """Tasks the run (or its last re-judge) had a judge for, from the manifest (none without one)."""
-    from omnieval.types.files import ManifestFile, load_file
-
-    path = output / "manifest.json"
-    if not path.exists():
-        return []
-    manifest: ManifestFile = load_file(path, ManifestFile)
-    return list(manifest.judges or {})
+@contextmanager
+def _run_dir(output: str | Path | None) -> Iterator[Path]:
+    """The run directory: ``output``, or a temporary one removed after the run (an in-memory run)."""
+    if output is not None:
+        yield Path(output)
+        return
+    with tempfile.TemporaryDirectory(prefix="omnieval-") as tmp:
+        yield Path(tmp) / "run"
 
 
 def evaluate(
-    config: RunConfig,
     *,
-    executor: ExecutorOptions | None = None,
-    progress: Progress | None = None,
-    judges: Any = None,
+    model: Any,
+    tasks: Sequence[str] | str,
+    output: str | Path | None = None,
+    warm_up: bool = False,
     hooks: Sequence[RunHook] = (),
-    warm_up: bool = False,
-) -> tuple[RunOutcome, dict[str, Any]]:
-    """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
-    is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray, ``hooks``
-    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``).
-    ``warm_up`` loads the run's tail (:func:`_warm_up_tail`) on a thread while the requests wait: the
-    CLI asks for it; a library call starts no thread of its own unless asked."""
-    dispatcher = open_hooks(config.log_to, hooks)  # an unknown hook or a missing extra fails before the run
-    if not dispatcher:
-        return _evaluate(config, executor=executor, progress=progress, judges=judges, warm_up=warm_up)
-    dispatcher.run_started(HookInfo(config.output, config.model_dump(mode="json", exclude=_SECRETS)))
-    try:
-        outcome, results = _evaluate(
-            config, executor=executor, progress=progress, judges=judges, hooks=dispatcher, warm_up=warm_up
+    **options: Any,
+) -> EvalResults:
+    """Run (or resume) ``tasks`` on ``model``: the same run as ``omnieval run`` with the same options.
+
+    ``output=None`` runs in a temporary folder removed afterwards: the results and every sample record
+    are returned. ``options``: the options of ``omnieval run`` under the same names
+    (``temperature=0.0``, ``max_tokens=5``, ``batch_size=2``, ``executor="ray"``: :func:`option_names`),
+    ``judge=`` a spec, a JudgeConfig or a mapping of its fields; a misspelt keyword is a ``TypeError``
+    with a did-you-mean. ``quiet=True`` prints nothing but
+    warnings and errors. ``result.failure`` holds the CLI's exit-3 reason. ``warm_up=True`` loads what the
+    run's end needs (numpy, the report's template) on a background thread while the requests wait, as
+    ``omnieval run`` does; off by default, so a call from a notebook or a training loop starts no thread
+    it did not ask for. ``hooks``: run-hook objects (:class:`~omnieval.hooks.RunHook`) beside those named
+    in ``log_to``.
+    """
+    built = run_options(options, caller="evaluate", own="model, tasks, output, warm_up, hooks")
+    if built.write.dry_run:  # the CLI prints a preview instead of running; here that would call the model
+        raise TypeError(
+            "evaluate() runs the model; for a dry run use omnieval.runner.preview.plan_requests(config)"
         )
-    except BaseException as exc:
-        dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
-        dispatcher.close()
-        raise
-    dispatcher.run_finished(config.output, results)
-    report = dispatcher.close()
-    from omnieval.types.files import checked_json
+    spec, backend = _model_spec(model, backend_options(built))
+    how = executor_options(built)
+    with _run_dir(output) as out:
+        # tasks recorded as the CLI records them, so either can resume the other's run
+        config = run_config(built, tasks=joined_tasks(tasks), model=spec, output=out)
+        if backend is None:
+            from omnieval.backends import check_backend_options
 
-    results = results | {"hooks": report}
-    write_json(config.output / "results.json", results)
-    manifest = checked_json(config.output / "manifest.json", "manifest")
-    write_json(config.output / "manifest.json", manifest | {"hooks": report})
-    return outcome, results
-
-
-_SECRETS: Any = {"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}
-
-
-def _evaluate(
-    config: RunConfig,
-    *,
-    executor: ExecutorOptions | None,
-    progress: Progress | None,
-    judges: Any,
-    hooks: HookDispatcher = NO_HOOKS,
-    warm_up: bool = False,
-) -> tuple[RunOutcome, dict[str, Any]]:
-    previous = _reusable_results(config)
-    with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
-        try:
-            outcome = execute(
-                config,
-                executor=executor,
-                progress=progress,
-                judges=judges,
-                hooks=hooks,
-                on_first_record=warm,
-            )
-        except CostLimitReached:  # the results so far (with their cost), then the stop
-            if (config.output / "samples.jsonl").exists():
-                tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-                finalize(
-                    config.output,
-                    tasks,
-                    model=config.model,
-                    extra={"stopped": "cost_limit", "cost_limit": config.cost_limit},
+            check_backend_options(config.model, config.backend)
+            outcome, results = evaluate_config(config, executor=how, hooks=hooks, warm_up=warm_up)
+        else:
+            if how.kind != "local":
+                raise TypeError(
+                    "a model object runs with the local executor only; pass a PROVIDER/NAME spec for Ray"
                 )
-            raise
-    nothing_new = not any(sum(s.values()) for s in outcome.states.values())
-    if previous is not None and nothing_new:
-        results, hashes = previous
-        if all(hashes.get(t.name) == t.content_hash for t in outcome.tasks):
-            return outcome, results  # a finished run re-run: nothing new, nothing to recompute
-    return outcome, finalize(
-        config.output,
-        outcome.tasks,
-        model=config.model,
-        extra=outcome_facts(config, outcome),
-        prompts=warm.prompts(),
+            if hooks:
+                raise TypeError("hook objects need a PROVIDER/NAME model spec, not a model object")
+            outcome, results = evaluate_backend(config, backend, warm_up=warm_up)
+        evaluated = _typed(
+            results,
+            out,
+            outcome=outcome,
+            kept=output is not None,
+            max_error_rate=config.max_error_rate,
+        )
+    from omnieval.runs.notices import warn_about_run
+
+    warn_about_run(evaluated.results, unknown_sample_ids=evaluated.unknown_sample_ids)
+    return evaluated
+
+
+def _typed(
+    results: ResultsFile | dict[str, Any],
+    run_dir: Path,
+    *,
+    outcome: RunOutcome | None = None,
+    kept: bool = True,
+    max_error_rate: float | None = None,
+) -> EvalResults:
+    """The typed results; an in-memory run's samples are read here (its folder goes next), a kept run
+    directory's when first asked for."""
+    from omnieval.store import typed_records
+
+    records = run_dir / "samples.jsonl"
+    typed = (
+        results
+        if isinstance(results, ResultsFile)
+        else results_model(results, source=run_dir / "results.json")
+    )
+    return EvalResults.of(
+        samples=None if kept else typed_records(records),
+        read_samples=functools.partial(typed_records, records) if kept else None,
+        results=typed,
+        run_dir=run_dir if kept else None,
+        failure=error_rate_failure(typed, max_error_rate=max_error_rate),
+        unknown_sample_ids=tuple(outcome.unknown_sample_ids) if outcome is not None else (),
     )
 
 
-def taken_samples(config: RunConfig) -> Callable[[Task], Iterator[Sample]] | None:
-    """The samples a run of ``config`` takes of a task, when it takes fewer than all (``--limit``,
-    ``--sample-ids``): the report's prompts are rendered ahead for these only."""
-    if config.limit is None and not config.sample_ids:
-        return None
-    from omnieval.runner.run import selected_samples
+def error_rate_failure(results: ResultsFile, *, max_error_rate: float | None) -> str | None:
+    """Why a run counts as failed (``omnieval run`` exits 3), or ``None``.
 
-    return lambda task: (sample for _, sample in selected_samples(task, config))
-
-
-def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:
-    """What a finished run adds to its ``results.json`` besides the aggregates."""
-    return {
-        "blind": config.blind,
-        "retries": outcome.retries,
-        "backend": outcome.backend,
-        "model_kind": outcome.backend.get("kind", "model"),
-    }
+    Above ``max_error_rate`` of samples in error; with no rate given, only when every answered sample
+    ended in error (an unreachable server, a wrong model name).
+    """
+    states = results.states
+    total = sum(states.values())
+    errors = states.get("error", 0)
+    if max_error_rate is not None and total and errors / total > max_error_rate:
+        return f"error rate {errors / total:.3f} exceeds --max-error-rate {max_error_rate}"
+    answered = total - states.get("skipped", 0)
+    if max_error_rate is None and answered and errors == answered:
+        return f"every one of the {answered} samples ended in error (see the warnings above)"
+    return None
 
 
-def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """The existing results.json (and its task hashes) when made by the same configuration."""
-    results, manifest = config.output / "results.json", config.output / "manifest.json"
-    if not results.exists() or not manifest.exists():
-        return None
-    from omnieval.types.files import ManifestFile, checked_json, load_file
+def load_results(run_dir: str | Path) -> EvalResults:
+    """A run directory's results.json, typed (older unversioned files included), with its samples from
+    samples.jsonl when there is one; a file that does not validate (an unknown key, a wrong type) is a
+    :class:`~omnieval.errors.StoreError` naming the file and the key."""
+    from omnieval.types.files import load_file
 
-    try:
-        old = load_file(manifest, ManifestFile)
-    except StoreError:  # unreadable or not a manifest: computed again
-        return None
-    if old.status != "finished" or old.config != config.model_dump(
-        mode="json", exclude={"backend": {"api_key"}}
-    ):
-        return None
-    hashes = {name: block.get("hash") for name, block in old.tasks.items()}
-    try:
-        return checked_json(results, "results"), hashes
-    except StoreError:  # unreadable or not a results file: computed again
-        return None
+    run_dir = Path(run_dir)
+    return _typed(load_file(run_dir / "results.json", ResultsFile), run_dir)
 
 
-def _response_of(record: SampleResult) -> Response:
-    return Response(
-        text=record.raw_response or record.response or "",
-        finish_reason=record.finish_reason or "stop",
-        usage=record.usage or Usage(),
-        latency_s=record.latency_s,
-        cached=record.cached,
-        media=record.media_policy,
+def score(run_dir: str | Path) -> EvalResults:
+    """Re-score a run's stored responses with the current parsers and metrics (``omnieval score``)."""
+    from omnieval.runs.stored import rescore_run
+
+    return _typed(rescore_run(Path(run_dir)), Path(run_dir))
+
+
+def rejudge(run_dir: str | Path, *, judge: Any) -> EvalResults:
+    """Re-judge stored responses with ``judge`` (a spec, a dict of JudgeConfig fields or a JudgeConfig);
+    only judge-derived values change (``omnieval rejudge``)."""
+    from omnieval.runs.stored import rejudge_run
+
+    if judge is None:
+        raise TypeError("rejudge() needs judge=")
+    config = _judge_config(judge)
+    return _typed(rejudge_run(Path(run_dir), config), Path(run_dir))
+
+
+def compare(*runs: str | Path, output: str | Path | None = None, seed: int = 0) -> Comparison:
+    """Paired comparison of two or more runs (``omnieval compare``); with ``output`` also its files
+    (compare.html, compare.json, tables/)."""
+    from omnieval.reports.compare import compare_runs
+
+    if len(runs) < 2:
+        raise TypeError("compare() needs two or more run directories")
+    doc = compare_runs([Path(r) for r in runs], seed=seed)
+    if output is not None:
+        from omnieval.reports.compare_page import write_comparison
+
+        write_comparison(doc, Path(output))
+    return Comparison.model_validate(doc)
+
+
+def report(run_dir: str | Path, *, prompts: bool = True) -> Path:
+    """Render ``report.html`` again from the stored records; returns its path (``omnieval report``).
+    With ``prompts`` the sample viewer shows each prompt and its media, rebuilt from the task data; a
+    run whose tasks cannot be resolved any more renders without them and says why on stderr."""
+    import sys
+
+    from omnieval.reports import write_report
+    from omnieval.runs.stored import tasks_of_run
+
+    tasks = None
+    if prompts:
+        tasks, problem = tasks_of_run(Path(run_dir))
+        if problem:
+            print(f"omnieval: note: prompts and media not shown ({problem})", file=sys.stderr)
+    return Path(write_report(Path(run_dir), tasks=tasks))
+
+
+def sweep(
+    *,
+    output: str | Path,
+    models: Sequence[str] | str | None = None,
+    tasks: Sequence[str] | str | None = None,
+    config: str | Path | None = None,
+    scheme: str | None = None,
+    scheme_options: dict[str, Any] | None = None,
+    models_at_once: int | None = None,
+    **options: Any,
+) -> LeaderboardFile:
+    """Every model on every task, one run directory each under ``output``, and ``leaderboard.json``
+    (``omnieval sweep``); returns the leaderboard. ``config`` a sweep file (YAML: models, tasks), which
+    ``models``/``tasks`` override; ``options`` as for :func:`evaluate` (a model's own ``base_url`` and
+    backend options from the sweep file win). A model that fails is a row with its status and an entry
+    of ``failed``; the others finish."""
+    from omnieval.executors.sweep import load_sweep
+    from omnieval.runs.sweep import run_sweep, write_leaderboard
+
+    built = run_options(
+        options, caller="sweep", own="models, tasks, config, output, scheme, scheme_options, models_at_once"
     )
-
-
-def _rescored(record: SampleResult, sample: Sample | None, scorer: Scorer) -> SampleResult:
-    if sample is None or record.state in ("error", "skipped"):
-        return record
-    keep = {"variant": record.variant, "fingerprint": record.fingerprint, "repeat": record.repeat}
-    result = scorer.score(sample, _response_of(record), **keep)  # a repeat stays its own record
-    if record.judge and scorer.needs_judge(result):  # the stored verdict stands: re-scoring calls no judge
-        return scorer.with_judgement(sample, result, record.judge)
-    return result
-
-
-def _run_facts(run_dir: Path) -> dict[str, Any]:
-    """The run's old results.json, for what it says beyond the aggregates (``backend``, ``retries``,
-    ``blind``):
-    re-scoring and re-judging call no model, so these stay as the run recorded them (``compute_results``
-    recomputes the aggregates, which always win over the old values)."""
-    from omnieval.types.files import checked_json
-
-    path = run_dir / "results.json"
-    if not path.exists():
-        return {}
-    return checked_json(path, "results")
-
-
-def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], list[SampleResult]]:
-    """Manifest, configuration, tasks and records of a run directory (for re-scoring and re-judging)."""
-    from omnieval.types.files import checked_json
-
-    manifest_path = run_dir / "manifest.json"
-    if not manifest_path.exists():
-        raise StoreError(f"{run_dir} has no manifest.json: not an omnieval run directory")
-    manifest = checked_json(manifest_path, "manifest")
-    config = RunConfig.model_validate(manifest["config"])
-    tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
-    return manifest, config, tasks, list(typed_records(run_dir / "samples.jsonl"))
-
-
-def rescore(run_dir: Path) -> dict[str, Any]:
-    """Re-parse and re-score a finished run from its stored responses; no model is called."""
-    _, config, tasks, records = _stored_run(run_dir)
-    out: list[SampleResult] = []
-    for task in tasks:
-        mine = [r for r in records if r.task == task.name]
-        wanted = {r.sample_id for r in mine}
-        samples = {s.id: s for s in task.iter_samples() if s.id in wanted}
-        scorer = Scorer.for_task(task.spec, judged=any(r.judge for r in mine))
-        out.extend(_rescored(r, samples.get(r.sample_id), scorer) for r in mine)
-    names = {t.name for t in tasks}
-    out.extend(r for r in records if r.task not in names)
-    rewrite_records(run_dir / "samples.jsonl", out)
-    extra = _run_facts(run_dir) | {"blind": config.blind, "rescored": True}
-    return finalize(run_dir, tasks, model=config.model, extra=extra)
-
-
-def rejudge(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
-    """Re-judge a run's stored responses with ``judge``; only judge-derived values change; no model call."""
-    import asyncio
-
-    from omnieval.runner.rejudge import rejudge_records
-
-    manifest, config, tasks, records = _stored_run(run_dir)
-    if not any(t.spec.judge is not None for t in tasks):
-        raise StoreError(f"{run_dir}: none of the run's tasks declares a judge; there is nothing to re-judge")
-    out, judges = asyncio.run(rejudge_records(run_dir, config, tasks, records, judge))
-    rewrite_records(run_dir / "samples.jsonl", out)
-    config = config.model_copy(update={"judge": judge})
-    manifest["config"] = config.model_dump(
-        mode="json", exclude={"backend": {"api_key"}, "judge": {"backend": {"api_key"}}}
+    spec = load_sweep(
+        Path(config) if config is not None else None,
+        models=_joined(models),
+        tasks=_joined(tasks),
+        models_at_once=models_at_once,
     )
-    manifest["judges"] = judges
-    manifest["rejudged"] = True
-    write_json(run_dir / "manifest.json", manifest)
-    extra = _run_facts(run_dir) | {"blind": config.blind, "rejudged": True, "judges": judges}
-    return finalize(run_dir, tasks, model=config.model, extra=extra)
+    runs = run_sweep(
+        sweep_configs(built, spec, output=Path(output)),
+        executor_options(built),
+        models_at_once=spec.models_at_once,
+        quiet=built.write.quiet,
+    )
+    document = write_leaderboard(Path(output), runs, scheme=scheme, options=scheme_options or {})
+    return LeaderboardFile.model_validate(document)
+
+
+def _judge_config(judge: str | JudgeConfig | dict[str, Any]) -> JudgeConfig:
+    """``judge=`` as a spec (with the judge options' defaults, as ``--judge``), a JudgeConfig or a mapping
+    of its fields."""
+    if isinstance(judge, JudgeConfig):
+        return judge
+    if isinstance(judge, str):
+        config = judge_config(JudgeOptions(judge=judge))
+        assert config is not None  # a spec always makes a judge
+        return config
+    return JudgeConfig.model_validate(judge)
+
+
+def _joined(names: Sequence[str] | str | None) -> str | None:
+    """A list of names as the sweep file's comma-separated form (``None``: the sweep file's own)."""
+    if names is None or isinstance(names, str):
+        return names or None
+    return ",".join(names) or None

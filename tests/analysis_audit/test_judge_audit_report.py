@@ -10,9 +10,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from omnieval.analysis.judge_runs import audit_markdown, audit_runs
-from omnieval.api import evaluate, rejudge
 from omnieval.cli.app import app
 from omnieval.runner import JudgeConfig, RunConfig
+from omnieval.runs.evaluation import evaluate_config
+from omnieval.runs.stored import rejudge_run
 
 TASK = (
     "name: qa\nsource: {type: jsonl, path: qa.jsonl}\nmetrics: [{name: exact_match, alias: em}]\n"
@@ -52,7 +53,7 @@ def _run(tmp_path: Path, name: str, judge: str | None) -> Path:
         quiet=True,
         judge=JudgeConfig(model=judge) if judge else None,
     )
-    evaluate(config)
+    evaluate_config(config)
     return tmp_path / name
 
 
@@ -73,7 +74,7 @@ def test_a_saved_audit_adds_agreement_until_a_rejudge_makes_it_stale(tmp_path: P
     assert done.exit_code == 0, done.output
     # agreement 3/4; p_e = 2/4·1/4 + 2/4·3/4 = 1/2 → κ = (3/4 − 1/2) / (1/2) = 0.5
     assert "0.750 over 4 items, Cohen's κ 0.500" in _section(first).replace("&#39;", "'")
-    rejudge(first, JudgeConfig(model=_replay(tmp_path / "c.jsonl", ["0", "0", "0", "0"])))
+    rejudge_run(first, JudgeConfig(model=_replay(tmp_path / "c.jsonl", ["0", "0", "0", "0"])))
     text = _section(first)
     assert "Cohen" not in text and "audited other judge versions" in text
 

@@ -272,10 +272,11 @@ def test_sweep_writes_the_same_leaderboard_and_runs_as_the_cli(
     board = omnieval.sweep(models=models, tasks=[task], output=tmp_path / "api", quiet=True)
     assert "[omnieval] sweep:" not in capfd.readouterr().err, "quiet=True prints no plan"
     cli = json.loads((tmp_path / "cli" / "leaderboard.json").read_text(encoding="utf-8"))
-    assert {k: v for k, v in board.items() if k != "runs"} == {k: v for k, v in cli.items() if k != "runs"}
-    assert sorted(board["runs"]) == sorted(cli["runs"]) == ["baseline_oracle", "baseline_random"]
-    assert board["rows"][0]["mean"] == 1.0
-    for name in board["runs"]:
+    document = board.model_dump(mode="json")
+    assert {k: v for k, v in document.items() if k != "runs"} == {k: v for k, v in cli.items() if k != "runs"}
+    assert sorted(board.runs) == sorted(cli["runs"]) == ["baseline_oracle", "baseline_random"]
+    assert board.rows[0]["mean"] == 1.0
+    for name in board.runs:
         api_results, cli_results = (
             json.loads((tmp_path / side / name / "results.json").read_text(encoding="utf-8"))
             for side in ("api", "cli")

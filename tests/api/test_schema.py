@@ -142,7 +142,7 @@ def test_readers_go_through_the_models(tmp_path: Path) -> None:
         omnieval.compare(OLD_RUN, newer)
     assert str(newer / "manifest.json") in str(err.value) and "schema_version 2" in str(err.value)
     doc = omnieval.compare(OLD_RUN, shutil.copytree(OLD_RUN, tmp_path / "same"))
-    assert doc["tasks"]["STEM"]["scores"] == {"run_v0": 1.0, "same": 1.0}
+    assert doc.tasks["STEM"].scores == {"run_v0": 1.0, "same": 1.0}
 
 
 def test_the_schemas_carry_the_field_docstrings_of_nested_models(tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import jiwer
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.benchmarks.art.generator import generate_art
 from omnieval.errors import SourceError
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.cascade.conftest import norm
 from tests.engine.conftest import ScriptedBackend, read_samples
 
@@ -34,7 +34,7 @@ def test_art_runs_through_a_cascade_with_festival_speech(
     assert all(r["segments"][0]["voice"] == "festival" for r in rows.values())
     model = f"cascade/asr=whisper,beam=1,cache_dir={cascade_cache}/scripted/m"
     config = RunConfig(tasks=(f"art:{tmp_path / 'art'}",), model=model, output=tmp_path / "o", quiet=True)
-    _, results = evaluate(config)
+    _, results = evaluate_config(config)
     records = read_samples(tmp_path / "o")
     assert len(records) == 2 and results["model_kind"] == "cascade"
     for record in records:

@@ -39,10 +39,12 @@ def test_undecodable_audio_is_that_samples_error_and_silence_an_empty_transcript
     quiet = tmp_path / "silence.wav"
     soundfile.write(quiet, np.zeros(16000, dtype="float32"), 16000)
     task = _audio_task(tmp_path, {"bad": bad, "quiet": quiet})
-    from omnieval.api import evaluate
+    from omnieval.runs.evaluation import evaluate_config
 
     model = f"cascade/asr=whisper,beam=1,cache_dir={cascade_cache}/scripted/m"
-    _, results = evaluate(RunConfig(tasks=(str(task),), model=model, output=tmp_path / "o", quiet=True))
+    _, results = evaluate_config(
+        RunConfig(tasks=(str(task),), model=model, output=tmp_path / "o", quiet=True)
+    )
     rows = {r["sample_id"]: r for r in read_samples(tmp_path / "o")}
     assert rows["bad"]["state"] == "error" and str(bad) in rows["bad"]["reason"]
     assert rows["quiet"]["intermediates"][0]["text"] == "" and rows["quiet"]["response"].startswith(

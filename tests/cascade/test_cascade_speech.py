@@ -7,8 +7,8 @@ from pathlib import Path
 
 import jiwer
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.cascade.conftest import CLIPS, norm
 from tests.engine.conftest import ScriptedBackend, read_samples
 
@@ -27,7 +27,7 @@ def _config(task: Path, out: Path, cache: Path, llm: str = "scripted/m") -> RunC
 def test_transcripts_close_to_the_spoken_text_recorded_and_cached(
     speech_task: Path, cascade_cache: Path, echo: type[ScriptedBackend], tmp_path: Path
 ) -> None:
-    _, results = evaluate(_config(speech_task, tmp_path / "a", cascade_cache))
+    _, results = evaluate_config(_config(speech_task, tmp_path / "a", cascade_cache))
     rows = {r["sample_id"]: r for r in read_samples(tmp_path / "a")}
     cers: dict[str, list[float]] = {"ru": [], "en": []}
     for sid, (lang, text) in SPOKEN.items():
@@ -47,7 +47,7 @@ def test_transcripts_close_to_the_spoken_text_recorded_and_cached(
     assert manifest["backend"]["stages"][0]["engine_version"]
 
     # a second text model behind the same stage: every transcript comes from the cache, none recognised again
-    _, again = evaluate(_config(speech_task, tmp_path / "b", cascade_cache, llm="scripted/other"))
+    _, again = evaluate_config(_config(speech_task, tmp_path / "b", cascade_cache, llm="scripted/other"))
     second = {r["sample_id"]: r for r in read_samples(tmp_path / "b")}
     assert all(r["intermediates"][0]["cached"] for r in second.values())
     assert again["tasks"]["speech"]["recognition"] == {"audio": 4, "audio_empty": 0}

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig, catalog
+from omnieval.runs.evaluation import evaluate_config
 
 
 def _builtin() -> list[str]:
@@ -22,7 +22,7 @@ def test_there_are_builtin_tasks() -> None:
 @pytest.mark.parametrize("name", _builtin())
 def test_oracle_scores_one(name: str, tmp_path: Path) -> None:
     cfg = RunConfig(tasks=(name,), model="baseline/oracle", output=tmp_path / "run", quiet=True, limit=12)
-    _, results = evaluate(cfg)
+    _, results = evaluate_config(cfg)
     block = results["tasks"][name]
     assert block["n"] > 0
     assert block["states"]["ok"] == block["n"], block["states"]

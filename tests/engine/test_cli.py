@@ -241,7 +241,7 @@ def test_omnieval_run_collects_garbage_tuned_and_leaves_an_embedding_process_alo
     from typer.testing import CliRunner
 
     from omnieval.cli.app import app
-    from omnieval.cli.run_cmd import GC_THRESHOLDS
+    from omnieval.cli.startup import GC_THRESHOLDS
 
     args = ["run", "--tasks", f"jsonl:{qa_file}", "--model", "baseline/oracle", "--quiet"]
     probe = (

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from omnieval.api import evaluate, rescore
 from omnieval.runner import RetryPolicy, RunConfig, run
+from omnieval.runs.evaluation import evaluate_config
+from omnieval.runs.stored import rescore_run
 from omnieval.sources import Task
 from omnieval.types import Response
 
@@ -40,7 +41,7 @@ def test_every_state_is_explicit_and_counted(
         return r.targets[0] if i % 2 else "wrong"
 
     scripted.answer = staticmethod(answer)
-    _, results = evaluate(_config(qa_file, tmp_path / "out"))
+    _, results = evaluate_config(_config(qa_file, tmp_path / "out"))
     block = results["tasks"]["qa"]
     assert block["n"] == 10
     assert block["states"] == {
@@ -83,13 +84,13 @@ def test_resume_never_rerequests_or_duplicates(
     done = {r["sample_id"] for r in first}
     scripted.calls.clear()
     scripted.answer = staticmethod(lambda r: r.targets[0])
-    _, results = evaluate(_config(qa_file, out))
+    _, results = evaluate_config(_config(qa_file, out))
     records = read_samples(out)
     assert sorted(r["sample_id"] for r in records) == sorted(str(i) for i in range(10))
     assert not any(f"qa/{i}" in scripted.calls for i in done)
     assert results["tasks"]["qa"]["score"] == 1.0
     scripted.calls.clear()
-    evaluate(_config(qa_file, out))  # a finished run: nothing is requested again
+    evaluate_config(_config(qa_file, out))  # a finished run: nothing is requested again
     assert not scripted.calls and len(read_samples(out)) == 10
 
 
@@ -100,11 +101,11 @@ def test_resume_retries_errors_without_duplicates(
     scripted.answer = staticmethod(
         lambda r: raise_backend_error("down", retryable=True) if r.sample_id == "3" else r.targets[0]
     )
-    _, results = evaluate(_config(qa_file, out))
+    _, results = evaluate_config(_config(qa_file, out))
     assert results["tasks"]["qa"]["states"]["error"] == 1
     assert scripted.calls["qa/3"] == 2  # retried max_attempts times
     scripted.answer = staticmethod(lambda r: r.targets[0])
-    _, results = evaluate(_config(qa_file, out))
+    _, results = evaluate_config(_config(qa_file, out))
     assert results["tasks"]["qa"]["states"] == {
         "ok": 10,
         "parse_failed": 0,
@@ -120,10 +121,10 @@ def test_partial_last_line_from_a_crash_is_dropped(
     tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
 ) -> None:
     out = tmp_path / "out"
-    evaluate(_config(qa_file, out, limit=3))
+    evaluate_config(_config(qa_file, out, limit=3))
     with (out / "samples.jsonl").open("a", encoding="utf-8") as fh:
         fh.write('{"task": "qa", "sample_id": "3", "sta')  # killed mid-write
-    evaluate(_config(qa_file, out))
+    evaluate_config(_config(qa_file, out))
     ids = [r["sample_id"] for r in read_samples(out)]
     assert sorted(ids) == sorted(str(i) for i in range(10))
 
@@ -133,25 +134,27 @@ def test_cache_serves_second_run_and_skips_failures(
 ) -> None:
     cache = tmp_path / "cache.sqlite"
     scripted.answer = staticmethod(lambda r: raise_backend_error("x") if r.sample_id == "0" else r.targets[0])
-    evaluate(_config(qa_file, tmp_path / "a", cache_path=cache))
+    evaluate_config(_config(qa_file, tmp_path / "a", cache_path=cache))
     scripted.calls.clear()
-    evaluate(_config(qa_file, tmp_path / "b", cache_path=cache))
+    evaluate_config(_config(qa_file, tmp_path / "b", cache_path=cache))
     assert dict(scripted.calls) == {"qa/0": 1}  # only the failed sample is asked again
     cached = [r for r in read_samples(tmp_path / "b") if r["cached"]]
     assert len(cached) == 9
 
 
 def test_limit_and_sample_ids(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
-    _, res = evaluate(_config(qa_file, tmp_path / "a", limit=3))
+    _, res = evaluate_config(_config(qa_file, tmp_path / "a", limit=3))
     assert res["tasks"]["qa"]["n"] == 3
-    _, res = evaluate(_config(qa_file, tmp_path / "b", sample_ids=("2", "7")))
+    _, res = evaluate_config(_config(qa_file, tmp_path / "b", sample_ids=("2", "7")))
     assert sorted(r["sample_id"] for r in read_samples(tmp_path / "b")) == ["2", "7"]
 
 
 def test_generation_overrides_reach_the_backend(
     tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]
 ) -> None:
-    evaluate(_config(qa_file, tmp_path / "a", limit=1, generation={"max_tokens": 5, "temperature": 0.3}))
+    evaluate_config(
+        _config(qa_file, tmp_path / "a", limit=1, generation={"max_tokens": 5, "temperature": 0.3})
+    )
     request = scripted.seen[0]
     assert request.generation.max_tokens == 5 and request.generation.temperature == 0.3
 
@@ -173,7 +176,7 @@ def test_chains_run_in_order_with_the_models_own_answers(
     cfg = RunConfig(
         tasks=(str(tmp_path / "dlg.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True
     )
-    evaluate(cfg)
+    evaluate_config(cfg)
     last = next(r for r in scripted.seen if r.sample_id == "A-3")
     texts = [m.text for m in last.messages]
     assert texts == ["turn 0", "own-A-0", "turn 1", "own-A-1", "turn 2", "own-A-2", "turn 3"]
@@ -203,7 +206,7 @@ def test_chain_resume_rebuilds_history_from_records(tmp_path: Path, scripted: ty
         run(cfg)
     scripted.seen.clear()
     scripted.answer = staticmethod(lambda r: f"own-{r.sample_id}")
-    evaluate(cfg)
+    evaluate_config(cfg)
     assert [r.sample_id for r in scripted.seen] == ["A-2"]
     assert [m.text for m in scripted.seen[0].messages] == ["turn 0", "own-A-0", "turn 1", "own-A-1", "turn 2"]
 
@@ -225,10 +228,10 @@ def test_skipped_when_backend_lacks_modality_and_blind_runs(
         encoding="utf-8",
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
-    _, res = evaluate(cfg)
+    _, res = evaluate_config(cfg)
     assert res["tasks"]["t"]["states"]["skipped"] == 1
     assert "audio" in read_samples(tmp_path / "o")[0]["reason"]
-    _, res = evaluate(cfg.model_copy(update={"output": tmp_path / "blind", "blind": True}))
+    _, res = evaluate_config(cfg.model_copy(update={"output": tmp_path / "blind", "blind": True}))
     assert res["blind"] is True and res["tasks"]["t"]["states"]["ok"] == 1
     assert scripted.seen[-1].blind and not scripted.seen[-1].media
 
@@ -246,7 +249,7 @@ def test_missing_media_file_is_a_counted_error(tmp_path: Path, scripted: type[Sc
         encoding="utf-8",
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
-    _, res = evaluate(cfg)
+    _, res = evaluate_config(cfg)
     assert res["tasks"]["t"]["states"]["error"] == 1 and res["tasks"]["t"]["states"]["ok"] == 1
     bad = next(r for r in read_samples(tmp_path / "o") if r["sample_id"] == "1")
     assert "nope.png" in bad["reason"]
@@ -257,10 +260,10 @@ def test_rescore_uses_stored_responses_only(
 ) -> None:
     out = tmp_path / "o"
     scripted.answer = staticmethod(lambda r: f"  {r.targets[0]}!! ")
-    _, res = evaluate(_config(qa_file, out))
+    _, res = evaluate_config(_config(qa_file, out))
     assert res["tasks"]["qa"]["score"] == 1.0  # normalisation strips punctuation and spaces
     scripted.calls.clear()
-    res2 = rescore(out)
+    res2 = rescore_run(out)
     assert not scripted.calls
     assert res2["tasks"]["qa"]["score"] == 1.0 and res2["rescored"] is True
     assert len(read_samples(out)) == 10
@@ -277,7 +280,7 @@ def test_prediction_only_samples_are_not_scored_as_zero(
     cfg = RunConfig(
         tasks=(f"jsonl:{tmp_path / 'p.jsonl'}",), model="scripted/m", output=tmp_path / "o", quiet=True
     )
-    _, res = evaluate(cfg)
+    _, res = evaluate_config(cfg)
     block = res["tasks"]["p"]
     assert block["prediction_only"] == 1 and block["n_scored"] == 1 and block["score"] == 1.0
 
@@ -299,7 +302,7 @@ def test_media_over_budget_is_skipped_with_the_reason(
         encoding="utf-8",
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
-    _, res = evaluate(cfg)
+    _, res = evaluate_config(cfg)
     assert res["tasks"]["t"]["states"]["skipped"] == 1 and not scripted.seen
     record = read_samples(tmp_path / "o")[0]
     assert "'1'" in record["reason"] and record["state"] == "skipped"
@@ -321,8 +324,8 @@ def test_strict_metrics_swaps_in_registered_strict_variants(
     )
     scripted.answer = staticmethod(lambda r: "not a")
     base = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "p", quiet=True)
-    _, parity = evaluate(base)
-    _, strict = evaluate(base.model_copy(update={"output": tmp_path / "s", "strict_metrics": True}))
+    _, parity = evaluate_config(base)
+    _, strict = evaluate_config(base.model_copy(update={"output": tmp_path / "s", "strict_metrics": True}))
     assert parity["tasks"]["t"]["score"] == 1.0 and strict["tasks"]["t"]["score"] == 0.0
     assert parity["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len@parity-1"}
     assert strict["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len_strict@strict-1"}
@@ -360,7 +363,7 @@ def test_a_failing_parser_is_a_counted_error(
         f"name: t\nsource: {{type: jsonl, path: {qa_file}}}\nparser: explodes\n", encoding="utf-8"
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
-    _, res = evaluate(cfg)
+    _, res = evaluate_config(cfg)
     assert res["tasks"]["t"]["states"]["error"] == 10
     assert "ZeroDivisionError" in read_samples(tmp_path / "o")[0]["reason"]
 
@@ -384,7 +387,7 @@ def test_demo_share_of_the_image_budget_drops_extra_demo_images(
     cfg = RunConfig(
         tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True, limit=1
     )
-    _, res = evaluate(cfg)
+    _, res = evaluate_config(cfg)
     assert res["tasks"]["t"]["states"]["ok"] == 1
     (request,) = scripted.seen
     assert len(request.messages) == 5  # two demo turns (user + assistant each) and the query
@@ -398,12 +401,12 @@ def test_resuming_a_directory_of_another_run_is_refused(
     from omnieval.errors import ConfigError
 
     out = tmp_path / "o"
-    evaluate(_config(qa_file, out, limit=3))
+    evaluate_config(_config(qa_file, out, limit=3))
     with pytest.raises(ConfigError, match="generation"):
-        evaluate(_config(qa_file, out, generation={"temperature": 0.9}))
+        evaluate_config(_config(qa_file, out, generation={"temperature": 0.9}))
     with pytest.raises(ConfigError, match="model"):
-        evaluate(_config(qa_file, out).model_copy(update={"model": "baseline/oracle"}))
-    evaluate(_config(qa_file, out))  # same settings, more samples: resumes
+        evaluate_config(_config(qa_file, out).model_copy(update={"model": "baseline/oracle"}))
+    evaluate_config(_config(qa_file, out))  # same settings, more samples: resumes
     assert len(read_samples(out)) == 10
 
 
@@ -432,32 +435,36 @@ def test_the_tail_warm_up_starts_after_the_first_request(
 
     seen_at_start: list[int] = []
     monkeypatch.setattr(tail, "load_tail_modules", lambda: seen_at_start.append(len(scripted.seen)))
-    _, results = evaluate(_config(qa_file, tmp_path / "out"), warm_up=True)
+    _, results = evaluate_config(_config(qa_file, tmp_path / "out"), warm_up=True)
     assert results["tasks"]["qa"]["n"] == 10
     assert len(seen_at_start) == 1 and seen_at_start[0] >= 1
 
 
-def test_the_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
+def test_the_cli_s_warm_up_runs_with_short_gil_slices_and_restores_the_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Beside the event loop, a 5 ms slice of the warm-up's imports delayed each response by as much."""
+    """Beside the event loop, a 5 ms slice of the warm-up's imports delayed each response by as much; the
+    console script has its warm-up load with short slices (a library call leaves the interval alone)."""
     import sys
 
     import omnieval.reports.html as html
     import omnieval.reports.tail as tail
+    from omnieval.cli import startup
 
+    monkeypatch.setattr(tail, "_loading", tail._loading)  # restored after the test
+    tail.load_with(startup.short_gil_slices)
     before = sys.getswitchinterval()
     seen: list[float] = []
     monkeypatch.setattr(html, "warm_up", lambda: seen.append(sys.getswitchinterval()))
     warm = tail.TailWarmUp(enabled=True)
     warm(())
     warm.join()
-    assert seen == [min(before, tail._SwitchInterval.SLICE_S)]
+    assert seen == [min(before, startup._SwitchInterval.SLICE_S)]
     assert sys.getswitchinterval() == before
-    with tail.short_gil_slices():  # nested (two runs in one process): restored when the last one ends
-        with tail.short_gil_slices():
+    with startup.short_gil_slices():  # nested (two runs in one process): restored when the last one ends
+        with startup.short_gil_slices():
             pass
-        assert sys.getswitchinterval() == min(before, tail._SwitchInterval.SLICE_S)
+        assert sys.getswitchinterval() == min(before, startup._SwitchInterval.SLICE_S)
     assert sys.getswitchinterval() == before
 
 
@@ -471,13 +478,13 @@ def test_resuming_reads_the_manifest_through_its_model(
     from omnieval.errors import ConfigError
 
     out = tmp_path / "o"
-    evaluate(_config(qa_file, out, limit=3))
+    evaluate_config(_config(qa_file, out, limit=3))
     path = out / "manifest.json"
     manifest = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**manifest, "schema_version": 5}), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"manifest\.json: schema_version 5 .*new --output"):
-        evaluate(_config(qa_file, out))
+        evaluate_config(_config(qa_file, out))
     path.write_text(json.dumps({**manifest, "tasks": [manifest["tasks"]]}), encoding="utf-8")
     with pytest.raises(ConfigError) as err:
-        evaluate(_config(qa_file, out))
+        evaluate_config(_config(qa_file, out))
     assert str(path) in str(err.value) and "tasks" in str(err.value)

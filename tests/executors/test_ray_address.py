@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.executors import ExecutorOptions
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import CountingServer, config, qa_task, record_set, results
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
@@ -77,10 +77,10 @@ def head() -> Iterator[tuple[str, str]]:
 def test_joining_a_running_cluster_by_address_and_as_a_client(tmp_path: Path, head: tuple[str, str]) -> None:
     task = f"jsonl:{qa_task(tmp_path, 24)}"
     with CountingServer(latency_ms=5).in_thread() as server:
-        evaluate(config([task], server.url, tmp_path / "local"))
+        evaluate_config(config([task], server.url, tmp_path / "local"))
         for name, address in zip(("node", "client"), head, strict=True):
             options = ExecutorOptions(kind="ray", ray_address=address, workers=2, shard_size=8)
-            outcome, _ = evaluate(config([task], server.url, tmp_path / name), executor=options)
+            outcome, _ = evaluate_config(config([task], server.url, tmp_path / name), executor=options)
             assert outcome.states == {"qa": {"ok": 24}}
             assert record_set(tmp_path / name) == record_set(tmp_path / "local")
             assert results(tmp_path / name) == results(tmp_path / "local")

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate, rejudge
 from omnieval.executors import ExecutorOptions, ray_executor
 from omnieval.executors.worker import NODE_TEMP
+from omnieval.runs.evaluation import evaluate_config
+from omnieval.runs.stored import rejudge_run
 from tests.executors.helpers import CountingServer, config, record_set, records, results
 from tests.executors.judge_helpers import api_judge, judge_calls, judged_record_set, judged_task
 
@@ -173,14 +174,14 @@ def test_off_node_workers_cache_entries_come_back_to_the_driver(
     ):
         judge = api_judge(judge_server, concurrency=4)
         cfg = config([task], model.url, out, judge=judge)
-        evaluate(cfg, executor=executor)
+        evaluate_config(cfg, executor=executor)
         asked = _asked(model, judge_server)
         first = _without_cache_flags(out)
-        rejudge(out, judge)
+        rejudge_run(out, judge)
         assert _asked(model, judge_server) == asked, "re-judging with the same judge asked it nothing"
         (out / "samples.jsonl").unlink()
         shutil.rmtree(out / "shards")
-        evaluate(cfg, executor=executor)
+        evaluate_config(cfg, executor=executor)
         assert _asked(model, judge_server) == asked, "the rerun found every answer in the driver's caches"
     shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"]
     assert {s["node"] for s in shards.values()} and all(s["status"] == "ran" for s in shards.values())

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.executors import ExecutorOptions
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import CountingServer, config, dialog_task, qa_task, record_set, records, results
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
@@ -27,8 +27,8 @@ def on_ray(**kw: Any) -> ExecutorOptions:
 def test_ray_run_equals_local_run(tmp_path: Path, cluster: Any) -> None:
     tasks = [f"jsonl:{qa_task(tmp_path, 40)}", str(dialog_task(tmp_path))]
     with CountingServer(latency_ms=10).in_thread() as server:
-        evaluate(config(tasks, server.url, tmp_path / "local"))
-        outcome, _ = evaluate(
+        evaluate_config(config(tasks, server.url, tmp_path / "local"))
+        outcome, _ = evaluate_config(
             config(tasks, server.url, tmp_path / "ray"), executor=on_ray(workers=3, shard_size=8)
         )
         successes = server.stats()["successes"]
@@ -72,7 +72,7 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path, cluster: Any
 
         def run() -> None:
             try:
-                evaluate(cfg, executor=on_ray(workers=2, shard_size=16))
+                evaluate_config(cfg, executor=on_ray(workers=2, shard_size=16))
             except BaseException as exc:
                 failure.append(exc)
 
@@ -94,7 +94,7 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path, cluster: Any
 def test_one_concurrency_limit_for_all_workers(tmp_path: Path, cluster: Any) -> None:
     task = qa_task(tmp_path, 48)
     with CountingServer(latency_ms=60).in_thread() as server:
-        evaluate(
+        evaluate_config(
             config([f"jsonl:{task}"], server.url, tmp_path / "ray", concurrency=3),
             executor=on_ray(workers=3, shard_size=8),
         )
@@ -107,19 +107,19 @@ def test_resume_never_recomputes_finished_work(tmp_path: Path, cluster: Any) -> 
     task = f"jsonl:{qa_task(tmp_path, 40)}"
     out = tmp_path / "run"
     with CountingServer(latency_ms=5).in_thread() as server:
-        evaluate(config([task], server.url, out, limit=16))  # a local run, stopped early
-        outcome, _ = evaluate(config([task], server.url, out, limit=None), executor=on_ray(workers=2))
+        evaluate_config(config([task], server.url, out, limit=16))  # a local run, stopped early
+        outcome, _ = evaluate_config(config([task], server.url, out, limit=None), executor=on_ray(workers=2))
         assert outcome.states == {"qa": {"ok": 24}} and server.stats()["requests"] == 40
-        evaluate(config([task], server.url, tmp_path / "fresh"))
+        evaluate_config(config([task], server.url, tmp_path / "fresh"))
         assert record_set(out) == record_set(tmp_path / "fresh")
         assert results(out) == results(tmp_path / "fresh")
         requests = server.stats()["requests"]
-        again, _ = evaluate(config([task], server.url, out), executor=on_ray(workers=2))
+        again, _ = evaluate_config(config([task], server.url, out), executor=on_ray(workers=2))
         assert again.states == {"qa": {}} and server.stats()["requests"] == requests
         before = record_set(out)
         (out / "samples.jsonl").unlink()  # finished shards alone are enough to rebuild the run
         (out / "results.json").unlink()
-        rebuilt, _ = evaluate(config([task], server.url, out), executor=on_ray(workers=2))
+        rebuilt, _ = evaluate_config(config([task], server.url, out), executor=on_ray(workers=2))
         assert rebuilt.states == {"qa": {}} and server.stats()["requests"] == requests
     assert record_set(out) == before
     assert all(
@@ -179,8 +179,8 @@ def test_repeated_prompts_give_the_same_records_as_a_local_run(tmp_path: Path, c
     task = tmp_path / "rep.jsonl"
     task.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     with CountingServer(latency_ms=5).in_thread() as server:
-        evaluate(config([f"jsonl:{task}"], server.url, tmp_path / "local"))
-        evaluate(
+        evaluate_config(config([f"jsonl:{task}"], server.url, tmp_path / "local"))
+        evaluate_config(
             config([f"jsonl:{task}"], server.url, tmp_path / "ray"), executor=on_ray(workers=2, shard_size=8)
         )
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
@@ -194,9 +194,9 @@ def test_repeats_on_ray_give_a_local_run_s_records_and_resume_by_repeat(tmp_path
     task = f"jsonl:{qa_task(tmp_path, 12)}"
     out = tmp_path / "ray"
     with CountingServer(latency_ms=5).in_thread() as server:
-        evaluate(config([task], server.url, tmp_path / "local", repeats=3))
-        evaluate(config([task], server.url, out, repeats=3, limit=5))  # a local run, stopped early
-        outcome, _ = evaluate(config([task], server.url, out, repeats=3), executor=on_ray(workers=2))
+        evaluate_config(config([task], server.url, tmp_path / "local", repeats=3))
+        evaluate_config(config([task], server.url, out, repeats=3, limit=5))  # a local run, stopped early
+        outcome, _ = evaluate_config(config([task], server.url, out, repeats=3), executor=on_ray(workers=2))
         assert outcome.states == {"qa": {"ok": 21}}, "7 samples × 3 repeats were left"
         assert record_set(out) == record_set(tmp_path / "local")
         assert results(out) == results(tmp_path / "local")
@@ -204,7 +204,7 @@ def test_repeats_on_ray_give_a_local_run_s_records_and_resume_by_repeat(tmp_path
             kept = [x for x in path.read_text().splitlines(keepends=True) if json.loads(x)["repeat"] != 1]
             path.write_text("".join(kept))
         requests = server.stats()["requests"]
-        again, _ = evaluate(config([task], server.url, out, repeats=3), executor=on_ray(workers=2))
+        again, _ = evaluate_config(config([task], server.url, out, repeats=3), executor=on_ray(workers=2))
         assert server.stats()["requests"] == requests, "repeat 1 comes back from the run's response cache"
     assert again.states == {"qa": {"ok": 12}}, "only repeat 1 of each sample was missing"
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.errors import ConfigError
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import record_set, records, results
 
 pytest.importorskip("torch")
@@ -124,9 +124,9 @@ def test_hf_replicas_on_ray_equal_a_local_run_with_one_load_each(
     llava: Path, cluster: Path, tmp_path: Path
 ) -> None:
     tasks = (_words_task(tmp_path), "demo_image")
-    evaluate(_config(llava, tmp_path / "local", tasks))
+    evaluate_config(_config(llava, tmp_path / "local", tasks))
     executor = ExecutorOptions(kind="ray", workers=2, shard_size=4, gpus_per_replica=0)
-    evaluate(_config(llava, tmp_path / "ray", tasks), executor=executor)
+    evaluate_config(_config(llava, tmp_path / "ray", tasks), executor=executor)
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert results(tmp_path / "ray") == results(tmp_path / "local")
     rows = records(tmp_path / "ray")
@@ -148,7 +148,7 @@ def test_asking_for_gpus_on_a_cluster_without_any_fails_at_once(
 ) -> None:
     executor = ExecutorOptions(kind="ray", workers=1, gpus_per_replica=1)
     with pytest.raises(ConfigError, match=r"1 GPU.*at most 0 GPU"):
-        evaluate(_config(llava, tmp_path / "gpu", ("demo_image",)), executor=executor)
+        evaluate_config(_config(llava, tmp_path / "gpu", ("demo_image",)), executor=executor)
     assert not (tmp_path / "gpu" / "samples.jsonl").exists()
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate, rejudge
 from omnieval.backends import BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig
+from omnieval.runs.evaluation import evaluate_config
+from omnieval.runs.stored import rejudge_run
 from tests.executors.helpers import CountingServer, config, results
 from tests.executors.judge_helpers import (
     api_judge,
@@ -56,9 +57,9 @@ def test_api_judge_keeps_one_limit_for_all_workers(tmp_path: Path, cluster: Any)
         CountingServer(latency_ms=40).in_thread() as judge_server,
     ):
         judge = api_judge(judge_server, concurrency=3)
-        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        evaluate_config(config([task], model.url, tmp_path / "local", judge=judge))
         judge_server.peak = 0
-        evaluate(
+        evaluate_config(
             config([task], model.url, tmp_path / "ray", judge=judge),
             executor=ExecutorOptions(kind="ray", workers=3, shard_size=8),
         )
@@ -66,7 +67,7 @@ def test_api_judge_keeps_one_limit_for_all_workers(tmp_path: Path, cluster: Any)
         assert judged_record_set(tmp_path / "ray") == judged_record_set(tmp_path / "local")
         assert results(tmp_path / "ray") == results(tmp_path / "local")
         manifest = _manifest(tmp_path / "ray")
-        rejudged = rejudge(tmp_path / "ray", judge)  # the run-level judge cache holds every verdict
+        rejudged = rejudge_run(tmp_path / "ray", judge)  # the run-level judge cache holds every verdict
         assert judge_server.stats()["requests"] == asked, "re-judging with the same judge asked it nothing"
     assert 1 <= peak <= 3, (
         f"3 workers, each allowed 3 judge requests, but the judge server saw {peak} at once"
@@ -87,8 +88,8 @@ def test_local_judge_is_an_actor_pool_built_once_per_replica(tmp_path: Path, clu
     loads = tmp_path / "judge-constructions.txt"
     judge = JudgeConfig(model=f"counting-judge/{loads}", backend=BackendOptions(batch_size=4), retries=1)
     with CountingServer(latency_ms=5).in_thread() as model:
-        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
-        outcome, _ = evaluate(
+        evaluate_config(config([task], model.url, tmp_path / "local", judge=judge))
+        outcome, _ = evaluate_config(
             config([task], model.url, tmp_path / "ray", judge=judge),
             executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2),
         )
@@ -137,11 +138,11 @@ def test_a_lost_judge_replica_is_replaced_and_loses_no_verdict(tmp_path: Path, c
     )
     failure: list[BaseException] = []
     with CountingServer(latency_ms=5).in_thread() as model:
-        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        evaluate_config(config([task], model.url, tmp_path / "local", judge=judge))
 
         def run() -> None:
             try:
-                evaluate(
+                evaluate_config(
                     config([task], model.url, tmp_path / "ray", judge=judge),
                     executor=ExecutorOptions(kind="ray", workers=2, shard_size=8, judge_replicas=2),
                 )
@@ -252,7 +253,7 @@ def test_a_judge_replica_no_node_can_hold_is_refused_at_once(tmp_path: Path, clu
     executor = ExecutorOptions(kind="ray", workers=1, judge_gpus_per_replica=1)
     began = time.monotonic()
     with CountingServer(latency_ms=5).in_thread() as model, pytest.raises(ConfigError) as refused:
-        evaluate(config([task], model.url, tmp_path / "ray", judge=judge), executor=executor)
+        evaluate_config(config([task], model.url, tmp_path / "ray", judge=judge), executor=executor)
     assert "1 GPU(s) (--judge-gpus-per-replica), but no node of the cluster has that much" in str(
         refused.value
     )
@@ -308,7 +309,7 @@ def test_a_sweep_shares_one_local_judge_pool_among_its_models(tmp_path: Path, cl
         )
         for name in ("fake-a", "fake-b"):
             backend = BackendOptions(base_url=model.url, concurrency=3, timeout_s=120.0)
-            evaluate(
+            evaluate_config(
                 RunConfig(
                     tasks=(task,),
                     model=f"openai/{name}",

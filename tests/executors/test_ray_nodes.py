@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.executors.ray_executor import ExecutorError
 from omnieval.runner import JudgeConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import CountingServer, config, qa_task, results
 from tests.executors.judge_helpers import (
     api_judge,
@@ -91,7 +91,7 @@ def _in_thread(
 
     def run() -> None:
         try:
-            outcome, _ = evaluate(cfg, executor=executor)
+            outcome, _ = evaluate_config(cfg, executor=executor)
             if outcomes is not None:
                 outcomes.append(outcome)
         except BaseException as exc:
@@ -147,7 +147,7 @@ def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) ->
         CountingServer(latency_ms=20).in_thread() as judge_server,
     ):
         judge = api_judge(judge_server, concurrency=2)
-        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        evaluate_config(config([task], model.url, tmp_path / "local", judge=judge))
         cfg = config([task], model.url, out, judge=judge, concurrency=4)
         outcomes: list[Any] = []
         thread, failure = _in_thread(cfg, ExecutorOptions(kind="ray", workers=3, shard_size=8), outcomes)
@@ -243,7 +243,7 @@ def _local_judge_losing_a_node(
     )
     out = tmp_path / "ray"
     with CountingServer(latency_ms=60).in_thread() as model:
-        evaluate(config([task], model.url, tmp_path / "local", judge=judge))
+        evaluate_config(config([task], model.url, tmp_path / "local", judge=judge))
         cfg = config([task], model.url, out, judge=judge, concurrency=4)
         thread, failure = _in_thread(cfg, executor)
         _remove_when_running(cluster, lost, out, (thread, failure), deadline_s=180, anywhere=True)
@@ -303,5 +303,5 @@ def test_a_cluster_left_unable_to_hold_the_judge_stops_resumably_and_resumes(
             "the records kept for the resume are a local run's: no verdict was lost to the removal"
         )
         gpu_judge_nodes[0].add_node(num_cpus=2, num_gpus=1)
-        evaluate(cfg, executor=executor)
+        evaluate_config(cfg, executor=executor)
     _once_as_local(out, tmp_path / "local", 40)

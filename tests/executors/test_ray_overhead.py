@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.executors import ExecutorOptions, ray_executor
 from omnieval.executors.ray_executor import SLOTS_PER_WORKER, _worker_count
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import CountingServer, config, qa_task, record_set, results
 
 pytestmark = [pytest.mark.network_server, pytest.mark.timeout(240)]
@@ -72,9 +72,9 @@ def _local_then_ray(tmp_path: Path, *, n: int, workers: int, latency_ms: float) 
     most requests the server saw at once during the Ray run."""
     task = f"jsonl:{qa_task(tmp_path, n)}"
     with CountingServer(latency_ms=latency_ms).in_thread() as server:
-        evaluate(config([task], server.url, tmp_path / "local", concurrency=3))
+        evaluate_config(config([task], server.url, tmp_path / "local", concurrency=3))
         server.peak = 0
-        evaluate(
+        evaluate_config(
             config([task], server.url, tmp_path / "ray", concurrency=3),
             executor=ExecutorOptions(kind="ray", workers=workers, shard_size=8),
         )
@@ -104,7 +104,7 @@ def test_two_runs_of_one_process_on_one_endpoint_share_its_limit(
 
         def run(name: str) -> None:
             try:
-                evaluate(
+                evaluate_config(
                     config([task], server.url, tmp_path / name, concurrency=3),
                     executor=ExecutorOptions(kind="ray", workers=1, shard_size=8),
                 )

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.cli.app import app
 from omnieval.errors import ConfigError
@@ -22,6 +21,7 @@ from omnieval.executors.sweep import load_sweep, sweep_shape
 from omnieval.executors.sweep_runner import ModelRow, SweepStopped, plan_runs
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import CountingServer, qa_task, record_set, results
 
 
@@ -203,7 +203,7 @@ def test_two_models_at_once_share_the_endpoint_limit_and_equal_local_runs(
         assert done.exit_code == 0, done.output
         peak = server.peak
         for model in ("openai/fake-a", "openai/fake-b"):
-            evaluate(as_local(model, server.url, task, tmp_path / "local" / model.split("/")[1]))
+            evaluate_config(as_local(model, server.url, task, tmp_path / "local" / model.split("/")[1]))
         successes = server.stats()["successes"]
     assert 2 <= peak <= 3, (
         f"two models of 2 workers each, one endpoint limited to 3: the server saw {peak} at once"

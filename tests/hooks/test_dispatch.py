@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.errors import ConfigError
 from omnieval.hooks import HookDispatcher, HookInfo, RunHook, hooks
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 
 class Recording(RunHook):
@@ -59,7 +59,7 @@ def test_a_hook_sees_start_each_record_task_end_and_finish_in_order(
     tmp_path, qa_task, replay_answers
 ) -> None:
     hook = Recording()
-    _, results = evaluate(_config(tmp_path / "run", qa_task, replay_answers), hooks=[hook])
+    _, results = evaluate_config(_config(tmp_path / "run", qa_task, replay_answers), hooks=[hook])
     kinds = [k for k, _ in hook.events]
     assert kinds == ["run_started", *["record"] * 10, "task_finished", "run_finished"]
     records = [v for k, v in hook.events if k == "record"]
@@ -74,8 +74,8 @@ def test_a_hook_sees_start_each_record_task_end_and_finish_in_order(
 def test_a_hook_raising_on_every_record_leaves_identical_results_and_is_counted(
     tmp_path, qa_task, replay_answers
 ) -> None:
-    _, plain = evaluate(_config(tmp_path / "a", qa_task, replay_answers))
-    _, hooked = evaluate(_config(tmp_path / "b", qa_task, replay_answers), hooks=[Raising()])
+    _, plain = evaluate_config(_config(tmp_path / "a", qa_task, replay_answers))
+    _, hooked = evaluate_config(_config(tmp_path / "b", qa_task, replay_answers), hooks=[Raising()])
     assert "hooks" not in plain
     report = hooked.pop("hooks")["Raising"]
     assert report["failures"] == 11  # ten records and the run's end
@@ -102,7 +102,7 @@ def test_a_failed_run_reaches_the_hook(tmp_path, qa_task) -> None:
         breaker_threshold=1,
     )
     with pytest.raises(Exception):  # noqa: B017 - the endpoint-down error itself is tested elsewhere
-        evaluate(config, hooks=[hook])
+        evaluate_config(config, hooks=[hook])
     assert hook.events[0][0] == "run_started" and hook.events[-1][0] == "run_failed"
 
 
@@ -135,7 +135,7 @@ if "faketracker" not in hooks.names():
 def test_a_missing_tracker_extra_is_named_before_the_run(tmp_path, qa_task, replay_answers) -> None:
     out = tmp_path / "run"
     with pytest.raises(ConfigError, match=r"pip install 'omnieval\[faketracker\]'"):
-        evaluate(_config(out, qa_task, replay_answers, log_to=("faketracker",)))
+        evaluate_config(_config(out, qa_task, replay_answers, log_to=("faketracker",)))
     assert not out.exists()  # refused before anything ran
 
 
@@ -173,11 +173,11 @@ def test_cli_log_to_an_uninstalled_extra_is_one_line(tmp_path, qa_task, replay_a
 
 def test_an_unknown_hook_name_is_refused(tmp_path, qa_task, replay_answers) -> None:
     with pytest.raises(Exception, match="unknown run hook 'wandbb'"):
-        evaluate(_config(tmp_path / "run", qa_task, replay_answers, log_to=("wandbb",)))
+        evaluate_config(_config(tmp_path / "run", qa_task, replay_answers, log_to=("wandbb",)))
 
 
 def test_the_cli_names_a_failing_hook_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from omnieval.cli.run_cmd import warn_on_hook_failures
+    from omnieval.runs.notices import warn_on_hook_failures
 
     warn_on_hook_failures(
         {"wandb": {"failures": 3, "first_error": "record: OSError: x", "events": {}}, "ok": {"failures": 0}}

@@ -11,9 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.interchange.eee import SCHEMA_DIR
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 
 def _schema(name: str) -> dict:
@@ -24,7 +24,9 @@ def test_eee_export_validates_and_carries_every_score(
     tmp_path: Path, qa_task: Path, replay_answers: Path
 ) -> None:
     run = tmp_path / "run"
-    evaluate(RunConfig(tasks=(f"jsonl:{qa_task}",), model=f"replay/{replay_answers}", output=run, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{qa_task}",), model=f"replay/{replay_answers}", output=run, quiet=True)
+    )
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     args = ["export", "eee", str(run), "--output", str(out), "--model-id", "org/model"]
@@ -63,7 +65,7 @@ def test_each_repeat_is_a_line_that_names_its_repeat(tmp_path: Path, qa_task: Pa
     from omnieval.interchange.eee import write_eee
 
     run = tmp_path / "run"
-    evaluate(
+    evaluate_config(
         RunConfig(tasks=(f"jsonl:{qa_task}",), model="baseline/random", output=run, repeats=2, quiet=True)
     )
     _, samples = write_eee(run, output=tmp_path / "out", model_id="org/model")

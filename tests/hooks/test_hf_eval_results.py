@@ -17,8 +17,8 @@ pytest.importorskip("huggingface_hub")
 from huggingface_hub import parse_eval_result_entries
 from huggingface_hub.repocard_data import model_index_to_eval_results
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 
 def _export(run: Path, out: Path) -> subprocess.CompletedProcess[str]:
@@ -33,7 +33,7 @@ def test_export_names_every_task_with_its_score(tmp_path: Path, qa_task: Path, r
     second = tmp_path / "qb.jsonl"
     second.write_text(qa_task.read_text(), encoding="utf-8")
     run = tmp_path / "run"
-    evaluate(
+    evaluate_config(
         RunConfig(
             tasks=(f"jsonl:{qa_task}", f"jsonl:{second}"),
             model=f"replay/{replay_answers}",

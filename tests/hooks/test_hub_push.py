@@ -14,15 +14,17 @@ import yaml
 
 pytest.importorskip("huggingface_hub")
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.hooks.fake_hub import fake_hub
 
 
 @pytest.fixture
 def run_dir(tmp_path: Path, qa_task: Path, replay_answers: Path) -> Path:
     out = tmp_path / "run"
-    evaluate(RunConfig(tasks=(f"jsonl:{qa_task}",), model=f"replay/{replay_answers}", output=out, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{qa_task}",), model=f"replay/{replay_answers}", output=out, quiet=True)
+    )
     return out
 
 

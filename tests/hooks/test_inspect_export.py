@@ -15,15 +15,17 @@ pytest.importorskip(
 
 from inspect_ai.log import read_eval_log
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 
 def test_inspect_log_reads_back_with_scores_and_samples(
     tmp_path: Path, qa_task: Path, replay_answers: Path
 ) -> None:
     run = tmp_path / "run"
-    evaluate(RunConfig(tasks=(f"jsonl:{qa_task}",), model=f"replay/{replay_answers}", output=run, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{qa_task}",), model=f"replay/{replay_answers}", output=run, quiet=True)
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.run(
         [sys.executable, "-m", "omnieval", "export", "inspect", str(run)],
@@ -48,7 +50,7 @@ def test_repeats_are_exported_as_inspect_epochs(tmp_path: Path, qa_task: Path) -
     from omnieval.interchange.inspect_log import write_inspect_logs
 
     run = tmp_path / "run"
-    evaluate(
+    evaluate_config(
         RunConfig(tasks=(f"jsonl:{qa_task}",), model="baseline/random", output=run, repeats=3, quiet=True)
     )
     (path,) = write_inspect_logs(run, output=tmp_path / "inspect")

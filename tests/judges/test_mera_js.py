@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate, rejudge, rescore
 from omnieval.benchmarks.mera.mini import make_mini
 from omnieval.benchmarks.mera.scheme import mera_scheme
 from omnieval.runner import JudgeConfig, RunConfig, resolve_tasks
+from omnieval.runs.evaluation import evaluate_config
+from omnieval.runs.stored import rejudge_run, rescore_run
 
 TASKS = ["ruclevr", "ruhhh_image"]
 
@@ -66,7 +67,7 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
         quiet=True,
         judge=JudgeConfig(model=judge),
     )
-    _, results = evaluate(config)
+    _, results = evaluate_config(config)
     clevr_block = results["tasks"]["ruclevr"]
     # 3 unusable verdicts (wrong language, two verdicts, out of scale): counted, never scored
     assert clevr_block["states"]["judge_failed"] == 3 and results["states"]["judge_failed"] == 3
@@ -106,7 +107,7 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     # rejudge with another judge: only judge-derived values change
     before = {(r["task"], r["sample_id"]): r for r in records}
     judge2 = _write_judge(tmp_path / "judge2.jsonl", {k: "0" for k in verdicts})
-    results2 = rejudge(out, JudgeConfig(model=judge2))
+    results2 = rejudge_run(out, JudgeConfig(model=judge2))
     assert results2["tasks"]["ruclevr"]["metrics"]["js"] == 0.0 and results2["states"]["judge_failed"] == 0
     assert results2["tasks"]["ruclevr"]["metrics"]["fs"] == 0.5
     assert results2["tasks"]["ruhhh_image"]["metrics"]["group_js"] == 0.0
@@ -129,13 +130,13 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
         assert r["judge"]["judge"] == judge2.removeprefix("replay/") or r["judge"]["judge"] == judge2
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"] != before[("ruclevr", clevr[0])]["judge"]["version"]
-    rescored = rescore(out)  # re-scoring calls no judge: the stored verdicts stand
+    rescored = rescore_run(out)  # re-scoring calls no judge: the stored verdicts stand
     assert rescored["tasks"]["ruclevr"]["metrics"] == results2["tasks"]["ruclevr"]["metrics"]
     assert rescored["tasks"]["ruhhh_image"]["metrics"] == results2["tasks"]["ruhhh_image"]["metrics"]
 
 
 def test_without_a_judge_fs_is_em_and_says_so(root: Path, tmp_path: Path) -> None:
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True)
     )
     block = results["tasks"]["ruclevr"]
@@ -149,10 +150,12 @@ def test_resuming_with_another_judge_is_refused(root: Path, tmp_path: Path) -> N
     from omnieval.errors import ConfigError
 
     out = tmp_path / "r"
-    evaluate(RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1))
+    evaluate_config(
+        RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=out, quiet=True, limit=1)
+    )
     judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", "0"): "1"})
     with pytest.raises(ConfigError, match="rejudge"):
-        evaluate(
+        evaluate_config(
             RunConfig(
                 tasks=(f"mera:{root}",),
                 model="baseline/oracle",
@@ -167,7 +170,7 @@ def test_resuming_with_another_judge_is_refused(root: Path, tmp_path: Path) -> N
 def test_hidden_answer_tasks_list_the_judge_keys_unscored(tmp_path: Path) -> None:
     root = make_mini(tmp_path / "hidden", n=3, tasks=TASKS)  # ruhhh_image is private: answers hidden
     judge = _write_judge(tmp_path / "j.jsonl", {("ruclevr", s.id): "1" for s in _ids(root)["ruclevr"]})
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(
             tasks=(f"mera:{root}",),
             model="baseline/oracle",
@@ -201,7 +204,7 @@ def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_p
         tmp_path / "j.jsonl", {("ruclevr", s.id): ("0" if i == 0 else "1") for i, s in enumerate(samples)}
     )
     out = tmp_path / "r"
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(
             tasks=(f"mera:{root}",),
             model=f"replay/{answers}",
@@ -224,7 +227,7 @@ def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tm
     judge = _write_judge(
         tmp_path / "j.jsonl", {("ruhhh_image", s): o for s, o in zip(hhh, outputs, strict=True)}
     )
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(
             tasks=(f"mera:{root}",),
             model="baseline/oracle",
@@ -256,7 +259,7 @@ def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, 
         {("ruclevr", s.id): "?" for s in samples["ruclevr"]}
         | {("ruhhh_image", s.id): ("1" if i % 3 else "") for i, s in enumerate(samples["ruhhh_image"])},
     )
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(
             tasks=(f"mera:{root}",),
             model="baseline/oracle",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.runner import JudgeConfig, RetryPolicy, RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 SEEN: list[dict[str, object]] = []
 
@@ -86,7 +86,7 @@ def _config(tmp_path: Path, url: str) -> RunConfig:
 
 def test_pooling_judge_takes_the_argmax_and_the_max_over_candidates(server: str, tmp_path: Path) -> None:
     SEEN.clear()
-    _, results = evaluate(_config(tmp_path, server))
+    _, results = evaluate_config(_config(tmp_path, server))
     block = results["tasks"]["pq"]
     assert block["metrics"]["js"] == pytest.approx(
         2 / 3
@@ -109,12 +109,12 @@ def test_a_dead_judge_endpoint_trips_the_breaker_and_the_run_resumes(server: str
 
     dead = _dead_url()
     with pytest.raises(EndpointDown, match=f"judge {dead}.*connection refused"):
-        evaluate(_config(tmp_path, dead))
+        evaluate_config(_config(tmp_path, dead))
     out = tmp_path / "run"
     records = (out / "samples.jsonl").read_text(encoding="utf-8") if (out / "samples.jsonl").exists() else ""
     assert records.strip() == ""  # no sample recorded unjudged: all of them stay resumable
     judge = JudgeConfig(model="pooling/mera-judge", backend=BackendOptions(base_url=server, timeout_s=5))
-    _, results = evaluate(_config(tmp_path, server).model_copy(update={"judge": judge}))
+    _, results = evaluate_config(_config(tmp_path, server).model_copy(update={"judge": judge}))
     assert results["tasks"]["pq"]["states"]["ok"] == 3 and results["tasks"]["pq"]["metrics"][
         "js"
     ] == pytest.approx(2 / 3)
@@ -122,7 +122,7 @@ def test_a_dead_judge_endpoint_trips_the_breaker_and_the_run_resumes(server: str
 
 def test_without_the_breaker_a_dead_judge_endpoint_is_judge_failed_and_counted(tmp_path: Path) -> None:
     dead = _dead_url()
-    _, results = evaluate(_config(tmp_path, dead).model_copy(update={"breaker_threshold": 0}))
+    _, results = evaluate_config(_config(tmp_path, dead).model_copy(update={"breaker_threshold": 0}))
     block = results["tasks"]["pq"]
     assert block["states"]["judge_failed"] == 3 and "js" not in block["metrics"]
     assert block["metrics"]["em"] == pytest.approx(1 / 3)
@@ -131,7 +131,7 @@ def test_without_the_breaker_a_dead_judge_endpoint_is_judge_failed_and_counted(t
 
 
 def test_an_openai_judge_is_cached_so_rejudging_with_it_is_free(tmp_path: Path) -> None:
-    from omnieval.api import rejudge
+    from omnieval.runs.stored import rejudge_run
     from omnieval.testing.fake_openai import FakeOpenAI
 
     task = _task(tmp_path)
@@ -148,9 +148,9 @@ def test_an_openai_judge_is_cached_so_rejudging_with_it_is_free(tmp_path: Path) 
             quiet=True,
             judge=judge,
         )
-        _, first = evaluate(config)
+        _, first = evaluate_config(config)
         calls = sum(server.counts.values())
-        again = rejudge(tmp_path / "run", judge)
+        again = rejudge_run(tmp_path / "run", judge)
         assert sum(server.counts.values()) == calls == 3  # one call per sample, none for the re-judge
     assert first["tasks"]["pq"]["metrics"] == again["tasks"]["pq"]["metrics"]
     assert again["tasks"]["pq"]["metrics"]["js"] == 1.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from omnieval.api import evaluate
 from omnieval.runner import JudgeConfig, RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 
 def _replay(path: Path, outputs: list[str]) -> Path:
@@ -30,7 +30,7 @@ def _task(tmp_path: Path, judge_model: Path) -> Path:
 def test_the_task_default_judge_runs_without_judge_and_judge_overrides_it(tmp_path: Path) -> None:
     default = _replay(tmp_path / "default.jsonl", ["1", "1", "0", "x"])
     task = _task(tmp_path, default)
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "a", quiet=True)
     )
     block = results["tasks"]["qa"]
@@ -39,7 +39,7 @@ def test_the_task_default_judge_runs_without_judge_and_judge_overrides_it(tmp_pa
     )
     assert block["metrics"]["js"] == 2 / 3 and block["states"]["judge_failed"] == 1
     other = _replay(tmp_path / "other.jsonl", ["0", "0", "0", "0"])
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(
             tasks=(str(task),),
             model="baseline/oracle",

@@ -9,11 +9,11 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from omnieval.api import evaluate
 from omnieval.backends import Backend, BackendOptions, backends
 from omnieval.benchmarks.marker.demo import ITEMS, marker_demo
 from omnieval.errors import SourceError
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from omnieval.types import Request, Response
 
 TASK_YAML = Path(__file__).parents[2] / "src/omnieval/benchmarks/marker/tasks/marker_demo.yaml"
@@ -51,7 +51,7 @@ def _run(task_file: Path, model: str, out: Path) -> dict[str, Any]:
     config = RunConfig(
         tasks=(str(task_file),), model=model, output=out, quiet=True, backend=BackendOptions(concurrency=4)
     )
-    _, results = evaluate(config)
+    _, results = evaluate_config(config)
     block: dict[str, Any] = results["tasks"]["marker_demo"]
     return block
 
@@ -107,7 +107,7 @@ def test_verbose_answers_split_strict_from_lenient(task_file: Path, tmp_path: Pa
 def test_shipped_task_runs_from_its_generator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OMNIEVAL_CACHE", str(tmp_path / "cache"))
     config = RunConfig(tasks=("marker_demo",), model="baseline/oracle", output=tmp_path / "run", quiet=True)
-    _, results = evaluate(config)
+    _, results = evaluate_config(config)
     block = results["tasks"]["marker_demo"]
     assert block["n"] == 44 and block["score"] == 1.0 and block["score_metric"] == "circular_strict"
     assert list((tmp_path / "cache" / "generated").glob("marker_demo-*/marker_demo.jsonl"))
@@ -158,7 +158,7 @@ def test_shipped_image_task_sends_one_picture_per_request(
     config = RunConfig(
         tasks=("marker_demo_image",), model="marker_pictures/any", output=tmp_path / "run", quiet=True
     )
-    _, results = evaluate(config)
+    _, results = evaluate_config(config)
     block = results["tasks"]["marker_demo_image"]
     assert block["n"] == 4 + 4 + 5 and block["score"] == 1.0
     assert len(PictureBackend.images) == 13 and set(PictureBackend.images.values()) == {1}

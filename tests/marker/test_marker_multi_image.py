@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 TASK = """
 name: mi
@@ -64,13 +64,13 @@ def _records(out: Path) -> list[dict]:
 
 def test_oracle_and_first_option_on_multi_image_items(tmp_path: Path) -> None:
     task = _write(tmp_path)
-    _, oracle = evaluate(
+    _, oracle = evaluate_config(
         RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "o", quiet=True)
     )
     block = oracle["tasks"]["mi"]
     assert block["n"] == 2 + 5  # two rotations of item 1, five of item 2
     assert block["score"] == 1.0 and block["metrics"]["format_compliance"] == 1.0
-    _, first = evaluate(
+    _, first = evaluate_config(
         RunConfig(tasks=(str(task),), model="baseline/first-option", output=tmp_path / "f", quiet=True)
     )
     metrics = first["tasks"]["mi"]["metrics"]

@@ -8,18 +8,18 @@ from typing import Any, ClassVar
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.backends.base import Backend, BackendOptions
 from omnieval.benchmarks.mera.catalog import catalogue
 from omnieval.benchmarks.mera.mini import hidden_answers, make_mini
 from omnieval.benchmarks.mera.scheme import mera_scheme
 from omnieval.runner.config import RunConfig
 from omnieval.runner.run import run
+from omnieval.runs.evaluation import evaluate_config
 from omnieval.types import Request, Response
 
 
 def _run(root: Path, model: str, out: Path) -> dict[str, Any]:
-    _, results = evaluate(RunConfig(tasks=(f"mera:{root}",), model=model, output=out, quiet=True))
+    _, results = evaluate_config(RunConfig(tasks=(f"mera:{root}",), model=model, output=out, quiet=True))
     assert (out / "results.json").exists()
     return results
 
@@ -63,7 +63,7 @@ def test_oracle_scores_every_public_task_one(oracle_run: Path) -> None:
 
 def test_oracle_with_the_hidden_answers_scores_all_18_tasks_one(tmp_path: Path) -> None:
     root = make_mini(tmp_path / "full", n=3, with_answers=True)
-    _, results = evaluate(
+    _, results = evaluate_config(
         RunConfig(
             tasks=(f"mera:{root}",),
             model="baseline/oracle",

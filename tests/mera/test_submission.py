@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.benchmarks.mera.catalog import catalogue
 from omnieval.errors import SubmissionError
 from omnieval.runner.config import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from omnieval.submission.base import packers, validators
 
 
 @pytest.fixture(scope="module")
 def random_run(mini_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("random")
-    evaluate(RunConfig(tasks=(f"mera:{mini_root}",), model="baseline/random", output=out, quiet=True))
+    evaluate_config(RunConfig(tasks=(f"mera:{mini_root}",), model="baseline/random", output=out, quiet=True))
     return out
 
 
@@ -102,7 +102,7 @@ def test_a_run_with_repeats_packs_only_the_repeat_asked_for(mini_root: Path, tmp
     repeat, whose answers (every sample once) are packed."""
     out = tmp_path / "run"
     task = "ruslun"
-    evaluate(
+    evaluate_config(
         RunConfig(tasks=(f"mera:{mini_root}",), model="baseline/random", output=out, repeats=2, quiet=True)
     )
     with pytest.raises(SubmissionError, match=r"with repeats \(2 answers per sample\).*--repeat N"):

@@ -39,12 +39,12 @@ def test_a_core_jsonl_run_imports_no_benchmark_module(tmp_path: Path) -> None:
         import json, sys
         from pathlib import Path
         import omnieval.runner, omnieval.metrics, omnieval.parsers
-        from omnieval.api import evaluate
+        from omnieval.runs.evaluation import evaluate_config
         from omnieval.backends import BackendOptions
         from omnieval.runner import RunConfig
         config = RunConfig(tasks=("jsonl:qa.jsonl",), model="baseline/oracle", output=Path("run"),
                            backend=BackendOptions(concurrency=2), quiet=True)
-        outcome, results = evaluate(config)
+        outcome, results = evaluate_config(config)
         print(json.dumps({"score": results["tasks"]["qa"]["score"],
                           "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks"))}))
         """,
@@ -61,7 +61,7 @@ def test_the_engine_start_up_imports_neither_numpy_nor_pil(tmp_path: Path) -> No
         """
         import json, sys
         from omnieval.registry import load_core
-        import omnieval.runner, omnieval.api, omnieval.cli.run_cmd
+        import omnieval.runner, omnieval.api, omnieval.runs.evaluation, omnieval.cli.run_cmd
         from omnieval.media.hashing import fingerprint
         load_core()
         heavy = sorted(m for m in ("numpy", "PIL", "scipy", "plotly") if m in sys.modules)

@@ -126,8 +126,8 @@ def test_regression_head_trained_on_a_tiny_model_and_used_in_a_run(
     assert again.predict(texts[:3]) == pytest.approx(judge.predict(texts[:3]), abs=1e-5)
     answers = write_jsonl(tmp_path / "answers.jsonl", ANSWERS)
     out = tmp_path / "reg_run"
-    from omnieval.api import evaluate as run_and_aggregate
     from omnieval.runner import RunConfig
+    from omnieval.runs.evaluation import evaluate_config as run_and_aggregate
 
     tasks = (f"pollux_judge:{mini['items']}?answers={answers}&regression=1",)
     run_and_aggregate(

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.reports import html as report_html
 from omnieval.reports.loading import RecordStream, load_run, read_records_tolerant
 from omnieval.runner import RunConfig, resolve_tasks
+from omnieval.runs.evaluation import evaluate_config
 
 
 def _judged(sid: str, state: str, verdicts: dict[str, float | None]) -> dict[str, object]:
@@ -48,7 +48,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     )
     out = tmp / "run"
-    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, quiet=True, repeats=3))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, quiet=True, repeats=3)
+    )
     judged = [
         _judged(str(i), "judge_failed" if i == 4 else "ok", {"a": i % 2, "b": (i + 1) % 3 / 2})
         for i in range(9)

@@ -9,14 +9,16 @@ import json
 from pathlib import Path
 
 from omnieval.aggregate.results import bootstrap_ci
-from omnieval.api import evaluate
 from omnieval.runner import JudgeConfig, RunConfig
+from omnieval.runs.evaluation import evaluate_config
 
 
 def test_plain_score_of_a_judge_failed_sample_counts_everywhere_alike(tmp_path: Path) -> None:
     out = tmp_path / "run"
     judge = JudgeConfig(model="baseline/random", retries=0)  # random verdicts: most fall outside {0, 1}
-    evaluate(RunConfig(tasks=("demo_text",), model="baseline/random", output=out, quiet=True, judge=judge))
+    evaluate_config(
+        RunConfig(tasks=("demo_text",), model="baseline/random", output=out, quiet=True, judge=judge)
+    )
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     task = json.loads((out / "results.json").read_text())["tasks"]["demo_text"]
     assert task["score_metric"] == "numeric_match"

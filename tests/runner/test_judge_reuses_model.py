@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions
 from omnieval.runner import JudgeConfig, RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import results
 from tests.executors.judge_helpers import constructions, judged_record_set, judged_task, states
 
@@ -17,7 +17,7 @@ def _run(tmp_path: Path, name: str, spec: str, *, judge_device: str | None) -> P
     task = str(judged_task(tmp_path, 12))
     judge = JudgeConfig(model=spec, backend=BackendOptions(batch_size=4, device=judge_device), retries=1)
     out = tmp_path / name
-    evaluate(
+    evaluate_config(
         RunConfig(
             tasks=(task,),
             model=spec,

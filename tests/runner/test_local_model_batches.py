@@ -8,9 +8,9 @@ import re
 import time
 from pathlib import Path
 
-from omnieval.api import evaluate
 from omnieval.backends import BackendOptions, InProcessBackend, backends
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from omnieval.types import Request, Response
 from tests.backends.e2e_helpers import write_task
 
@@ -36,7 +36,7 @@ if "batch-recorder" not in backends:
 def test_a_local_model_answers_in_batches_of_batch_size(tmp_path: Path) -> None:
     task = write_task(tmp_path / "qa.jsonl", 64)
     BATCHES.clear()
-    evaluate(
+    evaluate_config(
         RunConfig(
             tasks=(f"jsonl:{task}",),
             model="batch-recorder/m",

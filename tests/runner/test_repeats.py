@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 
 from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci, majority_index, pass_at_k
 from omnieval.aggregate.results import bootstrap_ci
-from omnieval.api import evaluate
 from omnieval.cli.app import app
 from omnieval.errors import ConfigError
 from omnieval.runner import RunConfig, run
+from omnieval.runs.evaluation import evaluate_config
 from omnieval.types import TaskSpec
 
 # n, c, k → 1 - C(n-c, k)/C(n, k), worked by hand
@@ -191,7 +191,9 @@ def test_task_yaml_repeats_and_its_pass_k(tmp_path: Path) -> None:
     data, out = _task_file(tmp_path, n=4), tmp_path / "out"
     task_yaml = tmp_path / "task.yaml"
     task_yaml.write_text(f"name: rk\nsource: {{type: jsonl, path: {data}}}\nrepeats: {{n: 3, pass_k: [2]}}\n")
-    _, results = evaluate(RunConfig(tasks=(str(task_yaml),), model="baseline/random", output=out, quiet=True))
+    _, results = evaluate_config(
+        RunConfig(tasks=(str(task_yaml),), model="baseline/random", output=out, quiet=True)
+    )
     metrics = results["tasks"]["rk"]["metrics"]
     assert "pass@2" in metrics and "pass@1" not in metrics and "maj@3" in metrics
     assert len(_records(out)) == 12
@@ -203,7 +205,9 @@ def test_compare_pairs_samples_by_their_repeat_means(tmp_path: Path) -> None:
     from omnieval.reports.loading import load_run
 
     data, out = _task_file(tmp_path, n=3), tmp_path / "out"
-    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=4, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=4, quiet=True)
+    )
     folded = _scores(load_run(out))["t"]
     assert set(folded) == {"0", "1", "2"}
     for sample_id, record in folded.items():

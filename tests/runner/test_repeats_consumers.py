@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from omnieval.api import evaluate
 from omnieval.runner import RunConfig
+from omnieval.runs.evaluation import evaluate_config
 from tests.runner.test_repeats import _task_file
 
 K = 3
@@ -21,7 +21,7 @@ K = 3
 def _run(tmp_path: Path, name: str = "out", **options: Any) -> Path:
     out = tmp_path / name
     config = {"model": "baseline/random", "output": out, "repeats": K, "quiet": True} | options
-    evaluate(RunConfig(tasks=(f"jsonl:{_task_file(tmp_path, n=4)}",), **config))
+    evaluate_config(RunConfig(tasks=(f"jsonl:{_task_file(tmp_path, n=4)}",), **config))
     return out
 
 
@@ -54,11 +54,11 @@ def test_diff_pairs_records_by_sample_and_repeat(tmp_path: Path) -> None:
 
 
 def test_score_rescores_every_repeat_as_its_own_record(tmp_path: Path) -> None:
-    from omnieval.api import rescore
+    from omnieval.runs.stored import rescore_run
 
     out = _run(tmp_path)
     before = json.loads((out / "results.json").read_text())["tasks"]["t"]
-    results = rescore(out)
+    results = rescore_run(out)
     records = _records(out)
     assert _ids(records) == [(str(i), r) for i in range(4) for r in range(K)]
     task = results["tasks"]["t"]
@@ -74,7 +74,9 @@ def test_pack_cli_needs_repeat_for_a_run_with_repeats_and_packs_each_sample_once
 
     data = _task_file(tmp_path, n=4).rename(tmp_path / "art.AA.jsonl")  # an ART task name: the art packer
     out = tmp_path / "run"
-    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=K, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=K, quiet=True)
+    )
     archive = tmp_path / "sub.zip"
     refused = CliRunner().invoke(app, ["pack", str(out), "--format", "art", "-o", str(archive)])
     assert refused.exit_code != 0 and "--repeat N" in refused.output and not archive.exists()
@@ -106,8 +108,8 @@ def _chain_task(tmp_path: Path) -> Path:
 def test_rejudge_judges_each_repeat_with_its_own_chain_history(tmp_path: Path) -> None:
     """Each repeat's record is re-judged and written back to its own record; a chain step's question
     (re-rendered for records judged without a stored one) holds the earlier turns of the *same* repeat."""
-    from omnieval.api import rejudge
     from omnieval.runner.config import BackendOptions, JudgeConfig
+    from omnieval.runs.stored import rejudge_run
     from omnieval.testing.fake_openai import FakeOpenAI
 
     task, out = _chain_task(tmp_path), tmp_path / "run"
@@ -116,13 +118,13 @@ def test_rejudge_judges_each_repeat_with_its_own_chain_history(tmp_path: Path) -
         config = RunConfig(
             tasks=(str(task),), model="baseline/random", output=out, repeats=K, quiet=True, judge=judge
         )
-        evaluate(config)
+        evaluate_config(config)
         records = _records(out)
         for r in records:  # distinct answers per repeat; verdicts stored without their question (older runs)
             r["response"] = f"answer {r['sample_id']}.{r['repeat']}"
             r["judge"]["question"] = None
         _write(out, records)
-        results = rejudge(out, judge)
+        results = rejudge_run(out, judge)
     again = _records(out)
     assert _ids(again) == [(str(i), r) for i in range(2) for r in range(K)]
     assert results["tasks"]["ch"]["repeats"]["k"] == K
@@ -144,7 +146,9 @@ def test_report_breakdowns_count_samples_not_repeats(tmp_path: Path) -> None:
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out"
-    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=K, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{data}",), model="baseline/random", output=out, repeats=K, quiet=True)
+    )
     table = json.loads((out / "report_tables" / "capabilities.json").read_text())
     assert not [row for row in table if row["dimension"] in ("question", "id")]
     domain = [(row["group"], row["n"]) for row in table if row["dimension"] == "domain"]
@@ -197,7 +201,9 @@ def test_replaying_a_run_with_repeats_gives_each_repeat_its_own_answer(tmp_path:
     plain.write_text(json.dumps({"task": "t", "sample_id": "0", "response": "B"}) + "\n")
     data = _task_file(tmp_path, n=1)
     out = tmp_path / "one"
-    evaluate(RunConfig(tasks=(f"jsonl:{data}",), model=f"replay/{plain}", output=out, repeats=K, quiet=True))
+    evaluate_config(
+        RunConfig(tasks=(f"jsonl:{data}",), model=f"replay/{plain}", output=out, repeats=K, quiet=True)
+    )
     assert [(r["repeat"], r["response"]) for r in sorted(_records(out), key=lambda r: r["repeat"])] == [
         (r, "B") for r in range(K)
     ]

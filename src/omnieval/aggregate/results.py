@@ -337,8 +337,8 @@ def compute_results(
     """The whole ``results.json`` document; ``judged`` names the tasks the run had a judge for.
     ``extra`` adds the run's own facts; it never overrides a value computed here
     (re-scoring passes the old document)."""
-    from omnieval import __version__
     from omnieval.types.files import RESULTS_SCHEMA_VERSION
+    from omnieval.version import __version__
 
     per_task = task_results(tasks, records, judged=judged)
     totals: Counter[str] = Counter()

@@ -18,7 +18,6 @@ __all__ = [
     "friendly_errors",
     "parse_kv",
     "print_json",
-    "warn_unknown_sample_ids",
 ]
 
 
@@ -113,15 +112,3 @@ def check_run_dirs(paths: list[Path], *, needs: tuple[str, ...] = ("samples.json
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-
-
-def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
-    """A mistyped ``--sample-ids`` entry would otherwise only make the run smaller."""
-    if unknown:
-        names = ", ".join(repr(i) for i in unknown[:20]) + (
-            f" and {len(unknown) - 20} more" if len(unknown) > 20 else ""
-        )
-        print(
-            f"omnieval: warning: --sample-ids: no task has sample id(s) {names}; they were not run",
-            file=sys.stderr,
-        )

@@ -52,15 +52,15 @@ Arg = typer.Argument
 @app.command("score")
 def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run directory.")]) -> None:
     """Re-parse and re-score a run from its stored responses (no model calls)."""
-    from omnieval.api import rescore
+    from omnieval import api
     from omnieval.reports import results_table
 
     check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
-        results = rescore(run_dir)
+        results = api.score(run_dir)
     from rich.console import Console
 
-    Console(width=120).print(results_table(results))
+    Console(width=120).print(results_table(results.results))
 
 
 @app.command("schema")
@@ -219,26 +219,14 @@ def _group() -> None:
     """Evaluate text, image, audio and video language models."""
 
 
-_INSTRUMENTED = frozenset({"serve", "platform"})
-"""Commands whose web application a user may observe through pydantic plugins (logfire's, say): their
-plugins load as usual."""
-
-
 def main() -> None:
-    """Console-script entry point."""
-    import gc
-    import os
+    """Console-script entry point: the one place that tunes the process (:mod:`omnieval.cli.startup`)."""
     import sys
 
+    from omnieval.cli import startup
+
     command = sys.argv[1] if len(sys.argv) > 1 else "--help"
-    if command == "run":  # its set-up allocates what lives until exit; run_cmd turns collection back on
-        gc.disable()
-    if command not in _INSTRUMENTED:
-        # pydantic looks for its plugins in every installed distribution's entry points as the first
-        # model is made (≈ 20 ms of every command's start-up, a tenth of what `omnieval run` adds to its
-        # requests); omnieval's own models have nothing for them to observe. A value the user set is
-        # kept (an empty one loads every plugin): docs/dev/performance.md
-        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    startup.start(command)
     selected = app
     if command in ("--help", "-h"):
         _list_suites()  # the top-level help names the suites' groups without importing any suite
@@ -249,7 +237,4 @@ def main() -> None:
     try:
         selected()
     finally:
-        # The process ends here: what is still alive lives until exit, and the interpreter's last garbage
-        # collections over every module and object cost a 2,000-sample run ≈ 0.1-0.15 s after its work
-        # was done. Frozen objects are left out of them (references still drop and close files as usual).
-        gc.freeze()
+        startup.finish()

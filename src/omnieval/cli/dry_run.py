@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.backends import accepted_modalities
-from omnieval.cli._common import fail, warn_unknown_sample_ids
+from omnieval.cli._common import fail
 from omnieval.runner import RunConfig
 from omnieval.runner.capability import plan_capabilities
 from omnieval.runner.preview import Planned, Totals, plan_requests
 from omnieval.runner.resolve import resolve_tasks
+from omnieval.runs.notices import warn_unknown_sample_ids
 from omnieval.types import Message, TextPart
 
 __all__ = ["print_dry_run"]

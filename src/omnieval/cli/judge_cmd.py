@@ -28,13 +28,13 @@ def rejudge_command(
     """Re-judge stored responses with another judge (no model call); only judge-derived values change."""
     from rich.console import Console
 
-    from omnieval.api import rejudge
+    from omnieval import api
     from omnieval.reports import results_table
 
     check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
-        results = rejudge(run_dir, judge_from_cli(judge, judge_options))
-    Console(width=120).print(results_table(results))
+        results = api.rejudge(run_dir, judge=judge_from_cli(judge, judge_options))
+    Console(width=120).print(results_table(results.results))
 
 
 def judge_parameters(**which: Any) -> Any:

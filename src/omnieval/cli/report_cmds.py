@@ -15,18 +15,6 @@ __all__ = ["analyze_app", "compare_command", "report_command"]
 Arg, Opt = typer.Argument, typer.Option
 
 
-def _tasks_of(run_dir: Path) -> tuple[list[Any] | None, str | None]:
-    """The run's tasks, resolved from its manifest, so the viewer can show prompts and media."""
-    from omnieval.runner import RunConfig, resolve_tasks
-    from omnieval.types.files import ManifestFile, load_file
-
-    try:
-        config = RunConfig.model_validate(load_file(run_dir / "manifest.json", ManifestFile).config)
-        return resolve_tasks(config.tasks, strict_metrics=config.strict_metrics), None
-    except Exception as exc:  # the report renders without prompts and says why
-        return None, f"{type(exc).__name__}: {exc}"
-
-
 def report_command(
     run_dir: Annotated[Path, Arg(help="A run directory (finished or killed).")],
     no_prompts: Annotated[
@@ -34,14 +22,11 @@ def report_command(
     ] = False,
 ) -> None:
     """Re-render report.html (and its sample viewer and tables) from the stored records."""
-    from omnieval.reports import write_report
+    from omnieval import api
 
     check_run_dirs([run_dir])
     with friendly_errors():
-        tasks, problem = (None, None) if no_prompts else _tasks_of(run_dir)
-        if problem:
-            print(f"omnieval: note: prompts and media not shown ({problem})", file=sys.stderr)
-        path = write_report(run_dir, tasks=tasks)
+        path = api.report(run_dir, prompts=not no_prompts)
     print(path)
 
 
@@ -59,15 +44,15 @@ def compare_command(
     from rich.console import Console
     from rich.table import Table
 
-    from omnieval.reports.compare import compare_runs
-    from omnieval.reports.compare_page import leaderboard_rows, write_comparison
+    from omnieval import api
+    from omnieval.reports.compare_page import leaderboard_rows
 
     check_run_dirs(run_dirs)
     with friendly_errors():
-        doc = compare_runs(run_dirs, seed=seed)
-        paths = write_comparison(doc, output)
+        comparison = api.compare(*run_dirs, output=output, seed=seed)
+    doc = comparison.model_dump(mode="json", by_alias=True)
     err = Console(stderr=True)
-    for line in doc["warnings"]:
+    for line in comparison.warnings:
         err.print(f"[bold yellow]WARNING[/]: {line}", highlight=False)
     table = Table(title="leaderboard")
     table.add_column("run")
@@ -79,8 +64,8 @@ def compare_command(
             row["run"], *(f"{row[k]:.4f}" if row[k] is not None else "–" for k in ["mean", *doc["tasks"]])
         )
     Console(width=160).print(table)
-    print(doc["multiple_comparisons"]["statement"])
-    print(f"wrote {paths['html']} and {paths['json']}")
+    print(comparison.multiple_comparisons.statement)
+    print(f"wrote {output / 'compare.html'} and {output / 'compare.json'}")
 
 
 analyze_app = typer.Typer(

@@ -1,23 +1,23 @@
 """``omnieval run``: its options are generated from the option models (``omnieval/options``); the run is
-:func:`omnieval.library.evaluate` with them as keywords."""
+:func:`omnieval.evaluate` with them as keywords."""
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from omnieval.cli._common import fail, friendly_errors, warn_unknown_sample_ids
+from omnieval.cli._common import fail, friendly_errors
 from omnieval.cli.option_params import checked_options, cli_values, option_parameters, with_options
 
 if TYPE_CHECKING:
     from omnieval.options.build import RunOptions
     from omnieval.types.files import ResultsFile
 
-__all__ = ["run_command", "warn_on_hook_failures", "warn_unknown_sample_ids"]
+__all__ = ["run_command"]
 
 TARGET = ("tasks", "model", "output")
 """The options that are arguments of their own in the keyword API."""
@@ -49,70 +49,30 @@ def _dry_run(options: RunOptions, target: dict[str, Any]) -> None:
 
 
 def _run(target: dict[str, Any], keywords: dict[str, Any]) -> None:
-    from omnieval.library import evaluate
+    """The run through :func:`omnieval.evaluate`, then its table (the warnings are the API's)."""
+    from omnieval import api
+    from omnieval.cli import startup
 
-    if not gc.isenabled():  # `omnieval run` itself (cli.app.main) set up with collection off
-        _collect_for_a_run()
+    startup.tune_for_the_requests()  # the console script's process only (cli.app.main set it up)
     started = time.perf_counter()
-    result = evaluate(**target, warm_up=True, **keywords)
+    result = api.evaluate(**target, warm_up=True, **keywords)
+    if not keywords.get("quiet"):
+        _print_summary(result.results, output=target["output"], seconds=time.perf_counter() - started)
+    if result.failure is not None:
+        print(f"omnieval: {result.failure}", file=sys.stderr)
+        raise typer.Exit(3)
+    if not sum(result.states.values()):
+        fail("no samples were selected (check --limit / --sample-ids)", code=1)
+
+
+def _print_summary(results: ResultsFile, *, output: Path, seconds: float) -> None:
     # imported after the run (rich ≈ 0.05 s, the result models): the api's warm-up thread has loaded
     # them while the model worked, and the first request did not wait for them
     from rich.console import Console
 
     from omnieval.reports import results_table
 
-    results = result.results
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
-    console.print(
-        f"run wall time {time.perf_counter() - started:.1f}s (tasks run concurrently; per-task busy times "
-        "overlap)"
-    )
-    console.print(f"report: {target['output'] / 'report.html'}")
-    _warn_on_errors(results)
-    warn_on_hook_failures(results.extra("hooks") or {})
-    warn_unknown_sample_ids(result.unknown_sample_ids)
-    if result.failure is not None:
-        print(f"omnieval: {result.failure}", file=sys.stderr)
-        raise typer.Exit(3)
-    if sum(results.states.values()) == 0:
-        fail("no samples were selected (check --limit / --sample-ids)", code=1)
-
-
-GC_THRESHOLDS = (20_000, 10, 10)
-"""Young objects collected every 20,000 allocations (Python's default: 700), the older generations every
-10 collections of the one below."""
-
-
-def _collect_for_a_run() -> None:
-    """The garbage collector turned back on, tuned for a process that keeps what it imported until it
-    exits: the objects made during the set-up (modules, classes, models, the configuration) are frozen
-    out of every later collection, and young objects are collected less often. Collections went over
-    the set-up's objects again and again: ≈ 70 ms of a 2,000-request run's CPU, ≈ 20 ms after
-    (docs/dev/performance.md). Garbage cycles left by the set-up stay until exit (one-off, a few kB)."""
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
-    gc.enable()
-
-
-def warn_on_hook_failures(report: dict[str, Any]) -> None:
-    """A tracker that failed never failed the run; one line per hook says how often and the first error."""
-    for name, tally in report.items():
-        if isinstance(tally, dict) and tally.get("failures"):
-            print(
-                f"omnieval: hook {name} failed {tally['failures']} time(s) (first: {tally['first_error']}); "
-                "the results above are complete",
-                file=sys.stderr,
-            )
-    if report.get("dropped_events"):
-        print(f"omnieval: {report['dropped_events']} hook event(s) dropped (hooks too slow)", file=sys.stderr)
-
-
-def _warn_on_errors(results: ResultsFile) -> None:
-    """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
-    from omnieval.reports import error_warning, unscored_warning
-
-    for name, block in results.tasks.items():
-        for line in (error_warning(name, block), unscored_warning(name, block)):
-            if line:
-                print(f"omnieval: {line}", file=sys.stderr)
+    console.print(f"run wall time {seconds:.1f}s (tasks run concurrently; per-task busy times overlap)")
+    console.print(f"report: {Path(output) / 'report.html'}")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from omnieval.cli._common import comma_joined, fail, friendly_errors, parse_kv, print_json
 from omnieval.cli.option_params import checked_options, cli_values, option_parameters, with_options
+
+if TYPE_CHECKING:
+    from omnieval.types.files import LeaderboardFile
 
 __all__ = ["sweep_command"]
 
@@ -66,46 +69,37 @@ def sweep_command(
     started once for the whole sweep and shared by the models running at once. The options are those
     of `omnieval run` (but --dry-run).
     """
-    from omnieval.executors.sweep import load_sweep
-    from omnieval.library import run_sweep
-    from omnieval.options.build import executor_options, sweep_configs
+    from omnieval import api
 
     with friendly_errors():
-        built = checked_options(cli_values(options))
-        spec = load_sweep(
-            config,
+        keywords = cli_values(options)
+        checked_options(keywords)  # a bad value: one line naming its flag
+        board = api.sweep(
+            config=config,
             models=comma_joined(models) or None,
             tasks=comma_joined(tasks) or None,
+            output=output,
             models_at_once=models_at_once,
+            scheme=scheme,
+            scheme_options=parse_kv(option, option="--option"),
+            **keywords,
         )
-        runs = run_sweep(
-            sweep_configs(built, spec, output=output),
-            executor_options(built),
-            models_at_once=spec.models_at_once,
-            quiet=built.write.quiet,
-        )
-        _write_boards(
-            output, runs, scheme=scheme, options=parse_kv(option, option="--option"), json_out=json_out
-        )
-    failed = [r for r in runs if r.status != "finished"]
-    if failed:
-        names = ", ".join(f"{r.name} ({r.error})" for r in failed)
+    if json_out or not keywords.get("quiet"):  # --quiet: nothing but warnings and errors (--json asks)
+        _print_boards(board, output=output, json_out=json_out)
+    if board.failed:
+        names = ", ".join(f"{name} ({error})" for name, error in board.failed.items())
         fail(
-            f"sweep: {len(failed)} of {len(runs)} models failed: {names}. The others are in "
+            f"sweep: {len(board.failed)} of {len(board.runs)} models failed: {names}. The others are in "
             "leaderboard.json; "
             "run the same command again to resume (finished models are not recomputed)"
         )
 
 
-def _write_boards(
-    output: Path, runs: list[Any], *, scheme: str | None, options: dict[str, Any], json_out: bool
-) -> None:
-    """leaderboard.json: a row per model (failed ones too, with their status), their run directories,
-    the failures' errors and any scheme's board over the finished models."""
+def _print_boards(board: LeaderboardFile, *, output: Path, json_out: bool) -> None:
+    """The sweep's board (and any scheme's), or leaderboard.json as JSON."""
     from omnieval.cli.listing import print_board
-    from omnieval.library import write_leaderboard
 
-    document = write_leaderboard(output, runs, scheme=scheme, options=options)
+    document = board.model_dump(mode="json")
     if json_out:
         print_json(document)
         return

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from omnieval.reports.views import PromptSource
 
-__all__ = ["WARM_UP_THREAD", "TailWarmUp", "load_tail_modules", "short_gil_slices", "warming_up"]
+__all__ = ["WARM_UP_THREAD", "TailWarmUp", "load_tail_modules", "load_with", "warming_up"]
 
 WARM_UP_THREAD = "omnieval-warm-up"
 
@@ -80,7 +79,7 @@ async def _render(prompts: PromptSource, *, samples_of: Callable[[Any], Iterable
 
 
 def _load_on_thread() -> None:
-    with short_gil_slices():
+    with _loading():
         load_tail_modules()
 
 
@@ -111,35 +110,12 @@ def load_tail_modules() -> None:
         warm_up()
 
 
-class _SwitchInterval:
-    """Shorter GIL time slices while a warm-up runs beside the event loop, then the interpreter's own.
-
-    Each time a response wakes the loop, its thread waits for the GIL until the warm-up's slice ends
-    (5 ms by default): over a warm-up's ≈ 0.2 s of imports that stretched a 2,000-request run at 50 ms
-    latency by ≈ 0.4 s (measured). Nested and concurrent warm-ups (several runs in one process) restore
-    the interval only when the last one ends."""
-
-    SLICE_S = 0.0005
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._active = 0
-        self._saved = 0.0
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._active == 0:
-                self._saved = sys.getswitchinterval()
-                sys.setswitchinterval(min(self._saved, self.SLICE_S))
-            self._active += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active -= 1
-                if self._active == 0:
-                    sys.setswitchinterval(self._saved)
+_loading: Callable[[], contextlib.AbstractContextManager[object]] = contextlib.nullcontext
+"""What the warm-up thread loads inside (:func:`load_with`)."""
 
 
-short_gil_slices = _SwitchInterval()
+def load_with(context: Callable[[], contextlib.AbstractContextManager[object]]) -> None:
+    """Have every later warm-up thread load inside ``context()``: the command line's short GIL slices
+    (:mod:`omnieval.cli.startup`), which change the whole process and so are never a library call's."""
+    global _loading
+    _loading = context

@@ -1,5 +1,5 @@
-"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures, retries) or quiet log
-lines."""
+"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures, retries), a log line per
+task where stderr is no terminal, or nothing under ``quiet``."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ class Progress:
     def __init__(self, *, quiet: bool, elapsed_label: str = "task busy") -> None:
         """``elapsed_label`` names the time on a row's quiet line: a task's busy time (tasks of a run overlap)
         or, for a sweep's one row per model, that model's run wall time."""
+        self.silent = quiet
+        """``quiet``: nothing at all (warnings and errors are printed by whoever has them)."""
         self.quiet = quiet or not sys.stderr.isatty()
+        """No bars: a line per finished task instead (a log file, a pipe), or nothing when ``silent``."""
         self.elapsed_label = elapsed_label
         self._rich: Any = None
         self._ids: dict[str, Any] = {}
@@ -84,7 +87,7 @@ class Progress:
         )
 
     def finish(self, name: str, *, states: dict[str, int]) -> None:
-        if self.quiet:
+        if self.quiet and not self.silent:
             counts = " ".join(f"{k}={v}" for k, v in sorted(states.items()))
             counts += f"; {self._retries} retries so far in the run" if self._retries else ""
             now = time.perf_counter()

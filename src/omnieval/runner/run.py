@@ -458,8 +458,9 @@ async def run_async(
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     plans = plan_capabilities(tasks, model=config.model, accepts=backend.accepts(), blind=config.blind)
     check_capabilities(plans)  # a refused task stops the run before its first request
-    for plan in plans:
-        print(f"[omnieval] {plan.line()}", file=sys.stderr)
+    for plan in plans:  # quiet: only a warning (samples the model cannot take are skipped)
+        if not config.quiet or plan.action == "skip_some":
+            print(f"[omnieval] {plan.line()}", file=sys.stderr)
     started = dt.datetime.now(dt.UTC).isoformat()
     judges = JudgeStage(
         tasks=tasks,

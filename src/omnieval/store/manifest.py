@@ -77,7 +77,7 @@ def prefetch_environment() -> None:
 
 def environment_info() -> dict[str, Any]:
     """omnieval version and commit, Python, libraries and hardware."""
-    from omnieval import __version__
+    from omnieval.version import __version__
 
     commit, system, versions = _slow_facts()
     return {

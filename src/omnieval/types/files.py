@@ -9,7 +9,6 @@ key (``extra="allow"``): stages add facts to results.json over time, and a reade
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -29,14 +28,12 @@ __all__ = [
     "LEADERBOARD_SCHEMA_VERSION",
     "MANIFEST_SCHEMA_VERSION",
     "RESULTS_SCHEMA_VERSION",
-    "EvalResults",
     "LeaderboardFile",
     "ManifestFile",
     "ResultsFile",
     "TaskResults",
     "checked_json",
     "json_schema",
-    "load_results",
     "record_model",
     "results_model",
 ]
@@ -190,37 +187,3 @@ def _read(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise StoreError(f"{path}: expected a JSON object")
     return data
-
-
-@dataclasses.dataclass(frozen=True)
-class EvalResults:
-    """What :func:`omnieval.evaluate` returns: the typed results.json and where the run is."""
-
-    results: ResultsFile
-    run_dir: Path | None = None
-    """``None`` for an in-memory run (``output=None``)."""
-    failure: str | None = None
-    """Why ``omnieval run`` would exit 3 (error-rate policy), or ``None``."""
-    unknown_sample_ids: tuple[str, ...] = ()
-
-    @property
-    def tasks(self) -> dict[str, TaskResults]:
-        return self.results.tasks
-
-    @property
-    def model(self) -> str:
-        return self.results.model
-
-    @property
-    def states(self) -> dict[str, int]:
-        return self.results.states
-
-    def to_dict(self) -> dict[str, Any]:
-        """results.json as written (every key, typed ones and extra ones)."""
-        return self.results.model_dump(mode="json")
-
-
-def load_results(run_dir: str | Path) -> EvalResults:
-    """A finished run's results.json, typed (older unversioned files included)."""
-    path = Path(run_dir) / "results.json"
-    return EvalResults(results=load_file(path, ResultsFile), run_dir=Path(run_dir))
