@@ -234,7 +234,7 @@ def compare(*runs: str | Path, output: str | Path | None = None, seed: int = 0) 
 
 def report(run_dir: str | Path, *, prompts: bool = True) -> Path:
     """Render ``report.html`` again from the stored records; returns its path (``omnieval report``)."""
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
     from omnieval.runner import resolve_tasks
     from omnieval.types.files import ManifestFile, load_file
 

@@ -58,7 +58,7 @@ class AnthropicBackend(Backend):
         self._processors: dict[MediaPolicy, Any] = {}
 
     def _image(self, part: ImagePart, policy: MediaPolicy, applied: dict[str, Any]) -> dict[str, Any]:
-        from omnieval.media import processor_for  # type: ignore[attr-defined]
+        from omnieval.media.processor import processor_for
 
         processor = self._processors.get(policy) or self._processors.setdefault(
             policy, processor_for(policy, self.options.media_cache_dir)

@@ -112,7 +112,7 @@ class GeminiBackend(Backend):
         """Files API uploads made (the same content is uploaded once)."""
 
     def _processor(self, policy: MediaPolicy) -> Any:
-        from omnieval.media import processor_for  # type: ignore[attr-defined]
+        from omnieval.media.processor import processor_for
 
         if policy not in self._processors:
             self._processors[policy] = processor_for(policy, self.options.media_cache_dir)

@@ -44,7 +44,7 @@ MediaFactory = Callable[[MediaPolicy, str | None], Any]
 
 
 def _default_media_factory(policy: MediaPolicy, cache_dir: str | None) -> Any:
-    from omnieval.media import processor_for  # type: ignore[attr-defined]
+    from omnieval.media.processor import processor_for
 
     return processor_for(policy, cache_dir)
 

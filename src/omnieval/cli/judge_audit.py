@@ -80,7 +80,7 @@ def audit_command(
 def _rerender_report(run_dir: Path) -> None:
     """Re-render the run's report.html, whose "Judge audit" section shows the saved flips and agreement."""
     from omnieval.cli.report_cmds import _tasks_of
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
 
     with friendly_errors():
         tasks, _ = _tasks_of(run_dir)

@@ -34,7 +34,7 @@ def report_command(
     ] = False,
 ) -> None:
     """Re-render report.html (and its sample viewer and tables) from the stored records."""
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
 
     check_run_dirs([run_dir])
     with friendly_errors():

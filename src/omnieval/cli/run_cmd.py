@@ -308,7 +308,7 @@ def _run(config: object, executor: object = None) -> None:
     from rich.console import Console
 
     from omnieval.library import error_rate_failure
-    from omnieval.reports import results_table
+    from omnieval.reports.html import results_table
     from omnieval.types.files import results_model
 
     results = results_model(document, source=outcome.output / "results.json")
@@ -375,7 +375,7 @@ def warn_unknown_sample_ids(unknown: tuple[str, ...] | list[str]) -> None:
 
 def _warn_on_errors(results: ResultsFile) -> None:
     """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
-    from omnieval.reports import error_warning, unscored_warning
+    from omnieval.reports.problems import error_warning, unscored_warning
 
     for name, block in results.tasks.items():
         for line in (error_warning(name, block), unscored_warning(name, block)):
