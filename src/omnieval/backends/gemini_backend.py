@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import Field
 
-from omnieval.backends._openai_http import connection_kind
 from omnieval.backends._openai_parse import parse_retry_after
+from omnieval.backends._transport import connection_kind
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
