@@ -50,9 +50,16 @@ PLUGINS_GROUP = "omnieval.plugins"
 """Packages holding plugins of several kinds (benchmark suites), named by the prefix of their names."""
 
 
+_registries: dict[str, Registry[Any]] = {}
+"""Each kind's registry by its entry-point group."""
+
+
 class Registry(Generic[T]):
     """A name → object map for one kind of plugin (backends, parsers, metrics, ...), filled from the
     entry points of ``group`` as names are looked up."""
+
+    kind: str
+    group: str
 
     def __init__(self, kind: str, *, group: str) -> None:
         if group in _registries:
@@ -124,7 +131,6 @@ class Registry(Generic[T]):
         load_group(PLUGINS_GROUP)
 
 
-_registries: dict[str, Registry[Any]] = {}
 _lock = threading.RLock()  # re-entrant: a plugin module may look names up while it is imported
 _loaded: set[tuple[str, str]] = set()
 _loading: set[tuple[str, str]] = set()
