@@ -4,31 +4,11 @@ plugins: a module that registers a plugin and is not declared fails here, not in
 from __future__ import annotations
 
 import ast
-import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
+from tests.plugins.fresh import fresh_python
+
 SRC = Path(__file__).resolve().parents[2] / "src"
-
-
-def _python(code: str, *, cwd: Path, pythonpath: Path | None = None) -> dict[str, object]:
-    """Run ``code`` in a fresh interpreter (sys.modules starts empty) and return the JSON it prints last."""
-    env = None
-    if pythonpath is not None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pythonpath), *sys.path])}
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 _RECORD_REGISTRATIONS = """
@@ -74,7 +54,7 @@ def _declared_for(group: str, name: str, module: str, entries: dict[str, dict[st
 
 
 def test_every_module_that_registers_a_plugin_is_declared_as_an_entry_point(tmp_path: Path) -> None:
-    out = _python(_RECORD_REGISTRATIONS, cwd=tmp_path)
+    out = fresh_python(_RECORD_REGISTRATIONS, cwd=tmp_path)
     entries: dict[str, dict[str, str]] = out["entries"]  # type: ignore[assignment]
     seen: list[list[str]] = out["seen"]  # type: ignore[assignment]
     assert len(seen) > 50 and not [s for s in out["skipped"] if "omnieval" in s.split(":", 1)[1]]  # type: ignore[attr-defined]
@@ -87,7 +67,7 @@ def test_every_module_that_registers_a_plugin_is_declared_as_an_entry_point(tmp_
 
 
 def test_every_own_entry_point_loads_and_provides_its_name(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json
         import omnieval.hooks, omnieval.backends.embeddings, omnieval.submission.base  # every kind's registry
@@ -111,7 +91,7 @@ def test_every_own_entry_point_loads_and_provides_its_name(tmp_path: Path) -> No
 
 
 def test_a_name_lookup_imports_only_its_own_entry_point(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
         from omnieval.parsers import parsers
@@ -159,7 +139,7 @@ def _third_party(root: Path) -> Path:
 
 
 def test_a_third_party_kind_entry_point_is_found_and_a_broken_one_hides_nothing(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
         from omnieval.metrics import metrics
