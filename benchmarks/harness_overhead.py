@@ -509,7 +509,7 @@ def client_cpu(bench: Bench) -> None:
 
 def report_cost(bench: Bench) -> None:
     """CPU of writing the report of a finished healthy run, beside that run's own CPU."""
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
     from omnieval.runner import resolve_tasks
 
     a = bench.args

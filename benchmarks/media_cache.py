@@ -20,7 +20,8 @@ import numpy as np
 import soundfile
 from PIL import Image
 
-from omnieval.media import MediaProcessor, clear_fingerprint_memo
+from omnieval.media import clear_fingerprint_memo
+from omnieval.media.processor import MediaProcessor
 from omnieval.types import MediaPolicy, MediaRef
 
 

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omnieval.reports import write_report
+from omnieval.reports.html import write_report
 from omnieval.testing.browser import chromium_path, open_page
 from omnieval.testing.runs import write_synthetic_run
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from omnieval.media import MediaProcessor, plan_frame_indices
+from omnieval.media import plan_frame_indices
+from omnieval.media.processor import MediaProcessor
 from omnieval.media.video import sample_video
 from omnieval.types import MediaPolicy, MediaRef
 

@@ -82,7 +82,7 @@ def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None)
     from omnieval.backends import BackendOptions
     from omnieval.backends.cascade import CascadeBackend
     from omnieval.backends.shared import share
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
     from omnieval.runner import JudgeConfig, RunConfig
     from omnieval.runner.run import run_async
     from omnieval.runs.evaluation import finalize, outcome_facts

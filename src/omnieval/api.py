@@ -234,7 +234,7 @@ def report(run_dir: str | Path, *, prompts: bool = True) -> Path:
     run whose tasks cannot be resolved any more renders without them and says why on stderr."""
     import sys
 
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
     from omnieval.runs.stored import tasks_of_run
 
     tasks = None

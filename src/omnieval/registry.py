@@ -1,18 +1,28 @@
-"""One generic registry per kind of plugin, reached through one decorator.
+"""One generic registry per kind of plugin, and the one place that imports plugins.
 
-Unknown names fail at validation time with close-match suggestions. Plugins, built-in benchmark
-suites and third-party packages alike, are ``omnieval.plugins`` entry points (the engine never imports
-them). A lookup imports only what it needs: its kind's core plugins first (a backend lookup: that
-provider's module), then the whole core, then the plugin whose entry-point name starts the looked-up
-name (``megabench.query_score`` → ``megabench``), and all plugins only for a name still unknown (to
-list close matches). A plugin that fails to import is recorded with its package
-and error (:func:`plugin_failures`, named in unknown-name errors); the others keep working.
+Every plugin, built-in or third-party, is an entry point (pyproject.toml ``[project.entry-points.GROUP]``):
+
+- in its kind's group (``omnieval.backends``, ``omnieval.parsers``, ``omnieval.metrics``, ...: each
+  :class:`Registry` names its ``group``) under the name a lookup asks for, or the prefix of the names it
+  registers (``mine`` for ``mine.f1``); the value is a module that registers the plugin when imported,
+  or (``module:attr``) the object itself, registered under the entry-point name;
+- in ``omnieval.plugins`` (:data:`PLUGINS_GROUP`) when one package holds plugins of several kinds (a
+  benchmark suite, a private benchmark), named by the prefix of the names it registers
+  (``megabench.query_score`` → ``megabench``).
+
+A lookup imports only what can provide the name: its kind's entry point of that name (or of its part
+before ``@``, or of its prefix), then the ``omnieval.plugins`` entry point of its prefix, and every
+plugin only for a name still unknown (to list close matches); listing a kind's names loads its group and
+every ``omnieval.plugins`` entry point. Entry points are read from the installed package metadata, so a
+new or renamed one needs a reinstall (``pip install -e .``). A plugin that fails to import is recorded
+with its package and error (:func:`plugin_failures`, named in unknown-name errors); the others keep
+working.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
+import functools
 import inspect
 import logging
 import re
@@ -24,32 +34,42 @@ from typing import Any, Generic, TypeVar
 from omnieval.errors import RegistryError, TaskFileError
 
 __all__ = [
+    "PLUGINS_GROUP",
     "Registry",
     "check_options",
     "cli_apps",
-    "load_core",
-    "load_for",
-    "load_plugin",
+    "entry_points",
+    "load_group",
     "load_plugins",
     "plugin_failures",
 ]
 
 T = TypeVar("T")
 
+PLUGINS_GROUP = "omnieval.plugins"
+"""Packages holding plugins of several kinds (benchmark suites), named by the prefix of their names."""
+
+
+_registries: dict[str, Registry[Any]] = {}
+"""Each kind's registry by its entry-point group."""
+
 
 class Registry(Generic[T]):
-    """A name → object map for one kind of plugin (backends, parsers, metrics, ...).
+    """A name → object map for one kind of plugin (backends, parsers, metrics, ...), filled from the
+    entry points of ``group`` as names are looked up."""
 
-    ``core`` names the engine modules that hold this kind's built-in plugins (a callable: for the
-    looked-up name): a lookup imports those first and the whole core only for a name they lack. ``None``:
-    the whole core at once."""
+    kind: str
+    group: str
 
-    def __init__(
-        self, kind: str, *, core: tuple[str, ...] | Callable[[str], tuple[str, ...]] | None = None
-    ) -> None:
+    def __init__(self, kind: str, *, group: str) -> None:
+        if group in _registries:
+            raise RegistryError(
+                f"entry-point group {group!r} already belongs to the {_registries[group].kind}s"
+            )
         self.kind = kind
+        self.group = group
         self._items: dict[str, T] = {}
-        self._core = core
+        _registries[group] = self
 
     def register(self, name: str, *, replace: bool = False) -> Callable[[T], T]:
         """Decorator that registers ``obj`` under ``name``; a second registration is an error."""
@@ -79,9 +99,24 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._find(name)
 
+    def find(self, name: str, found: Callable[[], bool]) -> bool:
+        """Load as little as makes ``found()`` true for ``name`` (see the module's docstring)."""
+        if found():
+            return True
+        for candidate in _candidates(name):
+            if _load_entry(self.group, candidate) and found():
+                return True
+        if _load_entry(PLUGINS_GROUP, _prefix(name)) and found():
+            return True
+        load_plugins()
+        return found()
+
     def _find(self, name: str) -> bool:
-        core = self._core(name) if callable(self._core) else self._core
-        return load_for(name, lambda: name in self._items, core=core)
+        return self.find(name, lambda: name in self._items)
+
+    def declared(self) -> list[str]:
+        """The entry-point names of this kind's group, read without importing any plugin."""
+        return sorted(entry_points(self.group))
 
     def names(self) -> list[str]:
         self._load_all()
@@ -92,141 +127,114 @@ class Registry(Generic[T]):
         yield from sorted(self._items.items())
 
     def _load_all(self) -> None:
-        if isinstance(self._core, tuple):  # a kind whose built-ins live outside the engine's core
-            _import_core(self._core)
-        load_plugins()
+        load_group(self.group)
+        load_group(PLUGINS_GROUP)
 
 
-_CORE_MODULES = (
-    "omnieval.parsers.builtin",
-    "omnieval.metrics.builtin",
-    "omnieval.backends.builtin",
-    "omnieval.judges.builtin",
-)
-PLUGIN_GROUP = "omnieval.plugins"
 _lock = threading.RLock()  # re-entrant: a plugin module may look names up while it is imported
-_core_loaded = False
-_core_imported: set[str] = set()
-_all_loaded = False
-_loaded: set[str] = set()
-_loading: set[str] = set()
+_loaded: set[tuple[str, str]] = set()
+_loading: set[tuple[str, str]] = set()
+_loaded_groups: set[str] = set()
 _failures: dict[str, str] = {}
 
 
-def load_core() -> None:
-    """Import the engine's own parsers, metrics, backends and judge templates (no benchmark suite)."""
-    global _core_loaded
-    if _core_loaded:
-        return
-    with _lock:
-        if _core_loaded:
-            return
-        _import_core(_CORE_MODULES)
-        # only once every module is in: another thread must not see a half-filled registry
-        _core_loaded = True
+@functools.cache
+def _omnieval_entry_points() -> dict[str, dict[str, metadata.EntryPoint]]:
+    """Every ``omnieval.*`` entry point by group and name, read once (one scan of the installed
+    distributions' metadata, ≈ 10 ms)."""
+    everything = metadata.entry_points()
+    return {
+        group: {entry.name: entry for entry in everything.select(group=group)}
+        for group in everything.groups
+        if group.startswith("omnieval.")
+    }
 
 
-def _import_core(modules: tuple[str, ...]) -> None:
-    """Import engine modules of built-in plugins (each once; marked only once imported whole)."""
-    if _core_imported.issuperset(modules):
-        return
-    with _lock:
-        for module in modules:
-            if module in _core_imported:
-                continue
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:  # a layer absent from a trimmed install
-                if exc.name is None or not module.startswith(exc.name):
-                    raise
-            _core_imported.add(module)
+def entry_points(group: str) -> dict[str, metadata.EntryPoint]:
+    """The entry points of ``group`` by name."""
+    return _omnieval_entry_points().get(group, {})
 
 
-def plugin_entry_points() -> dict[str, metadata.EntryPoint]:
-    """The ``omnieval.plugins`` entry points by name; built-in suites are declared there too
-    (pyproject.toml)."""
-    return {entry.name: entry for entry in metadata.entry_points(group=PLUGIN_GROUP)}
-
-
-def load_plugin(name: str) -> bool:
-    """Import one plugin by its entry-point name; ``False`` when it is unknown or failed (see
-    :func:`plugin_failures`)."""
-    load_core()
-    if name in _loaded:
+def _load_entry(group: str, name: str) -> bool:
+    """Import one entry point (once); ``False`` when there is none or it failed (see
+    :func:`plugin_failures`). An object (``module:attr``) is registered under the entry-point name."""
+    key = (group, name)
+    if key in _loaded:
         return True
+    if name not in entry_points(group):
+        return False
     with _lock:
-        if name in _loaded or name in _loading:
-            return name in _loaded
-        entry = plugin_entry_points().get(name)
-        if entry is None or name in _failures:
+        if key in _loaded or key in _loading:
+            return key in _loaded
+        entry = entry_points(group).get(name)
+        if entry is None or f"{group}:{name}" in _failures:
             return False
-        _loading.add(name)
+        _loading.add(key)
         try:
-            entry.load()
+            obj = entry.load()
+            if not inspect.ismodule(obj) and group in _registries:
+                _registries[group].add(name, obj)
         except Exception as exc:  # a broken plugin is reported and never hides the others
             package = entry.dist.name if entry.dist is not None else entry.value
             error = f"{type(exc).__name__}: {exc}"
-            _failures[name] = f"plugin {name!r} ({package}: {entry.value}) failed to import: {error}"
-            logging.getLogger("omnieval").warning("%s", _failures[name])
+            reason = f"plugin {name!r} ({package}: {entry.value}) failed to import: {error}"
+            _failures[f"{group}:{name}"] = reason
+            logging.getLogger("omnieval").warning("%s", reason)
             return False
         finally:
-            _loading.discard(name)
-        _loaded.add(name)
+            _loading.discard(key)
+        _loaded.add(key)
         return True
+
+
+def load_group(group: str) -> None:
+    """Import every entry point of ``group`` (a failed one is recorded, not raised)."""
+    if group in _loaded_groups:
+        return
+    with _lock:
+        if group in _loaded_groups:
+            return
+        for name in entry_points(group):
+            _load_entry(group, name)
+        if not _loading:  # a plugin that lists names while it is imported sees a partial set
+            _loaded_groups.add(group)
 
 
 def load_plugins() -> None:
-    """Import the core plugins and every entry-point plugin (a failed one is recorded, not raised)."""
-    global _all_loaded
-    if _all_loaded:
-        return
-    load_core()
-    with _lock:
-        if _all_loaded:
+    """Import every plugin: the ``omnieval.plugins`` packages and every kind's group (a kind whose
+    registry one of them defines included)."""
+    load_group(PLUGINS_GROUP)
+    while pending := [group for group in list(_registries) if group not in _loaded_groups]:
+        for group in pending:
+            load_group(group)
+        if _loading:
             return
-        for name in plugin_entry_points():
-            load_plugin(name)
-        _all_loaded = not _loading  # a plugin that lists names while it is imported sees a partial set
 
 
 def plugin_failures() -> dict[str, str]:
-    """Plugins whose import failed, by entry-point name, with the package and the error."""
+    """Plugins whose import failed, by ``GROUP:NAME`` of their entry point, with the package and error."""
     return dict(_failures)
 
 
-def load_for(name: str, found: Callable[[], bool], *, core: tuple[str, ...] | None = None) -> bool:
-    """Load as little as makes ``found()`` true for ``name``: the ``core`` modules of its kind (default:
-    the whole core), the whole core, then the plugin whose entry-point name starts ``name``, then every
-    plugin (an unknown name needs them all to list close matches)."""
-    if core is not None:
-        if _core_imported.issuperset(core) and found():
-            return True
-        _import_core(core)
-        if found():
-            return True
-    if _core_loaded and found():
-        return True
-    load_core()
-    if found():
-        return True
-    if load_plugin(_plugin_for(name)) and found():
-        return True
-    load_plugins()
-    return found()
+def _candidates(name: str) -> list[str]:
+    """The entry-point names of a kind's group that may provide ``name``: itself, its part before ``@``
+    (a versioned judge template) and its prefix (``mine.f1`` → ``mine``)."""
+    return list(dict.fromkeys((name, name.partition("@")[0], _prefix(name))))
+
+
+def _prefix(name: str) -> str:
+    """The entry-point name a plugin name starts with: ``megabench.query_score`` → ``megabench``."""
+    return re.split(r"[^A-Za-z0-9]", name, maxsplit=1)[0]
 
 
 def _stale_install_hint() -> str:
-    """Built-in suites are entry points of omnieval's own install: an install older than them sees none."""
-    if any(e.value.startswith("omnieval.benchmarks.") for e in plugin_entry_points().values()):
+    """omnieval's own plugins are entry points of its install: an install older than them has none."""
+    if any(e.value.startswith("omnieval.") for e in entry_points("omnieval.parsers").values()):
         return ""
     return (
-        "; no built-in suite is registered: reinstall omnieval (pip install -e .) to refresh its entry points"
+        "; omnieval's own plugins are not registered: reinstall omnieval (pip install -e .) to refresh its "
+        "entry points"
     )
-
-
-def _plugin_for(name: str) -> str:
-    """The entry-point name a plugin name starts with: ``megabench.query_score`` → ``megabench``."""
-    return re.split(r"[^A-Za-z0-9]", name, maxsplit=1)[0]
 
 
 def check_options(fn: Callable[..., Any], options: dict[str, Any], *, what: str, n_positional: int) -> None:
@@ -243,5 +251,5 @@ def check_options(fn: Callable[..., Any], options: dict[str, Any], *, what: str,
         raise TaskFileError(f"{what} does not take option(s) {unknown}; it takes {sorted(accepted)}")
 
 
-cli_apps: Registry[Any] = Registry("CLI sub-command group")
+cli_apps: Registry[Any] = Registry("CLI sub-command group", group="omnieval.cli")
 """Typer apps that suites add as ``omnieval NAME ...`` sub-commands (e.g. ``omnieval mera prompts``)."""

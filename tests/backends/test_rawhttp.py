@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from omnieval.backends._openai_http import AiohttpPoster, HttpxPoster, TransportFailure, make_poster
+from omnieval.backends._openai_http import AiohttpPoster, HttpxPoster, make_poster
 from omnieval.backends._rawhttp import RawHttpPoster
+from omnieval.backends._transport import TransportFailure
 
 Script = Callable[[bytes], list[bytes]]
 """Given the raw request, the pieces of the response to send (with a short pause between them)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from omnieval.reports import write_report
+from omnieval.reports.html import write_report
 from omnieval.testing.browser import open_page
 from omnieval.testing.runs import write_synthetic_run
 

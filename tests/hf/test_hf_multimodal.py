@@ -197,7 +197,7 @@ async def test_llava_video_equals_its_sampled_frames_as_images(llava_dir: Path, 
     # 1 fps over 4 s would be 4 frames; the budget of 3 forces uniform sampling
     assert applied["frames_sampled"] == 3 and applied["timestamps"] == [0.0, 1.5, 3.0], applied
     # the same frames sent as three images give the same answer: video = its sampled frames
-    from omnieval.media import processor_for
+    from omnieval.media.processor import processor_for
 
     frames = processor_for(policy, str(tmp_path / "cache")).video(ref).frames
     paths = []

@@ -12,7 +12,8 @@ from media_factory import wav_bytes
 from PIL import Image
 
 from omnieval.errors import MediaError
-from omnieval.media import MediaProcessor, PreparedAudio, PreparedImage, PreparedVideo
+from omnieval.media.prepared import PreparedAudio, PreparedImage, PreparedVideo
+from omnieval.media.processor import MediaProcessor
 from omnieval.types import MediaPolicy, MediaRef
 
 

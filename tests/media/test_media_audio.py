@@ -12,7 +12,7 @@ import soundfile
 from media_factory import wav_bytes
 
 from omnieval.errors import MediaError
-from omnieval.media import MediaProcessor
+from omnieval.media.processor import MediaProcessor
 from omnieval.types import MediaPolicy, MediaRef
 
 

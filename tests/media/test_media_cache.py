@@ -16,7 +16,8 @@ from PIL import Image
 import omnieval.media.processor as processor_module
 import omnieval.media.video_stage as video_stage
 from omnieval.errors import MediaError
-from omnieval.media import MediaProcessor, fingerprint, processor_for
+from omnieval.media import fingerprint
+from omnieval.media.processor import MediaProcessor, processor_for
 from omnieval.types import MediaPolicy, MediaRef
 
 

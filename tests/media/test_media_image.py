@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from omnieval.errors import ConfigError, MediaError
-from omnieval.media import MediaProcessor, fit_size
+from omnieval.media.image import fit_size
+from omnieval.media.processor import MediaProcessor
 from omnieval.types import MediaPolicy, MediaRef
 
 

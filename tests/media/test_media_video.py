@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from media_factory import CODE_H, CODE_W, read_code
 
 from omnieval.errors import MediaError
-from omnieval.media import MediaProcessor, plan_frame_indices
+from omnieval.media import plan_frame_indices
+from omnieval.media.processor import MediaProcessor
 from omnieval.types import MediaPolicy, MediaRef
 
 

@@ -156,11 +156,11 @@ def test_load_plugins_is_complete_for_every_concurrent_caller(monkeypatch: pytes
             time.sleep(0.2)
             imported.append(1)
 
-    registry.load_core()
-    monkeypatch.setattr(registry, "_all_loaded", False)
+    group = registry.PLUGINS_GROUP
+    monkeypatch.setattr(registry, "_loaded_groups", set())
     monkeypatch.setattr(registry, "_loaded", set())
     monkeypatch.setattr(registry, "_failures", {})
-    monkeypatch.setattr(registry, "plugin_entry_points", lambda: {"slow": SlowPlugin()})
+    monkeypatch.setattr(registry, "entry_points", lambda g: {"slow": SlowPlugin()} if g == group else {})
     seen: list[int] = []
     threads = [
         threading.Thread(target=lambda: (registry.load_plugins(), seen.append(len(imported))))
@@ -171,14 +171,15 @@ def test_load_plugins_is_complete_for_every_concurrent_caller(monkeypatch: pytes
     for t in threads:
         t.join()
     assert imported == [1] and seen == [1] * 8  # imported once; nobody returned before it was done
-    assert registry._all_loaded is True
+    assert group in registry._loaded_groups
 
     class BrokenPlugin(SlowPlugin):
         def load(self) -> None:
             raise ImportError("a plugin is broken")
 
-    monkeypatch.setattr(registry, "_all_loaded", False)
+    monkeypatch.setattr(registry, "_loaded_groups", set())
     monkeypatch.setattr(registry, "_loaded", set())
-    monkeypatch.setattr(registry, "plugin_entry_points", lambda: {"broken": BrokenPlugin()})
+    monkeypatch.setattr(registry, "entry_points", lambda g: {"broken": BrokenPlugin()} if g == group else {})
     registry.load_plugins()  # a broken plugin is recorded, never raised, and never marked loaded
-    assert "broken" not in registry._loaded and "a plugin is broken" in registry.plugin_failures()["broken"]
+    failure = registry.plugin_failures()[f"{group}:broken"]
+    assert (group, "broken") not in registry._loaded and "a plugin is broken" in failure

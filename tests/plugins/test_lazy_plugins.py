@@ -6,35 +6,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
+from tests.plugins.fresh import fresh_python
+
 SUITES = "omnieval.benchmarks."
-
-
-def _python(code: str, *, tmp_path: Path, pythonpath: Path | None = None) -> dict[str, object]:
-    """Run ``code`` in a fresh interpreter (sys.modules starts empty) and return the JSON it prints last."""
-    env = None
-    if pythonpath is not None:
-        import os
-
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pythonpath), *sys.path])}
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_a_core_jsonl_run_imports_no_benchmark_module(tmp_path: Path) -> None:
     rows = [{"id": str(i), "question": f"{i}+{i}?", "answer": str(2 * i)} for i in range(6)]
     (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
         from pathlib import Path
@@ -48,33 +30,34 @@ def test_a_core_jsonl_run_imports_no_benchmark_module(tmp_path: Path) -> None:
         print(json.dumps({"score": results["tasks"]["qa"]["score"],
                           "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks"))}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out == {"score": 1.0, "suites": []}
 
 
 def test_the_engine_start_up_imports_neither_numpy_nor_pil(tmp_path: Path) -> None:
-    """Every run loads the core registries (all backends) before its first request; a text run needs
+    """Every built-in backend, parser, metric and judge plugin loads without them; a text run needs
     numpy only for the CIs at its end (loaded on a thread during the requests) and PIL never. The cascade
     backend and ``omnieval.media`` imported both at start-up (~0.1-0.2 s, 16 MB)."""
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
-        from omnieval.registry import load_core
+        from omnieval.registry import load_group
         import omnieval.runner, omnieval.api, omnieval.runs.evaluation, omnieval.cli.run_cmd
         from omnieval.media.hashing import fingerprint
-        load_core()
+        for kind in ("backends", "parsers", "metrics", "aggregations", "judge_protocols", "judge_templates"):
+            load_group(f"omnieval.{kind}")
         heavy = sorted(m for m in ("numpy", "PIL", "scipy", "plotly") if m in sys.modules)
-        from omnieval.media import processor_for
+        from omnieval.media.processor import processor_for
         print(json.dumps({"heavy": heavy, "media_on_use": "numpy" in sys.modules}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out == {"heavy": [], "media_on_use": True}
 
 
 def test_a_suite_name_imports_only_its_own_suite(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
         from omnieval.metrics import metrics
@@ -85,7 +68,7 @@ def test_a_suite_name_imports_only_its_own_suite(tmp_path: Path) -> None:
         suites = sorted({m.split(".")[2] for m in sys.modules if m.startswith("omnieval.benchmarks.")})
         print(json.dumps({"core": core, "before": before, "found": found, "suites": suites}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out == {"core": True, "before": [], "found": True, "suites": ["megabench"]}
 
@@ -104,7 +87,7 @@ def _broken_plugin(root: Path) -> Path:
 
 
 def test_a_broken_plugin_is_reported_and_hides_no_other_plugin(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json
         from omnieval.errors import RegistryError
@@ -120,17 +103,17 @@ def test_a_broken_plugin_is_reported_and_hides_no_other_plugin(tmp_path: Path) -
         print(json.dumps({"missing": missing, "failures": plugin_failures(), "error": error,
                           "mera": "mera_ruslun" in metrics, "mega": "megabench.query_score" in metrics}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
         pythonpath=_broken_plugin(tmp_path / "site"),
     )
     assert out["missing"] is False and out["mera"] is True and out["mega"] is True
-    reason = out["failures"]["broken"]  # type: ignore[index]
+    reason = out["failures"]["omnieval.plugins:broken"]  # type: ignore[index]
     assert "broken-plugin" in reason and "needs libfoo 9" in reason and "ImportError" in reason
     assert "needs libfoo 9" in out["error"] and "no_such_parser" in out["error"]  # type: ignore[operator]
 
 
 def test_concurrent_first_lookups_all_see_the_whole_plugin(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json
         from concurrent.futures import ThreadPoolExecutor
@@ -149,13 +132,13 @@ def test_concurrent_first_lookups_all_see_the_whole_plugin(tmp_path: Path) -> No
             found = list(pool.map(look, names))
         print(json.dumps({"found": all(found), "importer": "megabench" in importers}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out == {"found": True, "importer": True}
 
 
 def test_top_level_help_lists_the_suites_without_importing_them(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import contextlib, io, json, sys
         sys.argv = ["omnieval", "--help"]
@@ -166,7 +149,7 @@ def test_top_level_help_lists_the_suites_without_importing_them(tmp_path: Path) 
         print(json.dumps({"help": text.getvalue(),
                           "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks."))}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out["suites"] == []
     assert all(f"omnieval {name} --help" in str(out["help"]) for name in ("mera", "pollux", "marker", "art"))
@@ -184,7 +167,7 @@ def test_a_suite_group_still_runs(tmp_path: Path) -> None:
 
 
 def test_a_suite_judge_template_by_bare_name_imports_only_its_suite(tmp_path: Path) -> None:
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
         from omnieval.judges import get_judge_template
@@ -194,10 +177,10 @@ def test_a_suite_judge_template_by_bare_name_imports_only_its_suite(tmp_path: Pa
         mega = next(n.split("@")[0] for n in judge_templates.names() if n.startswith("megabench"))
         print(json.dumps({"core": core, "before": before, "mega": mega}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out["core"] == "binary_equivalence" and out["before"] == []
-    lookup = _python(
+    lookup = fresh_python(
         f"""
         import json, sys
         from omnieval.judges import get_judge_template
@@ -205,7 +188,7 @@ def test_a_suite_judge_template_by_bare_name_imports_only_its_suite(tmp_path: Pa
         suites = sorted({{m.split(".")[2] for m in sys.modules if m.startswith("omnieval.benchmarks.")}})
         print(json.dumps({{"name": name, "suites": suites}}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert lookup == {"name": out["mega"], "suites": ["megabench"]}
 
@@ -213,7 +196,7 @@ def test_a_suite_judge_template_by_bare_name_imports_only_its_suite(tmp_path: Pa
 def test_a_backend_lookup_imports_only_that_backend(tmp_path: Path) -> None:
     """A run looks up its provider, parser and metrics: each kind imports its own built-ins, not the whole
     core (every backend module was ≈ 40 ms of every run's start-up)."""
-    out = _python(
+    out = fresh_python(
         """
         import json, sys
         from omnieval.backends import backends
@@ -225,7 +208,7 @@ def test_a_backend_lookup_imports_only_that_backend(tmp_path: Path) -> None:
         hf = backends.get("hf").__module__
         print(json.dumps({"openai": openai, "parser": parser, "others": others, "hf": hf}))
         """,
-        tmp_path=tmp_path,
+        cwd=tmp_path,
     )
     assert out == {
         "openai": "OpenAIBackend",
@@ -233,11 +216,3 @@ def test_a_backend_lookup_imports_only_that_backend(tmp_path: Path) -> None:
         "others": [],
         "hf": "omnieval.backends.hf.backend",
     }
-
-
-def test_the_builtin_backend_table_names_each_provider_s_module() -> None:
-    """``_BUILTIN_MODULES`` must follow the ``@register_backend`` decorators it stands in for."""
-    from omnieval.backends.base import _BUILTIN_MODULES, backends
-
-    builtin = {n: c.__module__ for n, c in backends.items() if c.__module__.startswith("omnieval.backends.")}
-    assert builtin == {n: f"omnieval.backends.{m}" for n, m in _BUILTIN_MODULES.items()}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import omnieval
-from omnieval.reports import write_report
+from omnieval.reports.html import write_report
 from omnieval.reports.sidecar import SIDECAR, read_part
 from omnieval.reports.tail import TailWarmUp
 from omnieval.reports.views import PromptSource

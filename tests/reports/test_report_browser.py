@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from omnieval.reports import write_report
 from omnieval.reports.compare import compare_runs
 from omnieval.reports.compare_page import write_comparison
+from omnieval.reports.html import write_report
 from omnieval.testing.browser import open_page
 from omnieval.testing.runs import write_synthetic_run
 

@@ -300,7 +300,7 @@ def test_a_task_with_hidden_answers_gets_no_bar_rather_than_zero() -> None:
 def test_overall_score_has_a_task_stratified_ci_only_when_task_scores_are_sample_means(
     synthetic_run: Path,
 ) -> None:
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
 
     html = write_report(synthetic_run).read_text(encoding="utf-8")
     found = re.search(r'id="overall-ci">(\d\.\d{3})–(\d\.\d{3}) \(95 % CI, task-stratified bootstrap\)', html)
@@ -379,7 +379,7 @@ def test_megabench_keyword_dimensions_from_imported_task_metadata(tmp_path: Path
 def test_overall_ci_follows_a_judge_derived_score_that_leaves_judge_failed_samples_out(
     tmp_path: Path,
 ) -> None:
-    from omnieval.reports import write_report
+    from omnieval.reports.html import write_report
 
     run = tmp_path / "run"
     run.mkdir()

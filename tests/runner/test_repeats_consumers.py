@@ -38,7 +38,7 @@ def _ids(records: list[dict[str, Any]]) -> list[tuple[str, int]]:
 
 
 def test_diff_pairs_records_by_sample_and_repeat(tmp_path: Path) -> None:
-    from omnieval.reports import diff_runs
+    from omnieval.reports.diff import diff_runs
 
     run_a = _run(tmp_path, "a")
     run_b = tmp_path / "b"

@@ -7,7 +7,8 @@ import ssl
 
 import pytest
 
-from omnieval.backends._openai_http import TransportFailure, connection_kind, make_poster
+from omnieval.backends._openai_http import make_poster
+from omnieval.backends._transport import TransportFailure, connection_kind
 
 
 def _closed_url() -> str:

@@ -19,7 +19,7 @@ is one run's ``results.json`` (typed, or parsed as a dict) with an added ``"run_
 :func:`typed_results`. Options come from CLI ``--option k=v`` pairs and from named CLI flags such as
 ``--weighting``."""
 
-schemes: Registry[Scheme] = Registry("leaderboard scheme")
+schemes: Registry[Scheme] = Registry("leaderboard scheme", group="omnieval.schemes")
 
 
 def register_scheme(name: str) -> Callable[[Scheme], Scheme]:

@@ -11,7 +11,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from omnieval.backends._openai_http import Reply
+from omnieval.backends._transport import Reply
 from omnieval.errors import BackendError
 from omnieval.types import FinishReason, Request, Response, Usage
 

@@ -12,7 +12,7 @@ import asyncio
 import zlib
 from urllib.parse import urlsplit
 
-from omnieval.backends._openai_http import Poster, Reply, TransportFailure, connection_kind
+from omnieval.backends._transport import Poster, Reply, TransportFailure, connection_kind
 
 __all__ = ["RawHttpPoster"]
 

@@ -9,31 +9,21 @@ them. ``--base-url`` points the SDK elsewhere (the tests' fake server).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from typing import Any, cast
 
-from omnieval.backends._openai_http import connection_kind
-from omnieval.backends._openai_parse import parse_retry_after
+from omnieval.backends._transport import connection_kind
+from omnieval.backends.anthropic_messages import message_response, status_error
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
-from omnieval.types import FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
+from omnieval.types import ImagePart, MediaPolicy, Request, Response, TextPart
 from omnieval.types.request import Reasoning
 
 __all__ = ["EFFORT_BUDGET", "AnthropicBackend"]
 
 EFFORT_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 """Thinking budget for ``--reasoning-effort`` when no ``--reasoning-budget`` is given."""
-RETRYABLE = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
-STOPS: dict[str, FinishReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "refusal": "content_filter",
-    "tool_use": "other",
-    "pause_turn": "other",
-}
 
 
 @register_backend("anthropic")
@@ -58,7 +48,7 @@ class AnthropicBackend(Backend):
         self._processors: dict[MediaPolicy, Any] = {}
 
     def _image(self, part: ImagePart, policy: MediaPolicy, applied: dict[str, Any]) -> dict[str, Any]:
-        from omnieval.media import processor_for  # type: ignore[attr-defined]
+        from omnieval.media.processor import processor_for
 
         processor = self._processors.get(policy) or self._processors.setdefault(
             policy, processor_for(policy, self.options.media_cache_dir)
@@ -164,38 +154,3 @@ class AnthropicBackend(Backend):
 
     async def aclose(self) -> None:
         await self.client.close()
-
-
-def status_error(exc: Any, where: str) -> BackendError:
-    status = exc.status_code
-    body = exc.body if exc.body is not None else exc.message
-    text = json.dumps(body, ensure_ascii=False) if not isinstance(body, str) else body
-    message = (body.get("error") or {}).get("message") if isinstance(body, dict) else None
-    return BackendError(
-        f"{where}: HTTP {status}: {text[:1000]}",
-        retryable=status in RETRYABLE,
-        retry_after=parse_retry_after(exc.response.headers.get("retry-after")),
-        rate_limited=status == 429,
-        status=status,
-        server_message=message,
-    )
-
-
-def message_response(message: Any, *, latency: float, media: dict[str, Any]) -> Response:
-    text = "".join(b.text for b in message.content if b.type == "text")
-    thinking = "".join(getattr(b, "thinking", "") for b in message.content if b.type == "thinking") or None
-    usage = message.usage
-    cached = getattr(usage, "cache_read_input_tokens", None) or 0
-    created = getattr(usage, "cache_creation_input_tokens", None) or 0
-    return Response(
-        text=text,
-        reasoning=thinking,
-        finish_reason=STOPS.get(str(message.stop_reason), "other"),
-        usage=Usage(
-            prompt_tokens=usage.input_tokens + cached + created,
-            completion_tokens=usage.output_tokens,
-            cached_tokens=cached or None,
-        ),
-        latency_s=latency,
-        media=media,
-    )

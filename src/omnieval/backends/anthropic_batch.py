@@ -7,24 +7,34 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from omnieval.backends.anthropic_messages import message_response, status_error
 from omnieval.backends.openai_batch import BatchStatus
 from omnieval.errors import BackendError
 from omnieval.types import Request, Response
 
-if TYPE_CHECKING:
-    from omnieval.backends.anthropic_backend import AnthropicBackend
-
-__all__ = ["AnthropicBatchClient"]
+__all__ = ["AnthropicBatchClient", "MessagesBackend"]
 
 STATES = {"in_progress": "in_progress", "canceling": "in_progress", "ended": "completed"}
+
+
+class MessagesBackend(Protocol):
+    """What the client needs of the backend (``anthropic_backend.AnthropicBackend``)."""
+
+    client: Any
+    """The SDK's ``AsyncAnthropic``."""
+
+    @property
+    def spec(self) -> str: ...
+
+    def body(self, request: Request) -> tuple[dict[str, Any], dict[str, Any]]: ...
 
 
 class AnthropicBatchClient:
     """One backend's Message Batches calls."""
 
-    def __init__(self, backend: AnthropicBackend) -> None:
+    def __init__(self, backend: MessagesBackend) -> None:
         self.backend = backend
 
     async def line(self, custom_id: str, request: Request) -> dict[str, Any]:
@@ -38,8 +48,6 @@ class AnthropicBatchClient:
         try:
             return await coro
         except anthropic.APIStatusError as exc:
-            from omnieval.backends.anthropic_backend import status_error
-
             raise status_error(exc, f"{self.backend.spec} message batches {what}") from None
         except anthropic.APIConnectionError as exc:
             raise BackendError(f"{self.backend.spec} message batches {what}: {exc}", retryable=True) from None
@@ -57,8 +65,6 @@ class AnthropicBatchClient:
         )
 
     async def results(self, status: BatchStatus) -> AsyncIterator[tuple[str, Response | str]]:
-        from omnieval.backends.anthropic_backend import message_response
-
         decoder = await self._call("results", self.backend.client.messages.batches.results(status.batch_id))
         async for item in decoder:
             result = item.result

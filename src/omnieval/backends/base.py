@@ -204,27 +204,7 @@ async def batch_of_one(backend: Backend, request: Request) -> Response:
     return result
 
 
-_BUILTIN_MODULES = {
-    "openai": "openai_compat",
-    "anthropic": "anthropic_backend",
-    "gemini": "gemini_backend",
-    "vllm": "vllm_backend",
-    "hf": "hf.backend",
-    "hf_classifier": "hf.classifier",
-    "baseline": "baselines",
-    "replay": "replay",
-    "pooling": "pooling",
-    "cascade": "cascade.backend",
-}
-"""The module of each built-in provider: a run imports its own backend, not all of them (≈ 40 ms)."""
-
-
-def _builtin_backend(provider: str) -> tuple[str, ...]:
-    module = _BUILTIN_MODULES.get(provider)
-    return (f"omnieval.backends.{module}",) if module else ("omnieval.backends.builtin",)
-
-
-backends: Registry[type[Backend]] = Registry("backend", core=_builtin_backend)
+backends: Registry[type[Backend]] = Registry("backend", group="omnieval.backends")
 
 
 def register_backend(provider: str) -> Callable[[type[Backend]], type[Backend]]:

@@ -38,7 +38,7 @@ class Embedder(Protocol):
 
 
 EmbedderFactory = Callable[..., Embedder]
-embedders: Registry[EmbedderFactory] = Registry("embedder provider")
+embedders: Registry[EmbedderFactory] = Registry("embedder provider", group="omnieval.embedders")
 
 
 def register_embedder(provider: str) -> Callable[[EmbedderFactory], EmbedderFactory]:

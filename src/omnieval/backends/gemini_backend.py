@@ -26,8 +26,8 @@ from typing import Any
 
 from pydantic import Field
 
-from omnieval.backends._openai_http import connection_kind
 from omnieval.backends._openai_parse import parse_retry_after
+from omnieval.backends._transport import connection_kind
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
@@ -112,7 +112,7 @@ class GeminiBackend(Backend):
         """Files API uploads made (the same content is uploaded once)."""
 
     def _processor(self, policy: MediaPolicy) -> Any:
-        from omnieval.media import processor_for  # type: ignore[attr-defined]
+        from omnieval.media.processor import processor_for
 
         if policy not in self._processors:
             self._processors[policy] = processor_for(policy, self.options.media_cache_dir)

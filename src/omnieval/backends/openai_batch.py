@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from omnieval.backends._openai_parse import response_from
 from omnieval.errors import BackendError
@@ -20,9 +20,9 @@ from omnieval.types import Request, Response
 if TYPE_CHECKING:
     import aiohttp
 
-    from omnieval.backends.openai_compat import OpenAIBackend
+    from omnieval.backends.base import BackendOptions
 
-__all__ = ["BatchStatus", "OpenAIBatchClient"]
+__all__ = ["BatchBackend", "BatchStatus", "OpenAIBatchClient"]
 
 FINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 
@@ -40,10 +40,23 @@ class BatchStatus(NamedTuple):
         return self.state in FINAL
 
 
+class BatchBackend(Protocol):
+    """What the client needs of an OpenAI-compatible backend (``openai_compat.OpenAIBackend``)."""
+
+    base_url: str
+    api_key: str | None
+    options: BackendOptions
+
+    @property
+    def spec(self) -> str: ...
+
+    async def call_body(self, request: Request) -> tuple[str, bool, dict[str, Any], dict[str, Any]]: ...
+
+
 class OpenAIBatchClient:
     """One backend's Batch API calls over its base URL and key."""
 
-    def __init__(self, backend: OpenAIBackend) -> None:
+    def __init__(self, backend: BatchBackend) -> None:
         self.backend = backend
         self._session: aiohttp.ClientSession | None = None
 

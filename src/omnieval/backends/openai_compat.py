@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
-from omnieval.backends._openai_http import Poster, TransportFailure, make_poster
+from omnieval.backends._openai_http import make_poster
 from omnieval.backends._openai_parse import (
     LABELS,
     http_error,
@@ -26,6 +26,7 @@ from omnieval.backends._openai_parse import (
     parse_retry_after,
     response_from,
 )
+from omnieval.backends._transport import Poster, TransportFailure
 from omnieval.backends._wire_json import request_body, response_json
 from omnieval.backends.base import Backend, BackendOptions, optional_sampling, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
@@ -44,7 +45,7 @@ MediaFactory = Callable[[MediaPolicy, str | None], Any]
 
 
 def _default_media_factory(policy: MediaPolicy, cache_dir: str | None) -> Any:
-    from omnieval.media import processor_for  # type: ignore[attr-defined]
+    from omnieval.media.processor import processor_for
 
     return processor_for(policy, cache_dir)
 

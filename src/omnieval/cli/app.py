@@ -53,7 +53,7 @@ Arg = typer.Argument
 def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run directory.")]) -> None:
     """Re-parse and re-score a run from its stored responses (no model calls)."""
     from omnieval import api
-    from omnieval.reports import results_table
+    from omnieval.reports.html import results_table
 
     check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():
@@ -195,11 +195,11 @@ def _mount_suites() -> None:
 
 def _list_suites() -> None:
     """A placeholder group per ``omnieval.cli`` entry point: its name and how to see its commands."""
-    from importlib import metadata
+    from omnieval.registry import cli_apps
 
-    for entry in metadata.entry_points(group="omnieval.cli"):
-        hint = f"Commands of the {entry.name} suite: omnieval {entry.name} --help"
-        app.add_typer(typer.Typer(help=hint), name=entry.name)
+    for name in cli_apps.declared():
+        hint = f"Commands of the {name} suite: omnieval {name} --help"
+        app.add_typer(typer.Typer(help=hint), name=name)
 
 
 def _only(name: str) -> typer.Typer | None:

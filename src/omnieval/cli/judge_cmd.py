@@ -29,7 +29,7 @@ def rejudge_command(
     from rich.console import Console
 
     from omnieval import api
-    from omnieval.reports import results_table
+    from omnieval.reports.html import results_table
 
     check_run_dirs([run_dir], needs=("manifest.json", "samples.jsonl"))
     with friendly_errors():

@@ -92,7 +92,7 @@ def validate_tasks(items: list[str]) -> None:
 
 
 def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
-    from omnieval.reports import diff_runs
+    from omnieval.reports.diff import diff_runs
 
     diff = diff_runs(run_a, run_b)
     if json_out:

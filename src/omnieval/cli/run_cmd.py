@@ -70,7 +70,7 @@ def _print_summary(results: ResultsFile, *, output: Path, seconds: float) -> Non
     # them while the model worked, and the first request did not wait for them
     from rich.console import Console
 
-    from omnieval.reports import results_table
+    from omnieval.reports.html import results_table
 
     console = Console(stderr=False, width=120)
     console.print(results_table(results))

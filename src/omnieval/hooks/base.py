@@ -49,7 +49,7 @@ class RunHook:
         """The run stopped on an error (it stays resumable); ``error`` is its one-line message."""
 
 
-hooks: Registry[type[RunHook]] = Registry("run hook", core=("omnieval.hooks.builtin",))
+hooks: Registry[type[RunHook]] = Registry("run hook", group="omnieval.hooks")
 
 
 def register_hook(name: str) -> Callable[[type[RunHook]], type[RunHook]]:

@@ -1,9 +1,7 @@
-"""Built-in judge prompt templates (the protocols register themselves in ``protocols.py``)."""
+"""The built-in ``binary_equivalence`` judge prompt template (an ``omnieval.judge_templates`` entry point)."""
 
 from __future__ import annotations
 
-from omnieval.judges import pairwise as pairwise
-from omnieval.judges import protocols as protocols
 from omnieval.judges.templates import register_judge_template
 
 __all__ = ["BINARY_EQUIVALENCE"]

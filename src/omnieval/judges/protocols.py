@@ -59,7 +59,7 @@ class JudgePlan:
 
 
 ProtocolFn = Callable[..., JudgePlan]
-judge_protocols: Registry[ProtocolFn] = Registry("judge protocol")
+judge_protocols: Registry[ProtocolFn] = Registry("judge protocol", group="omnieval.judge_protocols")
 
 
 def register_judge_protocol(name: str) -> Callable[[ProtocolFn], ProtocolFn]:

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 
 from omnieval.errors import RegistryError
-from omnieval.registry import Registry, load_for
+from omnieval.registry import Registry
 
 __all__ = ["JudgeTemplate", "get_judge_template", "judge_templates", "register_judge_template"]
 
@@ -36,7 +36,7 @@ class JudgeTemplate:
         return hashlib.sha256(f"{self.system or ''}\x00{self.user}".encode()).hexdigest()[:12]
 
 
-judge_templates: Registry[JudgeTemplate] = Registry("judge template")
+judge_templates: Registry[JudgeTemplate] = Registry("judge template", group="omnieval.judge_templates")
 """Keyed ``name@version``."""
 _latest: dict[str, JudgeTemplate] = {}
 
@@ -65,6 +65,6 @@ def get_judge_template(ref: str) -> JudgeTemplate:
     """``name@version`` exactly, or ``name`` for its newest version; unknown names list close matches."""
     if "@" in ref:
         return judge_templates.get(ref)
-    if load_for(ref, lambda: ref in _latest):  # imports only the plugin that can hold it
+    if judge_templates.find(ref, lambda: ref in _latest):  # imports only the plugin that can hold it
         return _latest[ref]
     return judge_templates.get(ref)  # raises with close matches

@@ -52,8 +52,8 @@ Aggregation = Callable[..., float]
 GroupCounter = Callable[..., "tuple[int, int]"]
 """``(values, results, **options) -> (groups counted, groups left out)`` of an aggregation over groups."""
 
-metrics: Registry[MetricDef] = Registry("metric", core=("omnieval.metrics.builtin",))
-aggregations: Registry[Aggregation] = Registry("aggregation", core=("omnieval.metrics.builtin",))
+metrics: Registry[MetricDef] = Registry("metric", group="omnieval.metrics")
+aggregations: Registry[Aggregation] = Registry("aggregation", group="omnieval.aggregations")
 _group_counters: dict[str, GroupCounter] = {}
 
 

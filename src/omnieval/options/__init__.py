@@ -6,7 +6,6 @@ engine's configurations (:mod:`omnieval.options.build`) loads the engine, on fir
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from omnieval.options.fields import Shown, option, shown
@@ -44,5 +43,7 @@ _BUILD = {name for name in __all__ if name not in globals()}
 def __getattr__(name: str) -> Any:
     """The builders, imported when first asked for (they load the runner and the backends)."""
     if name in _BUILD:
-        return getattr(importlib.import_module("omnieval.options.build"), name)
+        from omnieval.options import build
+
+        return getattr(build, name)
     raise AttributeError(f"module 'omnieval.options' has no attribute {name!r}")

@@ -19,7 +19,7 @@ class ParserFn(Protocol):
     def __call__(self, text: str, sample: Sample, /, **options: Any) -> ParseOutcome: ...
 
 
-parsers: Registry[Callable[..., ParseOutcome]] = Registry("parser", core=("omnieval.parsers.builtin",))
+parsers: Registry[Callable[..., ParseOutcome]] = Registry("parser", group="omnieval.parsers")
 
 
 def register_parser(name: str) -> Callable[[Callable[..., ParseOutcome]], Callable[..., ParseOutcome]]:

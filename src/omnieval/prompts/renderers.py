@@ -25,7 +25,7 @@ class RenderContext:
 Renderer = Callable[..., "tuple[Message, ...]"]
 """``(sample, ctx, **options) -> messages``."""
 
-renderers: Registry[Renderer] = Registry("prompt renderer")
+renderers: Registry[Renderer] = Registry("prompt renderer", group="omnieval.renderers")
 
 
 def register_renderer(name: str) -> Callable[[Renderer], Renderer]:

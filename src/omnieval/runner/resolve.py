@@ -12,7 +12,7 @@ from omnieval.errors import OmnievalError, TaskFileError
 from omnieval.metrics import bind_metric
 from omnieval.parsers import bind_parser
 from omnieval.prompts import renderers
-from omnieval.registry import check_options, load_plugins
+from omnieval.registry import PLUGINS_GROUP, check_options, load_group
 from omnieval.sources import Task, importers, load_task_file, task_dirs
 from omnieval.types import JudgeSpec, MetricRef
 
@@ -70,7 +70,7 @@ def catalog() -> dict[str, Path]:
     """Built-in and registered task files by task name (read lazily, name only)."""
     import yaml  # here: a ``FORMAT:PATH`` task reads no YAML, and yaml is ≈ 10 ms of start-up
 
-    load_plugins()
+    load_group(PLUGINS_GROUP)  # the packages that register task folders; no kind's own plugins
     found: dict[str, Path] = {}
     for directory in task_dirs():
         for file in sorted(directory.rglob("*.yaml")):

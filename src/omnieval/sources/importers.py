@@ -12,7 +12,7 @@ __all__ = ["Importer", "importers", "register_importer"]
 Importer = Callable[[str], list[Task]]
 """``(path) -> tasks``; raises TaskFileError / SourceError naming file and field on bad data."""
 
-importers: Registry[Importer] = Registry("importer", core=("omnieval.sources",))
+importers: Registry[Importer] = Registry("importer", group="omnieval.importers")
 
 
 def register_importer(fmt: str) -> Callable[[Importer], Importer]:

@@ -18,8 +18,8 @@ the engine calls it once per option set and caches the output."""
 Transform = Callable[..., "list[Sample]"]
 """``(sample, /, **options) -> samples``: expands or rewrites one sample (CircularEval rotations, ...)."""
 
-generators: Registry[Generator] = Registry("data generator")
-transforms: Registry[Transform] = Registry("sample transform")
+generators: Registry[Generator] = Registry("data generator", group="omnieval.generators")
+transforms: Registry[Transform] = Registry("sample transform", group="omnieval.transforms")
 
 
 def register_generator(name: str) -> Callable[[Generator], Generator]:

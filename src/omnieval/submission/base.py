@@ -30,14 +30,14 @@ Packer = Callable[..., Path]
 Validator = Callable[..., "dict[str, Any]"]
 """``(archive: Path, /, **options) -> {"ok": bool, "tasks": {...}, "errors": [...]}``."""
 
-packers: Registry[Packer] = Registry("submission packer")
-validators: Registry[Validator] = Registry("submission validator")
+packers: Registry[Packer] = Registry("submission packer", group="omnieval.packers")
+validators: Registry[Validator] = Registry("submission validator", group="omnieval.validators")
 
 Reader = Callable[..., "dict[str, dict[str, str]]"]
 """``(archive: Path, /) -> {task name: {sample id: answer text}}`` (scoring a submission on hidden
 answers)."""
 
-readers: Registry[Reader] = Registry("submission reader")
+readers: Registry[Reader] = Registry("submission reader", group="omnieval.readers")
 
 
 def register_packer(fmt: str) -> Callable[[Packer], Packer]:

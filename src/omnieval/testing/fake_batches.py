@@ -15,21 +15,26 @@ import json
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from omnieval.testing.fake_openai import FakeOpenAI
+__all__ = ["BatchServer", "FakeBatches"]
 
-__all__ = ["FakeBatches"]
+
+class BatchServer(Protocol):
+    """The fake server that answers a batch's lines (``fake_openai.FakeOpenAI``)."""
+
+    def answer_batch_line(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The ``/chat/completions`` reply to one line's body, counted as a valid answer sent."""
+        ...
 
 
 class FakeBatches:
     """Batch state of one fake server."""
 
     def __init__(
-        self, server: FakeOpenAI, *, outcomes: list[str] | None = None, polls: int = 0, fail_every: int = 0
+        self, server: BatchServer, *, outcomes: list[str] | None = None, polls: int = 0, fail_every: int = 0
     ) -> None:
         self.server = server
         self.outcomes = list(outcomes or [])
@@ -128,9 +133,7 @@ class FakeBatches:
                     )
                     n_err += 1
                     continue
-                key = _prompt_key(line["body"])
-                self.server.successes[key] += 1
-                reply = self.server._completion(line["body"], self.server.answer_for(key), chat=True)
+                reply = self.server.answer_batch_line(line["body"])
                 out.write(
                     json.dumps(
                         {
@@ -180,9 +183,3 @@ class FakeBatches:
     @staticmethod
     def _public(batch: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in batch.items() if not k.startswith("_")}
-
-
-def _prompt_key(body: dict[str, Any]) -> str:
-    from omnieval.testing.fake_openai import prompt_key
-
-    return prompt_key(body)

@@ -161,6 +161,12 @@ class FakeOpenAI:
         """Base URL including ``/v1``, as ``--base-url`` expects."""
         return f"http://{self.host}:{self.port}/v1"
 
+    def answer_batch_line(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A Batch API line answered as ``/chat/completions`` would, counted as a valid answer sent."""
+        key = prompt_key(body)
+        self.successes[key] += 1
+        return self._completion(body, self.answer_for(key), chat=True)
+
     def answer_for(self, key: str) -> str:
         """Scripted answer: exact map hit, then substring hit, then pattern capture, then default or echo."""
         if key in self.answers:

@@ -37,7 +37,7 @@ def prepare_media(
     ``sample_rate`` (the model's feature extractor rate) overrides the policy's, and videos are
     always sampled to frames: in-process models take pixels, not files.
     """
-    from omnieval.media import processor_for  # lazy: keeps PIL/numpy out of start-up
+    from omnieval.media.processor import processor_for  # lazy: keeps PIL/numpy out of start-up
 
     update: dict[str, Any] = {"video_mode": "frames"}
     if sample_rate is not None:
