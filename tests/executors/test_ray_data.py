@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from omnieval.api import evaluate, rejudge
-from omnieval.executors import ExecutorOptions, ray_executor
+from omnieval.executors import ExecutorOptions
 from omnieval.executors.worker import NODE_TEMP
+from omnieval.executors.worker_pool import WorkerPool
 from tests.executors.helpers import CountingServer, config, record_set, records, results
 from tests.executors.judge_helpers import api_judge, judge_calls, judged_record_set, judged_task
 
@@ -76,7 +77,7 @@ def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, sh
     """Move the driver's data away once every shard was handed out (all at once: as many workers as
     shards); the list gets the run's session once per shard."""
     given: list[str] = []
-    give = ray_executor._Fleet.give
+    give = WorkerPool.give
 
     def give_then_hide(self: Any, *args: Any) -> None:
         give(self, *args)
@@ -84,7 +85,7 @@ def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, sh
         if len(given) == shards:
             (driver / "data").rename(driver.parent / "moved")
 
-    monkeypatch.setattr(ray_executor._Fleet, "give", give_then_hide)
+    monkeypatch.setattr(WorkerPool, "give", give_then_hide)
     return given
 
 
