@@ -109,7 +109,7 @@ def test_a_client_connection_is_retried_when_the_server_fails_to_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     ray = pytest.importorskip("ray")
-    from omnieval.executors import ray_executor
+    from omnieval.executors import ray_port
 
     calls: list[str] = []
 
@@ -122,10 +122,10 @@ def test_a_client_connection_is_retried_when_the_server_fails_to_start(
 
     monkeypatch.setattr(ray, "is_initialized", lambda: False)
     monkeypatch.setattr(ray, "init", flaky)
-    monkeypatch.setattr(ray_executor.time, "sleep", lambda _: None)
-    assert ray_executor.connect(ExecutorOptions(kind="ray", ray_address="ray://head:10001")) is True
+    monkeypatch.setattr(ray_port.time, "sleep", lambda _: None)
+    assert ray_port.connect(ExecutorOptions(kind="ray", ray_address="ray://head:10001")) is True
     assert calls == ["ray://head:10001"] * 3
     calls.clear()
-    with pytest.raises(ray_executor.ExecutorError, match="could not join"):  # a plain address is not retried
-        ray_executor.connect(ExecutorOptions(kind="ray", ray_address="head:6379"))
+    with pytest.raises(ray_port.ExecutorError, match="could not join"):  # a plain address is not retried
+        ray_port.connect(ExecutorOptions(kind="ray", ray_address="head:6379"))
     assert calls == ["head:6379"]

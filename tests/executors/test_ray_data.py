@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from omnieval.executors import ExecutorOptions, ray_executor
+from omnieval.executors import ExecutorOptions
 from omnieval.executors.worker import NODE_TEMP
+from omnieval.executors.worker_pool import WorkerPool
 from omnieval.runs.evaluation import evaluate_config
 from omnieval.runs.stored import rejudge_run
 from tests.executors.helpers import CountingServer, config, record_set, records, results
@@ -77,7 +78,7 @@ def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, sh
     """Move the driver's data away once every shard was handed out (all at once: as many workers as
     shards); the list gets the run's session once per shard."""
     given: list[str] = []
-    give = ray_executor._Fleet.give
+    give = WorkerPool.give
 
     def give_then_hide(self: Any, *args: Any) -> None:
         give(self, *args)
@@ -85,7 +86,7 @@ def _hide_after_handing_out(monkeypatch: pytest.MonkeyPatch, driver: Path, *, sh
         if len(given) == shards:
             (driver / "data").rename(driver.parent / "moved")
 
-    monkeypatch.setattr(ray_executor._Fleet, "give", give_then_hide)
+    monkeypatch.setattr(WorkerPool, "give", give_then_hide)
     return given
 
 

@@ -155,7 +155,7 @@ def test_asking_for_gpus_on_a_cluster_without_any_fails_at_once(
 def test_gpus_per_replica_on_a_cpu_cluster(cluster: Path) -> None:
     import ray
 
-    from omnieval.executors.ray_executor import replica_gpus
+    from omnieval.executors.ray_sizing import replica_gpus
 
     assert replica_gpus(ray, ExecutorOptions(kind="ray"), local_model=True) == 0, "default without GPUs: 0"
     assert replica_gpus(ray, ExecutorOptions(kind="ray", gpus_per_replica=0), local_model=True) == 0

@@ -107,15 +107,15 @@ def _coordinators_on(monkeypatch: pytest.MonkeyPatch, node_id: str) -> None:
     options otherwise (restarts included): a test-only placement."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    from omnieval.executors import judge_cluster, ray_executor
+    from omnieval.executors import judge_cluster, ray_port
 
-    real = ray_executor.pinned
+    real = ray_port.pinned
 
     def on_the_node(ray: Any) -> dict[str, Any]:
         strategy = NodeAffinitySchedulingStrategy(node_id=node_id, soft=True)
         return {**real(ray), "scheduling_strategy": strategy}
 
-    monkeypatch.setattr(ray_executor, "pinned", on_the_node)
+    monkeypatch.setattr(ray_port, "pinned", on_the_node)
     monkeypatch.setattr(judge_cluster, "pinned", on_the_node)
 
 
@@ -191,9 +191,9 @@ def test_a_cluster_left_without_workers_stops_resumably(
 ) -> None:
     """Only the removed node could hold a worker (``--cpus-per-worker 2``): the run says so and stops; the
     records it has are kept for the resume."""
-    from omnieval.executors import ray_executor
+    from omnieval.executors import worker_pool
 
-    monkeypatch.setattr(ray_executor, "STALL_S", 3.0)
+    monkeypatch.setattr(worker_pool, "STALL_S", 3.0)
     cluster, lost = nodes
     task = f"jsonl:{qa_task(tmp_path, 24)}"
     out = tmp_path / "ray"

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from omnieval.executors import ExecutorOptions, ray_executor
-from omnieval.executors.ray_executor import SLOTS_PER_WORKER, _worker_count
+from omnieval.executors import ExecutorOptions
+from omnieval.executors.gate_leases import LONE
+from omnieval.executors.ray_port import RealRay
+from omnieval.executors.ray_sizing import SLOTS_PER_WORKER, worker_count
 from omnieval.runs.evaluation import evaluate_config
 from tests.executors.helpers import CountingServer, config, qa_task, record_set, results
 
@@ -30,7 +32,7 @@ class _Resources:
 
 
 def _api_workers(concurrency: int, *, cpus: float = 8, **options: Any) -> int:
-    return _worker_count(
+    return worker_count(
         ExecutorOptions(kind="ray", **options),
         _Resources(cpus),
         local_model=False,
@@ -49,7 +51,7 @@ def test_an_api_model_gets_one_worker_per_64_slots_of_its_endpoint_at_most_the_c
     assert _api_workers(10_000) == 8, "never more workers than the cluster's CPUs"
     assert _api_workers(10_000, cpus_per_worker=2) == 4
     assert _api_workers(32, workers=3) == 3, "--workers wins"
-    local = _worker_count(
+    local = worker_count(
         ExecutorOptions(kind="ray"), _Resources(8, 4), local_model=True, gpus=1.0, reserved={}, concurrency=32
     )
     assert local == 4, "a local model: one replica per GPU, whatever the concurrency"
@@ -57,13 +59,13 @@ def test_an_api_model_gets_one_worker_per_64_slots_of_its_endpoint_at_most_the_c
 
 def _counting_gates(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, int] | None]:
     created: list[dict[str, int] | None] = []
-    real = ray_executor.endpoint_gate
+    real = RealRay.gate
 
-    def spy(*args: Any, leases: dict[str, int] | None = None) -> Any:
+    def spy(self: RealRay, name: str, limit: int, *, leases: dict[str, int] | None) -> Any:
         created.append(leases)
-        return real(*args, leases=leases)
+        return real(self, name, limit, leases=leases)
 
-    monkeypatch.setattr(ray_executor, "endpoint_gate", spy)
+    monkeypatch.setattr(RealRay, "gate", spy)
     return created
 
 
@@ -89,7 +91,7 @@ def test_a_lone_worker_starts_no_gate_and_keeps_the_limit(
     assert gates == [], "one worker on an endpoint nobody else uses: no gate actor"
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert peak == 3, f"the lone worker keeps its 3 slots full and never more, the server saw {peak}"
-    assert ray_executor.LONE == {}, "the lone run is forgotten when it ends"
+    assert LONE == {}, "the lone run is forgotten when it ends"
 
 
 def test_two_runs_of_one_process_on_one_endpoint_share_its_limit(
@@ -114,9 +116,9 @@ def test_two_runs_of_one_process_on_one_endpoint_share_its_limit(
         threads = [threading.Thread(target=run, args=(name,)) for name in ("a", "b")]
         threads[0].start()
         deadline = time.monotonic() + 120
-        while not ray_executor.LONE and time.monotonic() < deadline:  # "a" went lone: now "b" comes
+        while not LONE and time.monotonic() < deadline:  # "a" went lone: now "b" comes
             time.sleep(0.01)
-        lone = next(iter(ray_executor.LONE.values()))
+        lone = next(iter(LONE.values()))
         threads[1].start()
         for thread in threads:
             thread.join(200)
@@ -125,7 +127,7 @@ def test_two_runs_of_one_process_on_one_endpoint_share_its_limit(
     assert all(results(tmp_path / name)["states"]["ok"] == 30 for name in ("a", "b"))
     assert peak <= 3, f"two runs on one endpoint of limit 3, the server saw {peak} at once"
     assert gates == [{lone: 3}], "the second run's gate was created holding the lone run's 3 slots"
-    assert ray_executor.LONE == {}
+    assert LONE == {}
 
 
 def test_the_gate_of_several_workers_is_created_when_the_first_starts_holding_every_slot_for_it(
@@ -139,4 +141,4 @@ def test_the_gate_of_several_workers_is_created_when_the_first_starts_holding_ev
     assert len(gates) == 1 and list((gates[0] or {}).values()) == [3], gates
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert 2 <= peak <= 3, f"two workers on a limit of 3, the server saw {peak} at once"
-    assert ray_executor.LONE == {}, "the run's reservation ended when its gate was created"
+    assert LONE == {}, "the run's reservation ended when its gate was created"

@@ -45,9 +45,9 @@ def test_runtime_env_brings_omnieval_to_every_node(
     from typer.testing import CliRunner
 
     from omnieval.cli.app import app
-    from omnieval.executors import ray_executor
+    from omnieval.executors import worker_pool
 
-    monkeypatch.setattr(ray_executor, "STALL_S", 5.0)
+    monkeypatch.setattr(worker_pool, "STALL_S", 5.0)
     task = qa_task(tmp_path, 12)
     package = str(Path(omnieval.__file__).parent)
     with CountingServer(latency_ms=5).in_thread() as server:

@@ -97,7 +97,7 @@ def test_a_shard_counts_every_record_of_this_run_once_also_a_lost_worker_s() -> 
     reached the driver), and whose replacement wrote the other 2 and re-did one of the lost worker's
     (``judge_failed`` is judged again on resume): 4 new records, each sample counted once in its last
     state, although the replacement itself reports only its own 3."""
-    from omnieval.executors.ray_executor import _Tally
+    from omnieval.executors.shard_queue import Tally
     from omnieval.executors.shards import ShardPlan
     from omnieval.store import RecordKey
 
@@ -107,8 +107,8 @@ def test_a_shard_counts_every_record_of_this_run_once_also_a_lost_worker_s() -> 
     plan = ShardPlan("000-qa", "qa", ("a", "b", "c", "d", "e"), (0, 1, 2, 3, 4))
     keys = [key("a", "ok"), key("b", "ok"), key("c", "judge_failed"), key("d", "ok"), key("e", "ok")]
     keys.append(key("c", "ok"))
-    tally = _Tally(before={plan.key: 1})
+    tally = Tally(before={plan.key: 1})
     report = {"new": {"ok": 3}, "retries": 0, "started": 0.0, "wall_s": 1.0, "node": "n", "pid": 1}
-    tally.add(plan, report, keys)
+    tally.add(plan, report, keys, attempts=1)
     assert tally.states == {"qa": {"ok": 4}}
     assert tally.shards[plan.key]["new_samples"] == 4

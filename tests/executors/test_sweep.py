@@ -82,22 +82,6 @@ class Recorder(Progress):
         self.calls.append(("finish", name, states))
 
 
-class Log:
-    """Stands in for Ray, a worker actor and the gate: every remote call is logged."""
-
-    def __init__(self, calls: list[tuple[Any, ...]], who: str = "") -> None:
-        self.calls, self.who = calls, who
-
-    def __getattr__(self, method: str) -> Any:
-        return type("M", (), {"remote": lambda _, *args: self.calls.append((self.who, method, *args))})()
-
-    def get(self, refs: Any, timeout: float | None = None) -> None:
-        return None
-
-    def kill(self, actor: Any, *, no_restart: bool) -> None:
-        self.calls.append(("ray", "kill", actor.who))
-
-
 def test_endpoint_down_survives_pickling() -> None:
     """A worker's tripped breaker reaches the driver through pickle (Ray), intact."""
     from omnieval.backends.breaker import Cause, EndpointDown
@@ -111,19 +95,6 @@ def test_endpoint_down_survives_pickling() -> None:
         down.cause,
         4,
     )
-
-
-def test_stopped_fleet_hands_back_its_workers_gate_slots() -> None:
-    from omnieval.executors.ray_executor import _Fleet
-
-    calls: list[tuple[Any, ...]] = []
-    fleet = _Fleet(Log(calls), None, {}, Log(calls, "gate"), None)  # type: ignore[arg-type]
-    fleet.idle.append(("idle-owner", Log(calls, "w1")))
-    fleet.busy["ref"] = ("busy-owner", Log(calls, "w2"), None)  # type: ignore[assignment]
-    fleet.stop()
-    assert ("gate", "forget", "busy-owner") in calls, "a busy worker (a failed run) holds leased slots"
-    assert ("gate", "forget", "idle-owner") in calls
-    assert calls.index(("ray", "kill", "w2")) < calls.index(("gate", "forget", "busy-owner")), "killed first"
 
 
 def test_model_row_folds_a_runs_tasks_into_one_row() -> None:

@@ -133,7 +133,7 @@ class _FakeRay:
 def test_cache_seeds_ship_the_driver_s_entries_only_where_a_worker_can_be_off_its_node(
     tmp_path: Path,
 ) -> None:
-    from omnieval.executors.ray_executor import cache_seeds
+    from omnieval.executors.ray_sizing import cache_seeds
     from omnieval.store import ResponseCache
 
     cache = ResponseCache(tmp_path / "cache.sqlite", session="earlier")

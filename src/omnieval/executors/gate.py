@@ -11,7 +11,7 @@ back as its request finishes, so the slots rotate among the workers instead of s
 first holders until their shards end. The sum of all pools never exceeds the
 limit, so the server never sees more than ``--concurrency`` requests at once.
 
-Plain classes: :mod:`omnieval.executors.ray_executor` turns the gate into an actor, so this module
+Plain classes: :mod:`omnieval.executors.ray_port` turns the gate into an actor, so this module
 imports without Ray.
 """
 
