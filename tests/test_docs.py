@@ -67,3 +67,14 @@ def test_the_readme_extras_table_names_every_extra() -> None:
     table = readme.split("[start:extras]", 1)[1].split("[end:extras]", 1)[0]
     rows = re.findall(r"^\| `([\w-]+)` \|", table, flags=re.M)
     assert sorted(rows) == sorted(extras["optional-dependencies"])
+
+
+def test_the_options_page_is_made_from_the_option_models() -> None:
+    """docs/running/options.md is what scripts/options_doc.py writes from the models: an option added,
+    renamed or given another default changes the page, so the page cannot drift from the CLI."""
+    from omnieval.options.reference import options_page
+
+    page = (ROOT / "docs" / "running" / "options.md").read_text(encoding="utf-8")
+    assert page == options_page(), "docs/running/options.md is out of date: run python scripts/options_doc.py"
+    for flag in ("--max-tokens", "--batch-size", "--batch-api-group-size", "--help-all", "--quiet"):
+        assert flag in page
