@@ -15,6 +15,7 @@ from omnieval.runner.progress import Progress
 from omnieval.sources import Task
 from omnieval.store import iter_records, rewrite_records, typed_records, write_json
 from omnieval.types import Response, Sample, SampleResult, Usage
+from omnieval.types.results import ResultsFile
 
 if TYPE_CHECKING:
     from omnieval.reports.views import PromptSource
@@ -29,7 +30,7 @@ def finalize(
     model: str,
     extra: dict[str, Any] | None = None,
     prompts: PromptSource | None = None,
-) -> dict[str, Any]:
+) -> ResultsFile:
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
     viewer's, rendered while the run waited on the model)."""
     from omnieval.aggregate import compute_results
@@ -39,7 +40,7 @@ def finalize(
     results = compute_results(
         tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
     )
-    write_json(output / "results.json", results)
+    write_json(output / "results.json", results.document())
     write_report(output, results, tasks=tasks, prompts=prompts)
     return results
 
@@ -63,10 +64,10 @@ def evaluate(
     judges: Any = None,
     hooks: Sequence[RunHook] = (),
     warm_up: bool = False,
-) -> tuple[RunOutcome, dict[str, Any]]:
+) -> tuple[RunOutcome, ResultsFile]:
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
     is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray, ``hooks``
-    hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``).
+    hook objects beside those named in ``config.log_to`` (their failures land in ``results.hooks``).
     ``warm_up`` loads the run's tail (:func:`_warm_up_tail`) on a thread while the requests wait: the
     CLI asks for it; a library call starts no thread of its own unless asked."""
     dispatcher = open_hooks(config.log_to, hooks)  # an unknown hook or a missing extra fails before the run
@@ -81,12 +82,13 @@ def evaluate(
         dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
         dispatcher.close()
         raise
-    dispatcher.run_finished(config.output, results)
+    dispatcher.run_finished(config.output, results.document())
     report = dispatcher.close()
-    from omnieval.types.files import checked_json
+    from omnieval.types.files import checked_json, results_model
 
-    results = results | {"hooks": report}
-    write_json(config.output / "results.json", results)
+    path = config.output / "results.json"
+    results = results_model(results.document() | {"hooks": report}, source=path)
+    write_json(path, results.document())
     manifest = checked_json(config.output / "manifest.json", "manifest")
     write_json(config.output / "manifest.json", manifest | {"hooks": report})
     return outcome, results
@@ -103,7 +105,7 @@ def _evaluate(
     judges: Any,
     hooks: HookDispatcher = NO_HOOKS,
     warm_up: bool = False,
-) -> tuple[RunOutcome, dict[str, Any]]:
+) -> tuple[RunOutcome, ResultsFile]:
     previous = _reusable_results(config)
     with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
         try:
@@ -159,12 +161,12 @@ def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:
     }
 
 
-def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]] | None:
+def _reusable_results(config: RunConfig) -> tuple[ResultsFile, dict[str, str | None]] | None:
     """The existing results.json (and its task hashes) when made by the same configuration."""
     results, manifest = config.output / "results.json", config.output / "manifest.json"
     if not results.exists() or not manifest.exists():
         return None
-    from omnieval.types.files import ManifestFile, checked_json, load_file
+    from omnieval.types.files import ManifestFile, load_file
 
     try:
         old = load_file(manifest, ManifestFile)
@@ -174,9 +176,9 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
         mode="json", exclude={"backend": {"api_key"}}
     ):
         return None
-    hashes = {name: block.get("hash") for name, block in old.tasks.items()}
+    hashes = {name: block.hash for name, block in old.tasks.items()}
     try:
-        return checked_json(results, "results"), hashes
+        return load_file(results, ResultsFile), hashes
     except StoreError:  # unreadable or not a results file: computed again
         return None
 
@@ -228,7 +230,7 @@ def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], l
     return manifest, config, tasks, list(typed_records(run_dir / "samples.jsonl"))
 
 
-def rescore(run_dir: Path) -> dict[str, Any]:
+def rescore(run_dir: Path) -> ResultsFile:
     """Re-parse and re-score a finished run from its stored responses; no model is called."""
     _, config, tasks, records = _stored_run(run_dir)
     out: list[SampleResult] = []
@@ -245,7 +247,7 @@ def rescore(run_dir: Path) -> dict[str, Any]:
     return finalize(run_dir, tasks, model=config.model, extra=extra)
 
 
-def rejudge(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
+def rejudge(run_dir: Path, judge: JudgeConfig) -> ResultsFile:
     """Re-judge a run's stored responses with ``judge``; only judge-derived values change; no model call."""
     import asyncio
 

@@ -23,7 +23,7 @@ from omnieval.api import rescore
 from omnieval.backends import Backend, BackendOptions
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import JudgeConfig, RunConfig, RunOutcome
-from omnieval.types.files import EvalResults, ResultsFile, load_results, results_model
+from omnieval.types.files import EvalResults, ResultsFile, load_results
 
 __all__ = [
     "EvalResults",
@@ -164,7 +164,7 @@ def evaluate(
 
 def _evaluate_backend(
     config: RunConfig, backend: Backend, executor: dict[str, Any], *, warm_up: bool
-) -> tuple[RunOutcome, dict[str, Any]]:
+) -> tuple[RunOutcome, ResultsFile]:
     """A backend object runs here (it cannot be shipped to a cluster's workers)."""
     from omnieval.api import finalize, taken_samples, warming_up
     from omnieval.runner import run
@@ -179,13 +179,11 @@ def _evaluate_backend(
 
 
 def _typed(
-    results: dict[str, Any], outcome: RunOutcome | None, *, run_dir: Path | None, max_error_rate: float | None
+    results: ResultsFile, outcome: RunOutcome | None, *, run_dir: Path | None, max_error_rate: float | None
 ) -> EvalResults:
-    source = run_dir / "results.json" if run_dir is not None else "the in-memory run's results"
-    model = results_model(results, source=source)
-    failure = error_rate_failure(model, max_error_rate=max_error_rate)
+    failure = error_rate_failure(results, max_error_rate=max_error_rate)
     unknown = tuple(outcome.unknown_sample_ids) if outcome is not None else ()
-    return EvalResults(results=model, run_dir=run_dir, failure=failure, unknown_sample_ids=unknown)
+    return EvalResults(results=results, run_dir=run_dir, failure=failure, unknown_sample_ids=unknown)
 
 
 def error_rate_failure(results: ResultsFile, *, max_error_rate: float | None) -> str | None:
@@ -255,7 +253,7 @@ class SweepRun:
     name: str
     config: RunConfig
     status: str
-    results: dict[str, Any] | None
+    results: ResultsFile | None
     error: str | None
 
 
@@ -310,11 +308,9 @@ def sweep(
     return write_leaderboard(Path(output), runs, scheme=scheme, options=scheme_options or {})
 
 
-def _run_model(
-    config: RunConfig, how: ExecutorOptions, progress: Any, *, judges: Any = None
-) -> dict[str, Any]:
+def _run_model(config: RunConfig, how: ExecutorOptions, progress: Any, *, judges: Any = None) -> ResultsFile:
     _, results = evaluate_config(config, executor=how, progress=progress, judges=judges)
-    return {**results, "run_dir": str(config.output)}
+    return results.model_copy(update={"run_dir": str(config.output)})
 
 
 def run_sweep(
@@ -346,10 +342,8 @@ def run_sweep(
 
 
 def _typed_run(run: Any) -> ResultsFile | None:
-    """A sweep run's results through their model (a bad document names the run's results.json)."""
-    if run.results is None:
-        return None
-    return results_model(run.results, source=Path(run.config.output) / "results.json")
+    """A sweep run's results (``None`` for a model that failed)."""
+    return run.results if isinstance(run.results, ResultsFile) else None
 
 
 def write_leaderboard(

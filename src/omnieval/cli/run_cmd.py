@@ -14,8 +14,11 @@ from omnieval.cli._common import comma_joined, fail, friendly_errors, generation
 from omnieval.cli.judge_opts import JudgeOpts, judge_from_options, with_judge_options
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from omnieval.executors import ExecutorOptions
     from omnieval.types.files import ResultsFile
+    from omnieval.types.results import HookReport
 
 __all__ = ["run_command"]
 
@@ -302,16 +305,13 @@ def _run(config: object, executor: object = None) -> None:
     if not gc.isenabled():  # `omnieval run` itself (cli.app.main) set up with collection off
         _collect_for_a_run()
     started = time.perf_counter()
-    outcome, document = evaluate(config, executor=executor, warm_up=True)  # type: ignore[arg-type]
+    outcome, results = evaluate(config, executor=executor, warm_up=True)  # type: ignore[arg-type]
     # imported after the run (rich ≈ 0.05 s, the result models): the api's warm-up thread has loaded
     # them while the model worked, and the first request did not wait for them
     from rich.console import Console
 
     from omnieval.library import error_rate_failure
     from omnieval.reports import results_table
-    from omnieval.types.files import results_model
-
-    results = results_model(document, source=outcome.output / "results.json")
 
     console = Console(stderr=False, width=120)
     console.print(results_table(results))
@@ -322,7 +322,7 @@ def _run(config: object, executor: object = None) -> None:
     console.print(f"report: {outcome.output / 'report.html'}")
     total = sum(results.states.values())
     _warn_on_errors(results)
-    warn_on_hook_failures(results.extra("hooks") or {})
+    warn_on_hook_failures(results.hooks)
     warn_unknown_sample_ids(outcome.unknown_sample_ids)
     failure = error_rate_failure(results, max_error_rate=config.max_error_rate)  # type: ignore[attr-defined]
     if failure is not None:
@@ -348,12 +348,14 @@ def _collect_for_a_run() -> None:
     gc.enable()
 
 
-def warn_on_hook_failures(report: dict[str, Any]) -> None:
+def warn_on_hook_failures(report: Mapping[str, HookReport | int]) -> None:
     """A tracker that failed never failed the run; one line per hook says how often and the first error."""
+    from omnieval.types.results import HookReport
+
     for name, tally in report.items():
-        if isinstance(tally, dict) and tally.get("failures"):
+        if isinstance(tally, HookReport) and tally.failures:
             print(
-                f"omnieval: hook {name} failed {tally['failures']} time(s) (first: {tally['first_error']}); "
+                f"omnieval: hook {name} failed {tally.failures} time(s) (first: {tally.first_error}); "
                 "the results above are complete",
                 file=sys.stderr,
             )
