@@ -266,6 +266,10 @@ class _TaskAccumulator:
             else None  # nothing scored: no score at all, never a 0.0 that reads as one
         )
         n = sum(self.states.values())
+        cost = self.cost
+        recognition: dict[str, Any] = (  # written only for a cascade (a key only some runs have)
+            {"recognition": dict(sorted(self.recognition.items()))} if self.recognition else {}
+        )
         return TaskResults(
             score=score,
             n=n,
@@ -286,12 +290,18 @@ class _TaskAccumulator:
             metric_versions=self._metric_versions(),
             judge=self._judge_block(unjudged=unjudged),
             repeats=RepeatSummary(**self.repeats.block(**self._repeat_options())) if self.repeats else None,
-            cost=TaskCost(**self.cost, total_usd=self.cost["model_usd"] + self.cost["judge_usd"]),
+            cost=TaskCost(
+                model_usd=cost["model_usd"],
+                judge_usd=cost["judge_usd"],
+                priced=int(cost["priced"]),
+                unpriced=int(cost["unpriced"]),
+                total_usd=cost["model_usd"] + cost["judge_usd"],
+            ),
             hash=self.task.content_hash,
             modalities=tuple(spec.modalities),
             language=spec.language,
             metadata=spec.metadata,
-            **({"recognition": dict(sorted(self.recognition.items()))} if self.recognition else {}),
+            **recognition,
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import itertools
 import textwrap
 import typing
 
@@ -85,7 +86,7 @@ def _attribute_docs(klass: type) -> dict[str, str]:
         return {}
     body = next((n.body for n in ast.parse(source).body if isinstance(n, ast.ClassDef)), [])
     docs: dict[str, str] = {}
-    for node, after in zip(body, body[1:], strict=False):
+    for node, after in itertools.pairwise(body):
         if (
             isinstance(node, ast.AnnAssign)
             and isinstance(node.target, ast.Name)
