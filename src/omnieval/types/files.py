@@ -180,17 +180,32 @@ def _validate(model: type[BaseModel], data: dict[str, Any], *, source: str | Pat
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise StoreError(f"{source}: not a valid {model.__name__}: {_problems(exc)}") from None
+        raise StoreError(f"{source}: not a valid {model.__name__}: {_problems(exc, data)}") from None
 
 
-def _problems(exc: ValidationError) -> str:
-    """Each problem on one line, the key named by its path (``tasks.demo.judge.colour: unknown key``)."""
+def _problems(exc: ValidationError, data: Any) -> str:
+    """The problems, each named by the key's path in the file (``tasks.demo.judge.colour: unknown key``)."""
     lines = []
     for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"]) or "(document)"
+        where = ".".join(_key_path(data, error["loc"])) or "(document)"
         what = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
         lines.append(f"{where}: {what}")
-    return "; ".join(lines)
+    return "; ".join(dict.fromkeys(lines))
+
+
+def _key_path(data: Any, loc: tuple[int | str, ...]) -> list[str]:
+    """``loc`` as keys of the document: pydantic puts a union member's name (``HookReport``, ``int``) in a
+    location, which is no key of the file; the last part (a missing or unknown key) is always kept."""
+    path, node = [], data
+    for i, part in enumerate(loc):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        elif i < len(loc) - 1:
+            continue
+        path.append(str(part))
+    return path
 
 
 def load_file(path: Path, model: type[BaseModel]) -> Any:

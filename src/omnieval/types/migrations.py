@@ -20,8 +20,10 @@ def results_v1_to_v2(document: dict[str, Any]) -> dict[str, Any]:
     task with nothing scored; version 2 writes ``score: null`` and ``ci95: null``. Version 1's
     ``metrics`` could hold a value that is not a number (a plugin metric's ``None``); version 2's are
     floats only, so such a value is dropped (it was never a score). Every other value is unchanged."""
-    tasks = {name: _task_v1_to_v2(block) for name, block in (document.get("tasks") or {}).items()}
-    return {**document, "schema_version": 2, "tasks": tasks}
+    out = {**document, "schema_version": 2}
+    if isinstance(document.get("tasks"), dict):  # anything else is left for validation to name
+        out["tasks"] = {name: _task_v1_to_v2(block) for name, block in document["tasks"].items()}
+    return out
 
 
 def _task_v1_to_v2(block: Any) -> Any:
