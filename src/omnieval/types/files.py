@@ -198,14 +198,18 @@ def _key_path(data: Any, loc: tuple[int | str, ...]) -> list[str]:
     location, which is no key of the file; the last part (a missing or unknown key) is always kept."""
     path, node = [], data
     for i, part in enumerate(loc):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        if _holds(node, part):
             node = node[part]
         elif i < len(loc) - 1:
             continue
         path.append(str(part))
     return path
+
+
+def _holds(node: Any, part: int | str) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
 
 
 def load_file(path: Path, model: type[BaseModel]) -> Any:
