@@ -41,7 +41,13 @@ def sample_has_score(record: dict[str, Any], score_key: str | None) -> bool:
 
 
 class _TaskAccumulator:
-    """Streams one task's records, keeping only what aggregation needs."""
+    """Streams one task's records, keeping only what aggregation needs.
+
+    It reads each record as the dict its ``samples.jsonl`` line parses to, not as a
+    :class:`~omnieval.types.SampleResult`: every record was a ``SampleResult`` when the runner wrote it,
+    and validating each again here costs ≈ 6 µs a record on the run's critical path (the end of
+    ``omnieval run``; 12 ms of a 2,000-sample run, measured against the harness benchmark's 1.0 s
+    budget). Only the records a non-mean aggregation needs are validated (``kept``)."""
 
     def __init__(self, task: Task, *, judged: bool = False) -> None:
         self.task = task
