@@ -15,10 +15,10 @@ from omnieval.runner.progress import Progress
 from omnieval.sources import Task
 from omnieval.store import iter_records, rewrite_records, typed_records, write_json
 from omnieval.types import Response, Sample, SampleResult, Usage
-from omnieval.types.results import ResultsFile
 
 if TYPE_CHECKING:
     from omnieval.reports.views import PromptSource
+    from omnieval.types.results import ResultsFile
 
 __all__ = ["evaluate", "finalize", "rejudge", "rescore", "warming_up"]
 
@@ -166,7 +166,7 @@ def _reusable_results(config: RunConfig) -> tuple[ResultsFile, dict[str, str | N
     results, manifest = config.output / "results.json", config.output / "manifest.json"
     if not results.exists() or not manifest.exists():
         return None
-    from omnieval.types.files import ManifestFile, load_file
+    from omnieval.types.files import ManifestFile, ResultsFile, load_file
 
     try:
         old = load_file(manifest, ManifestFile)

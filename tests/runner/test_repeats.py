@@ -192,7 +192,7 @@ def test_task_yaml_repeats_and_its_pass_k(tmp_path: Path) -> None:
     task_yaml = tmp_path / "task.yaml"
     task_yaml.write_text(f"name: rk\nsource: {{type: jsonl, path: {data}}}\nrepeats: {{n: 3, pass_k: [2]}}\n")
     _, results = evaluate(RunConfig(tasks=(str(task_yaml),), model="baseline/random", output=out, quiet=True))
-    metrics = results["tasks"]["rk"]["metrics"]
+    metrics = results.tasks["rk"].metrics
     assert "pass@2" in metrics and "pass@1" not in metrics and "maj@3" in metrics
     assert len(_records(out)) == 12
     assert TaskSpec.model_validate({"name": "x", "repeats": 5}).repeats.n == 5  # the short form
