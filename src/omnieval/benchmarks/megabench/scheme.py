@@ -73,7 +73,8 @@ def _collect(
             bucket = "open" if info.get("set") == "open" else ("core_cot" if cot else "core_no_cot")
             if bucket == "open" and not judged(block):
                 bucket = "open_not_computed"
-            models[model][bucket][name] = {"score": block.score, "n": block.n, "_info": info}
+            score = block.score if block.score is not None else 0.0  # unscored counts 0, as it always did
+            models[model][bucket][name] = {"score": score, "n": block.n, "_info": info}
     return models
 
 
