@@ -112,8 +112,9 @@ def test_a_results_file_that_breaks_the_schema_fails_it(tmp_path: Path) -> None:
 
 def test_an_old_run_folder_still_loads() -> None:
     old = omnieval.load_results(OLD_RUN)
-    assert old.results.schema_version == 1 and old.tasks["STEM"].score == 1.0 and old.tasks["STEM"].n == 3
-    assert old.to_dict()["tasks"]["STEM"]["truncated_scoring"] == "zero"  # untyped keys are kept
+    # an unversioned file is version 1, migrated to the current version on load
+    assert old.results.schema_version == 2 and old.tasks["STEM"].score == 1.0 and old.tasks["STEM"].n == 3
+    assert old.to_dict()["tasks"]["STEM"]["truncated_scoring"] == "zero"  # every key the file held is kept
     assert load_file(OLD_RUN / "manifest.json", ManifestFile).status == "finished"
 
 

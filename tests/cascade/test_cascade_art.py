@@ -36,7 +36,7 @@ def test_art_runs_through_a_cascade_with_festival_speech(
     config = RunConfig(tasks=(f"art:{tmp_path / 'art'}",), model=model, output=tmp_path / "o", quiet=True)
     _, results = evaluate_config(config)
     records = read_samples(tmp_path / "o")
-    assert len(records) == 2 and results["model_kind"] == "cascade"
+    assert len(records) == 2 and results.model_kind == "cascade"
     for record in records:
         (step,) = record["intermediates"]  # the whole audio prompt, question and stimulus, in one transcript
         question = rows[record["sample_id"]]["question"]

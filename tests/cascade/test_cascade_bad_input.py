@@ -50,8 +50,8 @@ def test_undecodable_audio_is_that_samples_error_and_silence_an_empty_transcript
     assert rows["quiet"]["intermediates"][0]["text"] == "" and rows["quiet"]["response"].startswith(
         "[Audio: ]"
     )
-    assert results["tasks"]["a"]["recognition"] == {"audio": 1, "audio_empty": 1}
-    assert results["tasks"]["a"]["states"]["error"] == 1
+    assert results.tasks["a"].recognition == {"audio": 1, "audio_empty": 1}
+    assert results.tasks["a"].states["error"] == 1
 
 
 def test_audio_task_refused_for_a_text_only_model_before_any_request(

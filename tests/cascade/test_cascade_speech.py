@@ -38,11 +38,11 @@ def test_transcripts_close_to_the_spoken_text_recorded_and_cached(
         assert rows[sid]["response"].startswith(wrapper + step["text"] + "]"), rows[sid]["response"]
     for lang, values in cers.items():
         assert sum(values) / len(values) <= MEAN_CER_BOUND[lang], (lang, values)
-    assert results["model_kind"] == "cascade"
-    stage = results["backend"]["stages"][0]
+    assert results.model_kind == "cascade"
+    stage = results.backend["stages"][0]
     assert stage["model_sha256"] == "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
-    assert stage["options"]["beam"] == 1 and results["backend"]["llm"]["provider"] == "scripted"
-    assert results["tasks"]["speech"]["recognition"] == {"audio": 4, "audio_empty": 0}
+    assert stage["options"]["beam"] == 1 and results.backend["llm"]["provider"] == "scripted"
+    assert results.tasks["speech"].recognition == {"audio": 4, "audio_empty": 0}
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["backend"]["stages"][0]["engine_version"]
 
@@ -50,7 +50,7 @@ def test_transcripts_close_to_the_spoken_text_recorded_and_cached(
     _, again = evaluate_config(_config(speech_task, tmp_path / "b", cascade_cache, llm="scripted/other"))
     second = {r["sample_id"]: r for r in read_samples(tmp_path / "b")}
     assert all(r["intermediates"][0]["cached"] for r in second.values())
-    assert again["tasks"]["speech"]["recognition"] == {"audio": 4, "audio_empty": 0}
+    assert again.tasks["speech"].recognition == {"audio": 4, "audio_empty": 0}
     assert {s: r["intermediates"][0]["text"] for s, r in second.items()} == {
         s: r["intermediates"][0]["text"] for s, r in rows.items()
     }

@@ -23,10 +23,10 @@ def test_there_are_builtin_tasks() -> None:
 def test_oracle_scores_one(name: str, tmp_path: Path) -> None:
     cfg = RunConfig(tasks=(name,), model="baseline/oracle", output=tmp_path / "run", quiet=True, limit=12)
     _, results = evaluate_config(cfg)
-    block = results["tasks"][name]
-    assert block["n"] > 0
-    assert block["states"]["ok"] == block["n"], block["states"]
+    block = results.tasks[name]
+    assert block.n > 0
+    assert block.states["ok"] == block.n, block.states
     # every built-in task has gold answers: a task that scored nothing would be a broken check
-    assert block["n_scored"] == block["n"] and block["prediction_only"] == 0, block
-    assert block["score"] == pytest.approx(1.0), block["metrics"]
-    assert all(v == pytest.approx(1.0) for v in block["metrics"].values()), block["metrics"]
+    assert block.n_scored == block.n and block.prediction_only == 0, block
+    assert block.score == pytest.approx(1.0), block.metrics
+    assert all(v == pytest.approx(1.0) for v in block.metrics.values()), block.metrics

@@ -37,7 +37,7 @@ def _rec(sid: str, state: str, em: float, group: str) -> dict:
 def test_bootstrap_ci_does_not_depend_on_the_resample_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     """The indices are drawn in chunks to bound memory; the CI must be the same whatever the chunk
     (one resample per draw, or all at once), so lowering the chunk changed no published CI."""
-    import omnieval.aggregate.results as results
+    import omnieval.aggregate.bootstrap as results
 
     rng = random.Random(3)
     values = [rng.random() for _ in range(301)]
@@ -72,10 +72,10 @@ def test_group_aggregation_and_state_counts() -> None:
         _rec("5", "ok", 0, "g3"),
     ]
     block = task_results([task], records)["t"]
-    assert block["states"]["ok"] == 4 and block["states"]["error"] == 1 and block["n"] == 5
-    assert block["metrics"]["em"] == pytest.approx(3 / 5)
-    assert block["metrics"]["group_em"] == pytest.approx(1 / 3)  # only g1 is entirely right
-    assert block["score"] == pytest.approx(3 / 5)
+    assert block.states["ok"] == 4 and block.states["error"] == 1 and block.n == 5
+    assert block.metrics["em"] == pytest.approx(3 / 5)
+    assert block.metrics["group_em"] == pytest.approx(1 / 3)  # only g1 is entirely right
+    assert block.score == pytest.approx(3 / 5)
 
 
 def test_scores_by_prompt_variant() -> None:
@@ -92,21 +92,27 @@ def test_scores_by_prompt_variant() -> None:
         for i in range(9)
     ]
     block = task_results([Task.from_samples(spec, [])], records)["t"]
-    assert block["by_variant"] == {
+    assert block.model_dump()["by_variant"] == {
         "p0": {"n": 3, "score": 1.0},
         "p1": {"n": 3, "score": 0.0},
         "p2": {"n": 3, "score": 0.0},
     }
     single = [dict(r, variant="default") for r in records]
-    assert task_results([Task.from_samples(spec, [])], single)["t"]["by_variant"] == {}
+    assert task_results([Task.from_samples(spec, [])], single)["t"].by_variant == {}
 
 
 def test_run_facts_never_override_computed_values() -> None:
     """Re-scoring passes the old results.json as the run's facts: a stale aggregate in it must lose."""
     from omnieval.aggregate import compute_results
 
-    stale = {"model": "old", "states": {"ok": 99}, "tasks": {"gone": {}}, "backend": "openai/x", "retries": 3}
-    doc = compute_results([], [], model="new", extra=stale)
+    stale = {
+        "model": "old",
+        "states": {"ok": 99},
+        "tasks": {"gone": {}},
+        "backend": {"provider": "openai"},
+        "retries": 3,
+    }
+    doc = compute_results([], [], model="new", extra=stale).document()
     assert doc["model"] == "new" and doc["tasks"] == {} and doc["states"]["ok"] == 0
-    assert doc["backend"] == "openai/x" and doc["retries"] == 3
+    assert doc["backend"] == {"provider": "openai"} and doc["retries"] == 3
     assert list(doc)[:5] == ["schema_version", "model", "omnieval_version", "tasks", "states"]

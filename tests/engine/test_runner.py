@@ -42,9 +42,9 @@ def test_every_state_is_explicit_and_counted(
 
     scripted.answer = staticmethod(answer)
     _, results = evaluate_config(_config(qa_file, tmp_path / "out"))
-    block = results["tasks"]["qa"]
-    assert block["n"] == 10
-    assert block["states"] == {
+    block = results.tasks["qa"]
+    assert block.n == 10
+    assert block.states == {
         "ok": 8,
         "parse_failed": 0,
         "truncated": 1,
@@ -63,7 +63,7 @@ def test_every_state_is_explicit_and_counted(
         and records["2"]["score"] == 1.0
     )
     # ok: 2,3,5,7,9 right; 4,6,8 wrong → 5 of 10 samples score 1 (non-ok count as 0)
-    assert block["score"] == pytest.approx(0.5)
+    assert block.score == pytest.approx(0.5)
 
 
 def test_resume_never_rerequests_or_duplicates(
@@ -88,7 +88,7 @@ def test_resume_never_rerequests_or_duplicates(
     records = read_samples(out)
     assert sorted(r["sample_id"] for r in records) == sorted(str(i) for i in range(10))
     assert not any(f"qa/{i}" in scripted.calls for i in done)
-    assert results["tasks"]["qa"]["score"] == 1.0
+    assert results.tasks["qa"].score == 1.0
     scripted.calls.clear()
     evaluate_config(_config(qa_file, out))  # a finished run: nothing is requested again
     assert not scripted.calls and len(read_samples(out)) == 10
@@ -102,11 +102,11 @@ def test_resume_retries_errors_without_duplicates(
         lambda r: raise_backend_error("down", retryable=True) if r.sample_id == "3" else r.targets[0]
     )
     _, results = evaluate_config(_config(qa_file, out))
-    assert results["tasks"]["qa"]["states"]["error"] == 1
+    assert results.tasks["qa"].states["error"] == 1
     assert scripted.calls["qa/3"] == 2  # retried max_attempts times
     scripted.answer = staticmethod(lambda r: r.targets[0])
     _, results = evaluate_config(_config(qa_file, out))
-    assert results["tasks"]["qa"]["states"] == {
+    assert results.tasks["qa"].states == {
         "ok": 10,
         "parse_failed": 0,
         "truncated": 0,
@@ -144,7 +144,7 @@ def test_cache_serves_second_run_and_skips_failures(
 
 def test_limit_and_sample_ids(tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend]) -> None:
     _, res = evaluate_config(_config(qa_file, tmp_path / "a", limit=3))
-    assert res["tasks"]["qa"]["n"] == 3
+    assert res.tasks["qa"].n == 3
     _, res = evaluate_config(_config(qa_file, tmp_path / "b", sample_ids=("2", "7")))
     assert sorted(r["sample_id"] for r in read_samples(tmp_path / "b")) == ["2", "7"]
 
@@ -229,10 +229,10 @@ def test_skipped_when_backend_lacks_modality_and_blind_runs(
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
     _, res = evaluate_config(cfg)
-    assert res["tasks"]["t"]["states"]["skipped"] == 1
+    assert res.tasks["t"].states["skipped"] == 1
     assert "audio" in read_samples(tmp_path / "o")[0]["reason"]
     _, res = evaluate_config(cfg.model_copy(update={"output": tmp_path / "blind", "blind": True}))
-    assert res["blind"] is True and res["tasks"]["t"]["states"]["ok"] == 1
+    assert res.blind is True and res.tasks["t"].states["ok"] == 1
     assert scripted.seen[-1].blind and not scripted.seen[-1].media
 
 
@@ -250,7 +250,7 @@ def test_missing_media_file_is_a_counted_error(tmp_path: Path, scripted: type[Sc
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
     _, res = evaluate_config(cfg)
-    assert res["tasks"]["t"]["states"]["error"] == 1 and res["tasks"]["t"]["states"]["ok"] == 1
+    assert res.tasks["t"].states["error"] == 1 and res.tasks["t"].states["ok"] == 1
     bad = next(r for r in read_samples(tmp_path / "o") if r["sample_id"] == "1")
     assert "nope.png" in bad["reason"]
 
@@ -261,11 +261,11 @@ def test_rescore_uses_stored_responses_only(
     out = tmp_path / "o"
     scripted.answer = staticmethod(lambda r: f"  {r.targets[0]}!! ")
     _, res = evaluate_config(_config(qa_file, out))
-    assert res["tasks"]["qa"]["score"] == 1.0  # normalisation strips punctuation and spaces
+    assert res.tasks["qa"].score == 1.0  # normalisation strips punctuation and spaces
     scripted.calls.clear()
     res2 = rescore_run(out)
     assert not scripted.calls
-    assert res2["tasks"]["qa"]["score"] == 1.0 and res2["rescored"] is True
+    assert res2.tasks["qa"].score == 1.0 and res2.rescored is True
     assert len(read_samples(out)) == 10
 
 
@@ -281,8 +281,8 @@ def test_prediction_only_samples_are_not_scored_as_zero(
         tasks=(f"jsonl:{tmp_path / 'p.jsonl'}",), model="scripted/m", output=tmp_path / "o", quiet=True
     )
     _, res = evaluate_config(cfg)
-    block = res["tasks"]["p"]
-    assert block["prediction_only"] == 1 and block["n_scored"] == 1 and block["score"] == 1.0
+    block = res.tasks["p"]
+    assert block.prediction_only == 1 and block.n_scored == 1 and block.score == 1.0
 
 
 def test_media_over_budget_is_skipped_with_the_reason(
@@ -303,7 +303,7 @@ def test_media_over_budget_is_skipped_with_the_reason(
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
     _, res = evaluate_config(cfg)
-    assert res["tasks"]["t"]["states"]["skipped"] == 1 and not scripted.seen
+    assert res.tasks["t"].states["skipped"] == 1 and not scripted.seen
     record = read_samples(tmp_path / "o")[0]
     assert "'1'" in record["reason"] and record["state"] == "skipped"
 
@@ -326,9 +326,9 @@ def test_strict_metrics_swaps_in_registered_strict_variants(
     base = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "p", quiet=True)
     _, parity = evaluate_config(base)
     _, strict = evaluate_config(base.model_copy(update={"output": tmp_path / "s", "strict_metrics": True}))
-    assert parity["tasks"]["t"]["score"] == 1.0 and strict["tasks"]["t"]["score"] == 0.0
-    assert parity["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len@parity-1"}
-    assert strict["tasks"]["t"]["metric_versions"] == {"toy_len": "toy_len_strict@strict-1"}
+    assert parity.tasks["t"].score == 1.0 and strict.tasks["t"].score == 0.0
+    assert parity.tasks["t"].metric_versions == {"toy_len": "toy_len@parity-1"}
+    assert strict.tasks["t"].metric_versions == {"toy_len": "toy_len_strict@strict-1"}
 
 
 def test_bad_row_mid_run_stops_cleanly_and_keeps_finished_samples(
@@ -364,7 +364,7 @@ def test_a_failing_parser_is_a_counted_error(
     )
     cfg = RunConfig(tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True)
     _, res = evaluate_config(cfg)
-    assert res["tasks"]["t"]["states"]["error"] == 10
+    assert res.tasks["t"].states["error"] == 10
     assert "ZeroDivisionError" in read_samples(tmp_path / "o")[0]["reason"]
 
 
@@ -388,7 +388,7 @@ def test_demo_share_of_the_image_budget_drops_extra_demo_images(
         tasks=(str(tmp_path / "t.yaml"),), model="scripted/m", output=tmp_path / "o", quiet=True, limit=1
     )
     _, res = evaluate_config(cfg)
-    assert res["tasks"]["t"]["states"]["ok"] == 1
+    assert res.tasks["t"].states["ok"] == 1
     (request,) = scripted.seen
     assert len(request.messages) == 5  # two demo turns (user + assistant each) and the query
     assert len(request.media) == 2  # one demo image kept (the reserved share), the query image
@@ -436,7 +436,7 @@ def test_the_tail_warm_up_starts_after_the_first_request(
     seen_at_start: list[int] = []
     monkeypatch.setattr(tail, "load_tail_modules", lambda: seen_at_start.append(len(scripted.seen)))
     _, results = evaluate_config(_config(qa_file, tmp_path / "out"), warm_up=True)
-    assert results["tasks"]["qa"]["n"] == 10
+    assert results.tasks["qa"].n == 10
     assert len(seen_at_start) == 1 and seen_at_start[0] >= 1
 
 

@@ -49,10 +49,10 @@ def test_results_report_the_rule_and_count_the_state() -> None:
         records = [
             scorer.score(s, r).model_dump(mode="json") for s, r in zip(SAMPLES, responses, strict=True)
         ]
-        block = compute_results([Task.from_samples(spec, SAMPLES)], records, model="m")["tasks"]["t"]
-        assert block["truncated_scoring"] == rule
-        assert block["states"]["truncated"] == 1 and block["states"]["ok"] == 3
-        assert block["score"] == pytest.approx(expected)
+        block = compute_results([Task.from_samples(spec, SAMPLES)], records, model="m").tasks["t"]
+        assert block.truncated_scoring == rule
+        assert block.states["truncated"] == 1 and block.states["ok"] == 3
+        assert block.score == pytest.approx(expected)
 
 
 def test_task_file_key_is_validated(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_api_judge_keeps_one_limit_for_all_workers(tmp_path: Path, cluster: Any)
         f"3 workers, each allowed 3 judge requests, but the judge server saw {peak} at once"
     )
     assert states(tmp_path / "ray") == {"ok": 8, "judge_failed": 32}, "numbers ending in 0 or 1 get a verdict"
-    assert rejudged["states"] == results(tmp_path / "ray")["states"]
+    assert rejudged.states == results(tmp_path / "ray")["states"]
     assert asked == 2 * judge_calls(tmp_path / "local"), "each run asked each judge prompt once"
     assert (tmp_path / "ray" / "judge_cache.sqlite").exists() and not list(
         (tmp_path / "ray" / "shards").glob("*/judge_cache.sqlite")

@@ -74,7 +74,7 @@ def test_results_do_not_depend_on_record_order(tmp_path: Path) -> None:
     shuffled = recs[:]
     rng.shuffle(shuffled)
     assert compute_results(tasks, shuffled, model="m") == first
-    assert first["tasks"]["qa"]["ci95"] is not None
+    assert first.tasks["qa"].ci95 is not None
 
 
 def test_sample_ids_no_task_has_are_named(tmp_path: Path) -> None:

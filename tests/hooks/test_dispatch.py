@@ -15,6 +15,7 @@ from omnieval.errors import ConfigError
 from omnieval.hooks import HookDispatcher, HookInfo, RunHook, hooks
 from omnieval.runner import RunConfig
 from omnieval.runs.evaluation import evaluate_config
+from omnieval.types.results import HookReport
 
 
 class Recording(RunHook):
@@ -68,7 +69,8 @@ def test_a_hook_sees_start_each_record_task_end_and_finish_in_order(
     assert hook.events[-2] == ("task_finished", ("qa", {"ok": 10}))
     assert hook.events[-1] == ("run_finished", 0.7)
     assert hook.threads == {"omnieval-hooks"}  # called off the event loop's thread
-    assert results["hooks"]["Recording"]["failures"] == 0
+    report = results.hooks["Recording"]
+    assert isinstance(report, HookReport) and report.failures == 0
 
 
 def test_a_hook_raising_on_every_record_leaves_identical_results_and_is_counted(
@@ -76,16 +78,16 @@ def test_a_hook_raising_on_every_record_leaves_identical_results_and_is_counted(
 ) -> None:
     _, plain = evaluate_config(_config(tmp_path / "a", qa_task, replay_answers))
     _, hooked = evaluate_config(_config(tmp_path / "b", qa_task, replay_answers), hooks=[Raising()])
-    assert "hooks" not in plain
-    report = hooked.pop("hooks")["Raising"]
-    assert report["failures"] == 11  # ten records and the run's end
-    assert report["first_error"] == "record: RuntimeError: tracker down"
+    assert "hooks" not in plain.document()
+    report = hooked.hooks["Raising"]
+    assert isinstance(report, HookReport)
+    assert report.failures == 11  # ten records and the run's end
+    assert report.first_error == "record: RuntimeError: tracker down"
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
     assert manifest["hooks"]["Raising"]["failures"] == 11
-    assert hooked["tasks"]["qa"]["score"] == plain["tasks"]["qa"]["score"] == 0.7
-    for block in (plain["tasks"]["qa"], hooked["tasks"]["qa"]):
-        block.pop("hash")
-    assert hooked["tasks"] == plain["tasks"] and hooked["states"] == plain["states"]
+    assert hooked.tasks["qa"].score == plain.tasks["qa"].score == 0.7
+    unhashed = [r.tasks["qa"].model_copy(update={"hash": None}) for r in (plain, hooked)]
+    assert unhashed[0] == unhashed[1] and hooked.states == plain.states
     a = (tmp_path / "a" / "samples.jsonl").read_text().splitlines()
     b = (tmp_path / "b" / "samples.jsonl").read_text().splitlines()
     assert len(a) == len(b) == 10
@@ -180,7 +182,10 @@ def test_the_cli_names_a_failing_hook_in_one_line(capsys: pytest.CaptureFixture[
     from omnieval.runs.notices import warn_on_hook_failures
 
     warn_on_hook_failures(
-        {"wandb": {"failures": 3, "first_error": "record: OSError: x", "events": {}}, "ok": {"failures": 0}}
+        {
+            "wandb": HookReport(failures=3, first_error="record: OSError: x", events={}),
+            "ok": HookReport(failures=0),
+        }
     )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "hook wandb failed 3 time(s) (first: record: OSError: x)" in err

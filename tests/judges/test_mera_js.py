@@ -68,10 +68,10 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
         judge=JudgeConfig(model=judge),
     )
     _, results = evaluate_config(config)
-    clevr_block = results["tasks"]["ruclevr"]
+    clevr_block = results.tasks["ruclevr"]
     # 3 unusable verdicts (wrong language, two verdicts, out of scale): counted, never scored
-    assert clevr_block["states"]["judge_failed"] == 3 and results["states"]["judge_failed"] == 3
-    m = clevr_block["metrics"]
+    assert clevr_block.states["judge_failed"] == 3 and results.states["judge_failed"] == 3
+    m = clevr_block.metrics
     assert m["em"] == 1.0  # the oracle: EM over all 6 samples
     assert m["js"] == pytest.approx(2 / 3)  # judged samples only: 1, 0, 1
     assert m["fs"] == pytest.approx((1.0 + 2 / 3) / 2)
@@ -87,18 +87,18 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     )
     raw = by_id[clevr[3]]["judge"]["calls"][0]["attempts"]
     assert [a["raw"] for a in raw] == ["не могу оценить"] * 3  # 1 call + 2 bounded retries, raw outputs kept
-    hhh_block = results["tasks"]["ruhhh_image"]["metrics"]
+    hhh_block = results.tasks["ruhhh_image"].metrics
     hhh_records = [r for r in records if r["task"] == "ruhhh_image"]
     assert (
         hhh_block["group_js"] == pytest.approx(_group_all(hhh_records, "js")) and hhh_block["group_js"] < 1.0
     )
     assert hhh_block["fs"] == pytest.approx((hhh_block["group_em"] + hhh_block["group_js"]) / 2)
     assert {"em", "js", "fs", "group_em", "group_js"} <= set(hhh_block)
-    hhh_judge = results["tasks"]["ruhhh_image"]["judge"]  # every pair judged: both groups counted
-    assert (hhh_judge["groups_judged"], hhh_judge["groups_left_out"]) == (2, 0)
+    hhh_judge = results.tasks["ruhhh_image"].judge  # every pair judged: both groups counted
+    assert (hhh_judge.groups_judged, hhh_judge.groups_left_out) == (2, 0)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"].startswith(judge)
-    board = mera_scheme([{**results, "run_dir": str(out)}])
+    board = mera_scheme([results.model_copy(update={"run_dir": str(out)})])
     assert board["details"][0]["fs_used"] == {
         "ruclevr": "(EM + JS)/2",
         "ruhhh_image": "(Group EM + Group JS)/2",
@@ -108,17 +108,17 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     before = {(r["task"], r["sample_id"]): r for r in records}
     judge2 = _write_judge(tmp_path / "judge2.jsonl", {k: "0" for k in verdicts})
     results2 = rejudge_run(out, JudgeConfig(model=judge2))
-    assert results2["tasks"]["ruclevr"]["metrics"]["js"] == 0.0 and results2["states"]["judge_failed"] == 0
-    assert results2["tasks"]["ruclevr"]["metrics"]["fs"] == 0.5
-    assert results2["tasks"]["ruhhh_image"]["metrics"]["group_js"] == 0.0
+    assert results2.tasks["ruclevr"].metrics["js"] == 0.0 and results2.states["judge_failed"] == 0
+    assert results2.tasks["ruclevr"].metrics["fs"] == 0.5
+    assert results2.tasks["ruhhh_image"].metrics["group_js"] == 0.0
     judge_keys = {"js", "fs", "group_js"}
-    run_facts = {k: v for k, v in results.items() if k not in ("tasks", "states")}
+    run_facts = {k: v for k, v in results.document().items() if k not in ("tasks", "states")}
     assert {"backend", "retries"} <= set(run_facts)  # the model under test's facts survive the re-judge
-    assert {k: results2[k] for k in run_facts} == run_facts
-    for name, block in results["tasks"].items():
-        new = results2["tasks"][name]
-        assert {k: v for k, v in new["metrics"].items() if k not in judge_keys} == {
-            k: v for k, v in block["metrics"].items() if k not in judge_keys
+    assert {k: results2.document()[k] for k in run_facts} == run_facts
+    for name, block in results.tasks.items():
+        new = results2.tasks[name]
+        assert {k: v for k, v in new.metrics.items() if k not in judge_keys} == {
+            k: v for k, v in block.metrics.items() if k not in judge_keys
         }
     for r in _records(out):
         old = before[(r["task"], r["sample_id"])]
@@ -131,18 +131,18 @@ def test_replay_judge_gives_js_fs_group_js_and_counts_judge_failed(root: Path, t
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["judges"]["ruclevr"]["version"] != before[("ruclevr", clevr[0])]["judge"]["version"]
     rescored = rescore_run(out)  # re-scoring calls no judge: the stored verdicts stand
-    assert rescored["tasks"]["ruclevr"]["metrics"] == results2["tasks"]["ruclevr"]["metrics"]
-    assert rescored["tasks"]["ruhhh_image"]["metrics"] == results2["tasks"]["ruhhh_image"]["metrics"]
+    assert rescored.tasks["ruclevr"].metrics == results2.tasks["ruclevr"].metrics
+    assert rescored.tasks["ruhhh_image"].metrics == results2.tasks["ruhhh_image"].metrics
 
 
 def test_without_a_judge_fs_is_em_and_says_so(root: Path, tmp_path: Path) -> None:
     _, results = evaluate_config(
         RunConfig(tasks=(f"mera:{root}",), model="baseline/oracle", output=tmp_path / "r", quiet=True)
     )
-    block = results["tasks"]["ruclevr"]
-    assert "js" not in block["metrics"] and block["metrics"]["fs"] == block["metrics"]["em"]
-    assert block["judge"]["judged"] is False
-    board = mera_scheme([{**results, "run_dir": "r"}])
+    block = results.tasks["ruclevr"]
+    assert "js" not in block.metrics and block.metrics["fs"] == block.metrics["em"]
+    assert block.judge.judged is False
+    board = mera_scheme([results.model_copy(update={"run_dir": "r"})])
     assert board["details"][0]["fs_used"]["ruclevr"].startswith("EM (no judge")
 
 
@@ -179,10 +179,10 @@ def test_hidden_answer_tasks_list_the_judge_keys_unscored(tmp_path: Path) -> Non
             judge=JudgeConfig(model=judge),
         )
     )
-    hidden = results["tasks"]["ruhhh_image"]
-    assert hidden["scored"] is False and hidden["states"]["judge_failed"] == 0
-    assert {"em", "js", "fs", "group_em", "group_js"} <= set(hidden["metrics"])
-    assert results["tasks"]["ruclevr"]["metrics"]["js"] == 1.0
+    hidden = results.tasks["ruhhh_image"]
+    assert hidden.scored is False and hidden.states["judge_failed"] == 0
+    assert {"em", "js", "fs", "group_em", "group_js"} <= set(hidden.metrics)
+    assert results.tasks["ruclevr"].metrics["js"] == 1.0
 
 
 def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_path: Path) -> None:
@@ -214,11 +214,11 @@ def test_a_truncated_mera_answer_is_judged_and_stays_truncated(root: Path, tmp_p
             judge=JudgeConfig(model=judge),
         )
     )
-    block = results["tasks"]["ruclevr"]
-    assert block["states"]["truncated"] == 1 and block["states"]["judge_failed"] == 0
+    block = results.tasks["ruclevr"]
+    assert block.states["truncated"] == 1 and block.states["judge_failed"] == 0
     first = next(r for r in _records(out) if r["task"] == "ruclevr" and r["sample_id"] == samples[0].id)
     assert first["state"] == "truncated" and first["metrics"]["js"] == 0.0 and first["judge"]["value"] == 0.0
-    assert block["metrics"]["js"] == pytest.approx(5 / 6)
+    assert block.metrics["js"] == pytest.approx(5 / 6)
 
 
 def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tmp_path: Path) -> None:
@@ -236,15 +236,15 @@ def test_a_group_with_a_judge_failed_pair_is_left_out_of_group_js(root: Path, tm
             judge=JudgeConfig(model=judge),
         )
     )
-    block = results["tasks"]["ruhhh_image"]
-    assert block["states"]["judge_failed"] == 1
-    assert block["metrics"]["js"] == pytest.approx(4 / 5)
+    block = results.tasks["ruhhh_image"]
+    assert block.states["judge_failed"] == 1
+    assert block.metrics["js"] == pytest.approx(4 / 5)
     # group 0 is undecided (never credited as all-1): Group JS is over group 1 alone
-    assert block["metrics"]["group_js"] == 0.0 and block["metrics"]["fs"] == pytest.approx((1.0 + 0.0) / 2)
-    judge = block["judge"]  # and the results say so: one group counted, one left out
-    assert (judge["groups_key"], judge["groups_judged"], judge["groups_left_out"]) == ("group_js", 1, 1)
-    assert "groups_left_out" in judge["note"]
-    assert "groups_judged" not in results["tasks"]["ruclevr"]["judge"]  # no group-aggregated judge metric
+    assert block.metrics["group_js"] == 0.0 and block.metrics["fs"] == pytest.approx((1.0 + 0.0) / 2)
+    judge = block.judge  # and the results say so: one group counted, one left out
+    assert (judge.groups_key, judge.groups_judged, judge.groups_left_out) == ("group_js", 1, 1)
+    assert "groups_left_out" in judge.note
+    assert results.tasks["ruclevr"].judge.groups_judged is None  # no group-aggregated judge metric
     report = (tmp_path / "r" / "report.html").read_text(encoding="utf-8")
     assert "task ruhhh_image: group_js counts 1 of 2 groups; 1 left out" in report
 
@@ -269,19 +269,17 @@ def test_a_task_whose_every_judge_call_failed_has_no_score_not_zero(root: Path, 
         )
     )
     for name in ("ruclevr", "ruhhh_image"):  # ruclevr: no judged sample; ruhhh_image: no fully judged group
-        block = results["tasks"][name]
+        block = results.tasks[name]
+        assert block.scored is False and block.n_scored == 6 and "not computed" in block.judge.note
         assert (
-            block["scored"] is False and block["n_scored"] == 6 and "not computed" in block["judge"]["note"]
-        )
-        assert (
-            block["metrics"]["fs"] == 0.0 and block["score"] == 0.0
+            block.metrics["fs"] == 0.0 and block.score is None
         )  # the interface's keys: placeholders, unscored
-    assert results["tasks"]["ruclevr"]["states"]["judge_failed"] == 6
-    assert results["tasks"]["ruclevr"]["metrics"] == {"em": 1.0, "js": 0.0, "fs": 0.0}
-    hhh = results["tasks"]["ruhhh_image"]["metrics"]
+    assert results.tasks["ruclevr"].states["judge_failed"] == 6
+    assert results.tasks["ruclevr"].metrics == {"em": 1.0, "js": 0.0, "fs": 0.0}
+    hhh = results.tasks["ruhhh_image"].metrics
     assert hhh["js"] == 1.0 and hhh["group_js"] == 0.0 and hhh["group_em"] == 1.0  # js: the 4 judged pairs
-    groups = results["tasks"]["ruhhh_image"]["judge"]
-    assert (groups["groups_judged"], groups["groups_left_out"]) == (0, 2)  # both groups hold a failed pair
+    groups = results.tasks["ruhhh_image"].judge
+    assert (groups.groups_judged, groups.groups_left_out) == (0, 2)  # both groups hold a failed pair
     assert task_scores_from_results(results) == {"ruclevr": None, "ruhhh_image": None}
     assert fs_sources(results)["ruclevr"].startswith("not computed")
     from rich.console import Console

@@ -87,11 +87,11 @@ def _config(tmp_path: Path, url: str) -> RunConfig:
 def test_pooling_judge_takes_the_argmax_and_the_max_over_candidates(server: str, tmp_path: Path) -> None:
     SEEN.clear()
     _, results = evaluate_config(_config(tmp_path, server))
-    block = results["tasks"]["pq"]
-    assert block["metrics"]["js"] == pytest.approx(
+    block = results.tasks["pq"]
+    assert block.metrics["js"] == pytest.approx(
         2 / 3
     )  # sample 2 is right only after ОТВЕТ: max over candidates
-    assert block["states"]["ok"] == 3
+    assert block.states["ok"] == 3
     inputs = {str(b["input"]) for b in SEEN}
     assert "2+2?[SEP]4[SEP]пять ОТВЕТ 4" in inputs and "2+2?[SEP]4[SEP]4" in inputs
     assert all(b["model"] == "mera-judge" and b["truncate_prompt_tokens"] == 8192 for b in SEEN)
@@ -115,18 +115,16 @@ def test_a_dead_judge_endpoint_trips_the_breaker_and_the_run_resumes(server: str
     assert records.strip() == ""  # no sample recorded unjudged: all of them stay resumable
     judge = JudgeConfig(model="pooling/mera-judge", backend=BackendOptions(base_url=server, timeout_s=5))
     _, results = evaluate_config(_config(tmp_path, server).model_copy(update={"judge": judge}))
-    assert results["tasks"]["pq"]["states"]["ok"] == 3 and results["tasks"]["pq"]["metrics"][
-        "js"
-    ] == pytest.approx(2 / 3)
+    assert results.tasks["pq"].states["ok"] == 3 and results.tasks["pq"].metrics["js"] == pytest.approx(2 / 3)
 
 
 def test_without_the_breaker_a_dead_judge_endpoint_is_judge_failed_and_counted(tmp_path: Path) -> None:
     dead = _dead_url()
     _, results = evaluate_config(_config(tmp_path, dead).model_copy(update={"breaker_threshold": 0}))
-    block = results["tasks"]["pq"]
-    assert block["states"]["judge_failed"] == 3 and "js" not in block["metrics"]
-    assert block["metrics"]["em"] == pytest.approx(1 / 3)
-    reason = block["example_reasons"]["judge_failed"][0]
+    block = results.tasks["pq"]
+    assert block.states["judge_failed"] == 3 and "js" not in block.metrics
+    assert block.metrics["em"] == pytest.approx(1 / 3)
+    reason = block.example_reasons["judge_failed"][0]
     assert "unreachable" in reason and dead.rsplit(":", 1)[1] in reason
 
 
@@ -152,5 +150,5 @@ def test_an_openai_judge_is_cached_so_rejudging_with_it_is_free(tmp_path: Path) 
         calls = sum(server.counts.values())
         again = rejudge_run(tmp_path / "run", judge)
         assert sum(server.counts.values()) == calls == 3  # one call per sample, none for the re-judge
-    assert first["tasks"]["pq"]["metrics"] == again["tasks"]["pq"]["metrics"]
-    assert again["tasks"]["pq"]["metrics"]["js"] == 1.0
+    assert first.tasks["pq"].metrics == again.tasks["pq"].metrics
+    assert again.tasks["pq"].metrics["js"] == 1.0

@@ -33,11 +33,9 @@ def test_the_task_default_judge_runs_without_judge_and_judge_overrides_it(tmp_pa
     _, results = evaluate_config(
         RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "a", quiet=True)
     )
-    block = results["tasks"]["qa"]
-    assert block["judge"]["versions"] and next(iter(block["judge"]["versions"])).startswith(
-        f"replay/{default}"
-    )
-    assert block["metrics"]["js"] == 2 / 3 and block["states"]["judge_failed"] == 1
+    block = results.tasks["qa"]
+    assert block.judge.versions and next(iter(block.judge.versions)).startswith(f"replay/{default}")
+    assert block.metrics["js"] == 2 / 3 and block.states["judge_failed"] == 1
     other = _replay(tmp_path / "other.jsonl", ["0", "0", "0", "0"])
     _, results = evaluate_config(
         RunConfig(
@@ -48,6 +46,6 @@ def test_the_task_default_judge_runs_without_judge_and_judge_overrides_it(tmp_pa
             judge=JudgeConfig(model=f"replay/{other}"),
         )
     )
-    block = results["tasks"]["qa"]
-    assert next(iter(block["judge"]["versions"])).startswith(f"replay/{other}")
-    assert block["metrics"]["js"] == 0.0 and block["states"]["judge_failed"] == 0
+    block = results.tasks["qa"]
+    assert next(iter(block.judge.versions)).startswith(f"replay/{other}")
+    assert block.metrics["js"] == 0.0 and block.states["judge_failed"] == 0

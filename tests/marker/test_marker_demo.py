@@ -52,7 +52,7 @@ def _run(task_file: Path, model: str, out: Path) -> dict[str, Any]:
         tasks=(str(task_file),), model=model, output=out, quiet=True, backend=BackendOptions(concurrency=4)
     )
     _, results = evaluate_config(config)
-    block: dict[str, Any] = results["tasks"]["marker_demo"]
+    block = results.tasks["marker_demo"]
     return block
 
 
@@ -72,8 +72,8 @@ def test_generator_writes_all_items_with_2_to_5_options(tmp_path: Path) -> None:
 
 def test_oracle_scores_one_everywhere(task_file: Path, tmp_path: Path) -> None:
     block = _run(task_file, "baseline/oracle", tmp_path / "oracle")
-    assert block["n"] == N_ROTATIONS == 44
-    assert block["metrics"] == pytest.approx(
+    assert block.n == N_ROTATIONS == 44
+    assert block.metrics == pytest.approx(
         {
             "circular_strict": 1.0,
             "circular_lenient": 1.0,
@@ -82,34 +82,34 @@ def test_oracle_scores_one_everywhere(task_file: Path, tmp_path: Path) -> None:
             "format_compliance": 1.0,
         }
     )
-    assert block["score"] == 1.0
+    assert block.score == 1.0
 
 
 def test_always_a_is_right_once_per_item_and_never_circularly(task_file: Path, tmp_path: Path) -> None:
     block = _run(task_file, "baseline/first-option", tmp_path / "first")
     # each item's gold sits at A in exactly one of its N rotations: 12 right of 44
-    assert block["metrics"]["accuracy_strict"] == pytest.approx(12 / 44)
-    assert block["metrics"]["accuracy_lenient"] == pytest.approx(12 / 44)
-    assert block["metrics"]["circular_strict"] == 0.0
-    assert block["metrics"]["format_compliance"] == 1.0
+    assert block.metrics["accuracy_strict"] == pytest.approx(12 / 44)
+    assert block.metrics["accuracy_lenient"] == pytest.approx(12 / 44)
+    assert block.metrics["circular_strict"] == 0.0
+    assert block.metrics["format_compliance"] == 1.0
 
 
 def test_verbose_answers_split_strict_from_lenient(task_file: Path, tmp_path: Path) -> None:
     block = _run(task_file, "marker_verbose/any", tmp_path / "verbose")
-    assert block["states"]["ok"] == 44 and block["states"]["parse_failed"] == 0
-    assert block["metrics"]["accuracy_lenient"] == 1.0
-    assert block["metrics"]["circular_lenient"] == 1.0
-    assert block["metrics"]["accuracy_strict"] == 0.0
-    assert block["metrics"]["format_compliance"] == 0.0
-    assert block["score"] == 0.0
+    assert block.states["ok"] == 44 and block.states["parse_failed"] == 0
+    assert block.metrics["accuracy_lenient"] == 1.0
+    assert block.metrics["circular_lenient"] == 1.0
+    assert block.metrics["accuracy_strict"] == 0.0
+    assert block.metrics["format_compliance"] == 0.0
+    assert block.score == 0.0
 
 
 def test_shipped_task_runs_from_its_generator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OMNIEVAL_CACHE", str(tmp_path / "cache"))
     config = RunConfig(tasks=("marker_demo",), model="baseline/oracle", output=tmp_path / "run", quiet=True)
     _, results = evaluate_config(config)
-    block = results["tasks"]["marker_demo"]
-    assert block["n"] == 44 and block["score"] == 1.0 and block["score_metric"] == "circular_strict"
+    block = results.tasks["marker_demo"]
+    assert block.n == 44 and block.score == 1.0 and block.score_metric == "circular_strict"
     assert list((tmp_path / "cache" / "generated").glob("marker_demo-*/marker_demo.jsonl"))
 
 
@@ -159,6 +159,6 @@ def test_shipped_image_task_sends_one_picture_per_request(
         tasks=("marker_demo_image",), model="marker_pictures/any", output=tmp_path / "run", quiet=True
     )
     _, results = evaluate_config(config)
-    block = results["tasks"]["marker_demo_image"]
-    assert block["n"] == 4 + 4 + 5 and block["score"] == 1.0
+    block = results.tasks["marker_demo_image"]
+    assert block.n == 4 + 4 + 5 and block.score == 1.0
     assert len(PictureBackend.images) == 13 and set(PictureBackend.images.values()) == {1}

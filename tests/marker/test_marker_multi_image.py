@@ -67,13 +67,13 @@ def test_oracle_and_first_option_on_multi_image_items(tmp_path: Path) -> None:
     _, oracle = evaluate_config(
         RunConfig(tasks=(str(task),), model="baseline/oracle", output=tmp_path / "o", quiet=True)
     )
-    block = oracle["tasks"]["mi"]
-    assert block["n"] == 2 + 5  # two rotations of item 1, five of item 2
-    assert block["score"] == 1.0 and block["metrics"]["format_compliance"] == 1.0
+    block = oracle.tasks["mi"]
+    assert block.n == 2 + 5  # two rotations of item 1, five of item 2
+    assert block.score == 1.0 and block.metrics["format_compliance"] == 1.0
     _, first = evaluate_config(
         RunConfig(tasks=(str(task),), model="baseline/first-option", output=tmp_path / "f", quiet=True)
     )
-    metrics = first["tasks"]["mi"]["metrics"]
+    metrics = first.tasks["mi"].metrics
     # "A" is right in exactly one rotation of each item: 2 of 7 samples, and no item in every rotation
     assert metrics["accuracy_strict"] == 2 / 7 and metrics["circular_strict"] == 0.0
 

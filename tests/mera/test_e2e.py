@@ -16,6 +16,7 @@ from omnieval.runner.config import RunConfig
 from omnieval.runner.run import run
 from omnieval.runs.evaluation import evaluate_config
 from omnieval.types import Request, Response
+from omnieval.types.files import ResultsFile, load_file
 
 
 def _run(root: Path, model: str, out: Path) -> dict[str, Any]:
@@ -36,27 +37,27 @@ def oracle_run(mini_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 def test_oracle_scores_every_public_task_one(oracle_run: Path) -> None:
-    results = json.loads((oracle_run / "results.json").read_text(encoding="utf-8"))
+    results = load_file(oracle_run / "results.json", ResultsFile)
     tasks = catalogue().by_name()
-    assert set(results["tasks"]) == set(tasks)
-    for name, block in results["tasks"].items():
-        metrics = block["metrics"]
+    assert set(results.tasks) == set(tasks)
+    for name, block in results.tasks.items():
+        metrics = block.metrics
         assert "em" in metrics and all(0.0 <= v <= 1.0 for v in metrics.values())
         if tasks[name].public and name != "ruslun":
-            assert block["score"] == 1.0 and metrics["em"] == 1.0, name
+            assert block.score == 1.0 and metrics["em"] == 1.0, name
     # MERA's released RuSLUn code lower-cases the prediction only: the mini golds' intents are all CamelCase
     # (RateBook, PlayMusic, GetWeather), so even the gold itself gets intent 0; slots match: FS = (0 + 1)/2
-    ruslun = results["tasks"]["ruslun"]["metrics"]
+    ruslun = results.tasks["ruslun"].metrics
     assert ruslun == pytest.approx({"em": 0.0, "intent_em": 0.0, "slot_f1": 1.0, "fs": 0.5})
-    assert "only the prediction is lower-cased" in results["tasks"]["ruslun"]["metadata"]["notes"][0]
+    assert "only the prediction is lower-cased" in results.tasks["ruslun"].metadata["notes"][0]
     assert "task ruslun: RuSLUn parity quirk" in (oracle_run / "report.html").read_text(encoding="utf-8")
-    assert "group_em" in results["tasks"]["ruhhh_image"]["metrics"]
-    assert "group_em" in results["tasks"]["ruhhh_video"]["metrics"]
+    assert "group_em" in results.tasks["ruhhh_image"].metrics
+    assert "group_em" in results.tasks["ruhhh_video"].metrics
     for record in _records(oracle_run):  # hidden answers are never scored (never a silent 0 that counts)
         if not tasks[record["task"]].public:
             assert not (record["state"] == "ok" and record["scored"]), record["sample_id"]
     # the board counts only the public tasks as attempted: 7, all at 1.0 but RuSLUn at 0.5
-    row = mera_scheme([{**results, "run_dir": str(oracle_run)}])["rows"][0]
+    row = mera_scheme([results.model_copy(update={"run_dir": str(oracle_run)})])["rows"][0]
     assert row["attempted"] == pytest.approx(6.5 / 7, abs=1e-6)
     assert row["coverage"] == pytest.approx((4 / 11 + 2 / 4 + 1 / 3) / 3, abs=1e-6)
 
@@ -73,7 +74,7 @@ def test_oracle_with_the_hidden_answers_scores_all_18_tasks_one(tmp_path: Path) 
         )
     )
     # the fixed RuSLUn reading compares case-folded intents (parity gives the gold 0.5, as above)
-    assert {n: b["score"] for n, b in results["tasks"].items()} == dict.fromkeys(catalogue().by_name(), 1.0)
+    assert {n: b.score for n, b in results.tasks.items()} == dict.fromkeys(catalogue().by_name(), 1.0)
     row = mera_scheme([results])["rows"][0]
     assert row["total"] == row["coverage"] == 1.0
 
@@ -81,11 +82,12 @@ def test_oracle_with_the_hidden_answers_scores_all_18_tasks_one(tmp_path: Path) 
 def test_random_baseline_private_tasks_are_prediction_only(mini_root: Path, tmp_path: Path) -> None:
     results = _run(mini_root, "baseline/random", tmp_path / "run")
     tasks = catalogue().by_name()
-    for name, block in results["tasks"].items():
-        assert 0.0 <= block["score"] <= 1.0
-        if not tasks[name].public:
-            assert block["n_scored"] == 0 and block["prediction_only"] == block["n"]
-    board = mera_scheme([{**results, "run_dir": str(tmp_path / "run")}])
+    for name, block in results.tasks.items():
+        if tasks[name].public:
+            assert block.score is not None and 0.0 <= block.score <= 1.0
+        else:  # prediction only: no score at all, never a 0.0
+            assert block.n_scored == 0 and block.prediction_only == block.n and block.score is None
+    board = mera_scheme([results.model_copy(update={"run_dir": str(tmp_path / "run")})])
     assert board["details"][0]["attempted_tasks"] == sorted(n for n, t in tasks.items() if t.public)
     assert board["rows"][0]["coverage"] == pytest.approx((4 / 11 + 2 / 4 + 1 / 3) / 3)
 

@@ -39,7 +39,7 @@ def _block(score: float | None, **extra: Any) -> dict[str, Any]:
 def test_rows_have_the_fixed_keys_and_are_sorted_by_total() -> None:
     results = [
         {"model": "weak", "run_dir": "a", "tasks": {"weird": _block(0.1)}},
-        {"model": "strong", "run_dir": "b", "tasks": {"ruHHH-Video": _block(0.9, group_em=0.9)}},
+        {"model": "strong", "run_dir": "b", "tasks": {"ruHHH-Video": _block(0.9, metrics={"group_em": 0.9})}},
     ]
     board = mera_scheme(results, weighting="modalities")
     assert [r["model"] for r in board["rows"]] == ["strong", "weak"]

@@ -27,7 +27,7 @@ def test_a_core_jsonl_run_imports_no_benchmark_module(tmp_path: Path) -> None:
         config = RunConfig(tasks=("jsonl:qa.jsonl",), model="baseline/oracle", output=Path("run"),
                            backend=BackendOptions(concurrency=2), quiet=True)
         outcome, results = evaluate_config(config)
-        print(json.dumps({"score": results["tasks"]["qa"]["score"],
+        print(json.dumps({"score": results.tasks["qa"].score,
                           "suites": sorted(m for m in sys.modules if m.startswith("omnieval.benchmarks"))}))
         """,
         cwd=tmp_path,

@@ -40,7 +40,7 @@ def _run(root: Path, name: str, scores: dict[str, list[float]], *, version: int 
             "score": sum(values) / len(values),
             "n": len(values),
             "states": {"ok": len(values)},
-            "version": version,
+            "version": str(version),
             "metadata": {"human_baseline": 0.9},
         }
     (out / "samples.jsonl").write_text("\n".join(lines) + "\n")

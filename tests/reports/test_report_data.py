@@ -205,10 +205,10 @@ def test_truncated_last_line_is_counted_not_fatal(synthetic_run: Path) -> None:
 def test_results_rebuilt_from_records_when_missing(synthetic_run: Path) -> None:
     (synthetic_run / "results.json").unlink()
     run = load_run(synthetic_run)
-    block = run.results["tasks"]["task_0"]
+    block = run.results.tasks["task_0"]
     scores = [r["score"] for r in run.records if r["task"] == "task_0"]
-    assert block["score"] == pytest.approx(sum(scores) / len(scores)) and block["n"] == len(scores)
-    assert block["states"]["judge_failed"] == sum(
+    assert block.score == pytest.approx(sum(scores) / len(scores)) and block.n == len(scores)
+    assert block.states["judge_failed"] == sum(
         r["state"] == "judge_failed" for r in run.records if r["task"] == "task_0"
     )
 

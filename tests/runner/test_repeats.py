@@ -194,7 +194,7 @@ def test_task_yaml_repeats_and_its_pass_k(tmp_path: Path) -> None:
     _, results = evaluate_config(
         RunConfig(tasks=(str(task_yaml),), model="baseline/random", output=out, quiet=True)
     )
-    metrics = results["tasks"]["rk"]["metrics"]
+    metrics = results.tasks["rk"].metrics
     assert "pass@2" in metrics and "pass@1" not in metrics and "maj@3" in metrics
     assert len(_records(out)) == 12
     assert TaskSpec.model_validate({"name": "x", "repeats": 5}).repeats.n == 5  # the short form

@@ -61,10 +61,10 @@ def test_score_rescores_every_repeat_as_its_own_record(tmp_path: Path) -> None:
     results = rescore_run(out)
     records = _records(out)
     assert _ids(records) == [(str(i), r) for i in range(4) for r in range(K)]
-    task = results["tasks"]["t"]
-    assert task["repeats"]["k"] == K
+    task = results.tasks["t"]
+    assert task.repeats.k == K
     for key in ("pass@1", f"pass@{K}", f"maj@{K}", f"avg@{K}"):
-        assert task["metrics"][key] == pytest.approx(before["metrics"][key]), key
+        assert task.metrics[key] == pytest.approx(before["metrics"][key]), key
 
 
 def test_pack_cli_needs_repeat_for_a_run_with_repeats_and_packs_each_sample_once(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_rejudge_judges_each_repeat_with_its_own_chain_history(tmp_path: Path) -
         results = rejudge_run(out, judge)
     again = _records(out)
     assert _ids(again) == [(str(i), r) for i in range(2) for r in range(K)]
-    assert results["tasks"]["ch"]["repeats"]["k"] == K
+    assert results.tasks["ch"].repeats.k == K
     for record in again:
         assert record["judge"] is not None and record["state"] == "ok"
         if record["sample_id"] == "1":

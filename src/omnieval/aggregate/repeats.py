@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from omnieval.aggregate.bootstrap import bootstrap_ci
+
 __all__ = [
     "RepeatAccumulator",
     "clustered_bootstrap_ci",
@@ -54,8 +56,6 @@ def clustered_bootstrap_ci(
 ) -> tuple[float, float] | None:
     """Percentile bootstrap CI of the mean score, resampling whole clusters (samples with all their
     repeats)."""
-    from omnieval.aggregate.results import bootstrap_ci
-
     return bootstrap_ci(
         sorted(math.fsum(c) / len(c) for c in clusters if c), n_resamples=n_resamples, seed=seed, level=level
     )

@@ -30,9 +30,9 @@ def register_scheme(name: str) -> Callable[[Scheme], Scheme]:
 def labelled(result: ResultsFile) -> ResultsFile:
     """A run's results as boards show them: a cascade's model name says it is one (``… [cascade]``), so it
     never reads as a model that perceived the audio or images itself."""
-    if result.extra("model_kind") != "cascade":
+    if result.model_kind != "cascade":
         return result
-    return result.model_copy(update={"model": f"{result.model or result.extra('run_dir') or '?'} [cascade]"})
+    return result.model_copy(update={"model": f"{result.model or result.run_dir or '?'} [cascade]"})
 
 
 def typed_results(result: Mapping[str, Any] | ResultsFile) -> ResultsFile:

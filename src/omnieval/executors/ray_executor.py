@@ -101,7 +101,7 @@ def _previous(config: RunConfig, key: Literal["executor", "judges"]) -> dict[str
         manifest: ManifestFile | None = load_file(path, ManifestFile) if path.exists() else None
     except StoreError:  # unreadable, or not a manifest: nothing to carry over
         manifest = None
-    block = None if manifest is None else manifest.judges if key == "judges" else manifest.extra(key)
+    block = None if manifest is None else manifest.judges if key == "judges" else manifest.executor
     return block if isinstance(block, dict) else {}
 
 

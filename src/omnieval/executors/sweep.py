@@ -116,7 +116,7 @@ def board(runs: list[tuple[str, ResultsFile | None, str, str]]) -> dict[str, Any
                 **{t: round(s, 4) for t, s in scores.items()},
                 "n": sum(states.values()),
                 "errors": states.get("error", 0),
-                "status": results.extra("status", "finished") if results is not None else status,
+                "status": "finished" if results is not None else status,
             }
         )
     rows.sort(key=lambda r: (r["mean"] is None, -(r["mean"] or 0.0), r["model"]))

@@ -28,6 +28,7 @@ from omnieval.executors.sweep import sweep_shape
 from omnieval.registry import load_plugins
 from omnieval.runner import RunConfig
 from omnieval.runner.progress import Progress
+from omnieval.types.results import ResultsFile
 
 __all__ = [
     "ModelRow",
@@ -40,8 +41,8 @@ __all__ = [
     "shared_judges",
 ]
 
-RunModel = Callable[[RunConfig, ExecutorOptions, Progress | None], dict[str, Any]]
-"""Runs (or resumes) one model and returns its ``results.json`` document (the CLI passes ``evaluate``)."""
+RunModel = Callable[[RunConfig, ExecutorOptions, Progress | None], ResultsFile]
+"""Runs (or resumes) one model and returns its results (its ``run_dir`` set)."""
 
 
 class SweepStopped(OmnievalError):
@@ -57,7 +58,7 @@ class ModelRun:
     executor: ExecutorOptions
     status: str = "pending"
     """``finished`` or ``failed`` once run."""
-    results: dict[str, Any] | None = None
+    results: ResultsFile | None = None
     error: str | None = None
 
 

@@ -57,7 +57,7 @@ def _strings(data: dict[str, Any]) -> dict[str, str]:
 
 
 def _source_data(task: str, block: TaskResults) -> dict[str, Any]:
-    meta = block.extra("metadata") or {}
+    meta = block.metadata
     repo = next((str(meta[k]) for k in DATASET_KEYS if meta.get(k)), None)
     if repo:
         return {"dataset_name": task, "source_type": "hf_dataset", "hf_repo": repo}
@@ -70,7 +70,7 @@ def _result(task: str, block: TaskResults, when: str, *, run_dir: Path) -> dict[
         "n": block.n,
         "n_scored": block.n_scored,
         "states": block.states,
-        "task_version": block.extra("version"),
+        "task_version": block.version,
         "metric_versions": block.metric_versions,
     }
     score: dict[str, Any] = {

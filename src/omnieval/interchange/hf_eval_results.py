@@ -39,7 +39,7 @@ def exported_score(task: str, block: TaskResults, *, run_dir: Path) -> float:
 
 
 def _dataset_id(task: str, block: TaskResults) -> str:
-    meta = block.extra("metadata") or {}
+    meta = block.metadata
     return next((str(meta[k]) for k in DATASET_KEYS if meta.get(k)), f"omnieval/{task}")
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from omnieval.errors import StoreError
 from omnieval.store import write_json
+from omnieval.types.files import results_model
 
 __all__ = ["import_lm_eval"]
 
@@ -125,7 +126,8 @@ def import_lm_eval(results_path: Path, *, output: Path, metric: str | None = Non
         fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     now = dt.datetime.now(dt.UTC).isoformat()
     states = {"ok": sum(t["n"] for t in tasks.values())}
-    results = {"model": f"lm-eval/{model}", "tasks": tasks, "states": states, "imported_from": "lm-eval"}
+    imported = {"model": f"lm-eval/{model}", "tasks": tasks, "states": states, "imported_from": "lm-eval"}
+    results = results_model(imported, source=output / "results.json").document()  # the current version
     write_json(output / "results.json", results)
     manifest = {
         "status": "finished",

@@ -26,6 +26,7 @@ from omnieval.analysis.paired import holm, paired_test
 from omnieval.errors import ConfigError
 from omnieval.reports.loading import RunData, load_run
 from omnieval.textkit.ordering import natural_key
+from omnieval.types.files import ManifestTask
 
 __all__ = ["compare_runs", "version_differences"]
 
@@ -46,18 +47,18 @@ def _scores(run: RunData) -> dict[str, dict[str, dict[str, Any]]]:
 def _task_score(run: RunData, task: str) -> float | None:
     """The run's reported task score; ``None`` for a task it could not score (hidden answers), never 0."""
     block = run.typed.tasks[task]
-    return None if block.scored is False else float(block.score or 0.0)
+    return None if block.scored is False else block.score
 
 
 def _task_facts(run: RunData, task: str) -> dict[str, Any]:
     block = run.typed.tasks.get(task)
-    manifest = run.typed_manifest.tasks.get(task, {})
+    manifest = run.typed_manifest.tasks.get(task, ManifestTask())
     if block is None:
-        return {"version": manifest.get("version"), "hash": manifest.get("hash"), "metrics": None}
-    set_keys = block.model_fields_set | set(block.model_extra or {})
+        return {"version": manifest.version, "hash": manifest.hash, "metrics": None}
+    set_keys = block.model_fields_set
     return {
-        "version": block.extra("version", manifest.get("version")),
-        "hash": block.hash if "hash" in set_keys else manifest.get("hash"),
+        "version": block.version if "version" in set_keys else manifest.version,
+        "hash": block.hash if "hash" in set_keys else manifest.hash,
         "metrics": block.metric_versions if "metric_versions" in set_keys else None,
     }
 
@@ -237,7 +238,7 @@ def _human_baselines(runs: list[RunData]) -> dict[str, float]:
     found: dict[str, float] = {}
     for run in runs:
         for task, block in run.typed.tasks.items():
-            value = human_baseline(block.extra("metadata") or {})
+            value = human_baseline(block.metadata)
             if value is not None:
                 found.setdefault(task, value)
     return found

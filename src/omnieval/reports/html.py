@@ -30,7 +30,7 @@ from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_di
 from omnieval.reports.views import PromptSource
 from omnieval.sources.loader import cache_root
 from omnieval.types import STATES
-from omnieval.types.files import ResultsFile, TaskResults, results_model
+from omnieval.types.files import ManifestFile, ResultsFile, TaskResults, results_model
 
 __all__ = ["ASSETS", "human_baseline", "page_assets", "render_page", "results_table", "write_report"]
 
@@ -132,15 +132,15 @@ def _task_rows(results: ResultsFile) -> list[dict[str, Any]]:
                 "states": block.states,
                 "metrics": block.metrics,
                 "score_metric": block.score_metric,
-                "version": block.extra("version"),
-                "human_baseline": human_baseline(block.extra("metadata") or {}),
-                "prediction_only": block.extra("prediction_only", 0),
-                "parse_fallbacks": block.extra("parse_fallbacks", 0),
-                "example_reasons": block.extra("example_reasons") or {},
-                "by_variant": block.extra("by_variant") or {},
-                "error_causes": block.extra("error_causes") or {},
-                "repeats": block.extra("repeats"),
-                "cost_usd": (block.extra("cost") or {}).get("total_usd"),
+                "version": block.version,
+                "human_baseline": human_baseline(block.metadata),
+                "prediction_only": block.prediction_only,
+                "parse_fallbacks": block.parse_fallbacks,
+                "example_reasons": block.example_reasons,
+                "by_variant": {v: score.model_dump() for v, score in block.by_variant.items()},
+                "error_causes": {c: count.model_dump() for c, count in block.error_causes.items()},
+                "repeats": block.repeats.model_dump(mode="json") if block.repeats is not None else None,
+                "cost_usd": block.cost.total_usd if block.cost is not None else None,
             }
         )
     return rows
@@ -380,7 +380,7 @@ def report_context(
 
 def write_report(
     run_dir: Path,
-    results: dict[str, Any] | None = None,
+    results: ResultsFile | None = None,
     *,
     tasks: Iterable[Any] | None = None,
     prompts: PromptSource | None = None,
@@ -389,7 +389,7 @@ def write_report(
     ``prompts``: the sample viewer's prompts, read and rendered while the run waited on the model."""
     run_dir = Path(run_dir)
     if results is not None and not (run_dir / "samples.jsonl").exists():  # a run with nothing to record
-        run = RunData(run_dir, results, {}, [])
+        run = RunData(run_dir, results, ManifestFile(), [])
     else:
         run = load_run(run_dir, stream_above=STREAM_BYTES)
     if results is not None:
@@ -403,13 +403,13 @@ def _group_notes(results: ResultsFile) -> list[str]:
     holding a ``judge_failed`` sample is undecided, never credited, so the score stands on fewer groups."""
     out = []
     for name, block in results.tasks.items():
-        judge = block.extra("judge") or {}
-        if judge.get("groups_left_out"):
-            counted = judge.get("groups_judged", 0)
+        judge = block.judge
+        if judge is not None and judge.groups_left_out:
+            counted = judge.groups_judged or 0
             out.append(
-                f"task {name}: {judge.get('groups_key')} counts {counted} of "
-                f"{counted + judge['groups_left_out']} "
-                f"groups; {judge['groups_left_out']} left out (a judge_failed sample in each)"
+                f"task {name}: {judge.groups_key} counts {counted} of "
+                f"{counted + judge.groups_left_out} "
+                f"groups; {judge.groups_left_out} left out (a judge_failed sample in each)"
             )
     return out
 
@@ -420,14 +420,14 @@ def _task_notes(results: ResultsFile) -> list[str]:
     return [
         f"task {name}: {note}"
         for name, block in results.tasks.items()
-        for note in (block.extra("metadata") or {}).get("notes") or ()
+        for note in block.metadata.get("notes") or ()
     ]
 
 
 def _score_cell(block: TaskResults) -> str:
     if not _n_scored(block, default=1):
         return "– (hidden answers)"
-    if not block.scored:
+    if not block.scored or block.score is None:
         return "– (no judge value)"  # a judged score whose every judge call failed: never a 0
     return f"{block.score:.4f}"
 
@@ -446,7 +446,7 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
     table.add_column("n", justify="right")
     for state in states:
         table.add_column(state, justify="right")
-    unscored = any(block.extra("prediction_only") for block in results.tasks.values())
+    unscored = any(block.prediction_only for block in results.tasks.values())
     if unscored:  # samples without a gold answer: in n and their state, but not in the score
         table.add_column("unscored", justify="right")
     for name, block in results.tasks.items():
@@ -457,7 +457,7 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
             f"{ci[0]:.3f}–{ci[1]:.3f}" if ci else "–",
             str(block.n),
             *(str(block.states.get(s, 0)) for s in states),
-            *([str(block.extra("prediction_only", 0))] if unscored else []),
+            *([str(block.prediction_only)] if unscored else []),
         )
     table.caption = "\n".join(_group_notes(results)) or None
     return table

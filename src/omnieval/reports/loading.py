@@ -13,7 +13,6 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import orjson
 
 from omnieval.errors import StoreError
 from omnieval.types import STATES
-from omnieval.types.files import ManifestFile, ResultsFile, checked_json, results_model
+from omnieval.types.files import ManifestFile, ResultsFile, TaskResults, load_file
 
 __all__ = ["STREAM_BYTES", "RecordStream", "RunData", "load_run", "read_records_tolerant", "state_names"]
 
@@ -37,8 +36,8 @@ class RunData:
     """Everything a report or a comparison reads from one run directory."""
 
     run_dir: Path
-    results: dict[str, Any]
-    manifest: dict[str, Any]
+    results: ResultsFile
+    manifest: ManifestFile
     records: Sequence[dict[str, Any]]
     """A list, or a :class:`RecordStream` (iterable again and again, sized) for a large run."""
     unreadable_lines: int = 0
@@ -48,16 +47,15 @@ class RunData:
     def label(self) -> str:
         return self.run_dir.resolve().name
 
-    @cached_property
+    @property
     def typed(self) -> ResultsFile:
-        """``results`` through its model (validated when loaded: a missing or mistyped key names the
-        file)."""
-        return results_model(self.results, source=self.run_dir / "results.json")
+        """``results`` (kept for readers written when ``results`` was a dict)."""
+        return self.results
 
-    @cached_property
+    @property
     def typed_manifest(self) -> ManifestFile:
-        """``manifest`` through its model (``{}`` for a run without one validates to the defaults)."""
-        return ManifestFile.model_validate(self.manifest)
+        """``manifest`` (kept for readers written when ``manifest`` was a dict)."""
+        return self.manifest
 
 
 _UNREADABLE: dict[str, Any] = {}
@@ -154,7 +152,7 @@ def state_names(*counts: dict[str, Any]) -> list[str]:
     return [*STATES, *sorted({s for s in seen if s not in STATES})]
 
 
-def _results_from_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _results_from_records(records: Sequence[dict[str, Any]], *, model: str) -> ResultsFile:
     from omnieval.aggregate import bootstrap_ci
 
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -164,17 +162,17 @@ def _results_from_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for name, recs in by_task.items():
         scores = [float(r.get("score") or 0.0) for r in recs if r.get("scored", True)]
         states = Counter(str(r.get("state")) for r in recs)
-        tasks[name] = {
-            "score": sum(scores) / len(scores) if scores else 0.0,
-            "n": len(recs),
-            "n_scored": len(scores),
-            "scored": bool(scores),
-            "states": dict(states),
-            "metrics": {},
-            "ci95": bootstrap_ci(scores),
-            "metadata": {},
-        }
-    return {"model": None, "tasks": tasks}
+        tasks[name] = TaskResults(
+            score=sum(scores) / len(scores) if scores else None,
+            n=len(recs),
+            n_scored=len(scores),
+            scored=bool(scores),
+            states=dict(states),
+            metrics={},
+            ci95=bootstrap_ci(scores),
+            metadata={},
+        )
+    return ResultsFile(model=model, tasks=tasks)
 
 
 def load_run(run_dir: Path, *, stream_above: int | None = None) -> RunData:
@@ -193,16 +191,17 @@ def load_run(run_dir: Path, *, stream_above: int | None = None) -> RunData:
     else:
         records, bad = read_records_tolerant(samples)
     manifest = (
-        checked_json(run_dir / "manifest.json", "manifest") if (run_dir / "manifest.json").exists() else {}
+        load_file(run_dir / "manifest.json", ManifestFile)
+        if (run_dir / "manifest.json").exists()
+        else ManifestFile()
     )
     notes = []
     if (run_dir / "results.json").exists():
-        results = checked_json(run_dir / "results.json", "results")
+        results = load_file(run_dir / "results.json", ResultsFile)
     else:
-        results = _results_from_records(records)
+        model = str(manifest.config.get("model") or run_dir.name)
+        results = _results_from_records(records, model=model)
         notes.append("no results.json (unfinished run?): task scores are plain means of the readable records")
-    if results.get("model") is None:
-        results["model"] = (manifest.get("config") or {}).get("model") or run_dir.name
     if bad:
         notes.append(
             f"{bad} line(s) of samples.jsonl could not be read (e.g. cut by a killed run) and are left out"

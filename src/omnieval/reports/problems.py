@@ -14,10 +14,10 @@ def error_warning(task: str, block: TaskResults) -> str | None:
     errors, n = block.states.get("error", 0), block.n
     if not errors:
         return None
-    causes = {c: row for c, row in (block.extra("error_causes") or {}).items() if c != "parse"}
-    top = ", ".join(f"{cause} ×{row['n']}" for cause, row in list(causes.items())[:3])
+    causes = {c: row for c, row in block.error_causes.items() if c != "parse"}
+    top = ", ".join(f"{cause} ×{row.n}" for cause, row in list(causes.items())[:3])
     first = next(iter(causes.values()), None)
-    example = first["example"] if first else ((block.extra("example_reasons") or {}).get("error") or ["?"])[0]
+    example = first.example if first else (block.example_reasons.get("error") or ["?"])[0]
     return (
         f"warning: {errors} of {n} samples of {task} ended in error"
         + (f" ({top})" if top else "")
@@ -28,7 +28,7 @@ def error_warning(task: str, block: TaskResults) -> str | None:
 def unscored_warning(task: str, block: TaskResults) -> str | None:
     """Samples left unscored because their row has no gold answer: a note for a hidden-answer test set, a
     warning naming the rows when only some lack it (a forgotten ``answer`` field)."""
-    unscored, n = block.extra("prediction_only", 0), block.n
+    unscored, n = block.prediction_only, block.n
     if not unscored:
         return None
     if unscored == n:
@@ -36,7 +36,7 @@ def unscored_warning(task: str, block: TaskResults) -> str | None:
             f"note: no sample of {task} has a gold answer (hidden test set?): all {n} are predictions "
             "only, not scored"
         )
-    ids = block.extra("unscored_ids") or []
+    ids = block.unscored_ids
     named = ", ".join(map(repr, ids)) + (" …" if unscored > len(ids) else "")
     return (
         f"warning: {unscored} of {n} samples of {task} have no gold answer and are not scored (ids {named})"

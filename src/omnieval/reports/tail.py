@@ -101,7 +101,7 @@ def load_tail_modules() -> None:
     """What only the end of a run needs: numpy and its quantiles (the CIs), the report's page template,
     rich (the results table) and the plotly bundle; a failure here is left for the tail to report."""
     with contextlib.suppress(Exception):  # the tail redoes what failed here
-        from omnieval.aggregate.results import bootstrap_ci
+        from omnieval.aggregate.bootstrap import bootstrap_ci
         from omnieval.reports.embed import plotly_js_bytes
         from omnieval.reports.html import warm_up
 

@@ -144,14 +144,14 @@ def task_dimensions(tasks: dict[str, TaskResults]) -> list[Dimension]:
     """Dimensions over tasks (macro mean of task scores per group) from task metadata and modalities."""
     groups = _Groups()
     for block in tasks.values():
-        if not block.scored:
+        if not block.scored or block.score is None:
             continue
-        pairs = list(_flatten(block.extra("metadata") or {}))
-        if block.extra("modalities"):
-            pairs.append(("modalities", list(block.extra("modalities"))))
-        if block.extra("language"):
-            pairs.append(("language", block.extra("language")))
-        groups.add(pairs, float(block.score or 0.0))
+        pairs = list(_flatten(block.metadata))
+        if block.modalities:
+            pairs.append(("modalities", list(block.modalities)))
+        if block.language:
+            pairs.append(("language", block.language))
+        groups.add(pairs, block.score)
     return groups.dimensions("task")
 
 

@@ -98,7 +98,7 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
     changed += [
         f"task {t.name} (definition changed)"
         for t in tasks
-        if t.name in old_tasks and old_tasks[t.name].get("hash") != t.content_hash
+        if t.name in old_tasks and old_tasks[t.name].hash != t.content_hash
     ]
     if changed:
         raise NotResumable(

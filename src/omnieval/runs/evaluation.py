@@ -19,6 +19,7 @@ from omnieval.types import Sample
 if TYPE_CHECKING:
     from omnieval.backends import Backend
     from omnieval.reports.views import PromptSource
+    from omnieval.types.results import ResultsFile
 
 __all__ = ["evaluate_backend", "evaluate_config", "finalize", "outcome_facts", "taken_samples"]
 
@@ -30,7 +31,7 @@ def finalize(
     model: str,
     extra: dict[str, Any] | None = None,
     prompts: PromptSource | None = None,
-) -> dict[str, Any]:
+) -> ResultsFile:
     """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
     viewer's, rendered while the run waited on the model)."""
     from omnieval.aggregate import compute_results
@@ -40,7 +41,7 @@ def finalize(
     results = compute_results(
         tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
     )
-    write_json(output / "results.json", results)
+    write_json(output / "results.json", results.document())
     write_report(output, results, tasks=tasks, prompts=prompts)
     return results
 
@@ -64,7 +65,7 @@ def evaluate_config(
     judges: Any = None,
     hooks: Sequence[RunHook] = (),
     warm_up: bool = False,
-) -> tuple[RunOutcome, dict[str, Any]]:
+) -> tuple[RunOutcome, ResultsFile]:
     """Run (or resume) and aggregate; ``executor`` picks where samples run (default: here), ``progress``
     is a display shared by several Ray runs (a sweep), ``judges`` a sweep's judge pools on Ray, ``hooks``
     hook objects beside those named in ``config.log_to`` (their failures land in ``results["hooks"]``).
@@ -82,12 +83,13 @@ def evaluate_config(
         dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
         dispatcher.close()
         raise
-    dispatcher.run_finished(config.output, results)
+    dispatcher.run_finished(config.output, results.document())
     report = dispatcher.close()
-    from omnieval.types.files import checked_json
+    from omnieval.types.files import checked_json, results_model
 
-    results = results | {"hooks": report}
-    write_json(config.output / "results.json", results)
+    path = config.output / "results.json"
+    results = results_model(results.document() | {"hooks": report}, source=path)
+    write_json(path, results.document())
     manifest = checked_json(config.output / "manifest.json", "manifest")
     write_json(config.output / "manifest.json", manifest | {"hooks": report})
     return outcome, results
@@ -104,7 +106,7 @@ def _evaluate(
     judges: Any,
     hooks: HookDispatcher = NO_HOOKS,
     warm_up: bool = False,
-) -> tuple[RunOutcome, dict[str, Any]]:
+) -> tuple[RunOutcome, ResultsFile]:
     previous = _reusable_results(config)
     with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
         try:
@@ -142,7 +144,7 @@ def _evaluate(
 
 def evaluate_backend(
     config: RunConfig, backend: Backend, *, warm_up: bool = False
-) -> tuple[RunOutcome, dict[str, Any]]:
+) -> tuple[RunOutcome, ResultsFile]:
     """Run ``config`` with a backend object (a loaded model) here and aggregate; an object cannot be
     shipped to a cluster's workers, so this is the local executor only."""
     from omnieval.runner import run
@@ -174,12 +176,12 @@ def outcome_facts(config: RunConfig, outcome: RunOutcome) -> dict[str, Any]:
     }
 
 
-def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]] | None:
+def _reusable_results(config: RunConfig) -> tuple[ResultsFile, dict[str, str | None]] | None:
     """The existing results.json (and its task hashes) when made by the same configuration."""
     results, manifest = config.output / "results.json", config.output / "manifest.json"
     if not results.exists() or not manifest.exists():
         return None
-    from omnieval.types.files import ManifestFile, checked_json, load_file
+    from omnieval.types.files import ManifestFile, load_file
 
     try:
         old = load_file(manifest, ManifestFile)
@@ -189,8 +191,8 @@ def _reusable_results(config: RunConfig) -> tuple[dict[str, Any], dict[str, str]
         mode="json", exclude={"backend": {"api_key"}}
     ):
         return None
-    hashes = {name: block.get("hash") for name, block in old.tasks.items()}
+    hashes = {name: block.hash for name, block in old.tasks.items()}
     try:
-        return checked_json(results, "results"), hashes
+        return load_file(results, ResultsFile), hashes
     except StoreError:  # unreadable or not a results file: computed again
         return None

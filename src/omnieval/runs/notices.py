@@ -4,10 +4,10 @@ silences progress and summaries, never a warning)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from omnieval.types.files import ResultsFile
+from omnieval.types.results import HookReport
 
 __all__ = ["warn_about_run", "warn_on_hook_failures", "warn_unknown_sample_ids"]
 
@@ -16,7 +16,7 @@ def warn_about_run(results: ResultsFile, *, unknown_sample_ids: Sequence[str] = 
     """Every warning a finished run has: samples in error or left unscored, failing hooks, sample ids no
     task has."""
     _warn_on_errors(results)
-    warn_on_hook_failures(results.extra("hooks") or {})
+    warn_on_hook_failures(results.hooks)
     warn_unknown_sample_ids(unknown_sample_ids)
 
 
@@ -30,12 +30,12 @@ def _warn_on_errors(results: ResultsFile) -> None:
                 print(f"omnieval: {line}", file=sys.stderr)
 
 
-def warn_on_hook_failures(report: dict[str, Any]) -> None:
+def warn_on_hook_failures(report: Mapping[str, HookReport | int]) -> None:
     """A tracker that failed never failed the run; one line per hook says how often and the first error."""
     for name, tally in report.items():
-        if isinstance(tally, dict) and tally.get("failures"):
+        if isinstance(tally, HookReport) and tally.failures:
             print(
-                f"omnieval: hook {name} failed {tally['failures']} time(s) (first: {tally['first_error']}); "
+                f"omnieval: hook {name} failed {tally.failures} time(s) (first: {tally.first_error}); "
                 "the results above are complete",
                 file=sys.stderr,
             )

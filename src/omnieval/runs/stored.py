@@ -11,6 +11,7 @@ from omnieval.runs.evaluation import finalize
 from omnieval.sources import Task
 from omnieval.store import rewrite_records, typed_records, write_json
 from omnieval.types import Response, Sample, SampleResult, Usage
+from omnieval.types.files import ResultsFile
 
 __all__ = ["rejudge_run", "rescore_run", "tasks_of_run"]
 
@@ -61,7 +62,7 @@ def _stored_run(run_dir: Path) -> tuple[dict[str, Any], RunConfig, list[Task], l
     return manifest, config, tasks, list(typed_records(run_dir / "samples.jsonl"))
 
 
-def rescore_run(run_dir: Path) -> dict[str, Any]:
+def rescore_run(run_dir: Path) -> ResultsFile:
     """Re-parse and re-score a finished run from its stored responses; its results.json, rewritten."""
     _, config, tasks, records = _stored_run(run_dir)
     out: list[SampleResult] = []
@@ -78,7 +79,7 @@ def rescore_run(run_dir: Path) -> dict[str, Any]:
     return finalize(run_dir, tasks, model=config.model, extra=extra)
 
 
-def rejudge_run(run_dir: Path, judge: JudgeConfig) -> dict[str, Any]:
+def rejudge_run(run_dir: Path, judge: JudgeConfig) -> ResultsFile:
     """Re-judge a run's stored responses with ``judge``; only judge-derived values change; its
     results.json, rewritten."""
     import asyncio

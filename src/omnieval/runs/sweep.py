@@ -9,16 +9,14 @@ from typing import Any
 from omnieval.executors import ExecutorOptions
 from omnieval.runner import RunConfig
 from omnieval.runs.evaluation import evaluate_config
-from omnieval.types.files import ResultsFile, results_model
+from omnieval.types.files import ResultsFile
 
 __all__ = ["run_sweep", "write_leaderboard"]
 
 
-def _run_model(
-    config: RunConfig, how: ExecutorOptions, progress: Any, *, judges: Any = None
-) -> dict[str, Any]:
+def _run_model(config: RunConfig, how: ExecutorOptions, progress: Any, *, judges: Any = None) -> ResultsFile:
     _, results = evaluate_config(config, executor=how, progress=progress, judges=judges)
-    return {**results, "run_dir": str(config.output)}
+    return results.model_copy(update={"run_dir": str(config.output)})
 
 
 def run_sweep(
@@ -50,10 +48,8 @@ def run_sweep(
 
 
 def _typed_run(run: Any) -> ResultsFile | None:
-    """A sweep run's results through their model (a bad document names the run's results.json)."""
-    if run.results is None:
-        return None
-    return results_model(run.results, source=Path(run.config.output) / "results.json")
+    """A sweep run's results (``None`` for a model that failed)."""
+    return run.results if isinstance(run.results, ResultsFile) else None
 
 
 def write_leaderboard(

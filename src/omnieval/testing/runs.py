@@ -158,7 +158,7 @@ def write_synthetic_run(
                 "metrics": {("em" if binary else "judge_score"): mean},
                 "score_metric": "em" if binary else "judge_score",
                 "ci95": [max(0.0, mean - 0.05), min(1.0, mean + 0.05)],
-                "version": version,
+                "version": str(version),
                 "hash": f"h{t}v{version}",
                 "modalities": ["text", ("image", "audio", "video")[t % 3]],
                 "metadata": {
@@ -172,7 +172,7 @@ def write_synthetic_run(
     manifest = {
         "config": {"model": model, "backend": {"provider": model.split("/")[0]}},
         "status": "finished",
-        "tasks": {n: {"hash": b["hash"], "version": version} for n, b in tasks.items()},
+        "tasks": {n: {"hash": b["hash"], "version": str(version)} for n, b in tasks.items()},
     }
     (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return out

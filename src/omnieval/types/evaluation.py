@@ -86,8 +86,8 @@ class EvalResults(Frozen):
         return self.results.states
 
     def to_dict(self) -> dict[str, Any]:
-        """results.json as written (every key, typed ones and extra ones)."""
-        return self.results.model_dump(mode="json")
+        """results.json as written (the keys that were set, in the file's order)."""
+        return self.results.document()
 
 
 class PairwiseResult(Frozen):

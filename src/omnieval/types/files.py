@@ -2,9 +2,10 @@
 one line of samples.jsonl (``SampleResult``).
 
 Each file model carries ``schema_version``. A file without one was written before versioning and is
-read as version 1 (the same layout). A version this code does not know is refused with the file and
-the version named, never read half right. The models type the keys readers rely on and keep any other
-key (``extra="allow"``): stages add facts to results.json over time, and a reader must not drop them.
+read as version 1. An older version is brought to the current one by its explicit migrations
+(:mod:`omnieval.types.migrations`) before it is validated; a version this code does not know is refused
+with the file and the version named, never read half right. Every model refuses a key it does not know,
+at any level, naming the file and the key's path.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from omnieval.errors import StoreError
-from omnieval.types._base import described
+from omnieval.types._base import Frozen, described
+from omnieval.types.migrations import migrate
 from omnieval.types.result import SampleResult
+from omnieval.types.results import ResultsFile, TaskResults
 from omnieval.types.versions import (
     LEADERBOARD_SCHEMA_VERSION,
     MANIFEST_SCHEMA_VERSION,
@@ -30,86 +33,83 @@ __all__ = [
     "RESULTS_SCHEMA_VERSION",
     "LeaderboardFile",
     "ManifestFile",
+    "ManifestTask",
     "ResultsFile",
+    "RunEnvironment",
     "TaskResults",
     "checked_json",
     "json_schema",
+    "load_file",
     "record_model",
     "results_model",
 ]
 
-_KNOWN = {1}
+
+class RunEnvironment(Frozen):
+    """Where a run ran: omnieval's version and commit, Python, the platform and the libraries."""
+
+    omnieval_version: str | None = None
+    git_commit: str | None = None
+    python: str | None = None
+    platform: str | None = None
+    machine: str | None = None
+    cpu_count: int | None = None
+    libraries: dict[str, str] = Field(default_factory=dict)
 
 
-class _Typed(BaseModel):
-    """Typed keys; unknown keys are kept (see the module docstring)."""
+class ManifestTask(Frozen):
+    """One task of a run's manifest: where it came from and what exactly it was."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    origin: str | None = None
+    version: str | None = None
+    hash: str | None = None
+    """The task's content hash (a re-run with another hash is not the same task)."""
+    data_fingerprint: str | None = None
+    size: int | None = None
+    prompt_variants: list[str] = Field(default_factory=list)
+    spec: dict[str, Any] = Field(default_factory=dict)
+    """The task's full spec as run (validated by ``TaskSpec`` where it is used)."""
 
-    def extra(self, key: str, default: Any = None) -> Any:
-        """An untyped key a stage added (a task's ``metadata``, ``judge``, ``version``...), or
-        ``default``."""
-        return (self.model_extra or {}).get(key, default)
 
-
-class _File(_Typed):
-    """A whole file, versioned."""
+class ManifestFile(Frozen):
+    """manifest.json: what a run was (its config and task hashes) and how far it got."""
 
     schema_version: Literal[1] = 1
     """Absent in files written before versioning (read as 1)."""
-
-
-class TaskResults(_Typed):
-    """One task's block of results.json."""
-
-    score: float | None
-    """The task's headline score in [0, 1]; ``None`` when no sample was scored."""
-    n: int = Field(ge=0)
-    states: dict[str, int]
-    """Samples per end state (ok, parse_failed, truncated, error, skipped, judge_failed)."""
-    metrics: dict[str, Any] = Field(default_factory=dict)
-    n_scored: int | None = None
-    scored: bool = True
-    score_metric: str | None = None
-    ci95: tuple[float, float] | None = None
-    metric_versions: dict[str, str] = Field(default_factory=dict)
-    hash: str | None = None
-
-
-class ResultsFile(_File):
-    """results.json."""
-
-    model: str
-    omnieval_version: str | None = None
-    tasks: dict[str, TaskResults]
-    states: dict[str, int] = Field(default_factory=dict)
-    """Samples per end state over all tasks (always written; hand-made files may leave it out)."""
-    blind: bool = False
-    retries: int = 0
-    backend: dict[str, Any] = Field(default_factory=dict)
-
-
-class ManifestFile(_File):
-    """manifest.json: what a run was (its config and task hashes) and how far it got."""
-
     status: str | None = None
     """``running`` or ``finished`` (``omnieval run`` always writes it; hand-made fixtures may not)."""
     started: str | None = None
     finished: str | None = None
+    environment: RunEnvironment = Field(default_factory=RunEnvironment)
     config: dict[str, Any] = Field(default_factory=dict)
-    tasks: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    backend: dict[str, Any] = Field(default_factory=dict)
+    """The run's configuration (validated by ``RunConfig`` where it is used)."""
     judges: dict[str, Any] | None = None
-    environment: dict[str, Any] = Field(default_factory=dict)
+    """Per judged task, the judge that ran (judge-defined description)."""
+    backend: dict[str, Any] = Field(default_factory=dict)
+    tasks: dict[str, ManifestTask] = Field(default_factory=dict)
+    hooks: dict[str, Any] = Field(default_factory=dict)
+    """The hooks' delivery report (as in results.json)."""
+    rejudged: bool = False
+    executor: dict[str, Any] = Field(default_factory=dict)
+    """The Ray executor's block: workers, shards, judges' gates, lost nodes."""
+    imported_from: str | None = None
+    """The file an imported run came from."""
+    lm_eval: dict[str, Any] = Field(default_factory=dict)
+    """An lm-evaluation-harness import's own facts (config, versions, n-shot...)."""
 
 
-class LeaderboardFile(_File):
+class LeaderboardFile(Frozen):
     """leaderboard.json of ``omnieval sweep``."""
 
+    schema_version: Literal[1] = 1
+    """Absent in files written before versioning (read as 1)."""
+    title: str = "sweep"
     rows: list[dict[str, Any]]
+    """A row per model: its rank, mean, each task's score (keyed by task name), counts and status."""
     runs: dict[str, str] = Field(default_factory=dict)
     failed: dict[str, str | None] = Field(default_factory=dict)
     schemes: dict[str, Any] = Field(default_factory=dict)
+    """Each scheme's board (scheme-defined)."""
 
 
 _MODELS: dict[str, type[BaseModel]] = {
@@ -120,11 +120,18 @@ _MODELS: dict[str, type[BaseModel]] = {
 }
 
 
-_FILE_MODELS: dict[str, type[_File]] = {
+_FILE_MODELS: dict[str, type[BaseModel]] = {
     "results": ResultsFile,
     "manifest": ManifestFile,
     "leaderboard": LeaderboardFile,
 }
+
+_CURRENT = {
+    ResultsFile: RESULTS_SCHEMA_VERSION,
+    ManifestFile: MANIFEST_SCHEMA_VERSION,
+    LeaderboardFile: LEADERBOARD_SCHEMA_VERSION,
+}
+_KIND = {model: kind for kind, model in _FILE_MODELS.items()}
 
 
 def json_schema(kind: str) -> dict[str, Any]:
@@ -151,29 +158,68 @@ def record_model(record: Mapping[str, Any], *, source: str | Path) -> SampleResu
         raise StoreError(f"{source}: {which}: not a valid record: {exc}") from None
 
 
-def _validate(model: type[_File], data: dict[str, Any], *, source: str | Path) -> Any:
+def _migrated(model: type[BaseModel], data: dict[str, Any], *, source: str | Path) -> dict[str, Any]:
+    """``data`` brought to ``model``'s version by its migrations; a version it cannot be brought from
+    (a newer one) is refused, naming ``source``."""
+    current = _CURRENT[model]
+    data = migrate(_KIND[model], data, current=current)
     version = data.get("schema_version", 1)
-    if version not in _KNOWN:
+    if version != current:
         raise StoreError(
             f"{source}: schema_version {version!r} is not one this omnieval reads "
-            f"({sorted(_KNOWN)}); upgrade omnieval to read it"
+            f"(up to {current}); upgrade omnieval to read it"
         )
+    return data
+
+
+def _validate(model: type[BaseModel], data: dict[str, Any], *, source: str | Path) -> Any:
+    data = _migrated(model, data, source=source)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise StoreError(f"{source}: not a valid {model.__name__}: {exc}") from None
+        raise StoreError(f"{source}: not a valid {model.__name__}: {_problems(exc, data)}") from None
 
 
-def load_file(path: Path, model: type[_File]) -> Any:
+def _problems(exc: ValidationError, data: Any) -> str:
+    """The problems, each named by the key's path in the file (``tasks.demo.judge.colour: unknown key``)."""
+    lines = []
+    for error in exc.errors():
+        where = ".".join(_key_path(data, error["loc"])) or "(document)"
+        what = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        lines.append(f"{where}: {what}")
+    return "; ".join(dict.fromkeys(lines))
+
+
+def _key_path(data: Any, loc: tuple[int | str, ...]) -> list[str]:
+    """``loc`` as keys of the document: pydantic puts a union member's name (``HookReport``, ``int``) in a
+    location, which is no key of the file; the last part (a missing or unknown key) is always kept."""
+    path, node = [], data
+    for i, part in enumerate(loc):
+        if _holds(node, part):
+            node = node[part]
+        elif i < len(loc) - 1:
+            continue
+        path.append(str(part))
+    return path
+
+
+def _holds(node: Any, part: int | str) -> bool:
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+
+
+def load_file(path: Path, model: type[BaseModel]) -> Any:
     """Read and validate one of a run's JSON files."""
     return _validate(model, _read(path), source=path)
 
 
 def checked_json(path: Path, kind: Literal["results", "manifest", "leaderboard"]) -> dict[str, Any]:
-    """The file's JSON as written, once it validates against its model: for readers that keep using
-    keys (a wrong version or shape fails here, naming the file, instead of as a KeyError later)."""
-    data = _read(path)
-    _validate(_FILE_MODELS[kind], data, source=path)
+    """The file's JSON once it validates against its model, migrated to the current version: for
+    readers that keep the document (a wrong version or shape fails here, naming the file)."""
+    model = _FILE_MODELS[kind]
+    data = _migrated(model, _read(path), source=path)
+    _validate(model, data, source=path)
     return data
 
 

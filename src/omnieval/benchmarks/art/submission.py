@@ -140,7 +140,7 @@ def art_scheme(results: Sequence[Mapping[str, Any] | ResultsFile], /) -> dict[st
         attempted = sum(scores.values()) / len(scores) if scores else 0.0
         rows.append(
             {
-                "model": str(result.model or result.extra("run_dir") or "?"),
+                "model": str(result.model or result.run_dir or "?"),
                 "total": sum(scores.values()) / len(TASKS),
                 "attempted": attempted,
                 "coverage": len(scores) / len(TASKS),

@@ -51,7 +51,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def _run_cot(blocks: list[TaskResults]) -> bool:
     """A run's prompt mode: CoT when its tasks say so (tasks without a demo carry no flag)."""
-    flags = {((b.extra("metadata") or {}).get("megabench") or {}).get("cot") for b in blocks}
+    flags = {(b.metadata.get("megabench") or {}).get("cot") for b in blocks}
     return True in flags and False not in flags
 
 
@@ -62,18 +62,19 @@ def _collect(
     models: dict[str, dict[str, dict[str, dict[str, Any]]]] = defaultdict(lambda: defaultdict(dict))
     for doc in results:
         result = typed_results(doc)
-        model = str(result.model or result.extra("run_dir") or "?")
+        model = str(result.model or result.run_dir or "?")
         tasks = result.tasks
         run_cot = _run_cot(list(tasks.values()))
         for name, block in tasks.items():
-            info = ((block.extra("metadata") or {}).get("megabench")) or {}
+            info = block.metadata.get("megabench") or {}
             if not info:
                 continue
             cot = info.get("cot") if info.get("cot") is not None else run_cot
             bucket = "open" if info.get("set") == "open" else ("core_cot" if cot else "core_no_cot")
             if bucket == "open" and not judged(block):
                 bucket = "open_not_computed"
-            models[model][bucket][name] = {"score": block.score, "n": block.n, "_info": info}
+            score = block.score if block.score is not None else 0.0  # unscored counts 0, as it always did
+            models[model][bucket][name] = {"score": score, "n": block.n, "_info": info}
     return models
 
 

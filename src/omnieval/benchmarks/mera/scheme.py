@@ -62,7 +62,7 @@ def score_model(scores: Mapping[str, float | None], *, weighting: str = "tasks")
 
 
 def _where(result: ResultsFile) -> str:
-    return str(result.extra("run_dir", "results.json"))
+    return str(result.run_dir or "results.json")
 
 
 def task_scores_from_results(document: Mapping[str, Any] | ResultsFile) -> dict[str, float | None]:
@@ -77,11 +77,7 @@ def task_scores_from_results(document: Mapping[str, Any] | ResultsFile) -> dict[
         if task.name in scores:
             raise ConfigError(f"{where}: task {task.name!r} appears twice (as {name!r})")
         score = entry.score
-        if (
-            entry.n_scored == 0
-            or entry.scored is False
-            or (entry.extra("metadata") or {}).get("answers_hidden")
-        ):
+        if entry.n_scored == 0 or entry.scored is False or entry.metadata.get("answers_hidden"):
             score = (
                 None  # prediction only (hidden answers) or no judge value: not attempted locally, never a 0
             )
@@ -100,7 +96,7 @@ def fs_sources(document: Mapping[str, Any] | ResultsFile) -> dict[str, str]:
         metrics = entry.metrics
         if "intent_em" in metrics:
             out[name] = "(Intent EM + Slot F1)/2"
-        elif entry.n_scored and entry.scored is False and (entry.extra("judge") or {}).get("judged"):
+        elif entry.n_scored and entry.scored is False and entry.judge is not None and entry.judge.judged:
             out[name] = "not computed (judged, but no sample or group has a judge value)"
         elif "group_js" in metrics:
             out[name] = "(Group EM + Group JS)/2"
@@ -112,7 +108,7 @@ def fs_sources(document: Mapping[str, Any] | ResultsFile) -> dict[str, str]:
 
 
 def _model(result: ResultsFile) -> str:
-    return str(result.model or result.extra("run_dir") or "?")
+    return str(result.model or result.run_dir or "?")
 
 
 def _row(model: str, agg: Mapping[str, Any]) -> dict[str, Any]:

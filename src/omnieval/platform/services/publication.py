@@ -64,8 +64,8 @@ def shown_results(row: Submission) -> dict[str, Any]:
     results = stored_results(row)
     if results is None:
         return {}
-    digits = int(results.extra("score_digits", DEFAULT_SCORE_DIGITS))
-    return rounded(results.model_dump(mode="json", exclude_unset=True), digits=digits)
+    digits = results.score_digits if results.score_digits is not None else DEFAULT_SCORE_DIGITS
+    return rounded(results.document(), digits=digits)
 
 
 def stored_results(row: Submission) -> ResultsFile | None:

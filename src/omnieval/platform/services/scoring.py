@@ -14,6 +14,7 @@ from omnieval.platform.settings import Settings
 from omnieval.platform.storage.models import Benchmark
 from omnieval.sources import Task
 from omnieval.types import Response
+from omnieval.types.results import TaskResults
 
 __all__ = ["PUBLIC_TASK_KEYS", "score_submission"]
 
@@ -54,16 +55,15 @@ def _task_records(task: Task, answers: dict[str, str]) -> list[dict[str, Any]]:
     return records
 
 
-def _task_breakdowns(tasks: dict[str, Any]) -> list[dict[str, Any]]:
+def _task_breakdowns(tasks: dict[str, TaskResults]) -> list[dict[str, Any]]:
     """The report's capability breakdowns over tasks (modality, skills, answer format: catalogue labels).
 
     Only task-level groups: sample-level ones come from the hidden samples' metadata, whose labels could
     name an answer (a group label is shown verbatim), so they are never computed here.
     """
     from omnieval.reports.taxonomy import task_dimensions
-    from omnieval.types.files import TaskResults
 
-    return task_dimensions({name: TaskResults.model_validate(block) for name, block in tasks.items()})
+    return task_dimensions(tasks)
 
 
 def _attempted(task: Task, given: dict[str, str] | None, *, require_complete: bool) -> bool:
@@ -102,8 +102,9 @@ def score_submission(
             "unknown": len(set(given) - known),
         }
         records.extend(task_records)
-    results = compute_results(tasks, records, model=model)
-    results["breakdowns"] = _task_breakdowns(results["tasks"])
+    typed = compute_results(tasks, records, model=model)
+    results = typed.document()
+    results["breakdowns"] = _task_breakdowns(typed.tasks)
     results["tasks"] = {
         name: {k: block[k] for k in PUBLIC_TASK_KEYS if k in block} | {"ids": coverage[name]}
         for name, block in results["tasks"].items()
