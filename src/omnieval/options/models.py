@@ -255,7 +255,12 @@ class JudgeOptions(Frozen):
 class WhatToWrite(Frozen):
     """What the run prints and reports, and when it counts as failed."""
 
-    quiet: bool = option(False, help="No progress bars; one line per task.", panel=WRITE, flags=("-q",))
+    quiet: bool = option(
+        False,
+        help="Print nothing but warnings and errors (no progress, no table).",
+        panel=WRITE,
+        flags=("-q",),
+    )
     log_to: tuple[str, ...] = option(
         (), help="Trackers that receive the run (wandb, mlflow); comma-separated or repeated.", panel=WRITE
     )

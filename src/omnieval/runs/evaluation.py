@@ -181,7 +181,7 @@ def _reusable_results(config: RunConfig) -> tuple[ResultsFile, dict[str, str | N
     results, manifest = config.output / "results.json", config.output / "manifest.json"
     if not results.exists() or not manifest.exists():
         return None
-    from omnieval.types.files import ManifestFile, load_file
+    from omnieval.types.files import ManifestFile, ResultsFile, load_file
 
     try:
         old = load_file(manifest, ManifestFile)
