@@ -27,7 +27,10 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omnieval.types.files import ResultsFile
 
 RUNS = {
     "gemma": ("demo_text",),
@@ -77,12 +80,11 @@ def _option(argv: list[str], name: str, default: str | None) -> str | None:
     return argv[argv.index(name) + 1] if name in argv else default
 
 
-def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None) -> dict[str, Any]:
+def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None) -> ResultsFile:
     """Run one of RUNS with the loaded Gemma (shared, never reloaded), then results and the report."""
     from omnieval.backends import BackendOptions
     from omnieval.backends.cascade import CascadeBackend
     from omnieval.backends.shared import share
-    from omnieval.reports.html import write_report
     from omnieval.runner import JudgeConfig, RunConfig
     from omnieval.runner.run import run_async
     from omnieval.runs.evaluation import finalize, outcome_facts
@@ -114,9 +116,8 @@ def _one_run(name: str, *, root: Path, gemma: Any, spec: str, limit: int | None)
         flush=True,
     )
     outcome = _resumed_or_fresh(config, run_async, backend, lambda _s, o: share(gemma, gate=None, options=o))
-    results = finalize(config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome))
-    write_report(config.output, results, tasks=outcome.tasks)
-    return results
+    # results.json and report.html (finalize renders the report with the tasks' prompts)
+    return finalize(config.output, outcome.tasks, model=config.model, extra=outcome_facts(config, outcome))
 
 
 def _resumed_or_fresh(config: Any, run_async: Any, backend: Any, judge_backend: Any) -> Any:
@@ -134,48 +135,48 @@ def _resumed_or_fresh(config: Any, run_async: Any, backend: Any, judge_backend: 
     return asyncio.run(run_async(config, backend=backend, judge_backend=judge_backend))
 
 
-def _summary(all_results: dict[str, dict[str, Any]], root: Path) -> None:
+def _summary(all_results: dict[str, ResultsFile], root: Path) -> None:
     print("\ndemo summary (score = numeric_match; what the model could perceive):")
     for name, results in all_results.items():
-        for task, info in results["tasks"].items():
-            states = ", ".join(f"{k}={v}" for k, v in info.get("states", {}).items() if v)
-            print(f"  {name:<8} {task:<16} {info.get('score', 0.0):.3f}  [{states}]")
+        for task, info in results.tasks.items():
+            states = ", ".join(f"{k}={v}" for k, v in info.states.items() if v)
+            score = "no score" if info.score is None else f"{info.score:.3f}"
+            print(f"  {name:<8} {task:<16} {score}  [{states}]")
             print(f"  {'':<8} {'':<16} perceived: {PERCEIVED[name, task]}")
-            rec = info.get("recognition")
-            if rec:
-                print(f"  {'':<8} {'':<16} recognised: {', '.join(f'{k}={v}' for k, v in rec.items())}")
-            judge = info.get("judge") or {}
-            if judge.get("judged"):
-                js = info.get("metrics", {}).get(judge.get("key", "js"))
+            if info.recognition:
+                seen = ", ".join(f"{k}={v}" for k, v in info.recognition.items())
+                print(f"  {'':<8} {'':<16} recognised: {seen}")
+            judge = info.judge
+            if judge is not None and judge.judged:
+                js = info.metrics.get(judge.key)
                 shown = "not computed" if js is None else f"{js:.3f}"
                 print(
-                    f"  {'':<8} {'':<16} judge JS = {shown} over {judge.get('n_judged', 0)} judged, "
-                    f"{judge.get('judge_failed', 0)} judge_failed (Gemma 270M base: verdicts are poor)"
+                    f"  {'':<8} {'':<16} judge JS = {shown} over {judge.n_judged} judged, "
+                    f"{judge.judge_failed} judge_failed (Gemma 270M base: verdicts are poor)"
                 )
     _side_by_side(root)
 
 
 def _side_by_side(root: Path) -> None:
-    from omnieval.reports.compare import compare_runs
+    import omnieval
 
-    doc = compare_runs([root / "blind", root / "cascade"])
+    doc = omnieval.compare(root / "blind", root / "cascade")
     print("\nblind vs cascade (paired over the same samples; diff = cascade − blind, 95% bootstrap CI):")
     for task in COMPARED:
-        block = doc["tasks"].get(task)
-        if not block or not block["pairwise"]:
+        block = doc.tasks.get(task)
+        if not block or not block.pairwise:
             continue
-        pair = block["pairwise"][0]
-        ci = pair["ci95"]
+        pair = block.pairwise[0]
+        ci = pair.ci95
         shown = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "n/a"
-        scores = block["scores"]
+        diff = "n/a" if pair.diff is None else f"{pair.diff:+.3f}"
+        p_value = "n/a" if pair.p_value is None else format(pair.p_value, ".3g")
         print(
-            f"  {task:<16} blind {scores.get('blind', 0) or 0:.3f}  cascade "
-            f"{scores.get('cascade', 0) or 0:.3f}  "
-            f"diff {pair['diff']:+.3f}  CI {shown}  "
-            f"p={format(pair['p_value'], '.3g') if pair['p_value'] is not None else 'n/a'}"
+            f"  {task:<16} blind {block.scores.get('blind') or 0:.3f}  cascade "
+            f"{block.scores.get('cascade') or 0:.3f}  diff {diff}  CI {shown}  p={p_value}"
         )
     (root / "compare.json").write_text(
-        json.dumps(doc, ensure_ascii=False, indent=1, default=str), encoding="utf-8"
+        json.dumps(doc.model_dump(mode="json"), ensure_ascii=False, indent=1), encoding="utf-8"
     )
 
 
