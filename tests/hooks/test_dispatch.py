@@ -15,7 +15,7 @@ from omnieval.errors import ConfigError
 from omnieval.hooks import HookDispatcher, HookInfo, RunHook, hooks
 from omnieval.runner import RunConfig
 from omnieval.runs.evaluation import evaluate_config
-from omnieval.types.results import HookReport
+from omnieval.types.results import HookReport, ResultsFile
 
 
 class Recording(RunHook):
@@ -35,8 +35,8 @@ class Recording(RunHook):
     def task_finished(self, task: str, states: dict[str, int]) -> None:
         self.events.append(("task_finished", (task, states)))
 
-    def run_finished(self, run_dir: Path, results: dict[str, Any]) -> None:
-        self.events.append(("run_finished", results["tasks"]["qa"]["score"]))
+    def run_finished(self, run_dir: Path, results: ResultsFile) -> None:
+        self.events.append(("run_finished", results.tasks["qa"].score))
 
     def run_failed(self, run_dir: Path, error: str) -> None:
         self.events.append(("run_failed", error))
@@ -48,7 +48,7 @@ class Raising(RunHook):
     ) -> None:
         raise RuntimeError("tracker down")
 
-    def run_finished(self, run_dir: Path, results: dict[str, Any]) -> None:
+    def run_finished(self, run_dir: Path, results: ResultsFile) -> None:
         raise RuntimeError("upload refused")
 
 

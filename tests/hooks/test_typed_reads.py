@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from omnieval.errors import StoreError
-from omnieval.hooks.tables import SampleRows, summary_metrics, typed_results
+from omnieval.hooks.tables import SampleRows, summary_metrics
 from omnieval.hooks.wandb_hook import _manifest
+from omnieval.types.files import results_model
 
 OLD_RUN = Path(__file__).parents[1] / "api" / "fixtures" / "run_v0"
 
@@ -20,17 +21,19 @@ OLD_RUN = Path(__file__).parents[1] / "api" / "fixtures" / "run_v0"
 def test_summary_metrics_come_from_the_typed_results(tmp_path: Path) -> None:
     doc = json.loads((OLD_RUN / "results.json").read_text(encoding="utf-8"))
     doc["tasks"]["STEM"]["ci95"] = [0.5, 1.0]
-    metrics = summary_metrics(typed_results(tmp_path, doc))
+    metrics = summary_metrics(results_model(doc, source=tmp_path / "results.json"))
     assert metrics["STEM/score"] == 1.0 and metrics["STEM/n"] == 3
     assert (metrics["STEM/ci95_low"], metrics["STEM/ci95_high"]) == (0.5, 1.0)
     assert metrics["STEM/states/ok"] == 3 and metrics["STEM/metrics/exact_match"] == 1.0
     hidden = {**doc["tasks"]["STEM"], "scored": False, "score": 0.0}  # hidden answers: 0.0 placeholder
-    unscored = summary_metrics(typed_results(tmp_path, {**doc, "tasks": {"STEM": hidden}}))
+    unscored = summary_metrics(
+        results_model({**doc, "tasks": {"STEM": hidden}}, source=tmp_path / "results.json")
+    )
     assert "STEM/score" not in unscored and not any("metrics" in k or "ci95" in k for k in unscored)
     assert unscored["STEM/n"] == 3 and unscored["STEM/states/ok"] == 3
     del doc["tasks"]["STEM"]["n"]
     with pytest.raises(StoreError) as err:
-        typed_results(tmp_path, doc)
+        results_model(doc, source=tmp_path / "results.json")
     assert str(tmp_path / "results.json") in str(err.value) and "tasks.STEM.n" in str(err.value)
 
 

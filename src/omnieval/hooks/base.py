@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from omnieval.registry import Registry
+
+if TYPE_CHECKING:
+    from omnieval.types.files import ResultsFile
 
 __all__ = ["HookInfo", "RunHook", "hooks", "register_hook"]
 
@@ -42,8 +45,8 @@ class RunHook:
     def task_finished(self, task: str, states: dict[str, int]) -> None:
         """Every sample of ``task`` this invocation ran has finished; ``states`` counts them by state."""
 
-    def run_finished(self, run_dir: Path, results: dict[str, Any]) -> None:
-        """``results.json`` and ``report.html`` are written; ``results`` is that document."""
+    def run_finished(self, run_dir: Path, results: ResultsFile) -> None:
+        """``results.json`` and ``report.html`` are written; ``results`` is that file, typed."""
 
     def run_failed(self, run_dir: Path, error: str) -> None:
         """The run stopped on an error (it stays resumable); ``error`` is its one-line message."""

@@ -8,12 +8,15 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from omnieval.errors import ConfigError
 from omnieval.hooks.base import HookInfo, RunHook, hooks
+
+if TYPE_CHECKING:
+    from omnieval.types.files import ResultsFile
 
 __all__ = ["NO_HOOKS", "HookDispatcher", "open_hooks"]
 
@@ -66,7 +69,7 @@ class HookDispatcher:
     def task_finished(self, task: str, states: dict[str, int]) -> None:
         self.emit("task_finished", task, dict(states))
 
-    def run_finished(self, run_dir: Path, results: dict[str, Any]) -> None:
+    def run_finished(self, run_dir: Path, results: ResultsFile) -> None:
         self.emit("run_finished", run_dir, results)
 
     def run_failed(self, run_dir: Path, error: str) -> None:

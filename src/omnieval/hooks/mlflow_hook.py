@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from omnieval.hooks.base import HookInfo, RunHook
-from omnieval.hooks.tables import SampleRows, summary_metrics, typed_results
+from omnieval.hooks.tables import SampleRows, summary_metrics
+
+if TYPE_CHECKING:
+    from omnieval.types.files import ResultsFile
 
 __all__ = ["MlflowHook"]
 
@@ -72,11 +75,11 @@ class MlflowHook(RunHook):
     ) -> None:
         self.rows.add(record, prompt=prompt, media=media)
 
-    def run_finished(self, run_dir: Path, results: dict[str, Any]) -> None:
+    def run_finished(self, run_dir: Path, results: ResultsFile) -> None:
         import mlflow
         from mlflow.entities import Metric
 
-        summary = summary_metrics(typed_results(run_dir, results))
+        summary = summary_metrics(results)
         metrics = {k: float(v) for k, v in summary.items() if isinstance(v, int | float)}
         now = int(os.path.getmtime(run_dir / "results.json") * 1000)
         self.client.log_batch(self.run_id, metrics=[Metric(k, v, now, 0) for k, v in metrics.items()])

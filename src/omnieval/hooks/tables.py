@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
-from omnieval.types.files import ResultsFile, results_model
+from omnieval.types.files import ResultsFile
 
-__all__ = ["SampleRows", "summary_metrics", "typed_results"]
+__all__ = ["SampleRows", "summary_metrics"]
 
 
 class SampleRows:
@@ -77,8 +77,3 @@ def summary_metrics(results: ResultsFile) -> dict[str, Any]:
             out[f"{task}/ci95_low"], out[f"{task}/ci95_high"] = block.ci95
         out.update({f"{task}/metrics/{k}": v for k, v in block.metrics.items()})
     return out
-
-
-def typed_results(run_dir: Path, results: dict[str, Any]) -> ResultsFile:
-    """The results a hook is handed, through their model (a bad document names the run's results.json)."""
-    return results_model(results, source=run_dir / "results.json")

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from omnieval.hooks.base import HookInfo, RunHook
-from omnieval.hooks.tables import SampleRows, summary_metrics, typed_results
+from omnieval.hooks.tables import SampleRows, summary_metrics
+
+if TYPE_CHECKING:
+    from omnieval.types.files import ResultsFile
 
 __all__ = ["WandbHook"]
 
@@ -52,11 +55,11 @@ class WandbHook(RunHook):
     def task_finished(self, task: str, states: dict[str, int]) -> None:
         self.run.log({f"{task}/finished/{state}": n for state, n in states.items()})
 
-    def run_finished(self, run_dir: Path, results: dict[str, Any]) -> None:
+    def run_finished(self, run_dir: Path, results: ResultsFile) -> None:
         import wandb
 
         self.run.config.update({"manifest": _manifest(run_dir)}, allow_val_change=True)
-        self.run.summary.update(summary_metrics(typed_results(run_dir, results)))
+        self.run.summary.update(summary_metrics(results))
         self.run.log({"samples": self._table(wandb, run_dir)})
         artifact = wandb.Artifact(f"omnieval-report-{self.run.id}", type="evaluation-report")
         for name in ("report.html", "results.json", "manifest.json"):

@@ -83,7 +83,7 @@ def evaluate_config(
         dispatcher.run_failed(config.output, f"{type(exc).__name__}: {exc}")
         dispatcher.close()
         raise
-    dispatcher.run_finished(config.output, results.document())
+    dispatcher.run_finished(config.output, results)
     report = dispatcher.close()
     from omnieval.types.files import checked_json, results_model
 
