@@ -41,6 +41,7 @@ __all__ = [
     "Comparison",
     "EvalResults",
     "LeaderboardFile",
+    "ResultsFile",
     "SampleResult",
     "TaskResults",
     "compare",

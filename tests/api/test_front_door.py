@@ -50,6 +50,7 @@ def test_the_api_and_its_result_types_are_the_package_s() -> None:
         "EvalResults",
         "Comparison",
         "LeaderboardFile",
+        "ResultsFile",
         "SampleResult",
         "TaskResults",
     }
@@ -194,8 +195,8 @@ def test_evaluate_takes_hook_objects(tmp_path: Path) -> None:
     finished: list[float | None] = []
 
     class Scores(RunHook):
-        def run_finished(self, run_dir: Path, results: dict[str, object]) -> None:
-            finished.append(results["tasks"]["ARITH"]["score"])  # type: ignore[index]
+        def run_finished(self, run_dir: Path, results: omnieval.ResultsFile) -> None:
+            finished.append(results.tasks["ARITH"].score)
 
     r = omnieval.evaluate(
         model="baseline/oracle", tasks=[f"jsonl:{_task(tmp_path)}"], hooks=[Scores()], quiet=True
