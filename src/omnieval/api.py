@@ -20,22 +20,21 @@ from typing import Any
 
 from omnieval.backends import Backend, BackendOptions
 from omnieval.hooks import RunHook
-from omnieval.options import JudgeOptions
 from omnieval.options.build import (
     backend_options,
     executor_options,
     joined_tasks,
-    judge_config,
     option_names,
     run_config,
+    run_judge,
     run_options,
     sweep_configs,
 )
-from omnieval.runner import JudgeConfig, RunOutcome
+from omnieval.runner import RunOutcome
 from omnieval.runs.evaluation import evaluate_backend, evaluate_config
 from omnieval.types import SampleResult
 from omnieval.types.evaluation import Comparison, EvalResults
-from omnieval.types.files import LeaderboardFile, ResultsFile, TaskResults, results_model
+from omnieval.types.files import LeaderboardFile, ResultsFile, TaskResults
 
 __all__ = [
     "Comparison",
@@ -142,7 +141,7 @@ def evaluate(
 
 
 def _typed(
-    results: ResultsFile | dict[str, Any],
+    results: ResultsFile,
     run_dir: Path,
     *,
     outcome: RunOutcome | None = None,
@@ -154,17 +153,12 @@ def _typed(
     from omnieval.store import typed_records
 
     records = run_dir / "samples.jsonl"
-    typed = (
-        results
-        if isinstance(results, ResultsFile)
-        else results_model(results, source=run_dir / "results.json")
-    )
     return EvalResults.of(
         samples=None if kept else typed_records(records),
         read_samples=functools.partial(typed_records, records) if kept else None,
-        results=typed,
+        results=results,
         run_dir=run_dir if kept else None,
-        failure=error_rate_failure(typed, max_error_rate=max_error_rate),
+        failure=error_rate_failure(results, max_error_rate=max_error_rate),
         unknown_sample_ids=tuple(outcome.unknown_sample_ids) if outcome is not None else (),
     )
 
@@ -210,7 +204,8 @@ def rejudge(run_dir: str | Path, *, judge: Any) -> EvalResults:
 
     if judge is None:
         raise TypeError("rejudge() needs judge=")
-    config = _judge_config(judge)
+    config = run_judge(run_options({"judge": judge}, caller="rejudge", own="run_dir, judge"))
+    assert config is not None  # a judge was given: a spec, a JudgeConfig or a mapping of its fields
     return _typed(rejudge_run(Path(run_dir), config), Path(run_dir))
 
 
@@ -282,18 +277,6 @@ def sweep(
     )
     document = write_leaderboard(Path(output), runs, scheme=scheme, options=scheme_options or {})
     return LeaderboardFile.model_validate(document)
-
-
-def _judge_config(judge: str | JudgeConfig | dict[str, Any]) -> JudgeConfig:
-    """``judge=`` as a spec (with the judge options' defaults, as ``--judge``), a JudgeConfig or a mapping
-    of its fields."""
-    if isinstance(judge, JudgeConfig):
-        return judge
-    if isinstance(judge, str):
-        config = judge_config(JudgeOptions(judge=judge))
-        assert config is not None  # a spec always makes a judge
-        return config
-    return JudgeConfig.model_validate(judge)
 
 
 def _joined(names: Sequence[str] | str | None) -> str | None:

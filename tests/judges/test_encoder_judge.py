@@ -229,3 +229,24 @@ def test_a_retrained_judge_in_the_same_folder_gets_a_new_version(trained: Path, 
     (copy / "config.json").write_text(json.dumps({**config, "retrained": True}), encoding="utf-8")
     second = Judge("t", JudgeSpec(), create_judge_backend(f"hf/{copy}", options=BackendOptions())).version
     assert first != second and first.startswith(f"hf_classifier/{copy}#")
+
+
+def test_rejudge_api_takes_a_spec_or_a_mapping(trained: Path, tmp_path: Path) -> None:
+    """``omnieval.rejudge`` reads ``judge=`` as ``--judge`` does: a spec gets the judge options' defaults."""
+    import omnieval
+
+    test_trained_encoder_judges_a_run(trained, tmp_path)
+    judge = tmp_path / "j.jsonl"
+    judge.write_text(
+        "".join(
+            json.dumps({"task": "enc", "sample_id": str(i), "response": "Оценка: 0"}) + "\n"
+            for i in range(len(ROWS))
+        ),
+        encoding="utf-8",
+    )
+    again = omnieval.rejudge(tmp_path / "run", judge=f"replay/{judge}")
+    assert again.tasks["enc"].metrics["js"] == 0.0 and again.tasks["enc"].judge.n_judged == 6  # type: ignore[union-attr]
+    mapped = omnieval.rejudge(tmp_path / "run", judge={"model": f"replay/{judge}"})
+    assert mapped.tasks["enc"].metrics == again.tasks["enc"].metrics
+    with pytest.raises(TypeError, match="needs judge="):
+        omnieval.rejudge(tmp_path / "run", judge=None)
