@@ -105,13 +105,14 @@ def test_every_run_config_field_is_set_by_the_keywords() -> None:
     """Each field a user may set is reached from the options (the model, tasks and output are arguments;
     the media cache folder is the runner's)."""
     from omnieval.executors import ExecutorOptions
-    from omnieval.options.build import split_keywords
+    from omnieval.options.build import backend_options, executor_options, run_config, run_options
     from omnieval.runner import RunConfig
 
-    run, backend, executor = split_keywords({})
-    assert set(RunConfig.model_fields) - {"tasks", "model", "output", "backend"} == set(run)
-    assert set(BackendOptions.model_fields) == set(backend)
-    assert set(ExecutorOptions.model_fields) == set(executor)
+    built = run_options({})
+    config = run_config(built, tasks=("t",), model="baseline/oracle", output=Path("o"))
+    assert set(RunConfig.model_fields) == config.model_fields_set
+    assert set(BackendOptions.model_fields) - {"media_cache_dir"} == backend_options(built).model_fields_set
+    assert set(ExecutorOptions.model_fields) == executor_options(built).model_fields_set
 
 
 def test_an_unknown_task_is_the_clis_error(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import omnieval
 from omnieval.cli.app import app
 from omnieval.cli.option_params import cli_values, flag
 from omnieval.options import GROUPS, PANELS, RunTarget
-from omnieval.options.build import run_options, split_keywords
+from omnieval.options.build import run_config, run_options
 
 FIELDS = [(name, field) for group in GROUPS for name, field in group.model_fields.items()]
 REQUIRED = ["--tasks", "jsonl:nothing.jsonl", "--model", "baseline/oracle"]
@@ -59,7 +59,8 @@ def test_every_option_is_a_flag_and_a_keyword_of_the_same_name() -> None:
         assert name in params, f"{name} is not an option of omnieval run"
         assert flag(name) in params[name].opts, (name, params[name].opts)
         assert params[name].help == field.description and field.description
-    assert set(split_keywords({})[0]) >= {"limit", "seed", "quiet"}  # the keywords build the run's config
+    config = run_config(run_options({}), tasks=("t",), model="baseline/oracle", output=Path("o"))
+    assert {"limit", "seed", "quiet"} <= config.model_fields_set  # the keywords build the run's config
 
 
 PART = {"WhatToRun": "what", "HowToRun": "how", "JudgeOptions": "judges", "WhatToWrite": "write"}

@@ -33,7 +33,6 @@ __all__ = [
     "run_judge",
     "run_options",
     "shown",
-    "split_keywords",
     "sweep_configs",
 ]
 

@@ -32,7 +32,6 @@ __all__ = [
     "run_config",
     "run_judge",
     "run_options",
-    "split_keywords",
     "sweep_configs",
 ]
 
@@ -266,20 +265,6 @@ def executor_options(options: RunOptions) -> ExecutorOptions:
         judge_gpus_per_replica=judges.judge_gpus_per_replica,
         local_cpus=how.local_cpus,
     )
-
-
-def split_keywords(
-    options: dict[str, Any], *, caller: str = "evaluate", own: str = "model, tasks, output, warm_up"
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """``options`` → (RunConfig, BackendOptions, ExecutorOptions) fields, as keywords of those models;
-    ``judge`` among the RunConfig fields as a ``JudgeConfig`` or ``None``. ``judge=`` may also be a
-    ready ``JudgeConfig`` or a mapping of its fields (then no ``judge_*`` option may be given). An
-    unknown keyword is a ``TypeError`` naming ``caller``, its own keywords (``own``) and a did-you-mean."""
-    built = run_options(options, caller=caller, own=own)
-    run = _run_fields(built) | {"judge": run_judge(built)}
-    backend = backend_options(built).model_dump()
-    executor = executor_options(built).model_dump()
-    return run, backend, executor
 
 
 def _ready_judge(keywords: dict[str, Any], *, caller: str) -> JudgeConfig | None:
