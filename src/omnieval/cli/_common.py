@@ -71,13 +71,6 @@ def missing_package_message(module: str) -> str:
     )
 
 
-def _value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def comma_joined(values: list[str] | None) -> str:
     """A comma-separated list option given once or repeated, as one comma-separated value
     (``--tasks a,b --tasks c`` → ``"a,b,c"``; once: unchanged). Click keeps only the last value of a
@@ -86,14 +79,16 @@ def comma_joined(values: list[str] | None) -> str:
 
 
 def parse_kv(pairs: list[str] | None, *, option: str) -> dict[str, Any]:
-    """``["a=1", "b=x"]`` → ``{"a": 1, "b": "x"}`` (values parsed as JSON when they are)."""
-    out: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            fail(f"{option} expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = _value(value)
-    return out
+    """``["a=1", "b=x"]`` → ``{"a": 1, "b": "x"}`` (values parsed as JSON when they are), as the run
+    options read theirs (:func:`omnieval.options.fields.key_values`); a malformed pair is one line naming
+    ``option``."""
+    from omnieval.options.fields import key_values
+
+    try:
+        return dict(key_values(pairs or []))
+    except ValueError as exc:
+        fail(f"{option} {exc}")
+        raise  # not reached: fail exits
 
 
 def check_run_dirs(paths: list[Path], *, needs: tuple[str, ...] = ("samples.jsonl",)) -> None:
