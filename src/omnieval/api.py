@@ -263,6 +263,10 @@ def sweep(
     built = run_options(
         options, caller="sweep", own="models, tasks, config, output, scheme, scheme_options, models_at_once"
     )
+    if scheme is not None:  # a bad scheme option fails now, not after every model has run
+        from omnieval.aggregate.schemes import checked_scheme
+
+        checked_scheme(scheme, scheme_options or {})
     spec = load_sweep(
         Path(config) if config is not None else None,
         models=_joined(models),

@@ -8,10 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from omnieval.registry import Registry
+from omnieval.registry import Registry, check_options
 from omnieval.types.files import ResultsFile, results_model
 
-__all__ = ["Scheme", "labelled", "register_scheme", "schemes", "typed_results"]
+__all__ = [
+    "Scheme",
+    "build_board",
+    "checked_scheme",
+    "labelled",
+    "register_scheme",
+    "schemes",
+    "typed_results",
+]
 
 Scheme = Callable[..., "dict[str, Any]"]
 """``(results: Sequence[ResultsFile | dict], /, **options) -> {"rows": [...], ...}``; each ``results`` item
@@ -25,6 +33,19 @@ schemes: Registry[Scheme] = Registry("leaderboard scheme", group="omnieval.schem
 def register_scheme(name: str) -> Callable[[Scheme], Scheme]:
     """Register a leaderboard scheme."""
     return schemes.register(name)
+
+
+def checked_scheme(name: str, options: Mapping[str, Any]) -> Scheme:
+    """Scheme ``name``, once ``options`` fit it: an unknown name or an option it does not take is a clear
+    error naming what it takes (never a ``TypeError`` from inside the call, nor one after a sweep's runs)."""
+    scheme = schemes.get(name)
+    check_options(scheme, dict(options), what=f"leaderboard scheme {name!r}", n_positional=1)
+    return scheme
+
+
+def build_board(name: str, results: list[ResultsFile], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Scheme ``name``'s board over ``results`` (:func:`checked_scheme` first)."""
+    return checked_scheme(name, options)(results, **options)
 
 
 def labelled(result: ResultsFile) -> ResultsFile:

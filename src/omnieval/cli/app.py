@@ -119,7 +119,7 @@ def leaderboard_command(
     json_out: Annotated[bool, Opt("--json", help="Print the board as JSON.")] = False,
 ) -> None:
     """Build a leaderboard from several runs' results."""
-    from omnieval.aggregate import labelled, schemes
+    from omnieval.aggregate.schemes import build_board, labelled
     from omnieval.types.files import ResultsFile, load_file
 
     with friendly_errors():
@@ -133,7 +133,7 @@ def leaderboard_command(
         options = parse_kv(option, option="--option")
         if weighting is not None:
             options["weighting"] = weighting
-        board = schemes.get(scheme)(results, **options)
+        board = build_board(scheme, results, options)
     if json_out:
         print_json(board)
     else:

@@ -65,9 +65,9 @@ def write_leaderboard(
     table = board([(r.name, _typed_run(r), r.config.model, r.status) for r in runs])
     extra = {}
     if scheme is not None and finished:
-        from omnieval.aggregate import schemes
+        from omnieval.aggregate.schemes import build_board
 
-        extra = {scheme: schemes.get(scheme)(finished, **options)}
+        extra = {scheme: build_board(scheme, finished, options)}
     document = {
         "schema_version": LEADERBOARD_SCHEMA_VERSION,
         **table,
