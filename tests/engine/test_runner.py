@@ -488,3 +488,28 @@ def test_resuming_reads_the_manifest_through_its_model(
     with pytest.raises(ConfigError) as err:
         evaluate_config(_config(qa_file, out))
     assert str(path) in str(err.value) and "tasks" in str(err.value)
+
+
+def test_a_second_run_with_other_tasks_joins_the_folder_and_another_model_is_refused_naming_both(
+    tmp_path: Path, qa_file: Path, scripted: type[ScriptedBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second run into a folder with other tasks hid the first run's (its records stayed, invisible); the
+    refusal of another model named neither model."""
+    from omnieval.errors import ConfigError
+
+    other = write_jsonl(tmp_path / "more.jsonl", [{"id": "x", "question": "1+1?", "answer": "2"}])
+    out = tmp_path / "o"
+    evaluate_config(_config(qa_file, out))
+    _, results = evaluate_config(_config(qa_file, out).model_copy(update={"tasks": (f"jsonl:{other}",)}))
+    assert set(results.tasks) == {"qa", "more"} and results.tasks["qa"].n == 10
+    assert "already holds" in capsys.readouterr().err
+    assert {r["task"] for r in read_samples(out)} == {"qa", "more"}
+    assert "more" in (out / "report.html").read_text(encoding="utf-8")
+    assert set(rescore_run(out).tasks) == {"qa", "more"}  # the manifest names both
+    with pytest.raises(ConfigError, match=r"model \(scripted/m → baseline/oracle\)"):
+        evaluate_config(_config(qa_file, out).model_copy(update={"model": "baseline/oracle"}))
+    third = write_jsonl(tmp_path / "third.jsonl", [{"id": "y", "question": "2+2?", "answer": "4"}])
+    with pytest.raises(ConfigError, match=r"generation\.temperature \(.* → 0\.9\)"):
+        evaluate_config(_config(third, out, generation={"temperature": 0.9}))
+    with pytest.raises(ConfigError, match=r"limit \(none → 1\)"):
+        evaluate_config(_config(third, out, limit=1))

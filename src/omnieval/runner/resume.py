@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from omnieval.errors import ConfigError, NotResumable, StoreError
 from omnieval.runner.config import RunConfig
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
 
-__all__ = ["DoneIndex", "check_resumable", "load_done"]
+__all__ = ["DoneIndex", "check_resumable", "load_done", "run_setting_differences", "with_folder_tasks"]
 
 
 @dataclass
@@ -73,27 +76,64 @@ def _has_partial_tail(path: Path) -> bool:
 _SAME = ("model", "generation", "seed", "blind", "strict_metrics", "repeats")
 """Settings that change what a finished sample means: resuming under other values would mix two runs."""
 
+_TAKEN = ("limit", "sample_ids")
+"""Settings that pick which samples of a task run: a run that adds tasks to a folder must share them, or the
+folder's earlier tasks would be extended (or cut) behind the user's back."""
 
-def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
-    """Refuse to resume an output directory that holds a different run (never mix two runs silently)."""
-    manifest_path = config.output / "manifest.json"
-    if not manifest_path.exists() or not (config.output / "samples.jsonl").exists():
-        return
-    from omnieval.types.files import ManifestFile, load_file
 
-    try:
-        old: ManifestFile = load_file(manifest_path, ManifestFile)
-    except StoreError as exc:  # unreadable, not a manifest, or a version this omnieval does not read
-        raise ConfigError(f"{exc}; use a new --output directory") from None
-    new = config.model_dump(mode="json")
-    changed = [key for key in _SAME if old.config.get(key) != new.get(key)]
-    old_judge = (old.config.get("judge") or {}).get("model")
-    new_judge = config.judge.model if config.judge is not None else None
+def run_setting_differences(
+    old: Mapping[str, Any], new: Mapping[str, Any], *, keys: tuple[str, ...] = _SAME
+) -> list[str]:
+    """What differs between two runs' recorded configurations (``manifest.json``'s ``config``) in the
+    settings that change what a sample means, each as ``KEY (OLD → NEW)`` (a mapping setting per changed
+    key, ``generation.temperature (0.0 → 0.9)``); the judge's model is one of them. Empty: the runs' samples
+    can share one folder (resume, added tasks, merged shards)."""
+    changed: list[str] = []
+    for key in keys:
+        before, after = old.get(key), new.get(key)
+        if before == after:
+            continue
+        if isinstance(before, Mapping) and isinstance(after, Mapping):
+            changed += [
+                f"{key}.{sub} ({_shown(before.get(sub))} → {_shown(after.get(sub))})"
+                for sub in sorted({*before, *after})
+                if before.get(sub) != after.get(sub)
+            ]
+        else:
+            changed.append(f"{key} ({_shown(before)} → {_shown(after)})")
+    old_judge = (old.get("judge") or {}).get("model")
+    new_judge = (new.get("judge") or {}).get("model")
     if old_judge != new_judge:  # judged and unjudged (or differently judged) samples must not mix
         changed.append(
             f"judge ({old_judge or 'none'} → {new_judge or 'none'}; `omnieval rejudge DIR --judge SPEC` "
             "re-judges)"
         )
+    return changed
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else str(value)
+
+
+def _recorded_run(config: RunConfig) -> Any:
+    """The folder's manifest when it holds records of an earlier run (``None`` for a fresh folder)."""
+    manifest_path = config.output / "manifest.json"
+    if not manifest_path.exists() or not (config.output / "samples.jsonl").exists():
+        return None
+    from omnieval.types.files import ManifestFile, load_file
+
+    try:
+        return load_file(manifest_path, ManifestFile)
+    except StoreError as exc:  # unreadable, not a manifest, or a version this omnieval does not read
+        raise ConfigError(f"{exc}; use a new --output directory") from None
+
+
+def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
+    """Refuse to resume an output directory that holds a different run (never mix two runs silently)."""
+    old = _recorded_run(config)
+    if old is None:
+        return
+    changed = run_setting_differences(old.config, config.model_dump(mode="json"))
     old_tasks = old.tasks
     changed += [
         f"task {t.name} (definition changed)"
@@ -105,3 +145,54 @@ def check_resumable(config: RunConfig, tasks: list[Task]) -> None:
             f"{config.output} holds a run with different {', '.join(changed)}; resuming would mix two runs. "
             "Use another --output directory, or `omnieval score DIR` to re-score stored responses."
         )
+
+
+def with_folder_tasks(config: RunConfig) -> RunConfig:
+    """``config`` with the tasks its output folder already holds kept in it: a second run into the folder
+    with the same model and settings but other tasks adds its tasks to the folder's results and report
+    (its ``--tasks`` alone would hide the first run's, whose records stay). Other settings are refused by
+    :func:`check_resumable`, naming both values."""
+    old = _recorded_run(config)
+    if old is None:
+        return config
+    from omnieval.runner.resolve import resolve_tasks
+
+    new_names = {t.name for t in resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)}
+    kept = [
+        ref
+        for ref in _pieces(old.config.get("tasks") or ())
+        if ref not in _pieces(config.tasks) and not _names_of(ref, config) & new_names
+    ]
+    if not kept:
+        return config
+    new = config.model_dump(mode="json")
+    changed = run_setting_differences(old.config, new) + run_setting_differences(old.config, new, keys=_TAKEN)
+    if changed:
+        raise NotResumable(
+            f"{config.output} holds a run of {', '.join(sorted(old.tasks))} with different "
+            f"{', '.join(changed)}; adding tasks to it would mix two runs. Use another --output directory."
+        )
+    print(
+        f"[omnieval] {config.output} already holds {', '.join(kept)} of the same model and settings: "
+        "kept in its results and report beside this run's tasks",
+        file=sys.stderr,
+    )
+    return config.model_copy(update={"tasks": (*kept, *config.tasks)})
+
+
+def _pieces(refs: Any) -> list[str]:
+    """Task references one by one (a ``--tasks`` entry may hold several, comma-separated)."""
+    return [p.strip() for raw in refs for p in str(raw).split(",") if p.strip()]
+
+
+def _names_of(ref: str, config: RunConfig) -> set[str]:
+    """The task names an earlier run's reference resolves to; an unresolvable one fails naming itself."""
+    from omnieval.runner.resolve import resolve_tasks
+
+    try:
+        return {t.name for t in resolve_tasks([ref], strict_metrics=config.strict_metrics)}
+    except Exception as exc:
+        raise ConfigError(
+            f"{config.output} holds an earlier run of task {ref!r}, which cannot be read any more ({exc}); "
+            "use another --output directory"
+        ) from None

@@ -12,6 +12,7 @@ from omnieval.hooks import NO_HOOKS, HookDispatcher, HookInfo, RunHook, open_hoo
 from omnieval.reports.tail import warming_up
 from omnieval.runner import RunConfig, RunOutcome, resolve_tasks
 from omnieval.runner.progress import Progress
+from omnieval.runner.resume import with_folder_tasks
 from omnieval.sources import Task
 from omnieval.store import iter_records, write_json
 from omnieval.types import Sample
@@ -72,6 +73,7 @@ def evaluate_config(
     ``warm_up`` loads the run's tail (:mod:`omnieval.reports.tail`) on a thread while the requests wait:
     the CLI asks for it; a library call starts no thread of its own unless asked."""
     dispatcher = open_hooks(config.log_to, hooks)  # an unknown hook or a missing extra fails before the run
+    config = with_folder_tasks(config)  # a second run's other tasks join the folder's, never hide them
     if not dispatcher:
         return _evaluate(config, executor=executor, progress=progress, judges=judges, warm_up=warm_up)
     dispatcher.run_started(HookInfo(config.output, config.model_dump(mode="json", exclude=_SECRETS)))
@@ -149,6 +151,7 @@ def evaluate_backend(
     shipped to a cluster's workers, so this is the local executor only."""
     from omnieval.runner import run
 
+    config = with_folder_tasks(config)
     with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
         outcome = run(config, backend=backend, on_first_record=warm)
     extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
