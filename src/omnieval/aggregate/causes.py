@@ -11,6 +11,10 @@ from typing import Any
 __all__ = ["CauseCounter", "error_cause"]
 
 _HTTP = re.compile(r"\bHTTP (\d{3})\b")
+_MEDIA = (  # a request the runner could not build: the reason names the file (``media PATH: ...``)
+    ("missing media", re.compile(r"\bmedia .+: (file not found|is a directory)")),
+    ("bad media", re.compile(r"could not build the request: media .+: ")),
+)
 _RULES = (
     ("timeout", re.compile(r"no answer within|timed? ?out|timeout", re.I)),
     ("connection", re.compile(r"connection (failed|refused|reset|error)|bad URL|DNS|TLS|unreachable", re.I)),
@@ -20,9 +24,12 @@ _RULES = (
 
 
 def error_cause(reason: str | None) -> str:
-    """The bucket of one ``error`` sample's reason: ``HTTP 503``, ``timeout``, ``connection``, ``bad JSON``,
-    ``bad response`` (a field missing from an otherwise valid reply) or ``other``."""
+    """The bucket of one ``error`` sample's reason: ``missing media`` or ``bad media`` (a file the request
+    needed, named in the example), ``HTTP 503``, ``timeout``, ``connection``, ``bad JSON``, ``bad response``
+    (a field missing from an otherwise valid reply) or ``other``."""
     text = reason or ""
+    if media := next((name for name, pattern in _MEDIA if pattern.search(text)), None):
+        return media
     if status := _HTTP.search(text):
         return f"HTTP {status.group(1)}"
     return next((name for name, pattern in _RULES if pattern.search(text)), "other")

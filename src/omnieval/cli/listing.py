@@ -64,31 +64,62 @@ def _importer_names() -> list[str]:
 
 def validate_tasks(items: list[str]) -> None:
     """Validate spec and plugins, then stream every sample so data errors surface now; rows without a gold
-    answer are counted and named (they would be silently left out of the score)."""
+    answer are counted and named (they would be silently left out of the score); every media file a sample
+    references is opened and decoded, and the missing or undecodable ones are named (the command fails)."""
+    from omnieval.errors import SourceError
     from omnieval.runner import resolve_tasks
 
+    bad_media = 0
     for task in resolve_tasks(items):
         task.scan_ids()
         n, no_gold = 0, []
+        problems: dict[str, tuple[str, str]] = {}  # media path (or label) → (first sample id, why)
+        checked: set[str] = set()
         for sample in task.iter_samples():
             n += 1
             if not sample.has_targets:
                 no_gold.append(sample.id)
-        status = "warn  " if no_gold and len(no_gold) < n else "ok  "
+            _check_media(sample, checked, problems)
+        status = "error " if problems else "warn  " if no_gold and len(no_gold) < n else "ok  "
         print(f"{status}{task.name}  ({n} samples, version {task.spec.version}, hash {task.content_hash})")
-        if no_gold and len(no_gold) == n:
-            print(
-                f"    note: no sample has a gold answer (hidden test set?): all {n} will be predictions "
-                "only, not scored"
-            )
-        elif no_gold:
-            named = ", ".join(map(repr, no_gold[:10])) + (
-                f" and {len(no_gold) - 10} more" if len(no_gold) > 10 else ""
-            )
-            print(
-                f"    warning: {len(no_gold)} of {n} samples have no gold answer and will not be scored: "
-                f"{named}"
-            )
+        _print_gold_notes(no_gold, n)
+        for sample_id, why in list(problems.values())[:20]:
+            print(f"    sample {sample_id!r}: {why}")
+        if len(problems) > 20:
+            print(f"    and {len(problems) - 20} more media files")
+        bad_media += len(problems)
+    if bad_media:
+        raise SourceError(
+            f"{bad_media} media file(s) cannot be opened or decoded (named above): a run would record "
+            "their samples as errors"
+        )
+
+
+def _check_media(sample: Any, checked: set[str], problems: dict[str, tuple[str, str]]) -> None:
+    from omnieval.media.check import media_problem
+
+    for ref in sample.media:
+        label = ref.describe()
+        if label in checked:
+            continue
+        checked.add(label)
+        if (why := media_problem(ref)) is not None:
+            problems[label] = (sample.id, why)
+
+
+def _print_gold_notes(no_gold: list[str], n: int) -> None:
+    if no_gold and len(no_gold) == n:
+        print(
+            f"    note: no sample has a gold answer (hidden test set?): all {n} will be predictions "
+            "only, not scored"
+        )
+    elif no_gold:
+        named = ", ".join(map(repr, no_gold[:10])) + (
+            f" and {len(no_gold) - 10} more" if len(no_gold) > 10 else ""
+        )
+        print(
+            f"    warning: {len(no_gold)} of {n} samples have no gold answer and will not be scored: {named}"
+        )
 
 
 def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from fractions import Fraction
 from pathlib import Path
 
 __all__ = ["MAX_COPY_BYTES", "PLAYABLE_VIDEO", "playable_video", "source_digest"]
@@ -46,6 +47,26 @@ def _plays_as_is(path: Path) -> bool:
     )
 
 
+class _FrameClock:
+    """Timestamps of the preview's frames in ticks of one frame: where the source shows each frame (a
+    frame without a time comes one tick after the last). Frames left without a timestamp were all put at
+    time 0: a 2 s clip previewed as 0.125 s at 128 fps."""
+
+    def __init__(self, rate: Fraction) -> None:
+        self.rate = rate
+        self.time_base = 1 / rate
+        self._start: float | None = None
+        self._next = 0
+
+    def pts(self, seconds: float | None) -> int:
+        if seconds is not None and self._start is None:
+            self._start = seconds
+        wanted = self._next if seconds is None else round((seconds - (self._start or 0.0)) * self.rate)
+        pts = max(self._next, wanted)  # strictly increasing, as the encoder requires
+        self._next = pts + 1
+        return pts
+
+
 def playable_video(path: Path) -> tuple[bytes, str] | None:
     """An H.264/AAC MP4 preview of ``path`` when browsers cannot play it as is; None when they can."""
     if _plays_as_is(path):
@@ -63,11 +84,12 @@ def playable_video(path: Path) -> tuple[bytes, str] | None:
         ain = src.streams.audio[0] if src.streams.audio else None
         aout = dst.add_stream("aac", rate=48000) if ain is not None else None
         streams = [s for s in (vin, ain) if s is not None]
+        clock = _FrameClock(Fraction(rate))
         for packet in src.demux(*streams):
             for frame in packet.decode():
                 if isinstance(frame, av.VideoFrame):
                     image = frame.reformat(width=vout.width, height=vout.height, format="yuv420p")
-                    image.pts = None
+                    image.pts, image.time_base = clock.pts(frame.time), clock.time_base
                     dst.mux(vout.encode(image))
                 elif isinstance(frame, av.AudioFrame) and aout is not None:
                     frame.pts = None

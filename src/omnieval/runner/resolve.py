@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -99,6 +100,9 @@ def _resolve_one(item: str) -> list[Task]:
     if sep and len(fmt) > 1 and fmt in importers:
         return importers.get(fmt)(rest)
     path = Path(item)
+    if (by_extension := _format_of_file(path)) is not None:
+        _note_read_as(item, by_extension)
+        return importers.get(by_extension)(item)
     if path.suffix in (".yaml", ".yml") or path.is_file():
         return [load_task_file(path)]
     if item in catalog():
@@ -115,6 +119,21 @@ def _resolve_one(item: str) -> list[Task]:
         f"unknown task {item!r}: not a registered task, group, YAML file or FORMAT:PATH{hint} (known: "
         f"{known})"
     )
+
+
+@lru_cache(maxsize=64)
+def _note_read_as(item: str, fmt: str) -> None:
+    """Said once per process (a run resolves its tasks more than once)."""
+    print(f"[omnieval] note: reading {item} as {fmt}:{item} (its extension)", file=sys.stderr)
+
+
+def _format_of_file(path: Path) -> str | None:
+    """The importer a task file without a ``FORMAT:`` prefix is read by: the one its extension names
+    (``qa.csv`` → ``csv:``), for files only; YAML (and anything else) is a task file."""
+    fmt = path.suffix[1:].lower()
+    if not fmt or fmt in ("yaml", "yml") or not path.is_file():
+        return None
+    return fmt if fmt in importers else None
 
 
 def strict_variant(task: Task) -> Task:

@@ -14,7 +14,14 @@ from omnieval.runner.config import RunConfig
 from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
 
-__all__ = ["DoneIndex", "check_resumable", "load_done", "run_setting_differences", "with_folder_tasks"]
+__all__ = [
+    "DoneIndex",
+    "check_resumable",
+    "load_done",
+    "remove_if_unrecorded",
+    "run_setting_differences",
+    "with_folder_tasks",
+]
 
 
 @dataclass
@@ -58,6 +65,17 @@ def load_done(path: Path, *, retry_errors: bool) -> DoneIndex:
         if key.chain_answer is not None:
             index.chain_answers[(key.task, _key(key.sample_id, key.repeat))] = key.chain_answer
     return index
+
+
+def remove_if_unrecorded(output: Path) -> None:
+    """Remove a folder this run created when it failed before recording any sample: a failed first run
+    leaves nothing behind (a folder that holds records is kept: they resume)."""
+    records = output / "samples.jsonl"
+    if records.exists() and records.stat().st_size > 0:
+        return
+    import shutil
+
+    shutil.rmtree(output, ignore_errors=True)
 
 
 def _key(sample_id: str, repeat: int | None) -> str | tuple[str, int]:

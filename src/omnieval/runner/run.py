@@ -32,7 +32,7 @@ from omnieval.runner.prepare import Skip, prepare_request
 from omnieval.runner.progress import Progress
 from omnieval.runner.provider_batch import ProviderBatcher, check_batch_support
 from omnieval.runner.resolve import resolve_tasks
-from omnieval.runner.resume import DoneIndex, check_resumable, load_done
+from omnieval.runner.resume import DoneIndex, check_resumable, load_done, remove_if_unrecorded
 from omnieval.runner.scoring import Scorer
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import (
@@ -450,7 +450,36 @@ async def run_async(
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     if config.batch:
         check_batch_support(backend)
+    existed = config.output.exists()
     config.output.mkdir(parents=True, exist_ok=True)
+    try:
+        return await _run_in_folder(
+            config,
+            tasks,
+            backend,
+            costs,
+            judge_backend=judge_backend,
+            cache_session=cache_session,
+            hooks=hooks,
+            on_first_record=on_first_record,
+        )
+    except BaseException:
+        if not existed:
+            remove_if_unrecorded(config.output)
+        raise
+
+
+async def _run_in_folder(
+    config: RunConfig,
+    tasks: list[Task],
+    backend: Backend,
+    costs: RunCosts,
+    *,
+    judge_backend: JudgeBackendFactory | None,
+    cache_session: str | None,
+    hooks: HookDispatcher,
+    on_first_record: Callable[[Sequence[Task]], None] | None,
+) -> RunOutcome:
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)

@@ -1,7 +1,9 @@
-"""``--tasks jsonl:PATH``: the minimal JSONL task (``id``, ``question``, ``answer``, optional ``choices``).
+"""``--tasks jsonl:PATH`` (and ``csv:``, ``tsv:``, ``parquet:``): the minimal task of one table (``id``,
+``question``, ``answer``, optional ``choices``).
 
-Without ``choices`` it is a generative exact-match task; with ``choices`` it is multiple choice with
-lettered options and the gold letter is the position of ``answer`` in ``choices``.
+Without ``choices`` it is a generative exact-match task; with ``choices`` (a list; in a CSV or TSV cell a
+JSON list) it is multiple choice with lettered options and the gold letter is the position of ``answer`` in
+``choices``. Each format is one entry of :data:`TABLE_FORMATS`, read as YAML ``source: {type: FORMAT}``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from omnieval.sources.readers import read_rows
 from omnieval.sources.task import Task
 from omnieval.types import MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
-__all__ = ["jsonl_task_spec", "load_jsonl_task"]
+__all__ = ["TABLE_FORMATS", "jsonl_task_spec", "load_jsonl_task", "table_task_spec"]
+
+TABLE_FORMATS = ("jsonl", "csv", "tsv", "parquet")
+"""The ``FORMAT:PATH`` prefixes of one-table tasks (each also the file extension it is read by)."""
 
 MC_TEMPLATE = (
     "{{ input }}\n{{ options_block }}\n\n"
@@ -23,29 +28,49 @@ MC_TEMPLATE = (
 )
 
 
-def _first_row(path: Path) -> dict[str, object]:
-    for _, row in read_rows("jsonl", path=path):
+def _first_row(path: Path, fmt: str) -> dict[str, object]:
+    for _, row in read_rows(fmt, path=path):
         return row
     raise SourceError("the file has no samples", path=str(path))
 
 
 def jsonl_task_spec(path: Path) -> TaskSpec:
     """The spec ``jsonl:PATH`` implies, decided by whether the rows carry ``choices``."""
-    multiple_choice = "choices" in _first_row(path)
+    return table_task_spec(path, "jsonl")
+
+
+def table_task_spec(path: Path, fmt: str) -> TaskSpec:
+    """The spec ``FORMAT:PATH`` implies, decided by whether the rows carry ``choices``."""
+    multiple_choice = _first_row(path, fmt).get("choices") not in (None, "")
     prompt = PromptSpec(template=MC_TEMPLATE) if multiple_choice else PromptSpec(template="{{ input }}")
     return TaskSpec(
         name=path.stem,
-        description=f"JSONL task from {path.name}",
-        source=SourceSpec(type="jsonl", path=str(path)),
+        description=f"{fmt.upper()} task from {path.name}",
+        source=SourceSpec(type=fmt, path=str(path)),  # type: ignore[arg-type]
         prompt=prompt,
         parser=PluginRef(name="mc_letter") if multiple_choice else PluginRef(name="strip"),
         metrics=(MetricRef(name="exact_match"),),
     )
 
 
-@register_importer("jsonl")
+def _table_importer(fmt: str) -> None:
+    def load(path: str) -> list[Task]:
+        file = Path(path).resolve()
+        if not file.exists():
+            raise SourceError("file not found", path=str(file))
+        return [task_from_spec(table_task_spec(file, fmt), base_dir=file.parent, origin=f"{fmt}:{file}")]
+
+    load.__name__ = f"load_{fmt}_task"
+    load.__doc__ = f"``--tasks {fmt}:PATH``: the one-table task of a {fmt.upper()} file."
+    register_importer(fmt)(load)
+
+
+for _fmt in TABLE_FORMATS:
+    _table_importer(_fmt)
+
+
 def load_jsonl_task(path: str) -> list[Task]:
-    file = Path(path).resolve()
-    if not file.exists():
-        raise SourceError("file not found", path=str(file))
-    return [task_from_spec(jsonl_task_spec(file), base_dir=file.parent, origin=f"jsonl:{file}")]
+    """``--tasks jsonl:PATH`` (kept for callers of the function)."""
+    from omnieval.sources.importers import importers
+
+    return importers.get("jsonl")(path)

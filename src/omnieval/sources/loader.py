@@ -60,10 +60,47 @@ def spec_from_dict(data: dict[str, Any], *, path: str) -> TaskSpec:
     try:
         return TaskSpec.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errors = exc.errors()
+        # a misspelt key is usually why a required one is "missing": it is named first, with its fix
+        err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         key = ".".join(str(p) for p in err["loc"]) or None
-        more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-        raise TaskFileError(f"{err['msg']}{more}", path=path, key=key) from None
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        hint = _did_you_mean(err["loc"]) if err["type"] == "extra_forbidden" else ""
+        raise TaskFileError(f"{err['msg']}{hint}{more}", path=path, key=key) from None
+
+
+def _did_you_mean(loc: tuple[int | str, ...]) -> str:
+    """``; did you mean 'metrics'?`` for an unknown key, from the keys its place in the spec allows."""
+    import difflib
+
+    allowed = _allowed_keys(loc[:-1])
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=2, cutoff=0.6)
+    return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+
+
+def _allowed_keys(parent: tuple[int | str, ...]) -> list[str]:
+    """The field names of the spec model at ``parent`` (list positions and mapping keys pass through)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    models: list[type[BaseModel]] = [TaskSpec]
+    for step in parent:
+        if isinstance(step, int):
+            continue
+        found: list[type[BaseModel]] = []
+        for model in models:
+            field = model.model_fields.get(str(step))
+            if field is None:
+                continue
+            pending: list[Any] = [field.annotation]
+            while pending:
+                tp = pending.pop()
+                if isinstance(tp, type) and issubclass(tp, BaseModel):
+                    found.append(tp)
+                pending.extend(typing.get_args(tp))
+        models = found or models
+    return sorted({name for model in models for name in model.model_fields})
 
 
 def load_task_file(path: str | Path) -> Task:

@@ -53,9 +53,13 @@ def _json(path: Path, columns: list[str] | None = None) -> Located:
         yield index, index + 1, row
 
 
-def _csv(path: Path, columns: list[str] | None = None) -> Located:
+def _csv(path: Path, columns: list[str] | None = None, *, delimiter: str = ",") -> Located:
     with path.open(encoding="utf-8", newline="") as fh:
-        yield from _numbered(enumerate(csv.DictReader(fh)))
+        yield from _numbered(enumerate(csv.DictReader(fh, delimiter=delimiter)))
+
+
+def _tsv(path: Path, columns: list[str] | None = None) -> Located:
+    yield from _csv(path, columns, delimiter="\t")
 
 
 def _parquet(path: Path, columns: list[str] | None = None) -> Located:
@@ -113,7 +117,7 @@ def read_located_rows(
         raise TaskFileError(f"source type {source_type!r} needs a path")
     if not path.exists():
         raise SourceError("file not found", path=str(path))
-    reader = {"jsonl": _jsonl, "json": _json, "csv": _csv, "parquet": _parquet}[source_type]
+    reader = {"jsonl": _jsonl, "json": _json, "csv": _csv, "tsv": _tsv, "parquet": _parquet}[source_type]
     yield from reader(path, columns)
 
 

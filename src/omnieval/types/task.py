@@ -26,7 +26,7 @@ __all__ = [
     "TaskSpec",
 ]
 
-SourceType = Literal["jsonl", "json", "csv", "parquet", "hf_disk", "hf_folder", "hf_hub", "generator"]
+SourceType = Literal["jsonl", "json", "csv", "tsv", "parquet", "hf_disk", "hf_folder", "hf_hub", "generator"]
 Modality = Literal["text", "image", "audio", "video"]
 
 

@@ -1,0 +1,115 @@
+"""Issue 33's first-contact problems: task files read by their extension, misspelt keys, media checked
+before the run, and failed runs that leave nothing behind (in-process CLI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from omnieval.cli.app import app
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, " ".join(result.output.split())
+
+
+def _rows(n: int = 3) -> list[dict[str, str]]:
+    return [{"id": str(i), "question": f"{i}+{i}?", "answer": str(2 * i)} for i in range(n)]
+
+
+def _write(path: Path, rows: list[dict[str, str]]) -> Path:
+    if path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    elif path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), path)
+    else:
+        sep = "\t" if path.suffix == ".tsv" else ","
+        lines = [sep.join(rows[0]), *(sep.join(r.values()) for r in rows)]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".tsv", ".parquet"])
+def test_a_task_file_is_read_by_its_extension_or_its_prefix(tmp_path: Path, suffix: str) -> None:
+    """``--tasks qa.jsonl`` said "invalid YAML", ``qa.csv`` "a task file must be a mapping"; ``csv:`` was
+    unknown on the command line though YAML ``source: {type: csv}`` worked."""
+    data = _write(tmp_path / f"qa{suffix}", _rows())
+    code, out = _cli("run", "-t", str(data), "-m", "baseline/oracle", "-o", str(tmp_path / "a"))
+    assert code == 0, out
+    assert f"reading {data} as {suffix[1:]}:{data}" in out
+    results = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["qa"]["n"] == 3 and results["tasks"]["qa"]["score"] == 1.0
+    code, out = _cli("run", "-t", f"{suffix[1:]}:{data}", "-m", "baseline/oracle", "-o", str(tmp_path / "b"))
+    assert code == 0, out
+    assert json.loads((tmp_path / "b" / "results.json").read_text(encoding="utf-8"))["tasks"]["qa"]["n"] == 3
+
+
+def test_an_unknown_prefix_still_names_the_known_ones(tmp_path: Path) -> None:
+    code, out = _cli("validate", f"cvs:{tmp_path / 'qa.csv'}")
+    assert code != 0 and "cvs" in out and "csv" in out
+
+
+def test_a_misspelt_task_key_gets_a_suggestion(tmp_path: Path) -> None:
+    _write(tmp_path / "qa.jsonl", _rows())
+    spec = (
+        "name: t\nsource: {type: jsonl, path: qa.jsonl, feilds: {input: question}}\n"
+        "metrcs: [{name: exact_match}]\n"
+    )
+    (tmp_path / "t.yaml").write_text(spec, encoding="utf-8")
+    code, out = _cli("validate", str(tmp_path / "t.yaml"))
+    assert code != 0 and "key 'source.feilds'" in out and "did you mean 'fields'?" in out, out
+    (tmp_path / "t.yaml").write_text(spec.replace("feilds", "fields"), encoding="utf-8")
+    code, out = _cli("validate", str(tmp_path / "t.yaml"))
+    assert code != 0 and "key 'metrcs'" in out and "did you mean 'metrics'?" in out, out
+
+
+def _media_task(tmp_path: Path) -> Path:
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), "red").save(tmp_path / "ok.png")
+    (tmp_path / "bad.png").write_bytes(b"not an image")
+    rows = [
+        {"id": "a", "question": "q", "answer": "x", "image": "ok.png"},
+        {"id": "b", "question": "q", "answer": "x", "image": "gone.png"},
+        {"id": "c", "question": "q", "answer": "x", "image": "bad.png"},
+    ]
+    _write(tmp_path / "img.jsonl", rows)
+    spec = (
+        "name: img\nmodalities: [image, text]\n"
+        "source: {type: jsonl, path: img.jsonl, fields: {media: [{field: image, kind: image}]}}\n"
+        "prompt: {template: '{{ input }}'}\nparser: {name: strip}\nmetrics: [{name: exact_match}]\n"
+    )
+    (tmp_path / "img.yaml").write_text(spec, encoding="utf-8")
+    return tmp_path / "img.yaml"
+
+
+def test_validate_opens_every_media_file_and_a_run_names_the_missing_one(tmp_path: Path) -> None:
+    """``validate`` passed a task whose image was missing; the run then recorded cause "other"."""
+    task = _media_task(tmp_path)
+    code, out = _cli("validate", str(task))
+    assert code != 0
+    assert "sample 'b'" in out and "gone.png: file not found" in out
+    assert "sample 'c'" in out and "bad.png: not a recognised image format" in out
+    assert "ok.png" not in out
+    code, out = _cli("run", "-t", str(task), "-m", "baseline/oracle", "-o", str(tmp_path / "run"))
+    causes = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["tasks"]["img"]
+    assert causes["error_causes"]["missing media"]["n"] == 1
+    assert "gone.png" in causes["error_causes"]["missing media"]["example"]
+
+
+def test_a_failed_first_run_leaves_no_folder_and_a_failed_resume_keeps_its_own(tmp_path: Path) -> None:
+    data = _write(tmp_path / "qa.jsonl", _rows())
+    dead = ("--base-url", "http://127.0.0.1:9/v1", "--retries", "1")
+    code, out = _cli("run", "-t", str(data), "-m", "openai/x", *dead, "-o", str(tmp_path / "new"))
+    assert code != 0 and not (tmp_path / "new").exists(), out
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep", encoding="utf-8")
+    code, out = _cli("run", "-t", str(data), "-m", "openai/x", *dead, "-o", str(tmp_path / "mine"))
+    assert code != 0 and (tmp_path / "mine" / "notes.txt").exists()
