@@ -240,21 +240,47 @@ def split_model_spec(spec: str) -> tuple[str, str]:
     return provider, name
 
 
+OPENAI_COMPATIBLE_SERVERS = {
+    "ollama": "http://localhost:11434/v1",
+    "llamacpp": "http://localhost:8080/v1",
+    "llama.cpp": "http://localhost:8080/v1",
+    "llama-cpp": "http://localhost:8080/v1",
+    "lmstudio": "http://localhost:1234/v1",
+    "sglang": "http://localhost:30000/v1",
+    "tgi": "http://localhost:8080/v1",
+    "localai": "http://localhost:8080/v1",
+}
+"""Servers reached through ``openai/`` (they speak the OpenAI API), by the name a user may try as a
+provider, with their default base URL: ``--model ollama/x`` suggested ``vllm``."""
+
+
+def backend_class(provider: str) -> Any:
+    """The backend class registered as ``provider``; a server that speaks the OpenAI API is named with the
+    ``openai/`` spelling and its base URL."""
+    server = OPENAI_COMPATIBLE_SERVERS.get(provider.lower())
+    if server is not None and provider not in backends:
+        raise ConfigError(
+            f"{provider} is reached through its OpenAI-compatible API, not a backend of its own: use "
+            f"--model openai/MODEL --base-url {server} (MODEL as the server names it)"
+        )
+    return backends.get(provider)
+
+
 def check_backend_options(spec: str, options: BackendOptions, *, option: str = "--backend-opt") -> None:
     """Fail before anything runs on an unknown provider, ``--backend-opt`` key or ``--media-opt`` key."""
     provider, name = split_model_spec(spec)
-    check_backend_extra(provider, backends.get(provider).option_model(name), options.extra, option=option)
+    check_backend_extra(provider, backend_class(provider).option_model(name), options.extra, option=option)
     check_media_overrides(options.media)
 
 
 def accepted_modalities(spec: str, *, options: BackendOptions) -> frozenset[str]:
     """What the model ``PROVIDER/NAME`` takes, without starting it."""
     provider, name = split_model_spec(spec)
-    return backends.get(provider).accepts_for(name, options=options)
+    return backend_class(provider).accepts_for(name, options=options)
 
 
 def create_backend(spec: str, *, options: BackendOptions | None = None) -> Backend:
     """Build the backend named by ``PROVIDER/NAME``."""
     provider, name = split_model_spec(spec)
-    cls = backends.get(provider)
+    cls = backend_class(provider)
     return cls(name, options=options or BackendOptions())

@@ -137,7 +137,7 @@ def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
         console.print(f"  {key}: {str(pair['a'])[:60]!s} → {str(pair['b'])[:60]!s}", markup=False)
     console.print("[bold]Task scores[/bold]")
     for name, pair in diff["tasks"].items():
-        console.print(f"  {name}: {pair['a']} → {pair['b']}", markup=False)
+        console.print(f"  {name}: {_number(pair['a'])} → {_number(pair['b'])}", markup=False)
     console.print(
         f"[bold]{diff['n_flips']} samples changed[/bold] (only in A: {diff['only_in_a']}, only in B: "
         f"{diff['only_in_b']})"
@@ -145,9 +145,15 @@ def show_diff(run_a: Path, run_b: Path, *, json_out: bool) -> None:
     for flip in diff["flips"]:
         console.print(
             f"  {flip['task']}/{flip['sample_id']}{_repeat_tag(flip)}: "
-            f"{flip['a']['state']} {flip['a']['score']} → {flip['b']['state']} {flip['b']['score']}",
+            f"{flip['a']['state']} {_number(flip['a']['score'])} → {flip['b']['state']} "
+            f"{_number(flip['b']['score'])}",
             markup=False,
         )
+
+
+def _number(value: Any) -> str:
+    """A score as the run tables show it (``0.4583``, not ``0.4583333333333333``); anything else as is."""
+    return f"{value:.4f}" if isinstance(value, float) else "–" if value is None else str(value)
 
 
 def _repeat_tag(flip: dict[str, Any]) -> str:

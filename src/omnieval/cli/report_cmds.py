@@ -64,8 +64,35 @@ def compare_command(
             row["run"], *(f"{row[k]:.4f}" if row[k] is not None else "–" for k in ["mean", *doc["tasks"]])
         )
     Console(width=160).print(table)
+    if (paired := _paired_table(comparison)) is not None:
+        Console(width=160).print(paired)
     print(comparison.multiple_comparisons.statement)
     print(f"wrote {output / 'compare.html'} and {output / 'compare.json'}")
+
+
+def _paired_table(comparison: Any) -> Any:
+    """Each pair of runs per task: the difference, its paired bootstrap CI and the paired test's p (named:
+    McNemar's exact test for 0/1 scores, a sign-flip permutation test otherwise), unadjusted and Holm's;
+    the terminal mentioned p-values and showed none."""
+    from rich.table import Table
+
+    holm = {(a.a, a.b, a.task): a.p_holm for a in comparison.multiple_comparisons.adjusted}
+    table = Table(title="paired differences (b − a over the samples both scored)")
+    for column in ("task", "a → b", "diff", "95% CI (paired bootstrap)", "p", "test", "p (Holm)", "n"):
+        table.add_column(column, justify="left" if column in ("task", "a → b", "test") else "right")
+    for task, block in comparison.tasks.items():
+        for pair in block.pairwise:
+            table.add_row(
+                task,
+                f"{pair.a} → {pair.b}",
+                "–" if pair.diff is None else f"{pair.diff:+.4f}",
+                "–" if pair.ci95 is None else f"[{pair.ci95[0]:+.3f}, {pair.ci95[1]:+.3f}]",
+                "–" if pair.p_value is None else f"{pair.p_value:.3g}",
+                pair.test or "–",
+                f"{holm[pair.a, pair.b, task]:.3g}" if (pair.a, pair.b, task) in holm else "–",
+                str(pair.n_paired),
+            )
+    return table if table.row_count else None
 
 
 analyze_app = typer.Typer(

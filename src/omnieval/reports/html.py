@@ -350,6 +350,7 @@ def report_context(
         prompts = PromptSource(tasks, report_dir=out_dir)
     prompts.load(summary.wanted, spill=isinstance(run.records, RecordStream))
     viewer = write_sidecar(out_dir, run.records, states=states, extra=prompts.extra if tasks else None)
+    viewer["blind"] = bool(run.typed.blind)  # the viewer says the media it shows were not shown to the model
     _export_tables(out_dir / "report_tables", rows, dims, states)
     charts = {"scores": task_score_chart(rows), "states": state_chart(rows, states)}
     for i, dim in enumerate(dims):

@@ -34,8 +34,11 @@
   /* A cascade's perception steps (samples.jsonl "intermediates"): what each stage read from each media part. */
   function recognisedText(steps) {
     if (!Array.isArray(steps) || !steps.length) return undefined;
-    return text(steps.map((st) => `${st.kind} ${st.name || ""} (${st.stage}${st.cached ? ", cached" : ""}): ${st.text === "" ? "[empty]" : st.text}`).join("\n"));
+    const part = (st) => (st.name && st.name !== st.kind ? `${st.kind} ${st.name}` : st.kind);  // not "audio audio"
+    return text(steps.map((st) => `${part(st)} read by ${st.stage}${st.cached ? " (cached)" : ""}: ${st.text === "" ? "[nothing recognised]" : st.text}`).join("\n"));
   }
+  /* A record the model answered (an empty answer is shown as such, not hidden like an absent field). */
+  const answered = (rec) => rec.state !== "error" && rec.state !== "skipped";
   const num = (v) => (typeof v === "number" ? String(Number(v.toFixed(4))) : "none");
   /* The judge stage's record (judge model, the sample's value, every call with its verdict and the
      judge's own words, which are its rationale) as readable lines rather than one JSON blob. */
@@ -66,7 +69,7 @@
       id: String(rec.sample_id), task: rec.task, state: rec.state, score: rec.score, scored: rec.scored, variant: rec.variant, repeat: rec.repeat,
       prompt: text(rec.prompt) || (added && added.prompt), media: ownMedia.length ? ownMedia : (added && added.media) || [],
       recognised: recognisedText(rec.intermediates),
-      response: text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
+      response: answered(rec) ? (text(rec.response) || "[empty: the model returned no text]") : text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
       targets: text(rec.targets && rec.targets.length ? rec.targets : undefined), metrics: rec.metrics || {}, reason: text(rec.reason),
       judge: judge, extra: extra, metadata: text(rec.metadata),
     };
@@ -219,7 +222,8 @@
       }
       return `<span>${esc(m.label)}</span>`;
     }).join("");
-    return `<div class="field"><div class="k">media</div><div class="media">${html}</div></div>`;
+    const label = V.blind ? "media (not shown to the model: blind run)" : "media";
+    return `<div class="field${V.blind ? " blind" : ""}"><div class="k">${label}</div><div class="media">${html}</div></div>`;
   }
   function card(e) {
     const state = V.states.indexOf(e.state) >= 0 ? e.state : "other";

@@ -1,5 +1,6 @@
-"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures, retries), a log line per
-task where stderr is no terminal, or nothing under ``quiet``."""
+"""Live progress: a rich bar per task (ETA, throughput, errors, parse failures, retries); where stderr is
+no terminal (a log file, a pipe) a plain line per task every ``LINE_EVERY_S`` seconds and one as it
+finishes; nothing under ``quiet``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["Progress", "status_line"]
+__all__ = ["LINE_EVERY_S", "Progress", "status_line"]
+
+LINE_EVERY_S = 30.0
+"""Seconds between a task's plain progress lines where stderr is no terminal (a 158 s run printed
+nothing in between)."""
 
 
 def status_line(states: dict[str, int], *, retries: int) -> str:
@@ -35,6 +40,9 @@ class Progress:
         self._started: dict[str, float] = {}
         self._last: dict[str, float] = {}
         self._retries = 0
+        self._totals: dict[str, int | None] = {}
+        self._printed: dict[str, float] = {}
+        self.line_every_s = LINE_EVERY_S
         if not self.quiet:
             from rich.progress import (
                 BarColumn,
@@ -67,7 +75,8 @@ class Progress:
             self._rich.__exit__(*exc)
 
     def add(self, name: str, total: int | None, *, done: int = 0) -> None:
-        self._started[name] = time.perf_counter()
+        self._started[name] = self._printed[name] = time.perf_counter()
+        self._totals[name] = total
         if self._rich is not None:
             self._ids[name] = self._rich.add_task(name, total=total, completed=done, rate="-", info="")
 
@@ -77,6 +86,7 @@ class Progress:
         self._last[name] = time.perf_counter()
         self._retries = retries
         if self._rich is None:
+            self._plain_line(name, done=done, states=states)
             return
         elapsed = max(time.perf_counter() - self._started[name], 1e-9)
         self._rich.update(
@@ -86,8 +96,28 @@ class Progress:
             info=status_line(states, retries=retries),
         )
 
+    def _plain_line(self, name: str, *, done: int, states: dict[str, int]) -> None:
+        """Every ``line_every_s`` seconds, a task's progress as one plain line (no terminal to redraw)."""
+        now = time.perf_counter()
+        if self.silent or now - self._printed.get(name, now) < self.line_every_s:
+            return
+        self._printed[name] = now
+        total = self._totals.get(name)
+        rate = sum(states.values()) / max(now - self._started[name], 1e-9)
+        print(
+            f"[omnieval] {name}: {done}/{total if total is not None else '?'} samples, {rate:.1f}/s, "
+            f"{status_line(states, retries=self._retries)}",
+            file=sys.stderr,
+            flush=True,
+        )
+
     def finish(self, name: str, *, states: dict[str, int]) -> None:
-        if self.quiet and not self.silent:
+        if self.quiet and not self.silent and not sum(states.values()):
+            print(
+                f"[omnieval] {name}: nothing left to do (every sample this run takes is already recorded)",
+                file=sys.stderr,
+            )
+        elif self.quiet and not self.silent:
             counts = " ".join(f"{k}={v}" for k, v in sorted(states.items()))
             counts += f"; {self._retries} retries so far in the run" if self._retries else ""
             now = time.perf_counter()

@@ -195,7 +195,9 @@ def with_folder_tasks(config: RunConfig) -> RunConfig:
         "kept in its results and report beside this run's tasks",
         file=sys.stderr,
     )
-    return config.model_copy(update={"tasks": (*kept, *config.tasks)})
+    before, now = _pieces(old.config.get("tasks") or ()), _pieces(config.tasks)
+    order = [p for p in before if p in kept or p in now] + [p for p in now if p not in before]
+    return config.model_copy(update={"tasks": tuple(order)})  # the folder's order: a re-run is a no-op
 
 
 def _pieces(refs: Any) -> list[str]:
