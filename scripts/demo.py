@@ -136,13 +136,16 @@ def _resumed_or_fresh(config: Any, run_async: Any, backend: Any, judge_backend: 
 
 
 def _summary(all_results: dict[str, ResultsFile], root: Path) -> None:
-    print("\ndemo summary (score = numeric_match; what the model could perceive):")
+    print("\ndemo summary (score = the task's own metric, named beside it; what the model could perceive):")
     for name, results in all_results.items():
         for task, info in results.tasks.items():
             states = ", ".join(f"{k}={v}" for k, v in info.states.items() if v)
-            score = "no score" if info.score is None else f"{info.score:.3f}"
+            metric = f" {info.score_metric}" if info.score_metric else ""
+            score = "no score" if info.score is None else f"{info.score:.3f}{metric}"
             print(f"  {name:<8} {task:<16} {score}  [{states}]")
             print(f"  {'':<8} {'':<16} perceived: {PERCEIVED[name, task]}")
+            if (why := _truncated_note(info)) is not None:
+                print(f"  {'':<8} {'':<16} {why}")
             if info.recognition:
                 seen = ", ".join(f"{k}={v}" for k, v in info.recognition.items())
                 print(f"  {'':<8} {'':<16} recognised: {seen}")
@@ -157,11 +160,29 @@ def _summary(all_results: dict[str, ResultsFile], root: Path) -> None:
     _side_by_side(root)
 
 
+def _truncated_note(info: Any) -> str | None:
+    """Why a task scores above zero with no sample ``ok``: its truncated responses are scored as they stand
+    (``truncated: score_text``), so the score counts them and the ok column does not."""
+    truncated = info.states.get("truncated", 0)
+    if not truncated or info.truncated_scoring != "score_text":
+        return None
+    return (
+        f"{truncated} response(s) cut at max_tokens (state truncated) are scored as they stand "
+        "(the task's `truncated: score_text`): they count in the score, not in ok"
+    )
+
+
 def _side_by_side(root: Path) -> None:
     import omnieval
 
     doc = omnieval.compare(root / "blind", root / "cascade")
-    print("\nblind vs cascade (paired over the same samples; diff = cascade − blind, 95% bootstrap CI):")
+    print(
+        "\nblind vs cascade (paired over the same samples; diff = cascade − blind). Two different questions:"
+        "\n  CI = 95% paired bootstrap interval of the mean difference; p = the paired test named beside it"
+        "\n  (mcnemar_exact: exact McNemar test on the discordant pairs, for 0/1 scores; paired_permutation:"
+        "\n  sign-flip permutation test otherwise). With few discordant pairs the bootstrap CI can exclude 0"
+        "\n  while the exact test's p stays above 0.05: trust the test for 'is there a difference'."
+    )
     for task in COMPARED:
         block = doc.tasks.get(task)
         if not block or not block.pairwise:
@@ -170,7 +191,7 @@ def _side_by_side(root: Path) -> None:
         ci = pair.ci95
         shown = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "n/a"
         diff = "n/a" if pair.diff is None else f"{pair.diff:+.3f}"
-        p_value = "n/a" if pair.p_value is None else format(pair.p_value, ".3g")
+        p_value = "n/a" if pair.p_value is None else f"{pair.p_value:.3g} ({pair.test})"
         print(
             f"  {task:<16} blind {block.scores.get('blind') or 0:.3f}  cascade "
             f"{block.scores.get('cascade') or 0:.3f}  diff {diff}  CI {shown}  p={p_value}"

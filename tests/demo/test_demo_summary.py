@@ -36,6 +36,22 @@ def test_the_demo_summary_reads_typed_results(tmp_path: Path, capsys: pytest.Cap
     out = capsys.readouterr().out
     for name, tasks in runs.items():
         for task in tasks:
-            assert f"{name:<8} {task:<16} 1.000" in out  # the oracle scores every task it runs
+            metric = results[name].tasks[task].score_metric
+            # the oracle scores every task it runs; each score names its own metric (the header said
+            # "score = numeric_match" while demo_video scores exact match)
+            assert f"{name:<8} {task:<16} 1.000 {metric}" in out
+    assert "score = numeric_match" not in out
     assert "blind vs cascade" in out and "demo_audio       blind 1.000  cascade 1.000  diff +0.000" in out
+    assert "95% paired bootstrap" in out and "mcnemar_exact: exact McNemar test" in out  # both named
     assert (tmp_path / "compare.json").is_file()
+
+
+def test_a_score_with_no_sample_ok_says_why() -> None:
+    """Cascade demo_image_text showed 0.333 with no sample ok and no word why: truncated text is scored."""
+    from types import SimpleNamespace
+
+    note = _demo_module()._truncated_note  # type: ignore[attr-defined]
+    cut = SimpleNamespace(states={"ok": 0, "truncated": 3}, truncated_scoring="score_text")
+    assert "3 response(s) cut at max_tokens" in note(cut) and "score_text" in note(cut)
+    assert note(SimpleNamespace(states={"ok": 0, "truncated": 3}, truncated_scoring="zero")) is None
+    assert note(SimpleNamespace(states={"ok": 3}, truncated_scoring="score_text")) is None

@@ -113,3 +113,60 @@ def test_a_failed_first_run_leaves_no_folder_and_a_failed_resume_keeps_its_own(t
     (tmp_path / "mine" / "notes.txt").write_text("keep", encoding="utf-8")
     code, out = _cli("run", "-t", str(data), "-m", "openai/x", *dead, "-o", str(tmp_path / "mine"))
     assert code != 0 and (tmp_path / "mine" / "notes.txt").exists()
+
+
+def test_ollama_is_named_as_an_openai_server_with_its_base_url(tmp_path: Path) -> None:
+    data = _write(tmp_path / "qa.jsonl", _rows())
+    code, out = _cli("run", "-t", str(data), "-m", "ollama/llama3", "-o", str(tmp_path / "o"))
+    assert code != 0 and "--model openai/MODEL --base-url http://localhost:11434/v1" in out, out
+    assert "vllm" not in out
+
+
+def test_a_resume_with_nothing_left_says_so(tmp_path: Path) -> None:
+    data = _write(tmp_path / "qa.jsonl", _rows())
+    args = ("run", "-t", str(data), "-m", "baseline/oracle", "-o", str(tmp_path / "o"))
+    assert _cli(*args)[0] == 0
+    code, out = _cli(*args)
+    assert code == 0 and "qa: nothing left to do" in out and "0 new samples" not in out, out
+
+
+def test_without_a_terminal_progress_is_a_plain_line_now_and_then(capsys: pytest.CaptureFixture[str]) -> None:
+    from omnieval.runner.progress import Progress
+
+    progress = Progress(quiet=False)
+    progress.line_every_s = 0.0  # every update; a run prints one every LINE_EVERY_S seconds
+    with progress:
+        progress.add("t", 3)
+        progress.update("t", done=1, states={"ok": 1})
+        progress.update("t", done=2, states={"ok": 1, "error": 1})
+    err = capsys.readouterr().err
+    assert "[omnieval] t: 1/3 samples" in err and "[omnieval] t: 2/3 samples" in err and "err 1" in err
+    quiet = Progress(quiet=False)  # the default interval: nothing between the first and the last sample
+    quiet.add("t", 3)
+    quiet.update("t", done=1, states={"ok": 1})
+    assert capsys.readouterr().err == ""
+
+
+def _choice_runs(tmp_path: Path) -> tuple[Path, Path]:
+    rows = [
+        {"id": str(i), "question": f"q{i}", "answer": "b" if i else "a", "choices": ["a", "b"]}
+        for i in range(3)
+    ]
+    data = tmp_path / "mc.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for model, out in (("baseline/oracle", "a"), ("baseline/first-option", "b")):
+        assert _cli("run", "-t", f"jsonl:{data}", "-m", model, "-o", str(tmp_path / out))[0] == 0
+    return tmp_path / "a", tmp_path / "b"
+
+
+def test_diff_and_compare_show_numbers_as_the_tables_do(tmp_path: Path) -> None:
+    """``diff`` printed 0.3333333333333333; terminal ``compare`` mentioned p-values and showed none."""
+    import re
+
+    a, b = _choice_runs(tmp_path)
+    code, out = _cli("diff", str(a), str(b))
+    assert code == 0 and "mc: 1.0000 → 0.3333" in out, out
+    assert not re.search(r"\d\.\d{5,}", out.split("Task scores")[1])
+    code, out = _cli("compare", str(a), str(b), "-o", str(tmp_path / "cmp"))
+    assert code == 0 and "95% CI (paired bootstrap)" in out and "p (Holm)" in out, out
+    assert "mcnemar_exact" in out  # the test behind the p-value is named
