@@ -136,6 +136,8 @@ def _resumed_or_fresh(config: Any, run_async: Any, backend: Any, judge_backend: 
 
 
 def _summary(all_results: dict[str, ResultsFile], root: Path) -> None:
+    from omnieval.reports.problems import truncated_note
+
     print("\ndemo summary (score = the task's own metric, named beside it; what the model could perceive):")
     for name, results in all_results.items():
         for task, info in results.tasks.items():
@@ -144,7 +146,7 @@ def _summary(all_results: dict[str, ResultsFile], root: Path) -> None:
             score = "no score" if info.score is None else f"{info.score:.3f}{metric}"
             print(f"  {name:<8} {task:<16} {score}  [{states}]")
             print(f"  {'':<8} {'':<16} perceived: {PERCEIVED[name, task]}")
-            if (why := _truncated_note(info)) is not None:
+            if (why := truncated_note(task, info)) is not None:  # a score with few or none ok, explained
                 print(f"  {'':<8} {'':<16} {why}")
             if info.recognition:
                 seen = ", ".join(f"{k}={v}" for k, v in info.recognition.items())
@@ -158,18 +160,6 @@ def _summary(all_results: dict[str, ResultsFile], root: Path) -> None:
                     f"{judge.judge_failed} judge_failed (Gemma 270M base: verdicts are poor)"
                 )
     _side_by_side(root)
-
-
-def _truncated_note(info: Any) -> str | None:
-    """Why a task scores above zero with no sample ``ok``: its truncated responses are scored as they stand
-    (``truncated: score_text``), so the score counts them and the ok column does not."""
-    truncated = info.states.get("truncated", 0)
-    if not truncated or info.truncated_scoring != "score_text":
-        return None
-    return (
-        f"{truncated} response(s) cut at max_tokens (state truncated) are scored as they stand "
-        "(the task's `truncated: score_text`): they count in the score, not in ok"
-    )
 
 
 def _side_by_side(root: Path) -> None:

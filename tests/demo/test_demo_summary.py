@@ -48,10 +48,14 @@ def test_the_demo_summary_reads_typed_results(tmp_path: Path, capsys: pytest.Cap
 
 def test_a_score_with_no_sample_ok_says_why() -> None:
     """Cascade demo_image_text showed 0.333 with no sample ok and no word why: truncated text is scored."""
-    from types import SimpleNamespace
+    from omnieval.reports.problems import truncated_note
+    from omnieval.types.files import TaskResults
 
-    note = _demo_module()._truncated_note  # type: ignore[attr-defined]
-    cut = SimpleNamespace(states={"ok": 0, "truncated": 3}, truncated_scoring="score_text")
-    assert "3 response(s) cut at max_tokens" in note(cut) and "score_text" in note(cut)
-    assert note(SimpleNamespace(states={"ok": 0, "truncated": 3}, truncated_scoring="zero")) is None
-    assert note(SimpleNamespace(states={"ok": 3}, truncated_scoring="score_text")) is None
+    def block(states: dict[str, int], scoring: str) -> TaskResults:
+        return TaskResults(score=0.333, n=sum(states.values()), states=states, truncated_scoring=scoring)
+
+    note = truncated_note("demo_image_text", block({"ok": 0, "truncated": 3}, "score_text"))
+    assert note is not None and "3 of 3 responses of demo_image_text were cut at max_tokens" in note
+    assert "score_text" in note
+    assert truncated_note("t", block({"ok": 0, "truncated": 3}, "zero")) is None
+    assert truncated_note("t", block({"ok": 3}, "score_text")) is None

@@ -418,11 +418,15 @@ def _group_notes(results: ResultsFile) -> list[str]:
 def _task_notes(results: ResultsFile) -> list[str]:
     """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for
     parity)."""
-    return [
+    from omnieval.reports.problems import truncated_note
+
+    declared = [
         f"task {name}: {note}"
         for name, block in results.tasks.items()
         for note in block.metadata.get("notes") or ()
     ]
+    scored_cut = [truncated_note(name, block) for name, block in results.tasks.items()]
+    return declared + [note.removeprefix("note: ") for note in scored_cut if note]
 
 
 def _score_cell(block: TaskResults) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from omnieval.types.files import TaskResults
 
-__all__ = ["error_warning", "unscored_warning"]
+__all__ = ["error_warning", "truncated_note", "unscored_warning"]
 
 
 def error_warning(task: str, block: TaskResults) -> str | None:
@@ -40,4 +40,17 @@ def unscored_warning(task: str, block: TaskResults) -> str | None:
     named = ", ".join(map(repr, ids)) + (" …" if unscored > len(ids) else "")
     return (
         f"warning: {unscored} of {n} samples of {task} have no gold answer and are not scored (ids {named})"
+    )
+
+
+def truncated_note(task: str, block: TaskResults) -> str | None:
+    """Why a task scores with few or no samples ``ok``: responses cut at ``max_tokens`` are scored as they
+    stand under the task's ``truncated: score_text`` (the demo's cascade showed 0.333 with none ok and no
+    word why); None when no truncated response was scored."""
+    truncated = block.states.get("truncated", 0)
+    if not truncated or block.truncated_scoring != "score_text":
+        return None
+    return (
+        f"note: {truncated} of {block.n} responses of {task} were cut at max_tokens (state truncated) and "
+        "are scored as they stand (the task's `truncated: score_text`): they count in the score, not as ok"
     )
