@@ -173,14 +173,14 @@ def with_folder_tasks(config: RunConfig) -> RunConfig:
     old = _recorded_run(config)
     if old is None:
         return config
+    before, now = _pieces(old.config.get("tasks") or ()), _pieces(config.tasks)
+    others = [ref for ref in before if ref not in now]
+    if not others:  # the same tasks (or more): a plain resume, nothing resolved twice
+        return config
     from omnieval.runner.resolve import resolve_tasks
 
     new_names = {t.name for t in resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)}
-    kept = [
-        ref
-        for ref in _pieces(old.config.get("tasks") or ())
-        if ref not in _pieces(config.tasks) and not _names_of(ref, config) & new_names
-    ]
+    kept = [ref for ref in others if not _names_of(ref, config) & new_names]
     if not kept:
         return config
     new = config.model_dump(mode="json")
@@ -195,7 +195,6 @@ def with_folder_tasks(config: RunConfig) -> RunConfig:
         "kept in its results and report beside this run's tasks",
         file=sys.stderr,
     )
-    before, now = _pieces(old.config.get("tasks") or ()), _pieces(config.tasks)
     order = [p for p in before if p in kept or p in now] + [p for p in now if p not in before]
     return config.model_copy(update={"tasks": tuple(order)})  # the folder's order: a re-run is a no-op
 
