@@ -51,9 +51,11 @@ def test_a_task_file_is_read_by_its_extension_or_its_prefix(tmp_path: Path, suff
     assert json.loads((tmp_path / "b" / "results.json").read_text(encoding="utf-8"))["tasks"]["qa"]["n"] == 3
 
 
-def test_an_unknown_prefix_still_names_the_known_ones(tmp_path: Path) -> None:
+def test_an_unknown_prefix_still_names_the_known_ones_and_a_missing_file_is_named(tmp_path: Path) -> None:
     code, out = _cli("validate", f"cvs:{tmp_path / 'qa.csv'}")
     assert code != 0 and "cvs" in out and "csv" in out
+    code, out = _cli("validate", str(tmp_path / "qa.csv"))
+    assert code != 0 and "qa.csv: file not found" in out, out
 
 
 def test_a_misspelt_task_key_gets_a_suggestion(tmp_path: Path) -> None:

@@ -131,9 +131,11 @@ def _format_of_file(path: Path) -> str | None:
     """The importer a task file without a ``FORMAT:`` prefix is read by: the one its extension names
     (``qa.csv`` → ``csv:``), for files only; YAML (and anything else) is a task file."""
     fmt = path.suffix[1:].lower()
-    if not fmt or fmt in ("yaml", "yml") or not path.is_file():
+    if not fmt or fmt in ("yaml", "yml") or fmt not in importers:
         return None
-    return fmt if fmt in importers else None
+    if not path.exists():  # said plainly, not "unknown task 'qa.csv'"
+        raise TaskFileError("file not found", path=str(path.resolve()))
+    return fmt if path.is_file() else None
 
 
 def strict_variant(task: Task) -> Task:
