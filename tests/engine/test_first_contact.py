@@ -172,3 +172,18 @@ def test_diff_and_compare_show_numbers_as_the_tables_do(tmp_path: Path) -> None:
     code, out = _cli("compare", str(a), str(b), "-o", str(tmp_path / "cmp"))
     assert code == 0 and "95% CI (paired bootstrap)" in out and "p (Holm)" in out, out
     assert "mcnemar_exact" in out  # the test behind the p-value is named
+
+
+def test_a_failed_run_keeps_a_folder_holding_more_than_its_set_up(tmp_path: Path) -> None:
+    """A provider batch's ledger (or any other file) keeps the folder: its batches are polled again."""
+    from omnieval.runner.resume import remove_if_unrecorded
+
+    bare, ledger = tmp_path / "bare", tmp_path / "ledger"
+    for folder in (bare, ledger):
+        (folder / "media_cache").mkdir(parents=True)
+        for name in ("manifest.json", "samples.jsonl", "cache.sqlite", "cache.sqlite-wal"):
+            (folder / name).write_text("", encoding="utf-8")
+    (ledger / "batches.jsonl").write_text('{"batch": "b1"}\n', encoding="utf-8")
+    remove_if_unrecorded(bare)
+    remove_if_unrecorded(ledger)
+    assert not bare.exists() and (ledger / "batches.jsonl").exists()

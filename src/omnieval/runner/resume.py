@@ -67,11 +67,18 @@ def load_done(path: Path, *, retry_errors: bool) -> DoneIndex:
     return index
 
 
+_SET_UP = ("manifest.json", "samples.jsonl", "cache.sqlite", "judge_cache.sqlite", "media_cache")
+"""What a run writes into its folder before its first record (the caches' ``-wal``/``-shm`` files too)."""
+
+
 def remove_if_unrecorded(output: Path) -> None:
     """Remove a folder this run created when it failed before recording any sample: a failed first run
-    leaves nothing behind (a folder that holds records is kept: they resume)."""
+    leaves nothing behind. A folder holding anything more is kept: records (they resume), a provider
+    batch's ledger (its batches are polled, never paid for twice), a file of the user's."""
     records = output / "samples.jsonl"
     if records.exists() and records.stat().st_size > 0:
+        return
+    if any(not entry.name.startswith(_SET_UP) for entry in output.iterdir()):
         return
     import shutil
 
