@@ -17,7 +17,7 @@ from omnieval.sources.readers import read_rows
 from omnieval.sources.task import Task
 from omnieval.types import MetricRef, PluginRef, PromptSpec, SourceSpec, TaskSpec
 
-__all__ = ["TABLE_FORMATS", "jsonl_task_spec", "load_jsonl_task", "table_task_spec"]
+__all__ = ["TABLE_FORMATS", "jsonl_task_spec", "table_task_spec"]
 
 TABLE_FORMATS = ("jsonl", "csv", "tsv", "parquet")
 """The ``FORMAT:PATH`` prefixes of one-table tasks (each also the file extension it is read by)."""
@@ -67,10 +67,3 @@ def _table_importer(fmt: str) -> None:
 
 for _fmt in TABLE_FORMATS:
     _table_importer(_fmt)
-
-
-def load_jsonl_task(path: str) -> list[Task]:
-    """``--tasks jsonl:PATH`` (kept for callers of the function)."""
-    from omnieval.sources.importers import importers
-
-    return importers.get("jsonl")(path)
