@@ -1,0 +1,5 @@
+"""ChartQA (Masry et al., 2022) as lmms-eval publishes and scores it: relaxed accuracy.
+
+The authors publish no scorer; lmms-eval's ``relaxed_correctness`` (taken from Qwen-VL) is the rule
+model cards report. See docs/benchmarks/chartqa.md.
+"""

@@ -1,0 +1,4 @@
+"""DocVQA (Mathew et al., 2021), validation split of lmms-lab/DocVQA, scored with ANLS.
+
+See docs/benchmarks/docvqa.md.
+"""

@@ -1,0 +1,4 @@
+"""MMAU (Sakshi et al., 2024), the 1,000-question test-mini split, scored by the authors' rule.
+
+See docs/benchmarks/mmau.md.
+"""

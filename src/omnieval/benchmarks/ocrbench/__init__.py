@@ -1,0 +1,4 @@
+"""OCRBench (Liu et al., 2024), the 1,000 questions of echo840/OCRBench, scored as its own script.
+
+See docs/benchmarks/ocrbench.md.
+"""

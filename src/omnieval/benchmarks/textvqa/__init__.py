@@ -1,0 +1,4 @@
+"""TextVQA (Singh et al., 2019), validation split of lmms-lab/textvqa, scored with VQA accuracy.
+
+See docs/benchmarks/textvqa.md.
+"""
