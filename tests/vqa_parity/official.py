@@ -16,8 +16,11 @@ from typing import Any
 VENDOR = Path(__file__).parent / "vendor"
 
 
-def functions(relative: str, *names: str) -> dict[str, Callable[..., Any]]:
-    """The named top-level functions/classes of a vendored file, decorators dropped."""
+def functions(
+    relative: str, *names: str, using: dict[str, Any] | None = None
+) -> dict[str, Callable[..., Any]]:
+    """The named top-level functions/classes of a vendored file, decorators dropped; ``using``: the
+    module-level names they need (what the file imports)."""
     tree = ast.parse((VENDOR / relative).read_text(encoding="utf-8"))
     picked = []
     for node in tree.body:
@@ -26,7 +29,7 @@ def functions(relative: str, *names: str) -> dict[str, Callable[..., Any]]:
             picked.append(node)
     found = {node.name for node in picked}  # type: ignore[attr-defined]
     assert found == set(names), f"{relative}: missing {set(names) - found}"
-    namespace: dict[str, Any] = {"re": re}
+    namespace: dict[str, Any] = {"re": re, **(using or {})}
     exec(compile(ast.Module(body=picked, type_ignores=[]), str(VENDOR / relative), "exec"), namespace)
     return {name: namespace[name] for name in names}
 

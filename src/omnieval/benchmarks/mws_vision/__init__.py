@@ -1,0 +1,6 @@
+"""MWS-Vision-Bench (MTS AI, 2025): Russian business-document OCR, public validation set.
+
+Five task types scored by the authors' released metrics (``mts-ai/MWS-Vision-Bench``,
+``src/evaluation``); the overall score is the mean of the five type means. See
+docs/benchmarks/mws_vision.md.
+"""
