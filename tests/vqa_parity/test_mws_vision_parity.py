@@ -88,7 +88,20 @@ def official(task_type: str, prediction: str, answers: list[Any]) -> float:
     return float(PROCESS(item)["score"])
 
 
-WORDS = "счёт договор поставки ООО Ромашка итого сумма дата подпись печать 2024 руб".split()
+WORDS = [
+    "счёт",
+    "договор",
+    "поставки",
+    "ООО",
+    "Ромашка",
+    "итого",
+    "сумма",
+    "дата",
+    "подпись",
+    "печать",
+    "2024",
+    "руб",
+]
 
 
 def _text(r: Any, n: int) -> str:
