@@ -3,3 +3,7 @@
 The authors publish no scorer; lmms-eval's ``relaxed_correctness`` (taken from Qwen-VL) is the rule
 model cards report. See docs/benchmarks/chartqa.md.
 """
+
+from omnieval.benchmarks.chartqa import benchmark, scoring
+
+__all__ = ["benchmark", "scoring"]

@@ -2,3 +2,7 @@
 
 See docs/benchmarks/docvqa.md.
 """
+
+from omnieval.benchmarks.docvqa import benchmark, scoring
+
+__all__ = ["benchmark", "scoring"]

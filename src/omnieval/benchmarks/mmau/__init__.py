@@ -2,3 +2,7 @@
 
 See docs/benchmarks/mmau.md.
 """
+
+from omnieval.benchmarks.mmau import benchmark, scoring
+
+__all__ = ["benchmark", "scoring"]

@@ -4,3 +4,7 @@ Five task types scored by the authors' released metrics (``mts-ai/MWS-Vision-Ben
 ``src/evaluation``); the overall score is the mean of the five type means. See
 docs/benchmarks/mws_vision.md.
 """
+
+from omnieval.benchmarks.mws_vision import benchmark, scoring
+
+__all__ = ["benchmark", "scoring"]

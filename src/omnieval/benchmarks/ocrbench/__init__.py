@@ -2,3 +2,7 @@
 
 See docs/benchmarks/ocrbench.md.
 """
+
+from omnieval.benchmarks.ocrbench import benchmark, scoring
+
+__all__ = ["benchmark", "scoring"]

@@ -2,3 +2,7 @@
 
 See docs/benchmarks/textvqa.md.
 """
+
+from omnieval.benchmarks.textvqa import benchmark, scoring
+
+__all__ = ["benchmark", "scoring"]
