@@ -90,6 +90,8 @@ class HubBenchmark:
     spec: Callable[[], TaskSpec]
     to_sample: Callable[[HubRow], Sample]
     id_column: str | None = None
+    optional_columns: tuple[str, ...] = ()
+    """Columns read when a file has them (a name that differs between configs, a late addition)."""
     configs: tuple[str, ...] | None = None
     """Config sub-folders read, in this order; ``None``: the repository root holds the split."""
     files: Mapping[str, str] = field(default_factory=dict)
@@ -195,10 +197,12 @@ def iter_rows(
 ) -> Iterator[HubRow]:
     """Every row of the scored split, config by config, file by file, row group by row group."""
     position = 0
-    wanted = list(columns if columns is not None else bench.columns)
     for config in _configs(bench):
         for file in split_files(bench, root, config, split):
             reader = _open(bench, file)
+            names = reader.schema_arrow.names
+            wanted = list(columns) if columns is not None else [*bench.columns]
+            wanted += [c for c in bench.optional_columns if columns is None and c in names]
             row = 0
             for group in range(reader.num_row_groups):
                 table = reader.read_row_group(group, columns=wanted)
