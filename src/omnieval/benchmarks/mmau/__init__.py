@@ -1,6 +1,6 @@
 """MMAU (Sakshi et al., 2024), the 1,000-question test-mini split, scored by the authors' rule.
 
-See docs/benchmarks/mmau.md.
+See docs/benchmarks/hub/mmau.md.
 """
 
 from omnieval.benchmarks.mmau import benchmark, scoring

@@ -2,7 +2,7 @@
 
 Five task types scored by the authors' released metrics (``mts-ai/MWS-Vision-Bench``,
 ``src/evaluation``); the overall score is the mean of the five type means. See
-docs/benchmarks/mws_vision.md.
+docs/benchmarks/hub/mws_vision.md.
 """
 
 from omnieval.benchmarks.mws_vision import benchmark, scoring

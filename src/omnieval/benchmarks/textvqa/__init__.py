@@ -1,6 +1,6 @@
 """TextVQA (Singh et al., 2019), validation split of lmms-lab/textvqa, scored with VQA accuracy.
 
-See docs/benchmarks/textvqa.md.
+See docs/benchmarks/hub/textvqa.md.
 """
 
 from omnieval.benchmarks.textvqa import benchmark, scoring
