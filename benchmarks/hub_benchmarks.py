@@ -11,7 +11,7 @@ flat in the number of rows):
   results.json, report.html) as a subprocess.
 
 Rows/s is rows over wall time; peak RSS comes from ``os.wait4``. Usage:
-``python benchmarks/hub_benchmarks.py [--rows 10000] [--only mmstar,mmmu,mmbench,mmbench_ru,videomme]``.
+``python benchmarks/hub_benchmarks.py [--rows 10000] [--only mmstar,chartqa,...]`` (default: all).
 """
 
 from __future__ import annotations
@@ -28,7 +28,19 @@ from pathlib import Path
 from omnieval.sources.hub import hub_benchmarks
 from omnieval.testing.hub_copies import hub_row_ids, write_hub_copy
 
-BENCHES = ("mmstar", "mmmu", "mmbench", "mmbench_ru", "videomme")
+BENCHES = (
+    "mmstar",
+    "mmmu",
+    "mmbench",
+    "mmbench_ru",
+    "videomme",
+    "chartqa",
+    "docvqa",
+    "textvqa",
+    "ocrbench",
+    "mmau",
+    "mws_vision",
+)
 ANSWERS = ("A", "The answer is (B).", "C", "I think D", "no idea")
 
 

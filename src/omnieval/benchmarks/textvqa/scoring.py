@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 __all__ = ["VQA_ANSWERS", "normalise_answer", "vqa_accuracy"]
 
@@ -94,7 +95,12 @@ _DIGIT_COMMA_DIGIT = re.compile(r"(?<=\d),+(?=\d)")
 _PERIOD_CAP = int(re.UNICODE)  # the original passes this flag where ``count`` goes
 
 
+_MARKS = frozenset("".join(_PUNCTUATION))
+
+
 def _punctuation(text: str) -> str:
+    if _MARKS.isdisjoint(text):
+        return text
     out = text
     comma_in_number = _DIGIT_COMMA_DIGIT.search(text) is not None
     for mark in _PUNCTUATION:
@@ -103,8 +109,10 @@ def _punctuation(text: str) -> str:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
 def normalise_answer(text: str, *, strict: bool = False) -> str:
-    """An answer as the EvalAI processor leaves it (mmf ``EvalAIAnswerProcessor``)."""
+    """An answer as the EvalAI processor leaves it (mmf ``EvalAIAnswerProcessor``); cached, as the same
+    short answers recur across a dataset."""
     text = text.lower().replace(",", "").replace("?", "").replace("'s", " 's").strip()
     text = text.replace("\n", " ").replace("\t", " ").strip()
     text = _PERIOD.sub("", _punctuation(text), count=0 if strict else _PERIOD_CAP)
