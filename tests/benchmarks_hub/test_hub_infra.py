@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from omnieval.api import evaluate
 from omnieval.errors import SourceError
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.sources.hub import hub_benchmarks
@@ -95,3 +96,35 @@ def test_cli_fixed_interface(tmp_path: Path) -> None:
         r["sample_id"]: r["score"] for r in map(json.loads, (out / "samples.jsonl").read_text().splitlines())
     }
     assert scores == {"0": 1.0, "1": 0.0, "2": 1.0, "3": 0.0}
+
+
+def test_tasks_listing_names_each_published_benchmark(capsys: pytest.CaptureFixture[str]) -> None:
+    from omnieval.cli.listing import _hub_rows
+
+    rows = {r["name"]: r for r in _hub_rows()}
+    assert {"mmmu:DIR", "mmstar:DIR", "mmbench:DIR", "mmbench_ru:DIR", "videomme:DIR"} <= rows.keys()
+    assert rows["videomme:DIR"]["modalities"] == ["video"] and rows["mmmu:DIR"]["size"] == 900
+    assert rows["mmbench_ru:DIR"]["licence"] == "apache-2.0"
+    assert rows["mmstar:DIR"]["source"] == "hf.co/datasets/Lin-Chen/MMStar (val)"
+    for row in rows.values():
+        assert Path(row["docs"]).exists(), row["docs"]
+
+
+def test_breakdowns_reach_the_report_and_the_leaderboard(tmp_path: Path) -> None:
+    from omnieval.aggregate.schemes import build_board
+    from omnieval.types.files import ResultsFile, load_file
+
+    root = write_hub_copy("mmstar", tmp_path / "MMStar", n=4)
+    model = replay(tmp_path, "mmstar", {"0": "A", "1": "A", "2": "C", "3": "A"})
+    out = tmp_path / "out"
+    evaluate(model=model, tasks=[f"mmstar:{root}"], output=out, quiet=True)
+    table = json.loads((out / "report_tables" / "breakdowns.json").read_text())
+    rows = table["rows"] if isinstance(table, dict) else table
+    assert {"task": "mmstar", "breakdown": "category", "value": "math", "n": 2, "score": 0.0} in rows
+    assert "mmstar: score by l2_category" in (out / "report.html").read_text()
+    board = build_board("tasks", [load_file(out / "results.json", ResultsFile)], {})
+    assert board["rows"] == [{"model": model, "mmstar": 0.5}]
+    assert board["boards"]["mmstar by category"]["rows"] == [
+        {"category": "coarse perception", model: 1.0},
+        {"category": "math", model: 0.0},
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,18 @@ def test_every_letter_combination_matches_the_original() -> None:
     for combo in itertools.product(letters, repeat=3):
         response = " ".join(combo)
         assert infer_choice(response, OPTIONS) == (can_infer(response, dict(OPTIONS)) or None), response
+
+
+def test_strict_reads_answer_is_only_for_a_capital_letter() -> None:
+    assert infer_choice("I guess the answer is a red square", OPTIONS) == "A"  # the quirk, kept by default
+    assert infer_choice("I guess the answer is a red square", OPTIONS, strict=True) == "A"  # its option text
+    assert infer_choice("Well, the answer is a dog, obviously not a cat", {"A": "x", "B": "y"}) == "A"
+    assert (
+        infer_choice("Well, the answer is a dog, obviously not a cat", {"A": "x", "B": "y"}, strict=True)
+        is None
+    )
+    assert infer_choice("Hmm... well, the answer is B, I am sure of it now", OPTIONS, strict=True) == "B"
+    (task,) = resolve_tasks(
+        [f"mmstar:{write_hub_copy('mmstar', Path(tempfile.mkdtemp()) / 'c', n=1)}"], strict_metrics=True
+    )
+    assert task.spec.parser.name == "vlmeval.mcq_rule_strict"

@@ -6,7 +6,8 @@ Its quirks are kept:
 
 - a letter counts only as a whole word once ``.()[],:;!*#{}`` become spaces, and only when exactly one
   option letter is written and its first occurrence is among the last four words;
-- otherwise ``answer is X`` / ``correct answer is **X**`` (any case: ``the answer is a`` is A) decides;
+- otherwise ``answer is X`` / ``correct answer is **X**`` (any case: ``the answer is a cat`` is A) decides
+  (``--strict-metrics``: only a capital letter standing alone);
 - a lone ``Z`` (no option letter) or a refusal phrase is the answer ``Z``, which is always wrong;
 - otherwise the one option whose text (lower-cased) occurs in the response, unless the response is more
   than twice as long as all the options together.
@@ -28,11 +29,13 @@ REFUSALS = (
 )
 _SPACED = str.maketrans(dict.fromkeys(".()[],:;!*#{}", " "))
 _ANSWER_IS = re.compile(r"(?i)(?:correct\s+)?answer\s+is\s+\**([ABCD])\**")
+_ANSWER_IS_CAPITAL = re.compile(r"(?i:(?:correct\s+)?answer\s+is\s+)\**([ABCD])\b\**")
 _TAIL_WORDS = 4
 
 
-def infer_letter(answer: str, letters: list[str]) -> str | None:
-    """The option letter the response names (see the module's rules); ``Z`` for a refusal; else ``None``."""
+def infer_letter(answer: str, letters: list[str], *, strict: bool = False) -> str | None:
+    """The option letter the response names (see the module's rules); ``Z`` for a refusal; else ``None``.
+    ``strict``: ``answer is X`` only for a capital letter standing alone (``the answer is a cat`` is no A)."""
     if API_FAILURE in answer:
         return None
     if any(phrase in answer for phrase in REFUSALS):
@@ -44,7 +47,7 @@ def infer_letter(answer: str, letters: list[str]) -> str | None:
             return named[0]
     elif not named and "Z" in words:
         return "Z"
-    said = _ANSWER_IS.search(answer)
+    said = (_ANSWER_IS_CAPITAL if strict else _ANSWER_IS).search(answer)
     if said and said.group(1).upper() in letters:
         return said.group(1).upper()
     return None
@@ -60,7 +63,7 @@ def infer_text(answer: str, options: Mapping[str, str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def infer_choice(answer: str, options: Mapping[str, str]) -> str | None:
+def infer_choice(answer: str, options: Mapping[str, str], *, strict: bool = False) -> str | None:
     """The option letter VLMEvalKit's rule matching reads from ``answer`` (``None``: no match)."""
     text = str(answer)
-    return infer_letter(text, list(options)) or infer_text(text, options)
+    return infer_letter(text, list(options), strict=strict) or infer_text(text, options)

@@ -15,7 +15,7 @@ from omnieval.metrics.base import register_aggregation, register_metric
 from omnieval.parsers.base import register_parser
 from omnieval.types import Parsed, ParseFailure, ParseOutcome, Sample, SampleResult, ScoringInput
 
-__all__ = ["circular", "circular_groups", "mcq_hit", "mcq_rule", "options_of"]
+__all__ = ["circular", "circular_groups", "mcq_hit", "mcq_rule", "mcq_rule_strict", "options_of"]
 
 _ONE = 1.0 - 1e-9
 
@@ -25,15 +25,25 @@ def options_of(choices: tuple[str, ...] | None) -> dict[str, str]:
     return dict(zip(string.ascii_uppercase, choices or (), strict=False))
 
 
-@register_parser("vlmeval.mcq_rule")
-def mcq_rule(text: str, sample: Sample, /) -> ParseOutcome:
-    """The option letter VLMEvalKit's rule matching finds; ``Z`` (a refusal) and no match fail."""
-    letter = infer_choice(text, options_of(sample.choices))
+def _rule(text: str, sample: Sample, *, strict: bool) -> ParseOutcome:
+    letter = infer_choice(text, options_of(sample.choices), strict=strict)
     if letter is None:
         return ParseFailure(reason="no option letter or option text matched (VLMEvalKit's Z)")
     if letter == "Z":
         return Parsed(value="Z", how="refusal")
     return Parsed(value=letter, how="rule")
+
+
+@register_parser("vlmeval.mcq_rule")
+def mcq_rule(text: str, sample: Sample, /) -> ParseOutcome:
+    """The option letter VLMEvalKit's rule matching finds; ``Z`` is a refusal, no match a parse failure."""
+    return _rule(text, sample, strict=False)
+
+
+@register_parser("vlmeval.mcq_rule_strict")
+def mcq_rule_strict(text: str, sample: Sample, /) -> ParseOutcome:
+    """VLMEvalKit's rule matching, with ``answer is X`` read only for a capital letter standing alone."""
+    return _rule(text, sample, strict=True)
 
 
 @register_metric("vlmeval.mcq_hit")
