@@ -20,6 +20,9 @@ from tests.benchmarks_hub.helpers import replay, run_copy
 from tests.vqa_parity.official import functions, ocrbench_scoring_loop
 from tests.vqa_parity.test_mws_vision_parity import official as mws_official
 
+# NLTK (the authors' MWS-Vision-Bench BLEU) warns on every zero n-gram order: expected here.
+pytestmark = pytest.mark.filterwarnings("ignore:\\nThe hypothesis contains 0 counts:UserWarning")
+
 BENCHES = ("chartqa", "docvqa", "textvqa", "ocrbench", "mmau", "mws_vision")
 
 _CHART = functions("lmms_eval/chartqa_utils.py", "relaxed_correctness")["relaxed_correctness"]
@@ -189,3 +192,53 @@ def test_bad_data_names_file_sample_and_field(
         (task,) = resolve_tasks([f"{bench}:{root}"])
         list(task.iter_samples())
     assert ".parquet" in str(caught.value)
+
+
+def _imagefolder(root: Path, *, missing: int | None = None) -> Path:
+    """MWS-Vision-Bench as its Hub main branch publishes it: metadata.jsonl beside the images."""
+    from omnieval.testing.hub_copies import tiny_png
+
+    rows = [
+        ("text grounding ru", "Где герб? Выведи координаты.", [398, 65, 467, 140]),  # ints, as published
+        ("reasoning VQA ru", "Какая сумма?", ["100 руб"]),
+        ("full-page OCR ru", "Распознай текст.", ["Договор поставки № 12"]),
+    ]
+    lines = []
+    for i, (kind, question, answers) in enumerate(rows):
+        name = f"business/scans/b2b_{i}.png"
+        if i != missing:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(tiny_png(i))
+        lines.append(
+            json.dumps(
+                {
+                    "file_name": name,
+                    "id": str(i + 1),
+                    "type": kind,
+                    "dataset_name": "business",
+                    "question": question,
+                    "answers": answers,
+                },
+                ensure_ascii=False,
+            )
+        )
+    (root / "metadata.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def test_mws_vision_reads_the_imagefolder_the_hub_publishes(tmp_path: Path) -> None:
+    from omnieval.api import evaluate
+
+    root = _imagefolder(tmp_path / "MWS")
+    answers = {"0": "[400, 60, 470, 140]", "1": "Итого 100 руб", "2": "Договор поставки № 13"}
+    result = evaluate(model=replay(tmp_path, "mws_vision", answers), tasks=[f"mws_vision:{root}"], quiet=True)
+    records = {r.sample_id: r for r in result.samples}
+    assert set(records) == {"0", "1", "2"}
+    targets = {"0": [398, 65, 467, 140], "1": ["100 руб"], "2": ["Договор поставки № 12"]}
+    kinds = {"0": "text grounding ru", "1": "reasoning VQA ru", "2": "full-page OCR ru"}
+    for i, record in records.items():
+        assert record.score == pytest.approx(mws_official(kinds[i], answers[i], targets[i]))
+    assert 0 < records["0"].score < 1 and records["1"].score == 1.0
+    (task,) = resolve_tasks([f"mws_vision:{_imagefolder(tmp_path / 'broken', missing=1)}"])
+    with pytest.raises(SourceError, match=r"sample '1', field 'file_name': mws_vision: the image file"):
+        list(task.iter_samples())

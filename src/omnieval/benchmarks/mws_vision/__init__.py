@@ -5,6 +5,6 @@ Five task types scored by the authors' released metrics (``mts-ai/MWS-Vision-Ben
 docs/benchmarks/hub/mws_vision.md.
 """
 
-from omnieval.benchmarks.mws_vision import benchmark, scoring
+from omnieval.benchmarks.mws_vision import benchmark, imagefolder, scoring
 
-__all__ = ["benchmark", "scoring"]
+__all__ = ["benchmark", "imagefolder", "scoring"]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from omnieval.benchmarks.hub_vqa import IMAGE, STRING, STRINGS, image_sample, short_answer_spec
+from omnieval.benchmarks.mws_vision.imagefolder import register_imagefolder_reader
 from omnieval.benchmarks.mws_vision.scoring import TASK_TYPES, mws_score
 from omnieval.metrics.base import register_aggregation, register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
@@ -133,3 +134,4 @@ BENCH = register_hub_benchmark(
         example_row=_example,
     )
 )
+register_imagefolder_reader(BENCH)
