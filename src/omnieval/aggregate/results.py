@@ -63,6 +63,8 @@ class _TaskAccumulator:
         self.values: dict[str, list[float]] = defaultdict(list)
         self.scores: list[float] = []
         self.by_variant: dict[str, list[float]] = defaultdict(list)
+        self.by_cell: dict[tuple[str, str], list[int]] = defaultdict(list)
+        """Per (breakdown key, value): the indexes of its samples in ``scores`` (and ``kept``)."""
         self.kept: list[SampleResult] = []
         self.need_records = any(m.ref.aggregate != "mean" for m in [*self.metrics, *self.judge_metrics])
         self.prediction_only = 0
@@ -113,6 +115,8 @@ class _TaskAccumulator:
             if self.need_records:
                 self.kept.append(SampleResult.model_validate(record))
             return
+        for key in self.task.spec.breakdowns:
+            self.by_cell[(key, str((record.get("metadata") or {}).get(key)))].append(len(self.scores))
         self.scores.append(score)
         if record.get("repeat") is not None:
             self.repeats.add(str(record["sample_id"]), int(record["repeat"]), score, record.get("extracted"))
@@ -247,6 +251,23 @@ class _TaskAccumulator:
             for v, xs in sorted(self.by_variant.items())
         }
 
+    def _breakdowns(self) -> dict[str, Any]:
+        """Each breakdown value's score: the mean of its samples' scores, or the score metric's own
+        aggregation over them (CircularEval groups, answered-only means) when it is not a mean."""
+        if not self.by_cell:
+            return {}
+        metric = next((m for m in self.metrics if self.task.spec.score_key in m.keys), None)
+        grouped = metric is not None and metric.ref.aggregate != "mean" and len(self.kept) == len(self.scores)
+        out: dict[str, dict[str, VariantScore]] = {k: {} for k in self.task.spec.breakdowns}
+        for (key, value), indexes in sorted(self.by_cell.items(), key=lambda kv: natural_key(kv[0][1])):
+            values = [self.scores[i] for i in indexes]
+            if grouped and metric is not None:
+                score = metric.aggregate(values, [self.kept[i] for i in indexes])
+            else:
+                score = math.fsum(values) / len(values)
+            out[key][value] = VariantScore(n=len(indexes), score=score)
+        return {"breakdowns": out}
+
     def _repeat_options(self) -> dict[str, Any]:
         spec = self.task.spec.repeats
         return {"pass_k": spec.pass_k if spec else (), "threshold": spec.threshold if spec else 1.0}
@@ -308,6 +329,7 @@ class _TaskAccumulator:
             language=spec.language,
             metadata=spec.metadata,
             **recognition,
+            **self._breakdowns(),
         )
 
 

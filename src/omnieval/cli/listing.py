@@ -33,8 +33,9 @@ def list_tasks(*, json_out: bool) -> None:
                 "path": str(path),
             }
         )
+    published = _hub_rows()
     if json_out:
-        print_json(rows)
+        print_json([*rows, *published])
         return
     table = Table(title="omnieval tasks")
     for col in ("name", "modalities", "size", "metrics", "version", "groups"):
@@ -49,11 +50,41 @@ def list_tasks(*, json_out: bool) -> None:
             ",".join(r["groups"]),
         )
     Console(width=140).print(table)
+    _print_hub_table(published)
     print(
         "Also importers: "
         + ", ".join(f"{n}:PATH" for n in _importer_names())
         + " (e.g. the 18 MERA Multi tasks: mera:ROOT)"
     )
+
+
+def _hub_rows() -> list[dict[str, Any]]:
+    """The published benchmarks read from a local copy of their Hub repository (``BENCH:DIR``)."""
+    from omnieval.sources.hub import hub_benchmarks
+
+    return [
+        {
+            "name": f"{name}:DIR",
+            "modalities": [bench.modality],
+            "size": bench.size,
+            "licence": bench.licence,
+            "source": f"hf.co/datasets/{bench.dataset} ({bench.split})",
+            "scorer": bench.scorer,
+            "docs": bench.docs,
+        }
+        for name, bench in hub_benchmarks.items()
+    ]
+
+
+def _print_hub_table(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    table = Table(title="published benchmarks (--tasks BENCH:DIR, DIR a local copy of the Hub repository)")
+    for col in ("name", "modality", "size", "licence", "source"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], ",".join(r["modalities"]), str(r["size"] or "?"), r["licence"], r["source"])
+    Console(width=140).print(table)
 
 
 def _importer_names() -> list[str]:

@@ -138,6 +138,10 @@ def _task_rows(results: ResultsFile) -> list[dict[str, Any]]:
                 "parse_fallbacks": block.parse_fallbacks,
                 "example_reasons": block.example_reasons,
                 "by_variant": {v: score.model_dump() for v, score in block.by_variant.items()},
+                "breakdowns": {
+                    key: {v: cell.model_dump() for v, cell in cells.items()}
+                    for key, cells in block.breakdowns.items()
+                },
                 "error_causes": {c: count.model_dump() for c, count in block.error_causes.items()},
                 "repeats": block.repeats.model_dump(mode="json") if block.repeats is not None else None,
                 "cost_usd": block.cost.total_usd if block.cost is not None else None,
@@ -282,6 +286,14 @@ def _export_tables(
         for g in d["groups"]
     ]
     write_table(folder, "capabilities", capability, title="Capability breakdowns")
+    breakdowns = [
+        {"task": r["name"], "breakdown": key, "value": v, **b}
+        for r in rows
+        for key, cells in r["breakdowns"].items()
+        for v, b in cells.items()
+    ]
+    if breakdowns:
+        write_table(folder, "breakdowns", breakdowns, title="Score by breakdown (the benchmarks' own)")
     variants = [{"task": r["name"], "variant": v, **b} for r in rows for v, b in r["by_variant"].items()]
     if variants:
         write_table(folder, "variants", variants, title="Score by prompt variant")

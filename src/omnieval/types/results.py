@@ -124,6 +124,9 @@ class TaskResults(Frozen):
     """Up to five ids of prediction-only samples."""
     by_variant: dict[str, VariantScore] = Field(default_factory=dict)
     """Per prompt variant, when the task has several."""
+    breakdowns: dict[str, dict[str, VariantScore]] = Field(default_factory=dict)
+    """The score by each value of each of the task's breakdown keys (``{"subject": {"Art": …}}``),
+    aggregated as the task score is (written only for a task that declares breakdowns)."""
     parse_fallbacks: int = 0
     truncated_scoring: str | None = None
     version: str | None = None

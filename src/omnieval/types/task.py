@@ -281,6 +281,9 @@ class TaskSpec(Frozen):
     """How the task is judged when the run has a judge (``--judge``) or ``judge.model`` is set."""
     repeats: RepeatsSpec | None = None
     """Generate several answers per sample (pass@k, maj@k, avg@k); ``None``: one answer, no repeat index."""
+    breakdowns: tuple[str, ...] = ()
+    """Sample metadata keys the score is broken down by (MMMU's subject, MMBench's ability): results
+    carry the score of each value, aggregated as the task score is."""
 
     @field_validator("repeats", mode="before")
     @classmethod
