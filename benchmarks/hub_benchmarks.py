@@ -5,12 +5,15 @@ images) and a replay answer per sample, measured two ways, each at N/4 and N row
 flat in the number of rows):
 
 - ``import+score``: in a fresh subprocess, stream the task's samples from the Parquet row groups and
-  parse and score each replayed answer with the benchmark's own parser and metric, then aggregate: what
-  issue 36 adds, without the run machinery;
+  parse and score each replayed answer with the benchmark's own parser and metric: what issue 36 adds,
+  without the run machinery;
 - ``omnieval run``: the whole CLI (``--tasks BENCH:DIR --model replay/FILE``: start-up, requests, records,
   results.json, report.html) as a subprocess.
 
-Rows/s is rows over wall time; peak RSS comes from ``os.wait4``. Usage:
+Rows/s is rows over wall time (for import+score, the in-process seconds after start-up); CPU s is the
+subprocess's user + system time (start-up included), so rows per CPU second is what an idle machine gives
+per core when this one is loaded; peak RSS is the subprocess's own ``VmHWM`` (``ru_maxrss`` would count
+this process's memory, which a child shares until it starts its interpreter). Usage:
 ``python benchmarks/hub_benchmarks.py [--rows 10000] [--only mmstar,chartqa,...]`` (default: all).
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -42,21 +46,17 @@ BENCHES = (
     "mws_vision",
 )
 ANSWERS = ("A", "The answer is (B).", "C", "I think D", "no idea")
-
-
-def _copy(name: str, root: Path, rows: int) -> Path:
-    bench = hub_benchmarks.get(name)
-    per_config = -(-rows // len(bench.configs or (None,)))
-    return write_hub_copy(name, root, n=per_config, row_group_size=1000)
-
-
-PIPELINE = """
+PEAK = (
+    'print("peak_kib", next(x.split()[1] for x in open("/proc/self/status") if x.startswith("VmHWM")), '
+    "file=sys.stderr)"
+)
+PIPELINE = f"""
 import sys, time
 from omnieval.metrics import bind_metric
 from omnieval.parsers import bind_parser
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.types import ScoringInput
-answers = ANSWERS
+answers = {ANSWERS!r}
 start = time.perf_counter()
 (task,) = resolve_tasks([sys.argv[1]])
 parse = bind_parser(task.spec.parser)
@@ -70,20 +70,53 @@ for k, sample in enumerate(task.iter_samples()):
     rows += 1
     total += sum(sum(m(inp).values()) for m in metrics) if parsed.ok else 0.0
 print(rows, time.perf_counter() - start)
-""".replace("ANSWERS", repr(ANSWERS), 1)
+{PEAK}
+"""
+CLI = f"""
+import runpy, sys
+sys.argv = ["omnieval", *sys.argv[1:]]
+try:
+    runpy.run_module("omnieval", run_name="__main__")
+finally:
+    {PEAK}
+"""
 
 
-def _measure(command: list[str]) -> tuple[float, float, str]:
+class _Children:
+    """CPU seconds (user + system) of each finished subprocess, from the running total of children."""
+
+    def __init__(self) -> None:
+        self.seen = 0.0
+
+    def last(self) -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total = usage.ru_utime + usage.ru_stime
+        spent, self.seen = total - self.seen, total
+        return spent
+
+
+_children = _Children()
+
+
+def _measure(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds, peak RSS (MiB) and stdout of one subprocess."""
     start = time.perf_counter()
-    proc = subprocess.Popen(command, env=os.environ, stdout=subprocess.PIPE, text=True)
-    stdout = proc.stdout.read() if proc.stdout else ""
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        raise SystemExit(f"{command[:4]} failed ({status})")
-    return time.perf_counter() - start, usage.ru_maxrss / 1024, stdout  # KiB → MiB (Linux)
+    done = subprocess.run(command, env=os.environ, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - start
+    cpu = _children.last()
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:4]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    peak = next(int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("peak_kib"))
+    return wall, cpu, peak / 1024, done.stdout
 
 
-def _run(name: str, root: Path, work: Path) -> tuple[int, float, float]:
+def _copy(name: str, root: Path, rows: int) -> Path:
+    bench = hub_benchmarks.get(name)
+    per_config = -(-rows // len(bench.configs or (None,)))
+    return write_hub_copy(name, root, n=per_config, row_group_size=1000)
+
+
+def _run(name: str, root: Path, work: Path) -> tuple[int, float, float, float]:
     ids = hub_row_ids(name, root)
     replay = work / f"{name}-{len(ids)}.jsonl"
     lines = (
@@ -92,26 +125,23 @@ def _run(name: str, root: Path, work: Path) -> tuple[int, float, float]:
     )
     replay.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     out = work / f"out-{name}-{len(ids)}"
-    command = [
-        sys.executable,
-        "-m",
-        "omnieval",
-        "run",
-        "--tasks",
-        f"{name}:{root}",
-        "--model",
-        f"replay/{replay}",
-    ]
-    wall, rss, _ = _measure([*command, "--output", str(out), "-q"])
+    command = [sys.executable, "-c", CLI, "run", "--tasks", f"{name}:{root}", "--model", f"replay/{replay}"]
+    wall, cpu, rss, _ = _measure([*command, "--output", str(out), "-q"])
     scored = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"][name]["n"]
-    return scored, wall, rss
+    return scored, wall, cpu, rss
 
 
-def _pipeline(name: str, root: Path) -> tuple[int, float, float]:
-    """Rows and the in-process seconds of import + scoring (start-up excluded), and the peak RSS."""
-    _, rss, stdout = _measure([sys.executable, "-c", PIPELINE, f"{name}:{root}"])
+def _pipeline(name: str, root: Path) -> tuple[int, float, float, float]:
+    """Rows, the in-process seconds of import + scoring (start-up excluded), CPU seconds and peak RSS."""
+    _, cpu, rss, stdout = _measure([sys.executable, "-c", PIPELINE, f"{name}:{root}"])
     rows, seconds = stdout.split()
-    return int(rows), float(seconds), rss
+    return int(rows), float(seconds), cpu, rss
+
+
+def _print(name: str, measure: str, figures: tuple[int, float, float, float]) -> None:
+    n, wall, cpu, rss = figures
+    line = f"{n:>8}{wall:>9.2f}{n / wall:>9.0f}{cpu:>8.2f}{n / cpu:>12.0f}{rss:>14.0f}"
+    print(f"{name:<12}{measure:<14}{line}", flush=True)
 
 
 def main() -> None:
@@ -119,19 +149,16 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--only", default=",".join(BENCHES))
     args = parser.parse_args()
-    print(f"{'benchmark':<12}{'measure':<14}{'rows':>8}{'wall s':>9}{'rows/s':>9}{'peak RSS MiB':>14}")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    header = f"{'rows':>8}{'wall s':>9}{'rows/s':>9}{'CPU s':>8}{'rows/CPU s':>12}{'peak RSS MiB':>14}"
+    print(f"{'benchmark':<12}{'measure':<14}{header}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for name in args.only.split(","):
             for rows in (args.rows // 4, args.rows):
                 root = _copy(name, work / f"{name}-{rows}", rows)
-                for measure, (n, wall, rss) in (
-                    ("import+score", _pipeline(name, root)),
-                    ("omnieval run", _run(name, root, work)),
-                ):
-                    print(
-                        f"{name:<12}{measure:<14}{n:>8}{wall:>9.2f}{n / wall:>9.0f}{rss:>14.0f}", flush=True
-                    )
+                _print(name, "import+score", _pipeline(name, root))
+                _print(name, "omnieval run", _run(name, root, work))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from omnieval.registry import Registry
 from omnieval.sources.ids import IdLedger
 from omnieval.sources.importers import importers
 from omnieval.sources.task import Task
-from omnieval.types import MediaRef, Sample, TaskSpec
+from omnieval.types import GenerationConfig, MediaRef, MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
 
 __all__ = [
     "HubBenchmark",
@@ -34,6 +34,7 @@ __all__ = [
     "hub_benchmarks",
     "image_ref",
     "load_hub_tasks",
+    "prompted_spec",
     "register_hub_benchmark",
     "split_files",
 ]
@@ -121,6 +122,36 @@ class HubBenchmark:
 
 
 hub_benchmarks: Registry[HubBenchmark] = Registry("hub benchmark", group="omnieval.hub_benchmarks")
+
+
+def prompted_spec(
+    name: str,
+    *,
+    description: str,
+    modality: str,
+    language: str,
+    parser: str,
+    metric: MetricRef,
+    breakdowns: tuple[str, ...],
+    max_tokens: int,
+    source: str,
+    **more: Any,
+) -> TaskSpec:
+    """A benchmark's task whose samples carry their whole prompt (``Sample.input``, media placed by their
+    ``<name>``): one metric, its breakdowns, the answer budget and the dataset named in the metadata."""
+    return TaskSpec(
+        name=name,
+        description=description,
+        modalities=(modality, "text"),  # type: ignore[arg-type]  # a benchmark names a known modality
+        language=language,
+        prompt=PromptSpec(template="{{ input }}"),
+        parser=PluginRef(name=parser),
+        metrics=(metric,),
+        breakdowns=breakdowns,
+        generation=GenerationConfig(max_tokens=max_tokens),
+        metadata={"source": source, **more.pop("metadata", {})},
+        **more,
+    )
 
 
 def register_hub_benchmark(bench: HubBenchmark) -> HubBenchmark:

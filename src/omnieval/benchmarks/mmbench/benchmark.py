@@ -11,8 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.benchmarks.vlmeval import mcq_prompt
-from omnieval.sources.hub import HubBenchmark, HubRow, hub_benchmarks, image_ref, register_hub_benchmark
-from omnieval.types import MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.sources.hub import (
+    HubBenchmark,
+    HubRow,
+    hub_benchmarks,
+    image_ref,
+    prompted_spec,
+    register_hub_benchmark,
+)
+from omnieval.types import MetricRef, Sample, TaskSpec
 
 __all__ = ["MMBENCH", "MMBENCH_RU", "present"]
 
@@ -79,17 +86,17 @@ def _to_sample(bench: HubBenchmark, row: HubRow, lang: str) -> Sample:
 
 
 def _spec(name: str, lang: str, dataset: str) -> TaskSpec:
-    return TaskSpec(
-        name=name,
+    return prompted_spec(
+        name,
         description=f"MMBench dev ({lang}): VLMEvalKit rule matching with CircularEval ({dataset})",
-        modalities=("image", "text"),
+        modality="image",
         language=lang,
-        prompt=PromptSpec(template="{{ input }}"),
-        parser=PluginRef(name="vlmeval.mcq_rule"),
-        metrics=(MetricRef(name="vlmeval.mcq_hit", alias="acc", aggregate="vlmeval.circular"),),
+        parser="vlmeval.mcq_rule",
+        metric=MetricRef(name="vlmeval.mcq_hit", alias="acc", aggregate="vlmeval.circular"),
         breakdowns=("l2_category", "category"),
-        generation={"max_tokens": 512},  # type: ignore[arg-type]
-        metadata={"source": dataset, "circular": True},
+        max_tokens=512,
+        source=dataset,
+        metadata={"circular": True},
     )
 
 
@@ -141,46 +148,45 @@ def _example(l2_column: str, russian: bool) -> Any:
     return example
 
 
-MMBENCH = register_hub_benchmark(
-    HubBenchmark(
-        name="mmbench",
-        dataset="lmms-lab/MMBench",
-        split="dev",
-        columns=("index", "question", "hint", "answer", "A", "B", "C", "D", "category", "image"),
-        optional_columns=(*_L2, "split", "source"),
-        spec=lambda: _spec("mmbench", "en", "lmms-lab/MMBench (en)"),
-        to_sample=lambda row: _to_sample(_bench("mmbench"), row, "en"),
-        id_column="index",
-        configs=("en",),
-        modality="image",
-        size=4329,
-        licence="not stated on the Hub card (MMBench: Apache-2.0 code, research use)",
-        homepage="https://github.com/open-compass/MMBench",
-        scorer=SCORER,
-        docs="docs/benchmarks/hub/mmbench.md",
-        features={**_FEATURES, "L2-category": {"dtype": "string", "_type": "Value"}},
-        example_row=_example("L2-category", russian=False),
+def _register(name: str, dataset: str, lang: str, l2_column: str, **layout: Any) -> HubBenchmark:
+    """One MMBench variant: the same columns, prompt and scoring; its own repository, layout and language."""
+    return register_hub_benchmark(
+        HubBenchmark(
+            name=name,
+            dataset=dataset,
+            split="dev",
+            columns=("index", "question", "hint", "answer", *LETTERS, "category", "image"),
+            optional_columns=(*_L2, "split", "source"),
+            spec=lambda: _spec(name, lang, dataset),
+            to_sample=lambda row: _to_sample(_bench(name), row, lang),
+            id_column="index",
+            modality="image",
+            scorer=SCORER,
+            docs="docs/benchmarks/hub/mmbench.md",
+            features={**_FEATURES, l2_column: {"dtype": "string", "_type": "Value"}},
+            example_row=_example(l2_column, russian=lang == "ru"),
+            **layout,
+        )
     )
-)
 
-MMBENCH_RU = register_hub_benchmark(
-    HubBenchmark(
-        name="mmbench_ru",
-        dataset="deepvk/MMBench-ru",
-        split="dev",
-        columns=("index", "question", "hint", "answer", "A", "B", "C", "D", "category", "image"),
-        optional_columns=(*_L2, "split", "source"),
-        spec=lambda: _spec("mmbench_ru", "ru", "deepvk/MMBench-ru"),
-        to_sample=lambda row: _to_sample(_bench("mmbench_ru"), row, "ru"),
-        id_column="index",
-        files={"": "mmbench_ru_dev.parquet"},
-        modality="image",
-        size=3910,
-        licence="apache-2.0",
-        homepage="https://huggingface.co/datasets/deepvk/MMBench-ru",
-        scorer=SCORER,
-        docs="docs/benchmarks/hub/mmbench.md",
-        features={**_FEATURES, "l2-category": {"dtype": "string", "_type": "Value"}},
-        example_row=_example("l2-category", russian=True),
-    )
+
+MMBENCH = _register(
+    "mmbench",
+    "lmms-lab/MMBench",
+    "en",
+    "L2-category",
+    configs=("en",),
+    size=4329,
+    licence="not stated on the Hub card (MMBench: Apache-2.0 code, research use)",
+    homepage="https://github.com/open-compass/MMBench",
+)
+MMBENCH_RU = _register(
+    "mmbench_ru",
+    "deepvk/MMBench-ru",
+    "ru",
+    "l2-category",
+    files={"": "mmbench_ru_dev.parquet"},
+    size=3910,
+    licence="apache-2.0",
+    homepage="https://huggingface.co/datasets/deepvk/MMBench-ru",
 )

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from omnieval.sources.hub import HubBenchmark, HubRow, image_ref, register_hub_benchmark
-from omnieval.types import MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.sources.hub import HubBenchmark, HubRow, image_ref, prompted_spec, register_hub_benchmark
+from omnieval.types import MetricRef, Sample, TaskSpec
 
 __all__ = ["BENCH", "DISCIPLINES", "SUBJECTS", "prompt_text"]
 
@@ -112,17 +112,16 @@ def _sample(row: HubRow) -> Sample:
 
 
 def _spec() -> TaskSpec:
-    return TaskSpec(
-        name="mmmu",
+    return prompted_spec(
+        "mmmu",
         description="MMMU (validation): college-level multi-discipline questions, the authors' parsing",
-        modalities=("image", "text"),
+        modality="image",
         language="en",
-        prompt=PromptSpec(template="{{ input }}"),
-        parser=PluginRef(name="mmmu.response"),
-        metrics=(MetricRef(name="mmmu.acc", alias="acc"),),
+        parser="mmmu.response",
+        metric=MetricRef(name="mmmu.acc", alias="acc"),
         breakdowns=("discipline", "subject"),
-        generation={"max_tokens": 512},  # type: ignore[arg-type]
-        metadata={"source": "MMMU/MMMU"},
+        max_tokens=512,
+        source="MMMU/MMMU",
     )
 
 

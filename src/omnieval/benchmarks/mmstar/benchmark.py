@@ -7,8 +7,8 @@ from typing import Any
 
 from omnieval.benchmarks.vlmeval import mcq_prompt
 from omnieval.benchmarks.vlmeval.scoring import options_of
-from omnieval.sources.hub import HubBenchmark, HubRow, image_ref, register_hub_benchmark
-from omnieval.types import MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.sources.hub import HubBenchmark, HubRow, image_ref, prompted_spec, register_hub_benchmark
+from omnieval.types import MetricRef, Sample, TaskSpec
 
 __all__ = ["BENCH", "split_question"]
 
@@ -59,17 +59,16 @@ def _sample(row: HubRow) -> Sample:
 
 
 def _spec() -> TaskSpec:
-    return TaskSpec(
-        name="mmstar",
+    return prompted_spec(
+        "mmstar",
         description="MMStar (val): vision-indispensable multiple choice, VLMEvalKit rule matching",
-        modalities=("image", "text"),
+        modality="image",
         language="en",
-        prompt=PromptSpec(template="{{ input }}"),
-        parser=PluginRef(name="vlmeval.mcq_rule"),
-        metrics=(MetricRef(name="vlmeval.mcq_hit", alias="acc"),),
+        parser="vlmeval.mcq_rule",
+        metric=MetricRef(name="vlmeval.mcq_hit", alias="acc"),
         breakdowns=("category", "l2_category"),
-        generation={"max_tokens": 512},  # type: ignore[arg-type]
-        metadata={"source": "Lin-Chen/MMStar", "licence": "unknown (not stated on the Hub)"},
+        max_tokens=512,
+        source="Lin-Chen/MMStar",
     )
 
 

@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
-from omnieval.types import MediaRef, MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.sources.hub import HubBenchmark, HubRow, prompted_spec, register_hub_benchmark
+from omnieval.types import MediaRef, MetricRef, Sample, TaskSpec
 
 __all__ = ["BENCH", "INSTRUCTION", "video_path"]
 
@@ -82,18 +82,18 @@ def _sample(row: HubRow) -> Sample:
 
 
 def _spec() -> TaskSpec:
-    return TaskSpec(
-        name="videomme",
+    return prompted_spec(
+        "videomme",
         description="Video-MME (test, no subtitles): the authors' letter extraction, correct over answered",
-        modalities=("video", "text"),
+        modality="video",
         language="en",
-        prompt=PromptSpec(template="{{ input }}"),
-        parser=PluginRef(name="videomme.letter"),
-        metrics=(MetricRef(name="videomme.acc", aggregate="videomme.over_answered"),),
-        score="acc",
+        parser="videomme.letter",
+        metric=MetricRef(name="videomme.acc", aggregate="videomme.over_answered"),
         breakdowns=("duration", "domain", "task_type"),
-        generation={"max_tokens": 64},  # type: ignore[arg-type]
-        metadata={"source": "lmms-lab/Video-MME", "score_from_dict": True},
+        max_tokens=64,
+        source="lmms-lab/Video-MME",
+        score="acc",
+        metadata={"score_from_dict": True},
     )
 
 
