@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from omnieval.types._base import Frozen
+from omnieval.types.agent import AgentSpec
 from omnieval.types.content import MediaKind
 
 __all__ = [
@@ -281,6 +282,8 @@ class TaskSpec(Frozen):
     """How the task is judged when the run has a judge (``--judge``) or ``judge.model`` is set."""
     repeats: RepeatsSpec | None = None
     """Generate several answers per sample (pass@k, maj@k, avg@k); ``None``: one answer, no repeat index."""
+    agent: AgentSpec | None = None
+    """Tools and limits of a multi-step task: each sample is an episode of model turns and tool calls."""
 
     @field_validator("repeats", mode="before")
     @classmethod

@@ -1,0 +1,27 @@
+"""A tool as the model is shown it, and a tool call as the model wrote it (chat tool calling)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from omnieval.types._base import Frozen
+
+__all__ = ["ToolCall", "ToolSpec"]
+
+
+class ToolSpec(Frozen):
+    """A tool as the model is shown it: name, description and a JSON Schema of its arguments."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class ToolCall(Frozen):
+    """One tool call as the model wrote it; ``arguments`` is the raw JSON text (kept even when malformed)."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
