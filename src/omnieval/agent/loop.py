@@ -10,6 +10,7 @@ written, so the final state never depends on timing. Images a tool returns are s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import json
@@ -60,12 +61,14 @@ async def _in_thread(fn: Callable[[], ToolResult], timeout_s: float) -> ToolResu
             future.set_result(out)  # type: ignore[arg-type]
 
     def target() -> None:
+        out: ToolResult | None = None
+        error: BaseException | None = None
         try:
             out = fn()
         except BaseException as exc:  # handed to the episode, which records it as tool_error
-            loop.call_soon_threadsafe(settle, None, exc)
-            return
-        loop.call_soon_threadsafe(settle, out, None)
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the run ended while an abandoned tool still ran
+            loop.call_soon_threadsafe(settle, out, error)
 
     threading.Thread(target=target, name="omnieval-tool", daemon=True).start()
     async with asyncio.timeout(timeout_s):
