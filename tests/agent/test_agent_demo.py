@@ -97,8 +97,20 @@ def test_agent_demo_scripted_tools_give_pass_hat_k_and_replay_rescores_without_a
         assert task["metrics"]["pass^4"] == pytest.approx(0.0), name
         assert task["metrics"]["pass^1"] == pytest.approx(0.75), name
         assert task["score"] == pytest.approx(0.75), name
+        agent = task["agent"]
+        assert agent["episodes"] == 4 * LIMIT and agent["success_rate"] == pytest.approx(0.75), name
+        assert agent["ends"] == {"submitted": 4 * LIMIT} and agent["valid_call_rate"] == 1.0, name
+        steps = 3 if name == "agent_demo_forms_table" else 2  # tools, (the table's cells,) submit
+        assert agent["steps_to_success"] == steps and agent["mean_steps"] == steps, name
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert len(records) == 4 * LIMIT * 4
+    for name, task in tasks.items():  # tokens to success: recomputed from the episodes' steps
+        won = [r["episode"] for r in records if r["task"] == name and r["score"] == 1.0]
+        tokens = [
+            sum(s["usage"]["prompt_tokens"] + s["usage"]["completion_tokens"] for s in e["steps"])
+            for e in won
+        ]
+        assert task["agent"]["tokens_to_success"] == pytest.approx(sum(tokens) / len(tokens)), name
     chart = next(r for r in records if r["task"] == "agent_demo_chart_zoom" and r["score"] == 1.0)
     episode = chart["episode"]
     assert episode["end"] == "submitted" and len(episode["steps"]) == 2

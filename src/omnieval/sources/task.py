@@ -44,10 +44,11 @@ class Task:
 
     @property
     def content_hash(self) -> str:
-        """Hash of the full effective spec: changes whenever the task definition changes. ``repeats``
-        enters it only when set: a task without repeats hashes as it did before the field existed, so run
-        folders made then still resume."""
-        dumped = self.spec.model_dump(mode="json", exclude={"repeats"} if self.spec.repeats is None else None)
+        """Hash of the full effective spec: changes whenever the task definition changes. ``repeats`` and
+        ``agent`` enter it only when set: a task without them hashes as it did before the fields existed,
+        so run folders made then still resume."""
+        unset = {name for name in ("repeats", "agent") if getattr(self.spec, name) is None}
+        dumped = self.spec.model_dump(mode="json", exclude=unset or None)
         body = json.dumps(dumped, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
