@@ -117,8 +117,17 @@ def test_agent_demo_scripted_tools_give_pass_hat_k_and_replay_rescores_without_a
     first = episode["steps"][0]
     assert [c["name"] for c in first["tool_calls"]] == ["zoom", "read_region"]  # parallel calls, in order
     assert [o["state"] for o in first["outcomes"]] == ["ok", "ok"]
-    shown = Path(first["outcomes"][0]["images"][0])
+    shown = out / first["outcomes"][0]["images"][0]
     assert shown.is_file() and shown.read_bytes()[:4] == b"\x89PNG"  # the zoomed picture shown to the model
+    from omnieval.reports.sidecar import part_records, read_part
+
+    shown_in_report = [
+        r["episode"]
+        for part in sorted((out / "report_samples").glob("c*.js"))
+        for r in part_records(read_part(part))
+        if "episode" in r
+    ]
+    assert len(shown_in_report) == len(records)  # the viewer gets every episode, step by step
     forms = [r for r in records if r["task"] == "agent_demo_forms_table"]
     assert {r["score"] for r in forms} == {0.0, 1.0}  # graded on the table, not on the answer text
     assert {r["response"] for r in forms} == {"готово"}  # the same answer text, right and wrong tables

@@ -155,10 +155,19 @@ class _Episode:
             name=call.name,
             state="ok",
             output=result.text,
-            images=tuple(r.path or "" for r in refs),
+            images=tuple(self.shown_as(r) for r in refs),
             latency_s=time.perf_counter() - started,
         )
         return outcome, refs
+
+    def shown_as(self, ref: MediaRef) -> str:
+        """The image's path as the episode records it: relative to the run folder (``media_dir``'s
+        parent), so the report beside it shows it wherever the folder is moved."""
+        path = Path(ref.path or "")
+        try:
+            return path.relative_to(self.media_dir.parent).as_posix()
+        except ValueError:
+            return str(path)
 
     def save_image(self, step: int, call: ToolCall, k: int, image: Any) -> MediaRef:
         buffer = io.BytesIO()

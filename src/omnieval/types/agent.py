@@ -50,7 +50,8 @@ END_STATES: tuple[EndState, ...] = (
 
 
 class ToolOutcome(Frozen):
-    """The result of one tool call: its state, the text given back, the images shown (file paths)."""
+    """The result of one tool call: its state, the text given back, the images shown (PNG files, relative
+    to the run folder: ``episodes/…``)."""
 
     call_id: str
     name: str
