@@ -146,3 +146,71 @@ def test_agent_demo_scripted_tools_give_pass_hat_k_and_replay_rescores_without_a
     assert rescored.exit_code == 0, rescored.output
     for name, task in _tasks(out).items():
         assert task["metrics"]["pass^1"] == pytest.approx(tasks[name]["metrics"]["pass^1"]), name
+
+
+def test_resume_continues_an_unfinished_episode_from_its_recorded_turns(tmp_path: Path) -> None:
+    """The second step's model call fails (a garbled reply, one attempt): the sample ends in ``error``
+    with its episode kept. ``--retry-errors`` runs the episode again: its first turn comes from the
+    response cache (the server never sees it again) and the tools replay it to the same state, then the
+    episode goes on where it failed."""
+    goals = _goals(tmp_path / "data")
+    out = tmp_path / "run"
+    argv = ("--tasks", "agent_demo_chart_zoom", "--max-attempts", "1")
+
+    def first_turn(body: dict[str, Any]) -> dict[str, Any] | None:
+        if not any(m["role"] == "assistant" for m in body["messages"]):
+            return {"content": None, "tool_calls": [_call("a", "zoom", x0=0, y0=0, x1=40, y1=40)]}
+        return None
+
+    def broken(body: dict[str, Any]) -> dict[str, Any]:
+        return first_turn(body) or {"content": None, "tool_calls": "garbled"}
+
+    def fixed(body: dict[str, Any]) -> dict[str, Any]:
+        return first_turn(body) or {
+            "content": "",
+            "tool_calls": [_call("b", "submit", answer=goals[_question(body)]["answer"])],
+        }
+
+    with FakeOpenAI(tool_script=broken).in_thread() as server:
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                *argv,
+                "--model",
+                "openai/M",
+                "--base-url",
+                server.url,
+                "--output",
+                str(out),
+                "--limit",
+                "1",
+                "-q",
+            ],
+        )
+    failed = json.loads((out / "samples.jsonl").read_text())
+    assert failed["state"] == "error" and "step 1: the model call failed" in failed["reason"]
+    assert [s["error"] is None for s in failed["episode"]["steps"]] == [True, False]
+    with FakeOpenAI(tool_script=fixed).in_thread() as server:
+        again = CliRunner().invoke(
+            app,
+            [
+                "run",
+                *argv,
+                "--model",
+                "openai/M",
+                "--base-url",
+                server.url,
+                "--output",
+                str(out),
+                "--limit",
+                "1",
+            ]
+            + ["--retry-errors", "-q"],
+        )
+        assert again.exit_code == 0, again.output
+        assert server.stats()["requests"] == 1  # only the step that failed; step 0 came from the cache
+    records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    done = [r for r in records if r["state"] == "ok"]
+    assert len(done) == 1 and done[0]["score"] == 1.0 and len(done[0]["episode"]["steps"]) == 2
+    assert result.exit_code in (0, 3), result.output
