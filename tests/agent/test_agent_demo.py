@@ -155,7 +155,6 @@ def test_resume_continues_an_unfinished_episode_from_its_recorded_turns(tmp_path
     episode goes on where it failed."""
     goals = _goals(tmp_path / "data")
     out = tmp_path / "run"
-    argv = ("--tasks", "agent_demo_chart_zoom", "--max-attempts", "1")
 
     def first_turn(body: dict[str, Any]) -> dict[str, Any] | None:
         if not any(m["role"] == "assistant" for m in body["messages"]):
@@ -171,43 +170,19 @@ def test_resume_continues_an_unfinished_episode_from_its_recorded_turns(tmp_path
             "tool_calls": [_call("b", "submit", answer=goals[_question(body)]["answer"])],
         }
 
-    with FakeOpenAI(tool_script=broken).in_thread() as server:
-        result = CliRunner().invoke(
-            app,
-            [
-                "run",
-                *argv,
-                "--model",
-                "openai/M",
-                "--base-url",
-                server.url,
-                "--output",
-                str(out),
-                "--limit",
-                "1",
-                "-q",
-            ],
+    def run(url: str, *extra: str) -> Any:
+        argv = ["run", "--tasks", "agent_demo_chart_zoom", "--max-attempts", "1", "--limit", "1", "-q"]
+        return CliRunner().invoke(
+            app, [*argv, "--model", "openai/M", "--base-url", url, "--output", str(out), *extra]
         )
+
+    with FakeOpenAI(tool_script=broken).in_thread() as server:
+        result = run(server.url)
     failed = json.loads((out / "samples.jsonl").read_text())
     assert failed["state"] == "error" and "step 1: the model call failed" in failed["reason"]
     assert [s["error"] is None for s in failed["episode"]["steps"]] == [True, False]
     with FakeOpenAI(tool_script=fixed).in_thread() as server:
-        again = CliRunner().invoke(
-            app,
-            [
-                "run",
-                *argv,
-                "--model",
-                "openai/M",
-                "--base-url",
-                server.url,
-                "--output",
-                str(out),
-                "--limit",
-                "1",
-            ]
-            + ["--retry-errors", "-q"],
-        )
+        again = run(server.url, "--retry-errors")
         assert again.exit_code == 0, again.output
         assert server.stats()["requests"] == 1  # only the step that failed; step 0 came from the cache
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]

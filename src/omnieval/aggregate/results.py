@@ -7,9 +7,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from omnieval.aggregate.agent import AgentAccumulator
 from omnieval.aggregate.bootstrap import bootstrap_ci, resampled_means
 from omnieval.aggregate.causes import CauseCounter
-from omnieval.aggregate.agent import AgentAccumulator
 from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import Field
@@ -25,3 +26,12 @@ class ToolCall(Frozen):
     id: str
     name: str
     arguments: str = "{}"
+
+    def input(self) -> dict[str, Any]:
+        """The arguments as the object native tool formats want (Anthropic's ``input``, Gemini's
+        ``args``); a malformed text, already answered with ``bad_arguments``, goes back as ``{"raw": …}``."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return {"raw": self.arguments}
+        return value if isinstance(value, dict) else {"raw": self.arguments}
