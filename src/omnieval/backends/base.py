@@ -113,6 +113,11 @@ class Backend(ABC):
         """Answer several requests; batching backends override this."""
         return list(await asyncio.gather(*(self.generate(r) for r in requests), return_exceptions=True))
 
+    def passes_tools(self) -> bool:
+        """Whether this backend's model gets a task's tools (checked before the run; a local model's
+        backend looks at its chat template)."""
+        return self.tool_calling
+
     def recorded_repeats(self, task: str) -> int | None:
         """How many repeated answers per sample this backend holds for ``task`` when it plays recorded
         ones back (replay); a run without ``--repeats`` then scores each of them. ``None``: not known."""

@@ -88,17 +88,6 @@ def _tool_fields(msg: Message) -> dict[str, Any]:
     return fields
 
 
-def tools_json(request: Request) -> list[dict[str, Any]]:
-    """The request's tools as OpenAI function tools."""
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-        }
-        for t in request.tools
-    ]
-
-
 def messages_json(messages: tuple[Message, ...], encoder: _MediaEncoder | None) -> list[dict[str, Any]]:
     """Chat messages as OpenAI JSON; all-text part lists collapse to a string for text-only servers."""
     out: list[dict[str, Any]] = []
@@ -292,7 +281,7 @@ class OpenAIBackend(Backend):
                 messages = messages_json(request.messages, None)
             path, chat, payload = "/chat/completions", True, self._payload(request, "messages", messages)
             if request.tools:
-                payload["tools"] = tools_json(request)
+                payload["tools"] = [t.function() for t in request.tools]
                 payload["parallel_tool_calls"] = True
         return path, chat, payload, media
 

@@ -383,7 +383,7 @@ def check_tool_calling(tasks: list[Task], backend: Backend) -> None:
 
     for task in agents:
         assert task.spec.agent is not None
-        if not backend.tool_calling:
+        if not backend.passes_tools():
             raise ConfigError(
                 f"task {task.name} ({task.origin}) calls tools, but backend {backend.spec!r} cannot pass "
                 "tools to its model (tool calling: openai/, anthropic/, gemini/, replay/, and hf/ or vllm/ "

@@ -19,6 +19,11 @@ class ToolSpec(Frozen):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
+    def function(self) -> dict[str, Any]:
+        """OpenAI's function-tool shape (also what transformers chat templates take)."""
+        spec = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        return {"type": "function", "function": spec}
+
 
 class ToolCall(Frozen):
     """One tool call as the model wrote it; ``arguments`` is the raw JSON text (kept even when malformed)."""
