@@ -150,16 +150,25 @@ def test_workbench_tools_are_deterministic_and_calculator_never_evals(tmp_path: 
 
 
 def test_a_backend_without_tool_calling_refuses_the_task_before_the_run(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
+    import omnieval
+    from omnieval.backends.base import Backend, BackendOptions
+    from omnieval.errors import ConfigError
 
-    from omnieval.cli import app
+    class TextOnly(Backend):
+        provider = "textonly"
+        modalities = frozenset({"text", "image"})
+        calls = 0
+
+        async def generate(self, request: Request) -> Response:
+            TextOnly.calls += 1
+            return Response(text="4")
 
     out = tmp_path / "out"
-    argv = ["run", "--tasks", "agent_demo_chart_zoom", "--model", "baseline/random", "--output", str(out)]
-    result = CliRunner().invoke(app, argv)
-    assert result.exit_code != 0
-    assert "cannot pass tools" in result.output and "agent_demo_chart_zoom" in result.output
-    assert not (out / "samples.jsonl").exists()  # refused before the first request
+    model = TextOnly("m", options=BackendOptions())
+    with pytest.raises(ConfigError, match="cannot pass tools") as refused:
+        omnieval.evaluate(model=model, tasks="agent_demo_chart_zoom", output=out, limit=1, quiet=True)
+    assert "agent_demo_chart_zoom" in str(refused.value)
+    assert TextOnly.calls == 0 and not (out / "samples.jsonl").exists()  # refused before the first request
 
 
 def test_an_episode_line_names_the_file_line_and_field(tmp_path: Path) -> None:

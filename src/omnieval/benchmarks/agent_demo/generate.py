@@ -7,12 +7,14 @@
 * ``count_crops``: a large picture of small shapes, counted best over several crops; the goal is a count.
 * ``timetable_plan``: a timetable; the goal is a total price worked out with the calculator.
 
-Every row keeps ``regions`` (``[x0, y0, x1, y1, text]`` of each printed text) for ``read_region`` and
+The forms' gold answer is a reference solution (the JSON list of tool calls that fills the table), which
+``baseline/oracle`` plays. Every row keeps ``regions`` (``[x0, y0, x1, y1, text]`` of each printed text) for ``read_region`` and
 ``goal`` for the grader; ``language`` alternates ``ru``, ``en`` (Russian first).
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -106,7 +108,12 @@ def _forms(rng: random.Random, lang: str) -> tuple[Any, str, Row]:
         "holding the form's amount. When the table is done, submit «done».",
     }[lang]
     goal = {"table": {name: {column: str(amount)} for name, amount in zip(names, amounts, strict=True)}}
-    return img, question, {"goal": goal, "regions": regions}
+    solution = [
+        {"name": "set_cell", "arguments": {"row": name, "column": column, "value": str(amount)}}
+        for name, amount in zip(names, amounts, strict=True)
+    ]
+    solution.append({"name": "submit", "arguments": {"answer": "готово" if lang == "ru" else "done"}})
+    return img, question, {"goal": goal, "regions": regions, "solution": solution}
 
 
 def _count(rng: random.Random, lang: str) -> tuple[Any, str, Row]:
@@ -179,7 +186,8 @@ def _suite(name: str, draw: Callable[[random.Random, str], tuple[Any, str, Row]]
             rel = f"images/{name}-{i:03d}.png"
             img.save(out / rel)
             question = f"{question} {_TOOLS_NOTE[lang]}"
-            answer = row["goal"].get("answer", {"ru": "готово", "en": "done"}[lang])
+            # the gold: the answer, or (a task graded on a table) a reference solution as tool calls
+            answer = row["goal"].get("answer") or json.dumps(row.pop("solution"), ensure_ascii=False)
             rows.append(
                 {
                     "id": f"{name}-{i:03d}",
