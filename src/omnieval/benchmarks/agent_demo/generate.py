@@ -7,9 +7,10 @@
 * ``count_crops``: a large picture of small shapes, counted best over several crops; the goal is a count.
 * ``timetable_plan``: a timetable; the goal is a total price worked out with the calculator.
 
-The forms' gold answer is a reference solution (the JSON list of tool calls that fills the table), which
-``baseline/oracle`` plays. Every row keeps ``regions`` (``[x0, y0, x1, y1, text]`` of each printed text) for ``read_region`` and
-``goal`` for the grader; ``language`` alternates ``ru``, ``en`` (Russian first).
+The forms' gold answer is a reference solution (the JSON list of tool calls that fills the table),
+which ``baseline/oracle`` plays. Every row keeps ``regions`` (``[x0, y0, x1, y1, text]`` of each
+printed text) for ``read_region`` and ``goal`` for the grader; ``language`` alternates ``ru``, ``en``
+(Russian first).
 """
 
 from __future__ import annotations
