@@ -31,6 +31,13 @@ class Environment:
         """The submit tool: the answer joins the state (graders read it there)."""
         self.state["answer"] = answer
 
+    def tool_timed_out(self, name: str) -> None:
+        """A tool gave no result in time (its thread is abandoned); a server-backed environment stops
+        its server here."""
+
+    def close(self) -> None:
+        """Release what the environment holds (a tool server process); called once the episode ended."""
+
     def snapshot(self) -> dict[str, Any]:
         return copy.deepcopy(self.state)
 

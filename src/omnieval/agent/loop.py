@@ -20,8 +20,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from omnieval.agent.environment import Environment
 from omnieval.agent.tools import Tool, ToolResult, schema_error
 from omnieval.types import ContentPart, ImagePart, MediaRef, Message, Request, Response, TextPart, Usage
@@ -139,17 +137,21 @@ class _Episode:
         assert tool is not None
         try:
             args = tool.validate(raw)
-        except ValidationError as exc:
+        except ValueError as exc:  # pydantic's ValidationError is one
             return failed("bad_arguments", f"tool {call.name!r}: {schema_error(exc)}")
         try:
             result = await _in_thread(lambda: tool.call(args), self.spec.tool_timeout_s)
         except TimeoutError:
+            self.env.tool_timed_out(call.name)
             return failed(
                 "tool_timeout", f"tool {call.name!r} gave no result within {self.spec.tool_timeout_s:g} s"
             )
         except Exception as exc:
             return failed("tool_error", f"tool {call.name!r} raised {type(exc).__name__}: {exc}")
-        refs = [self.save_image(step, call, k, image) for k, image in enumerate(result.images)]
+        try:
+            refs = [self.save_image(step, call, k, image) for k, image in enumerate(result.images)]
+        except (OSError, ValueError) as exc:  # a picture that cannot be decoded or saved
+            return failed("tool_error", f"tool {call.name!r} returned an unreadable image: {exc}")
         outcome = ToolOutcome(
             call_id=call.id,
             name=call.name,
@@ -213,7 +215,17 @@ async def run_episode(
     call: Call, request: Request, env: Environment, spec: AgentSpec, *, media_dir: Path, stem: str
 ) -> Response:
     """Run one episode from ``request`` (the rendered task prompt); the answer as a :class:`Response`
-    whose ``extra["episode"]`` is the whole trace (usage, time and cost summed over the steps)."""
+    whose ``extra["episode"]`` is the whole trace (usage, time and cost summed over the steps). The
+    environment is closed at the end, whatever happened."""
+    try:
+        return await _run(call, request, env, spec, media_dir=media_dir, stem=stem)
+    finally:
+        env.close()
+
+
+async def _run(
+    call: Call, request: Request, env: Environment, spec: AgentSpec, *, media_dir: Path, stem: str
+) -> Response:
     run = _Episode(env, spec, media_dir, stem)
     messages = list(request.messages)
     tools = run.specs()
