@@ -189,3 +189,28 @@ def test_resume_continues_an_unfinished_episode_from_its_recorded_turns(tmp_path
     done = [r for r in records if r["state"] == "ok"]
     assert len(done) == 1 and done[0]["score"] == 1.0 and len(done[0]["episode"]["steps"]) == 2
     assert result.exit_code in (0, 3), result.output
+
+
+def test_a_scripted_model_that_never_stops_and_calls_badly_is_counted_and_kept(tmp_path: Path) -> None:
+    """Against the fake server: every turn names an unknown tool and writes malformed arguments, and the
+    model never submits. The episode ends at the step limit (``truncated``), every step kept, every bad
+    call counted by its state in the task's agent block."""
+
+    def endless(body: dict[str, Any]) -> dict[str, Any]:
+        bad = {"id": "m", "type": "function", "function": {"name": "zoom", "arguments": '{"x0": 1,'}}
+        return {"content": "", "tool_calls": [_call("u", "fly", to="moon"), bad]}
+
+    out = tmp_path / "run"
+    with FakeOpenAI(tool_script=endless).in_thread() as server:
+        argv = ["run", "--tasks", "agent_demo_chart_zoom", "--limit", "1", "--model", "openai/M"]
+        result = CliRunner().invoke(app, [*argv, "--base-url", server.url, "--output", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "samples.jsonl").read_text())
+    assert record["state"] == "truncated" and record["reason"] == "step 7: step limit 8 reached"
+    assert len(record["episode"]["steps"]) == 8
+    task = _tasks(out)["agent_demo_chart_zoom"]
+    assert task["states"]["truncated"] == 1 and task["score"] == 0.0
+    agent = task["agent"]
+    assert agent["ends"] == {"step_limit": 1} and agent["valid_call_rate"] == 0.0
+    assert agent["call_states"] == {"bad_arguments": 8, "unknown_tool": 8}
+    assert agent["steps_to_success"] is None
