@@ -214,3 +214,18 @@ def test_a_scripted_model_that_never_stops_and_calls_badly_is_counted_and_kept(t
     assert agent["ends"] == {"step_limit": 1} and agent["valid_call_rate"] == 0.0
     assert agent["call_states"] == {"bad_arguments": 8, "unknown_tool": 8}
     assert agent["steps_to_success"] is None
+
+
+def test_a_blind_control_gives_the_tools_no_picture_either(tmp_path: Path) -> None:
+    def peek(body: dict[str, Any]) -> dict[str, Any]:
+        if any(m["role"] == "assistant" for m in body["messages"]):
+            return {"content": "", "tool_calls": [_call("s", "submit", answer="1")]}
+        return {"content": "", "tool_calls": [_call("r", "read_region", x0=0, y0=0, x1=700, y1=350)]}
+
+    out = tmp_path / "run"
+    with FakeOpenAI(tool_script=peek).in_thread() as server:
+        argv = ["run", "--tasks", "agent_demo_chart_zoom", "--limit", "1", "--blind", "--model", "openai/M"]
+        result = CliRunner().invoke(app, [*argv, "--base-url", server.url, "--output", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    outcome = json.loads((out / "samples.jsonl").read_text())["episode"]["steps"][0]["outcomes"][0]
+    assert outcome["state"] == "tool_error" and "no picture" in outcome["cause"]  # nothing read off the image

@@ -221,6 +221,8 @@ class _Runner:
 
         spec = ctx.task.spec.agent
         assert spec is not None
+        if self.config.blind:  # a blind control: the tools cannot see the media either
+            sample = sample.model_copy(update={"media": ()})
         env = environments.get(spec.environment)(sample, **spec.options)
 
         async def call(turn: Request) -> Response:
