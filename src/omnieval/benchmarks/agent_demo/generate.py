@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from omnieval.benchmarks.demo._common import check_count, write_jsonl
+from omnieval.benchmarks.demo._common import check_count, write_jsonl, write_manifest
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
@@ -173,6 +173,11 @@ def _timetable(rng: random.Random, lang: str) -> tuple[Any, str, Row]:
     return img, question, {"goal": {"answer": str(total)}, "regions": regions}
 
 
+def _table_text(table: dict[str, dict[str, str]]) -> str:
+    """A goal table as one line (``Иванов: 1234; Петрова: 560``): the plain question-answer form."""
+    return "; ".join(f"{row}: {value}" for row, cells in table.items() for value in cells.values())
+
+
 def _suite(name: str, draw: Callable[[random.Random, str], tuple[Any, str, Row]]) -> Any:
     @register_generator(f"agent_demo.{name}")
     def generate(out_dir: Path, /, *, n: int = 6, seed: int = 0) -> Path:
@@ -199,6 +204,18 @@ def _suite(name: str, draw: Callable[[random.Random, str], tuple[Any, str, Row]]
                 }
                 | row
             )
+        manifest = [  # the shape every `omnieval generate` folder has (a plain question-answer run of it)
+            {
+                "id": r["id"],
+                "task": f"agent_demo_{name}",
+                "answer_type": "number" if "answer" in r["goal"] else "text",
+                "answer": r["goal"].get("answer") or _table_text(r["goal"]["table"]),
+                "question": r["question"],
+                "image": r["image"],
+            }
+            for r in rows
+        ]
+        write_manifest(out, manifest)
         return write_jsonl(out / f"agent_demo_{name}.jsonl", rows)
 
     generate.__doc__ = f"``n`` seeded ``{name}`` agent samples (Russian, English in turn)."
