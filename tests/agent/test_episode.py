@@ -184,3 +184,21 @@ def test_an_episode_line_names_the_file_line_and_field(tmp_path: Path) -> None:
 
 
 environments.add("slow-test", Slow, replace=True)
+
+
+def test_a_hand_written_episode_file_replays_in_openai_shape_too(tmp_path: Path) -> None:
+    from omnieval.backends.replay import load_replay
+
+    steps = [
+        {"tool_calls": [{"type": "function", "function": {"name": "zoom", "arguments": {"x0": 1}}}]},
+        {"text": "", "tool_calls": [{"id": "s", "name": "submit", "arguments": '{"answer": "7"}'}]},
+    ]
+    file = tmp_path / "e.jsonl"
+    file.write_text(
+        json.dumps({"task": "t", "sample_id": "1", "repeat": 0, "episode": {"steps": steps}}) + "\n"
+    )
+    turns = load_replay(file)["t", "1", 0].extra["turns"]
+    assert [(c.id, c.name, json.loads(c.arguments)) for t in turns for c in t.tool_calls] == [
+        ("call_0_0", "zoom", {"x0": 1}),
+        ("s", "submit", {"answer": "7"}),
+    ]

@@ -9,6 +9,7 @@ name that matches no task exactly is matched ignoring case, ``-`` and ``_`` when
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, cast
 
@@ -50,6 +51,23 @@ Key = tuple[str, str, int | None]
 """``(task, sample_id, repeat)``; ``repeat`` ``None``: the line answers every repeat of the sample."""
 
 
+def _call_of(call: Any, step: int, index: int) -> Any:
+    """A recorded call as omnieval writes it (``{id, name, arguments}`` with the arguments' JSON text), also
+    read in OpenAI's shape (``{id, type, function: {name, arguments}}``) and with the arguments as an
+    object; a call without an id gets ``call_STEP_INDEX``."""
+    if not isinstance(call, dict):
+        return call
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    arguments = function.get("arguments", "{}")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return {
+        "id": str(call.get("id") or f"call_{step}_{index}"),
+        "name": function.get("name"),
+        "arguments": arguments,
+    }
+
+
 def _turns_of(episode: Any, *, where: str) -> tuple[Response, ...]:
     """The model turns of a recorded episode (``episode.steps``, as a run's ``samples.jsonl`` has them),
     each played back in order: its text, tool calls, usage and finish reason."""
@@ -62,6 +80,8 @@ def _turns_of(episode: Any, *, where: str) -> tuple[Response, ...]:
         raise ConfigError(f"{where}: field 'episode.steps' must be a list of model turns")
     turns = []
     for i, raw in enumerate(steps):
+        if isinstance(raw, dict) and isinstance(raw.get("tool_calls"), list):
+            raw = {**raw, "tool_calls": [_call_of(c, i, j) for j, c in enumerate(raw["tool_calls"])]}
         try:
             step = EpisodeStep.model_validate({"index": i, **raw} if isinstance(raw, dict) else raw)
         except ValidationError as exc:
