@@ -57,7 +57,7 @@ def _call_of(call: Any, step: int, index: int) -> Any:
     object; a call without an id gets ``call_STEP_INDEX``."""
     if not isinstance(call, dict):
         return call
-    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
     arguments = function.get("arguments", "{}")
     if not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)

@@ -185,7 +185,7 @@ def _suite(name: str, draw: Callable[[random.Random, str], tuple[Any, str, Row]]
         rng = random.Random(f"{name}:{seed}")
         out = Path(out_dir)
         (out / "images").mkdir(parents=True, exist_ok=True)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for i in range(n):
             lang = ("ru", "en")[i % 2]
             img, question, row = draw(rng, lang)
