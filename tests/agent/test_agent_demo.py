@@ -121,6 +121,9 @@ def test_agent_demo_scripted_tools_give_pass_hat_k_and_replay_rescores_without_a
     assert shown.is_file() and shown.read_bytes()[:4] == b"\x89PNG"  # the zoomed picture shown to the model
     from omnieval.reports.sidecar import part_records, read_part
 
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "agent_demo_chart_zoom: agent episodes" in page and "ended: submitted 8" in page
+
     shown_in_report = [
         r["episode"]
         for part in sorted((out / "report_samples").glob("c*.js"))
