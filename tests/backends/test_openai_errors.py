@@ -43,7 +43,7 @@ def choice(**fields: Any) -> dict[str, Any]:
         ("stop", "stop"),
         ("length", "length"),
         ("content_filter", "content_filter"),
-        ("tool_calls", "other"),
+        ("tool_calls", "stop"),  # a turn that called tools ended as it should
         (None, "stop"),
     ],
 )

@@ -195,3 +195,56 @@ def test_each_repeat_is_a_card_of_its_own_with_its_repeat_index(tmp_path: Path) 
         assert probe.console_errors == []
     assert ["repeat 0" in cards[0], "repeat 1" in cards[1]] == [True, True]
     assert "ответ 0" in cards[0] and "ответ 1" in cards[1]
+
+
+@needs_chromium
+def test_an_agent_episode_shows_step_by_step_with_the_images_its_tools_showed(tmp_path: Path) -> None:
+    from PIL import Image
+
+    run = tmp_path / "agent"
+    (run / "episodes").mkdir(parents=True)
+    Image.new("RGB", (12, 8), "red").save(run / "episodes" / "t-s-step0.png")
+    zoom = {"id": "a", "name": "zoom", "arguments": '{"x0": 0}'}
+    fly = {"id": "b", "name": "fly", "arguments": "{}"}
+    outcomes = [
+        {
+            "call_id": "a",
+            "name": "zoom",
+            "state": "ok",
+            "output": "zoom ×3",
+            "images": ["episodes/t-s-step0.png"],
+        },
+        {
+            "call_id": "b",
+            "name": "fly",
+            "state": "unknown_tool",
+            "output": "",
+            "cause": "step 0: unknown tool 'fly'",
+        },
+    ]
+    episode = {
+        "environment": "workbench",
+        "steps": [
+            {"index": 0, "text": "Посмотрю ближе.", "tool_calls": [zoom, fly], "outcomes": outcomes},
+            {
+                "index": 1,
+                "text": "",
+                "tool_calls": [{"id": "c", "name": "submit", "arguments": '{"answer": "7"}'}],
+            },
+        ],
+        "end": "submitted",
+        "end_reason": "step 1: submitted",
+        "tokens": 40,
+    }
+    record = {"task": "t", "sample_id": "s", "state": "ok", "score": 1.0, "response": "7", "episode": episode}
+    with _report_page(run, [record]) as probe:
+        _shown(probe.page, 1)
+        text = probe.page.inner_text("article.sample")
+        loaded = probe.page.eval_on_selector_all(
+            "article.sample ol img", "els => els.map(e => [e.getAttribute('src'), e.naturalWidth])"
+        )
+        assert probe.console_errors == []
+    assert "episode: submitted — step 1: submitted (2 steps, 40 tokens)" in text
+    assert "Посмотрю ближе." in text and 'zoom({"x0": 0})' in text
+    assert "step 0: unknown tool 'fly'" in text
+    assert loaded == [["episodes/t-s-step0.png", 12]]

@@ -24,6 +24,7 @@ __all__ = [
     "fold_repeats",
     "majority_index",
     "pass_at_k",
+    "pass_hat_k",
 ]
 
 TIE_BREAK = "the answer first given in the lowest repeat index wins a tie"
@@ -37,6 +38,14 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """``pass^k`` (Yao et al., τ-bench, 2024): the chance that ``k`` answers drawn from the ``n`` (``c``
+    of them correct) are *all* correct, ``C(c, k) / C(n, k)`` — reliability, where pass@k is luck."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass^k needs 0 ≤ c ≤ n and 1 ≤ k ≤ n, got n={n}, c={c}, k={k}")
+    return math.comb(c, k) / math.comb(n, k)
 
 
 def majority_index(answers: Sequence[Any]) -> int | None:
@@ -79,10 +88,12 @@ class RepeatAccumulator:
         return [[score for _, score, _ in rows] for rows in self.samples.values()]
 
     def metrics(self, *, pass_k: Sequence[int], threshold: float) -> dict[str, float]:
-        """``pass@k`` for each k (default 1 and K), ``maj@K`` and ``avg@K``, each a mean over samples."""
+        """``pass@k`` and ``pass^k`` for each k (default 1 and K), ``maj@K`` and ``avg@K``, each a mean
+        over samples."""
         big_k = self.n_repeats
         ks = sorted(set(pass_k or (1, big_k)))
         passes: dict[int, list[float]] = {k: [] for k in ks}
+        all_pass: dict[int, list[float]] = {k: [] for k in ks}
         majority, means = [], []
         for rows in self.samples.values():
             rows = sorted(rows, key=lambda r: r[0])
@@ -90,10 +101,12 @@ class RepeatAccumulator:
             for k in ks:
                 if k <= n:  # a sample still missing answers cannot give pass@k for a larger k
                     passes[k].append(pass_at_k(n, c, k))
+                    all_pass[k].append(pass_hat_k(n, c, k))
             winner = majority_index([extracted for _, _, extracted in rows])
             majority.append(rows[winner][1] if winner is not None else 0.0)
             means.append(math.fsum(score for _, score, _ in rows) / n)
         out = {f"pass@{k}": math.fsum(v) / len(v) for k, v in passes.items() if v}
+        out |= {f"pass^{k}": math.fsum(v) / len(v) for k, v in all_pass.items() if v}
         out[f"maj@{big_k}"] = math.fsum(majority) / len(majority)
         out[f"avg@{big_k}"] = math.fsum(means) / len(means)
         return out

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from omnieval.aggregate.agent import AgentAccumulator
 from omnieval.aggregate.bootstrap import bootstrap_ci, resampled_means
 from omnieval.aggregate.causes import CauseCounter
 from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci
@@ -78,6 +79,7 @@ class _TaskAccumulator:
         self.recognition: Counter[str] = Counter()
         """A cascade's media recognised, and how many came out empty (kept, never dropped)."""
         self.repeats = RepeatAccumulator()
+        self.agent = AgentAccumulator()
         self.cost = {"model_usd": 0.0, "judge_usd": 0.0, "priced": 0, "unpriced": 0}
 
     def _add_cost(self, record: dict[str, Any]) -> None:
@@ -89,6 +91,8 @@ class _TaskAccumulator:
     def add(self, record: dict[str, Any]) -> None:
         self.states[record["state"]] += 1
         self._add_cost(record)
+        if "episode" in record:
+            self.agent.add(record)
         for step in record.get("intermediates") or ():
             self.recognition[f"{step.get('kind')}"] += 1
             self.recognition[f"{step.get('kind')}_empty"] += not str(step.get("text") or "").strip()
@@ -297,6 +301,8 @@ class _TaskAccumulator:
         recognition: dict[str, Any] = (  # written only for a cascade (a key only some runs have)
             {"recognition": dict(sorted(self.recognition.items()))} if self.recognition else {}
         )
+        if self.agent:  # written only for an agent task
+            recognition["agent"] = self.agent.summary()
         return TaskResults(
             score=score,
             n=n,

@@ -14,6 +14,7 @@ from typing import Any
 from omnieval.backends._transport import Reply
 from omnieval.errors import BackendError
 from omnieval.types import FinishReason, Request, Response, Usage
+from omnieval.types.tools import ToolCall
 
 __all__ = [
     "LABELS",
@@ -36,6 +37,7 @@ _FINISH: dict[Any, FinishReason] = {
     "length": "length",
     "max_tokens": "length",
     "content_filter": "content_filter",
+    "tool_calls": "stop",
 }
 
 
@@ -133,10 +135,31 @@ def usage_of(data: dict[str, Any]) -> Usage:
     )
 
 
+def tool_calls_of(value: Any, where: str) -> tuple[ToolCall, ...]:
+    """``message.tool_calls`` as typed calls; arguments stay the raw text the model wrote (a malformed
+    one is the agent loop's counted ``bad_arguments``, not a transport error)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise bad_field(where, "choices[0].message.tool_calls", "is not a list")
+    calls = []
+    for i, call in enumerate(value):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise bad_field(where, f"choices[0].message.tool_calls[{i}].function.name", "is missing")
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+        call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{i}"
+        calls.append(ToolCall(id=call_id, name=function["name"], arguments=arguments))
+    return tuple(calls)
+
+
 def response_from(data: Any, *, chat: bool, where: str, latency: float, media: dict[str, Any]) -> Response:
     """Build the Response from a parsed body; a missing field is a retryable error naming it."""
     choice = first_choice(data, where)
     reasoning: str | None = None
+    calls: tuple[ToolCall, ...] = ()
     if chat:
         message = choice.get("message")
         if not isinstance(message, dict):
@@ -145,6 +168,7 @@ def response_from(data: Any, *, chat: bool, where: str, latency: float, media: d
         reasoning = message.get("reasoning_content") or message.get("reasoning") or None
         if reasoning is not None and not isinstance(reasoning, str):
             reasoning = str(reasoning)
+        calls = tool_calls_of(message.get("tool_calls"), where)
     else:
         if "text" not in choice:
             raise bad_field(where, "choices[0].text", "is missing")
@@ -152,6 +176,7 @@ def response_from(data: Any, *, chat: bool, where: str, latency: float, media: d
     finish: FinishReason = _FINISH.get(choice.get("finish_reason"), "other")
     return Response(
         text=text,
+        tool_calls=calls,
         reasoning=reasoning,
         finish_reason=finish,
         usage=usage_of(data),

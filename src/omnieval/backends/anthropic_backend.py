@@ -26,6 +26,15 @@ EFFORT_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 """Thinking budget for ``--reasoning-effort`` when no ``--reasoning-budget`` is given."""
 
 
+def _append(messages: list[dict[str, Any]], role: str, parts: list[dict[str, Any]]) -> None:
+    """Add a turn; the Messages API wants roles to alternate, so a turn of the same role as the last
+    (tool results, then the images they showed) joins it."""
+    if messages and messages[-1]["role"] == role:
+        messages[-1]["content"].extend(parts)
+    else:
+        messages.append({"role": role, "content": parts})
+
+
 @register_backend("anthropic")
 class AnthropicBackend(Backend):
     """Claude's Messages API over the ``anthropic`` SDK."""
@@ -33,6 +42,7 @@ class AnthropicBackend(Backend):
     modalities = frozenset({"text", "image"})
     batch_api = "anthropic"
     effort_budget = EFFORT_BUDGET
+    tool_calling = True
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -76,8 +86,12 @@ class AnthropicBackend(Backend):
                     content if isinstance(content, str) else "".join(getattr(p, "text", "") for p in content)
                 )
                 continue
+            if msg.role == "tool":  # a tool's result goes back in a user turn, as a tool_result block
+                block = {"type": "tool_result", "tool_use_id": msg.tool_call_id, "content": msg.text}
+                _append(messages, "user", [block])
+                continue
             if isinstance(content, str):
-                parts: list[dict[str, Any]] = [{"type": "text", "text": content}]
+                parts: list[dict[str, Any]] = [{"type": "text", "text": content}] if content else []
             else:
                 parts = [
                     {"type": "text", "text": p.text}
@@ -85,7 +99,10 @@ class AnthropicBackend(Backend):
                     else self._image(cast(ImagePart, p), request.media_policy, applied)
                     for p in content
                 ]
-            messages.append({"role": msg.role, "content": parts})
+            parts += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.input()} for c in msg.tool_calls
+            ]
+            _append(messages, msg.role, parts)
         gen = request.generation
         budget = self.thinking_budget(request.reasoning)
         kwargs: dict[str, Any] = {
@@ -95,6 +112,11 @@ class AnthropicBackend(Backend):
         }
         if system:
             kwargs["system"] = "\n\n".join(system)
+        if request.tools:
+            kwargs["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters}
+                for t in request.tools
+            ]
         if gen.stop:
             kwargs["stop_sequences"] = list(gen.stop)
         if budget:  # extended thinking requires the default temperature

@@ -10,6 +10,7 @@ from typing import Any
 from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.errors import BackendError
 from omnieval.types import FinishReason, Response, Usage
+from omnieval.types.tools import ToolCall
 
 __all__ = ["RETRYABLE", "STOPS", "message_response", "status_error"]
 
@@ -19,7 +20,7 @@ STOPS: dict[str, FinishReason] = {
     "stop_sequence": "stop",
     "max_tokens": "length",
     "refusal": "content_filter",
-    "tool_use": "other",
+    "tool_use": "stop",
     "pause_turn": "other",
 }
 
@@ -41,12 +42,18 @@ def status_error(exc: Any, where: str) -> BackendError:
 
 def message_response(message: Any, *, latency: float, media: dict[str, Any]) -> Response:
     text = "".join(b.text for b in message.content if b.type == "text")
+    calls = tuple(
+        ToolCall(id=b.id, name=b.name, arguments=json.dumps(b.input, ensure_ascii=False))
+        for b in message.content
+        if b.type == "tool_use"
+    )
     thinking = "".join(getattr(b, "thinking", "") for b in message.content if b.type == "thinking") or None
     usage = message.usage
     cached = getattr(usage, "cache_read_input_tokens", None) or 0
     created = getattr(usage, "cache_creation_input_tokens", None) or 0
     return Response(
         text=text,
+        tool_calls=calls,
         reasoning=thinking,
         finish_reason=STOPS.get(str(message.stop_reason), "other"),
         usage=Usage(

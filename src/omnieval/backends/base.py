@@ -68,6 +68,9 @@ class Backend(ABC):
     classifies: ClassVar[bool] = False
     """True for text classifiers (encoder judges): they answer ``classify`` requests with the label as
     text and the class probabilities in ``Response.extra["probs"]``."""
+    tool_calling: ClassVar[bool] = False
+    """True when the backend passes tools to the model and returns its tool calls; a task with tools
+    (``agent:``) is refused before the run on a backend without (tools are never dropped silently)."""
     extra_options: ClassVar[type[BaseModel] | None] = None
     """The ``--backend-opt`` keys this backend takes, as a frozen model (None: it takes none)."""
     batch_api: ClassVar[str | None] = None
@@ -109,6 +112,16 @@ class Backend(ABC):
     async def generate_many(self, requests: Sequence[Request]) -> list[Response | BaseException]:
         """Answer several requests; batching backends override this."""
         return list(await asyncio.gather(*(self.generate(r) for r in requests), return_exceptions=True))
+
+    def passes_tools(self) -> bool:
+        """Whether this backend's model gets a task's tools (checked before the run; a local model's
+        backend looks at its chat template)."""
+        return self.tool_calling
+
+    def recorded_repeats(self, task: str) -> int | None:
+        """How many repeated answers per sample this backend holds for ``task`` when it plays recorded
+        ones back (replay); a run without ``--repeats`` then scores each of them. ``None``: not known."""
+        return None
 
     def max_connections(self) -> int:
         """How many requests may be in flight at once."""

@@ -95,12 +95,38 @@ def _likelihoods(request: Request, mode: str) -> tuple[float, ...]:
     return tuple(0.0 if i == pick else -1.0 for i in range(n))
 
 
+def _solution(gold: str, request: Request) -> Response:
+    """The oracle in an agent episode: a gold answer that is a JSON list of tool calls (``[{"name",
+    "arguments"}]``, a reference solution) is made in the first turn; any other gold is the final answer."""
+    import json
+
+    from omnieval.types.tools import ToolCall
+
+    try:
+        calls = json.loads(gold)
+    except ValueError:
+        return Response(text=gold)
+    if not isinstance(calls, list) or not all(isinstance(c, dict) and "name" in c for c in calls):
+        return Response(text=gold)
+    if any(m.role == "assistant" for m in request.messages):
+        return Response(text="")  # the solution was played (and its submit ended the episode)
+    return Response(
+        tool_calls=tuple(
+            ToolCall(id=f"oracle_{i}", name=str(c["name"]), arguments=json.dumps(c.get("arguments", {})))
+            for i, c in enumerate(calls)
+        )
+    )
+
+
 @register_backend("baseline")
 class BaselineBackend(Backend):
     """No model: a fixed answering rule, cheap enough never to cache."""
 
     modalities = frozenset({"text", "image", "audio", "video"})
     caches_responses = False
+    tool_calling = True
+    """Tools reach a baseline as they reach a model: random and first-option answer without calling any
+    (the chance level of an agent task), the oracle plays a reference solution (``_solution``)."""
     MODES: ClassVar[tuple[str, ...]] = ("random", "first-option", "oracle")
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
@@ -114,7 +140,8 @@ class BaselineBackend(Backend):
             best = max(range(len(scores)), key=scores.__getitem__) if scores else 0
             return Response(text=string.ascii_uppercase[best], logprobs=scores)
         if self.model == "oracle":
-            return Response(text=_gold(request))
+            gold = _gold(request)
+            return _solution(gold, request) if request.tools else Response(text=gold)
         if self.model == "first-option":
             return Response(text="A")
         return Response(text=_random_answer(request))

@@ -33,6 +33,7 @@ from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
 from omnieval.types._base import Frozen
 from omnieval.types.request import Reasoning
+from omnieval.types.tools import ToolCall
 
 __all__ = ["EFFORT_BUDGET", "GeminiBackend", "GeminiOptions", "to_upload"]
 
@@ -83,6 +84,7 @@ class GeminiBackend(Backend):
     modalities = frozenset({"text", "image", "audio", "video"})
     extra_options = GeminiOptions
     effort_budget = EFFORT_BUDGET
+    tool_calling = True
 
     def __init__(self, model: str, *, options: BackendOptions) -> None:
         super().__init__(model, options=options)
@@ -151,6 +153,8 @@ class GeminiBackend(Backend):
         system: list[str] = []
         contents: list[Any] = []
         applied: dict[str, Any] = {}
+        called: dict[str, str] = {}
+        """Tool names by call id: a Gemini function response names its function."""
         for msg in request.messages:
             content = msg.content
             if msg.role == "system":
@@ -158,8 +162,14 @@ class GeminiBackend(Backend):
                     content if isinstance(content, str) else "".join(getattr(p, "text", "") for p in content)
                 )
                 continue
+            if msg.role == "tool":
+                name = called.get(msg.tool_call_id or "", "")
+                answer = types.FunctionResponse(id=msg.tool_call_id, name=name, response={"result": msg.text})
+                _append(contents, types.Content(role="user", parts=[types.Part(function_response=answer)]))
+                continue
             parts: list[Any] = []
-            for p in (TextPart(text=content),) if isinstance(content, str) else content:
+            pieces = content if not isinstance(content, str) else (TextPart(text=content),) if content else ()
+            for p in pieces:
                 if isinstance(p, TextPart):
                     parts.append(types.Part(text=p.text))
                     continue
@@ -170,7 +180,11 @@ class GeminiBackend(Backend):
                 parts.extend(media)
                 if names is not None:
                     names.update((id(m), p.media.name) for m in media)
-            contents.append(types.Content(role="model" if msg.role == "assistant" else "user", parts=parts))
+            for call in msg.tool_calls:
+                called[call.id] = call.name
+                function = types.FunctionCall(id=call.id, name=call.name, args=call.input())
+                parts.append(types.Part(function_call=function))
+            _append(contents, types.Content(role="model" if msg.role == "assistant" else "user", parts=parts))
         gen = request.generation
         budget = self.thinking_budget(request.reasoning)
         config = types.GenerateContentConfig(
@@ -182,6 +196,18 @@ class GeminiBackend(Backend):
             system_instruction="\n\n".join(system) or None,
             thinking_config=types.ThinkingConfig(thinking_budget=budget, include_thoughts=True)
             if budget
+            else None,
+            tools=[
+                types.Tool(
+                    function_declarations=[
+                        types.FunctionDeclaration(
+                            name=t.name, description=t.description, parameters_json_schema=t.parameters
+                        )
+                        for t in request.tools
+                    ]
+                )
+            ]
+            if request.tools
             else None,
         )
         return contents, config, applied
@@ -327,6 +353,15 @@ class GeminiBackend(Backend):
         }
 
 
+def _append(contents: list[Any], content: Any) -> None:
+    """Add a turn, joining it to the last when both have the same role (tool results, then the images
+    they showed, are one user turn)."""
+    if contents and contents[-1].role == content.role:
+        contents[-1].parts.extend(content.parts)
+    else:
+        contents.append(content)
+
+
 def _expiring(file: Any) -> bool:
     """Google deletes an uploaded file after 48 h: one that expires within the hour is uploaded again."""
     expires = getattr(file, "expiration_time", None)
@@ -383,6 +418,15 @@ def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response
     candidate = (result.candidates or [None])[0]
     parts = (candidate.content.parts or []) if candidate is not None and candidate.content is not None else []
     text = "".join(p.text or "" for p in parts if not p.thought)
+    calls = tuple(
+        ToolCall(
+            id=p.function_call.id or f"call_{i}",
+            name=p.function_call.name or "",
+            arguments=json.dumps(p.function_call.args or {}, ensure_ascii=False),
+        )
+        for i, p in enumerate(parts)
+        if p.function_call is not None
+    )
     thoughts = "".join(p.text or "" for p in parts if p.thought) or None
     reason = getattr(getattr(candidate, "finish_reason", None), "value", None) or "STOP"
     extra: dict[str, Any] = {}
@@ -402,6 +446,7 @@ def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response
         )
     return Response(
         text=text,
+        tool_calls=calls,
         reasoning=thoughts,
         finish_reason=STOPS.get(str(reason), "other"),
         usage=usage,

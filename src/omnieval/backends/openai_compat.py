@@ -75,12 +75,27 @@ class _MediaEncoder:
         return [{"type": "image_url", "image_url": {"url": frame.data_url()}} for frame in video.frames]
 
 
+def _tool_fields(msg: Message) -> dict[str, Any]:
+    """An assistant turn's ``tool_calls`` and a tool result's ``tool_call_id`` in OpenAI's shape."""
+    fields: dict[str, Any] = {}
+    if msg.tool_calls:
+        fields["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in msg.tool_calls
+        ]
+    if msg.tool_call_id is not None:
+        fields["tool_call_id"] = msg.tool_call_id
+    return fields
+
+
 def messages_json(messages: tuple[Message, ...], encoder: _MediaEncoder | None) -> list[dict[str, Any]]:
     """Chat messages as OpenAI JSON; all-text part lists collapse to a string for text-only servers."""
     out: list[dict[str, Any]] = []
     for msg in messages:
         content = msg.content
-        if isinstance(content, str):
+        if msg.tool_calls or msg.tool_call_id is not None:
+            out.append({"role": msg.role, "content": msg.text, **_tool_fields(msg)})
+        elif isinstance(content, str):
             out.append({"role": msg.role, "content": content})
         elif all(isinstance(p, TextPart) for p in content):
             out.append({"role": msg.role, "content": "".join(p.text for p in content)})  # type: ignore[union-attr]
@@ -123,6 +138,7 @@ class OpenAIBackend(Backend):
     modalities = frozenset({"text", "image", "audio", "video"})
     extra_options = OpenAIOptions
     batch_api = "openai"
+    tool_calling = True
 
     def __init__(
         self,
@@ -264,6 +280,9 @@ class OpenAIBackend(Backend):
             else:
                 messages = messages_json(request.messages, None)
             path, chat, payload = "/chat/completions", True, self._payload(request, "messages", messages)
+            if request.tools:
+                payload["tools"] = [t.function() for t in request.tools]
+                payload["parallel_tool_calls"] = True
         return path, chat, payload, media
 
     def batch_client(self) -> Any:

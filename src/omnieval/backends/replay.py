@@ -9,6 +9,7 @@ name that matches no task exactly is matched ignoring case, ``-`` and ``_`` when
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, cast
 
@@ -50,7 +51,60 @@ Key = tuple[str, str, int | None]
 """``(task, sample_id, repeat)``; ``repeat`` ``None``: the line answers every repeat of the sample."""
 
 
+def _call_of(call: Any, step: int, index: int) -> Any:
+    """A recorded call as omnieval writes it (``{id, name, arguments}`` with the arguments' JSON text), also
+    read in OpenAI's shape (``{id, type, function: {name, arguments}}``) and with the arguments as an
+    object; a call without an id gets ``call_STEP_INDEX``."""
+    if not isinstance(call, dict):
+        return call
+    function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
+    arguments = function.get("arguments", "{}")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return {
+        "id": str(call.get("id") or f"call_{step}_{index}"),
+        "name": function.get("name"),
+        "arguments": arguments,
+    }
+
+
+def _turns_of(episode: Any, *, where: str) -> tuple[Response, ...]:
+    """The model turns of a recorded episode (``episode.steps``, as a run's ``samples.jsonl`` has them),
+    each played back in order: its text, tool calls, usage and finish reason."""
+    from pydantic import ValidationError
+
+    from omnieval.types.agent import EpisodeStep
+
+    steps = episode.get("steps") if isinstance(episode, dict) else None
+    if not isinstance(steps, list):
+        raise ConfigError(f"{where}: field 'episode.steps' must be a list of model turns")
+    turns = []
+    for i, raw in enumerate(steps):
+        if isinstance(raw, dict) and isinstance(raw.get("tool_calls"), list):
+            raw = {**raw, "tool_calls": [_call_of(c, i, j) for j, c in enumerate(raw["tool_calls"])]}
+        try:
+            step = EpisodeStep.model_validate({"index": i, **raw} if isinstance(raw, dict) else raw)
+        except ValidationError as exc:
+            raise ConfigError(f"{where}: field 'episode.steps[{i}]' is not a model turn: {exc}") from None
+        if step.error is not None:
+            turns.append(Response.from_error(step.error))
+            continue
+        finish = step.finish_reason if step.finish_reason in _FINISH else "other"
+        turns.append(
+            Response(
+                text=step.text,
+                reasoning=step.reasoning,
+                tool_calls=step.tool_calls,
+                usage=step.usage,
+                finish_reason=cast(FinishReason, finish),
+            )
+        )
+    return tuple(turns)
+
+
 def _parse_row(row: dict[str, Any], *, where: str, numbers: bool = False) -> tuple[Key, Response]:
+    if row.get("episode") is not None and "response" not in row:
+        row = {**row, "response": ""}  # an episode's answer is its last turn
     for field in ("task", "sample_id", "response"):
         if field not in row:
             raise ConfigError(f"{where}: missing field {field!r} (lines need task, sample_id, response)")
@@ -60,7 +114,11 @@ def _parse_row(row: dict[str, Any], *, where: str, numbers: bool = False) -> tup
     repeat = row.get("repeat")
     if repeat is not None and (not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 0):
         raise ConfigError(f"{where}: field 'repeat' must be a repeat index (an integer ≥ 0) or null")
-    return (task, str(sample_id), repeat), _response_of(row["response"], where=where, numbers=numbers)
+    response = _response_of(row["response"] or "", where=where, numbers=numbers)
+    if row.get("episode") is not None:
+        extra = {**response.extra, "turns": _turns_of(row["episode"], where=where)}
+        response = response.model_copy(update={"extra": extra})
+    return (task, str(sample_id), repeat), response
 
 
 def _repeat_text(repeat: int | None) -> str:
@@ -100,6 +158,8 @@ class ReplayBackend(Backend):
 
     modalities = frozenset({"text", "image", "audio", "video"})
     caches_responses = False
+    tool_calling = True
+    """A recorded episode's turns are played back one by one (the tools run again, in process)."""
 
     def __init__(self, model: str, *, options: BackendOptions, numbers: bool = False) -> None:
         """``numbers``: accept JSON numbers as responses (judge verdicts written as ``1``)."""
@@ -124,12 +184,34 @@ class ReplayBackend(Backend):
             if found is None:
                 found = self._folded.get((_fold(task), sid, repeat))
             if found is not None:
-                return found
+                return self._turn(found, request) if request.tools else found
         raise BackendError(
             f"replay file {self.path} has no response for task {task!r} sample {sid!r}"
             f"{_repeat_text(request.repeat)}",
             retryable=False,
         )
+
+    def recorded_repeats(self, task: str) -> int | None:
+        """One more than the highest repeat index recorded for ``task`` (``None``: lines without one)."""
+        found = [r for t, _, r in self._index if r is not None and (t == task or _fold(t) == _fold(task))]
+        return max(found) + 1 if found else None
+
+    def _turn(self, found: Response, request: Request) -> Response:
+        """The recorded turn of the step ``request`` asks for (its earlier turns each called tools)."""
+        turns = found.extra.get("turns")
+        where = f"replay file {self.path}: task {request.task!r} sample {request.sample_id!r}"
+        if turns is None:
+            raise BackendError(
+                f"{where}{_repeat_text(request.repeat)} has no recorded episode", retryable=False
+            )
+        step = sum(1 for m in request.messages if m.role == "assistant" and m.tool_calls)
+        if step >= len(turns):
+            raise BackendError(
+                f"{where}{_repeat_text(request.repeat)}: the episode recorded {len(turns)} model turns, step "
+                f"{step} asked for",
+                retryable=False,
+            )
+        return cast(Response, turns[step])
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "path": str(self.path), "responses": len(self._index)}

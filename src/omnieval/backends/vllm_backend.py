@@ -18,10 +18,11 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from omnieval.backends._tool_text import parse_tool_calls, template_takes_tools
 from omnieval.backends.base import BackendOptions, InProcessBackend, optional_sampling, register_backend
 from omnieval.backends.hf.loading import resolve_source
 from omnieval.backends.hf.media import prepare_media
-from omnieval.backends.hf.prompting import build_prompt, template_reasoning_mapping
+from omnieval.backends.hf.prompting import build_prompt, chat_template_of, template_reasoning_mapping
 from omnieval.errors import BackendError
 from omnieval.types import GenerationConfig, Request, Response, Usage
 from omnieval.types._base import Frozen
@@ -118,6 +119,14 @@ class VLLMBackend(InProcessBackend):
                 self._processor = self._processor or _try_processor(self._path)
             return self._llm
 
+    def passes_tools(self) -> bool:
+        """The ``chat_template`` override, else the model's tokenizer template, takes tools."""
+        override = self.options.extra.get("chat_template")
+        if override is not None:
+            return template_takes_tools(override)
+        tokenizer = self.engine().get_tokenizer()
+        return template_takes_tools(chat_template_of(self._processor, tokenizer))
+
     def _params(self, gen: GenerationConfig) -> Any:
         if self._params_factory is None:
             from vllm import SamplingParams
@@ -160,14 +169,16 @@ class VLLMBackend(InProcessBackend):
                 return [r if r is not None else err for r in results]
             elapsed = time.perf_counter() - started
             for (i, _, applied), out in zip(ready, outputs, strict=True):
-                results[i] = _response(out, applied=applied, latency=elapsed)
+                results[i] = _response(out, applied=applied, latency=elapsed, tools=bool(requests[i].tools))
         return [r if r is not None else BackendError("internal: no result") for r in results]
 
 
-def _response(out: Any, *, applied: dict[str, Any], latency: float) -> Response:
+def _response(out: Any, *, applied: dict[str, Any], latency: float, tools: bool = False) -> Response:
     first = out.outputs[0]
+    text, calls = parse_tool_calls(first.text) if tools else (first.text, ())
     return Response(
-        text=first.text,
+        text=text,
+        tool_calls=calls,
         finish_reason="length" if first.finish_reason == "length" else "stop",
         usage=Usage(
             prompt_tokens=len(out.prompt_token_ids or ()), completion_tokens=len(first.token_ids or ())

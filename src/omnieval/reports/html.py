@@ -144,6 +144,7 @@ def _task_rows(results: ResultsFile) -> list[dict[str, Any]]:
                 },
                 "error_causes": {c: count.model_dump() for c, count in block.error_causes.items()},
                 "repeats": block.repeats.model_dump(mode="json") if block.repeats is not None else None,
+                "agent": block.agent.model_dump(mode="json") if block.agent is not None else None,
                 "cost_usd": block.cost.total_usd if block.cost is not None else None,
             }
         )

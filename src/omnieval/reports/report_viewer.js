@@ -19,7 +19,7 @@
   function problem(message) { $("v-count").textContent = message; document.body.dataset.viewer = "ready"; }
   const CORE = new Set(["task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
     "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index", "repeat",
-    "scored", "media_policy", "metadata", "prompt", "media", "intermediates"]);
+    "scored", "media_policy", "metadata", "prompt", "media", "intermediates", "episode"]);
   const MAX_TEXT = 20000;
   const empty = (v) => v === null || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0);
   function text(v) {
@@ -71,7 +71,7 @@
       recognised: recognisedText(rec.intermediates),
       response: answered(rec) ? (text(rec.response) || "[empty: the model returned no text]") : text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
       targets: text(rec.targets && rec.targets.length ? rec.targets : undefined), metrics: rec.metrics || {}, reason: text(rec.reason),
-      judge: judge, extra: extra, metadata: text(rec.metadata),
+      judge: judge, extra: extra, metadata: text(rec.metadata), episode: rec.episode || null,
     };
   }
   const decoder = new TextDecoder();
@@ -225,6 +225,23 @@
     const label = V.blind ? "media (not shown to the model: blind run)" : "media";
     return `<div class="field${V.blind ? " blind" : ""}"><div class="k">${label}</div><div class="media">${html}</div></div>`;
   }
+  /* An agent episode step by step: the model's words, each tool call with its arguments, its state (a
+     failed call names its cause) and the images it showed, then how the episode ended. */
+  function episodeHtml(ep) {
+    if (!ep || !Array.isArray(ep.steps)) return "";
+    const steps = ep.steps.map((st) => {
+      const calls = (st.tool_calls || []).map((c, i) => {
+        const o = (st.outcomes || [])[i] || {};
+        const imgs = (o.images || []).map((src) => `<a href="${esc(src)}" target="_blank"><img loading="lazy" src="${esc(src)}" alt="${esc(c.name)}"></a>`).join("");
+        const said = o.state === "ok" ? (o.output || "") : (o.cause || o.output || "");
+        return `<li><code>${esc(c.name)}(${esc(c.arguments)})</code> <span class="chip ${o.state === "ok" ? "" : "muted"}">${esc(o.state || "?")}</span>
+          <pre>${esc(String(said).slice(0, 2000))}</pre>${imgs ? `<div class="media">${imgs}</div>` : ""}</li>`;
+      }).join("");
+      const words = st.error ? `model error: ${st.error}` : (st.text || "");
+      return `<li><b>step ${esc(String(st.index))}</b>${words ? `<pre>${esc(words)}</pre>` : ""}${calls ? `<ul>${calls}</ul>` : ""}</li>`;
+    }).join("");
+    return `<div class="field"><details open><summary>episode: ${esc(ep.end)} — ${esc(ep.end_reason || "")} (${ep.steps.length} steps, ${esc(String(ep.tokens || 0))} tokens)</summary><ol>${steps}</ol></details></div>`;
+  }
   function card(e) {
     const state = V.states.indexOf(e.state) >= 0 ? e.state : "other";
     const score = e.scored === false ? "not scored" : (typeof e.score === "number" ? e.score.toFixed(3) : "–");
@@ -244,7 +261,7 @@
         ${field("extracted answer", e.extracted)}
         ${metrics ? `<div class="field"><div class="k">metrics</div><div class="metrics">${metrics}</div></div>` : ""}
         ${field(e.state !== "ok" ? "why not ok" : "note", e.reason)}${judge}${extra}
-      </div></div></article>`;
+      </div></div>${episodeHtml(e.episode)}</article>`;
   }
 
   async function render() {

@@ -170,6 +170,10 @@ class _OptionsOnly:
 
     options: Any
 
+    def recorded_repeats(self, task: str) -> int | None:
+        """A preview plays nothing back: repeats come from the options and the task only."""
+        return None
+
 
 def _steps(ctx: TaskContext, config: RunConfig) -> Iterator[tuple[int, Sample]]:
     """Independent samples in data order, then each chain in step order (as the runner queues them)."""

@@ -43,7 +43,7 @@ from omnieval.store import (
     prefetch_environment,
     write_json,
 )
-from omnieval.types import GenerationConfig, MediaPolicy, Sample, SampleResult
+from omnieval.types import GenerationConfig, MediaPolicy, Request, Response, Sample, SampleResult
 from omnieval.types.request import Reasoning
 from omnieval.types.versions import MANIFEST_SCHEMA_VERSION
 
@@ -202,11 +202,38 @@ class _Runner:
         if isinstance(request, Skip):
             return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
-        response = await self.fetcher.fetch(request, fingerprint)
+        if ctx.task.spec.agent is not None:
+            response = await self.episode(ctx, sample, request, repeat)
+        else:
+            response = await self.fetcher.fetch(request, fingerprint)
         result = ctx.scorer.score(
             sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat
         )
         return result, judge_question(request)
+
+    async def episode(
+        self, ctx: TaskContext, sample: Sample, request: Request, repeat: int | None
+    ) -> Response:
+        """One agent episode: each model turn through the fetcher (cache, retries, cost), the tools in
+        process. An unfinished episode is run again from its start on resume; its model turns come from
+        the response cache, so it replays to the same state."""
+        from omnieval.agent import environments, run_episode
+
+        spec = ctx.task.spec.agent
+        assert spec is not None
+        if self.config.blind:  # a blind control: the tools cannot see the media either
+            sample = sample.model_copy(update={"media": ()})
+        env = environments.get(spec.environment)(sample, **spec.options)
+
+        async def call(turn: Request) -> Response:
+            return await self.fetcher.fetch(
+                turn, turn.fingerprint(backend=self.backend.provider, model=self.backend.model)
+            )
+
+        stem = f"{ctx.name}-{sample.id}" + ("" if repeat is None else f"-r{repeat}")
+        return await run_episode(
+            call, request, env, spec, media_dir=self.config.output / "episodes", stem=stem
+        )
 
     @staticmethod
     def _skipped(
@@ -348,6 +375,25 @@ def check_repeats(tasks: list[Task], config: RunConfig) -> None:
                 raise ConfigError(str(exc)) from None
 
 
+def check_tool_calling(tasks: list[Task], backend: Backend) -> None:
+    """A task with tools (``agent:``) needs a backend that passes them: refuse it before the run, and
+    name an unknown tool environment before any request too."""
+    agents = [t for t in tasks if t.spec.agent is not None]
+    if not agents:
+        return
+    from omnieval.agent import environments
+
+    for task in agents:
+        assert task.spec.agent is not None
+        if not backend.passes_tools():
+            raise ConfigError(
+                f"task {task.name} ({task.origin}) calls tools, but backend {backend.spec!r} cannot pass "
+                "tools to its model (tool calling: openai/, anthropic/, gemini/, replay/, and hf/ or vllm/ "
+                "with a chat template that takes tools); the task is refused before the run"
+            )
+        environments.get(task.spec.agent.environment)
+
+
 def _error(message: str) -> Any:
     from omnieval.types import Response
 
@@ -367,6 +413,8 @@ def _contexts(
         if config.sample_ids:
             total = len(config.sample_ids)
         repeats = task_repeats(task, config)
+        if repeats is None:  # a replay of a run with repeats answers each recorded repeat
+            repeats = backend.recorded_repeats(task.name)
         if total is not None and repeats is not None:
             total *= repeats
         scorer = Scorer.for_task(
@@ -487,6 +535,7 @@ async def _run_in_folder(
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
     plans = plan_capabilities(tasks, model=config.model, accepts=backend.accepts(), blind=config.blind)
     check_capabilities(plans)  # a refused task stops the run before its first request
+    check_tool_calling(tasks, backend)  # never a task's tools dropped silently
     for plan in plans:  # quiet: only a warning (samples the model cannot take are skipped)
         if not config.quiet or plan.action == "skip_some":
             print(f"[omnieval] {plan.line()}", file=sys.stderr)

@@ -78,6 +78,7 @@ class Scorer:
             choices=sample.choices,
             metadata=sample.metadata,
             judgements={record.key: record.value},
+            episode=result.episode,
         )
         values = {**plain, record.key: record.value}
         for metric in self.judge_metrics:
@@ -110,15 +111,20 @@ class Scorer:
         if reasoning is not None or response.reasoning is not None:
             base.update(reasoning=reasoning or response.reasoning, raw_response=response.text)
         base["response"] = answer
+        episode = base.get("episode")
+        if episode is not None and episode.end not in ("submitted", "final_answer"):
+            return self._truncated(sample, answer, base, reason=episode.end_reason)
         if response.finish_reason == "length":
             return self._truncated(sample, answer, base)
         if not sample.has_targets:
             return SampleResult(state="ok", reason="prediction only: no gold answer", **base)
         return self._judge(sample, answer, base)
 
-    def _truncated(self, sample: Sample, answer: str, base: dict[str, Any]) -> SampleResult:
-        """State ``truncated`` either way; the task's ``truncated`` rule says whether the text is scored."""
-        reason = "generation hit max_tokens"
+    def _truncated(
+        self, sample: Sample, answer: str, base: dict[str, Any], *, reason: str = "generation hit max_tokens"
+    ) -> SampleResult:
+        """State ``truncated`` either way (an agent episode: a limit ended it); the task's ``truncated``
+        rule says whether the text (or the final state) is scored."""
         if self.spec.truncated == "zero" or not sample.has_targets:
             return SampleResult(state="truncated", reason=reason, **base)
         judged = self._judge(sample, answer, base)
@@ -148,6 +154,8 @@ class Scorer:
             "scored": sample.has_targets,
             "intermediates": tuple(response.extra.get("cascade") or ()),
         }
+        if "episode" in response.extra:
+            base["episode"] = response.extra["episode"]
         base.update(record)
         return base
 
@@ -165,6 +173,7 @@ class Scorer:
             targets=base["targets"],
             choices=sample.choices,
             metadata=sample.metadata,
+            episode=base.get("episode"),
         )
         values: dict[str, float] = {}
         for metric in self.metrics:

@@ -24,6 +24,7 @@ def _response_of(record: SampleResult) -> Response:
         latency_s=record.latency_s,
         cached=record.cached,
         media=record.media_policy,
+        extra={"episode": record.episode} if record.episode is not None else {},
     )
 
 

@@ -44,10 +44,10 @@ class Task:
 
     @property
     def content_hash(self) -> str:
-        """Hash of the full effective spec: changes whenever the task definition changes. ``repeats``
-        and ``breakdowns`` enter it only when set: a task without them hashes as it did before the fields
-        existed, so run folders made then still resume."""
-        unset = {k for k in ("repeats", "breakdowns") if not getattr(self.spec, k)}
+        """Hash of the full effective spec: changes whenever the task definition changes. ``repeats``,
+        ``breakdowns`` and ``agent`` enter it only when set: a task without them hashes as it did before
+        the fields existed, so run folders made then still resume."""
+        unset = {k for k in ("repeats", "breakdowns", "agent") if not getattr(self.spec, k)}
         dumped = self.spec.model_dump(mode="json", exclude=unset or None)
         body = json.dumps(dumped, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()[:16]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from aiohttp import web
@@ -40,8 +40,11 @@ class FakeAnthropic:
         retry_after: float = 0.0,
         thinking: str = "Let me think step by step.",
         batch_outcomes: list[str] | None = None,
+        tool_script: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
     ) -> None:
         self.answer = answer
+        self.tool_script = tool_script
+        """Answers a request that offers tools: the body → the content blocks (``text``, ``tool_use``)."""
         self.faults = list(faults or [])
         self.retry_after = retry_after
         self.thinking = thinking
@@ -74,6 +77,10 @@ class FakeAnthropic:
         return web.json_response(self._message(body))
 
     def _message(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self.tool_script is not None and body.get("tools"):
+            blocks = self.tool_script(body)
+            used = any(b.get("type") == "tool_use" for b in blocks)
+            return self._envelope(body, blocks, "tool_use" if used else "end_turn", None)
         text = self.answer if self.answer is not None else _last_user_text(body)
         stop_reason, stop_sequence = "end_turn", None
         for stop in body.get("stop_sequences") or ():
@@ -83,6 +90,11 @@ class FakeAnthropic:
         if (body.get("thinking") or {}).get("type") == "enabled":
             content.append({"type": "thinking", "thinking": self.thinking, "signature": "sig"})
         content.append({"type": "text", "text": text})
+        return self._envelope(body, content, stop_reason, stop_sequence)
+
+    def _envelope(
+        self, body: dict[str, Any], content: list[dict[str, Any]], stop_reason: str, stop_sequence: str | None
+    ) -> dict[str, Any]:
         return {
             "id": f"msg_{len(self.bodies)}",
             "type": "message",

@@ -13,7 +13,7 @@ does for generateContent."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -49,8 +49,11 @@ class FakeGemini:
         retry_delay_only: bool = False,
         expire_s: float = 48 * 3600,
         block_reason: str | None = None,
+        tool_script: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
     ) -> None:
         self.answer = answer
+        self.tool_script = tool_script
+        """Answers a request that offers tools: the body → the model's parts (``text``, ``functionCall``)."""
         self.faults = list(faults or [])
         self.upload_faults = list(upload_faults or [])
         self.poll_faults = list(poll_faults or [])
@@ -85,6 +88,18 @@ class FakeGemini:
             usage = {"promptTokenCount": 9, "totalTokenCount": 9}
             return web.json_response(
                 {"promptFeedback": {"blockReason": self.block_reason}, "usageMetadata": usage}
+            )
+        if self.tool_script is not None and body.get("tools"):
+            return web.json_response(
+                {
+                    "candidates": [
+                        {
+                            "content": {"role": "model", "parts": self.tool_script(body)},
+                            "finishReason": "STOP",
+                        }
+                    ],
+                    "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 3},
+                }
             )
         text = self.answer if self.answer is not None else _last_user_text(body)
         parts: list[dict[str, Any]] = []

@@ -24,14 +24,17 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-__all__ = ["FAULT_KINDS", "Arrival", "FakeOpenAI", "main", "parse_faults", "prompt_key"]
+__all__ = ["FAULT_KINDS", "Arrival", "FakeOpenAI", "ToolScript", "main", "parse_faults", "prompt_key"]
+
+ToolScript = Callable[[dict[str, Any]], dict[str, Any]]
+"""A request body (with ``tools``) → the assistant message to answer with."""
 
 FAULT_KINDS = ("429", "500", "timeout", "garbage", "reset")
 """``timeout`` hangs for ``hang_s``; ``garbage`` sends invalid JSON or JSON without ``choices``;
@@ -126,6 +129,7 @@ class FakeOpenAI:
         batch_outcomes: list[str] | None = None,
         batch_polls: int = 0,
         batch_fail_every: int = 0,
+        tool_script: ToolScript | None = None,
     ) -> None:
         self.host, self.port = host, port
         self.latency_s = latency_ms / 1000.0
@@ -140,6 +144,9 @@ class FakeOpenAI:
         """Model names served; None serves any name."""
         self.api_key = api_key
         self.burst_429 = burst_429
+        self.tool_script = tool_script
+        """Answers a request that offers tools: the body → the assistant message (``content`` and
+        ``tool_calls`` as OpenAI writes them), so tests script right, wrong, malformed or endless calls."""
         self.arrivals: list[Arrival] = []
         self.in_flight = 0
         self.counts: Counter[str] = Counter()
@@ -237,11 +244,17 @@ class FakeOpenAI:
         if isinstance(limit, int) and len(words) > limit:
             answer, finish = " ".join(words[:limit]), "length"
         usage = {"prompt_tokens": 1, "completion_tokens": min(len(words), limit or len(words))}
-        if chat:
-            message: dict[str, Any] = {"role": "assistant", "content": answer}
+        message: dict[str, Any]
+        choice: dict[str, Any]
+        if chat and self.tool_script is not None and body.get("tools"):
+            message = {"role": "assistant", **self.tool_script(body)}
+            finish = "tool_calls" if message.get("tool_calls") else "stop"
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+        elif chat:
+            message = {"role": "assistant", "content": answer}
             if self.reasoning is not None:
                 message["reasoning_content"] = self.reasoning
-            choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+            choice = {"index": 0, "message": message, "finish_reason": finish}
         else:
             choice = {"index": 0, "text": answer, "finish_reason": finish}
         kind = "chat.completion" if chat else "text_completion"

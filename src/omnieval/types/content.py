@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field
 
 from omnieval.types._base import Frozen
+from omnieval.types.tools import ToolCall
 
 __all__ = [
     "AudioPart",
@@ -23,8 +24,8 @@ __all__ = [
 MediaKind = Literal["image", "audio", "video"]
 """The media modalities a sample can carry."""
 
-Role = Literal["system", "user", "assistant"]
-"""Chat roles."""
+Role = Literal["system", "user", "assistant", "tool"]
+"""Chat roles (``tool``: a tool's result in an agent episode)."""
 
 
 class MediaRef(Frozen):
@@ -90,6 +91,10 @@ class Message(Frozen):
 
     role: Role
     content: str | tuple[ContentPart, ...]
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tool calls an assistant turn made (agent episodes)."""
+    tool_call_id: str | None = None
+    """The call a ``tool`` message answers."""
 
     @property
     def text(self) -> str:

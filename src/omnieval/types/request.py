@@ -11,6 +11,7 @@ from pydantic import Field
 from omnieval.types._base import Frozen
 from omnieval.types.content import MediaRef, Message
 from omnieval.types.task import GenerationConfig, MediaPolicy
+from omnieval.types.tools import ToolSpec
 
 __all__ = ["GenerationConfig", "Reasoning", "Request", "RequestKind"]
 
@@ -68,6 +69,8 @@ class Request(Frozen):
     it."""
     reasoning: Reasoning | None = None
     """Reasoning controls of the run; ``None``: the provider's default (and no part of the fingerprint)."""
+    tools: tuple[ToolSpec, ...] = ()
+    """Tools the model may call (agent episodes); a backend without tool calling refuses such a task."""
     repeat: int | None = None
     """Which repeated answer this request asks for (``--repeats``); no part of the fingerprint (the
     generation seed already tells repeats apart). A replay file can answer each repeat its own way."""
@@ -82,8 +85,14 @@ class Request(Frozen):
         left_out = {"task", "sample_id", "targets", "variant", "language", "repeat"} | (
             {"reasoning"} if self.reasoning is None else set()
         )
+        if not self.tools:
+            left_out.add("tools")
         body = self.model_dump(mode="json", exclude=left_out)
         for msg in body["messages"]:
+            if not msg["tool_calls"]:  # a plain chat keeps the fingerprint it had before tool calling
+                del msg["tool_calls"]
+            if msg["tool_call_id"] is None:
+                del msg["tool_call_id"]
             if isinstance(msg["content"], list):
                 for part in msg["content"]:
                     if "media" in part:

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from omnieval.types._base import Frozen
+from omnieval.types.agent import Episode
 from omnieval.types.judge import JudgeRecord
 from omnieval.types.response import FinishReason, Usage
 
@@ -74,6 +75,8 @@ class SampleResult(Frozen):
     cost_usd: float | None = None
     """What the model's answer cost by the run's price table (0 for a cache hit; ``None``: no price);
     judge calls carry their own (``judge.calls[].attempts[].cost_usd``)."""
+    episode: Episode | None = None
+    """The agent episode step by step (tasks with ``agent:``); what re-scoring reads the final state from."""
     repeat: int | None = None
     """Which of the sample's repeated answers this is (0-based); ``None`` without repeats. Kept the last
     field, so resuming reads it from the end of the line without parsing it."""

@@ -80,6 +80,27 @@ class RepeatSummary(Frozen):
     ci: str
 
 
+class AgentSummary(Frozen):
+    """A multi-step (agent) task's episodes: how they ended, the tool calls' validity, the effort to
+    success. ``success_rate`` is the task score; ``steps_to_success`` and ``tokens_to_success`` average
+    the successful episodes only (``None`` when none succeeded)."""
+
+    episodes: int
+    success_rate: float
+    ends: dict[str, int]
+    """Episodes by how they ended (``submitted``, ``final_answer``, ``step_limit``, …)."""
+    tool_calls: int
+    call_states: dict[str, int]
+    """Tool calls by state (``ok``, ``unknown_tool``, ``bad_arguments``, ``tool_error``, ``tool_timeout``)."""
+    valid_call_rate: float | None
+    """Share of tool calls naming a known tool with arguments that pass its schema."""
+    mean_steps: float
+    steps_to_success: float | None
+    tokens_to_success: float | None
+    cost_usd: float | None
+    """The episodes' model cost summed (``None``: no price known)."""
+
+
 class TaskCost(Frozen):
     """What a task's answers and judge calls cost by the run's price table (USD)."""
 
@@ -134,6 +155,8 @@ class TaskResults(Frozen):
     metric_versions: dict[str, str] = Field(default_factory=dict)
     judge: JudgeSummary | None = None
     repeats: RepeatSummary | None = None
+    agent: AgentSummary | None = None
+    """Tasks with ``agent:`` only."""
     cost: TaskCost | None = None
     hash: str | None = None
     """The task's content hash."""

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from omnieval.types._base import Frozen
+from omnieval.types.agent import Episode
 
 __all__ = ["ScoringInput"]
 
@@ -23,4 +24,6 @@ class ScoringInput(Frozen):
     choices: tuple[str, ...] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     judgements: dict[str, float] = Field(default_factory=dict)
+    episode: Episode | None = None
+    """The agent episode (tasks with ``agent:``): final-state metrics read ``episode.final_state``."""
     """Judge values by key (e.g. ``{"js": 1.0}``); set for the metrics of ``TaskSpec.judge.metrics``."""

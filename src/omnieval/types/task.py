@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from omnieval.types._base import Frozen
+from omnieval.types.agent import AgentSpec
 from omnieval.types.content import MediaKind
 
 __all__ = [
@@ -284,6 +285,8 @@ class TaskSpec(Frozen):
     breakdowns: tuple[str, ...] = ()
     """Sample metadata keys the score is broken down by (MMMU's subject, MMBench's ability): results
     carry the score of each value, aggregated as the task score is."""
+    agent: AgentSpec | None = None
+    """Tools and limits of a multi-step task: each sample is an episode of model turns and tool calls."""
 
     @field_validator("repeats", mode="before")
     @classmethod

@@ -86,6 +86,18 @@ class HFBackend(InProcessBackend):
                     raise BackendError(f"hf/{self.model}: {exc}", retryable=False) from exc
             return self._loaded
 
+    def passes_tools(self) -> bool:
+        """The model's chat template (or the ``chat_template`` override) takes tools: loads the model,
+        which the run would do next anyway."""
+        from omnieval.backends._tool_text import template_takes_tools
+        from omnieval.backends.hf.prompting import chat_template_of
+
+        override = self.options.extra.get("chat_template")
+        if override is not None:
+            return template_takes_tools(override)
+        loaded = self.loaded()
+        return template_takes_tools(chat_template_of(loaded.processor, loaded.tokenizer))
+
     def describe(self) -> dict[str, Any]:
         info = super().describe()
         info.update(

@@ -7,9 +7,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from omnieval.backends._tool_text import parse_tool_calls
 from omnieval.backends.hf.loading import Loaded
 from omnieval.backends.hf.media import PreparedMedia
 from omnieval.types import FinishReason, GenerationConfig, Request, Response, Usage
+from omnieval.types.tools import ToolCall
 
 __all__ = ["Item", "encode_batch", "generate_batch"]
 
@@ -102,8 +104,12 @@ def _to_response(
         text = raw[: min(hits)]
     hit_length = cut is None and not hits and len(tokens) >= gen.max_tokens
     finish: FinishReason = "length" if hit_length else "stop"
+    calls: tuple[ToolCall, ...] = ()
+    if item.request.tools:  # calls written in the text the chat template taught
+        text, calls = parse_tool_calls(text)
     return Response(
         text=text,
+        tool_calls=calls,
         raw_text=raw if raw != text else None,
         finish_reason=finish,
         usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=len(tokens)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from omnieval.backends._tool_text import template_messages, template_takes_tools, template_tools
 from omnieval.errors import BackendError
 from omnieval.types import AudioPart, ImagePart, Message, Request, TextPart, VideoPart
 
@@ -97,11 +98,12 @@ def to_hf_messages(
     return out
 
 
-def _render_fallback(messages: list[dict[str, Any]], template: str) -> str:
+def _render_fallback(messages: list[dict[str, Any]], template: str, *, tools: list[Any] | None = None) -> str:
     import jinja2
 
     env = jinja2.Environment(autoescape=False, keep_trailing_newline=True)
-    return env.from_string(template).render(messages=messages, add_generation_prompt=True)
+    extra = {"tools": tools} if tools else {}
+    return env.from_string(template).render(messages=messages, add_generation_prompt=True, **extra)
 
 
 def build_prompt(
@@ -124,6 +126,10 @@ def build_prompt(
     if request.prompt is not None:
         return BuiltPrompt(text=request.prompt, template="completion", media_kinds=kinds)
     if override is not None:
+        if request.tools:
+            tools = template_tools(request)
+            text = _render_fallback(template_messages(request.messages, msgs), override, tools=tools)
+            return BuiltPrompt(text=text, template="override", media_kinds=kinds)
         return BuiltPrompt(text=_render_fallback(msgs, override), template="override", media_kinds=kinds)
     model_template = chat_template_of(processor, tokenizer)
     if model_template is None:
@@ -136,11 +142,18 @@ def build_prompt(
             )
         return BuiltPrompt(text=_render_fallback(msgs, FALLBACK_CHAT_TEMPLATE), template="fallback")
     owner = processor if chat_template_of(processor) else tokenizer
-    thinking = (
+    thinking: dict[str, Any] = (
         {"enable_thinking": True}
         if request.reasoning is not None and "enable_thinking" in model_template
         else {}
     )
+    if request.tools:  # tools reach a local model only through its chat template
+        if not template_takes_tools(model_template):
+            raise BackendError(
+                f"sample {request.sample_id!r}: the model's chat template takes no tools", retryable=False
+            )
+        msgs = template_messages(request.messages, msgs)
+        thinking = {**thinking, "tools": template_tools(request)}
     text = owner.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False, **thinking)
     if isinstance(text, list):
         text = text[0]
