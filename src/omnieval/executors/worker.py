@@ -92,6 +92,7 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
             "output": shard_file(config.output, plan).parent,
             "sample_ids": plan.sample_ids,
             "limit": None,
+            "shard": None,  # the plan holds the run's --shard share already (the view has no others)
             "quiet": True,
             **run_caches(config),
             "backend": options,
