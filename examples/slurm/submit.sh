@@ -5,6 +5,7 @@
 set -euo pipefail
 shards=${1:-4}
 here=$(cd "$(dirname "$0")" && pwd)
+export SHARDS=$shards
 array=$(sbatch --parsable --array=0-$((shards - 1)) "$here/shards.sbatch")
 array=${array%%;*}  # "ID;CLUSTER" on a federated Slurm
 merge=$(sbatch --parsable --dependency=afterok:"$array" --kill-on-invalid-dep=yes "$here/merge.sbatch")
