@@ -192,6 +192,10 @@ def _run(
             options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old
         )
         block["judges"] = judged.get("block") or old.get("judges") or {}
+        if judged.get("gate"):
+            block["gate"] = judged["gate"]  # the model's: its limit, peak and node (the driver's)
+        if judged.get("driver_node"):
+            block["driver_node"] = judged["driver_node"]
         if lost.get("workers"):
             block["lost"] = lost
         judges = (
@@ -245,6 +249,7 @@ def _run(
                 lost.update(workers=pool.workers_lost, on_nodes=pool.suspects, nodes_left=pool.lost_nodes)
                 driver.show()
                 judged["block"] = judges.block() if judges is not None else {}
+                judged["gate"], judged["driver_node"] = leases.stats(), node
             finally:
                 pool.stop()
         for task in tasks:

@@ -22,6 +22,7 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.shared import SharedBackend, share
+from omnieval.executors.actors import node_id
 from omnieval.executors.gate import GateClient
 from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file
@@ -40,12 +41,7 @@ the run stops its workers."""
 
 def _node_id() -> str | None:
     """The Ray node this process runs on (``None`` outside Ray: the class is tested without it)."""
-    try:
-        import ray
-
-        return str(ray.get_runtime_context().get_node_id()) if ray.is_initialized() else None
-    except Exception:  # no Ray, or not in a Ray worker
-        return None
+    return node_id()
 
 
 TICK_S = 0.5
