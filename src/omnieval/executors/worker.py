@@ -134,15 +134,12 @@ class ShardWorker:
         self.streams = self.output != config.output
         """Records go to the driver as they are written (see :meth:`progress`), not only when a shard ends."""
         self.caches: dict[str, Path] = {}
-        """Off the driver's node: this worker's own copies of the run's default response caches, started from
-        the driver's entries and sent back to it (an explicit ``--cache-path`` is used as given)."""
+        """Off the driver's node: this worker's own copies of the run's response caches (the default ones or
+        an explicit ``--cache-path``/``--judge-cache-path``, which need not exist on this node), started from
+        the driver's entries and sent back to it, so the driver's file gets every worker's answers."""
         if self.streams:
             mine = self.output / "caches" / owner
-            self.caches = {
-                field: mine / Path(path).name
-                for field, path in run_caches(config).items()
-                if getattr(config, field) is None
-            }
+            self.caches = {field: mine / f"{field}.sqlite" for field in run_caches(config)}
         self._seeds = dict(caches or {})
         """The driver's cache entries at the run's start (object-store handles), by cache; copied once."""
         self._sent = dict.fromkeys(self.caches, 0)
