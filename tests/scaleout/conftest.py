@@ -34,6 +34,9 @@ def server() -> Iterator[FakeOpenAI]:
         yield fake
 
 
+QUIZ_SIZE = 20
+
+
 @pytest.fixture(scope="module")
 def quiz(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("task") / "quiz.jsonl"

@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,29 +20,12 @@ from omnieval.cli.app import app
 from omnieval.runner.sharding import shares
 from omnieval.testing.fake_openai import FakeOpenAI
 from omnieval.types import Sample
-
-N = 31
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI().in_thread() as fake:
-        yield fake
+from tests.scaleout.conftest import QUIZ_SIZE as N
 
 
-@pytest.fixture(scope="module")
-def task(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("task") / "quiz.jsonl"
-    rows = [
-        {"id": f"q{i}", "question": f"Вопрос {i}: ответ [{i % 3}]", "answer": str(i % 2)} for i in range(N)
-    ]
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
-def _run(task: Path, server: FakeOpenAI, out: Path, **options: Any) -> omnieval.EvalResults:
+def _run(quiz: Path, server: FakeOpenAI, out: Path, **options: Any) -> omnieval.EvalResults:
     return omnieval.evaluate(
-        model="openai/fake", tasks=f"jsonl:{task}", base_url=server.url, output=out, quiet=True, **options
+        model="openai/fake", tasks=f"jsonl:{quiz}", base_url=server.url, output=out, quiet=True, **options
     )
 
 
@@ -63,12 +45,12 @@ def _merge(*args: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def shards(task: Path, server: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def shards(quiz: Path, server: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A single run and the three shards of the same run, each its own folder."""
     root = tmp_path_factory.mktemp("runs")
-    _run(task, server, root / "single")
+    _run(quiz, server, root / "single")
     for i in range(3):
-        _run(task, server, root / f"d{i}", shard=f"{i}/3")
+        _run(quiz, server, root / f"d{i}", shard=f"{i}/3")
     return {"single": root / "single", **{f"d{i}": root / f"d{i}" for i in range(3)}}
 
 
@@ -95,7 +77,7 @@ def test_merged_shards_equal_a_single_run(shards: dict[str, Path], tmp_path: Pat
 
 
 def test_a_missing_shard_is_named_and_allow_partial_leaves_it_resumable(
-    shards: dict[str, Path], task: Path, server: FakeOpenAI, tmp_path: Path
+    shards: dict[str, Path], quiz: Path, server: FakeOpenAI, tmp_path: Path
 ) -> None:
     refused = _merge(str(shards["d0"]), str(shards["d2"]), "--output", str(tmp_path / "out"))
     assert refused.exit_code == 2
@@ -107,16 +89,16 @@ def test_a_missing_shard_is_named_and_allow_partial_leaves_it_resumable(
     assert merged.exit_code == 0, merged.output
     assert json.loads((partial / "manifest.json").read_text())["status"] == "running"
     assert len(_records(partial)) == N - len(_records(shards["d1"]))
-    _run(task, server, partial)  # an unfinished merge resumes as the unsharded run
+    _run(quiz, server, partial)  # an unfinished merge resumes as the unsharded run
     assert _records(partial) == _records(shards["single"])
 
 
 def test_a_shard_resumed_under_another_count_still_merges(
-    shards: dict[str, Path], task: Path, server: FakeOpenAI, tmp_path: Path
+    shards: dict[str, Path], quiz: Path, server: FakeOpenAI, tmp_path: Path
 ) -> None:
     d1 = tmp_path / "d1"
-    _run(task, server, d1, shard="1/2")  # first started as one of two shares, then resumed as 1/3
-    _run(task, server, d1, shard="1/3")
+    _run(quiz, server, d1, shard="1/2")  # first started as one of two shares, then resumed as 1/3
+    _run(quiz, server, d1, shard="1/3")
     out = tmp_path / "merged"
     result = _merge(str(shards["d0"]), str(d1), str(shards["d2"]), "--output", str(out))
     assert result.exit_code == 0, result.output
@@ -124,10 +106,10 @@ def test_a_shard_resumed_under_another_count_still_merges(
 
 
 def test_runs_of_another_model_or_setting_are_refused(
-    shards: dict[str, Path], task: Path, server: FakeOpenAI, tmp_path: Path
+    shards: dict[str, Path], quiz: Path, server: FakeOpenAI, tmp_path: Path
 ) -> None:
     other = tmp_path / "other"
-    _run(task, server, other, shard="1/3", temperature=0.5)
+    _run(quiz, server, other, shard="1/3", temperature=0.5)
     result = _merge(str(shards["d0"]), str(other), str(shards["d2"]), "--output", str(tmp_path / "out"))
     assert result.exit_code == 2
     assert "not a shard of the same run" in result.output and "generation" in result.output
@@ -151,16 +133,16 @@ def test_a_sample_held_twice_with_different_content_is_refused(
     assert f"sample {first['sample_id']!r}" in result.output and "response" in result.output
 
 
-def test_a_shard_that_does_not_exist_is_refused(task: Path, server: FakeOpenAI, tmp_path: Path) -> None:
+def test_a_shard_that_does_not_exist_is_refused(quiz: Path, server: FakeOpenAI, tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="shard 3/3 does not exist"):
-        _run(task, server, tmp_path / "d3", shard="3/3")
+        _run(quiz, server, tmp_path / "d3", shard="3/3")
     result = CliRunner().invoke(
         app,
-        ["run", "--tasks", f"jsonl:{task}", "--model", "openai/fake", "--shard", "3/3", "-o", str(tmp_path)],
+        ["run", "--tasks", f"jsonl:{quiz}", "--model", "openai/fake", "--shard", "3/3", "-o", str(tmp_path)],
     )
     assert result.exit_code == 2 and "shard 3/3 does not exist" in result.output
     with pytest.raises(ValidationError, match="INDEX/COUNT"):
-        _run(task, server, tmp_path / "dx", shard="1-3")
+        _run(quiz, server, tmp_path / "dx", shard="1-3")
 
 
 def _samples(n: int, *, chains: int = 0) -> list[Sample]:
