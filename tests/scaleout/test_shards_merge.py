@@ -177,3 +177,17 @@ def test_shares_are_stable_across_processes_and_keep_a_dialogue_together() -> No
     counts = [units.count(i) for i in range(4)]
     assert max(counts) - min(counts) <= 1
     assert shares("other", samples, count=4) != here  # another task deals its samples differently
+
+
+def test_an_empty_share_is_a_finished_run_and_merges(server: FakeOpenAI, tmp_path: Path) -> None:
+    """More shards than samples: a shard with nothing to run succeeds (exit 0) and merges."""
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps({"id": "a", "question": "x [1]", "answer": "1"}) + "\n", encoding="utf-8")
+    common = ["run", "--tasks", f"jsonl:{one}", "--model", "openai/fake", "--base-url", server.url, "-q"]
+    for i in range(2):
+        result = CliRunner().invoke(app, [*common, "--shard", f"{i}/2", "-o", str(tmp_path / f"s{i}")])
+        assert result.exit_code == 0, result.output
+    assert sorted(len(_records(tmp_path / f"s{i}")) for i in range(2)) == [0, 1]
+    merged = _merge(str(tmp_path / "s0"), str(tmp_path / "s1"), "--output", str(tmp_path / "m"))
+    assert merged.exit_code == 0, merged.output
+    assert list(_records(tmp_path / "m")) == [("one", "a")]
