@@ -211,7 +211,10 @@ class HowToRun(Frozen):
     )
     gpus_per_replica: float | None = option(None, help="GPUs per local-model replica.", panel=RAY, ge=0)
     shard_size: int | None = option(
-        None, help="Samples per shard (default: about two per worker per task).", panel=RAY, ge=1
+        None,
+        help="Samples per Ray work unit, not --shard (default: about two per worker per task).",
+        panel=RAY,
+        ge=1,
     )
     cpus_per_worker: float = option(1.0, help="CPUs each Ray worker requests.", panel=RAY, gt=0, rare=True)
     max_shard_attempts: int = option(
