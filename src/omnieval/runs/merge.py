@@ -24,15 +24,13 @@ from omnieval.runner.sharding import shares
 from omnieval.runs.evaluation import finalize
 from omnieval.runs.settings import different_settings
 from omnieval.sources import Task
-from omnieval.store import RecordKey, rewrite_lines, scan_keys, write_json
+from omnieval.store import RecordId, RecordKey, rewrite_lines, scan_keys, write_json
 from omnieval.types.files import ManifestFile, ResultsFile, checked_json, load_file
 
 __all__ = ["MergeOutcome", "merge_runs"]
 
 _VOLATILE = frozenset({"latency_s", "cached", "cost_usd"})
 """Record fields that differ between two calls with the same answer (timing, a cache hit's price)."""
-
-RecordKeyId = tuple[str, str, int | None]
 
 
 @dataclass(frozen=True)
@@ -118,10 +116,10 @@ def _check_tasks(tasks: list[Task], first: _Run) -> None:
         )
 
 
-def _records(runs: list[_Run]) -> dict[RecordKeyId, RecordKey]:
+def _records(runs: list[_Run]) -> dict[RecordId, RecordKey]:
     """Every record once; one held twice must agree (an error record gives way to an answer)."""
-    kept: dict[RecordKeyId, RecordKey] = {}
-    where: dict[RecordKeyId, Path] = {}
+    kept: dict[RecordId, RecordKey] = {}
+    where: dict[RecordId, Path] = {}
     for run in runs:
         for key in scan_keys(run.path / "samples.jsonl"):
             ident = (key.task, key.sample_id, key.repeat)
@@ -133,7 +131,7 @@ def _records(runs: list[_Run]) -> dict[RecordKeyId, RecordKey]:
     return kept
 
 
-def _check_same(a: RecordKey, b: RecordKey, ident: RecordKeyId, path_a: Path, path_b: Path) -> None:
+def _check_same(a: RecordKey, b: RecordKey, ident: RecordId, path_a: Path, path_b: Path) -> None:
     first, second = _content(json.loads(a.line)), _content(json.loads(b.line))
     if first == second:
         return
@@ -154,7 +152,7 @@ def _content(value: Any) -> Any:
     return value
 
 
-def _expected(task: Task, config: RunConfig) -> list[RecordKeyId]:
+def _expected(task: Task, config: RunConfig) -> list[RecordId]:
     """The records a full run of ``task`` holds, in the task's order."""
     n = task_repeats(task, config)
     repeats: tuple[int | None, ...] = (None,) if n is None else tuple(range(n))
@@ -162,7 +160,7 @@ def _expected(task: Task, config: RunConfig) -> list[RecordKeyId]:
 
 
 def _missing_message(
-    missing: dict[str, list[RecordKeyId]], tasks: list[Task], config: RunConfig, runs: list[_Run]
+    missing: dict[str, list[RecordId]], tasks: list[Task], config: RunConfig, runs: list[_Run]
 ) -> str:
     total = sum(len(keys) for keys in missing.values())
     counts = sorted({run.shard.count for run in runs if run.shard is not None})
