@@ -9,6 +9,7 @@ own messages and progress stay on the terminal.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -50,6 +51,8 @@ def ray_output_to_file(output: Path) -> Iterator[Path]:
     """For the ``with`` block, Ray's own lines and log records go to ``output/ray.log``."""
     output.mkdir(parents=True, exist_ok=True)
     path = output / RAY_LOG
+    with contextlib.suppress(ImportError):  # importing Ray gives its logger a terminal handler: first,
+        import ray  # noqa: F401  so that the one below replaces it (the run imports Ray anyway)
     ray_logger = logging.getLogger("ray")
     with path.open("a", encoding="utf-8") as log:
         handler = logging.StreamHandler(log)
