@@ -58,7 +58,7 @@ def _timed(
     load = os.getloadavg()[0]
     cpu, wall, began = time.process_time(), time.perf_counter(), time.time()
     _, results = evaluate_config(config, executor=executor)
-    assert results["states"]["ok"] == results["tasks"]["scaling"]["n"], results["states"]
+    assert results.states["ok"] == results.tasks["scaling"].n, results.states
     seconds = time.perf_counter() - wall
     if executor is not None:
         print(_where_the_time_went(config.output, began=began, wall=seconds), file=sys.stderr)

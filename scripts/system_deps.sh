@@ -6,6 +6,7 @@
 #   festival, festvox-ru     Russian speech the packaged Whisper base can hear (demo audio, cascade tests)
 #   chromium                 report, compare and platform pages tested in a real headless browser (Playwright)
 #   postgresql               the platform's PostgreSQL tests start a throwaway cluster with initdb/pg_ctl
+#   slurm-wlm, munge         tests/scaleout start a one-node Slurm and submit examples/slurm's job array
 # Never fatal here: outside CI a test whose package is missing skips and says why; in CI (CI set) a skip
 # fails the run (tests/conftest.py), so a package that could not be installed is seen.
 set -u
@@ -19,6 +20,8 @@ done
 command -v text2wave >/dev/null 2>&1 || need+=(festival)
 compgen -G "/usr/share/festival/voices/russian/msu_ru_nsh_clunits*" >/dev/null || need+=(festvox-ru)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
+[ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] || need+=(slurm-wlm)
+[ -x /usr/sbin/munged ] || need+=(munge)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "note: missing system packages (${need[*]}); install them for the full demo and test suite"

@@ -47,6 +47,7 @@ __all__ = [
     "error_rate_failure",
     "evaluate",
     "load_results",
+    "merge",
     "option_names",
     "rejudge",
     "report",
@@ -207,6 +208,29 @@ def rejudge(run_dir: str | Path, *, judge: Any) -> EvalResults:
     config = run_judge(run_options({"judge": judge}, caller="rejudge", own="run_dir, judge"))
     assert config is not None  # a judge was given: a spec, a JudgeConfig or a mapping of its fields
     return _typed(rejudge_run(Path(run_dir), config), Path(run_dir))
+
+
+def merge(*runs: str | Path, output: str | Path, allow_partial: bool = False) -> EvalResults:
+    """Join the run folders of shards (``omnieval run --shard I/N``) into ``output``, whose records,
+    results and report are those of one unsharded run (``omnieval merge``). Refused, naming it, when a
+    shard is missing or incomplete, the runs differ in model or settings, or a sample is held twice with
+    different content; ``allow_partial`` merges what exists and leaves the rest unfinished (running the
+    missing shards and merging again completes it; so does ``evaluate`` into ``output``)."""
+    from omnieval.runs.merge import merge_runs
+
+    if not runs:
+        raise TypeError("merge() needs one or more run directories")
+    merged = merge_runs([Path(r) for r in runs], output=Path(output), allow_partial=allow_partial)
+    if not merged.finished:
+        import sys
+
+        lacking = ", ".join(f"{task}: {n}" for task, n in merged.missing.items())
+        print(
+            f"omnieval: merge: {output} is unfinished, records missing ({lacking}); run the missing shards "
+            "and merge again",
+            file=sys.stderr,
+        )
+    return _typed(merged.results, Path(output))
 
 
 def compare(*runs: str | Path, output: str | Path | None = None, seed: int = 0) -> Comparison:

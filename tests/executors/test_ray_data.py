@@ -184,7 +184,12 @@ def test_off_node_workers_cache_entries_come_back_to_the_driver(
         shutil.rmtree(out / "shards")
         evaluate_config(cfg, executor=executor)
         assert _asked(model, judge_server) == asked, "the rerun found every answer in the driver's caches"
-    shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"]
+    executor = json.loads((out / "manifest.json").read_text())["executor"]
+    head = two_nodes[2]  # no CPU there: a soft affinity let Ray put the gates on the worker node
+    assert executor["driver_node"] == head
+    assert executor["gate"]["node"] == head, "the model's gate ran on the driver's node"
+    assert {j["node"] for j in executor["judges"].values()} == {head}, "so did the judge's gate"
+    shards = executor["shards"]
     assert {s["node"] for s in shards.values()} and all(s["status"] == "ran" for s in shards.values())
     assert asked == [16, judge_calls(out)] and asked[1] >= 16
     again = records(out)

@@ -190,7 +190,8 @@ def test_a_judge_pool_replaces_each_loss_once_and_at_most_its_bound(tmp_path: Pa
     beyond = cluster.get(pool.replace.remote(0, 1))
     assert isinstance(beyond, str) and "the most per run" in beyond
     state = cluster.get(pool.state.remote())
-    assert state == {"slots": [beyond], "replaced": 1}
+    assert state == {"slots": [beyond], "replaced": 1, "node": state["node"]}
+    assert state["node"] in {n["NodeID"] for n in cluster.nodes()}, "the pool says where it runs"
     assert len(constructions(loads)) == 2, "the first replica and one replacement"
     cluster.kill(pool)
 

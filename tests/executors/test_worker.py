@@ -147,6 +147,21 @@ def test_cache_seeds_ship_the_driver_s_entries_only_where_a_worker_can_be_off_it
         "a one-node cluster: no worker elsewhere"
     )
     assert cache_seeds(_FakeRay("driver"), cfg, driver=None) == {"cache_path": "ref1"}, "a Ray Client driver"
-    explicit = cfg.model_copy(update={"cache_path": tmp_path / "cache.sqlite"})
-    assert cache_seeds(two, explicit, driver="driver") == {}, "an explicit --cache-path is used as given"
+    shared = tmp_path / "shared" / "responses.sqlite"
+    shared.parent.mkdir()
+    (tmp_path / "cache.sqlite").rename(shared)
+    explicit = cfg.model_copy(update={"cache_path": shared})
+    assert cache_seeds(two, explicit, driver="driver") == {"cache_path": "ref2"}, "an explicit file too"
+    assert [row[0] for row in two.put_rows[-1]] == ["k"]
     assert cache_seeds(two, cfg.model_copy(update={"use_cache": False}), driver="driver") == {}
+
+
+def test_an_off_node_worker_keeps_its_own_copy_of_an_explicit_cache_and_sends_it_back(tmp_path: Path) -> None:
+    """An explicit ``--cache-path`` (which need not exist on a worker's node) is filled through the driver,
+    as the run's default cache is: the worker off the driver's node answers from its own copy."""
+    shared = tmp_path / "shared.sqlite"
+    cfg = RunConfig(tasks=("t",), model="openai/m", output=tmp_path / "out", cache_path=shared)
+    worker = ShardWorker(cfg, owner="w1", session="s", driver_node="a-node-that-is-not-this-one")
+    assert worker.streams
+    assert set(worker.caches) == {"cache_path", "judge_cache_path"}
+    assert all(tmp_path / "out" not in p.parents and p != shared for p in worker.caches.values())

@@ -63,6 +63,27 @@ def score_command(run_dir: Annotated[Path, Arg(help="A finished (or partial) run
     Console(width=120).print(results_table(results.results))
 
 
+@app.command("merge")
+def merge_command(
+    run_dirs: Annotated[list[Path], Arg(help="The shards' run folders (omnieval run --shard I/N).")],
+    output: Annotated[Path, Opt("--output", "-o", help="The merged run folder.")],
+    allow_partial: Annotated[
+        bool,
+        Opt("--allow-partial", help="Merge what exists; missing samples stay unfinished (resumable)."),
+    ] = False,
+) -> None:
+    """Join the folders of shards (--shard I/N) into one run: records, results and report of a single run."""
+    from omnieval import api
+    from omnieval.reports.html import results_table
+
+    check_run_dirs(run_dirs, needs=("manifest.json",))
+    with friendly_errors():
+        results = api.merge(*run_dirs, output=output, allow_partial=allow_partial)
+    from rich.console import Console
+
+    Console(width=120).print(results_table(results.results))
+
+
 @app.command("schema")
 def schema_command(
     kind: Annotated[str, Arg(help="results, record (a samples.jsonl line), manifest or leaderboard.")],

@@ -55,13 +55,19 @@ def _run(target: dict[str, Any], keywords: dict[str, Any]) -> None:
 
     startup.tune_for_the_requests()  # the console script's process only (cli.app.main set it up)
     started = time.perf_counter()
-    result = api.evaluate(**target, warm_up=True, **keywords)
+    if keywords.get("executor") == "ray":  # Ray's own lines go to OUTPUT/ray.log, not the terminal
+        from omnieval.cli.ray_logs import ray_output_to_file
+
+        with ray_output_to_file(Path(target["output"])):
+            result = api.evaluate(**target, warm_up=True, **keywords)
+    else:
+        result = api.evaluate(**target, warm_up=True, **keywords)
     if not keywords.get("quiet"):
         _print_summary(result.results, output=target["output"], seconds=time.perf_counter() - started)
     if result.failure is not None:
         print(f"omnieval: {result.failure}", file=sys.stderr)
         raise typer.Exit(3)
-    if not sum(result.states.values()):
+    if not sum(result.states.values()) and not keywords.get("shard"):  # a shard's share may be empty
         fail("no samples were selected (check --limit / --sample-ids)", code=1)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -74,16 +75,22 @@ def sweep_command(
     with friendly_errors():
         keywords = cli_values(options)
         checked_options(keywords)  # a bad value: one line naming its flag
-        board = api.sweep(
-            config=config,
-            models=comma_joined(models) or None,
-            tasks=comma_joined(tasks) or None,
-            output=output,
-            models_at_once=models_at_once,
-            scheme=scheme,
-            scheme_options=parse_kv(option, option="--option"),
-            **keywords,
+        from omnieval.cli.ray_logs import ray_output_to_file
+
+        quiet_ray = (
+            ray_output_to_file(output) if keywords.get("executor") == "ray" else contextlib.nullcontext()
         )
+        with quiet_ray:  # Ray's own lines go to OUTPUT/ray.log, not the terminal
+            board = api.sweep(
+                config=config,
+                models=comma_joined(models) or None,
+                tasks=comma_joined(tasks) or None,
+                output=output,
+                models_at_once=models_at_once,
+                scheme=scheme,
+                scheme_options=parse_kv(option, option="--option"),
+                **keywords,
+            )
     if json_out or not keywords.get("quiet"):  # --quiet: nothing but warnings and errors (--json asks)
         _print_boards(board, output=output, json_out=json_out)
     if board.failed:

@@ -172,8 +172,17 @@ class EndpointGate:
         self._give(held)
         return held
 
-    async def stats(self) -> dict[str, int]:
-        return {"limit": self.limit, "in_flight": self.in_flight, "peak": self.peak, "granted": self.granted}
+    async def stats(self) -> dict[str, Any]:
+        """The limit, the slots in flight, the most at once and in all, and the node the gate runs on."""
+        from omnieval.executors.actors import node_id
+
+        return {
+            "limit": self.limit,
+            "in_flight": self.in_flight,
+            "peak": self.peak,
+            "granted": self.granted,
+            "node": node_id(),
+        }
 
 
 def _reconstructed() -> bool:

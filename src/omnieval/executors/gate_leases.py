@@ -163,6 +163,15 @@ class GateLeases:
                 "installed on every node, in the same version? see --ray-runtime-env)"
             ) from None
 
+    def stats(self) -> dict[str, Any]:
+        """The model's gate as the run ends (its limit, peak and node), or nothing without one."""
+        if self.gate is None:
+            return {}
+        try:
+            return dict(self.port.get(self.port.call(self.gate, "stats"), timeout=30))
+        except Exception:  # the manifest goes without it; the run's records stand
+            return {}
+
     def forget(self, owners: list[str]) -> None:
         """The gates hand back these owners' slots. Said again once their node is known gone: a gate on that
         node may have taken the first word with it (Ray restarts it empty), and a lost worker's process

@@ -205,7 +205,9 @@ class JudgePool:
             f"replica {i} lost, its replacement still starting" if i in self._starting else self._slot(i)
             for i in range(len(self.replicas))
         ]
-        return {"slots": slots, "replaced": self.replaced}
+        from omnieval.executors.actors import node_id
+
+        return {"slots": slots, "replaced": self.replaced, "node": node_id()}
 
     async def replace(self, index: int, generation: int) -> Slot:
         """Slot ``index`` after its replica of ``generation`` was reported lost: the same replica when it
@@ -520,6 +522,7 @@ class JudgesOnCluster:
                     "replicas": len(route.replicas),
                     "gpus_per_replica": self.gpus_per_replica,
                     "replaced": state["replaced"],
+                    "node": state.get("node"),
                     "replica_stats": replicas,
                 }
         return out

@@ -14,10 +14,13 @@ to Ray, plans the run and writes its manifest.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import errno
 import time
 import uuid
 from collections import Counter
+from pathlib import Path
 from typing import Any, Literal
 
 from omnieval.backends import Backend, create_backend
@@ -52,7 +55,16 @@ from omnieval.sources import Task, check_unique_ids
 from omnieval.store import RecordKey, write_json
 from omnieval.types.files import ManifestFile, load_file
 
-__all__ = ["LONE", "ExecutorError", "connect", "describe_model", "endpoint_gate", "run_on_ray"]
+__all__ = [
+    "LONE",
+    "DriverNodeLost",
+    "ExecutorError",
+    "connect",
+    "describe_model",
+    "endpoint_gate",
+    "lost_connection",
+    "run_on_ray",
+]
 
 
 def describe_model(config: RunConfig) -> Backend:
@@ -142,9 +154,33 @@ def run_on_ray(
         return _run(
             ray, config, options, tasks, backend, local_model=local_model, progress=progress, judges=judges
         )
+    except OSError as exc:
+        if not lost_connection(exc):
+            raise
+        raise DriverNodeLost(config.output, exc) from None
     finally:
         if started_here:
-            ray.shutdown()
+            with contextlib.suppress(Exception):  # a node already gone has nothing left to stop
+                ray.shutdown()
+
+
+class DriverNodeLost(ExecutorError):
+    """The driver's own Ray node went (its raylet, the object store the driver talks to): the run cannot
+    go on from this process. One line, not Ray's traceback; the run folder resumes."""
+
+    def __init__(self, output: Path, exc: OSError) -> None:
+        super().__init__(
+            f"stopped: lost the driver's Ray node ({type(exc).__name__}: {exc.strerror or exc}); the samples "
+            f"finished so far are saved in {output}: run the same command again to resume"
+        )
+
+
+_LOST = frozenset({errno.EPIPE, errno.ECONNRESET, errno.ECONNREFUSED, errno.ECONNABORTED, errno.ENOTCONN})
+
+
+def lost_connection(exc: OSError) -> bool:
+    """Whether ``exc`` is a closed connection (the local raylet or its socket gone), not a file error."""
+    return isinstance(exc, (BrokenPipeError, ConnectionError)) or exc.errno in _LOST
 
 
 def _run(
@@ -192,6 +228,10 @@ def _run(
             options, workers=workers, shard_size=shard_size, gpus=gpus, tally=tally, old=old
         )
         block["judges"] = judged.get("block") or old.get("judges") or {}
+        if judged.get("gate"):
+            block["gate"] = judged["gate"]  # the model's: its limit, peak and node (the driver's)
+        if judged.get("driver_node"):
+            block["driver_node"] = judged["driver_node"]
         if lost.get("workers"):
             block["lost"] = lost
         judges = (
@@ -245,6 +285,7 @@ def _run(
                 lost.update(workers=pool.workers_lost, on_nodes=pool.suspects, nodes_left=pool.lost_nodes)
                 driver.show()
                 judged["block"] = judges.block() if judges is not None else {}
+                judged["gate"], judged["driver_node"] = leases.stats(), node
             finally:
                 pool.stop()
         for task in tasks:

@@ -78,14 +78,15 @@ def actor_options(options: ExecutorOptions, *, gpus: float) -> dict[str, Any]:
 
 
 def cache_seeds(ray: Any, config: RunConfig, *, driver: str | None) -> dict[str, Any]:
-    """The run's default caches' entries as they are before it starts, one object per cache: workers off
-    the driver's node start their own caches from them, as a worker on its node reads the files. None on a
-    cluster of the driver's node alone (a local Ray), where no worker would fetch them."""
+    """The run's caches' entries (default or explicit files) as they are before it starts, one object per
+    cache: workers off the driver's node start their own caches from them, as a worker on its node reads
+    the files. None on a cluster of the driver's node alone (a local Ray), where no worker would fetch
+    them."""
     if not config.use_cache or (driver is not None and live_nodes(ray) == {driver}):
         return {}
     seeds = {}
     for name, path in run_caches(config).items():
-        rows, _ = read_entries(path) if getattr(config, name) is None else ([], 0)
+        rows, _ = read_entries(path)
         if rows:
             seeds[name] = ray.put(rows)
     return seeds

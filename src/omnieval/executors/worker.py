@@ -22,6 +22,7 @@ from typing import Any
 
 from omnieval.backends import Backend, create_backend
 from omnieval.backends.shared import SharedBackend, share
+from omnieval.executors.actors import node_id
 from omnieval.executors.gate import GateClient
 from omnieval.executors.judge_cluster import JudgeRoute, WorkerJudges
 from omnieval.executors.shards import ShardPlan, shard_file
@@ -40,12 +41,7 @@ the run stops its workers."""
 
 def _node_id() -> str | None:
     """The Ray node this process runs on (``None`` outside Ray: the class is tested without it)."""
-    try:
-        import ray
-
-        return str(ray.get_runtime_context().get_node_id()) if ray.is_initialized() else None
-    except Exception:  # no Ray, or not in a Ray worker
-        return None
+    return node_id()
 
 
 TICK_S = 0.5
@@ -92,6 +88,7 @@ def shard_config(config: RunConfig, plan: ShardPlan) -> RunConfig:
             "output": shard_file(config.output, plan).parent,
             "sample_ids": plan.sample_ids,
             "limit": None,
+            "shard": None,  # the plan holds the run's --shard share already (the view has no others)
             "quiet": True,
             **run_caches(config),
             "backend": options,
@@ -137,15 +134,12 @@ class ShardWorker:
         self.streams = self.output != config.output
         """Records go to the driver as they are written (see :meth:`progress`), not only when a shard ends."""
         self.caches: dict[str, Path] = {}
-        """Off the driver's node: this worker's own copies of the run's default response caches, started from
-        the driver's entries and sent back to it (an explicit ``--cache-path`` is used as given)."""
+        """Off the driver's node: this worker's own copies of the run's response caches (the default ones or
+        an explicit ``--cache-path``/``--judge-cache-path``, which need not exist on this node), started from
+        the driver's entries and sent back to it, so the driver's file gets every worker's answers."""
         if self.streams:
             mine = self.output / "caches" / owner
-            self.caches = {
-                field: mine / Path(path).name
-                for field, path in run_caches(config).items()
-                if getattr(config, field) is None
-            }
+            self.caches = {field: mine / f"{field}.sqlite" for field in run_caches(config)}
         self._seeds = dict(caches or {})
         """The driver's cache entries at the run's start (object-store handles), by cache; copied once."""
         self._sent = dict.fromkeys(self.caches, 0)

@@ -190,6 +190,7 @@ def _run_fields(options: RunOptions) -> dict[str, Any]:
     return {
         "limit": what.limit,
         "sample_ids": what.sample_ids,
+        "shard": what.shard,
         "seed": what.seed,
         "generation": _decoding(
             temperature=what.temperature,

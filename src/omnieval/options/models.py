@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from omnieval.options.fields import comma_list, key_values, option, runtime_env
+from omnieval.runner.config import Shard
 from omnieval.types._base import Frozen
 
 __all__ = [
@@ -63,6 +64,12 @@ class WhatToRun(Frozen):
         None, help="Sample ids to run: comma-separated, or the option repeated.", panel=RUN
     )
     limit: int | None = option(None, help="At most N samples per task.", panel=RUN, ge=1)
+    shard: str | None = option(
+        None,
+        help="Run only share I of N (0-based, I/N) of the samples, chosen by a hash of task and sample id; "
+        "`omnieval merge` joins the shards' folders.",
+        panel=RUN,
+    )
     seed: int = option(1234, help="Seed of prompt-variant assignment and few-shot choice.", panel=RUN)
     repeats: int | None = option(
         None,
@@ -102,6 +109,15 @@ class WhatToRun(Frozen):
 
     _lists = field_validator("sample_ids", mode="before")(comma_list)
     _pairs = field_validator("media_opt", mode="before")(key_values)
+
+    @field_validator("shard", mode="before")
+    @classmethod
+    def _shard(cls, value: Any) -> Any:
+        """``"I/N"`` checked (``3/3`` does not exist) and written the one way the manifest records it."""
+        if value is None or isinstance(value, Shard):
+            return None if value is None else str(value)
+        fields = Shard.parsed_fields(str(value))
+        return f"{fields['index']}/{fields['count']}"
 
     @field_validator("stop", mode="before")
     @classmethod
@@ -195,7 +211,10 @@ class HowToRun(Frozen):
     )
     gpus_per_replica: float | None = option(None, help="GPUs per local-model replica.", panel=RAY, ge=0)
     shard_size: int | None = option(
-        None, help="Samples per shard (default: about two per worker per task).", panel=RAY, ge=1
+        None,
+        help="Samples per Ray work unit, not --shard (default: about two per worker per task).",
+        panel=RAY,
+        ge=1,
     )
     cpus_per_worker: float = option(1.0, help="CPUs each Ray worker requests.", panel=RAY, gt=0, rare=True)
     max_shard_attempts: int = option(

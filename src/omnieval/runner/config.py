@@ -11,7 +11,7 @@ from omnieval.backends import BackendOptions
 from omnieval.backends.breaker import DEFAULT_THRESHOLD
 from omnieval.types._base import Frozen
 
-__all__ = ["JudgeConfig", "RetryPolicy", "RunConfig"]
+__all__ = ["JudgeConfig", "RetryPolicy", "RunConfig", "Shard"]
 
 
 class RetryPolicy(Frozen):
@@ -20,6 +20,51 @@ class RetryPolicy(Frozen):
     max_attempts: int = 6
     base_delay_s: float = 0.5
     max_delay_s: float = 60.0
+
+
+class Shard(Frozen):
+    """One of ``count`` shares of a run's samples (``--shard INDEX/COUNT``, 0-based): independently
+    started runs (a Slurm array task, a Kubernetes Job index) whose folders ``omnieval merge`` joins."""
+
+    index: int = Field(ge=0)
+    count: int = Field(ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, data: Any) -> Any:
+        """``"I/N"`` as written on the command line."""
+        if isinstance(data, str):
+            return cls.parsed_fields(data)
+        return data
+
+    @model_validator(mode="after")
+    def _in_range(self) -> Shard:
+        if self.index >= self.count:
+            raise ValueError(_out_of_range(self.index, self.count))
+        return self
+
+    @staticmethod
+    def parsed_fields(text: str) -> dict[str, int]:
+        """``{"index": I, "count": N}`` of ``"I/N"``; a ``ValueError`` that says how to write one."""
+        index, slash, count = text.strip().partition("/")
+        if not slash or not index.strip().isdigit() or not count.strip().isdigit() or int(count) < 1:
+            raise ValueError(
+                f"{text!r} is not a shard: write INDEX/COUNT, e.g. 0/3 (the index counts from 0)"
+            )
+        if int(index) >= int(count):
+            raise ValueError(_out_of_range(int(index), int(count)))
+        return {"index": int(index), "count": int(count)}
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def _out_of_range(index: int, count: int) -> str:
+    last = f"{count - 1}/{count}"
+    return (
+        f"shard {index}/{count} does not exist: the shards of {count} are 0/{count} to {last} (counted "
+        "from 0)"
+    )
 
 
 class JudgeConfig(Frozen):
@@ -48,6 +93,9 @@ class RunConfig(Frozen):
     limit: int | None = Field(default=None, ge=1)
     """At most this many samples per task; zero or negative is refused (it would select nothing)."""
     sample_ids: tuple[str, ...] | None = None
+    shard: Shard | None = None
+    """Run only this share of the selected samples (``--shard I/N``); recorded in the manifest, and a run
+    folder may be resumed under another one (``omnieval merge`` joins the folders)."""
     seed: int = 1234
     generation: dict[str, Any] = Field(default_factory=dict)
     """Overrides of each task's generation parameters (temperature, max_tokens, top_p, stop, seed)."""

@@ -34,6 +34,7 @@ from omnieval.runner.provider_batch import ProviderBatcher, check_batch_support
 from omnieval.runner.resolve import resolve_tasks
 from omnieval.runner.resume import DoneIndex, check_resumable, load_done, remove_if_unrecorded
 from omnieval.runner.scoring import Scorer
+from omnieval.runner.sharding import share_of
 from omnieval.sources import Task, check_unique_ids
 from omnieval.store import (
     RecordWriter,
@@ -87,7 +88,27 @@ def _effective(task: Task, config: RunConfig, backend: Backend) -> tuple[Generat
 def _selected(
     task: Task, config: RunConfig, *, found: set[str] | None = None
 ) -> Iterator[tuple[int, Sample]]:
-    """``found`` collects the ``--sample-ids`` met, so ids no task has can be named afterwards."""
+    """``found`` collects the ``--sample-ids`` met, so ids no task has can be named afterwards; with
+    ``--shard`` only the shard's share of the selection (:mod:`omnieval.runner.sharding`)."""
+    if config.shard is None:
+        yield from _unsharded(task, config, found=found)
+        return
+    members = shard_members(task, config)
+    for position, sample in _unsharded(task, config, found=found):
+        if sample.id in members:
+            yield position, sample
+
+
+def shard_members(task: Task, config: RunConfig) -> set[str]:
+    """The ids of ``config.shard``'s share of the samples the run selects from ``task``."""
+    assert config.shard is not None
+    selection = (sample for _, sample in _unsharded(task, config))
+    return share_of(task.name, selection, index=config.shard.index, count=config.shard.count)
+
+
+def _unsharded(
+    task: Task, config: RunConfig, *, found: set[str] | None = None
+) -> Iterator[tuple[int, Sample]]:
     wanted = set(config.sample_ids) if config.sample_ids else None
     taken = 0
     for position, sample in task.positioned():
@@ -154,8 +175,9 @@ class _Runner:
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
         for ctx in contexts:
-            if ctx.total is not None and self.done.count(ctx.name) >= ctx.total:
-                continue  # finished earlier: no need to stream the data again
+            if ctx.total is not None and self.config.shard is None and self.done.count(ctx.name) >= ctx.total:
+                continue  # finished earlier: no need to stream the data again (a shard's folder may hold
+                # another count's records too: resumed under another --shard)
             chains: dict[str, list[tuple[int, Sample]]] = {}
             repeats = ctx.repeat_indices
             for position, sample in _selected(ctx.task, self.config, found=self.found_ids):
@@ -412,6 +434,8 @@ def _contexts(
             total = min(total, config.limit)
         if config.sample_ids:
             total = len(config.sample_ids)
+        if config.shard is not None:
+            total = len(shard_members(task, config))
         repeats = task_repeats(task, config)
         if repeats is None:  # a replay of a run with repeats answers each recorded repeat
             repeats = backend.recorded_repeats(task.name)
@@ -634,3 +658,8 @@ def selected_samples(task: Task, config: RunConfig) -> Iterator[tuple[int, Sampl
     """The ``(position, sample)`` pairs a run of ``config`` takes from ``task`` (executors split them into
     shards)."""
     return _selected(task, config)
+
+
+def unsharded_samples(task: Task, config: RunConfig) -> Iterator[tuple[int, Sample]]:
+    """Those a run of ``config`` would take without ``--shard``: every shard's together."""
+    return _unsharded(task, config)

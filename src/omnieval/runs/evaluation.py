@@ -161,8 +161,8 @@ def evaluate_backend(
 
 def taken_samples(config: RunConfig) -> Callable[[Task], Iterator[Sample]] | None:
     """The samples a run of ``config`` takes of a task, when it takes fewer than all (``--limit``,
-    ``--sample-ids``): the report's prompts are rendered ahead for these only."""
-    if config.limit is None and not config.sample_ids:
+    ``--sample-ids``, ``--shard``): the report's prompts are rendered ahead for these only."""
+    if config.limit is None and not config.sample_ids and config.shard is None:
         return None
     from omnieval.runner.run import selected_samples
 

@@ -1,7 +1,9 @@
 """SQLite response cache keyed by request fingerprint. Only successful responses are stored.
 
-Writes are buffered and committed in short batches, so no write transaction stays open while a
-run waits on a model. Each entry remembers the session (one run invocation) that wrote it, and a
+Writes are buffered and committed in short batches (every ``commit_every`` rows, and at most
+``commit_after_s`` after the first row waiting), so no write transaction stays open while a run waits
+on a model, and a killed process or a lost node loses at most the last half second of answers.
+Each entry remembers the session (one run invocation) that wrote it, and a
 session never reads its own entries: a response is ``cached`` only when an earlier invocation got it.
 Otherwise a prompt asked twice in one run would be a hit or not depending on when the buffer was
 committed (and on a cluster, on which shard ran first), and two runs of one configuration would
@@ -11,9 +13,11 @@ goes on without it and says so once.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import sys
+import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -22,6 +26,9 @@ from omnieval.types import Response
 
 __all__ = ["CacheEntry", "ResponseCache", "read_entries"]
 
+COMMIT_AFTER_S = 0.5
+"""The longest an answer waits in memory before it is committed (what a kill can lose)."""
+
 CacheEntry = tuple[str, str, str]
 """One stored response as a row: its key, its body (JSON) and the session that wrote it."""
 
@@ -29,13 +36,24 @@ CacheEntry = tuple[str, str, str]
 class ResponseCache:
     """A small key → response table."""
 
-    def __init__(self, path: Path, *, commit_every: int = 256, session: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        commit_every: int = 256,
+        commit_after_s: float = COMMIT_AFTER_S,
+        session: str | None = None,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.session = session or uuid.uuid4().hex
         """This invocation: every process of one run (a cluster's shards) passes the same one."""
         self._pending: list[tuple[str, str, str]] = []
         self._commit_every = commit_every
+        self._commit_after_s = commit_after_s
+        self._waiting_since: float | None = None
+        """When the oldest row not yet committed was put (``None``: none waits)."""
+        self._timer: asyncio.TimerHandle | None = None
         self._db: sqlite3.Connection | None = sqlite3.connect(str(path), timeout=2.0, check_same_thread=False)
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -82,10 +100,28 @@ class ResponseCache:
         if response.error is not None or self._db is None:
             return
         self._pending.append((key, response.model_dump_json(exclude={"cached"}), self.session))
-        if len(self._pending) >= self._commit_every:
+        now = time.monotonic()
+        if self._waiting_since is None:
+            self._waiting_since = now
+        if len(self._pending) >= self._commit_every or now - self._waiting_since >= self._commit_after_s:
             self.flush()
+        elif self._timer is None:
+            self._commit_later()
+
+    def _commit_later(self) -> None:
+        """Commit the rows waiting once ``commit_after_s`` has passed, even if no other answer comes (on
+        the running event loop; without one, the next ``put`` or ``close`` commits)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timer = loop.call_later(self._commit_after_s, self.flush)
 
     def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._waiting_since = None
         if self._db is None or not self._pending:
             return
         try:

@@ -94,6 +94,8 @@ class ManifestFile(Frozen):
     """The Ray executor's block: workers, shards, judges' gates, lost nodes."""
     imported_from: str | None = None
     """The file an imported run came from."""
+    merged_from: list[str] = Field(default_factory=list)
+    """The shards' run folders ``omnieval merge`` joined into this one."""
     lm_eval: dict[str, Any] = Field(default_factory=dict)
     """An lm-evaluation-harness import's own facts (config, versions, n-shot...)."""
 
