@@ -15,6 +15,8 @@ from omnieval.sources import Task
 from omnieval.store import rewrite_lines, scan_keys
 
 __all__ = [
+    "SAME_MEANING",
+    "SAME_SELECTION",
     "DoneIndex",
     "check_resumable",
     "load_done",
@@ -98,16 +100,25 @@ def _has_partial_tail(path: Path) -> bool:
         return fh.read(1) != b"\n"
 
 
-_SAME = ("model", "generation", "seed", "blind", "strict_metrics", "repeats")
+SAME_MEANING = (
+    "model",
+    "generation",
+    "seed",
+    "blind",
+    "strict_metrics",
+    "repeats",
+    "reasoning_effort",
+    "reasoning_budget",
+)
 """Settings that change what a finished sample means: resuming under other values would mix two runs."""
 
-_TAKEN = ("limit", "sample_ids")
+SAME_SELECTION = ("limit", "sample_ids")
 """Settings that pick which samples of a task run: a run that adds tasks to a folder must share them, or the
 folder's earlier tasks would be extended (or cut) behind the user's back."""
 
 
 def run_setting_differences(
-    old: Mapping[str, Any], new: Mapping[str, Any], *, keys: tuple[str, ...] = _SAME
+    old: Mapping[str, Any], new: Mapping[str, Any], *, keys: tuple[str, ...] = SAME_MEANING
 ) -> list[str]:
     """What differs between two runs' recorded configurations (``manifest.json``'s ``config``) in the
     settings that change what a sample means, each as ``KEY (OLD → NEW)`` (a mapping setting per changed
@@ -191,7 +202,9 @@ def with_folder_tasks(config: RunConfig) -> RunConfig:
     if not kept:
         return config
     new = config.model_dump(mode="json")
-    changed = run_setting_differences(old.config, new) + run_setting_differences(old.config, new, keys=_TAKEN)
+    changed = run_setting_differences(old.config, new) + run_setting_differences(
+        old.config, new, keys=SAME_SELECTION
+    )
     if changed:
         raise NotResumable(
             f"{config.output} holds a run of {', '.join(sorted(old.tasks))} with different "
