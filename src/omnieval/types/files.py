@@ -94,6 +94,8 @@ class ManifestFile(Frozen):
     """The Ray executor's block: workers, shards, judges' gates, lost nodes."""
     imported_from: str | None = None
     """The file an imported run came from."""
+    speech_recognition: dict[str, Any] | None = None
+    """What heard the spoken answers (engine, model, versions); ``None``: the run had none."""
     lm_eval: dict[str, Any] = Field(default_factory=dict)
     """An lm-evaluation-harness import's own facts (config, versions, n-shot...)."""
 

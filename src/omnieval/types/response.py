@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from omnieval.types._base import Frozen
+from omnieval.types.audio import AudioAnswer
 
 __all__ = ["FinishReason", "Response", "Usage"]
 
@@ -48,6 +49,8 @@ class Response(Frozen):
     media: dict[str, Any] = Field(default_factory=dict)
     """The media processing the backend actually applied (sizes, frames, sample rate)."""
     extra: dict[str, Any] = Field(default_factory=dict)
+    audio: AudioAnswer | None = None
+    """A spoken answer (the run keeps the file, hears it, and scores the transcript as ``text``)."""
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:

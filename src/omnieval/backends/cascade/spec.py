@@ -33,6 +33,11 @@ class AsrStage(Frozen):
     needs)."""
     threads: int = 0
     """CPU threads for CTranslate2 (0: its default)."""
+    fallback: bool = True
+    """Whisper's temperature fallback (decode again, hotter, when a transcript repeats itself); off,
+    one greedy-or-beam pass is kept, which bounds the time a looping transcript can take."""
+    tokens_per_second: float | None = None
+    """Cap on transcript tokens per second of audio (plus 20); ``None``: Whisper's own 448 per window."""
 
 
 class OcrStage(Frozen):
