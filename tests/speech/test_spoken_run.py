@@ -131,3 +131,18 @@ def test_festival_spoken_kept_heard_scored_cached_and_rescored(
     rescored = api.score(first)
     assert rescored.results.tasks["say"].metrics == results.tasks["say"].metrics
     assert all(r["audio"] for r in read_samples(first))
+
+
+def test_a_speaking_cascade_reads_the_text_models_answer_aloud(
+    scripted: type[ScriptedBackend], speech_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OMNIEVAL_CACHE", str(speech_cache))
+    task = _task(tmp_path, {"a": "Кошка спит на окне."})
+    scripted.answer = staticmethod(lambda r: "Кошка спит на окне.")
+    out = tmp_path / "o"
+    config = RunConfig(tasks=(str(task),), model="cascade/tts=festival/scripted/m", output=out, quiet=True)
+    _, results = evaluate_config(config)
+    (row,) = read_samples(out)
+    assert row["state"] == "ok" and row["audio"]["provider_transcript"] == "Кошка спит на окне."
+    assert row["response"] == row["audio"]["transcript"] and row["metrics"]["cer"] < 0.3
+    assert results.backend["tts"] == "festival"

@@ -135,9 +135,11 @@ class Hearing:
                     update={"text": "", "error": why, "finish_reason": "error"}
                 ), record
             self.cache.put(key, sha, text)
+            spent = time.perf_counter() - started
+            measures["recognition_s"] = round(spent, 4)
             with self._lock:
                 self.heard += 1
-                self.recognition_s += time.perf_counter() - started
+                self.recognition_s += spent
                 self.audio_s += checked.duration_s
         if checked.duration_s > 0:
             measures["speaking_rate_cps"] = round(len(text.replace(" ", "")) / checked.duration_s, 3)

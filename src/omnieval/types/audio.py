@@ -74,5 +74,6 @@ class SpokenAudio(Frozen):
     """The recogniser's key (its identity is in the manifest's ``speech_recognition``)."""
     measures: dict[str, float] = Field(default_factory=dict)
     """``leading_silence_s``, ``peak_dbfs``, ``speaking_rate_cps`` (characters of transcript per second),
-    ``real_time_factor`` (answer latency / duration), ``first_audio_s``."""
+    ``real_time_factor`` (answer latency / duration), ``first_audio_s``, ``recognition_s`` (seconds the
+    recogniser took; absent when the transcript came from the cache)."""
     provider_transcript: str | None = None

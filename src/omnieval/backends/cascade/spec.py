@@ -3,6 +3,7 @@
 Inline: ``cascade/asr=whisper[:PATH],ocr=tesseract[:LANGS][,KEY=VALUE...]/PROVIDER/NAME`` (the text
 model is whatever follows the first ``/PROVIDER/`` whose provider is registered), or a YAML file,
 ``cascade/PATH.yaml``, holding the fields of :class:`CascadeSpec`. See docs/running/cascades.md.
+``tts=festival`` (or ``espeak``) makes the cascade speak its answer (docs/running/spoken-answers.md).
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class CascadeSpec(Frozen):
     """The text model's spec, e.g. ``hf/PATH``."""
     asr: AsrStage | None = None
     ocr: OcrStage | None = None
+    tts: Literal["festival", "espeak"] | None = None
+    """A speech engine that reads the text model's answer aloud: the cascade then answers by voice
+    (docs/running/spoken-answers.md)."""
     wrap: Wrap = "auto"
     """Wrapper language: ``auto`` follows the request's language (the sample's, else the task's)."""
     cache_dir: str | None = None
@@ -69,6 +73,7 @@ _INLINE_OPTIONS = {
     "threads": ("asr", "threads"),
     "psm": ("ocr", "psm"),
     "wrap": (None, "wrap"),
+    "tts": (None, "tts"),
     "cache_dir": (None, "cache_dir"),
 }
 
