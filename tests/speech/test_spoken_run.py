@@ -146,3 +146,32 @@ def test_a_speaking_cascade_reads_the_text_models_answer_aloud(
     assert row["state"] == "ok" and row["audio"]["provider_transcript"] == "Кошка спит на окне."
     assert row["response"] == row["audio"]["transcript"] and row["metrics"]["cer"] < 0.3
     assert results.backend["tts"] == "festival"
+
+
+@pytest.mark.parametrize(("streamed", "fault"), [(False, None), (True, None), (True, "cut")])
+def test_openai_spoken_answers_whole_and_streamed_against_the_fake(
+    streamed: bool, fault: str | None, speech_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omnieval.backends import BackendOptions
+    from omnieval.testing.fake_openai import FakeOpenAI
+
+    monkeypatch.setenv("OMNIEVAL_CACHE", str(speech_cache))
+    task = _task(tmp_path, {"a": "Кошка спит на окне."})
+    audio = {"voice": "alloy", "format": "pcm16" if streamed else "wav", "stream": streamed}
+    server = FakeOpenAI(default_answer="Кошка спит на окне.", audio_fault=fault)
+    with server.in_thread():
+        options = BackendOptions(base_url=server.url, api_key="k", extra={"audio": audio})
+        config = RunConfig(
+            tasks=(str(task),), model="openai/fake", output=tmp_path / "o", quiet=True, backend=options
+        )
+        evaluate_config(config)
+    (row,) = read_samples(tmp_path / "o")
+    assert row["audio"]["provider_transcript"] == "Кошка спит на окне."
+    if fault == "cut":
+        assert row["state"] == "error" and row["audio"]["problem"] == "stream_cut"
+        assert row["metrics"]["cer"] == 1.0
+        return
+    assert row["state"] == "ok" and row["metrics"]["cer"] < 0.3, row
+    assert row["audio"]["sample_rate"] == (24000 if streamed else 16000)
+    if streamed:  # the first chunk came before the whole answer
+        assert 0 < row["audio"]["measures"]["first_audio_s"] <= row["latency_s"]

@@ -11,6 +11,7 @@ transcript comes from the perception cache (by recogniser and content hash). Aud
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import os
 import threading
@@ -41,6 +42,13 @@ def spoken_language(request: Request) -> str:
     return "ru" if (request.language or "ru").lower().startswith("ru") else "en"
 
 
+@functools.lru_cache(maxsize=2)
+def _loaded(stage: AsrStage, root: Path) -> Recognizer:
+    """One loaded recogniser per stage and cache folder in a process: runs after the first (a sweep,
+    a benchmark, the tests) do not load Whisper again."""
+    return recognizer(stage, root=root)
+
+
 def _failed(response: Response, why: str) -> Response:
     """The response as a counted error: nothing was heard, so nothing is scored."""
     return response.model_copy(update={"text": "", "error": why, "finish_reason": "error"})
@@ -65,7 +73,7 @@ class Hearing:
     def engine(self) -> Recognizer:
         with self._lock:
             if self._engine is None:
-                self._engine = recognizer(self.stage, root=cache_root(self.cache_dir))
+                self._engine = _loaded(self.stage, cache_root(self.cache_dir))
             return self._engine
 
     def describe(self) -> dict[str, Any] | None:
