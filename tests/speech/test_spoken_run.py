@@ -175,3 +175,27 @@ def test_openai_spoken_answers_whole_and_streamed_against_the_fake(
     assert row["audio"]["sample_rate"] == (24000 if streamed else 16000)
     if streamed:  # the first chunk came before the whole answer
         assert 0 < row["audio"]["measures"]["first_audio_s"] <= row["latency_s"]
+
+
+def test_gemini_answers_by_voice_against_the_fake(
+    speech_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from omnieval.backends import BackendOptions
+    from omnieval.testing.fake_gemini import FakeGemini
+
+    monkeypatch.setenv("OMNIEVAL_CACHE", str(speech_cache))
+    task = _task(tmp_path, {"a": "Кошка спит на окне.", "b": "Кот спит."})
+    server = FakeGemini(answer="Кошка спит на окне.")
+    with server.in_thread():
+        options = BackendOptions(base_url=server.url, api_key="k", extra={"speech_voice": "Kore"})
+        config = RunConfig(
+            tasks=(str(task),), model="gemini/fake", output=tmp_path / "o", quiet=True, backend=options
+        )
+        evaluate_config(config)
+    (_, body), *_ = server.requests
+    assert body["generationConfig"]["responseModalities"] == ["AUDIO"]
+    assert "Kore" in json.dumps(body["generationConfig"]["speechConfig"])  # the SDK names the keys
+    rows = {r["sample_id"]: r for r in read_samples(tmp_path / "o")}
+    assert rows["a"]["state"] == "ok" and rows["a"]["metrics"]["cer"] < 0.3
+    assert rows["a"]["audio"]["format"] == "wav" and rows["a"]["audio"]["sample_rate"] == 24000
+    assert rows["b"]["metrics"]["cer"] > rows["a"]["metrics"]["cer"]  # it said the other sentence

@@ -82,7 +82,7 @@ def spoken_charts(rows: list[dict[str, Any]]) -> dict[str, Any]:
         ("duration_s", "duration, s"),
         ("first_audio_s", "time to first audio, s"),
     ):
-        traces = {}
+        traces: dict[str, list[float]] = {}
         for row in rows:
             if isinstance(row.get(key), int | float) and row["state"] == "ok":
                 traces.setdefault(row["task"], []).append(row[key])
