@@ -52,6 +52,32 @@ def _run(model: str, out: Path, *, limit: int, cache_path: Path | None = None) -
     }
 
 
+def _speed(run_dir: Path, engine: str, *, clips: int = 20) -> dict[str, Any]:
+    """Whisper base as the run hears (beam 5, one pass), on 2 CPU threads, one clip after another: seconds
+    of audio per second of recognition over the run's first ``clips`` kept answers."""
+    import soundfile
+
+    from omnieval.backends.cascade.engines import cache_root, recognizer
+    from omnieval.runner.hearing import HEARING
+    from omnieval.types import MediaRef
+
+    engine_2 = recognizer(HEARING.model_copy(update={"threads": 2}), root=cache_root())
+    paths = [run_dir / r["audio"]["path"] for r in _records(run_dir)[:clips]]
+    audio_s = sum(soundfile.info(p).duration for p in paths)
+    spent = sum(
+        engine_2.recognise_timed(MediaRef(kind="audio", name=p.name, path=str(p)), language="ru")[1]
+        for p in paths
+    )
+    return {
+        "voice": engine,
+        "clips": len(paths),
+        "audio_s": round(audio_s, 1),
+        "recognition_s": round(spent, 1),
+        "audio_s_per_s": round(audio_s / spent, 2),
+        "threads": 2,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=60)
@@ -67,6 +93,8 @@ def main() -> None:
         for engine in ("festival", "espeak"):
             out[engine] = _run(f"tts/{engine}", root / engine, limit=args.limit)
             print(json.dumps(out[engine], ensure_ascii=False), flush=True)
+        for engine in ("festival", "espeak"):
+            print(json.dumps({"asr_speed": _speed(root / engine, engine)}), flush=True)
         again = _run(
             "tts/festival", root / "again", limit=args.limit, cache_path=root / "festival" / "cache.sqlite"
         )

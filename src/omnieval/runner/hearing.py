@@ -15,7 +15,6 @@ import functools
 import hashlib
 import os
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -132,10 +131,9 @@ class Hearing:
         key = f"{engine.key}-{language}"
         text = self.cache.get(key, sha)
         if text is None:
-            started = time.perf_counter()
             ref = MediaRef(kind="audio", name=rel, path=str(self.folder.parent / rel))
             try:
-                text = engine.recognise(ref, language=language)
+                text, spent = engine.recognise_timed(ref, language=language)
             except MediaError as exc:  # the recogniser's own decoder refused it: the sample says why
                 why = f"spoken answer undecodable by the recogniser: {exc} ({rel})"
                 record = record.model_copy(update={"problem": "undecodable", "detail": str(exc)})
@@ -143,7 +141,6 @@ class Hearing:
                     update={"text": "", "error": why, "finish_reason": "error"}
                 ), record
             self.cache.put(key, sha, text)
-            spent = time.perf_counter() - started
             measures["recognition_s"] = round(spent, 4)
             with self._lock:
                 self.heard += 1
