@@ -58,10 +58,10 @@ def _speed(run_dir: Path, engine: str, *, clips: int = 20) -> dict[str, Any]:
     import soundfile
 
     from omnieval.backends.cascade.engines import cache_root, recognizer
-    from omnieval.runner.hearing import HEARING
+    from omnieval.runner.hearing import hearing_stage
     from omnieval.types import MediaRef
 
-    engine_2 = recognizer(HEARING.model_copy(update={"threads": 2}), root=cache_root())
+    engine_2 = recognizer(hearing_stage().model_copy(update={"threads": 2}), root=cache_root())
     paths = [run_dir / r["audio"]["path"] for r in _records(run_dir)[:clips]]
     audio_s = sum(soundfile.info(p).duration for p in paths)
     spent = sum(

@@ -22,7 +22,15 @@ from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError
 from omnieval.types import AudioAnswer, Request, Response
 
-__all__ = ["ENGINES", "TtsBackend", "engine_version", "speakable_text", "synthesize"]
+__all__ = [
+    "ENGINES",
+    "TtsBackend",
+    "check_engine",
+    "engine_version",
+    "speakable_text",
+    "spoken_language",
+    "synthesize",
+]
 
 ENGINES = ("festival", "espeak")
 FESTIVAL_VOICES = {"ru": "msu_ru_nsh_clunits"}
@@ -32,7 +40,8 @@ ESPEAK_SPEED = 150
 """Words per minute for espeak-ng (its default 175 is hard to follow in Russian)."""
 
 
-def _language(language: str | None) -> str:
+def spoken_language(language: str | None) -> str:
+    """``ru`` or ``en``: the language an answer is spoken and heard in (Russian unless said otherwise)."""
     return "ru" if (language or "ru").lower().startswith("ru") else "en"
 
 
@@ -61,7 +70,7 @@ def engine_version(engine: str) -> str:
 
 def synthesize(text: str, *, engine: str, language: str) -> bytes:
     """``text`` spoken by ``engine`` in ``language``, as WAV bytes; BackendError says why not."""
-    lang = _language(language)
+    lang = spoken_language(language)
     if engine == "festival":
         voice = FESTIVAL_VOICES.get(lang)
         if voice is None:
@@ -133,7 +142,7 @@ class TtsBackend(Backend):
         text = speakable_text(request)
         started = time.perf_counter()
         wav = await asyncio.to_thread(
-            synthesize, text, engine=self.model, language=_language(request.language)
+            synthesize, text, engine=self.model, language=spoken_language(request.language)
         )
         latency = time.perf_counter() - started
         return Response(text="", latency_s=latency, audio=AudioAnswer.of(wav, format="wav"))

@@ -16,35 +16,37 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omnieval.backends.cascade.backend import PerceptionCache
-from omnieval.backends.cascade.engines import Recognizer, cache_root, recognizer
-from omnieval.backends.cascade.spec import AsrStage
 from omnieval.errors import MediaError
 from omnieval.types import MediaRef, Request, Response, SpokenAudio
 
-__all__ = ["AUDIO_DIR", "Hearing", "spoken_language"]
+if TYPE_CHECKING:  # the recogniser's modules load with the first spoken answer, not with every run
+    from omnieval.backends.cascade.backend import PerceptionCache
+    from omnieval.backends.cascade.engines import Recognizer
+    from omnieval.backends.cascade.spec import AsrStage
+
+__all__ = ["AUDIO_DIR", "Hearing", "hearing_stage"]
 
 AUDIO_DIR = "audio"
 """Where a run keeps its spoken answers: ``OUTPUT/audio/SHA16.EXT``."""
 
 
-HEARING = AsrStage(fallback=False, tokens_per_second=12.0)
-"""Whisper base, beam 5, one pass (no temperature fallback) and at most 12 tokens per second of audio:
-a recogniser looping on unintelligible speech (espeak-ng's Russian) stops early instead of taking
-minutes; intelligible speech needs about 5 tokens per second."""
+def hearing_stage() -> AsrStage:
+    """Whisper base, beam 5, one pass (no temperature fallback) and at most 12 tokens per second of audio:
+    a recogniser looping on unintelligible speech (espeak-ng's Russian) stops early instead of taking
+    minutes; intelligible speech needs about 5 tokens per second."""
+    from omnieval.backends.cascade.spec import AsrStage
 
-
-def spoken_language(request: Request) -> str:
-    """The language the answer should be spoken in: the sample's, else the task's (``ru`` by default)."""
-    return "ru" if (request.language or "ru").lower().startswith("ru") else "en"
+    return AsrStage(fallback=False, tokens_per_second=12.0)
 
 
 @functools.lru_cache(maxsize=2)
 def _loaded(stage: AsrStage, root: Path) -> Recognizer:
     """One loaded recogniser per stage and cache folder in a process: runs after the first (a sweep,
     a benchmark, the tests) do not load Whisper again."""
+    from omnieval.backends.cascade.engines import recognizer
+
     return recognizer(stage, root=root)
 
 
@@ -58,9 +60,9 @@ class Hearing:
 
     def __init__(self, output: Path, *, stage: AsrStage | None = None, cache_dir: str | None = None) -> None:
         self.folder = output / AUDIO_DIR
-        self.stage = stage or HEARING
+        self.stage = stage or hearing_stage()
         self.cache_dir = cache_dir
-        self.cache = PerceptionCache(cache_root(cache_dir) / "perception")
+        self._cache: PerceptionCache | None = None
         self._engine: Recognizer | None = None
         self._lock = threading.Lock()
         self.heard = 0
@@ -70,10 +72,22 @@ class Hearing:
         """Seconds spent recognising, and seconds of audio recognised (the recogniser's speed)."""
 
     def engine(self) -> Recognizer:
+        from omnieval.backends.cascade.engines import cache_root
+
         with self._lock:
             if self._engine is None:
                 self._engine = _loaded(self.stage, cache_root(self.cache_dir))
             return self._engine
+
+    @property
+    def cache(self) -> PerceptionCache:
+        """Transcripts by recogniser and content hash (shared with the cascades' perception cache)."""
+        from omnieval.backends.cascade.backend import PerceptionCache
+        from omnieval.backends.cascade.engines import cache_root
+
+        if self._cache is None:
+            self._cache = PerceptionCache(cache_root(self.cache_dir) / "perception")
+        return self._cache
 
     def describe(self) -> dict[str, Any] | None:
         """The recogniser's identity for the manifest (``None`` when nothing was spoken)."""
@@ -99,6 +113,7 @@ class Hearing:
         return rel, sha
 
     def _hear(self, request: Request, response: Response) -> tuple[Response, SpokenAudio]:
+        from omnieval.backends.tts import spoken_language
         from omnieval.media.spoken import check_spoken
 
         assert response.audio is not None
@@ -126,7 +141,7 @@ class Hearing:
         if checked.problem is not None or checked.samples is None:
             why = f"spoken answer {checked.problem}: {checked.detail} ({rel})"
             return _failed(response, why), record
-        language = spoken_language(request)
+        language = spoken_language(request.language)
         engine = self.engine()
         key = f"{engine.key}-{language}"
         text = self.cache.get(key, sha)
