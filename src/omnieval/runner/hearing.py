@@ -35,10 +35,12 @@ AUDIO_DIR = "audio"
 def hearing_stage() -> AsrStage:
     """Whisper base, beam 5, one pass (no temperature fallback) and at most 12 tokens per second of audio:
     a recogniser looping on unintelligible speech (espeak-ng's Russian) stops early instead of taking
-    minutes; intelligible speech needs about 5 tokens per second."""
+    minutes; intelligible speech needs about 5 tokens per second. As many CPU threads as cores, up to 4
+    (threads are not part of the recogniser's identity: transcripts stay cached across machines)."""
     from omnieval.backends.cascade.spec import AsrStage
 
-    return AsrStage(fallback=False, tokens_per_second=12.0)
+    threads = min(4, os.cpu_count() or 1)  # CTranslate2's default of 4 oversubscribes a 2-core machine
+    return AsrStage(fallback=False, tokens_per_second=12.0, threads=threads)
 
 
 @functools.lru_cache(maxsize=2)
