@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip -q --disable-pip-version-check
-EXTRAS ?= dev,metrics,megabench,mws_vision,datasets,hf,analysis,protect,platform,ray,cascade,wandb,mlflow,hub,inspect,anthropic,gemini
+EXTRAS ?= dev,metrics,megabench,mws_vision,datasets,hf,analysis,protect,platform,ray,cascade,speech,wandb,mlflow,hub,inspect,anthropic,gemini
 
 .PHONY: install system-deps test test-fast lint docs wheel demo bench clean
 

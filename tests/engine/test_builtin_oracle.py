@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from omnieval.metrics import metrics
 from omnieval.runner import RunConfig, catalog
 from omnieval.runs.evaluation import evaluate_config
 
@@ -29,4 +30,9 @@ def test_oracle_scores_one(name: str, tmp_path: Path) -> None:
     # every built-in task has gold answers: a task that scored nothing would be a broken check
     assert block.n_scored == block.n and block.prediction_only == 0, block
     assert block.score == pytest.approx(1.0), block.metrics
-    assert all(v == pytest.approx(1.0) for v in block.metrics.values()), block.metrics
+    # every metric at its best: 1, or 0 under an error rate (CER, WER)
+    best = {
+        k: 0.0 if k in ("cer", "spoken_wer", "wer") and not metrics.get(k).higher_is_better else 1.0
+        for k in block.metrics
+    }
+    assert all(v == pytest.approx(best[k]) for k, v in block.metrics.items()), block.metrics

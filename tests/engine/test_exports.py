@@ -36,8 +36,11 @@ def test_types_export_list_is_pinned() -> None:
     import omnieval.types as types
 
     assert set(types.__all__) == {
+        "AUDIO_PROBLEMS",
         "STATES",
+        "AudioAnswer",
         "AudioPart",
+        "AudioProblem",
         "ContentPart",
         "FewShotSpec",
         "FieldMap",
@@ -69,6 +72,7 @@ def test_types_export_list_is_pinned() -> None:
         "SampleResult",
         "ScoringInput",
         "SourceSpec",
+        "SpokenAudio",
         "State",
         "TaskSpec",
         "TextPart",

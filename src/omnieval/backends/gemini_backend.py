@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import time
 from typing import Any
 
@@ -30,7 +31,17 @@ from omnieval.backends._openai_parse import parse_retry_after
 from omnieval.backends._transport import connection_kind
 from omnieval.backends.base import Backend, BackendOptions, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
-from omnieval.types import AudioPart, FinishReason, ImagePart, MediaPolicy, Request, Response, TextPart, Usage
+from omnieval.types import (
+    AudioAnswer,
+    AudioPart,
+    FinishReason,
+    ImagePart,
+    MediaPolicy,
+    Request,
+    Response,
+    TextPart,
+    Usage,
+)
 from omnieval.types._base import Frozen
 from omnieval.types.request import Reasoning
 from omnieval.types.tools import ToolCall
@@ -62,6 +73,9 @@ class GeminiOptions(Frozen):
     """How often an uploaded file still PROCESSING (video) is checked until it is ACTIVE."""
     file_wait_s: float = Field(default=600.0, gt=0)
     """How long an upload may stay PROCESSING before the request fails (retryable)."""
+    speech_voice: str | None = None
+    """Answer by voice: ``responseModalities: ["AUDIO"]`` with this prebuilt voice (``Kore``, ``Puck``...);
+    the run hears the audio (docs/running/spoken-answers.md)."""
 
 
 def to_upload(sizes: list[int], *, text_bytes: int, limit: int) -> set[int]:
@@ -209,6 +223,7 @@ class GeminiBackend(Backend):
             ]
             if request.tools
             else None,
+            **_speech_config(self.opts.speech_voice),
         )
         return contents, config, applied
 
@@ -225,7 +240,10 @@ class GeminiBackend(Backend):
             self._client.aio.models.generate_content(model=self.model, contents=contents, config=config),
             where=where,
         )
-        return _response(result, latency=time.perf_counter() - started, media=applied)
+        response = _response(result, latency=time.perf_counter() - started, media=applied)
+        if self.opts.speech_voice is not None and response.error is None:
+            response = response.model_copy(update={"audio": _audio_of(result, where=where)})
+        return response
 
     async def _guard(self, call: Any, *, where: str) -> Any:
         """Await an SDK call, its failures in the runner's vocabulary (Google's body kept as written)."""
@@ -412,6 +430,34 @@ def _retry_delay(body: Any) -> float | None:
             except ValueError:
                 return None
     return None
+
+
+def _speech_config(voice: str | None) -> dict[str, Any]:
+    """The generation config's audio answer fields (none without a voice)."""
+    if voice is None:
+        return {}
+    from google.genai import types
+
+    prebuilt = types.PrebuiltVoiceConfig(voice_name=voice)
+    speech = types.SpeechConfig(voice_config=types.VoiceConfig(prebuilt_voice_config=prebuilt))
+    return {"response_modalities": ["AUDIO"], "speech_config": speech}
+
+
+def _audio_of(result: Any, *, where: str) -> AudioAnswer:
+    """The spoken answer: raw 16-bit PCM (``audio/L16;rate=24000``, ``audio/pcm``) or a file."""
+    candidate = (result.candidates or [None])[0]
+    parts = (candidate.content.parts or []) if candidate is not None and candidate.content is not None else []
+    blobs = [p.inline_data for p in parts if p.inline_data is not None and (p.inline_data.data is not None)]
+    if not blobs:
+        raise BackendError(
+            f"{where}: asked for audio (speech_voice), but the answer has no inline audio", retryable=True
+        )
+    mime = (blobs[0].mime_type or "").lower()
+    data = b"".join(b.data for b in blobs)
+    if mime.startswith(("audio/l16", "audio/pcm")):
+        rate = re.search(r"rate=(\d+)", mime)
+        return AudioAnswer.of(data, format="pcm16", sample_rate=int(rate.group(1)) if rate else 24000)
+    return AudioAnswer.of(data, format=mime.removeprefix("audio/").removeprefix("x-") or "wav")
 
 
 def _response(result: Any, *, latency: float, media: dict[str, Any]) -> Response:

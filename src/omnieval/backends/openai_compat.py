@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
+from omnieval.backends._openai_audio import AudioOutput, audio_of, read_audio_stream
 from omnieval.backends._openai_http import make_poster
 from omnieval.backends._openai_parse import (
     LABELS,
@@ -129,6 +130,9 @@ class OpenAIOptions(Frozen):
     """auto (aiohttp), raw (minimal asyncio client for http://, less CPU per request), aiohttp or httpx."""
     max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
     """max_completion_tokens for newer OpenAI models."""
+    audio: AudioOutput | None = None
+    """Ask for a spoken answer (``modalities: ["text", "audio"]``): ``{"voice": ..., "format": ...,
+    "stream": false}`` (docs/running/spoken-answers.md)."""
 
 
 @register_backend("openai")
@@ -157,6 +161,9 @@ class OpenAIBackend(Backend):
             )
         settings = OpenAIOptions.model_validate(options.extra)
         self._extra_body, self._max_tokens_key = settings.extra_body, settings.max_tokens_field
+        self._audio = settings.audio
+        if self._audio is not None and self._audio.stream and self._audio.format != "pcm16":
+            raise ConfigError("openai backend: a streamed spoken answer needs audio format pcm16")
         self._transport = transport
         self._media_factory = media_factory or _default_media_factory
         self._processors: dict[MediaPolicy, Any] = {}
@@ -195,6 +202,11 @@ class OpenAIBackend(Backend):
         }
         if request.reasoning is not None:
             payload["reasoning_effort"] = request.reasoning.effort_or_from_budget()
+        if self._audio is not None and key == "messages":
+            payload["modalities"] = ["text", "audio"]
+            payload["audio"] = {"voice": self._audio.voice, "format": self._audio.format}
+            if self._audio.stream:
+                payload["stream"] = True
         if self._extra_body:
             payload.update(self._extra_body)
         return payload
@@ -261,8 +273,44 @@ class OpenAIBackend(Backend):
         if request.kind == "loglikelihood":
             return await self._loglikelihood(request)
         path, chat, payload, media = await self.call_body(request)
+        if chat and self._audio is not None and self._audio.stream:
+            return await self._streamed(request, path, payload, media)
         data, latency = await self._post(request, path, payload)
-        return response_from(data, chat=chat, where=self._where(request, path), latency=latency, media=media)
+        where = self._where(request, path)
+        response = response_from(data, chat=chat, where=where, latency=latency, media=media)
+        if chat and self._audio is not None:
+            audio = audio_of(data["choices"][0]["message"], options=self._audio, where=where)
+            response = response.model_copy(update={"audio": audio})
+        return response
+
+    async def _streamed(
+        self, request: Request, path: str, payload: dict[str, Any], media: dict[str, Any]
+    ) -> Response:
+        """A streamed spoken answer, read chunk by chunk (time to first audio measured)."""
+        import httpx
+
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        where = self._where(request, path)
+        started = time.perf_counter()
+        try:
+            async with (
+                httpx.AsyncClient(transport=self._transport, timeout=self.options.timeout_s) as client,
+                client.stream(
+                    "POST", self.base_url + path, content=request_body(payload), headers=headers
+                ) as reply,
+            ):
+                if not 200 <= reply.status_code < 300:
+                    await reply.aread()
+                    raise BackendError(
+                        f"{where}: HTTP {reply.status_code}: {reply.text[:200]}",
+                        retryable=reply.status_code in (408, 409, 429) or reply.status_code >= 500,
+                    )
+                audio, text, latency = await read_audio_stream(reply.aiter_lines(), started=started)
+        except httpx.TransportError as exc:
+            raise BackendError(f"{where}: stream failed: {exc}", retryable=True) from None
+        return Response(text=text, latency_s=latency, media=media, audio=audio)
 
     async def call_body(self, request: Request) -> tuple[str, bool, dict[str, Any], dict[str, Any]]:
         """The path, chat flag, JSON body and applied media of a generate request (also a batch line's

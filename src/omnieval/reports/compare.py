@@ -76,9 +76,24 @@ def version_differences(runs: list[RunData], tasks: list[str]) -> list[str]:
     return lines
 
 
-def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+def _spoken(record: dict[str, Any], run_dir: Path | None) -> dict[str, Any]:
+    """A spoken answer's file (absolute path) beside its response, so two voices play side by side."""
+    audio = record.get("audio")
+    if run_dir is None or not isinstance(audio, dict) or not audio.get("path"):
+        return {}
+    return {"audio": str((run_dir / audio["path"]).resolve())}
+
+
+def _flips(
+    task: str,
+    ids: list[str],
+    a: dict[str, Any],
+    b: dict[str, Any],
+    dirs: tuple[Path | None, Path | None] = (None, None),
+) -> list[dict[str, Any]]:
     """Samples whose score changed (``change: "score"``) or whose state alone changed (``change: "state"``,
-    e.g. ``truncated`` → ``ok`` at the same score): two different things, counted apart."""
+    e.g. ``truncated`` → ``ok`` at the same score): two different things, counted apart. ``dirs``: the
+    runs' folders, to pair spoken answers."""
     changed = []
     for sid in ids:
         ra, rb = a[sid], b[sid]
@@ -94,11 +109,13 @@ def _flips(task: str, ids: list[str], a: dict[str, Any], b: dict[str, Any]) -> l
                         "score": sa,
                         "state": ra.get("state"),
                         "response": (ra.get("response") or "")[:600],
+                        **_spoken(ra, dirs[0]),
                     },
                     "b": {
                         "score": sb,
                         "state": rb.get("state"),
                         "response": (rb.get("response") or "")[:600],
+                        **_spoken(rb, dirs[1]),
                     },
                     "targets": list(ra.get("targets") or [])[:5],
                 }
@@ -133,7 +150,8 @@ def _pair(
             seed=seed,
         )
         entry.update(ci95=list(test.ci95) if test.ci95 else None, p_value=test.p_value, test=test.test)
-    return entry, _flips(task, shared, a, b), len(shared) - len(ids)
+    flips = _flips(task, shared, a, b, (run_a.run_dir, run_b.run_dir))
+    return entry, flips, len(shared) - len(ids)
 
 
 def compare_runs(run_dirs: list[Path], *, seed: int = 0) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -172,8 +173,16 @@ def write_comparison(doc: dict[str, Any], output: Path) -> dict[str, Path]:
     ]
     write_table(output / "tables", "flips", flips, title="Flipped samples")
     charts = _charts(doc, pairs)
+    sources = {  # spoken answers play from the page's folder
+        side["audio"]: os.path.relpath(side["audio"], output).replace(os.sep, "/")
+        for block in doc["flips"].values()
+        for f in block["samples"]
+        for side in (f["a"], f["b"])
+        if side.get("audio")
+    }
     html = render_page(
         "compare.html.jinja",
+        sources=sources,
         doc=doc,
         board=board,
         pairs=pairs,

@@ -25,6 +25,7 @@ from omnieval.reports.charts import dimension_charts, state_chart, task_score_ch
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
 from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
+from omnieval.reports.spoken import spoken_charts, spoken_rows
 from omnieval.reports.tables import write_table
 from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_dimensions
 from omnieval.reports.views import PromptSource
@@ -375,6 +376,8 @@ def report_context(
             "prompts and media are not shown: the run's tasks were not available when this report was "
             "rendered"
         )
+    spoken = spoken_rows(run.records, run_dir=run.run_dir, report_dir=out_dir)
+    charts.update(spoken_charts(spoken))
     data = {"charts": charts, "viewer": viewer}
     return dict(
         results=run.results,
@@ -388,6 +391,7 @@ def report_context(
         judge_audit=_judge_audit(run, summary.judged),
         generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         run_label=run.label,
+        spoken=spoken,
         viewer_js=(ASSETS / "report_viewer.js").read_text(encoding="utf-8"),
     )
 

@@ -19,7 +19,7 @@
   function problem(message) { $("v-count").textContent = message; document.body.dataset.viewer = "ready"; }
   const CORE = new Set(["task", "sample_id", "state", "score", "metrics", "response", "raw_response", "reasoning", "extracted",
     "reason", "targets", "variant", "finish_reason", "usage", "latency_s", "cached", "fingerprint", "chain", "chain_index", "repeat",
-    "scored", "media_policy", "metadata", "prompt", "media", "intermediates", "episode"]);
+    "scored", "media_policy", "metadata", "prompt", "media", "intermediates", "episode", "audio"]);
   const MAX_TEXT = 20000;
   const empty = (v) => v === null || v === undefined || v === "" || (typeof v === "object" && Object.keys(v).length === 0);
   function text(v) {
@@ -68,7 +68,7 @@
     return {
       id: String(rec.sample_id), task: rec.task, state: rec.state, score: rec.score, scored: rec.scored, variant: rec.variant, repeat: rec.repeat,
       prompt: text(rec.prompt) || (added && added.prompt), media: ownMedia.length ? ownMedia : (added && added.media) || [],
-      recognised: recognisedText(rec.intermediates),
+      recognised: recognisedText(rec.intermediates), spoken: rec.audio && rec.audio.path ? rec.audio : undefined,
       response: answered(rec) ? (text(rec.response) || "[empty: the model returned no text]") : text(rec.response), reasoning: text(rec.reasoning), extracted: text(rec.extracted),
       targets: text(rec.targets && rec.targets.length ? rec.targets : undefined), metrics: rec.metrics || {}, reason: text(rec.reason),
       judge: judge, extra: extra, metadata: text(rec.metadata), episode: rec.episode || null,
@@ -242,6 +242,13 @@
     }).join("");
     return `<div class="field"><details open><summary>episode: ${esc(ep.end)} — ${esc(ep.end_reason || "")} (${ep.steps.length} steps, ${esc(String(ep.tokens || 0))} tokens)</summary><ol>${steps}</ol></details></div>`;
   }
+  /* A spoken answer (samples.jsonl "audio"): the player, and what was measured of it. */
+  function spoken(a) {
+    if (!a) return "";
+    const m = Object.entries(a.measures || {}).map(([k, v]) => `${k}=${v}`).join(" ");
+    const facts = `${a.format} ${a.sample_rate} Hz, ${a.duration_s} s${a.problem ? `; ${a.problem}: ${a.detail || ""}` : ""}${m ? "; " + m : ""}`;
+    return `<div class="field"><div class="k">spoken answer</div><audio controls preload="none" src="${esc(a.path)}"></audio><pre>${esc(facts)}</pre></div>`;
+  }
   function card(e) {
     const state = V.states.indexOf(e.state) >= 0 ? e.state : "other";
     const score = e.scored === false ? "not scored" : (typeof e.score === "number" ? e.score.toFixed(3) : "–");
@@ -256,7 +263,7 @@
         ${field("prompt", e.prompt)}${media(e.media)}${field("target", e.targets)}
         ${e.metadata ? `<div class="field"><details><summary>sample metadata</summary><pre>${esc(e.metadata)}</pre></details></div>` : ""}
       </div><div class="col">
-        ${field("recognised by the cascade", e.recognised)}${field("response", e.response)}
+        ${field("recognised by the cascade", e.recognised)}${spoken(e.spoken)}${field(e.spoken ? "transcript (what was heard)" : "response", e.response)}
         ${e.reasoning ? `<div class="field"><details><summary>reasoning (${e.reasoning.length} chars)</summary><pre>${esc(e.reasoning)}</pre></details></div>` : ""}
         ${field("extracted answer", e.extracted)}
         ${metrics ? `<div class="field"><div class="k">metrics</div><div class="metrics">${metrics}</div></div>` : ""}

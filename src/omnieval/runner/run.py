@@ -26,6 +26,7 @@ from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.costs import RunCosts
 from omnieval.runner.execute import Fetcher, pool_size
+from omnieval.runner.hearing import Hearing
 from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question, reusing_model
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
@@ -172,6 +173,8 @@ class _Runner:
         """Set when a request could pass ``--cost-limit``: no new work starts, requests in flight finish."""
         self.progress = Progress(quiet=config.quiet)
         self.found_ids: set[str] = set()
+        self.hearing = Hearing(config.output)
+        """Speech recognition of spoken answers (loaded on the first one)."""
 
     async def items(self, contexts: list[TaskContext]) -> AsyncIterator[_Item]:
         for ctx in contexts:
@@ -225,11 +228,12 @@ class _Runner:
             return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
         fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
         if ctx.task.spec.agent is not None:
-            response = await self.episode(ctx, sample, request, repeat)
+            response, audio = await self.episode(ctx, sample, request, repeat), None
         else:
             response = await self.fetcher.fetch(request, fingerprint)
+            response, audio = await self.hearing.hear(request, response)
         result = ctx.scorer.score(
-            sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat
+            sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat, audio=audio
         )
         return result, judge_question(request)
 
@@ -267,7 +271,7 @@ class _Runner:
             state="skipped",
             reason=reason,
             variant=variant,
-            metrics={k: 0.0 for k in ctx.scorer.metric_keys},
+            metrics=dict(ctx.scorer.failed_metrics),
             chain=sample.chain,
             chain_index=sample.chain_index,
             scored=sample.has_targets,
@@ -467,9 +471,11 @@ def manifest(
     started: str,
     status: str,
     judges: dict[str, Any] | None = None,
+    speech: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The run's full effective configuration and environment."""
+    """The run's full effective configuration and environment (``speech``: what heard spoken answers)."""
     return {
+        **({"speech_recognition": speech} if speech else {}),
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "status": status,
         "started": started,
@@ -612,7 +618,15 @@ async def _run_in_folder(
         raise runner.stopped
     write_json(
         config.output / "manifest.json",
-        manifest(config, tasks, backend, started=started, status="finished", judges=judge_info),
+        manifest(
+            config,
+            tasks,
+            backend,
+            started=started,
+            status="finished",
+            judges=judge_info,
+            speech=runner.hearing.describe(),
+        ),
     )
     return RunOutcome(
         config.output,

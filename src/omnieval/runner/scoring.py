@@ -45,6 +45,13 @@ class Scorer:
     def metric_keys(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys((*(k for m in self.metrics for k in m.keys), *self.judge_keys)))
 
+    @functools.cached_property
+    def failed_metrics(self) -> dict[str, float]:
+        """What a sample in a non-ok state gets under each key: the worst value, so a failure never
+        counts as a match (0 where higher is better; 1 under an error rate such as CER or WER)."""
+        worst = {k: 1.0 for m in self.metrics if not m.definition.higher_is_better for k in m.keys}
+        return {k: worst.get(k, 0.0) for k in self.metric_keys}
+
     def needs_judge(self, result: SampleResult) -> bool:
         """Scored samples whose text was scored are judged: ``ok`` ones, and ``truncated`` ones when the
         task scores truncated text (MERA judges whatever came back); other states keep their zeros."""
@@ -150,7 +157,7 @@ class Scorer:
             "chain_index": sample.chain_index,
             "media_policy": response.media,
             "metadata": _json_safe(sample.metadata),
-            "metrics": {k: 0.0 for k in self.metric_keys},
+            "metrics": dict(self.failed_metrics),
             "scored": sample.has_targets,
             "intermediates": tuple(response.extra.get("cascade") or ()),
         }

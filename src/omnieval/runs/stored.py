@@ -31,7 +31,12 @@ def _response_of(record: SampleResult) -> Response:
 def _rescored(record: SampleResult, sample: Sample | None, scorer: Scorer) -> SampleResult:
     if sample is None or record.state in ("error", "skipped"):
         return record
-    keep = {"variant": record.variant, "fingerprint": record.fingerprint, "repeat": record.repeat}
+    keep = {
+        "variant": record.variant,
+        "fingerprint": record.fingerprint,
+        "repeat": record.repeat,
+        "audio": record.audio,  # a spoken answer: its transcript is the response scored again
+    }
     result = scorer.score(sample, _response_of(record), **keep)  # a repeat stays its own record
     if record.judge and scorer.needs_judge(result):  # the stored verdict stands: re-scoring calls no judge
         return scorer.with_judgement(sample, result, record.judge)

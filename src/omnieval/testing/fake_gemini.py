@@ -50,6 +50,7 @@ class FakeGemini:
         expire_s: float = 48 * 3600,
         block_reason: str | None = None,
         tool_script: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+        audio_fault: str | None = None,
     ) -> None:
         self.answer = answer
         self.tool_script = tool_script
@@ -61,6 +62,8 @@ class FakeGemini:
         self.retry_delay_only = retry_delay_only
         self.expire_s = expire_s
         self.block_reason = block_reason
+        self.audio_fault = audio_fault
+        """A spoken answer's fault (``silent``): see fake_speech."""
         """When set, every prompt is blocked: no candidate, ``promptFeedback.blockReason``."""
         """An uploaded file's ``expirationTime``: this long after its upload started (Google: 48 h)."""
         self.processing_polls = processing_polls
@@ -106,7 +109,10 @@ class FakeGemini:
         thinking = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
         if thinking.get("include_thoughts") or thinking.get("includeThoughts"):
             parts.append({"text": "Thinking it over.", "thought": True})
-        parts.append({"text": text})
+        if "AUDIO" in ((body.get("generationConfig") or {}).get("responseModalities") or ()):
+            parts = [_spoken_part(text, fault=self.audio_fault)]
+        else:
+            parts.append({"text": text})
         return web.json_response(
             {
                 "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
@@ -194,6 +200,14 @@ class FakeGemini:
         with serve_in_thread(app) as port:
             self.port = port
             yield self
+
+
+def _spoken_part(text: str, *, fault: str | None) -> dict[str, Any]:
+    """The answer spoken, as Gemini sends audio: raw 24 kHz 16-bit PCM inline."""
+    from omnieval.testing.fake_speech import SpokenReply
+
+    reply = SpokenReply.of(text, fmt="pcm16", fault=fault)
+    return {"inlineData": {"mimeType": "audio/L16;codec=pcm;rate=24000", "data": reply.b64()}}
 
 
 def _last_user_text(body: dict[str, Any]) -> str:

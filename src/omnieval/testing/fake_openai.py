@@ -130,6 +130,7 @@ class FakeOpenAI:
         batch_polls: int = 0,
         batch_fail_every: int = 0,
         tool_script: ToolScript | None = None,
+        audio_fault: str | None = None,
     ) -> None:
         self.host, self.port = host, port
         self.latency_s = latency_ms / 1000.0
@@ -147,6 +148,8 @@ class FakeOpenAI:
         self.tool_script = tool_script
         """Answers a request that offers tools: the body → the assistant message (``content`` and
         ``tool_calls`` as OpenAI writes them), so tests script right, wrong, malformed or endless calls."""
+        self.audio_fault = audio_fault
+        """A spoken answer's fault (``cut``: the stream stops midway; ``silent``): see fake_speech."""
         self.arrivals: list[Arrival] = []
         self.in_flight = 0
         self.counts: Counter[str] = Counter()
@@ -309,11 +312,37 @@ class FakeOpenAI:
         kind, extra = self._pick_fault(key, attempt)
         if kind is not None:
             return await self._fault_response(kind, extra, request)
+        if chat and isinstance(body.get("audio"), dict) and "audio" in (body.get("modalities") or ()):
+            self.successes[key] += 1
+            return await self._spoken(request, body, self.answer_for(key))
         payload = self._completion(body, self.answer_for(key), chat=chat)
         self.successes[key] += 1
         return web.Response(
             body=json.dumps(payload, ensure_ascii=False).encode(), content_type="application/json"
         )
+
+    async def _spoken(self, request: web.Request, body: dict[str, Any], answer: str) -> web.StreamResponse:
+        """The answer spoken (``audio: {voice, format}``), whole or streamed as ``pcm16`` chunks."""
+        from omnieval.testing.fake_speech import SpokenReply
+
+        reply = SpokenReply.of(answer, fmt=str(body["audio"].get("format", "wav")), fault=self.audio_fault)
+        if not body.get("stream"):
+            payload = self._completion(body, answer, chat=True)
+            message = payload["choices"][0]["message"]
+            message["content"] = None
+            message["audio"] = {
+                "id": "audio_fake",
+                "data": reply.b64(),
+                "transcript": answer,
+                "expires_at": 0,
+            }
+            return web.json_response(payload)
+        stream = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await stream.prepare(request)
+        for event in reply.events(model=self.model):
+            await stream.write(event)
+            await asyncio.sleep(0)
+        return stream
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         return await self._handle(request, chat=True)

@@ -1,5 +1,6 @@
 """The one typed data model shared by every stage (frozen pydantic, ``extra="forbid"``)."""
 
+from omnieval.types.audio import AUDIO_PROBLEMS, AudioAnswer, AudioProblem, SpokenAudio
 from omnieval.types.content import (
     AudioPart,
     ContentPart,
@@ -33,8 +34,11 @@ from omnieval.types.task import (
 )
 
 __all__ = [
+    "AUDIO_PROBLEMS",
     "STATES",
+    "AudioAnswer",
     "AudioPart",
+    "AudioProblem",
     "ContentPart",
     "FewShotSpec",
     "FieldMap",
@@ -66,6 +70,7 @@ __all__ = [
     "SampleResult",
     "ScoringInput",
     "SourceSpec",
+    "SpokenAudio",
     "State",
     "TaskSpec",
     "TextPart",

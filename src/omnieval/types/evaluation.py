@@ -129,6 +129,8 @@ class FlipSide(Frozen):
     score: float
     state: str | None
     response: str
+    audio: str | None = None
+    """A spoken answer's file (absolute path), so the comparison page plays both voices."""
 
 
 class FlippedSample(Frozen):

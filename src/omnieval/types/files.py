@@ -96,6 +96,8 @@ class ManifestFile(Frozen):
     """The file an imported run came from."""
     merged_from: list[str] = Field(default_factory=list)
     """The shards' run folders ``omnieval merge`` joined into this one."""
+    speech_recognition: dict[str, Any] | None = None
+    """What heard the spoken answers (engine, model, versions); ``None``: the run had none."""
     lm_eval: dict[str, Any] = Field(default_factory=dict)
     """An lm-evaluation-harness import's own facts (config, versions, n-shot...)."""
 

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from omnieval.types._base import Frozen
 from omnieval.types.tools import ToolCall
+from omnieval.types.audio import AudioAnswer
 
 __all__ = ["FinishReason", "Response", "Usage"]
 
@@ -51,6 +52,8 @@ class Response(Frozen):
     extra: dict[str, Any] = Field(default_factory=dict)
     tool_calls: tuple[ToolCall, ...] = ()
     """The tool calls the model made (chat tool calling); empty for a plain answer."""
+    audio: AudioAnswer | None = None
+    """A spoken answer (the run keeps the file, hears it, and scores the transcript as ``text``)."""
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:

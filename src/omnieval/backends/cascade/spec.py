@@ -3,6 +3,7 @@
 Inline: ``cascade/asr=whisper[:PATH],ocr=tesseract[:LANGS][,KEY=VALUE...]/PROVIDER/NAME`` (the text
 model is whatever follows the first ``/PROVIDER/`` whose provider is registered), or a YAML file,
 ``cascade/PATH.yaml``, holding the fields of :class:`CascadeSpec`. See docs/running/cascades.md.
+``tts=festival`` (or ``espeak``) makes the cascade speak its answer (docs/running/spoken-answers.md).
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ class AsrStage(Frozen):
     needs)."""
     threads: int = 0
     """CPU threads for CTranslate2 (0: its default)."""
+    fallback: bool = True
+    """Whisper's temperature fallback (decode again, hotter, when a transcript repeats itself); off,
+    one greedy-or-beam pass is kept, which bounds the time a looping transcript can take."""
+    tokens_per_second: float | None = None
+    """Cap on transcript tokens per second of audio (plus 20); ``None``: Whisper's own 448 per window."""
 
 
 class OcrStage(Frozen):
@@ -51,6 +57,9 @@ class CascadeSpec(Frozen):
     """The text model's spec, e.g. ``hf/PATH``."""
     asr: AsrStage | None = None
     ocr: OcrStage | None = None
+    tts: Literal["festival", "espeak"] | None = None
+    """A speech engine that reads the text model's answer aloud: the cascade then answers by voice
+    (docs/running/spoken-answers.md)."""
     wrap: Wrap = "auto"
     """Wrapper language: ``auto`` follows the request's language (the sample's, else the task's)."""
     cache_dir: str | None = None
@@ -64,6 +73,7 @@ _INLINE_OPTIONS = {
     "threads": ("asr", "threads"),
     "psm": ("ocr", "psm"),
     "wrap": (None, "wrap"),
+    "tts": (None, "tts"),
     "cache_dir": (None, "cache_dir"),
 }
 
