@@ -7,8 +7,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from omnieval.types._base import Frozen
-from omnieval.types.tools import ToolCall
 from omnieval.types.audio import AudioAnswer
+from omnieval.types.tools import ToolCall
 
 __all__ = ["FinishReason", "Response", "Usage"]
 
