@@ -29,6 +29,15 @@ def _sweep(db: Any, settings: Settings) -> None:
         log.warning("removed %d orphaned upload file(s)", len(gone))
 
 
+def _size_request_threads() -> None:
+    """The event loop's request threads: as many as the database pool serves at once (``REQUEST_THREADS``)."""
+    import anyio.to_thread
+
+    from omnieval.platform.storage.db import REQUEST_THREADS
+
+    anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
+
+
 def create_app(settings: Settings) -> Any:
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
@@ -50,6 +59,7 @@ def create_app(settings: Settings) -> Any:
 
         # complete before the first request is accepted: no request sees a half-loaded registry
         load_plugins()
+        _size_request_threads()
         _sweep(db, settings)
         worker = Worker(db, settings) if settings.worker else None
         if worker:
@@ -67,6 +77,7 @@ def create_app(settings: Settings) -> Any:
             "upload": settings.upload_limit,
             "register": settings.register_limit,
             "login_client": settings.login_client_limit,
+            "publish": settings.publish_limit,
         }.items()
     }
     app.add_middleware(

@@ -74,6 +74,9 @@ class Settings:
     login_client_limit: tuple[int, float] = (30, 60.0)
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
     upload_limit: tuple[int, float] = (20, 60.0)
+    """At most N upload attempts per user within S seconds (refused uploads count too)."""
+    publish_limit: tuple[int, float] = (20, 60.0)
+    """At most N publication requests per user within S seconds."""
     register_limit: tuple[int, float] = (10, 3600.0)
     """At most N self-registrations per client within S seconds."""
     registration: str = "open"

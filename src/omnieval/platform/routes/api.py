@@ -24,6 +24,7 @@ from omnieval.platform.errors import (
     UploadError,
 )
 from omnieval.platform.routes.api_errors import errors
+from omnieval.platform.routes.transactions import CommittingRoute
 from omnieval.platform.services import publication
 from omnieval.platform.services.accounts import (
     authenticate,
@@ -39,7 +40,7 @@ from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix="/api/v1", route_class=CommittingRoute)
 bearer = HTTPBearer(auto_error=False)
 
 
@@ -68,7 +69,7 @@ class ReviewRequest(BaseModel):
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    with request.app.state.db.session() as session:
+    with request.app.state.db.request_session() as session:
         yield session
 
 
@@ -80,6 +81,7 @@ def current_user(
     session: SessionDep, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> User:
     user = user_for_token(session, creds.credentials) if creds is not None else None
+    session.commit()  # the connection goes back to the pool before the request waits for a thread
     if user is None:
         raise HTTPException(401, "missing or invalid token", headers={"WWW-Authenticate": "Bearer"})
     return user
@@ -225,10 +227,13 @@ def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserD
         return publication.submission_view(session, publication.get_submission(session, user, submission_id))
 
 
-@router.post("/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422))
+@router.post(
+    "/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422, 429)
+)
 def publish(
-    submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep
+    submission_id: SubmissionId, body: PublishRequest, request: Request, session: SessionDep, user: UserDep
 ) -> dict[str, Any]:
+    _limited(request, "publish", str(user.id))
     with http_errors():
         row = publication.publish(
             session, user, submission_id, boards=body.boards, model_info=body.model_info

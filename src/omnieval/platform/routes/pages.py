@@ -27,6 +27,7 @@ from omnieval.platform.errors import (
 from omnieval.platform.routes.api import SessionDep, SubmissionId, client_key, http_errors
 from omnieval.platform.routes.api_annotation import ItemId
 from omnieval.platform.routes.i18n import LANG_COOKIE, TEMPLATES_DIR, pick_language, translator
+from omnieval.platform.routes.transactions import CommittingRoute, committed
 from omnieval.platform.services import annotation, overview, publication
 from omnieval.platform.services.accounts import (
     authenticate,
@@ -40,7 +41,7 @@ from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=CommittingRoute)
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 STATIC = Path(__file__).with_name("static")
 """The pages' stylesheet and script, served at ``/static/`` (no CDN)."""
@@ -378,9 +379,12 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
     return await run_in_threadpool(_publish, request, session, submission_id, form)
 
 
+@committed
 def _publish(request: Request, session: Any, submission_id: int, form: Any) -> Response:
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
+    if not request.app.state.limits["publish"].allow(str(user.id)):
+        raise HTTPException(429, "too many publication requests; wait a minute and try again")
     info = {
         k: str(form.get(k, "")).strip() for k in publication.MODEL_INFO_KEYS if str(form.get(k, "")).strip()
     }

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.media.hashing import file_sha256
@@ -25,6 +25,17 @@ DAY_S = 86400.0
 def client_digest(host: str) -> str:
     """The client's address as stored: a SHA-256, enough to relate accounts, not to read the address."""
     return hashlib.sha256(f"client\0{host}".encode()).hexdigest()
+
+
+def _lock_account(session: Session, user: User) -> None:
+    """Hold the user's row lock (PostgreSQL) or the write lock (SQLite) until the commit: concurrent uploads
+    of one account count and insert one at a time, so the daily cap cannot be overrun by a race."""
+    session.execute(
+        update(User)
+        .where(User.id == user.id)
+        .values(approved=User.approved)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Benchmark) -> None:
@@ -84,7 +95,7 @@ def accept_upload(
     bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
     if bench is None:
         raise UploadError(f"unknown benchmark {benchmark!r}")
-    _check_daily_cap(session, settings, user, bench)
+    _check_daily_cap(session, settings, user, bench)  # early, without a lock: most refusals cost nothing
     path = save_upload(stream, settings)
     try:
         digest = file_sha256(path)
@@ -95,7 +106,7 @@ def accept_upload(
                 "it would get the same scores (change the answers to submit again)",
                 earlier=earlier,
             )
-        row = _queue(session, user, bench, path, model=model, client=client)
+        row = _queue(session, settings, user, bench, path, model=model, client=client)
         row.content_sha256, row.duplicate_of = digest, earlier
         return row
     except BaseException:  # refused, or the transaction failed: nothing is kept for it
@@ -104,12 +115,21 @@ def accept_upload(
 
 
 def _queue(
-    session: Session, user: User, bench: Benchmark, path: Path, *, model: str, client: str | None
+    session: Session,
+    settings: Settings,
+    user: User,
+    bench: Benchmark,
+    path: Path,
+    *,
+    model: str,
+    client: str | None,
 ) -> Submission:
     report = _validate(path, bench)
     if not report.get("ok"):
         raise InvalidSubmission("the submission is not valid; see the per-task report", report)
     report.pop("file", None)
+    _lock_account(session, user)  # validated without any lock; counted and inserted under it
+    _check_daily_cap(session, settings, user, bench)
     row = Submission(
         user_id=user.id,
         benchmark_id=bench.id,
