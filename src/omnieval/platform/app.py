@@ -75,6 +75,7 @@ def create_app(settings: Settings) -> Any:
         for kind, (limit, window_s) in {
             "login": settings.login_limit,
             "upload": settings.upload_limit,
+            "upload_day": settings.upload_day_limit,
             "register": settings.register_limit,
             "login_client": settings.login_client_limit,
             "publish": settings.publish_limit,

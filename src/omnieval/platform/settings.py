@@ -75,6 +75,9 @@ class Settings:
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
     upload_limit: tuple[int, float] = (20, 60.0)
     """At most N upload attempts per user within S seconds (refused uploads count too)."""
+    upload_day_limit: tuple[int, float] = (50, 86400.0)
+    """At most N upload attempts per user within S seconds, accepted or refused (the daily cap counts only
+    accepted ones; this one bounds what refused uploads cost the server)."""
     publish_limit: tuple[int, float] = (20, 60.0)
     """At most N publication requests per user within S seconds."""
     register_limit: tuple[int, float] = (10, 3600.0)

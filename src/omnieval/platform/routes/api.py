@@ -192,6 +192,7 @@ def submit(
     model: Annotated[str, Form(max_length=128)] = "",
 ) -> dict[str, int]:
     _limited(request, "upload", str(user.id))
+    _limited(request, "upload_day", str(user.id))
     try:
         row = accept_upload(
             session,

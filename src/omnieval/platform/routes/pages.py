@@ -254,7 +254,8 @@ def submit(
     user = _need(request, session)
     benchmarks = session.scalars(select(Benchmark)).all()
     form = {"benchmark": benchmark, "model": model}
-    if not request.app.state.limits["upload"].allow(str(user.id)):
+    limits = request.app.state.limits
+    if not (limits["upload"].allow(str(user.id)) and limits["upload_day"].allow(str(user.id))):
         error = "too many uploads; wait a minute"
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=error, form=form)
     try:

@@ -78,6 +78,16 @@ def _validate(path: Any, bench: Benchmark) -> dict[str, Any]:
     return report
 
 
+def _short(report: dict[str, Any]) -> dict[str, Any]:
+    """A refused upload's report without the per-task error lists: the top level lists the first errors of
+    every file (at most 50, and their count), so the answer stays a few KiB whatever the archive."""
+    tasks = {
+        name: {k: v for k, v in block.items() if k != "errors"} if isinstance(block, dict) else block
+        for name, block in report.get("tasks", {}).items()
+    }
+    return {**report, "tasks": tasks}
+
+
 def accept_upload(
     session: Session,
     settings: Settings,
@@ -126,7 +136,7 @@ def _queue(
 ) -> Submission:
     report = _validate(path, bench)
     if not report.get("ok"):
-        raise InvalidSubmission("the submission is not valid; see the per-task report", report)
+        raise InvalidSubmission("the submission is not valid; see the per-task report", _short(report))
     report.pop("file", None)
     _lock_account(session, user)  # validated without any lock; counted and inserted under it
     _check_daily_cap(session, settings, user, bench)

@@ -1,0 +1,50 @@
+"""Bounds that keep one upload cheap: nesting, unknown ids, refused uploads' own rate limit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.platform.conftest import register, submission_zip, upload, wait_status
+
+
+def test_outputs_nested_2000_deep_are_refused_at_upload(platform: Any, mera_root: Path) -> None:
+    """They were accepted and failed scoring three times with a RecursionError."""
+    headers = register(platform, "nester")
+    deep = "[" * 2000 + "]" * 2000
+    body = '{"data": {"test": [{"outputs": ' + deep + ', "meta": {"id": 0}}]}}'
+    r = upload(platform, headers, submission_zip(mera_root, right={}, extra={"ruCLEVR.json": body}))
+    assert r.status_code == 422, r.text
+    assert "nested deeper than 16 levels" in json.dumps(r.json())
+
+
+def test_unknown_sample_ids_are_counted_never_stored(platform: Any, mera_root: Path) -> None:
+    from omnieval.platform.storage.models import Submission
+
+    headers = register(platform, "stranger")
+    extra = json.dumps({"data": {"test": [{"outputs": "x", "meta": {"id": 10_000 + i}} for i in range(50)]}})
+    r = upload(
+        platform, headers, submission_zip(mera_root, right={"ruclevr": 6}, extra={"ruSLUn.json": extra})
+    )
+    assert r.status_code == 202, r.text
+    body = wait_status(platform, headers, r.json()["id"])
+    assert body["results"]["tasks"]["ruclevr"]["ids"]["unknown"] == 0
+    with platform.app.state.db.session() as session:
+        row = session.get(Submission, r.json()["id"])
+        stored = row.fingerprint or {}
+    assert stored and all(len(ids) <= 6 for ids in stored.values()), {k: len(v) for k, v in stored.items()}
+
+
+def test_refused_uploads_count_toward_a_daily_attempt_limit(data_dir: Path, mera_root: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from tests.platform.conftest import ENGLISH, make_settings
+
+    settings = make_settings(data_dir, upload_day_limit=(3, 86400.0))
+    with TestClient(create_app(settings), headers=ENGLISH) as client:
+        headers = register(client, "refused")
+        bad = submission_zip(mera_root, right={}, extra={"ruCLEVR.json": "{}"})
+        codes = [upload(client, headers, bad).status_code for _ in range(4)]
+    assert codes == [422, 422, 422, 429], codes
