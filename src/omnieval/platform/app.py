@@ -47,6 +47,7 @@ def create_app(settings: Settings) -> Any:
     from omnieval.platform.routes.body_limit import BodyLimit
     from omnieval.platform.routes.page_errors import install_error_handlers
     from omnieval.platform.routes.security_headers import SecurityHeaders
+    from omnieval.platform.routes.upload_gate import UploadGate
     from omnieval.platform.services.jobs import Worker
     from omnieval.platform.services.ratelimit import RateLimiter
     from omnieval.platform.storage.db import Database
@@ -81,6 +82,9 @@ def create_app(settings: Settings) -> Any:
             "publish": settings.publish_limit,
         }.items()
     }
+    app.add_middleware(
+        UploadGate, db=db, settings=settings
+    )  # inside the session middleware: reads its cookie
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.secret_key(),

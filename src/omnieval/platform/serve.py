@@ -9,17 +9,55 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from omnieval.errors import ConfigError
 from omnieval.platform.settings import Settings
 
-__all__ = ["GRACEFUL_STOP_S", "serve"]
+__all__ = ["GRACEFUL_STOP_S", "serve", "uvicorn_options"]
 
 GRACEFUL_STOP_S = 5
 """On SIGTERM open requests get this long, then are cancelled: a request stuck on a lock never holds the
 stop up (the lifespan then kills the scoring child)."""
 KEEP_ALIVE_S = 5
 """An idle kept-alive connection is closed after this."""
+
+
+class HeaderTimeoutH11(H11Protocol):  # type: ignore[misc]
+    """uvicorn's h11 protocol closing a connection whose request headers are not complete within
+    ``header_timeout_s`` of its opening or of its last response (1,100 idle connections exhausted the
+    server's file descriptors; uvicorn times out only the idle time after a response). Module-level and
+    bound with ``functools.partial``: ``--workers`` pickles it into each worker."""
+
+    def __init__(self, *args: Any, header_timeout_s: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout_s = header_timeout_s
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def _arm(self) -> None:
+        self.loop.call_later(self.header_timeout_s, self._expire, self.cycle)
+
+    def _expire(self, armed_at: Any) -> None:
+        if self.cycle is armed_at and not self.transport.is_closing():
+            self.transport.close()  # no request began since the timer was armed
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """What every way of serving the app passes to uvicorn: the stop and connection timeouts."""
+    return {
+        "timeout_graceful_shutdown": GRACEFUL_STOP_S,
+        "timeout_keep_alive": KEEP_ALIVE_S,
+        "http": functools.partial(HeaderTimeoutH11, header_timeout_s=settings.header_timeout_s),
+    }
 
 
 def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None:
@@ -38,8 +76,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None
             host=host,
             port=port,
             log_level="info",
-            timeout_graceful_shutdown=GRACEFUL_STOP_S,
-            timeout_keep_alive=KEEP_ALIVE_S,
+            **uvicorn_options(settings),
         )
         return
     app.state.db.dispose()
@@ -52,8 +89,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int = 1) -> None
         port=port,
         workers=workers,
         log_level="info",
-        timeout_graceful_shutdown=GRACEFUL_STOP_S,
-        timeout_keep_alive=KEEP_ALIVE_S,
+        **uvicorn_options(settings),
     )
     server = uvicorn.Server(config)
     extra = (

@@ -82,6 +82,12 @@ class Settings:
     """At most N publication requests per user within S seconds."""
     register_limit: tuple[int, float] = (10, 3600.0)
     """At most N self-registrations per client within S seconds."""
+    concurrent_uploads: int = 2
+    """Uploads one user may have in flight at once (per server process; 429 past it)."""
+    header_timeout_s: float = 10.0
+    """A connection whose request headers are not complete within this is closed (idle connections too)."""
+    body_timeout_s: float = 30.0
+    """An upload whose next part does not arrive within this is answered 408."""
     registration: str = "open"
     """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
     policy: Policy = field(default_factory=Policy)
