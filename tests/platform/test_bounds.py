@@ -48,3 +48,23 @@ def test_refused_uploads_count_toward_a_daily_attempt_limit(data_dir: Path, mera
         bad = submission_zip(mera_root, right={}, extra={"ruCLEVR.json": "{}"})
         codes = [upload(client, headers, bad).status_code for _ in range(4)]
     assert codes == [422, 422, 422, 429], codes
+
+
+def test_clients_are_counted_by_network_ipv4_24_and_ipv6_64() -> None:
+    from omnieval.platform.services.submissions import client_network
+
+    assert client_network("192.0.2.7") == client_network("192.0.2.250") == "192.0.2.0/24"
+    assert client_network("192.0.3.7") != client_network("192.0.2.7")
+    assert client_network("2001:db8:1:2::1") == client_network("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert client_network("2001:db8:1:3::1") != client_network("2001:db8:1:2::1")
+    assert client_network("::ffff:192.0.2.9") == "192.0.2.0/24"
+
+
+def test_x_forwarded_for_is_believed_only_from_configured_proxies(tmp_path: Path) -> None:
+    from omnieval.platform.serve import uvicorn_options
+    from tests.platform.conftest import make_settings
+
+    plain = uvicorn_options(make_settings(tmp_path))
+    assert plain["proxy_headers"] is False  # uvicorn's default believed it from 127.0.0.1
+    behind = uvicorn_options(make_settings(tmp_path, trusted_proxies=("10.0.0.5",)))
+    assert behind["proxy_headers"] is True and behind["forwarded_allow_ips"] == ["10.0.0.5"]

@@ -57,6 +57,8 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "timeout_graceful_shutdown": GRACEFUL_STOP_S,
         "timeout_keep_alive": KEEP_ALIVE_S,
         "http": functools.partial(HeaderTimeoutH11, header_timeout_s=settings.header_timeout_s),
+        "proxy_headers": bool(settings.trusted_proxies),
+        "forwarded_allow_ips": list(settings.trusted_proxies) or None,
     }
 
 

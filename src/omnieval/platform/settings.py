@@ -88,6 +88,9 @@ class Settings:
     """A connection whose request headers are not complete within this is closed (idle connections too)."""
     body_timeout_s: float = 30.0
     """An upload whose next part does not arrive within this is answered 408."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies whose ``X-Forwarded-For`` names the client (``serve --trusted-proxy``); from anyone
+    else the header is ignored (it was believed from 127.0.0.1, so anything on the host could forge it)."""
     registration: str = "open"
     """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
     policy: Policy = field(default_factory=Policy)

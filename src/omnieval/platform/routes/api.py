@@ -35,7 +35,7 @@ from omnieval.platform.services.accounts import (
     revoke_token,
     user_for_token,
 )
-from omnieval.platform.services.submissions import accept_upload
+from omnieval.platform.services.submissions import accept_upload, client_network
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
@@ -111,7 +111,9 @@ def _limited(request: Request, kind: str, key: str) -> None:
 
 
 def client_key(request: Request) -> str:
-    return request.client.host if request.client else "?"
+    """The client's network, as the per-client limits and the probe detector count it: an IPv4 address's
+    /24, an IPv6 address's /64 (one host holds a whole /64, and a /24 is one cheap block of addresses)."""
+    return client_network(request.client.host if request.client else "?")
 
 
 @router.post("/auth/register", status_code=201, responses=errors(409, 422, 429, 503))

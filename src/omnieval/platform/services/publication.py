@@ -39,9 +39,11 @@ UNDER_REVIEW = ("requested", "approved", "rejected")
 
 
 def _visible(row: Submission, user: User) -> bool:
+    """A reviewer opens a submission (results, logs) only once its owner asked for publication: a flagged,
+    never-published one stays private (the queue lists it with its flag, without its results)."""
     if row.user_id == user.id or user.role == "admin":
         return True
-    return user.role == "reviewer" and (row.publication in UNDER_REVIEW or row.flag is not None)
+    return user.role == "reviewer" and row.publication in UNDER_REVIEW
 
 
 def get_submission(session: Session, user: User, submission_id: int) -> Submission:
@@ -76,14 +78,21 @@ def stored_results(row: Submission) -> ResultsFile | None:
     return results_model(row.results, source=f"submission {row.id} (stored results)")
 
 
+HELD = "flagged as a possible answer probe: its scores are shown once a reviewer has approved it"
+
+
 def submission_view(session: Session, row: Submission) -> dict[str, Any]:
+    """What the API and the pages show of a submission. A flagged one's scores are withheld until a
+    reviewer approves it: a probe must not learn from the upload that tripped the detector."""
     bench = session.get(Benchmark, row.benchmark_id)
+    held = row.flag is not None and row.publication != "approved"
     return {
         "id": row.id,
         "benchmark": bench.name if bench else None,
         "model": row.model_name,
         "status": row.status,
-        "results": shown_results(row),
+        "results": {} if held else shown_results(row),
+        "held": HELD if held else None,
         "validation": row.validation,
         "error": row.error,
         "publication": row.publication,

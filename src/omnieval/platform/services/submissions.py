@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -17,9 +18,25 @@ from omnieval.platform.settings import Settings
 from omnieval.platform.storage.files import save_upload
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
-__all__ = ["accept_upload", "client_digest"]
+__all__ = ["accept_upload", "client_digest", "client_network"]
 
 DAY_S = 86400.0
+
+
+NETWORK_PREFIX = {4: 24, 6: 64}
+"""Addresses of one network count as one client: an IPv4 /24, an IPv6 /64."""
+
+
+def client_network(host: str) -> str:
+    """``host``'s network (``192.0.2.0/24``, ``2001:db8::/64``); a name that is not an address as it is."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = NETWORK_PREFIX[address.version]
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
 def client_digest(host: str) -> str:
