@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -71,6 +72,8 @@ def create_app(settings: Settings) -> Any:
 
     app = FastAPI(title="omnieval platform", version="1", lifespan=lifespan)
     app.state.settings, app.state.db = settings, db
+    release_key = hashlib.sha256(f"score release\0{settings.secret_key()}".encode()).digest()
+    app.state.release = (release_key, settings.policy)  # what ``publication.submission_view`` needs
     app.state.limits = {  # in the database: shared by every server process
         kind: RateLimiter(db, kind=kind, limit=limit, window_s=window_s)
         for kind, (limit, window_s) in {

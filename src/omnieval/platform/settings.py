@@ -33,6 +33,14 @@ class Policy:
     """Two answer sets differing in 1..this many answers are near-identical."""
     probe_min_matches: int = 2
     """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    score_noise: float = 1.5
+    """Before a submission is approved for the boards, each task score its submitter sees carries Gaussian
+    noise of this many worst-case standard errors of the task (0.5/sqrt(n)), fixed by the answers (the same
+    answers always show the same score, so repeating them averages nothing away); 0 shows exact scores."""
+    score_ladder: float = 3.0
+    """The Ladder (Blum & Hardt 2015) on each task score shown before approval: a submitter sees a new
+    score only when it beats the best they were shown for that task by this many worst-case standard
+    errors (0.5/sqrt(n)), rounded down to that step; otherwise their best again. 0 turns it off."""
     duplicate_uploads: str = "warn"
     """A user's byte-identical re-upload to the same benchmark: ``warn`` (accepted, the submission page
     links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""

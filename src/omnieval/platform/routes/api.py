@@ -217,17 +217,27 @@ def submit(
 
 
 @router.get("/submissions", responses=errors(401))
-def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
+def my_submissions(request: Request, session: SessionDep, user: UserDep) -> dict[str, Any]:
     rows = session.scalars(
         select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
     ).all()
-    return {"submissions": [publication.submission_view(session, r) for r in rows]}
+    return {
+        "submissions": [
+            publication.submission_view(session, r, release=request.app.state.release) for r in rows
+        ]
+    }
 
 
 @router.get("/submissions/{submission_id}", responses=errors(401, 404, 422))
-def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
+def get_submission(
+    submission_id: SubmissionId, request: Request, session: SessionDep, user: UserDep
+) -> dict[str, Any]:
     with http_errors():
-        return publication.submission_view(session, publication.get_submission(session, user, submission_id))
+        return publication.submission_view(
+            session,
+            publication.get_submission(session, user, submission_id),
+            release=request.app.state.release,
+        )
 
 
 @router.post(
@@ -245,12 +255,12 @@ def publish(
 
 
 @router.get("/reviews", responses=errors(401, 403))
-def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
+def review_queue(request: Request, session: SessionDep, user: UserDep) -> dict[str, Any]:
     if not publication.can_review(user):
         raise HTTPException(403, "only reviewers and admins review submissions")
     return {
         "submissions": [
-            publication.submission_view(session, r) | {"flag": r.flag}
+            publication.submission_view(session, r, release=request.app.state.release) | {"flag": r.flag}
             for r in publication.review_queue(session)
         ]
     }

@@ -298,7 +298,7 @@ def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
     rows = session.scalars(
         select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
     ).all()
-    views = [publication.submission_view(session, r) for r in rows]
+    views = [publication.submission_view(session, r, release=request.app.state.release) for r in rows]
     return _render(
         request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions"
     )
@@ -317,7 +317,7 @@ def _submission(
 ) -> HTMLResponse:
     """The submission page: headline scores first, then the actions open to ``user``, then per-task tables."""
     reviewer = publication.can_review(user)
-    view = publication.submission_view(session, row)
+    view = publication.submission_view(session, row, release=request.app.state.release)
     context.setdefault("form", {})
     return _render(
         request,
@@ -409,11 +409,14 @@ def reviews(request: Request, session: SessionDep, id: int | None = None) -> HTM
     user = _need(request, session, "reviewer", "admin")
     rows = publication.review_queue(session)
     chosen = next((r for r in rows if r.id == id), rows[0] if rows else None)
-    queue = [{**publication.submission_view(session, r), "flag": r.flag} for r in rows]
+    queue = [
+        {**publication.submission_view(session, r, release=request.app.state.release), "flag": r.flag}
+        for r in rows
+    ]
     detail = None
     if chosen is not None:
         detail = {
-            "s": publication.submission_view(session, chosen),
+            "s": publication.submission_view(session, chosen, release=request.app.state.release),
             "flag": chosen.flag,
             "logs": _request_logs(session, user, chosen),
             "headline": overview.headline(session, chosen),
