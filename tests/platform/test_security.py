@@ -513,10 +513,35 @@ def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch
                 running[0] -= 1
             return "h"
 
+    def attempt(password: str) -> str:
+        try:
+            return accounts._hash(password)
+        except accounts.Busy:
+            return "busy"
+
     monkeypatch.setattr(accounts, "_hasher", SlowHasher)
     with ThreadPoolExecutor(16) as pool:
-        list(pool.map(accounts._hash, ["p"] * 32))
+        outcomes = list(pool.map(attempt, ["p"] * 32))
     assert peak[0] == 2  # 16 threads asked at once; two hashes ever ran together
+    # at most 10 requests hash or wait to hash: the others are told "busy" at once, never parked
+    assert outcomes.count("h") >= 10 and outcomes.count("busy") >= 1, outcomes
+
+
+def test_one_account_sprayed_from_many_clients_backs_off(data_dir: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+
+    settings = make_settings(data_dir, login_limit=(100, 60.0), login_account_limit=(3, 300.0))
+    with TestClient(create_app(settings)) as client:
+        codes = [
+            client.post(
+                "/api/v1/auth/token",
+                json={"username": name, "password": "wrong-guess"},
+            ).status_code
+            for name in ("admin", "ADMIN", "Admin", "admin", "reviewer")
+        ]
+    assert codes == [401, 401, 401, 429, 401]  # per account, whatever the case; other accounts unaffected
 
 
 def test_model_info_is_bounded(platform: Any, mera_root: Path) -> None:

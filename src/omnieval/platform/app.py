@@ -82,6 +82,7 @@ def create_app(settings: Settings) -> Any:
             "upload_day": settings.upload_day_limit,
             "register": settings.register_limit,
             "login_client": settings.login_client_limit,
+            "login_account": settings.login_account_limit,
             "publish": settings.publish_limit,
         }.items()
     }

@@ -81,6 +81,9 @@ class Settings:
     """At most N login attempts per username and client within S seconds."""
     login_client_limit: tuple[int, float] = (30, 60.0)
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
+    login_account_limit: tuple[int, float] = (10, 300.0)
+    """At most N login attempts per username within S seconds from all clients together (a spray from many
+    networks at one account backs off without a password hash being computed)."""
     upload_limit: tuple[int, float] = (20, 60.0)
     """At most N upload attempts per user within S seconds (refused uploads count too)."""
     upload_day_limit: tuple[int, float] = (50, 86400.0)

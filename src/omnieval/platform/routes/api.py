@@ -135,6 +135,7 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
 def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "login", f"{body.username}|{client_key(request)}")
     _limited(request, "login_client", client_key(request))  # a spray over many usernames from one client
+    _limited(request, "login_account", body.username.lower())  # one account sprayed from many clients
     try:
         user = authenticate(session, username=body.username, password=body.password)
     except Busy as exc:

@@ -205,6 +205,7 @@ def login(
     if not (
         limits["login"].allow(f"{username}|{client_key(request)}")
         and limits["login_client"].allow(client_key(request))
+        and limits["login_account"].allow(username.lower())
     ):
         return _render(
             request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute"
