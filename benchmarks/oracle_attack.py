@@ -159,9 +159,7 @@ def attack(
     rng = random.Random(seed)
     letters = [chr(ord("A") + k) for k in range(options)]
     truth = [[rng.choice(letters) for _ in range(n)] for _ in range(tasks)]
-    oracle = platform_oracle(
-        truth, noise=noise, ladder=ladder, digits=digits, key=rng.randbytes(32), cap=cap
-    )
+    oracle = platform_oracle(truth, noise=noise, ladder=ladder, digits=digits, key=rng.randbytes(32), cap=cap)
     budget = accounts * cap
     guess = STRATEGIES[strategy](oracle, tasks=tasks, n=n, options=letters, budget=budget, rng=rng)
     recovered = sum(g == h for gt, ht in zip(guess, truth, strict=True) for g, h in zip(gt, ht, strict=True))

@@ -623,3 +623,27 @@ def test_the_database_and_data_dir_are_owner_only(tmp_path: Path) -> None:
     Database(settings).dispose()
     assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE((settings.data_dir / "platform.db").stat().st_mode) == 0o600
+
+
+def test_a_sqlite_database_elsewhere_and_its_wal_are_owner_only(tmp_path: Path) -> None:
+    """``--database-url sqlite:///...`` outside the data dir: the file, its WAL and shared memory 0600."""
+    import os
+    import stat
+
+    from omnieval.platform.storage.db import Database
+
+    elsewhere = tmp_path / "other" / "platform.db"
+    elsewhere.parent.mkdir()
+    old = os.umask(0o022)
+    try:
+        settings = make_settings(tmp_path / "data", database_url=f"sqlite:///{elsewhere}")
+        db = Database(settings)
+        with db.engine.connect() as conn:  # an open connection keeps the WAL and shared-memory files
+            files = [elsewhere, *(elsewhere.with_name(elsewhere.name + s) for s in ("-wal", "-shm"))]
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files if p.exists()}
+            conn.exec_driver_sql("select 1")
+        db.dispose()
+    finally:
+        os.umask(old)
+    assert modes and set(modes.values()) == {0o600}, modes
+    assert len(modes) == 3, modes

@@ -102,8 +102,8 @@ def serve_command(
     duplicate_uploads: Annotated[
         str,
         typer.Option(
-            help="A user's byte-identical re-upload to the same benchmark: warn (accepted, the submission "
-            "page links the earlier one) or refuse (409).",
+            help="A user's re-upload of the same answer files to the same benchmark: warn (accepted, the "
+            "submission page links the earlier one) or refuse (409).",
         ),
     ] = "warn",
     secure_cookies: Annotated[

@@ -42,8 +42,8 @@ class Policy:
     score only when it beats the best they were shown for that task by this many worst-case standard
     errors (0.5/sqrt(n)), rounded down to that step; otherwise their best again. 0 turns it off."""
     duplicate_uploads: str = "warn"
-    """A user's byte-identical re-upload to the same benchmark: ``warn`` (accepted, the submission page
-    links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
+    """A user's re-upload of the same answer files to the same benchmark: ``warn`` (accepted, the submission
+    page links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
 
     def merged(self, overrides: dict[str, Any] | None) -> Policy:
         """This policy with a benchmark's overrides (unknown keys were refused when they were set)."""

@@ -102,7 +102,7 @@ def _language(request: Request) -> str:
 
 
 DUPLICATE_MESSAGE = (
-    "This zip is byte-identical to your submission %(id)s: it would get the same scores "
+    "This zip holds the same answer files as your submission %(id)s: it would get the same scores "
     "(change the answers to submit again)."
 )
 PAGE_MESSAGES = (

@@ -11,11 +11,10 @@ from typing import Any, BinaryIO
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from omnieval.media.hashing import file_sha256
 from omnieval.platform.errors import DuplicateUpload, InvalidSubmission, QuotaExceeded, UploadError
 from omnieval.platform.services.jobs import enqueue
 from omnieval.platform.settings import Settings
-from omnieval.platform.storage.files import save_upload
+from omnieval.platform.storage.files import answers_sha256, save_upload
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["accept_upload", "client_digest", "client_network"]
@@ -125,11 +124,11 @@ def accept_upload(
     _check_daily_cap(session, settings, user, bench)  # early, without a lock: most refusals cost nothing
     path = save_upload(stream, settings)
     try:
-        digest = file_sha256(path)
+        digest = answers_sha256(path)
         earlier = _earlier_identical(session, user, bench, digest)
         if earlier is not None and settings.policy.merged(bench.policy).duplicate_uploads == "refuse":
             raise DuplicateUpload(
-                f"this zip is byte-identical to your submission {earlier} to {bench.name!r}: "
+                f"this zip holds the same answer files as your submission {earlier} to {bench.name!r}: "
                 "it would get the same scores (change the answers to submit again)",
                 earlier=earlier,
             )

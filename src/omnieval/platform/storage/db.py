@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from omnieval.platform.settings import Settings
@@ -71,12 +71,12 @@ def migrate(engine: Engine) -> None:
 
 def _owner_only(settings: Settings) -> None:
     """The data dir and the SQLite file (its WAL and shared-memory files follow its mode) are the owner's
-    only:
-    they hold password hashes and hidden answers."""
+    only: they hold password hashes and hidden answers. A ``--database-url sqlite:///...`` elsewhere too."""
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     settings.data_dir.chmod(0o700)
-    if settings.database_url is None:
-        path = settings.data_dir / "platform.db"
+    url = make_url(settings.url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        path = Path(url.database)
         path.touch(mode=0o600, exist_ok=True)
         path.chmod(0o600)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import stat
 import struct
 import uuid
@@ -87,6 +88,21 @@ def _check_declared(path: Path, settings: Settings) -> None:
         raise UploadError(f"the zip has {count} files; at most {settings.max_members} are allowed")
     if directory > settings.max_members * CENTRAL_BYTES_PER_MEMBER:
         raise UploadError(f"the zip's directory takes {directory} bytes: too many or too long file names")
+
+
+def answers_sha256(path: Path) -> str:
+    """A digest of the zip's answer files (names and unpacked bytes, the logs left out): the same answers
+    re-zipped with new dates, another compression or other logs give the same digest (the zip's own bytes
+    did not). Read as streams, after ``check_zip``."""
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(path) as zf:
+        for name in sorted(n for n in zf.namelist() if n != LOGS and not n.endswith("/")):
+            digest.update(name.encode() + b"\0")
+            with zf.open(name) as fh:
+                while chunk := fh.read(CHUNK):
+                    digest.update(chunk)
+            digest.update(b"\0")
+    return digest.hexdigest()
 
 
 def check_zip(path: Path, settings: Settings) -> None:
