@@ -95,6 +95,7 @@ def storms(settings: Any, mera_root: Path, *, publishes: int) -> None:
     data = submission_zip(mera_root, right={"ruclevr": 6, "ruslun": 6})
     fields = {k: getattr(settings, k) for k in ("data_dir", "database_url", "poll_s", "scoring_process")}
     fields["publish_limit"] = (10_000, 60.0)  # the lock path itself is under test, not the rate limit
+    fields["concurrent_uploads"] = 20  # so is the cap's lock, not the per-user limit of uploads in flight
     with live_server(fields) as (base, _), httpx.Client(base_url=base, timeout=120) as client:
         sub = _scored(client, heads["publisher"], data)
         with Reader(base, heads["reader"]) as reader:
