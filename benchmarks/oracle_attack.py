@@ -187,41 +187,22 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--default-policy", action="store_true", help="only the default policy, as JSON")
     args = parser.parse_args()
+
+    def runs(strategy: str, noise: float, ladder: float) -> list[Outcome]:
+        return [
+            attack(strategy, tasks=args.tasks, n=args.n, options=args.options, accounts=args.accounts,
+                   cap=args.cap, noise=noise, ladder=ladder, seed=seed)
+            for seed in range(args.seeds)
+        ]  # fmt: skip
+
+    def mean_accuracy(outcomes: list[Outcome]) -> float:
+        return sum(o.accuracy for o in outcomes) / len(outcomes)
+
     if args.default_policy:  # the server's default release policy only, one JSON line (the test reads it)
         policy = Policy()
-        accuracy = {
-            s: [
-                attack(
-                    s,
-                    tasks=args.tasks,
-                    n=args.n,
-                    options=args.options,
-                    accounts=args.accounts,
-                    cap=args.cap,
-                    noise=policy.score_noise,
-                    ladder=policy.score_ladder,
-                    seed=seed,
-                ).accuracy
-                for seed in range(args.seeds)
-            ]
-            for s in STRATEGIES
-        }
-        exact = [
-            attack(
-                "split",
-                tasks=args.tasks,
-                n=args.n,
-                options=args.options,
-                accounts=args.accounts,
-                cap=args.cap,
-                noise=0.0,
-                ladder=0.0,
-                seed=seed,
-            ).accuracy
-            for seed in range(args.seeds)
-        ]  # the same attacker against exact scores: proof that it works
-        means = {s: sum(a) / len(a) for s, a in accuracy.items()}
-        print(json.dumps(means | {"exact_split": sum(exact) / len(exact), "chance": 1 / args.options}))
+        means = {s: mean_accuracy(runs(s, policy.score_noise, policy.score_ladder)) for s in STRATEGIES}
+        exact = mean_accuracy(runs("split", 0.0, 0.0))  # the same attacker on exact scores: it works
+        print(json.dumps(means | {"exact_split": exact, "chance": 1 / args.options}))
         return
     print("honest user, 10 uploads each truly better by G standard errors (0.5/sqrt(n)):")
     print("    n  noise  ladder  G    mean |shown - true|  improvements hidden")
@@ -241,22 +222,9 @@ def main() -> None:
     for strategy in STRATEGIES:
         for noise in args.noise:
             for ladder in args.ladder:
-                runs = [
-                    attack(
-                        strategy,
-                        tasks=args.tasks,
-                        n=args.n,
-                        options=args.options,
-                        accounts=args.accounts,
-                        cap=args.cap,
-                        noise=noise,
-                        ladder=ladder,
-                        seed=s,
-                    )
-                    for s in range(args.seeds)
-                ]
-                rec = sum(r.recovered for r in runs) / len(runs)
-                o = runs[0]
+                outcomes = runs(strategy, noise, ladder)
+                rec = sum(r.recovered for r in outcomes) / len(outcomes)
+                o = outcomes[0]
                 above = rec - o.chance * o.samples  # answers recovered beyond guessing
                 print(
                     f"{strategy:12s}  {noise:5.1f}  {ladder:6.1f}  {rec:7.1f}/{o.samples:<8d}"
