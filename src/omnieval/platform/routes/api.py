@@ -27,6 +27,7 @@ from omnieval.platform.routes.api_errors import errors
 from omnieval.platform.routes.transactions import CommittingRoute
 from omnieval.platform.services import publication
 from omnieval.platform.services.accounts import (
+    USERNAME,
     authenticate,
     create_user,
     list_tokens,
@@ -46,7 +47,8 @@ bearer = HTTPBearer(auto_error=False)
 
 class Credentials(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    username: str = Field(max_length=64)
+    username: str = Field(min_length=3, max_length=64, pattern=USERNAME.pattern)
+    """As the accounts accept them: the schema says what a 422 would (an empty name was schema-valid)."""
     password: str = Field(max_length=256)
 
 
@@ -183,7 +185,7 @@ def benchmarks(session: SessionDep) -> dict[str, Any]:
     }
 
 
-@router.post("/submissions", status_code=202, responses=errors(401, 409, 411, 413, 422, 429))
+@router.post("/submissions", status_code=202, responses=errors(401, 408, 409, 411, 413, 422, 429))
 def submit(
     request: Request,
     session: SessionDep,

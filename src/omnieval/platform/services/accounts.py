@@ -18,6 +18,7 @@ from omnieval.platform.errors import AccountError, Busy
 from omnieval.platform.storage.models import ROLES, ApiToken, User
 
 __all__ = [
+    "USERNAME",
     "approve_user",
     "authenticate",
     "create_user",
