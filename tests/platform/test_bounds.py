@@ -68,3 +68,14 @@ def test_x_forwarded_for_is_believed_only_from_configured_proxies(tmp_path: Path
     assert plain["proxy_headers"] is False  # uvicorn's default believed it from 127.0.0.1
     behind = uvicorn_options(make_settings(tmp_path, trusted_proxies=("10.0.0.5",)))
     assert behind["proxy_headers"] is True and behind["forwarded_allow_ips"] == ["10.0.0.5"]
+
+
+def test_filler_answers_are_told_apart_from_a_model_s() -> None:
+    from omnieval.platform.services.policy import filler_tasks, fingerprint
+
+    probe = {str(i): ("B" if i == 7 else "zz") for i in range(40)}  # one probed sample, the rest filler
+    model = {str(i): "ABCD"[i % 4] for i in range(40)}
+    few = {str(i): "zz" for i in range(5)}
+    prints = fingerprint({"probe": probe, "model": model, "few": few})
+    assert filler_tasks(prints, share=0.9) == ["probe"]
+    assert filler_tasks(prints, share=1.5) == []  # turned off

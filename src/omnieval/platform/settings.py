@@ -33,6 +33,9 @@ class Policy:
     """Two answer sets differing in 1..this many answers are near-identical."""
     probe_min_matches: int = 2
     """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    filler_share: float = 0.9
+    """Flag a submission where one answer stands for at least this share of a task's samples (10 or more):
+    filler around probed samples. Above 1 turns it off."""
     score_noise: float = 1.5
     """Before a submission is approved for the boards, each task score its submitter sees carries Gaussian
     noise of this many worst-case standard errors of the task (0.5/sqrt(n)), fixed by the answers (the same

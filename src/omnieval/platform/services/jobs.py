@@ -25,7 +25,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.errors import SubmissionError
-from omnieval.platform.services.policy import near_identical
+from omnieval.platform.services.policy import filler_tasks, near_identical
 from omnieval.platform.settings import Policy, Settings
 from omnieval.platform.storage.db import Database
 from omnieval.platform.storage.models import Benchmark, Job, Submission
@@ -97,7 +97,11 @@ def _finish(
 
 
 def _probe_flag(session: Session, row: Submission, fp: dict[str, Any], policy: Policy) -> str | None:
-    """Why ``row`` looks like a probe: near-identical answer sets from the same user or client this week."""
+    """Why ``row`` looks like a probe: filler answers, or near-identical answer sets from the same user or
+    client network this week."""
+    filled = filler_tasks(fp, share=policy.filler_share)
+    if filled:
+        return f"possible answer probing: filler answers (one answer for most samples) in {', '.join(filled)}"
     related = Submission.user_id == row.user_id
     if row.client:
         related = or_(related, Submission.client == row.client)

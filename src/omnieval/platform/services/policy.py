@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import math
+from collections import Counter
 from typing import Any
 
 from sqlalchemy import select
@@ -23,6 +24,7 @@ from omnieval.platform.settings import DUPLICATE_MODES, Policy
 from omnieval.platform.storage.models import Benchmark
 
 __all__ = [
+    "filler_tasks",
     "fingerprint",
     "ladder_step",
     "near_identical",
@@ -49,6 +51,22 @@ def near_identical(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]], *
         return False
     diff = sum(a[t][i] != b[t][i] for t in a for i in a[t])
     return 1 <= diff <= max_diff
+
+
+FILLER_MIN_SAMPLES = 10
+"""Tasks smaller than this are never called filled (a few equal answers are no sign)."""
+
+
+def filler_tasks(fingerprint: dict[str, dict[str, str]], *, share: float) -> list[str]:
+    """Tasks where one answer stands for at least ``share`` of the samples: a prober fills the samples it
+    does not probe with one (wrong) answer; a model answering a task's questions rarely repeats itself so."""
+    out = []
+    for task, answers in fingerprint.items():
+        if share <= 1 and len(answers) >= FILLER_MIN_SAMPLES:
+            most = Counter(answers.values()).most_common(1)[0][1]
+            if most >= share * len(answers):
+                out.append(task)
+    return sorted(out)
 
 
 def noisy_score(score: float, *, n: int, key: bytes, answers: dict[str, str], scale: float) -> float:
