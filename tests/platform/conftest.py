@@ -57,10 +57,16 @@ def submission_zip(root: Path, *, right: dict[str, int], extra: dict[str, bytes]
 
 def make_settings(data_dir: Path, **overrides: Any) -> Any:
     from omnieval.platform import Settings
+    from omnieval.platform.settings import Policy
 
     # Scoring in the worker thread: tests patch it in process, and a spawned child per app would cost seconds.
     # The real default (a scoring child process) is exercised by the cold-server and kill -9 tests.
-    return Settings(data_dir=data_dir, poll_s=0.05, **{"scoring_process": False, **overrides})
+    # Exact scores (no release noise): these tests check the scoring itself; test_oracle_attack.py runs the
+    # default policy, noise included.
+    exact = Policy(score_noise=0.0, score_ladder=0.0)
+    return Settings(
+        data_dir=data_dir, poll_s=0.05, **{"scoring_process": False, "policy": exact, **overrides}
+    )
 
 
 def add_mera(settings: Any, root: Path, name: str = "mera") -> None:

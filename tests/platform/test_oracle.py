@@ -157,6 +157,15 @@ def test_near_identical_probes_from_related_accounts_are_flagged(app: Any, mera_
     flagged = {s["id"]: s["flag"] for s in queue}
     assert set(flagged) == set(ids[2:])  # the third and fourth have two or more near-identical predecessors
     assert "near-identical" in flagged[ids[3]] and "4 related account(s)" in flagged[ids[3]]
+    # a flagged submission's scores are not shown to its submitter, nor to a reviewer (never published)
+    mine = app.get(f"/api/v1/submissions/{ids[3]}", headers=token(app, "acct3")).json()
+    assert mine["status"] == "scored" and mine["results"] == {} and "flagged" in mine["held"]
+    assert all(s["results"] == {} for s in queue)
+    reviewer = token(app, "reviewer")
+    assert app.get(f"/api/v1/reviews/{ids[3]}/logs", headers=reviewer).status_code == 404
+    assert app.get(f"/api/v1/submissions/{ids[3]}", headers=reviewer).status_code == 404
+    unflagged = app.get(f"/api/v1/submissions/{ids[0]}", headers=token(app, "acct0")).json()
+    assert unflagged["results"]["tasks"] and unflagged["held"] is None
 
 
 def test_daily_cap_is_per_benchmark_policy(app: Any, mera_root: Path) -> None:

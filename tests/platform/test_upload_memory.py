@@ -21,3 +21,41 @@ def test_memory_per_upload_at_the_caps_is_bounded(tmp_path: Path) -> None:
     # streamed: validation holds no task file whole (it did: +92 MB, 1.6x the JSON; now ~2 MB)
     assert got["upload_peak_mb"] - got["base_mb"] < 0.25 * got["json_mib"], got
     assert got["per_upload_mb"] < BOUND_MB, got
+
+
+def _zip(members: dict[str, str]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+    return buf.getvalue()
+
+
+def test_a_zip_of_empty_items_gets_a_short_refusal_in_bounded_memory(mera_root: Path) -> None:
+    """An upload of 400k empty items (it got a 402 MB answer and +1.5 GB at 8 MiB): the first 50 errors and
+    a count, the answer at most 64 KiB, validation's peak RSS a few MB (fresh process)."""
+    from tests.platform.upload_memory import measure_refused
+
+    n = 400_000
+    got = measure_refused(
+        mera_root, _zip({"ruCLEVR.json": '{"data": {"test": [' + ",".join(["{}"] * n) + "]}}"})
+    )
+    assert got["n_errors"] == n
+    assert got["answer_bytes"] <= 64 * 1024, got
+    assert got["peak_mb"] - got["base_mb"] < 30, got
+
+
+def test_a_huge_meta_is_refused_while_streaming_in_bounded_memory(mera_root: Path) -> None:
+    """One item whose ``meta`` holds 3 M keys (its dict alone would be ~400 MB): refused before it is
+    built."""
+    from tests.platform.upload_memory import measure_refused
+
+    meta = ",".join(f'"k{i}": 1' for i in range(3_000_000))
+    got = measure_refused(
+        mera_root, _zip({"ruCLEVR.json": '{"data": {"test": [{"outputs": "a", "meta": {' + meta + "}}]}}"})
+    )
+    assert got["n_errors"] == 1
+    assert got["peak_mb"] - got["base_mb"] < 60, got

@@ -149,5 +149,52 @@ def measure(root: Path, tasks: dict[str, int], *, fill: float = 0.97) -> dict[st
     return got
 
 
+def _refused_child(data_dir: Path, archive: Path) -> dict[str, float]:
+    """Validate a hostile upload that must be refused: its peak RSS and the size of the refusal's report."""
+    from omnieval.platform import Settings
+    from omnieval.platform.services.submissions import _short, _validate
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import Benchmark
+    from omnieval.registry import load_plugins
+
+    load_plugins()
+    db = Database(Settings(data_dir=data_dir))
+    with db.session() as session:
+        bench = session.query(Benchmark).filter_by(name="mera").one()
+        session.expunge(bench)
+    base = _rss_mb()
+    _reset_peak()
+    report = _validate(archive, bench)
+    assert not report["ok"]
+    answer = len(json.dumps(_short(report), ensure_ascii=False).encode())
+    return {"base_mb": base, "peak_mb": _peak_mb(), "answer_bytes": answer, "n_errors": report["n_errors"]}
+
+
+def measure_refused(root: Path, data: bytes) -> dict[str, float]:
+    """Validate the upload ``data`` (which must be refused) in a fresh process; its figures."""
+    from tests.platform.conftest import add_mera, make_settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = make_settings(Path(tmp) / "data")
+        add_mera(settings, root)
+        archive = Path(tmp) / "upload.zip"
+        archive.write_bytes(data)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+        cmd = [
+            sys.executable,
+            "-m",
+            "tests.platform.upload_memory",
+            str(settings.data_dir),
+            str(archive),
+            "x",
+        ]
+        out = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+        if out.returncode:
+            raise RuntimeError(out.stderr[-3000:])
+        got: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return got
+
+
 if __name__ == "__main__":
-    print(json.dumps(_child(Path(sys.argv[1]), Path(sys.argv[2]))))
+    child = _refused_child if len(sys.argv) > 3 else _child
+    print(json.dumps(child(Path(sys.argv[1]), Path(sys.argv[2]))))

@@ -102,8 +102,8 @@ def serve_command(
     duplicate_uploads: Annotated[
         str,
         typer.Option(
-            help="A user's byte-identical re-upload to the same benchmark: warn (accepted, the submission "
-            "page links the earlier one) or refuse (409).",
+            help="A user's re-upload of the same answer files to the same benchmark: warn (accepted, the "
+            "submission page links the earlier one) or refuse (409).",
         ),
     ] = "warn",
     secure_cookies: Annotated[
@@ -113,6 +113,13 @@ def serve_command(
             "server over HTTPS (directly or via a TLS proxy)."
         ),
     ] = False,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Address of a reverse proxy whose X-Forwarded-For is believed (repeatable); without one, "
+            "the header is ignored and the client is the TCP peer."
+        ),
+    ] = None,
 ) -> None:
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
     import dataclasses
@@ -129,6 +136,7 @@ def serve_command(
         registration=registration,
         register_limit=(registrations_per_hour, 3600.0),
         secure_cookies=secure_cookies,
+        trusted_proxies=tuple(trusted_proxy or ()),
         policy=Policy(daily_cap=daily_cap, score_digits=score_digits, duplicate_uploads=duplicate_uploads),
     )
     with friendly_errors():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -29,6 +30,15 @@ def _sweep(db: Any, settings: Settings) -> None:
         log.warning("removed %d orphaned upload file(s)", len(gone))
 
 
+def _size_request_threads() -> None:
+    """The event loop's request threads: as many as the database pool serves at once (``REQUEST_THREADS``)."""
+    import anyio.to_thread
+
+    from omnieval.platform.storage.db import REQUEST_THREADS
+
+    anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
+
+
 def create_app(settings: Settings) -> Any:
     from fastapi import FastAPI
     from fastapi.staticfiles import StaticFiles
@@ -38,6 +48,7 @@ def create_app(settings: Settings) -> Any:
     from omnieval.platform.routes.body_limit import BodyLimit
     from omnieval.platform.routes.page_errors import install_error_handlers
     from omnieval.platform.routes.security_headers import SecurityHeaders
+    from omnieval.platform.routes.upload_gate import UploadGate
     from omnieval.platform.services.jobs import Worker
     from omnieval.platform.services.ratelimit import RateLimiter
     from omnieval.platform.storage.db import Database
@@ -50,6 +61,7 @@ def create_app(settings: Settings) -> Any:
 
         # complete before the first request is accepted: no request sees a half-loaded registry
         load_plugins()
+        _size_request_threads()
         _sweep(db, settings)
         worker = Worker(db, settings) if settings.worker else None
         if worker:
@@ -60,15 +72,23 @@ def create_app(settings: Settings) -> Any:
 
     app = FastAPI(title="omnieval platform", version="1", lifespan=lifespan)
     app.state.settings, app.state.db = settings, db
+    release_key = hashlib.sha256(f"score release\0{settings.secret_key()}".encode()).digest()
+    app.state.release = (release_key, settings.policy)  # what ``publication.submission_view`` needs
     app.state.limits = {  # in the database: shared by every server process
         kind: RateLimiter(db, kind=kind, limit=limit, window_s=window_s)
         for kind, (limit, window_s) in {
             "login": settings.login_limit,
             "upload": settings.upload_limit,
+            "upload_day": settings.upload_day_limit,
             "register": settings.register_limit,
             "login_client": settings.login_client_limit,
+            "login_account": settings.login_account_limit,
+            "publish": settings.publish_limit,
         }.items()
     }
+    app.add_middleware(
+        UploadGate, db=db, settings=settings
+    )  # inside the session middleware: reads its cookie
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.secret_key(),

@@ -33,9 +33,20 @@ class Policy:
     """Two answer sets differing in 1..this many answers are near-identical."""
     probe_min_matches: int = 2
     """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    filler_share: float = 0.9
+    """Flag a submission where one answer stands for at least this share of a task's samples (10 or more):
+    filler around probed samples. Above 1 turns it off."""
+    score_noise: float = 1.5
+    """Before a submission is approved for the boards, each task score its submitter sees carries Gaussian
+    noise of this many worst-case standard errors of the task (0.5/sqrt(n)), fixed by the answers (the same
+    answers always show the same score, so repeating them averages nothing away); 0 shows exact scores."""
+    score_ladder: float = 3.0
+    """The Ladder (Blum & Hardt 2015) on each task score shown before approval: a submitter sees a new
+    score only when it beats the best they were shown for that task by this many worst-case standard
+    errors (0.5/sqrt(n)), rounded down to that step; otherwise their best again. 0 turns it off."""
     duplicate_uploads: str = "warn"
-    """A user's byte-identical re-upload to the same benchmark: ``warn`` (accepted, the submission page
-    links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
+    """A user's re-upload of the same answer files to the same benchmark: ``warn`` (accepted, the submission
+    page links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""
 
     def merged(self, overrides: dict[str, Any] | None) -> Policy:
         """This policy with a benchmark's overrides (unknown keys were refused when they were set)."""
@@ -73,9 +84,27 @@ class Settings:
     """At most N login attempts per username and client within S seconds."""
     login_client_limit: tuple[int, float] = (30, 60.0)
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
+    login_account_limit: tuple[int, float] = (10, 300.0)
+    """At most N login attempts per username within S seconds from all clients together (a spray from many
+    networks at one account backs off without a password hash being computed)."""
     upload_limit: tuple[int, float] = (20, 60.0)
+    """At most N upload attempts per user within S seconds (refused uploads count too)."""
+    upload_day_limit: tuple[int, float] = (50, 86400.0)
+    """At most N upload attempts per user within S seconds, accepted or refused (the daily cap counts only
+    accepted ones; this one bounds what refused uploads cost the server)."""
+    publish_limit: tuple[int, float] = (20, 60.0)
+    """At most N publication requests per user within S seconds."""
     register_limit: tuple[int, float] = (10, 3600.0)
     """At most N self-registrations per client within S seconds."""
+    concurrent_uploads: int = 2
+    """Uploads one user may have in flight at once (per server process; 429 past it)."""
+    header_timeout_s: float = 10.0
+    """A connection whose request headers are not complete within this is closed (idle connections too)."""
+    body_timeout_s: float = 30.0
+    """An upload whose next part does not arrive within this is answered 408."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies whose ``X-Forwarded-For`` names the client (``serve --trusted-proxy``); from anyone
+    else the header is ignored (it was believed from 127.0.0.1, so anything on the host could forge it)."""
     registration: str = "open"
     """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
     policy: Policy = field(default_factory=Policy)

@@ -86,6 +86,56 @@ class _NotJson(ValueError):
     """The task file is not valid JSON (or not UTF-8)."""
 
 
+class _TooLarge(ValueError):
+    """An item of ``data.test`` is larger or deeper than an answer can be (checked while streaming)."""
+
+
+MAX_ITEM_CHARS = 4 * 1024 * 1024
+"""Characters of strings and keys in one ``data.test`` item (its ``outputs`` and ``meta`` together)."""
+MAX_ITEM_DEPTH = 16
+"""Nesting of one item: a JSON answer is a few levels deep; 2,000 levels broke scoring (RecursionError)."""
+MAX_ERRORS = 50
+"""Errors listed per task file and per report; the rest are counted (``n_errors``): a zip of a million
+bad items gets a short answer, not a 400 MB one."""
+
+
+MAX_MESSAGE = 300
+"""Characters of one listed error (a message quoting a 4 MB ``meta.id`` is cut)."""
+
+
+class _Errors:
+    """The first ``MAX_ERRORS`` messages and the count of all."""
+
+    def __init__(self) -> None:
+        self.first: list[str] = []
+        self.count = 0
+
+    def add(self, message: str) -> None:
+        self.count += 1
+        if len(self.first) < MAX_ERRORS:
+            self.first.append(message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "...")
+
+    def report(self) -> dict[str, Any]:
+        return {"errors": self.first, "n_errors": self.count}
+
+
+def _bounded(events: Iterable[tuple[str, str, Any]]) -> Iterator[tuple[str, str, Any]]:
+    """Parser events, refusing an item over ``MAX_ITEM_CHARS`` or ``MAX_ITEM_DEPTH`` before it is built."""
+    index, chars, depth = -1, 0, 0
+    for prefix, event, value in events:
+        if prefix.startswith("data.test.item"):
+            if prefix == "data.test.item" and event in ("start_map", "start_array") and depth == 0:
+                index, chars = index + 1, 0
+            depth += event in ("start_map", "start_array")
+            depth -= event in ("end_map", "end_array")
+            chars += len(value) if isinstance(value, str) else 1
+            if depth > MAX_ITEM_DEPTH:
+                raise _TooLarge(f"data.test[{index}]: nested deeper than {MAX_ITEM_DEPTH} levels")
+            if chars > MAX_ITEM_CHARS:
+                raise _TooLarge(f"data.test[{index}]: larger than {MAX_ITEM_CHARS} characters")
+        yield prefix, event, value
+
+
 def _test_items(fh: IO[bytes]) -> Iterator[Any]:
     """The items of the file's ``data.test`` array one at a time, parsed as a stream (``ijson``): a task file
     is never held whole, as bytes or as a parsed document, so memory stays bounded by one item. Raises
@@ -101,7 +151,7 @@ def _test_items(fh: IO[bytes]) -> Iterator[Any]:
             yield prefix, event, value
 
     try:
-        yield from ijson.items(events(), "data.test.item")
+        yield from ijson.items(_bounded(events()), "data.test.item")
     except ijson.JSONError as exc:
         raise _NotJson(str(exc).strip().splitlines()[0]) from None
     if not shaped:
@@ -109,7 +159,7 @@ def _test_items(fh: IO[bytes]) -> Iterator[Any]:
 
 
 def _check_items(task: MeraTask, test: Iterable[Any], expected: set[str] | None) -> dict[str, Any]:
-    errors: list[str] = []
+    errors = _Errors()
     n = 0
     seen: set[int] = set()
     for i, item in enumerate(test):
@@ -121,20 +171,21 @@ def _check_items(task: MeraTask, test: Iterable[Any], expected: set[str] | None)
             else None
         )
         if not isinstance(ident, int) or isinstance(ident, bool):
-            errors.append(f"{where}: field 'meta.id' must be an integer, got {ident!r}")
+            errors.add(f"{where}: field 'meta.id' must be an integer, got {ident!r}")
             continue
         where = f"{where} (id {ident})"
         outputs = item.get("outputs")
         if not isinstance(outputs, str) and not (task.answer == "JSON" and isinstance(outputs, dict)):
-            errors.append(f"{where}: field 'outputs' must be a string, got {type(outputs).__name__}")
+            errors.add(f"{where}: field 'outputs' must be a string, got {type(outputs).__name__}")
         if ident in seen:
-            errors.append(f"{where}: duplicate id")
+            errors.add(f"{where}: duplicate id")
         seen.add(ident)
         if expected is not None and str(ident) not in expected:
-            errors.append(f"{where}: unknown id (not in the test set)")
-    report: dict[str, Any] = {"n": n, "errors": errors}
+            errors.add(f"{where}: unknown id (not in the test set)")
+    report: dict[str, Any] = {"n": n, **errors.report()}
     if expected is not None:
-        report["missing_ids"] = sorted(expected - {str(x) for x in seen}, key=lambda s: (len(s), s))
+        missing = sorted(expected - {str(x) for x in seen}, key=lambda s: (len(s), s))
+        report["missing_ids"], report["n_missing_ids"] = missing[:MAX_ERRORS], len(missing)
     elif n != task.size:
         report["note"] = f"{n} answers; the published test set has {task.size}"
     return report
@@ -162,7 +213,7 @@ def validate_mera(archive: Path, /, *, data: str | None = None, require_all: boo
     except (OSError, zipfile.BadZipFile) as exc:
         raise SubmissionError(f"{archive}: not a readable zip ({exc})") from None
     expected = _expected_ids(data)
-    errors: list[str] = []
+    errors = _Errors()
     tasks: dict[str, Any] = {}
     with zf:
         names = zf.namelist()
@@ -174,30 +225,39 @@ def validate_mera(archive: Path, /, *, data: str | None = None, require_all: boo
             )
             if task is None or name != f"{task.submission}.json":
                 hint = f" (expected {task.submission}.json)" if task else ""
-                errors.append(f"{name}: not a MERA Multi task file{hint}")
+                errors.add(f"{name}: not a MERA Multi task file{hint}")
                 continue
             ids = None if expected is None else expected.get(task.name, set())
             try:
                 with zf.open(name) as fh:
                     tasks[task.name] = {"file": name, **_check_items(task, _test_items(fh), ids)}
             except _NotJson as exc:
-                tasks[task.name] = {"file": name, "n": 0, "errors": [f"not valid JSON ({exc})"]}
-            except _NotShaped as exc:
-                tasks[task.name] = {"file": name, "n": 0, "errors": [str(exc)]}
+                tasks[task.name] = {
+                    "file": name,
+                    "n": 0,
+                    "errors": [f"not valid JSON ({exc})"],
+                    "n_errors": 1,
+                }
+            except (_NotShaped, _TooLarge) as exc:
+                tasks[task.name] = {"file": name, "n": 0, "errors": [str(exc)], "n_errors": 1}
         missing = sorted(t.name for t in catalogue().tasks if t.name not in tasks)
         warnings = [] if LOGS_NAME in names else [f"{LOGS_NAME} is missing (experts verify runs from it)"]
     for block in tasks.values():
-        errors.extend(f"{block['file']}: {e}" for e in block["errors"])
-        if block.get("missing_ids"):
-            warnings.append(f"{block['file']}: {len(block['missing_ids'])} test ids have no answer")
-    if missing:
-        (errors if require_all else warnings).append(f"missing tasks: {', '.join(missing)}")
+        for e in block["errors"]:
+            errors.add(f"{block['file']}: {e}")
+        errors.count += block["n_errors"] - len(block["errors"])  # the unlisted ones are counted
+        if block.get("n_missing_ids"):
+            warnings.append(f"{block['file']}: {block['n_missing_ids']} test ids have no answer")
+    if missing and require_all:
+        errors.add(f"missing tasks: {', '.join(missing)}")
+    elif missing:
+        warnings.append(f"missing tasks: {', '.join(missing)}")
     return {
-        "ok": not errors,
+        "ok": not errors.count,
         "format": "mera",
         "tasks": tasks,
         "missing_tasks": missing,
-        "errors": errors,
+        **errors.report(),
         "warnings": warnings,
     }
 

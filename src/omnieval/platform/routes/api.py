@@ -24,8 +24,10 @@ from omnieval.platform.errors import (
     UploadError,
 )
 from omnieval.platform.routes.api_errors import errors
+from omnieval.platform.routes.transactions import CommittingRoute
 from omnieval.platform.services import publication
 from omnieval.platform.services.accounts import (
+    USERNAME,
     authenticate,
     create_user,
     list_tokens,
@@ -34,18 +36,19 @@ from omnieval.platform.services.accounts import (
     revoke_token,
     user_for_token,
 )
-from omnieval.platform.services.submissions import accept_upload
+from omnieval.platform.services.submissions import accept_upload, client_network
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1")
+router = APIRouter(prefix="/api/v1", route_class=CommittingRoute)
 bearer = HTTPBearer(auto_error=False)
 
 
 class Credentials(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    username: str = Field(max_length=64)
+    username: str = Field(min_length=3, max_length=64, pattern=USERNAME.pattern)
+    """As the accounts accept them: the schema says what a 422 would (an empty name was schema-valid)."""
     password: str = Field(max_length=256)
 
 
@@ -68,7 +71,7 @@ class ReviewRequest(BaseModel):
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    with request.app.state.db.session() as session:
+    with request.app.state.db.request_session() as session:
         yield session
 
 
@@ -80,6 +83,7 @@ def current_user(
     session: SessionDep, creds: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> User:
     user = user_for_token(session, creds.credentials) if creds is not None else None
+    session.commit()  # the connection goes back to the pool before the request waits for a thread
     if user is None:
         raise HTTPException(401, "missing or invalid token", headers={"WWW-Authenticate": "Bearer"})
     return user
@@ -109,7 +113,9 @@ def _limited(request: Request, kind: str, key: str) -> None:
 
 
 def client_key(request: Request) -> str:
-    return request.client.host if request.client else "?"
+    """The client's network, as the per-client limits and the probe detector count it: an IPv4 address's
+    /24, an IPv6 address's /64 (one host holds a whole /64, and a /24 is one cheap block of addresses)."""
+    return client_network(request.client.host if request.client else "?")
 
 
 @router.post("/auth/register", status_code=201, responses=errors(409, 422, 429, 503))
@@ -131,6 +137,7 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
 def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "login", f"{body.username}|{client_key(request)}")
     _limited(request, "login_client", client_key(request))  # a spray over many usernames from one client
+    _limited(request, "login_account", body.username.lower())  # one account sprayed from many clients
     try:
         user = authenticate(session, username=body.username, password=body.password)
     except Busy as exc:
@@ -178,7 +185,7 @@ def benchmarks(session: SessionDep) -> dict[str, Any]:
     }
 
 
-@router.post("/submissions", status_code=202, responses=errors(401, 409, 411, 413, 422, 429))
+@router.post("/submissions", status_code=202, responses=errors(401, 408, 409, 411, 413, 422, 429))
 def submit(
     request: Request,
     session: SessionDep,
@@ -190,6 +197,7 @@ def submit(
     model: Annotated[str, Form(max_length=128)] = "",
 ) -> dict[str, int]:
     _limited(request, "upload", str(user.id))
+    _limited(request, "upload_day", str(user.id))
     try:
         row = accept_upload(
             session,
@@ -212,23 +220,36 @@ def submit(
 
 
 @router.get("/submissions", responses=errors(401))
-def my_submissions(session: SessionDep, user: UserDep) -> dict[str, Any]:
+def my_submissions(request: Request, session: SessionDep, user: UserDep) -> dict[str, Any]:
     rows = session.scalars(
         select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
     ).all()
-    return {"submissions": [publication.submission_view(session, r) for r in rows]}
+    return {
+        "submissions": [
+            publication.submission_view(session, r, release=request.app.state.release) for r in rows
+        ]
+    }
 
 
 @router.get("/submissions/{submission_id}", responses=errors(401, 404, 422))
-def get_submission(submission_id: SubmissionId, session: SessionDep, user: UserDep) -> dict[str, Any]:
-    with http_errors():
-        return publication.submission_view(session, publication.get_submission(session, user, submission_id))
-
-
-@router.post("/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422))
-def publish(
-    submission_id: SubmissionId, body: PublishRequest, session: SessionDep, user: UserDep
+def get_submission(
+    submission_id: SubmissionId, request: Request, session: SessionDep, user: UserDep
 ) -> dict[str, Any]:
+    with http_errors():
+        return publication.submission_view(
+            session,
+            publication.get_submission(session, user, submission_id),
+            release=request.app.state.release,
+        )
+
+
+@router.post(
+    "/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422, 429)
+)
+def publish(
+    submission_id: SubmissionId, body: PublishRequest, request: Request, session: SessionDep, user: UserDep
+) -> dict[str, Any]:
+    _limited(request, "publish", str(user.id))
     with http_errors():
         row = publication.publish(
             session, user, submission_id, boards=body.boards, model_info=body.model_info
@@ -237,12 +258,12 @@ def publish(
 
 
 @router.get("/reviews", responses=errors(401, 403))
-def review_queue(session: SessionDep, user: UserDep) -> dict[str, Any]:
+def review_queue(request: Request, session: SessionDep, user: UserDep) -> dict[str, Any]:
     if not publication.can_review(user):
         raise HTTPException(403, "only reviewers and admins review submissions")
     return {
         "submissions": [
-            publication.submission_view(session, r) | {"flag": r.flag}
+            publication.submission_view(session, r, release=request.app.state.release) | {"flag": r.flag}
             for r in publication.review_queue(session)
         ]
     }

@@ -12,12 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from omnieval.platform.errors import AnnotationError
 from omnieval.platform.routes.api import SessionDep, UserDep
 from omnieval.platform.routes.api_errors import errors
+from omnieval.platform.routes.transactions import CommittingRoute
 from omnieval.platform.services import annotation
 from omnieval.platform.storage.models import User
 
 __all__ = ["router"]
 
-router = APIRouter(prefix="/api/v1/annotation")
+router = APIRouter(prefix="/api/v1/annotation", route_class=CommittingRoute)
 ItemId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 

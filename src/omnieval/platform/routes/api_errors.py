@@ -37,6 +37,7 @@ WHY = {
     401: "missing, expired or revoked token",
     403: "the account's role may not do this (or it awaits approval)",
     404: "absent, or not visible to this account",
+    408: "the upload's body stalled (no part of it within the body timeout)",
     409: "the request conflicts with the current state (e.g. a taken name, not yet scored)",
     411: "a chunked body without Content-Length",
     413: "the body is larger than the upload limit",

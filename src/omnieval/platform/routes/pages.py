@@ -27,6 +27,7 @@ from omnieval.platform.errors import (
 from omnieval.platform.routes.api import SessionDep, SubmissionId, client_key, http_errors
 from omnieval.platform.routes.api_annotation import ItemId
 from omnieval.platform.routes.i18n import LANG_COOKIE, TEMPLATES_DIR, pick_language, translator
+from omnieval.platform.routes.transactions import CommittingRoute, committed
 from omnieval.platform.services import annotation, overview, publication
 from omnieval.platform.services.accounts import (
     authenticate,
@@ -40,7 +41,7 @@ from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=CommittingRoute)
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 STATIC = Path(__file__).with_name("static")
 """The pages' stylesheet and script, served at ``/static/`` (no CDN)."""
@@ -101,7 +102,7 @@ def _language(request: Request) -> str:
 
 
 DUPLICATE_MESSAGE = (
-    "This zip is byte-identical to your submission %(id)s: it would get the same scores "
+    "This zip holds the same answer files as your submission %(id)s: it would get the same scores "
     "(change the answers to submit again)."
 )
 PAGE_MESSAGES = (
@@ -204,6 +205,7 @@ def login(
     if not (
         limits["login"].allow(f"{username}|{client_key(request)}")
         and limits["login_client"].allow(client_key(request))
+        and limits["login_account"].allow(username.lower())
     ):
         return _render(
             request, session, "auth.html", 429, **again, error="too many login attempts; wait a minute"
@@ -253,7 +255,8 @@ def submit(
     user = _need(request, session)
     benchmarks = session.scalars(select(Benchmark)).all()
     form = {"benchmark": benchmark, "model": model}
-    if not request.app.state.limits["upload"].allow(str(user.id)):
+    limits = request.app.state.limits
+    if not (limits["upload"].allow(str(user.id)) and limits["upload_day"].allow(str(user.id))):
         error = "too many uploads; wait a minute"
         return _render(request, session, "submit.html", 429, benchmarks=benchmarks, error=error, form=form)
     try:
@@ -296,7 +299,7 @@ def my_submissions(request: Request, session: SessionDep) -> HTMLResponse:
     rows = session.scalars(
         select(Submission).where(Submission.user_id == user.id).order_by(Submission.id)
     ).all()
-    views = [publication.submission_view(session, r) for r in rows]
+    views = [publication.submission_view(session, r, release=request.app.state.release) for r in rows]
     return _render(
         request, session, "submissions.html", heading="My submissions", submissions=views, link="/submissions"
     )
@@ -315,7 +318,7 @@ def _submission(
 ) -> HTMLResponse:
     """The submission page: headline scores first, then the actions open to ``user``, then per-task tables."""
     reviewer = publication.can_review(user)
-    view = publication.submission_view(session, row)
+    view = publication.submission_view(session, row, release=request.app.state.release)
     context.setdefault("form", {})
     return _render(
         request,
@@ -378,9 +381,12 @@ async def publish(request: Request, session: SessionDep, submission_id: Submissi
     return await run_in_threadpool(_publish, request, session, submission_id, form)
 
 
+@committed
 def _publish(request: Request, session: Any, submission_id: int, form: Any) -> Response:
     _check_csrf(request, str(form.get("csrf", "")))
     user = _need(request, session)
+    if not request.app.state.limits["publish"].allow(str(user.id)):
+        raise HTTPException(429, "too many publication requests; wait a minute and try again")
     info = {
         k: str(form.get(k, "")).strip() for k in publication.MODEL_INFO_KEYS if str(form.get(k, "")).strip()
     }
@@ -404,11 +410,14 @@ def reviews(request: Request, session: SessionDep, id: int | None = None) -> HTM
     user = _need(request, session, "reviewer", "admin")
     rows = publication.review_queue(session)
     chosen = next((r for r in rows if r.id == id), rows[0] if rows else None)
-    queue = [{**publication.submission_view(session, r), "flag": r.flag} for r in rows]
+    queue = [
+        {**publication.submission_view(session, r, release=request.app.state.release), "flag": r.flag}
+        for r in rows
+    ]
     detail = None
     if chosen is not None:
         detail = {
-            "s": publication.submission_view(session, chosen),
+            "s": publication.submission_view(session, chosen, release=request.app.state.release),
             "flag": chosen.flag,
             "logs": _request_logs(session, user, chosen),
             "headline": overview.headline(session, chosen),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -45,7 +45,8 @@ class Triple(BaseModel):
     rubric: dict[str, str] = Field(default_factory=dict)
     scale: list[int] = Field(default_factory=lambda: [0, 1, 2], min_length=1, max_length=11)
     allow_na: bool = True
-    perfect: int | None = None
+    perfect: StrictInt | None = None
+    """Strict: ``false`` is not a score (lax validation read it as 0)."""
 
 
 def rationale_problem(text: str, *, score: int | None, perfect: int) -> str | None:

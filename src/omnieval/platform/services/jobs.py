@@ -8,9 +8,11 @@ scored again from scratch by the next claimant, and no job is ever scored twice.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 import uuid
@@ -23,7 +25,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.errors import SubmissionError
-from omnieval.platform.services.policy import near_identical
+from omnieval.platform.services.policy import filler_tasks, near_identical
 from omnieval.platform.settings import Policy, Settings
 from omnieval.platform.storage.db import Database
 from omnieval.platform.storage.models import Benchmark, Job, Submission
@@ -95,7 +97,11 @@ def _finish(
 
 
 def _probe_flag(session: Session, row: Submission, fp: dict[str, Any], policy: Policy) -> str | None:
-    """Why ``row`` looks like a probe: near-identical answer sets from the same user or client this week."""
+    """Why ``row`` looks like a probe: filler answers, or near-identical answer sets from the same user or
+    client network this week."""
+    filled = filler_tasks(fp, share=policy.filler_share)
+    if filled:
+        return f"possible answer probing: filler answers (one answer for most samples) in {', '.join(filled)}"
     related = Submission.user_id == row.user_id
     if row.client:
         related = or_(related, Submission.client == row.client)
@@ -265,9 +271,20 @@ def run_one(db: Database, settings: Settings, *, pool: Executor | None = None) -
     return True
 
 
-def _lower_priority(increment: int) -> None:
-    """The scoring child yields the CPU to the server's request threads (``Settings.scoring_nice``)."""
+def _start_child(increment: int, parent: int) -> None:
+    """The scoring child yields the CPU to the server's request threads (``Settings.scoring_nice``) and
+    ends when the server does, however it ends (SIGTERM, kill -9): it watches for a new parent."""
     os.nice(increment)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+
+
+PARENT_CHECK_S = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)  # orphaned: the job stays leased and the next server's worker scores it again
 
 
 class Worker:
@@ -276,6 +293,7 @@ class Worker:
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db, self.settings = db, settings
         self._pool: ProcessPoolExecutor | None = None
+        self._child: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="omnieval-scoring", daemon=True)
 
@@ -283,8 +301,12 @@ class Worker:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop scoring now: the child is killed mid-job (its lease lets the next worker score it again)."""
         self._stop.set()
-        self._thread.join(timeout=10)
+        if self._child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._child, signal.SIGKILL)
+        self._thread.join(timeout=5)
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
@@ -296,9 +318,10 @@ class Worker:
             self._pool = ProcessPoolExecutor(
                 1,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
-                initargs=(self.settings.scoring_nice,),
+                initializer=_start_child,
+                initargs=(self.settings.scoring_nice, os.getpid()),
             )
+            self._child = self._pool.submit(os.getpid).result()
         return self._pool
 
     def _loop(self) -> None:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
+import json
+import math
+from collections import Counter
 from typing import Any
 
 from sqlalchemy import select
@@ -20,8 +24,11 @@ from omnieval.platform.settings import DUPLICATE_MODES, Policy
 from omnieval.platform.storage.models import Benchmark
 
 __all__ = [
+    "filler_tasks",
     "fingerprint",
+    "ladder_step",
     "near_identical",
+    "noisy_score",
     "parse_overrides",
     "rounded",
     "set_policy",
@@ -44,6 +51,49 @@ def near_identical(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]], *
         return False
     diff = sum(a[t][i] != b[t][i] for t in a for i in a[t])
     return 1 <= diff <= max_diff
+
+
+FILLER_MIN_SAMPLES = 10
+"""Tasks smaller than this are never called filled (a few equal answers are no sign)."""
+
+
+def filler_tasks(fingerprint: dict[str, dict[str, str]], *, share: float) -> list[str]:
+    """Tasks where one answer stands for at least ``share`` of the samples: a prober fills the samples it
+    does not probe with one (wrong) answer; a model answering a task's questions rarely repeats itself so."""
+    out = []
+    for task, answers in fingerprint.items():
+        if share <= 1 and len(answers) >= FILLER_MIN_SAMPLES:
+            most = Counter(answers.values()).most_common(1)[0][1]
+            if most >= share * len(answers):
+                out.append(task)
+    return sorted(out)
+
+
+def noisy_score(score: float, *, n: int, key: bytes, answers: dict[str, str], scale: float) -> float:
+    """``score`` plus Gaussian noise of ``scale`` x 0.5/sqrt(n), drawn from an HMAC of the task's answers.
+
+    The draw is a function of the answers and the server's secret: resubmitting the same answers (from any
+    account) shows the same number, and answers one sample apart get independent draws, so a differential
+    probe of one sample (a 1/n step) is buried under noise of 0.5/sqrt(n) and needs hundreds of uploads.
+    """
+    if scale <= 0 or n <= 0:
+        return score
+    digest = hmac.new(key, json.dumps(sorted(answers.items())).encode(), hashlib.sha256).digest()
+    u1 = (int.from_bytes(digest[:8], "big") + 1) / (2**64 + 1)
+    u2 = int.from_bytes(digest[8:16], "big") / 2**64
+    z = math.sqrt(-2.0 * math.log(u1)) * math.cos(2 * math.pi * u2)  # Box-Muller
+    return min(1.0, max(0.0, score + scale * 0.5 / math.sqrt(n) * z))
+
+
+def ladder_step(score: float, best: float | None, *, step: float) -> float:
+    """The Ladder (Blum & Hardt, ICML 2015) for a higher-is-better score: a submitter sees a new score only
+    when it beats the best they were shown by ``step``, and then rounded down to a multiple of ``step``;
+    otherwise they see that best again. Returns what to show (and remember as the new best)."""
+    if step <= 0:
+        return score
+    if best is None or score >= best + step:
+        return math.floor(score / step) * step
+    return best
 
 
 def rounded(value: Any, *, digits: int) -> Any:

@@ -11,7 +11,8 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from omnieval.platform.errors import Forbidden, NotFound
-from omnieval.platform.services.policy import rounded
+from omnieval.platform.services.policy import ladder_step, noisy_score, rounded
+from omnieval.platform.settings import Policy
 from omnieval.platform.storage.models import Benchmark, Submission, User
 from omnieval.types.files import ResultsFile, results_model
 
@@ -39,9 +40,11 @@ UNDER_REVIEW = ("requested", "approved", "rejected")
 
 
 def _visible(row: Submission, user: User) -> bool:
+    """A reviewer opens a submission (results, logs) only once its owner asked for publication: a flagged,
+    never-published one stays private (the queue lists it with its flag, without its results)."""
     if row.user_id == user.id or user.role == "admin":
         return True
-    return user.role == "reviewer" and (row.publication in UNDER_REVIEW or row.flag is not None)
+    return user.role == "reviewer" and row.publication in UNDER_REVIEW
 
 
 def get_submission(session: Session, user: User, submission_id: int) -> Submission:
@@ -55,6 +58,71 @@ def get_submission(session: Session, user: User, submission_id: int) -> Submissi
 
 DEFAULT_SCORE_DIGITS = 3
 """Rounding of results scored before per-benchmark policies existed."""
+
+
+RELEASED_TASK_KEYS = ("n", "n_scored", "ids", "version", "score_metric")
+"""Per-task fields a submitter sees before approval, beside the noisy score (no metrics, intervals,
+variants or breakdowns: each would carry the exact score)."""
+
+
+def _noisy_tasks(row: Submission, *, key: bytes, noise: float) -> dict[str, tuple[float | None, int]]:
+    """Per task of a scored submission: its score with the release noise, and its sample count."""
+    results = stored_results(row)
+    answers = row.fingerprint or {}
+    out: dict[str, tuple[float | None, int]] = {}
+    for name, block in (results.tasks if results is not None else {}).items():
+        n, score = int(block.n or 0), block.score
+        if score is not None:
+            given = answers.get(name, {})
+            score = noisy_score(float(score), n=n, key=key + name.encode(), answers=given, scale=noise)
+        out[name] = (score, n)
+    return out
+
+
+def _released_scores(session: Session, row: Submission, *, key: bytes, policy: Policy) -> dict[str, Any]:
+    """The task scores ``row``'s owner is shown: noisy, then through the owner's ladder on this benchmark
+    (their earlier shown submissions, oldest first, set the best so far; flagged ones were never shown)."""
+    history = session.scalars(
+        select(Submission)
+        .where(
+            Submission.user_id == row.user_id,
+            Submission.benchmark_id == row.benchmark_id,
+            Submission.id <= row.id,
+            Submission.status == "scored",
+            Submission.flag.is_(None),
+        )
+        .order_by(Submission.id)
+    ).all()
+    best: dict[str, float | None] = {}
+    shown: dict[str, Any] = {}
+    for earlier in [*(r for r in history if r.id != row.id), row]:
+        for name, (score, n) in _noisy_tasks(earlier, key=key, noise=policy.score_noise).items():
+            if score is None:
+                shown[name] = None
+                continue
+            step = policy.score_ladder * 0.5 / max(n, 1) ** 0.5
+            best[name] = shown[name] = ladder_step(score, best.get(name), step=step)
+    return shown
+
+
+def released_results(session: Session, row: Submission, *, key: bytes, policy: Policy) -> dict[str, Any]:
+    """What a submitter sees before approval: each task's score through the release policy (noise, then
+    the ladder: ``Policy.score_noise``, ``Policy.score_ladder``) and nothing that carries the exact score;
+    after approval (or with both off) the rounded results themselves."""
+    shown = shown_results(row)
+    off = policy.score_noise <= 0 and policy.score_ladder <= 0
+    if not shown or off or row.publication == "approved":
+        return shown
+    scores = _released_scores(session, row, key=key, policy=policy)
+    digits = int(shown.get("score_digits") or DEFAULT_SCORE_DIGITS)
+    tasks = {
+        name: {k: block[k] for k in RELEASED_TASK_KEYS if k in block}
+        | {"score": rounded(scores.get(name), digits=digits)}
+        for name, block in shown.get("tasks", {}).items()
+    }
+    keep = ("schema_version", "model", "score_digits", "not_attempted")
+    release = {"noise_se": policy.score_noise, "ladder_se": policy.score_ladder}
+    return {k: shown[k] for k in keep if k in shown} | {"tasks": tasks, "release": release}
 
 
 def shown_results(row: Submission) -> dict[str, Any]:
@@ -76,14 +144,26 @@ def stored_results(row: Submission) -> ResultsFile | None:
     return results_model(row.results, source=f"submission {row.id} (stored results)")
 
 
-def submission_view(session: Session, row: Submission) -> dict[str, Any]:
+def _policy(bench: Benchmark | None, policy: Policy) -> Policy:
+    return policy.merged(bench.policy if bench else None)
+
+
+HELD = "flagged as a possible answer probe: its scores are shown once a reviewer has approved it"
+
+
+def submission_view(session: Session, row: Submission, *, release: tuple[bytes, Policy]) -> dict[str, Any]:
+    """What the API and the pages show of a submission. A flagged one's scores are withheld until a
+    reviewer approves it: a probe must not learn from the upload that tripped the detector."""
     bench = session.get(Benchmark, row.benchmark_id)
+    held = row.flag is not None and row.publication != "approved"
+    policy = _policy(bench, release[1])
     return {
         "id": row.id,
         "benchmark": bench.name if bench else None,
         "model": row.model_name,
         "status": row.status,
-        "results": shown_results(row),
+        "results": {} if held else released_results(session, row, key=release[0], policy=policy),
+        "held": HELD if held else None,
         "validation": row.validation,
         "error": row.error,
         "publication": row.publication,

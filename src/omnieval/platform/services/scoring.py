@@ -112,4 +112,10 @@ def score_submission(
     scored = {t.name for t in tasks}
     results["score_digits"] = policy.score_digits  # what the submitter is shown (submission_view rounds)
     results["not_attempted"] = sorted(t.name for t in every if t.name in answers and t.name not in scored)
-    return results, fingerprint(answers)
+    known_ids = {t.name: {_id_key(s.id) for s in t.iter_samples()} for t in every}
+    kept = {
+        name: {i: a for i, a in given.items() if i in known_ids[name]}
+        for name, given in answers.items()
+        if name in known_ids
+    }
+    return results, fingerprint(kept)  # unknown ids are counted (``ids.unknown``), never stored

@@ -3,28 +3,55 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from omnieval.media.hashing import file_sha256
 from omnieval.platform.errors import DuplicateUpload, InvalidSubmission, QuotaExceeded, UploadError
 from omnieval.platform.services.jobs import enqueue
 from omnieval.platform.settings import Settings
-from omnieval.platform.storage.files import save_upload
+from omnieval.platform.storage.files import answers_sha256, save_upload
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
-__all__ = ["accept_upload", "client_digest"]
+__all__ = ["accept_upload", "client_digest", "client_network"]
 
 DAY_S = 86400.0
+
+
+NETWORK_PREFIX = {4: 24, 6: 64}
+"""Addresses of one network count as one client: an IPv4 /24, an IPv6 /64."""
+
+
+def client_network(host: str) -> str:
+    """``host``'s network (``192.0.2.0/24``, ``2001:db8::/64``); a name that is not an address as it is."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = NETWORK_PREFIX[address.version]
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
 def client_digest(host: str) -> str:
     """The client's address as stored: a SHA-256, enough to relate accounts, not to read the address."""
     return hashlib.sha256(f"client\0{host}".encode()).hexdigest()
+
+
+def _lock_account(session: Session, user: User) -> None:
+    """Hold the user's row lock (PostgreSQL) or the write lock (SQLite) until the commit: concurrent uploads
+    of one account count and insert one at a time, so the daily cap cannot be overrun by a race."""
+    session.execute(
+        update(User)
+        .where(User.id == user.id)
+        .values(approved=User.approved)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Benchmark) -> None:
@@ -67,6 +94,16 @@ def _validate(path: Any, bench: Benchmark) -> dict[str, Any]:
     return report
 
 
+def _short(report: dict[str, Any]) -> dict[str, Any]:
+    """A refused upload's report without the per-task error lists: the top level lists the first errors of
+    every file (at most 50, and their count), so the answer stays a few KiB whatever the archive."""
+    tasks = {
+        name: {k: v for k, v in block.items() if k != "errors"} if isinstance(block, dict) else block
+        for name, block in report.get("tasks", {}).items()
+    }
+    return {**report, "tasks": tasks}
+
+
 def accept_upload(
     session: Session,
     settings: Settings,
@@ -84,18 +121,18 @@ def accept_upload(
     bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
     if bench is None:
         raise UploadError(f"unknown benchmark {benchmark!r}")
-    _check_daily_cap(session, settings, user, bench)
+    _check_daily_cap(session, settings, user, bench)  # early, without a lock: most refusals cost nothing
     path = save_upload(stream, settings)
     try:
-        digest = file_sha256(path)
+        digest = answers_sha256(path)
         earlier = _earlier_identical(session, user, bench, digest)
         if earlier is not None and settings.policy.merged(bench.policy).duplicate_uploads == "refuse":
             raise DuplicateUpload(
-                f"this zip is byte-identical to your submission {earlier} to {bench.name!r}: "
+                f"this zip holds the same answer files as your submission {earlier} to {bench.name!r}: "
                 "it would get the same scores (change the answers to submit again)",
                 earlier=earlier,
             )
-        row = _queue(session, user, bench, path, model=model, client=client)
+        row = _queue(session, settings, user, bench, path, model=model, client=client)
         row.content_sha256, row.duplicate_of = digest, earlier
         return row
     except BaseException:  # refused, or the transaction failed: nothing is kept for it
@@ -104,12 +141,21 @@ def accept_upload(
 
 
 def _queue(
-    session: Session, user: User, bench: Benchmark, path: Path, *, model: str, client: str | None
+    session: Session,
+    settings: Settings,
+    user: User,
+    bench: Benchmark,
+    path: Path,
+    *,
+    model: str,
+    client: str | None,
 ) -> Submission:
     report = _validate(path, bench)
     if not report.get("ok"):
-        raise InvalidSubmission("the submission is not valid; see the per-task report", report)
+        raise InvalidSubmission("the submission is not valid; see the per-task report", _short(report))
     report.pop("file", None)
+    _lock_account(session, user)  # validated without any lock; counted and inserted under it
+    _check_daily_cap(session, settings, user, bench)
     row = Submission(
         user_id=user.id,
         benchmark_id=bench.id,

@@ -7,22 +7,28 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from omnieval.platform.settings import Settings
 
-__all__ = ["Database", "migrate"]
+__all__ = ["REQUEST_THREADS", "Database", "migrate"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 MIGRATION_LOCK = 0x6F6D6E69  # any fixed number: the advisory lock that serializes migrations on PostgreSQL
 
 
-SQLITE_POOL = 48
-"""Kept SQLite connections: more than the request threads (anyio's 40) plus the scoring worker, so under
-load no request waits for a connection and none is opened and closed per request (each new one pays
-the pragmas and a parse of the schema; with 20 kept and 10 more opened at need, the connections that
-uploads and scoring hold made the readers' connections churn)."""
+REQUEST_THREADS = 32
+"""Request threads per server process (the event loop's default thread limiter is set to this at start)."""
+CONNECTIONS_PER_REQUEST = 2
+"""A request's own session plus a rate limiter's short transaction of its own."""
+WORKER_CONNECTIONS = 4
+"""The scoring worker's claim, read and commit transactions, and start-up housekeeping."""
+POOL_SIZE = REQUEST_THREADS * CONNECTIONS_PER_REQUEST + WORKER_CONNECTIONS
+"""Connections per server process: every request thread can hold all it needs at once, so no thread ever
+waits for a connection that a request waiting for a thread holds (the pool and the threads agree).
+Kept open, not opened per request: each new SQLite connection pays the pragmas and a schema parse.
+PostgreSQL's ``max_connections`` must allow this many per server process (68; its default is 100)."""
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -40,12 +46,13 @@ def _engine(url: str) -> Engine:
         engine = create_engine(
             url,
             connect_args={"check_same_thread": False, "timeout": 30},
-            pool_size=SQLITE_POOL,
-            max_overflow=SQLITE_POOL,
+            pool_size=POOL_SIZE,
+            max_overflow=0,
         )
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_size=20, max_overflow=40, pool_pre_ping=True)
+    kept = 16  # idle connections kept open; the rest, up to POOL_SIZE, are opened at need
+    return create_engine(url, pool_size=kept, max_overflow=POOL_SIZE - kept, pool_pre_ping=True)
 
 
 def migrate(engine: Engine) -> None:
@@ -64,12 +71,12 @@ def migrate(engine: Engine) -> None:
 
 def _owner_only(settings: Settings) -> None:
     """The data dir and the SQLite file (its WAL and shared-memory files follow its mode) are the owner's
-    only:
-    they hold password hashes and hidden answers."""
+    only: they hold password hashes and hidden answers. A ``--database-url sqlite:///...`` elsewhere too."""
     settings.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     settings.data_dir.chmod(0o700)
-    if settings.database_url is None:
-        path = settings.data_dir / "platform.db"
+    url = make_url(settings.url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        path = Path(url.database)
         path.touch(mode=0o600, exist_ok=True)
         path.chmod(0o600)
 
@@ -87,6 +94,19 @@ class Database:
     def session(self) -> Iterator[Session]:
         with self.factory() as session, session.begin():
             yield session
+
+    @contextmanager
+    def request_session(self) -> Iterator[Session]:
+        """A request's session: it may commit part-way (each commit ends a transaction and frees the
+        connection; the next use begins another), whatever is left is committed at the end, and an error
+        rolls back."""
+        with self.factory() as session:
+            try:
+                yield session
+            except BaseException:
+                session.rollback()
+                raise
+            session.commit()
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import stat
+import struct
 import uuid
 import zipfile
 import zlib
@@ -56,8 +58,56 @@ def _check_member(info: zipfile.ZipInfo, settings: Settings) -> None:
         )
 
 
+EOCD = b"PK\x05\x06"
+EOCD_SIZE = 22
+MAX_COMMENT = 65535
+CENTRAL_BYTES_PER_MEMBER = 1024
+"""A central-directory record is 46 bytes plus its name and extra fields: 1 KiB each is generous."""
+
+
+def _declared_members(path: Path) -> tuple[int, int]:
+    """The member count and central-directory size the zip's end record declares (read from its last
+    64 KiB, before anything parses the directory; a zip64 record declares 0xFFFF / 0xFFFFFFFF)."""
+    with path.open("rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        fh.seek(max(0, size - EOCD_SIZE - MAX_COMMENT))
+        tail = fh.read()
+    at = tail.rfind(EOCD)
+    if at < 0 or len(tail) - at < EOCD_SIZE:
+        raise UploadError("the upload is not a readable zip archive")
+    count, directory = struct.unpack("<HI", tail[at + 10 : at + 16])
+    return count, directory
+
+
+def _check_declared(path: Path, settings: Settings) -> None:
+    """Refuse a zip whose end record declares too many members, or a directory too large for the allowed
+    members, before the directory is listed (740k entries took 4.3 s and +380 MB to list)."""
+    count, directory = _declared_members(path)
+    if count > settings.max_members:  # a zip64 archive (0xFFFF) is refused here too
+        raise UploadError(f"the zip has {count} files; at most {settings.max_members} are allowed")
+    if directory > settings.max_members * CENTRAL_BYTES_PER_MEMBER:
+        raise UploadError(f"the zip's directory takes {directory} bytes: too many or too long file names")
+
+
+def answers_sha256(path: Path) -> str:
+    """A digest of the zip's answer files (names and unpacked bytes, the logs left out): the same answers
+    re-zipped with new dates, another compression or other logs give the same digest (the zip's own bytes
+    did not). Read as streams, after ``check_zip``."""
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(path) as zf:
+        for name in sorted(n for n in zf.namelist() if n != LOGS and not n.endswith("/")):
+            digest.update(name.encode() + b"\0")
+            with zf.open(name) as fh:
+                while chunk := fh.read(CHUNK):
+                    digest.update(chunk)
+            digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def check_zip(path: Path, settings: Settings) -> None:
     """Refuse archives that are not zips, hold too many or too large members, unsafe names or links."""
+    _check_declared(path, settings)
     try:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()

@@ -102,9 +102,10 @@ class Submission(Base):
     flag: Mapped[str | None] = mapped_column(Text, nullable=True)
     """Why the probe detector put this submission on the reviewers' queue."""
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
-    """SHA-256 of the uploaded zip: the same user's byte-identical re-upload is warned about or refused."""
+    """SHA-256 of the zip's answer files (``files.answers_sha256``): the same user's re-upload of them is
+    warned about or refused."""
     duplicate_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    """The same user's earlier submission of byte-identical zip (policy ``duplicate_uploads: warn``)."""
+    """The same user's earlier submission with the same answer files (policy ``duplicate_uploads: warn``)."""
     scoring_s: Mapped[float | None] = mapped_column(Float, nullable=True)
     """Wall time of the scoring that produced ``results`` (seconds)."""
 
