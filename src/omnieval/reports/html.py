@@ -23,6 +23,7 @@ import jinja2.bccache
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
+from omnieval.reports.problems import leak_warning
 from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
@@ -141,6 +142,7 @@ def _task_rows(results: ResultsFile) -> list[dict[str, Any]]:
                 "error_causes": {c: count.model_dump() for c, count in block.error_causes.items()},
                 "repeats": block.repeats.model_dump(mode="json") if block.repeats is not None else None,
                 "cost_usd": block.cost.total_usd if block.cost is not None else None,
+                "latency": latency_cell(block),
             }
         )
     return rows
@@ -416,12 +418,44 @@ def _group_notes(results: ResultsFile) -> list[str]:
 
 def _task_notes(results: ResultsFile) -> list[str]:
     """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for
-    parity)."""
-    return [
+    parity), answers holding chat-template tokens, and streamed latency beside the score."""
+    notes = [
         f"task {name}: {note}"
         for name, block in results.tasks.items()
         for note in block.metadata.get("notes") or ()
     ]
+    for name, block in results.tasks.items():
+        if line := leak_warning(name, block):
+            notes.append(line)
+    if any(block.latency for block in results.tasks.values()):
+        backend = results.backend
+        notes.append(
+            f"latency (--stream): {backend.get('base_url') or backend.get('provider', '?')}"
+            f"{_server_words(backend)} at concurrency {backend.get('concurrency', '?')}; time to first token "
+            "and output tokens per second are p50/p95 over the answers timed in this run (cache hits left out)"
+        )
+    return notes
+
+
+def _server_words(backend: dict[str, Any]) -> str:
+    server = backend.get("server") or {}
+    kind = server.get("kind") if isinstance(server, dict) else None
+    return f" ({kind})" if kind else ""
+
+
+def latency_cell(block: TaskResults) -> str:
+    """``TTFT 0.12/0.30 s · 85/60 tok/s`` (p50/p95) for a streamed task; empty otherwise."""
+    timing = block.latency
+    if timing is None:
+        return ""
+
+    def pair(a: float | None, b: float | None, digits: int) -> str:
+        return "/".join("–" if v is None else f"{v:.{digits}f}" for v in (a, b))
+
+    return (
+        f"TTFT {pair(timing.ttft_p50_s, timing.ttft_p95_s, 3)} s · "
+        f"{pair(timing.tokens_per_s_p50, timing.tokens_per_s_p95, 1)} tok/s (n={timing.n})"
+    )
 
 
 def _score_cell(block: TaskResults) -> str:
@@ -449,6 +483,9 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
     unscored = any(block.prediction_only for block in results.tasks.values())
     if unscored:  # samples without a gold answer: in n and their state, but not in the score
         table.add_column("unscored", justify="right")
+    timed = any(block.latency for block in results.tasks.values())
+    if timed:  # --stream: latency beside the score, from the same run
+        table.add_column("latency p50/p95", justify="right")
     for name, block in results.tasks.items():
         ci = block.ci95
         table.add_row(
@@ -458,6 +495,7 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
             str(block.n),
             *(str(block.states.get(s, 0)) for s in states),
             *([str(block.prediction_only)] if unscored else []),
+            *([latency_cell(block)] if timed else []),
         )
     table.caption = "\n".join(_group_notes(results)) or None
     return table

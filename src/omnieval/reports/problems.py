@@ -1,11 +1,11 @@
 """One-line warnings about a task's samples that did not count: errors by cause, rows without a gold
-answer."""
+answer, answers holding a chat template's tokens."""
 
 from __future__ import annotations
 
 from omnieval.types.files import TaskResults
 
-__all__ = ["error_warning", "unscored_warning"]
+__all__ = ["error_warning", "leak_warning", "unscored_warning"]
 
 
 def error_warning(task: str, block: TaskResults) -> str | None:
@@ -40,4 +40,17 @@ def unscored_warning(task: str, block: TaskResults) -> str | None:
     named = ", ".join(map(repr, ids)) + (" …" if unscored > len(ids) else "")
     return (
         f"warning: {unscored} of {n} samples of {task} have no gold answer and are not scored (ids {named})"
+    )
+
+
+def leak_warning(task: str, block: TaskResults) -> str | None:
+    """Answers holding chat-template tokens score 0 without an error: say how many and the fix."""
+    leaks = block.template_leaks
+    if not leaks:
+        return None
+    return (
+        f"warning: {leaks} of {block.n} answers of {task} hold chat template tokens "
+        f"({block.template_leak_example or '?'}): the server wrapped the prompt in a chat template the model "
+        "was not trained with (a base model, or a GGUF without one). Fix: --backend-opt endpoint=completions "
+        "(the task's own prompt as plain text), or start the server with the model's chat template"
     )

@@ -201,7 +201,7 @@ class _Runner:
             ), None
         if isinstance(request, Skip):
             return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
-        fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
+        fingerprint = request.fingerprint(backend=self.backend.fingerprint_name(), model=self.backend.model)
         response = await self.fetcher.fetch(request, fingerprint)
         result = ctx.scorer.score(
             sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat
@@ -450,14 +450,24 @@ async def run_async(
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     if config.batch:
         check_batch_support(backend)
+    try:  # ask the server what it serves and takes: a refused task stops the run before anything is written
+        notices = await backend.preflight()
+        accepts, declined = backend.accepts(), backend.declined()
+        plans = plan_capabilities(
+            tasks, model=config.model, accepts=accepts, blind=config.blind, declined=declined
+        )
+        check_capabilities(plans)
+    except BaseException:
+        await backend.aclose()
+        raise
+    for notice in notices:
+        print(f"[omnieval] warning: {notice}", file=sys.stderr)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
     done = load_done(records, retry_errors=config.retry_errors)
     # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
-    plans = plan_capabilities(tasks, model=config.model, accepts=backend.accepts(), blind=config.blind)
-    check_capabilities(plans)  # a refused task stops the run before its first request
     for plan in plans:  # quiet: only a warning (samples the model cannot take are skipped)
         if not config.quiet or plan.action == "skip_some":
             print(f"[omnieval] {plan.line()}", file=sys.stderr)

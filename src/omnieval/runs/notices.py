@@ -21,11 +21,12 @@ def warn_about_run(results: ResultsFile, *, unknown_sample_ids: Sequence[str] = 
 
 
 def _warn_on_errors(results: ResultsFile) -> None:
-    """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
-    from omnieval.reports.problems import error_warning, unscored_warning
+    """One line per task with any sample in error (count and top causes), left unscored (no gold answer) or
+    holding chat-template tokens."""
+    from omnieval.reports.problems import error_warning, leak_warning, unscored_warning
 
     for name, block in results.tasks.items():
-        for line in (error_warning(name, block), unscored_warning(name, block)):
+        for line in (error_warning(name, block), unscored_warning(name, block), leak_warning(name, block)):
             if line:
                 print(f"omnieval: {line}", file=sys.stderr)
 

@@ -13,7 +13,7 @@ from omnieval.types.content import (
 )
 from omnieval.types.judge import JudgeAttempt, JudgeCall, JudgeRecord
 from omnieval.types.request import GenerationConfig, Request, RequestKind
-from omnieval.types.response import FinishReason, Response, Usage
+from omnieval.types.response import FinishReason, Response, StreamTiming, Usage
 from omnieval.types.result import STATES, Parsed, ParseFailure, ParseOutcome, SampleResult, State
 from omnieval.types.sample import Sample
 from omnieval.types.scoring import ScoringInput
@@ -67,6 +67,7 @@ __all__ = [
     "ScoringInput",
     "SourceSpec",
     "State",
+    "StreamTiming",
     "TaskSpec",
     "TextPart",
     "Usage",

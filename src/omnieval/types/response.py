@@ -8,7 +8,7 @@ from pydantic import Field
 
 from omnieval.types._base import Frozen
 
-__all__ = ["FinishReason", "Response", "Usage"]
+__all__ = ["FinishReason", "Response", "StreamTiming", "Usage"]
 
 FinishReason = Literal["stop", "length", "error", "content_filter", "other"]
 """Why generation ended; ``length`` makes the sample ``truncated``."""
@@ -23,6 +23,18 @@ class Usage(Frozen):
     """Prompt tokens served from the provider's prompt cache (part of ``prompt_tokens``)."""
     reasoning_tokens: int | None = None
     """Reasoning ("thinking") tokens, counted separately (part of ``completion_tokens``)."""
+
+
+class StreamTiming(Frozen):
+    """How a streamed answer arrived (``--stream``): what a user of the server waits, measured in the run
+    that scores it."""
+
+    ttft_s: float | None = None
+    """Seconds from sending the request to the first piece of answer; ``None``: no piece came."""
+    output_tokens: int | None = None
+    """Answer tokens: the server's usage count, else the streamed pieces counted."""
+    tokens_per_s: float | None = None
+    """Output tokens per second after the first one; ``None`` for fewer than two tokens."""
 
 
 class Response(Frozen):
@@ -48,6 +60,8 @@ class Response(Frozen):
     media: dict[str, Any] = Field(default_factory=dict)
     """The media processing the backend actually applied (sizes, frames, sample rate)."""
     extra: dict[str, Any] = Field(default_factory=dict)
+    stream: StreamTiming | None = None
+    """Set for a streamed answer (``--stream``)."""
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from omnieval.types._base import Frozen
 from omnieval.types.judge import JudgeRecord
-from omnieval.types.response import FinishReason, Usage
+from omnieval.types.response import FinishReason, StreamTiming, Usage
 
 __all__ = ["STATES", "ParseFailure", "ParseOutcome", "Parsed", "SampleResult", "State"]
 
@@ -74,6 +74,8 @@ class SampleResult(Frozen):
     cost_usd: float | None = None
     """What the model's answer cost by the run's price table (0 for a cache hit; ``None``: no price);
     judge calls carry their own (``judge.calls[].attempts[].cost_usd``)."""
+    stream: StreamTiming | None = None
+    """Time to first token and output tokens per second of a streamed answer (``--stream``)."""
     repeat: int | None = None
     """Which of the sample's repeated answers this is (0-based); ``None`` without repeats. Kept the last
     field, so resuming reads it from the end of the line without parsing it."""
