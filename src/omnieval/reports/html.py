@@ -23,8 +23,8 @@ import jinja2.bccache
 
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
-from omnieval.reports.problems import leak_warning
 from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
+from omnieval.reports.problems import leak_warning
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.tables import write_table
 from omnieval.reports.taxonomy import JudgeDimensions, SampleDimensions, task_dimensions
@@ -431,8 +431,9 @@ def _task_notes(results: ResultsFile) -> list[str]:
         backend = results.backend
         notes.append(
             f"latency (--stream): {backend.get('base_url') or backend.get('provider', '?')}"
-            f"{_server_words(backend)} at concurrency {backend.get('concurrency', '?')}; time to first token "
-            "and output tokens per second are p50/p95 over the answers timed in this run (cache hits left out)"
+            f"{_server_words(backend)} at concurrency {backend.get('concurrency', '?')}; time to first "
+            "token and output tokens per second are p50/p95 over the answers timed in this run (cache hits "
+            "left out)"
         )
     return notes
 
