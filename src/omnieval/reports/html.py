@@ -444,19 +444,29 @@ def _server_words(backend: dict[str, Any]) -> str:
     return f" ({kind})" if kind else ""
 
 
-def latency_cell(block: TaskResults) -> str:
-    """``TTFT 0.12/0.30 s · 85/60 tok/s`` (p50/p95) for a streamed task; empty otherwise."""
+def latency_cells(block: TaskResults) -> tuple[str, str]:
+    """``("0.12/0.30 s", "85.0/60.2")``: time to first token and output tokens per second, p50/p95, of a
+    streamed task; empty otherwise."""
     timing = block.latency
     if timing is None:
-        return ""
+        return "", ""
 
     def pair(a: float | None, b: float | None, digits: int) -> str:
         return "/".join("–" if v is None else f"{v:.{digits}f}" for v in (a, b))
 
     return (
-        f"TTFT {pair(timing.ttft_p50_s, timing.ttft_p95_s, 3)} s · "
-        f"{pair(timing.tokens_per_s_p50, timing.tokens_per_s_p95, 1)} tok/s (n={timing.n})"
+        f"{pair(timing.ttft_p50_s, timing.ttft_p95_s, 3)} s",
+        pair(timing.tokens_per_s_p50, timing.tokens_per_s_p95, 1),
     )
+
+
+def latency_cell(block: TaskResults) -> str:
+    """``TTFT 0.120/0.300 s · 85.0/60.2 tok/s (n=24)`` for the report's task table; empty when not
+    streamed."""
+    if block.latency is None:
+        return ""
+    ttft, rate = latency_cells(block)
+    return f"TTFT {ttft} · {rate} tok/s (n={block.latency.n})"
 
 
 def _score_cell(block: TaskResults) -> str:
@@ -486,7 +496,8 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
         table.add_column("unscored", justify="right")
     timed = any(block.latency for block in results.tasks.values())
     if timed:  # --stream: latency beside the score, from the same run
-        table.add_column("latency p50/p95", justify="right")
+        table.add_column("TTFT p50/p95", justify="right")
+        table.add_column("tok/s p50/p95", justify="right")
     for name, block in results.tasks.items():
         ci = block.ci95
         table.add_row(
@@ -496,7 +507,7 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
             str(block.n),
             *(str(block.states.get(s, 0)) for s in states),
             *([str(block.prediction_only)] if unscored else []),
-            *([latency_cell(block)] if timed else []),
+            *(latency_cells(block) if timed else ()),
         )
     table.caption = "\n".join(_group_notes(results)) or None
     return table
