@@ -67,7 +67,8 @@ class StreamReader:
 
     def _choice(self, choice: dict[str, Any]) -> None:
         if self.chat:
-            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            found = choice.get("delta")
+            delta: dict[str, Any] = found if isinstance(found, dict) else {}
             piece = text_of(delta.get("content"), "stream", "choices[0].delta.content")
             thought = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(thought, str) and thought:

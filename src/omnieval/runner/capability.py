@@ -7,7 +7,7 @@ carrying the others are ``skipped`` with the reason; with none of its media moda
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -79,12 +79,12 @@ def plan_capabilities(
     return plans
 
 
-def _nouns(missing: list[str]) -> str:
+def _nouns(missing: Sequence[str]) -> str:
     """``image`` → ``images``: the media the samples carry, as a user names them."""
     return ", ".join(m if m == "audio" else f"{m}s" for m in missing)
 
 
-def _server_words(missing: list[str], declined: Mapping[str, str]) -> str:
+def _server_words(missing: Sequence[str], declined: Mapping[str, str]) -> str:
     said = sorted({declined[m] for m in missing if m in declined})
     return "; the server says so: " + "; ".join(said) if said else ""
 

@@ -306,8 +306,8 @@ class FakeOpenAI:
         kinds = {
             p.get("type")
             for m in body.get("messages") or ()
-            if isinstance(m, dict)
-            for p in (m.get("content") if isinstance(m.get("content"), list) else ())
+            if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for p in m["content"]
             if isinstance(p, dict)
         }
         if "image_url" in kinds and not self.vision:
@@ -378,10 +378,10 @@ class FakeOpenAI:
                 if request.transport is not None:
                     request.transport.abort()
                 return resp
-            delta = {"delta": {"content": piece}} if chat else {"text": piece}
+            delta: dict[str, Any] = {"delta": {"content": piece}} if chat else {"text": piece}
             await send([{"index": 0, **delta, "finish_reason": None}])
             await asyncio.sleep(0.002)
-        end = {"delta": {}} if chat else {"text": ""}
+        end: dict[str, Any] = {"delta": {}} if chat else {"text": ""}
         await send([{"index": 0, **end, "finish_reason": choice["finish_reason"]}])
         if (body.get("stream_options") or {}).get("include_usage"):
             await send([], usage=payload["usage"])
