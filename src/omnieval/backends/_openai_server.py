@@ -32,7 +32,8 @@ class ServerInfo:
     """Model ids of ``/v1/models``; None when it has no such endpoint (or an unreadable answer)."""
     max_model_len: int | None = None
     chat_template: bool | None = None
-    """llama.cpp: whether the loaded model has its own chat template (else llama.cpp falls back to ChatML)."""
+    """llama.cpp: whether the loaded model has its own chat template (else llama.cpp falls back to ChatML,
+    seen as ChatML served for a model whose end token is another)."""
     declined: dict[str, str] = field(default_factory=dict)
     """Input modality → the server's own words on why it cannot take it."""
     notes: list[str] = field(default_factory=list)
@@ -102,20 +103,32 @@ def _read_models(info: ServerInfo, body: Any) -> None:
             info.kind = "ollama"
 
 
+def _own_template(template: str, eos: Any) -> bool:
+    """False for no template, or for ChatML served for a model whose end token is not ChatML's: what
+    llama.cpp falls back to when the GGUF brought no template of its own."""
+    if not template.strip():
+        return False
+    if "<|im_start|>" in template and isinstance(eos, str) and eos:
+        return eos in ("<|im_end|>", "<|endoftext|>")
+    return True
+
+
 def _read_props(info: ServerInfo, body: Any) -> None:
-    """llama.cpp's ``/props``: ``modalities`` ({"vision": false, "audio": false}) and ``chat_template``."""
+    """llama.cpp's ``/props``: ``modalities`` ({"vision": false, "video": false, "audio": false}) and the
+    ``chat_template`` it applies (with the model's ``eos_token``)."""
     if not isinstance(body, dict):
         return
     modalities = body.get("modalities")
     if isinstance(modalities, dict):
         info.kind = "llama.cpp"
         for medium, key in _MEDIA_NEEDS.items():
+            key = medium if medium in modalities else key  # newer builds name video on its own
             if modalities.get(key) is False:
                 info.declined[medium] = f'its /props says "modalities": {{"{key}": false}}'
     template = body.get("chat_template")
     if isinstance(template, str):
         info.kind = "llama.cpp"
-        info.chat_template = bool(template.strip())
+        info.chat_template = _own_template(template, body.get("eos_token"))
 
 
 def _read_show(info: ServerInfo, body: Any) -> None:

@@ -216,8 +216,8 @@ class OpenAIBackend(Backend):
             )
         if self.server.chat_template is False and not self._completions_only:
             return [
-                f"the {self.server.kind or 'server'}'s model at {self.base_url} has no chat template of "
-                "its own: the server will wrap prompts in a default chat template the model was not trained "
+                f"the model served by {self.server.kind or 'the server'} at {self.base_url} has no chat "
+                "template of its own: the server will wrap prompts in a default chat template the model was not trained "
                 "with. For a base model use --backend-opt endpoint=completions (the task's own prompt as "
                 "plain text)"
             ]

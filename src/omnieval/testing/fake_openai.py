@@ -413,11 +413,19 @@ class FakeOpenAI:
         """llama.cpp's ``/props``; a 404 from the others."""
         if self.server != "llama.cpp":
             return self._error(404, "Not Found")
-        template = "{{ messages }}" if self.chat_template else ""
-        return web.json_response(
+        chatml = (
+            "{%- for message in messages -%}{{- '<|im_start|>' + message.role + '\\n' + message.content + "
+            "'<|im_end|>\\n' -}}{%- endfor -%}"
+        )
+        template = (
+            "{{ bos_token }}{% for m in messages %}<start_of_turn>{{ m.content }}<end_of_turn>{% endfor %}"
+        )
+        return web.json_response(  # as llama.cpp: ChatML is its fallback for a GGUF without a template
             {
-                "modalities": {"vision": self.vision, "audio": self.audio},
-                "chat_template": template,
+                "modalities": {"vision": self.vision, "video": self.vision, "audio": self.audio},
+                "chat_template": template if self.chat_template else chatml,
+                "bos_token": "<bos>",
+                "eos_token": "<eos>",
                 "total_slots": 1,
             }
         )
