@@ -8,6 +8,8 @@ MockTransport) or asked for with ``http_client=httpx``.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from omnieval.backends._transport import LineSink, Poster, Reply, TransportFailure, connection_kind
@@ -34,33 +36,32 @@ class HttpxPoster(Poster):
             transport=transport,
         )
 
-    async def post(self, path: str, body: bytes) -> Reply:
+    @contextlib.contextmanager
+    def _failures(self) -> Iterator[None]:
+        """httpx's exceptions as the few kinds the backend tells apart."""
         httpx = self._httpx
         try:
-            resp = await self._client.post(path, content=body)
+            yield
         except httpx.TimeoutException as exc:
             raise TransportFailure("timeout", type(exc).__name__) from exc
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise TransportFailure("url", str(exc)) from exc
         except httpx.TransportError as exc:
             raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
+
+    async def post(self, path: str, body: bytes) -> Reply:
+        with self._failures():
+            resp = await self._client.post(path, content=body)
         return Reply(resp.status_code, resp.headers.get("retry-after"), resp.content)
 
     async def post_stream(self, path: str, body: bytes, on_line: LineSink) -> Reply:
-        httpx = self._httpx
-        try:
+        with self._failures():
             async with self._client.stream("POST", path, content=body) as resp:
                 if not 200 <= resp.status_code < 300:
                     return Reply(resp.status_code, resp.headers.get("retry-after"), await resp.aread())
                 async for line in resp.aiter_lines():
                     on_line(line.encode())
                 return Reply(resp.status_code, None, b"")
-        except httpx.TimeoutException as exc:
-            raise TransportFailure("timeout", type(exc).__name__) from exc
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
-            raise TransportFailure("url", str(exc)) from exc
-        except httpx.TransportError as exc:
-            raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -82,12 +83,12 @@ class AiohttpPoster(Poster):
             headers=headers,
         )
 
-    async def post(self, path: str, body: bytes) -> Reply:
+    @contextlib.contextmanager
+    def _failures(self) -> Iterator[None]:
+        """aiohttp's exceptions as the few kinds the backend tells apart."""
         aiohttp = self._aiohttp
         try:
-            async with self._session.post(self._base + path, data=body) as resp:
-                content = await resp.read()
-                return Reply(resp.status, resp.headers.get("Retry-After"), content)
+            yield
         except TimeoutError as exc:
             raise TransportFailure("timeout", type(exc).__name__) from exc
         except aiohttp.InvalidURL as exc:
@@ -95,21 +96,20 @@ class AiohttpPoster(Poster):
         except aiohttp.ClientError as exc:
             raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
 
+    async def post(self, path: str, body: bytes) -> Reply:
+        with self._failures():
+            async with self._session.post(self._base + path, data=body) as resp:
+                content = await resp.read()
+                return Reply(resp.status, resp.headers.get("Retry-After"), content)
+
     async def post_stream(self, path: str, body: bytes, on_line: LineSink) -> Reply:
-        aiohttp = self._aiohttp
-        try:
+        with self._failures():
             async with self._session.post(self._base + path, data=body) as resp:
                 if not 200 <= resp.status < 300:
                     return Reply(resp.status, resp.headers.get("Retry-After"), await resp.read())
                 async for line in resp.content:
                     on_line(line.rstrip(b"\r\n"))
                 return Reply(resp.status, None, b"")
-        except TimeoutError as exc:
-            raise TransportFailure("timeout", type(exc).__name__) from exc
-        except aiohttp.InvalidURL as exc:
-            raise TransportFailure("url", str(exc)) from exc
-        except aiohttp.ClientError as exc:
-            raise TransportFailure(connection_kind(exc), f"{type(exc).__name__}: {exc}") from exc
 
     async def aclose(self) -> None:
         await self._session.close()
