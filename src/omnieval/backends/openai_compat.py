@@ -217,9 +217,9 @@ class OpenAIBackend(Backend):
         if self.server.chat_template is False and not self._completions_only:
             return [
                 f"the model served by {self.server.kind or 'the server'} at {self.base_url} has no chat "
-                "template of its own: the server will wrap prompts in a default chat template the model was not trained "
-                "with. For a base model use --backend-opt endpoint=completions (the task's own prompt as "
-                "plain text)"
+                "template of its own: the server will wrap prompts in a default chat template the model was "
+                "not trained with. For a base model use --backend-opt endpoint=completions (the task's own "
+                "prompt as plain text)"
             ]
         return []
 
