@@ -88,6 +88,17 @@ def _task_block() -> dict[str, Any]:
         "metadata": {"free": {"form": [1, 2]}},
         "recognition": {"audio": 2, "audio_empty": 0},
         "ids": {"answered": 4, "missing": 0, "unknown": 0},
+        "template_leaks": 2,
+        "template_leak_example": "<|im_end|>",
+        "latency": {
+            "n": 3,
+            "ttft_p50_s": 0.1,
+            "ttft_p95_s": 0.3,
+            "tokens_per_s_p50": 80.0,
+            "tokens_per_s_p95": 40.0,
+            "latency_p50_s": 0.5,
+            "latency_p95_s": 0.9,
+        },
     }
 
 
@@ -132,6 +143,7 @@ NESTED = {
     ("tasks", "t", "agent"): "AgentSummary",
     ("tasks", "t", "cost"): "TaskCost",
     ("tasks", "t", "ids"): "TaskIds",
+    ("tasks", "t", "latency"): "LatencySummary",
     ("tasks", "t", "by_variant", "a"): "VariantScore",
     ("tasks", "t", "breakdowns", "subject", "Art"): "VariantScore",
     ("tasks", "t", "error_causes", "HTTP 503"): "CauseCount",

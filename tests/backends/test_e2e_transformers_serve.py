@@ -105,3 +105,47 @@ async def test_completions_endpoint_and_length_finish(served: tuple[str, str]) -
     await backend.aclose()
     assert response.text.strip() and response.finish_reason == "length"
     assert response.usage.completion_tokens == 3
+
+
+def _capitals(tmp_path: Path) -> Path:
+    task = tmp_path / "capitals.jsonl"
+    rows = [
+        {"id": "fr", "question": "The capital of France is", "answer": "Paris"},
+        {"id": "ru", "question": "Столица России —", "answer": "Москва"},
+    ]
+    task.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return task
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "completions"])
+def test_stream_both_endpoints_and_models_against_transformers_serve(
+    served: tuple[str, str], tmp_path: Path, endpoint: str
+) -> None:
+    """A server nobody here wrote: its /v1/models lists the pinned model (the run's check accepts it),
+    and both endpoints stream answers that are timed."""
+    url, model = served
+    out = tmp_path / "out"
+    args = [*omnieval_cmd(), "run", "--tasks", f"jsonl:{_capitals(tmp_path)}", "--model", f"openai/{model}"]
+    args += ["--base-url", url, "--output", str(out), "--stream", "--backend-opt", f"endpoint={endpoint}"]
+    run_cli([*args, "--concurrency", "2", "--max-tokens", "6", "--quiet"], timeout=300)
+    samples = read_samples(out)
+    assert all(s["state"] != "error" for s in samples), [s["reason"] for s in samples]
+    for s in samples:
+        assert s["response"].strip() and s["stream"]["ttft_s"] > 0 and s["stream"]["output_tokens"] > 0
+        assert s["stream"]["ttft_s"] <= s["latency_s"]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["capitals"]["latency"]["n"] == 2
+    assert results["backend"]["server"]["models"] == [model] and results["backend"]["endpoint"] == endpoint
+
+
+def test_a_name_transformers_serve_does_not_serve_is_refused(served: tuple[str, str], tmp_path: Path) -> None:
+    url, model = served
+    args = [*omnieval_cmd(), "run", "--tasks", f"jsonl:{_capitals(tmp_path)}", "--model", "openai/other"]
+    proc = subprocess.run(
+        [*args, "--base-url", url, "--output", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0 and model in proc.stderr and "'other'" in proc.stderr
+    assert not (tmp_path / "out" / "samples.jsonl").exists()

@@ -90,7 +90,7 @@ async def test_5xx_retryable_and_4xx_not() -> None:
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        (b"<html>oops</html>", "not valid JSON"),
+        (b'{"choices": [{"mess', "not valid JSON"),
         (b'{"id": "x"}', "'choices'"),
         (b'{"choices": []}', "'choices'"),
         (b'{"choices": [{"finish_reason": "stop"}]}', "'choices[0].message'"),
@@ -102,6 +102,20 @@ async def test_malformed_bodies_are_retryable_and_named(body: bytes, field: str)
     err = await failure(answering(200, content=body))
     assert err.retryable
     assert field in str(err)
+
+
+async def test_an_html_page_is_a_wrong_url_not_retried() -> None:
+    """A web UI or a proxy answering 200 with a page is the same on every try: named by its title."""
+    page = b"<!DOCTYPE html><html><head><title>llama.cpp - chat</title></head><body>x</body></html>"
+    err = await failure(answering(200, content=page))
+    assert not err.retryable
+    assert "HTML page: llama.cpp - chat" in str(err) and "--base-url" in str(err)
+
+
+async def test_an_html_error_page_is_named_by_its_title() -> None:
+    page = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1> nginx</body></html>"
+    err = await failure(answering(502, content=page))
+    assert err.retryable and "HTTP 502: HTML page: 502 Bad Gateway" in str(err)
 
 
 async def test_completions_missing_text_field() -> None:

@@ -14,12 +14,14 @@ from omnieval.aggregate.repeats import RepeatAccumulator, clustered_bootstrap_ci
 from omnieval.metrics import BoundMetric, bind_metric
 from omnieval.sources import Task
 from omnieval.store import record_cost
+from omnieval.textkit.chat_tokens import template_token
 from omnieval.textkit.ordering import natural_key
 from omnieval.types import STATES, SampleResult
 from omnieval.types.files import results_model
 from omnieval.types.results import (
     CauseCount,
     JudgeSummary,
+    LatencySummary,
     RepeatSummary,
     ResultsFile,
     RunCost,
@@ -81,6 +83,18 @@ class _TaskAccumulator:
         self.repeats = RepeatAccumulator()
         self.agent = AgentAccumulator()
         self.cost = {"model_usd": 0.0, "judge_usd": 0.0, "priced": 0, "unpriced": 0}
+        self.leaks = 0
+        self.leak_example: str | None = None
+        self.timing = _StreamTimes()
+
+    def _add_answer(self, record: dict[str, Any]) -> None:
+        """Chat-template tokens in the answer, and a streamed answer's timing."""
+        token = template_token(record.get("raw_response") or record.get("response"))
+        if token is not None:
+            self.leaks += 1
+            self.leak_example = self.leak_example or token
+        if record.get("stream") and not record.get("cached"):
+            self.timing.add(record["stream"], record.get("latency_s"))
 
     def _add_cost(self, record: dict[str, Any]) -> None:
         model = record.get("cost_usd")
@@ -93,6 +107,7 @@ class _TaskAccumulator:
         self._add_cost(record)
         if "episode" in record:
             self.agent.add(record)
+        self._add_answer(record)
         for step in record.get("intermediates") or ():
             self.recognition[f"{step.get('kind')}"] += 1
             self.recognition[f"{step.get('kind')}_empty"] += not str(step.get("text") or "").strip()
@@ -298,11 +313,15 @@ class _TaskAccumulator:
         )
         n = sum(self.states.values())
         cost = self.cost
-        recognition: dict[str, Any] = (  # written only for a cascade (a key only some runs have)
+        optional: dict[str, Any] = (  # keys only some runs have: recognition for a cascade
             {"recognition": dict(sorted(self.recognition.items()))} if self.recognition else {}
         )
         if self.agent:  # written only for an agent task
-            recognition["agent"] = self.agent.summary()
+            optional["agent"] = self.agent.summary()
+        if self.leaks:  # written only when some answer holds template tokens
+            optional |= {"template_leaks": self.leaks, "template_leak_example": self.leak_example}
+        if self.timing.n:  # written only for a streamed run
+            optional["latency"] = self.timing.summary()
         return TaskResults(
             score=score,
             n=n,
@@ -334,9 +353,56 @@ class _TaskAccumulator:
             modalities=tuple(spec.modalities),
             language=spec.language,
             metadata=spec.metadata,
-            **recognition,
+            **optional,
             **self._breakdowns(),
         )
+
+
+class _StreamTimes:
+    """A task's streamed answers: time to first token, output tokens per second, whole latency."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.ttft: list[float] = []
+        self.rate: list[float] = []
+        self.latency: list[float] = []
+
+    def add(self, stream: dict[str, Any], latency: Any) -> None:
+        self.n += 1
+        for values, value in (
+            (self.ttft, stream.get("ttft_s")),
+            (self.rate, stream.get("tokens_per_s")),
+            (self.latency, latency),
+        ):
+            if isinstance(value, int | float):
+                values.append(float(value))
+
+    def summary(self) -> LatencySummary:
+        ttft, rate, latency = (_percentiles(v) for v in (self.ttft, self.rate, self.latency))
+        return LatencySummary(
+            n=self.n,
+            ttft_p50_s=ttft[0],
+            ttft_p95_s=ttft[1],
+            tokens_per_s_p50=rate[0],
+            tokens_per_s_p95=rate[1],
+            latency_p50_s=latency[0],
+            latency_p95_s=latency[1],
+        )
+
+
+def _percentiles(values: list[float]) -> tuple[float | None, float | None]:
+    """Median and 95th percentile (linear between closest ranks); ``None`` for no values."""
+    if not values:
+        return None, None
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        pos = q * (len(ordered) - 1)
+        low = math.floor(pos)
+        high = min(low + 1, len(ordered) - 1)
+        return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+    return at(0.5), at(0.95)
 
 
 def task_results(

@@ -7,29 +7,36 @@ when a second try may go better (a garbled body) and not when it cannot (a serve
 from __future__ import annotations
 
 import email.utils
+import html
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 from omnieval.backends._transport import Reply
+from omnieval.backends.breaker import unsupported_feature
 from omnieval.errors import BackendError
 from omnieval.types import FinishReason, Request, Response, Usage
 from omnieval.types.tools import ToolCall
 
 __all__ = [
+    "FINISH",
     "LABELS",
     "bad_field",
+    "html_page",
     "http_error",
     "loglikelihood_payload",
     "loglikelihood_response",
     "parse_retry_after",
     "response_from",
     "server_message",
+    "text_of",
+    "usage_of",
 ]
 
 LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """A loglikelihood answer is the letter of the most likely continuation (as the hf backend answers)."""
-_FINISH: dict[Any, FinishReason] = {
+FINISH: dict[Any, FinishReason] = {
     None: "stop",
     "stop": "stop",
     "eos": "stop",
@@ -58,11 +65,30 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def html_page(content: bytes) -> str | None:
+    """An HTML page's gist (its title, else its text) when ``content`` is one (a proxy's or a web UI's
+    page, not an API answer); None otherwise."""
+    head = content[:512].lstrip().lower()
+    if not (head.startswith(b"<!doctype html") or head.startswith(b"<html") or b"<body" in head):
+        return None
+    text = content[:20000].decode("utf-8", "replace")
+    title = _TITLE.search(text)
+    gist = title.group(1) if title else _TAG.sub(" ", text)
+    return "HTML page: " + (" ".join(html.unescape(gist).split())[:200] or "(no text)")
+
+
 def server_message(reply: Reply) -> str:
-    """The error text a server put in its body, whatever its dialect."""
+    """The error text a server put in its body, whatever its dialect (an HTML page by its title)."""
     try:
         body = json.loads(reply.content)
     except ValueError:
+        page = html_page(reply.content)
+        if page is not None:
+            return page
         return reply.content[:300].decode("utf-8", "replace").strip() or "(empty body)"
     if isinstance(body, dict):
         err = body.get("error", body.get("detail", body.get("message")))
@@ -87,6 +113,12 @@ def http_error(reply: Reply, where: str, *, url: str | None = None) -> BackendEr
     if status == 429:
         return BackendError(
             f"{where}: rate limited (HTTP 429): {message}", retryable=True, rate_limited=True, **facts
+        )
+    if unsupported_feature(message):  # the same answer however often it is asked
+        return BackendError(
+            f"{where}: HTTP {status}: {message} (the server cannot do this: not retried)",
+            retryable=False,
+            **facts,
         )
     retryable = status >= 500 or status in (408, 409)
     return BackendError(f"{where}: HTTP {status}: {message}", retryable=retryable, **facts)
@@ -173,7 +205,7 @@ def response_from(data: Any, *, chat: bool, where: str, latency: float, media: d
         if "text" not in choice:
             raise bad_field(where, "choices[0].text", "is missing")
         text = text_of(choice["text"], where, "choices[0].text")
-    finish: FinishReason = _FINISH.get(choice.get("finish_reason"), "other")
+    finish: FinishReason = FINISH.get(choice.get("finish_reason"), "other")
     return Response(
         text=text,
         tool_calls=calls,

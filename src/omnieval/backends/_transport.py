@@ -6,9 +6,10 @@ from __future__ import annotations
 import errno
 import socket
 import ssl
+from collections.abc import Callable
 from typing import Literal, NamedTuple
 
-__all__ = ["FailureKind", "Poster", "Reply", "TransportFailure", "connection_kind"]
+__all__ = ["FailureKind", "LineSink", "Poster", "Reply", "TransportFailure", "connection_kind"]
 
 FailureKind = Literal["timeout", "connection", "url", "refused", "dns", "tls"]
 _REFUSED = f"[Errno {errno.ECONNREFUSED}]"
@@ -63,10 +64,23 @@ class TransportFailure(Exception):
         self.kind = kind
 
 
+LineSink = Callable[[bytes], None]
+"""Receives each line of a streamed answer as it arrives (server-sent events)."""
+
+
 class Poster:
     """POST JSON bytes to ``base_url + path``; implementations share one connection pool."""
 
+    streams = False
+    """True when :meth:`post_stream` is implemented."""
+
     async def post(self, path: str, body: bytes) -> Reply:
+        raise NotImplementedError
+
+    async def post_stream(self, path: str, body: bytes, on_line: LineSink) -> Reply:
+        """POST and hand a 2xx answer's lines to ``on_line`` as they arrive (the returned reply's content is
+        then empty); any other answer is returned whole. A connection cut midway is a
+        :class:`TransportFailure`."""
         raise NotImplementedError
 
     async def aclose(self) -> None:

@@ -52,6 +52,8 @@ class BackendOptions(Frozen):
     """Per-model overrides of the tasks' media policy fields (e.g. ``{"image_max_pixels": 1e6}``)."""
     media_cache_dir: str | None = None
     """Where prepared media are cached by content hash (set by the runner per run)."""
+    stream: bool = False
+    """Stream answers and time them (``--stream``): time to first token, output tokens per second."""
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -75,6 +77,8 @@ class Backend(ABC):
     """The ``--backend-opt`` keys this backend takes, as a frozen model (None: it takes none)."""
     batch_api: ClassVar[str | None] = None
     """The provider batch API behind ``--batch`` (e.g. ``openai``); ``None``: the backend has none."""
+    streams: ClassVar[bool] = False
+    """True when the backend can stream answers and time them (``--stream``)."""
     effort_budget: ClassVar[dict[str, int] | None] = None
     """Thinking tokens per ``--reasoning-effort`` of a backend whose provider takes a token budget
     (Anthropic, Gemini); None: the backend has no thinking budget."""
@@ -100,6 +104,23 @@ class Backend(ABC):
     def accepts(self) -> frozenset[str]:
         """:meth:`accepts_for` this backend's model."""
         return self.accepts_for(self.model, options=self.options)
+
+    async def preflight(self) -> list[str]:
+        """Once per run, before the first request: ask the endpoint what it serves and takes (an HTTP
+        backend asks its server), raising ConfigError when it cannot serve this model; afterwards
+        :meth:`accepts` and :meth:`declined` include what it said. Returns warnings for the user.
+        Default: nothing to ask."""
+        return []
+
+    def declined(self) -> dict[str, str]:
+        """Input modalities the endpoint itself said it cannot take, each with its own words (known after
+        :meth:`preflight`)."""
+        return {}
+
+    def fingerprint_name(self) -> str:
+        """The backend's part of a request's fingerprint (its cache key): the provider, and whatever else
+        changes the answer to the same request (``openai/``'s completions endpoint)."""
+        return self.provider
 
     @property
     def spec(self) -> str:
@@ -282,8 +303,14 @@ def backend_class(provider: str) -> Any:
 def check_backend_options(spec: str, options: BackendOptions, *, option: str = "--backend-opt") -> None:
     """Fail before anything runs on an unknown provider, ``--backend-opt`` key or ``--media-opt`` key."""
     provider, name = split_model_spec(spec)
-    check_backend_extra(provider, backend_class(provider).option_model(name), options.extra, option=option)
+    cls = backend_class(provider)
+    check_backend_extra(provider, cls.option_model(name), options.extra, option=option)
     check_media_overrides(options.media)
+    if options.stream and not cls.streams:
+        raise ConfigError(
+            f"--stream: backend {provider!r} cannot stream answers (openai/, for any OpenAI-compatible "
+            "server, can)"
+        )
 
 
 def accepted_modalities(spec: str, *, options: BackendOptions) -> frozenset[str]:

@@ -28,6 +28,7 @@ __all__ = [
     "CircuitBreaker",
     "EndpointDown",
     "classify",
+    "unsupported_feature",
 ]
 
 DEFAULT_THRESHOLD = 4
@@ -54,7 +55,18 @@ _UNKNOWN_MODEL = re.compile(
     r"|(unknown|invalid|no such) model",
     re.IGNORECASE | re.DOTALL,
 )
+_UNSUPPORTED = re.compile(
+    r"\b(not supported|unsupported|does not support|doesn't support|not implemented|not enabled"
+    r"|cannot (accept|handle|process)|no (vision|audio|multimodal) support)\b",
+    re.IGNORECASE,
+)
 _STATUS_IN_TEXT = re.compile(r"\bHTTP (\d{3})\b")
+
+
+def unsupported_feature(message: str) -> bool:
+    """The server says it cannot do what was asked (``image input is not supported``): the same answer
+    however often it is asked, even under HTTP 500, so never retried."""
+    return bool(_UNSUPPORTED.search(message))
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,10 @@ def _from_status(status: int, message: str, url: str | None, prefix: str) -> Cau
     if status in (400, 422) and _UNKNOWN_MODEL.search(message):
         return Cause(
             f"HTTP {status} (the server does not know this model)", url=url, status=status, message=message
+        )
+    if status in (400, 422, 500, 501) and unsupported_feature(message):
+        return Cause(
+            f"HTTP {status} (the server cannot do what was asked)", url=url, status=status, message=message
         )
     return None
 

@@ -4,6 +4,10 @@ One pooled HTTP client per backend (``_openai_http``); no retries and no caching
 does both, driven by :class:`BackendError` flags). The hot path builds plain dicts and encodes JSON
 itself because the harness budget is about half a millisecond of CPU per sample. Loglikelihood
 requests (completion format) are scored with echoed prompt log-probs on /completions.
+
+Before the first request the server is asked what it serves and takes (``_openai_server``); with
+``endpoint=completions`` every prompt goes to /completions as the task's own plain text, never through
+the server's chat template; ``--stream`` reads answers as they arrive and times them (``_openai_stream``).
 """
 
 from __future__ import annotations
@@ -21,18 +25,22 @@ from omnieval.backends._openai_audio import AudioOutput, audio_of, read_audio_st
 from omnieval.backends._openai_http import make_poster
 from omnieval.backends._openai_parse import (
     LABELS,
+    html_page,
     http_error,
     loglikelihood_payload,
     loglikelihood_response,
     parse_retry_after,
     response_from,
 )
-from omnieval.backends._transport import Poster, TransportFailure
+from omnieval.backends._openai_server import ServerInfo, probe_server, served_match
+from omnieval.backends._openai_stream import StreamReader
+from omnieval.backends._transport import Poster, Reply, TransportFailure
 from omnieval.backends._wire_json import request_body, response_json
 from omnieval.backends.base import Backend, BackendOptions, optional_sampling, register_backend
 from omnieval.errors import BackendError, ConfigError, MediaError
 from omnieval.types import AudioPart, ImagePart, MediaPolicy, Message, Request, Response, TextPart
 from omnieval.types._base import Frozen
+from omnieval.types.content import plain_prompt
 from omnieval.types.request import Reasoning
 
 if TYPE_CHECKING:
@@ -133,6 +141,11 @@ class OpenAIOptions(Frozen):
     audio: AudioOutput | None = None
     """Ask for a spoken answer (``modalities: ["text", "audio"]``): ``{"voice": ..., "format": ...,
     "stream": false}`` (docs/running/spoken-answers.md)."""
+    endpoint: Literal["chat", "completions"] = "chat"
+    """chat (/chat/completions: the server's chat template) or completions (/completions: the task's own
+    prompt as plain text, for base models and servers without the model's template; text only)."""
+    check_model: bool = True
+    """Refuse a model name the server's /v1/models does not list (false: send the name anyway)."""
 
 
 @register_backend("openai")
@@ -143,6 +156,14 @@ class OpenAIBackend(Backend):
     extra_options = OpenAIOptions
     batch_api = "openai"
     tool_calling = True
+    streams = True
+
+    @classmethod
+    def accepts_for(cls, name: str, *, options: BackendOptions) -> frozenset[str]:
+        """Text only through /completions (a plain prompt carries no media)."""
+        if options.extra.get("endpoint") == "completions":
+            return frozenset({"text"})
+        return cls.modalities
 
     def __init__(
         self,
@@ -164,29 +185,76 @@ class OpenAIBackend(Backend):
         self._audio = settings.audio
         if self._audio is not None and self._audio.stream and self._audio.format != "pcm16":
             raise ConfigError("openai backend: a streamed spoken answer needs audio format pcm16")
+        self._completions_only = settings.endpoint == "completions"
+        self._check_model = settings.check_model
+        self.server: ServerInfo | None = None
+        """What the server said about itself (after :meth:`preflight`)."""
         self._transport = transport
         self._media_factory = media_factory or _default_media_factory
         self._processors: dict[MediaPolicy, Any] = {}
         self._poster: Poster | None = None
         self._poster_loop: asyncio.AbstractEventLoop | None = None
 
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        return headers
+
     def _http(self) -> Poster:
         """The pooled client of the running event loop (a second ``asyncio.run`` gets a new one)."""
         loop = asyncio.get_running_loop()
         if self._poster is None or self._poster_loop is not loop:
             self._poster_loop = loop
-            headers = {"content-type": "application/json"}
-            if self.api_key:
-                headers["authorization"] = f"Bearer {self.api_key}"
             self._poster = make_poster(
                 self.base_url,
-                headers=headers,
+                headers=self._headers(),
                 timeout_s=self.options.timeout_s,
                 limit=self.max_connections(),
                 transport=self._transport,
                 client=self.options.extra.get("http_client"),
+                stream=self.options.stream,
             )
         return self._poster
+
+    async def preflight(self) -> list[str]:
+        """Ask the server once (``/v1/models``, ``/props``, ``/api/show``); refuse a model it does not
+        serve. Returns what the user should know before the run (a model without a chat template)."""
+        if self.server is None:
+            self.server = await probe_server(
+                self.base_url,
+                self.model,
+                headers=self._headers(),
+                timeout_s=self.options.timeout_s,
+                transport=self._transport,
+                ask_root=self.base_url != DEFAULT_BASE_URL,
+            )
+        served = self.server.models
+        if self._check_model and served and not served_match(self.model, served):
+            listed = ", ".join(served[:20]) + (f" and {len(served) - 20} more" if len(served) > 20 else "")
+            raise ConfigError(
+                f"the server at {self.base_url} does not serve model {self.model!r}; it serves: {listed}. "
+                f"Run with --model openai/{served[0]}, or --backend-opt check_model=false to send the name "
+                "anyway"
+            )
+        if self.server.chat_template is False and not self._completions_only:
+            return [
+                f"the model served by {self.server.kind or 'the server'} at {self.base_url} has no chat "
+                "template of its own: the server will wrap prompts in a default chat template the model was "
+                "not trained with. For a base model use --backend-opt endpoint=completions (the task's own "
+                "prompt as plain text)"
+            ]
+        return []
+
+    def accepts(self) -> frozenset[str]:
+        return super().accepts() - frozenset(self.declined())
+
+    def declined(self) -> dict[str, str]:
+        return dict(self.server.declined) if self.server is not None else {}
+
+    def fingerprint_name(self) -> str:
+        """Chat answers keep the plain provider (caches stay valid); completions answers differ."""
+        return f"{self.provider}:completions" if self._completions_only else self.provider
 
     def _where(self, request: Request, path: str) -> str:
         return f"{self.spec} task {request.task!r} sample {request.sample_id!r} ({self.base_url}{path})"
@@ -238,12 +306,22 @@ class OpenAIBackend(Backend):
         except MediaError as exc:
             raise BackendError(f"{self._where(request, '')}: {exc}", retryable=False) from exc
 
-    async def _post(self, request: Request, path: str, payload: dict[str, Any]) -> tuple[Any, float]:
+    async def _post(
+        self, request: Request, path: str, payload: dict[str, Any], reader: StreamReader | None = None
+    ) -> tuple[Any, float]:
+        """The parsed answer and its latency; with ``reader`` the answer is streamed into it instead
+        (the returned body is then None)."""
         body = request_body(payload)
         start = time.perf_counter()
         try:
-            reply = await self._http().post(path, body)
+            if reader is None:
+                reply = await self._http().post(path, body)
+            else:
+                reader.started = start
+                reply = await self._http().post_stream(path, body, reader.line)
         except TransportFailure as exc:
+            if reader is not None and reader.pieces and exc.kind != "timeout":
+                exc = TransportFailure(exc.kind, f"{exc} (the stream was cut after {reader.pieces} piece(s))")
             where, url = self._where(request, path), self.base_url + path
             if exc.kind == "timeout":
                 raise BackendError(
@@ -260,14 +338,26 @@ class OpenAIBackend(Backend):
         latency = time.perf_counter() - start
         if not 200 <= reply.status < 300:
             raise http_error(reply, self._where(request, path), url=self.base_url + path)
+        if reader is not None:
+            return None, latency
         try:
             return response_json(reply.content), latency
         except ValueError:
-            snippet = reply.content[:120].decode("utf-8", "replace")
-            where = self._where(request, path)
-            raise BackendError(
-                f"{where}: response body is not valid JSON: {snippet!r}", retryable=True
-            ) from None
+            raise self._not_json(request, path, reply) from None
+
+    def _not_json(self, request: Request, path: str, reply: Reply) -> BackendError:
+        """An HTML page is a wrong URL (a web UI or a proxy), the same on every try; other text may be a
+        garbled answer worth a second try."""
+        where = self._where(request, path)
+        page = html_page(reply.content)
+        if page is not None:
+            return BackendError(
+                f"{where}: the answer is an {page}, not an API answer: check --base-url (it usually ends in "
+                "/v1)",
+                url=self.base_url + path,
+            )
+        snippet = reply.content[:120].decode("utf-8", "replace")
+        return BackendError(f"{where}: response body is not valid JSON: {snippet!r}", retryable=True)
 
     async def generate(self, request: Request) -> Response:
         if request.kind == "loglikelihood":
@@ -275,6 +365,11 @@ class OpenAIBackend(Backend):
         path, chat, payload, media = await self.call_body(request)
         if chat and self._audio is not None and self._audio.stream:
             return await self._streamed(request, path, payload, media)
+        if self.options.stream and self._audio is None:
+            reader = StreamReader(chat=chat, started=time.perf_counter())
+            payload |= {"stream": True, "stream_options": {"include_usage": True}}
+            _, latency = await self._post(request, path, payload, reader)
+            return reader.response(where=self._where(request, path), latency=latency, media=media)
         data, latency = await self._post(request, path, payload)
         where = self._where(request, path)
         response = response_from(data, chat=chat, where=where, latency=latency, media=media)
@@ -316,12 +411,13 @@ class OpenAIBackend(Backend):
         """The path, chat flag, JSON body and applied media of a generate request (also a batch line's
         body)."""
         media: dict[str, Any] = {}
-        if request.prompt is not None:
+        if request.prompt is not None or self._completions_only:
             if request.media:
                 raise BackendError(
-                    f"{self._where(request, '')}: the completion format cannot carry media; use chat"
+                    f"{self._where(request, '')}: a plain completion prompt cannot carry media; use chat"
                 )
-            path, chat, payload = "/completions", False, self._payload(request, "prompt", request.prompt)
+            prompt = self._plain(request)
+            path, chat, payload = "/completions", False, self._payload(request, "prompt", prompt)
         else:
             if any(not isinstance(m.content, str) and m.media for m in request.messages):
                 messages, media = await asyncio.to_thread(self._encode_messages, request)
@@ -339,12 +435,19 @@ class OpenAIBackend(Backend):
 
         return OpenAIBatchClient(self)
 
+    def _plain(self, request: Request) -> str:
+        """The task's completion prompt, or its chat turns as plain text (``endpoint=completions``)."""
+        return request.prompt if request.prompt is not None else plain_prompt(request.messages)
+
     async def _loglikelihood(self, request: Request) -> Response:
         where = self._where(request, "/completions")
-        if request.prompt is None:
+        if request.prompt is None and not self._completions_only:
             raise BackendError(
-                f"{where}: loglikelihood over an API needs the task's completion prompt format"
+                f"{where}: loglikelihood over an API needs the task's completion prompt format, or "
+                "--backend-opt endpoint=completions"
             )
+        if request.prompt is None:
+            request = request.model_copy(update={"prompt": self._plain(request)})
         if not 0 < len(request.continuations) <= len(LABELS):
             raise BackendError(f"{where}: loglikelihood needs 1-{len(LABELS)} continuations")
         payload = loglikelihood_payload(self.model, request, max_tokens_key=self._max_tokens_key)
@@ -352,12 +455,17 @@ class OpenAIBackend(Backend):
         return loglikelihood_response(data, request, where=where, latency=latency)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        out = {
             **super().describe(),
             "base_url": self.base_url,
+            "endpoint": "completions" if self._completions_only else "chat",
             "concurrency": self.options.concurrency,
             "timeout_s": self.options.timeout_s,
+            "stream": self.options.stream,
         }
+        if self.server is not None:
+            out["server"] = self.server.describe()
+        return out
 
     async def aclose(self) -> None:
         if self._poster is not None:

@@ -55,6 +55,12 @@ class SharedBackend(Backend):
     def accepts(self) -> frozenset[str]:
         return self.inner.accepts()
 
+    def declined(self) -> dict[str, str]:
+        return self.inner.declined()
+
+    def fingerprint_name(self) -> str:
+        return self.inner.fingerprint_name()
+
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 
@@ -80,6 +86,7 @@ CAPABILITIES = (
     "prefers_batches",
     "caches_responses",
     "classifies",
+    "streams",
     "extra_options",
     "option_model",
 )

@@ -144,6 +144,7 @@ def backend_options(options: RunOptions) -> BackendOptions:
         device=how.device,
         dtype=how.dtype,
         batch_size=how.batch_size,
+        stream=how.stream,
         extra=how.backend_opt,
         media=options.what.media_opt,
     )

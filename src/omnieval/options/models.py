@@ -140,7 +140,16 @@ class HowToRun(Frozen):
     batch_size: int = option(8, help="Requests per batch of a local model (hf/, vllm/).", panel=BACKEND, ge=1)
     device: str | None = option(None, help="Device of a local model (cpu, cuda, ...).", panel=BACKEND)
     dtype: str | None = option(None, help="dtype of a local model.", panel=BACKEND, rare=True)
-    backend_opt: dict[str, Any] = option({}, help="Backend-specific KEY=VALUE (repeatable).", panel=BACKEND)
+    backend_opt: dict[str, Any] = option(
+        {},
+        help="Backend-specific KEY=VALUE (repeatable), e.g. endpoint=completions for openai/.",
+        panel=BACKEND,
+    )
+    stream: bool = option(
+        False,
+        help="Stream answers and time them: time to first token and tokens/s, p50/p95 per task (openai/).",
+        panel=BACKEND,
+    )
     cache: bool = option(True, help="Use the response cache.", panel=HOW, negatable=True)
     cache_path: Path | None = option(None, help="Response cache file (share one across runs).", panel=HOW)
     judge_cache_path: Path | None = option(

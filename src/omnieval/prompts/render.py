@@ -24,6 +24,7 @@ from omnieval.types import (
     TextPart,
     VideoPart,
 )
+from omnieval.types.content import plain_prompt
 
 __all__ = [
     "build_request",
@@ -156,11 +157,6 @@ def _strip_media(messages: tuple[Message, ...]) -> tuple[Message, ...]:
     return tuple(Message(role=m.role, content=m.text) for m in messages)
 
 
-def _completion_prompt(messages: Sequence[Message]) -> str:
-    """Flatten chat turns for plain-completion models."""
-    return "\n\n".join(m.text for m in messages)
-
-
 def build_request(
     sample: Sample,
     spec: TaskSpec,
@@ -182,7 +178,7 @@ def build_request(
         task=spec.name,
         sample_id=sample.id,
         messages=messages,
-        prompt=_completion_prompt(messages) if spec.prompt.format == "completion" else None,
+        prompt=plain_prompt(messages) if spec.prompt.format == "completion" else None,
         kind="loglikelihood" if loglik else "generate",
         continuations=tuple(f" {c}" for c in sample.choices or ()) if loglik else (),
         choices=sample.choices,

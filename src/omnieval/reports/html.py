@@ -24,6 +24,7 @@ import jinja2.bccache
 from omnieval.reports.charts import dimension_charts, state_chart, task_score_chart
 from omnieval.reports.embed import html_text, plotly_js, plotly_js_bytes, script_json
 from omnieval.reports.loading import STREAM_BYTES, RecordStream, RunData, load_run, state_names
+from omnieval.reports.problems import leak_warning
 from omnieval.reports.sidecar import write_sidecar
 from omnieval.reports.spoken import spoken_charts, spoken_rows
 from omnieval.reports.tables import write_table
@@ -147,6 +148,7 @@ def _task_rows(results: ResultsFile) -> list[dict[str, Any]]:
                 "repeats": block.repeats.model_dump(mode="json") if block.repeats is not None else None,
                 "agent": block.agent.model_dump(mode="json") if block.agent is not None else None,
                 "cost_usd": block.cost.total_usd if block.cost is not None else None,
+                "latency": latency_cell(block),
             }
         )
     return rows
@@ -434,16 +436,60 @@ def _group_notes(results: ResultsFile) -> list[str]:
 
 def _task_notes(results: ResultsFile) -> list[str]:
     """The notes a task declares about its own scoring (``metadata.notes``: a benchmark quirk kept for
-    parity)."""
+    parity), responses cut at max_tokens yet scored, answers holding chat-template tokens, and streamed
+    latency beside the score."""
     from omnieval.reports.problems import truncated_note
 
-    declared = [
+    notes = [
         f"task {name}: {note}"
         for name, block in results.tasks.items()
         for note in block.metadata.get("notes") or ()
     ]
     scored_cut = [truncated_note(name, block) for name, block in results.tasks.items()]
-    return declared + [note.removeprefix("note: ") for note in scored_cut if note]
+    notes += [note.removeprefix("note: ") for note in scored_cut if note]
+    for name, block in results.tasks.items():
+        if line := leak_warning(name, block):
+            notes.append(line)
+    if any(block.latency for block in results.tasks.values()):
+        backend = results.backend
+        notes.append(
+            f"latency (--stream): {backend.get('base_url') or backend.get('provider', '?')}"
+            f"{_server_words(backend)} at concurrency {backend.get('concurrency', '?')}; time to first "
+            "token and output tokens per second are p50/p95 over the answers timed in this run (cache hits "
+            "left out)"
+        )
+    return notes
+
+
+def _server_words(backend: dict[str, Any]) -> str:
+    server = backend.get("server") or {}
+    kind = server.get("kind") if isinstance(server, dict) else None
+    return f" ({kind})" if kind else ""
+
+
+def latency_cells(block: TaskResults) -> tuple[str, str]:
+    """``("0.12/0.30 s", "85.0/60.2")``: time to first token and output tokens per second, p50/p95, of a
+    streamed task; empty otherwise."""
+    timing = block.latency
+    if timing is None:
+        return "", ""
+
+    def pair(a: float | None, b: float | None, digits: int) -> str:
+        return "/".join("–" if v is None else f"{v:.{digits}f}" for v in (a, b))
+
+    return (
+        f"{pair(timing.ttft_p50_s, timing.ttft_p95_s, 3)} s",
+        pair(timing.tokens_per_s_p50, timing.tokens_per_s_p95, 1),
+    )
+
+
+def latency_cell(block: TaskResults) -> str:
+    """``TTFT 0.120/0.300 s · 85.0/60.2 tok/s (n=24)`` for the report's task table; empty when not
+    streamed."""
+    if block.latency is None:
+        return ""
+    ttft, rate = latency_cells(block)
+    return f"TTFT {ttft} · {rate} tok/s (n={block.latency.n})"
 
 
 def _score_cell(block: TaskResults) -> str:
@@ -471,6 +517,10 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
     unscored = any(block.prediction_only for block in results.tasks.values())
     if unscored:  # samples without a gold answer: in n and their state, but not in the score
         table.add_column("unscored", justify="right")
+    timed = any(block.latency for block in results.tasks.values())
+    if timed:  # --stream: latency beside the score, from the same run
+        table.add_column("TTFT p50/p95", justify="right")
+        table.add_column("tok/s p50/p95", justify="right")
     for name, block in results.tasks.items():
         ci = block.ci95
         table.add_row(
@@ -480,6 +530,7 @@ def results_table(document: dict[str, Any] | ResultsFile) -> Any:
             str(block.n),
             *(str(block.states.get(s, 0)) for s in states),
             *([str(block.prediction_only)] if unscored else []),
+            *(latency_cells(block) if timed else ()),
         )
     table.caption = "\n".join(_group_notes(results)) or None
     return table

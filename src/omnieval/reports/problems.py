@@ -1,11 +1,11 @@
 """One-line warnings about a task's samples that did not count: errors by cause, rows without a gold
-answer."""
+answer, answers holding a chat template's tokens."""
 
 from __future__ import annotations
 
 from omnieval.types.files import TaskResults
 
-__all__ = ["error_warning", "truncated_note", "unscored_warning"]
+__all__ = ["error_warning", "leak_warning", "truncated_note", "unscored_warning"]
 
 
 def error_warning(task: str, block: TaskResults) -> str | None:
@@ -53,4 +53,17 @@ def truncated_note(task: str, block: TaskResults) -> str | None:
     return (
         f"note: {truncated} of {block.n} responses of {task} were cut at max_tokens (state truncated) and "
         "are scored as they stand (the task's `truncated: score_text`): they count in the score, not as ok"
+    )
+
+
+def leak_warning(task: str, block: TaskResults) -> str | None:
+    """Answers holding chat-template tokens score 0 without an error: say how many and the fix."""
+    leaks = block.template_leaks
+    if not leaks:
+        return None
+    return (
+        f"warning: {leaks} of {block.n} answers of {task} hold chat template tokens "
+        f"({block.template_leak_example or '?'}): the server wrapped the prompt in a chat template the model "
+        "was not trained with (a base model, or a GGUF without one). Fix: --backend-opt endpoint=completions "
+        "(the task's own prompt as plain text), or start the server with the model's chat template"
     )

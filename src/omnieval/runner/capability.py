@@ -7,7 +7,7 @@ carrying the others are ``skipped`` with the reason; with none of its media moda
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,11 +32,18 @@ class TaskPlan:
 
 
 def plan_capabilities(
-    tasks: Iterable[Task], *, model: str, accepts: frozenset[str], blind: bool
+    tasks: Iterable[Task],
+    *,
+    model: str,
+    accepts: frozenset[str],
+    blind: bool,
+    declined: Mapping[str, str] | None = None,
 ) -> list[TaskPlan]:
-    """Per task: run, run with some samples skipped, refused, or run blind."""
+    """Per task: run, run with some samples skipped, refused, or run blind. ``declined``: modalities the
+    model's server itself said it cannot take, in its own words (quoted in the refusal)."""
     plans = []
     taken = ", ".join(sorted(accepts))
+    declined = declined or {}
     for task in tasks:
         media = {m for m in task.spec.modalities if m != "text"}
         missing = sorted(media - accepts)
@@ -55,7 +62,8 @@ def plan_capabilities(
                 TaskPlan(
                     task.name,
                     "skip_some",
-                    f"runs; samples with {', '.join(missing)} are skipped ({model} takes {taken})",
+                    f"runs; samples with {', '.join(missing)} are skipped ({model} takes {taken}"
+                    f"{_server_words(missing, declined)})",
                 )
             )
         else:
@@ -63,11 +71,22 @@ def plan_capabilities(
                 TaskPlan(
                     task.name,
                     "refuse",
-                    f"refused: {model} does not take {', '.join(missing)} "
-                    f"(it takes {taken}); use --blind for a text-only control",
+                    f"refused: {model} does not take {', '.join(missing)} (the samples carry "
+                    f"{_nouns(missing)}; it takes {taken}{_server_words(missing, declined)}); use --blind "
+                    "for a text-only control",
                 )
             )
     return plans
+
+
+def _nouns(missing: Sequence[str]) -> str:
+    """``image`` → ``images``: the media the samples carry, as a user names them."""
+    return ", ".join(m if m == "audio" else f"{m}s" for m in missing)
+
+
+def _server_words(missing: Sequence[str], declined: Mapping[str, str]) -> str:
+    said = sorted({declined[m] for m in missing if m in declined})
+    return "; the server says so: " + "; ".join(said) if said else ""
 
 
 def check_capabilities(plans: list[TaskPlan]) -> None:

@@ -21,7 +21,7 @@ from omnieval.backends import Backend, create_backend
 from omnieval.backends.breaker import CircuitBreaker
 from omnieval.errors import ConfigError, CostLimitReached, OmnievalError
 from omnieval.hooks import NO_HOOKS, HookDispatcher
-from omnieval.runner.capability import check_capabilities, plan_capabilities
+from omnieval.runner.capability import TaskPlan, check_capabilities, plan_capabilities
 from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.costs import RunCosts
@@ -226,7 +226,7 @@ class _Runner:
             ), None
         if isinstance(request, Skip):
             return self._skipped(ctx, sample, request.reason, request.variant, repeat), None
-        fingerprint = request.fingerprint(backend=self.backend.provider, model=self.backend.model)
+        fingerprint = request.fingerprint(backend=self.backend.fingerprint_name(), model=self.backend.model)
         if ctx.task.spec.agent is not None:
             response, audio = await self.episode(ctx, sample, request, repeat), None
         else:
@@ -528,6 +528,19 @@ async def run_async(
     backend = backend or create_backend(config.model, options=_with_media_cache(config))
     if config.batch:
         check_batch_support(backend)
+    try:  # ask the server what it serves and takes: a refused task stops the run before anything is written
+        notices = await backend.preflight()
+        accepts, declined = backend.accepts(), backend.declined()
+        plans = plan_capabilities(
+            tasks, model=config.model, accepts=accepts, blind=config.blind, declined=declined
+        )
+        check_capabilities(plans)
+        check_tool_calling(tasks, backend)  # never a task's tools dropped silently
+    except BaseException:
+        await backend.aclose()
+        raise
+    for notice in notices:
+        print(f"[omnieval] warning: {notice}", file=sys.stderr)
     existed = config.output.exists()
     config.output.mkdir(parents=True, exist_ok=True)
     try:
@@ -536,6 +549,7 @@ async def run_async(
             tasks,
             backend,
             costs,
+            plans=plans,
             judge_backend=judge_backend,
             cache_session=cache_session,
             hooks=hooks,
@@ -553,6 +567,7 @@ async def _run_in_folder(
     backend: Backend,
     costs: RunCosts,
     *,
+    plans: list[TaskPlan],
     judge_backend: JudgeBackendFactory | None,
     cache_session: str | None,
     hooks: HookDispatcher,
@@ -563,9 +578,6 @@ async def _run_in_folder(
     done = load_done(records, retry_errors=config.retry_errors)
     # a duplicate id would be lost on resume: fail before the first request (finished tasks were checked)
     check_unique_ids(t for t in tasks if t.size is None or done.count(t.name) < t.size)
-    plans = plan_capabilities(tasks, model=config.model, accepts=backend.accepts(), blind=config.blind)
-    check_capabilities(plans)  # a refused task stops the run before its first request
-    check_tool_calling(tasks, backend)  # never a task's tools dropped silently
     for plan in plans:  # quiet: only a warning (samples the model cannot take are skipped)
         if not config.quiet or plan.action == "skip_some":
             print(f"[omnieval] {plan.line()}", file=sys.stderr)

@@ -151,6 +151,7 @@ class Scorer:
             "finish_reason": response.finish_reason,
             "usage": response.usage,
             "latency_s": response.latency_s,
+            "stream": response.stream,
             "cached": response.cached,
             "cost_usd": response.cost_usd,
             "chain": sample.chain,

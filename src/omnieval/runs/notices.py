@@ -21,11 +21,18 @@ def warn_about_run(results: ResultsFile, *, unknown_sample_ids: Sequence[str] = 
 
 
 def _warn_on_errors(results: ResultsFile) -> None:
-    """One line per task with any sample in error (count and top causes) or left unscored (no gold answer)."""
-    from omnieval.reports.problems import error_warning, truncated_note, unscored_warning
+    """One line per task with any sample in error (count and top causes), left unscored (no gold answer),
+    holding chat-template tokens, or scored from truncated answers."""
+    from omnieval.reports.problems import error_warning, leak_warning, truncated_note, unscored_warning
 
     for name, block in results.tasks.items():
-        for line in (error_warning(name, block), unscored_warning(name, block), truncated_note(name, block)):
+        lines = (
+            error_warning(name, block),
+            unscored_warning(name, block),
+            leak_warning(name, block),
+            truncated_note(name, block),
+        )
+        for line in lines:
             if line:
                 print(f"omnieval: {line}", file=sys.stderr)
 

@@ -9,6 +9,14 @@ A misconfigured endpoint is simulated too: ``models`` (any other model name gets
 ``model 'x' not found``), ``api_key`` (HTTP 401 without it) and ``burst_429`` (the first N requests
 get HTTP 429 whatever their prompt).
 
+Real servers' dialects (``server``): ``llama.cpp`` answers ``/props`` (``modalities``, ``chat_template``)
+and refuses images with its own HTTP 500 when it has no vision; ``vllm`` puts ``max_model_len`` on its
+model cards; ``ollama`` answers ``/api/show`` with ``capabilities``. And servers that answer oddly:
+``list_models=False`` (no ``/v1/models``), ``html_errors`` (error answers as HTML pages),
+``cut_stream_after`` (a streamed answer's connection dropped after N pieces), ``leak`` (a chat template's
+token at the end of every answer, as a base model behind a default template writes). ``stream: true``
+requests get server-sent events, one piece per word.
+
 Run it as ``python -m omnieval.testing.fake_openai --port 8000 --latency-ms 50
 --faults 429:0.05,500:0.05,timeout:0.02,garbage:0.02``; it prints its URL on the first line.
 """
@@ -31,10 +39,22 @@ from typing import Any
 
 from aiohttp import web
 
-__all__ = ["FAULT_KINDS", "Arrival", "FakeOpenAI", "ToolScript", "main", "parse_faults", "prompt_key"]
+__all__ = [
+    "FAULT_KINDS",
+    "SERVERS",
+    "Arrival",
+    "FakeOpenAI",
+    "ToolScript",
+    "main",
+    "parse_faults",
+    "prompt_key",
+]
 
 ToolScript = Callable[[dict[str, Any]], dict[str, Any]]
 """A request body (with ``tools``) → the assistant message to answer with."""
+
+SERVERS = ("openai", "llama.cpp", "vllm", "ollama")
+"""The dialects the fake speaks (``server=``)."""
 
 FAULT_KINDS = ("429", "500", "timeout", "garbage", "reset")
 """``timeout`` hangs for ``hang_s``; ``garbage`` sends invalid JSON or JSON without ``choices``;
@@ -131,7 +151,20 @@ class FakeOpenAI:
         batch_fail_every: int = 0,
         tool_script: ToolScript | None = None,
         audio_fault: str | None = None,
+        server: str = "openai",
+        vision: bool = True,
+        audio: bool = True,
+        chat_template: bool = True,
+        list_models: bool = True,
+        html_errors: bool = False,
+        cut_stream_after: int | None = None,
+        leak: str | None = None,
     ) -> None:
+        if server not in SERVERS:
+            raise ValueError(f"server {server!r} must be one of {', '.join(SERVERS)}")
+        self.server, self.vision, self.audio, self.chat_template = server, vision, audio, chat_template
+        self.list_models, self.html_errors = list_models, html_errors
+        self.cut_stream_after, self.leak = cut_stream_after, leak
         self.host, self.port = host, port
         self.latency_s = latency_ms / 1000.0
         self.faults = parse_faults(faults) if isinstance(faults, str) or faults is None else dict(faults)
@@ -241,12 +274,14 @@ class FakeOpenAI:
             prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
             choices = [self._echo_choice(i, str(p)) for i, p in enumerate(prompts)]
             return {"id": "fake", "object": "text_completion", "model": self.model, "choices": choices}
-        words = answer.split(" ")
+        if self.leak is not None and chat:  # a base model behind a default chat template
+            answer += self.leak
+        words = answer.split(" ") if answer else []
         limit = body.get("max_tokens")
         finish = "stop"
         if isinstance(limit, int) and len(words) > limit:
             answer, finish = " ".join(words[:limit]), "length"
-        usage = {"prompt_tokens": 1, "completion_tokens": min(len(words), limit or len(words))}
+        usage = {"prompt_tokens": 1, "completion_tokens": min(len(words), limit or len(words) or 0)}
         message: dict[str, Any]
         choice: dict[str, Any]
         if chat and self.tool_script is not None and body.get("tools"):
@@ -277,13 +312,40 @@ class FakeOpenAI:
         finally:
             self.in_flight -= 1
 
+    def _error(self, status: int, message: str) -> web.StreamResponse:
+        """An error answer: the OpenAI JSON shape, or an HTML page (``html_errors``) as proxies send."""
+        if self.html_errors:
+            page = (
+                f"<html><head><title>{status} {message}</title></head><body><h1>{message}</h1></body></html>"
+            )
+            return web.Response(status=status, text=page, content_type="text/html")
+        return web.json_response({"error": {"code": status, "message": message}}, status=status)
+
     def _refusal(self, request: web.Request, body: dict[str, Any]) -> web.StreamResponse | None:
-        """A misconfigured client's answer: wrong key (401), unknown model (404), or a 429 burst."""
+        """A misconfigured client's answer: wrong key (401), unknown model (404; llama.cpp answers any
+        name with its one model), media the server cannot take (llama.cpp's HTTP 500), or a 429 burst."""
         if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
-            return web.json_response({"error": {"message": "invalid API key"}}, status=401)
-        if self.models is not None and body.get("model") not in self.models:
-            return web.json_response(
-                {"error": {"message": f"model '{body.get('model')}' not found"}}, status=404
+            return self._error(401, "invalid API key")
+        if self.models is not None and body.get("model") not in self.models and self.server != "llama.cpp":
+            return self._error(404, f"model '{body.get('model')}' not found")
+        kinds = {
+            p.get("type")
+            for m in body.get("messages") or ()
+            if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for p in m["content"]
+            if isinstance(p, dict)
+        }
+        if "image_url" in kinds and not self.vision:
+            return self._error(
+                500,
+                "image input is not supported - hint: if this is unexpected, you may need "
+                "to provide the mmproj",
+            )
+        if "input_audio" in kinds and not self.audio:
+            return self._error(
+                500,
+                "audio input is not supported - hint: if this is unexpected, you may need "
+                "to provide the mmproj",
             )
         if len(self.arrivals) <= self.burst_429:
             self.faults_served["429"] += 1
@@ -316,6 +378,8 @@ class FakeOpenAI:
             self.successes[key] += 1
             return await self._spoken(request, body, self.answer_for(key))
         payload = self._completion(body, self.answer_for(key), chat=chat)
+        if body.get("stream"):
+            return await self._stream(request, body, payload, key, chat=chat)
         self.successes[key] += 1
         return web.Response(
             body=json.dumps(payload, ensure_ascii=False).encode(), content_type="application/json"
@@ -344,6 +408,39 @@ class FakeOpenAI:
             await asyncio.sleep(0)
         return stream
 
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], payload: dict[str, Any], key: str, *, chat: bool
+    ) -> web.StreamResponse:
+        """Server-sent events: one chunk per word, the finish reason, usage when asked for, ``[DONE]``;
+        with ``cut_stream_after`` the connection drops after that many pieces."""
+        choice = payload["choices"][0]
+        text = choice["message"]["content"] if chat else choice["text"]
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        kind = "chat.completion.chunk" if chat else "text_completion"
+
+        async def send(choices: list[dict[str, Any]], **extra: Any) -> None:
+            chunk = {"id": "fake", "object": kind, "model": self.model, "choices": choices, **extra}
+            await resp.write(b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\n\n")
+
+        pieces = [w if i == 0 else " " + w for i, w in enumerate(text.split(" "))] if text else []
+        for i, piece in enumerate(pieces):
+            if self.cut_stream_after is not None and i >= self.cut_stream_after:
+                if request.transport is not None:
+                    request.transport.abort()
+                return resp
+            delta: dict[str, Any] = {"delta": {"content": piece}} if chat else {"text": piece}
+            await send([{"index": 0, **delta, "finish_reason": None}])
+            await asyncio.sleep(0.002)
+        end: dict[str, Any] = {"delta": {}} if chat else {"text": ""}
+        await send([{"index": 0, **end, "finish_reason": choice["finish_reason"]}])
+        if (body.get("stream_options") or {}).get("include_usage"):
+            await send([], usage=payload["usage"])
+        await resp.write(b"data: [DONE]\n\n")
+        self.successes[key] += 1
+        await resp.write_eof()
+        return resp
+
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         return await self._handle(request, chat=True)
 
@@ -351,7 +448,49 @@ class FakeOpenAI:
         return await self._handle(request, chat=False)
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model"}]})
+        """The models served: ``models`` (none listed when any name is served), as each server's card."""
+        if not self.list_models:
+            return self._error(404, "Not Found")
+        card: dict[str, Any] = {"object": "model", "owned_by": "fake"}
+        if self.server == "llama.cpp":
+            card["owned_by"] = "llamacpp"
+        elif self.server == "vllm":
+            card |= {"owned_by": "vllm", "max_model_len": 2048}
+        elif self.server == "ollama":
+            card["owned_by"] = "library"
+        return web.json_response({"object": "list", "data": [{"id": m, **card} for m in self.models or ()]})
+
+    async def _props(self, request: web.Request) -> web.StreamResponse:
+        """llama.cpp's ``/props``; a 404 from the others."""
+        if self.server != "llama.cpp":
+            return self._error(404, "Not Found")
+        chatml = (
+            "{%- for message in messages -%}{{- '<|im_start|>' + message.role + '\\n' + message.content + "
+            "'<|im_end|>\\n' -}}{%- endfor -%}"
+        )
+        template = (
+            "{{ bos_token }}{% for m in messages %}<start_of_turn>{{ m.content }}<end_of_turn>{% endfor %}"
+        )
+        return web.json_response(  # as llama.cpp: ChatML is its fallback for a GGUF without a template
+            {
+                "modalities": {"vision": self.vision, "video": self.vision, "audio": self.audio},
+                "chat_template": template if self.chat_template else chatml,
+                "bos_token": "<bos>",
+                "eos_token": "<eos>",
+                "total_slots": 1,
+            }
+        )
+
+    async def _show(self, request: web.Request) -> web.StreamResponse:
+        """Ollama's ``/api/show``; a 404 from the others."""
+        if self.server != "ollama":
+            return self._error(404, "Not Found")
+        capabilities = [
+            "completion",
+            *(["vision"] if self.vision else []),
+            *(["audio"] if self.audio else []),
+        ]
+        return web.json_response({"capabilities": capabilities, "details": {"format": "gguf"}})
 
     async def _stats(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(self.stats())
@@ -371,6 +510,8 @@ class FakeOpenAI:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/completions", self._completions)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/props", self._props)
+        app.router.add_post("/api/show", self._show)
         app.router.add_get("/stats", self._stats)
         self.batches.routes(app)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5)

@@ -14,7 +14,7 @@ from omnieval.types.content import (
 )
 from omnieval.types.judge import JudgeAttempt, JudgeCall, JudgeRecord
 from omnieval.types.request import GenerationConfig, Request, RequestKind
-from omnieval.types.response import FinishReason, Response, Usage
+from omnieval.types.response import FinishReason, Response, StreamTiming, Usage
 from omnieval.types.result import STATES, Parsed, ParseFailure, ParseOutcome, SampleResult, State
 from omnieval.types.sample import Sample
 from omnieval.types.scoring import ScoringInput
@@ -72,6 +72,7 @@ __all__ = [
     "SourceSpec",
     "SpokenAudio",
     "State",
+    "StreamTiming",
     "TaskSpec",
     "TextPart",
     "Usage",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
@@ -19,6 +20,7 @@ __all__ = [
     "Role",
     "TextPart",
     "VideoPart",
+    "plain_prompt",
 ]
 
 MediaKind = Literal["image", "audio", "video"]
@@ -109,3 +111,9 @@ class Message(Frozen):
         if isinstance(self.content, str):
             return ()
         return tuple(p.media for p in self.content if not isinstance(p, TextPart))
+
+
+def plain_prompt(messages: Sequence[Message]) -> str:
+    """The task's own prompt as plain text for a completion model: the turns' text, a blank line between
+    (the ``completion`` prompt format, and ``openai/``'s ``endpoint=completions``), never a chat template."""
+    return "\n\n".join(m.text for m in messages)

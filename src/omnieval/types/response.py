@@ -10,7 +10,7 @@ from omnieval.types._base import Frozen
 from omnieval.types.audio import AudioAnswer
 from omnieval.types.tools import ToolCall
 
-__all__ = ["FinishReason", "Response", "Usage"]
+__all__ = ["FinishReason", "Response", "StreamTiming", "Usage"]
 
 FinishReason = Literal["stop", "length", "error", "content_filter", "other"]
 """Why generation ended; ``length`` makes the sample ``truncated``."""
@@ -25,6 +25,18 @@ class Usage(Frozen):
     """Prompt tokens served from the provider's prompt cache (part of ``prompt_tokens``)."""
     reasoning_tokens: int | None = None
     """Reasoning ("thinking") tokens, counted separately (part of ``completion_tokens``)."""
+
+
+class StreamTiming(Frozen):
+    """How a streamed answer arrived (``--stream``): what a user of the server waits, measured in the run
+    that scores it."""
+
+    ttft_s: float | None = None
+    """Seconds from sending the request to the first piece of answer; ``None``: no piece came."""
+    output_tokens: int | None = None
+    """Answer tokens: the server's usage count, else the streamed pieces counted."""
+    tokens_per_s: float | None = None
+    """Output tokens per second after the first one; ``None`` for fewer than two tokens."""
 
 
 class Response(Frozen):
@@ -54,6 +66,8 @@ class Response(Frozen):
     """The tool calls the model made (chat tool calling); empty for a plain answer."""
     audio: AudioAnswer | None = None
     """A spoken answer (the run keeps the file, hears it, and scores the transcript as ``text``)."""
+    stream: StreamTiming | None = None
+    """Set for a streamed answer (``--stream``)."""
 
     @classmethod
     def from_text(cls, text: str, **kwargs: Any) -> Response:

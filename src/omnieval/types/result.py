@@ -10,7 +10,7 @@ from omnieval.types._base import Frozen
 from omnieval.types.agent import Episode
 from omnieval.types.audio import SpokenAudio
 from omnieval.types.judge import JudgeRecord
-from omnieval.types.response import FinishReason, Usage
+from omnieval.types.response import FinishReason, StreamTiming, Usage
 
 __all__ = ["STATES", "ParseFailure", "ParseOutcome", "Parsed", "SampleResult", "State"]
 
@@ -80,6 +80,8 @@ class SampleResult(Frozen):
     judge calls carry their own (``judge.calls[].attempts[].cost_usd``)."""
     episode: Episode | None = None
     """The agent episode step by step (tasks with ``agent:``); what re-scoring reads the final state from."""
+    stream: StreamTiming | None = None
+    """Time to first token and output tokens per second of a streamed answer (``--stream``)."""
     repeat: int | None = None
     """Which of the sample's repeated answers this is (0-based); ``None`` without repeats. Kept the last
     field, so resuming reads it from the end of the line without parsing it."""

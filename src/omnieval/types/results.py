@@ -18,6 +18,7 @@ __all__ = [
     "CauseCount",
     "HookReport",
     "JudgeSummary",
+    "LatencySummary",
     "RepeatSummary",
     "ResultsFile",
     "RunCost",
@@ -101,6 +102,23 @@ class AgentSummary(Frozen):
     """The episodes' model cost summed (``None``: no price known)."""
 
 
+class LatencySummary(Frozen):
+    """A task's streamed answers (``--stream``): how long users of the server wait, from the run that
+    scored them (cache hits left out). The concurrency and the server are the run's ``backend`` block."""
+
+    n: int = Field(ge=0)
+    """Streamed answers timed."""
+    ttft_p50_s: float | None = None
+    """Median seconds to the first piece of answer."""
+    ttft_p95_s: float | None = None
+    tokens_per_s_p50: float | None = None
+    """Median output tokens per second after the first one."""
+    tokens_per_s_p95: float | None = None
+    latency_p50_s: float | None = None
+    """Median seconds of a whole answer."""
+    latency_p95_s: float | None = None
+
+
 class TaskCost(Frozen):
     """What a task's answers and judge calls cost by the run's price table (USD)."""
 
@@ -168,6 +186,13 @@ class TaskResults(Frozen):
     """A cascade's media recognised per kind, and how many came out empty."""
     ids: TaskIds | None = None
     """Platform submissions only: the task's sample coverage."""
+    template_leaks: int = 0
+    """Answers holding a chat template's special tokens (``<|im_end|>``, ``<end_of_turn>``...): the server
+    applied a template the model was not trained with (written only when some did)."""
+    template_leak_example: str | None = None
+    """The first such token seen."""
+    latency: LatencySummary | None = None
+    """Streamed runs only (``--stream``): time to first token and output tokens per second."""
 
 
 class RunCost(Frozen):
