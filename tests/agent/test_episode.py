@@ -202,3 +202,35 @@ def test_a_hand_written_episode_file_replays_in_openai_shape_too(tmp_path: Path)
         ("call_0_0", "zoom", {"x0": 1}),
         ("s", "submit", {"answer": "7"}),
     ]
+
+
+def test_a_hung_in_process_tool_is_abandoned_and_the_run_still_exits_promptly(tmp_path: Path) -> None:
+    """A whole run (its own process) whose tool never returns: the call is ``tool_timeout`` naming the
+    step, the episode goes on to its submit, and the process exits at once with the tool's daemon
+    thread still blocked (an in-process tool cannot be killed; it must not hold the run)."""
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).with_name("stuck_tool_run.py")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)},
+        check=False,
+    )
+    took = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
+    seconds, threads = done.stdout.strip().splitlines()
+    assert float(seconds) < 15 and took < 60  # a 0.3 s timeout; never the tool's (endless) wait
+    assert json.loads(threads) == [["omnieval-tool", True]]  # abandoned, still blocked, a daemon
+    record = json.loads((tmp_path / "run" / "samples.jsonl").read_text())
+    assert record["state"] == "ok" and record["episode"]["end"] == "submitted"
+    outcome = record["episode"]["steps"][0]["outcomes"][0]
+    assert outcome["state"] == "tool_timeout"
+    assert outcome["cause"] == "step 0: tool 'wait' gave no result within 0.3 s"
+    agent = json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]["stuck"]["agent"]
+    assert agent["call_states"] == {"ok": 1, "tool_timeout": 1}
