@@ -7,16 +7,45 @@ model's output, and its targets (the ground-truth answers as published).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from omnieval.sources.hub import HubRow, image_ref
-from omnieval.types import MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.sources.hub import HubRow, image_ref, reworded
+from omnieval.types import MetricRef, PluginRef, PromptSpec, PromptVariant, Sample, TaskSpec
 
-__all__ = ["IMAGE", "STRING", "STRINGS", "answer_list", "image_sample", "short_answer_spec"]
+__all__ = [
+    "IMAGE",
+    "STRING",
+    "STRINGS",
+    "answer_list",
+    "appended_variants",
+    "image_sample",
+    "short_answer_spec",
+    "suffix_variants",
+]
 
 STRING: dict[str, Any] = {"dtype": "string", "_type": "Value"}
 STRINGS: dict[str, Any] = {"feature": STRING, "_type": "Sequence"}
 IMAGE: dict[str, Any] = {"_type": "Image"}
+
+SHORT_ANSWER = {
+    "short": "Reply with only the answer: a single word, number or short phrase.",
+    "look": "Look carefully at the image and give the answer as briefly as possible.",
+}
+"""Our alternative short-answer instructions (prompt variants ``short`` and ``look``; no harness's)."""
+
+
+def suffix_variants(suffix: str) -> tuple[PromptVariant, ...]:
+    """Variants replacing the harness's answer instruction ``suffix`` (``"\\n" + instruction``)."""
+    return tuple(reworded(name, (suffix, f"\n{text}")) for name, text in SHORT_ANSWER.items())
+
+
+def appended_variants(wordings: Mapping[str, str] = SHORT_ANSWER) -> tuple[PromptVariant, ...]:
+    """Variants adding an instruction (``wordings``: id → text) after a prompt that is the bare question
+    (no harness instruction to replace)."""
+    return tuple(
+        PromptVariant(id=name, template=f"{{{{ input }}}}\n{text}") for name, text in wordings.items()
+    )
 
 
 def short_answer_spec(

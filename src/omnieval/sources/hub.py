@@ -15,6 +15,7 @@ benchmark, the file, the sample and the field.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,16 @@ from omnieval.registry import Registry
 from omnieval.sources.ids import IdLedger
 from omnieval.sources.importers import importers
 from omnieval.sources.task import Task
-from omnieval.types import GenerationConfig, MediaRef, MetricRef, PluginRef, PromptSpec, Sample, TaskSpec
+from omnieval.types import (
+    GenerationConfig,
+    MediaRef,
+    MetricRef,
+    PluginRef,
+    PromptSpec,
+    PromptVariant,
+    Sample,
+    TaskSpec,
+)
 
 __all__ = [
     "HubBenchmark",
@@ -36,7 +46,9 @@ __all__ = [
     "load_hub_tasks",
     "prompted_spec",
     "register_hub_benchmark",
+    "reworded",
     "split_files",
+    "with_variants",
 ]
 
 _BATCH = 512
@@ -110,6 +122,10 @@ class HubBenchmark:
     """The dataset's Hub features (``datasets`` JSON form), written by the test-copy generator."""
     example_row: Callable[[int, str | None], dict[str, Any]] | None = None
     """A synthetic row in the published schema (position, config) for the test-copy generator."""
+    variants: tuple[PromptVariant, ...] = ()
+    """Alternative instruction wordings beside the authors' prompt (variant ``default``), used only when
+    ``DIR?prompts=…`` asks for them: then they are spread over the samples as a task's ``prompt.variants``
+    always are (MERA's prompts included), and ``results.json`` gives each its ``by_variant`` score."""
 
     def sample_id(self, row: HubRow) -> str:
         """The dataset's own id where it has an id column, else the row's 0-based position."""
@@ -154,6 +170,37 @@ def prompted_spec(
     )
 
 
+def reworded(variant_id: str, *changes: tuple[str, str]) -> PromptVariant:
+    """A variant of a ``{{ input }}`` prompt with each ``(authors' text, new text)`` instruction replaced
+    (a sample whose prompt lacks one keeps it as is), so media placement and question stay the authors'."""
+    template = (
+        "{{ input" + "".join(f" | replace({_literal(old)}, {_literal(new)})" for old, new in changes) + " }}"
+    )
+    return PromptVariant(id=variant_id, template=template)
+
+
+def _literal(text: str) -> str:
+    """``text`` as a jinja string literal (ASCII escapes, which jinja reads back exactly)."""
+    return json.dumps(text, ensure_ascii=True)
+
+
+def with_variants(bench: HubBenchmark, spec: TaskSpec, chosen: str, *, path: str | None = None) -> TaskSpec:
+    """The task with the prompt variants ``chosen`` names (``all``, or ids joined by ``+``) as its
+    ``prompt.variants``; ``default`` is the authors' prompt. An unknown id is an error naming the known."""
+    default = PromptVariant(id="default", template=spec.prompt.template or "{{ input }}")
+    known = {v.id: v for v in (default, *bench.variants)}
+    ids = list(known) if chosen.strip() == "all" else chosen.replace(",", " ").split()
+    unknown = [i for i in ids if i not in known]
+    if unknown or not ids:
+        raise TaskFileError(
+            f"{bench.name}: unknown prompt variant(s) {unknown or [chosen]}; known: all, {', '.join(known)}",
+            path=path,
+            key="prompts",
+        )
+    variants = tuple(known[i] for i in dict.fromkeys(ids))
+    return spec.model_copy(update={"prompt": spec.prompt.model_copy(update={"variants": variants})})
+
+
 def register_hub_benchmark(bench: HubBenchmark) -> HubBenchmark:
     """Register ``bench`` and its ``BENCH:DIR`` importer (called from the benchmark's own package)."""
     hub_benchmarks.add(bench.name, bench)
@@ -164,9 +211,9 @@ def register_hub_benchmark(bench: HubBenchmark) -> HubBenchmark:
 def _split_options(bench: HubBenchmark, spec: str) -> tuple[Path, dict[str, str]]:
     path, _, query = spec.partition("?")
     options = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
-    unknown = sorted(set(options) - {"split"})
+    unknown = sorted(set(options) - {"split", "prompts"})
     if unknown:
-        raise TaskFileError(f"{bench.name}: unknown option(s) {unknown}; known: split", path=path)
+        raise TaskFileError(f"{bench.name}: unknown option(s) {unknown}; known: prompts, split", path=path)
     return Path(path).expanduser().resolve(), options
 
 
@@ -280,7 +327,8 @@ def _fingerprint(bench: HubBenchmark, root: Path, split: str) -> str:
 
 
 def load_hub_tasks(bench: HubBenchmark, spec: str) -> list[Task]:
-    """The benchmark's task over the local copy ``DIR`` (``DIR?split=NAME`` scores another split)."""
+    """The benchmark's task over the local copy ``DIR`` (``DIR?split=NAME`` scores another split,
+    ``DIR?prompts=all`` or ``?prompts=default+ID`` spreads those prompt variants over the samples)."""
     root, options = _split_options(bench, spec)
     if not root.is_dir():
         raise SourceError(
@@ -290,9 +338,12 @@ def load_hub_tasks(bench: HubBenchmark, spec: str) -> list[Task]:
         )
     split = options.get("split", bench.split)
     size = _size(bench, root, split)  # also checks every config, split and column up front
+    task_spec = bench.spec()
+    if "prompts" in options:
+        task_spec = with_variants(bench, task_spec, options["prompts"], path=str(root))
     return [
         Task(
-            spec=bench.spec(),
+            spec=task_spec,
             iter_samples=lambda: _samples(bench, root, split),
             check_ids=lambda: _scan_ids(bench, root, split),
             base_dir=root,

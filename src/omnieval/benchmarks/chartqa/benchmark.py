@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.benchmarks.chartqa.scoring import relaxed_correct
-from omnieval.benchmarks.hub_vqa import IMAGE, STRING, image_sample, short_answer_spec
+from omnieval.benchmarks.hub_vqa import IMAGE, STRING, image_sample, short_answer_spec, suffix_variants
 from omnieval.metrics.base import register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
 from omnieval.types import Sample, ScoringInput, TaskSpec
@@ -76,6 +76,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="chartqa",
+        variants=suffix_variants(PROMPT_SUFFIX),
         dataset="lmms-lab/ChartQA",
         split="test",
         columns=("type", "question", "answer", "image"),

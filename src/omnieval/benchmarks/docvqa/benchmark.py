@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.benchmarks.docvqa.scoring import anls
-from omnieval.benchmarks.hub_vqa import IMAGE, STRING, STRINGS, answer_list, image_sample, short_answer_spec
+from omnieval.benchmarks.hub_vqa import (
+    IMAGE,
+    STRING,
+    STRINGS,
+    answer_list,
+    image_sample,
+    short_answer_spec,
+    suffix_variants,
+)
 from omnieval.metrics.base import register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
 from omnieval.types import Sample, ScoringInput, TaskSpec
@@ -73,6 +81,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="docvqa",
+        variants=suffix_variants(PROMPT_SUFFIX),
         dataset="lmms-lab/DocVQA",
         split="validation",
         columns=("questionId", "question", "image", "answers"),

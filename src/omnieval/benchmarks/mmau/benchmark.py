@@ -8,7 +8,7 @@ from typing import Any
 from omnieval.benchmarks.hub_vqa import STRING, short_answer_spec
 from omnieval.benchmarks.mmau.scoring import mmau_match
 from omnieval.metrics.base import register_metric
-from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
+from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark, reworded
 from omnieval.types import MediaRef, Sample, ScoringInput, TaskSpec
 
 __all__ = ["BENCH", "prompt"]
@@ -23,11 +23,19 @@ def match(inp: ScoringInput) -> float:
     return float(mmau_match(inp.response, str(inp.targets[0]), choices))
 
 
+INSTRUCTION = "Choose one of these options and answer with its text:"
+VARIANTS = (
+    reworded("text", (INSTRUCTION, "Reply with the exact text of the correct option:")),
+    reworded("which", (INSTRUCTION, "Which of these options is correct? Answer with its text:")),
+)
+"""Our alternative instructions (``?prompts=`` variants; MMAU publishes no prompt)."""
+
+
 def prompt(question: str, choices: list[str]) -> str:
     """The question and its choices; the answer is scored by the chosen option's *words*, so the
     model is asked for the option's text (MMAU's ``evaluation.py`` publishes no prompt)."""
     listed = "\n".join(f"- {choice}" for choice in choices)
-    return f"{question}\nChoose one of these options and answer with its text:\n{listed}"
+    return f"{question}\n{INSTRUCTION}\n{listed}"
 
 
 def _choices(row: HubRow, sample_id: str) -> list[str]:
@@ -125,6 +133,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="mmau",
+        variants=VARIANTS,
         dataset="lmms-lab/mmau",
         split="test_mini",
         columns=("audio", "question", "choices", "answer", "task", "difficulty", "sub-category"),

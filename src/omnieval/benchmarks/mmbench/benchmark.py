@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omnieval.benchmarks.vlmeval import mcq_prompt
+from omnieval.benchmarks.vlmeval import mcq_prompt, mcq_variants
 from omnieval.sources.hub import (
     HubBenchmark,
     HubRow,
@@ -165,6 +165,7 @@ def _register(name: str, dataset: str, lang: str, l2_column: str, **layout: Any)
             docs="docs/benchmarks/hub/mmbench.md",
             features={**_FEATURES, l2_column: {"dtype": "string", "_type": "Value"}},
             example_row=_example(l2_column, russian=lang == "ru"),
+            variants=mcq_variants(lang),
             **layout,
         )
     )

@@ -11,7 +11,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from omnieval.sources.hub import HubBenchmark, HubRow, image_ref, prompted_spec, register_hub_benchmark
+from omnieval.sources.hub import (
+    HubBenchmark,
+    HubRow,
+    image_ref,
+    prompted_spec,
+    register_hub_benchmark,
+    reworded,
+)
 from omnieval.types import MetricRef, Sample, TaskSpec
 
 __all__ = ["BENCH", "DISCIPLINES", "SUBJECTS", "prompt_text"]
@@ -44,6 +51,19 @@ _DISCIPLINE_OF = {s: d for d, subjects in DISCIPLINES.items() for s in subjects}
 IMAGES = tuple(f"image_{k}" for k in range(1, 8))
 MC_INSTRUCTION = "Answer with the option's letter from the given choices directly."
 OPEN_INSTRUCTION = "Answer the question using a single word or phrase."
+VARIANTS = (
+    reworded(
+        "letter",
+        (MC_INSTRUCTION, "Reply with only the letter of the correct option."),
+        (OPEN_INSTRUCTION, "Reply with only the answer: a single word or a short phrase."),
+    ),
+    reworded(
+        "which",
+        (MC_INSTRUCTION, "Which option is correct? Give its letter."),
+        (OPEN_INSTRUCTION, "Give a brief answer, one word or a phrase."),
+    ),
+)
+"""Our alternative instructions (``?prompts=`` variants; the authors publish only the default)."""
 
 
 def prompt_text(question: str, options: list[str], question_type: str) -> str:
@@ -165,6 +185,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="mmmu",
+        variants=VARIANTS,
         dataset="MMMU/MMMU",
         split="validation",
         columns=("id", "question", "options", "answer", "question_type", *IMAGES),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omnieval.benchmarks.vlmeval import mcq_prompt
+from omnieval.benchmarks.vlmeval import mcq_prompt, mcq_variants
 from omnieval.benchmarks.vlmeval.scoring import options_of
 from omnieval.sources.hub import HubBenchmark, HubRow, image_ref, prompted_spec, register_hub_benchmark
 from omnieval.types import MetricRef, Sample, TaskSpec
@@ -91,6 +91,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="mmstar",
+        variants=mcq_variants("en"),
         dataset="Lin-Chen/MMStar",
         split="val",
         columns=("index", "question", "image", "answer", "category", "l2_category"),

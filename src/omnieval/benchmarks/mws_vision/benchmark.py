@@ -8,7 +8,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from omnieval.benchmarks.hub_vqa import IMAGE, STRING, STRINGS, image_sample, short_answer_spec
+from omnieval.benchmarks.hub_vqa import (
+    IMAGE,
+    STRING,
+    STRINGS,
+    appended_variants,
+    image_sample,
+    short_answer_spec,
+)
 from omnieval.benchmarks.mws_vision.imagefolder import register_imagefolder_reader
 from omnieval.benchmarks.mws_vision.scoring import TASK_TYPES, mws_score
 from omnieval.metrics.base import register_aggregation, register_metric
@@ -32,6 +39,14 @@ def overall(values: Sequence[float], results: Sequence[SampleResult], /) -> floa
         by_type[str(result.metadata.get("type"))].append(value)
     means = [sum(v) / len(v) for v in by_type.values() if v]
     return sum(means) / len(means) if means else 0.0
+
+
+INSTRUCTIONS = {
+    "look": "Внимательно рассмотри изображение и ответь на вопрос.",
+    "exact": "Отвечай точно по изображению, без пояснений.",
+}
+"""Our Russian instructions after the question (``?prompts=`` variants; the published prompt is the bare
+question, and some task types want long answers, so none asks for brevity)."""
 
 
 def _answers(row: HubRow, sample_id: str) -> tuple[Any, ...]:
@@ -112,6 +127,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="mws_vision",
+        variants=appended_variants(INSTRUCTIONS),
         dataset="MTSAIR/MWS-Vision-Bench",
         split="train",
         columns=("type", "question", "answers", "image"),

@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from omnieval.benchmarks.hub_vqa import IMAGE, STRING, STRINGS, answer_list, image_sample, short_answer_spec
+from omnieval.benchmarks.hub_vqa import (
+    IMAGE,
+    STRING,
+    STRINGS,
+    answer_list,
+    appended_variants,
+    image_sample,
+    short_answer_spec,
+)
 from omnieval.benchmarks.ocrbench.scoring import QUESTION_TYPES, ocrbench_hit
 from omnieval.metrics.base import register_aggregation, register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
@@ -85,6 +93,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="ocrbench",
+        variants=appended_variants(),
         dataset="echo840/OCRBench",
         split="test",
         columns=("dataset", "question", "question_type", "answer", "image"),

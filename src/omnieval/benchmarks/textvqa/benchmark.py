@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from omnieval.benchmarks.hub_vqa import IMAGE, STRING, STRINGS, answer_list, image_sample, short_answer_spec
+from omnieval.benchmarks.hub_vqa import (
+    IMAGE,
+    STRING,
+    STRINGS,
+    answer_list,
+    image_sample,
+    short_answer_spec,
+    suffix_variants,
+)
 from omnieval.benchmarks.textvqa.scoring import VQA_ANSWERS, vqa_accuracy
 from omnieval.metrics.base import register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
@@ -81,6 +89,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="textvqa",
+        variants=suffix_variants(PROMPT_SUFFIX),
         dataset="lmms-lab/textvqa",
         split="validation",
         columns=("question_id", "question", "image", "answers"),

@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from omnieval.sources.hub import HubBenchmark, HubRow, prompted_spec, register_hub_benchmark
+from omnieval.sources.hub import HubBenchmark, HubRow, prompted_spec, register_hub_benchmark, reworded
 from omnieval.types import MediaRef, MetricRef, Sample, TaskSpec
 
 __all__ = ["BENCH", "INSTRUCTION", "video_path"]
@@ -21,6 +21,25 @@ INSTRUCTION = (
     "Select the best answer to the following multiple-choice question based on the video. "
     "Respond with only the letter (A, B, C, or D) of the correct option."
 )
+VARIANTS = (
+    reworded(
+        "letter",
+        (
+            INSTRUCTION,
+            "Watch the video and answer the multiple-choice question below. "
+            "Reply with the letter (A, B, C, or D) of the correct option only.",
+        ),
+    ),
+    reworded(
+        "which",
+        (
+            INSTRUCTION,
+            "Which option below best answers the question about the video? "
+            "Respond with its letter (A, B, C, or D).",
+        ),
+    ),
+)
+"""Our alternative instructions (``?prompts=`` variants; the authors publish only the default)."""
 _SUFFIXES = (".mp4", ".MP4", ".mkv", ".webm")
 _log = logging.getLogger(__name__)
 _warned: set[Path] = set()
@@ -134,6 +153,7 @@ def _example(position: int, config: str | None) -> dict[str, Any]:
 BENCH = register_hub_benchmark(
     HubBenchmark(
         name="videomme",
+        variants=VARIANTS,
         dataset="lmms-lab/Video-MME",
         split="test",
         columns=(

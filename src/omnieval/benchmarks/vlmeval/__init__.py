@@ -6,6 +6,6 @@ only when every one of its rotations is right). See docs/benchmarks/hub/index.md
 """
 
 from omnieval.benchmarks.vlmeval import matching, scoring
-from omnieval.benchmarks.vlmeval.prompt import mcq_prompt
+from omnieval.benchmarks.vlmeval.prompt import mcq_prompt, mcq_variants
 
-__all__ = ["matching", "mcq_prompt", "scoring"]
+__all__ = ["matching", "mcq_prompt", "mcq_variants", "scoring"]

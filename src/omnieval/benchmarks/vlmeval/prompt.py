@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["mcq_prompt"]
+from omnieval.sources.hub import reworded
+from omnieval.types import PromptVariant
+
+__all__ = ["mcq_prompt", "mcq_variants"]
 
 INSTRUCTION = {
     "en": "Please select the correct answer from the options above. \n",
     "ru": "Пожалуйста, выберите правильный ответ из предложенных вариантов. \n",
 }
+REWORDED = {
+    "en": {
+        "letter": "Answer with the letter of the correct option only.\n",
+        "which": "Which option is correct? Reply with its letter.\n",
+    },
+    "ru": {
+        "letter": "Ответьте только буквой правильного варианта.\n",
+        "which": "Какой вариант верный? Напишите его букву.\n",
+    },
+}
+"""Our alternative wordings of the instruction (prompt variants ``letter``, ``which``; not VLMEvalKit's)."""
 LABELS = {
     "en": ("Hint", "Question", "Options"),
     "ru": ("Подсказка", "Вопрос", "Варианты"),
@@ -27,3 +41,8 @@ def mcq_prompt(
         text += f"{options_label}:\n" + "".join(f"{letter}. {option}\n" for letter, option in options.items())
         text += INSTRUCTION[lang]
     return text
+
+
+def mcq_variants(lang: str) -> tuple[PromptVariant, ...]:
+    """The prompt with the instruction reworded (``?prompts=`` variants); question and options unchanged."""
+    return tuple(reworded(name, (INSTRUCTION[lang], text)) for name, text in REWORDED[lang].items())
