@@ -20,7 +20,7 @@ from omnieval.runner import RunConfig
 from omnieval.runs.evaluation import evaluate_config
 from omnieval.types import AudioAnswer, Response, ScoringInput, SpokenAudio
 from tests.engine.conftest import ScriptedBackend, read_samples
-from tests.speech.test_spoken_run import _task
+from tests.speech.test_spoken_run import _task, _wav
 
 
 def _heard(**measures: float) -> ScoringInput:
@@ -65,3 +65,14 @@ def test_a_task_scoring_mos_has_its_answers_rated_and_rescored(
     assert row["state"] == "ok" and row["metrics"]["mos"] == pytest.approx((ovrl - 1) / 4)
     assert results.tasks["say"].metrics["mos"] == pytest.approx((ovrl - 1) / 4)
     assert api.score(tmp_path / "o").results.tasks["say"].metrics["mos"] == pytest.approx((ovrl - 1) / 4)
+
+
+def test_a_run_scoring_mos_without_the_predictor_stops_naming_the_extra(
+    scripted: type[ScriptedBackend], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "speechmos", None)
+    tone = np.sin(2 * np.pi * 440 * np.arange(8000) / 16000) * 0.3
+    scripted.answer = staticmethod(lambda r: Response(audio=AudioAnswer.of(_wav(tone))))
+    task = _task(tmp_path, {"a": "Кот спит."}, metrics="[cer, mos]")
+    with pytest.raises(ConfigError, match="extra 'speech-mos'"):
+        evaluate_config(RunConfig(tasks=(str(task),), model="scripted/m", output=tmp_path / "o", quiet=True))
