@@ -10,7 +10,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from omnieval.errors import MediaError
+from omnieval.errors import ConfigError, MediaError
 from omnieval.types import AudioAnswer, AudioProblem
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ __all__ = [
     "CheckedAudio",
     "check_spoken",
     "pcm16_wav",
+    "quality_estimate",
 ]
 
 ASR_RATE = 16000
@@ -125,3 +126,18 @@ def check_spoken(answer: AudioAnswer, *, where: str) -> CheckedAudio:
     else:
         out.samples = resample(mono, rate_in=rate, rate_out=ASR_RATE)
     return out
+
+
+def quality_estimate(samples: np.ndarray) -> dict[str, float]:
+    """DNSMOS (Microsoft's non-intrusive P.835 and P.808 predictors, ONNX files shipped inside the
+    ``speechmos`` wheel, so nothing is downloaded at run time) of 16 kHz mono speech: ``dnsmos_ovrl``,
+    ``dnsmos_sig``, ``dnsmos_bak`` and ``dnsmos_p808``, each on the 1–5 opinion scale."""
+    try:
+        from speechmos import dnsmos
+    except ImportError:
+        raise ConfigError(
+            "metric 'mos' needs the DNSMOS predictor: pip install speechmos librosa onnxruntime "
+            "(omnieval extra 'speech-mos')"
+        ) from None
+    got = dnsmos.run(samples.astype("float32"), ASR_RATE)
+    return {f"dnsmos_{name}": round(float(got[f"{name}_mos"]), 3) for name in ("ovrl", "sig", "bak", "p808")}

@@ -26,10 +26,12 @@ if TYPE_CHECKING:  # the recogniser's modules load with the first spoken answer,
     from omnieval.backends.cascade.engines import Recognizer
     from omnieval.backends.cascade.spec import AsrStage
 
-__all__ = ["AUDIO_DIR", "Hearing", "hearing_stage"]
+__all__ = ["AUDIO_DIR", "QUALITY_KEY", "Hearing", "hearing_stage"]
 
 AUDIO_DIR = "audio"
 """Where a run keeps its spoken answers: ``OUTPUT/audio/SHA16.EXT``."""
+QUALITY_KEY = "mos"
+"""The metric that asks the hearing for a quality estimate (DNSMOS, extra ``speech-mos``)."""
 
 
 def hearing_stage() -> AsrStage:
@@ -97,11 +99,14 @@ class Hearing:
             return None
         return {**self._engine.identity, "language": "the sample's, else the task's (ru or en)"}
 
-    async def hear(self, request: Request, response: Response) -> tuple[Response, SpokenAudio | None]:
-        """The response with the transcript as its text (or an error naming the audio's problem)."""
+    async def hear(
+        self, request: Request, response: Response, *, quality: bool = False
+    ) -> tuple[Response, SpokenAudio | None]:
+        """The response with the transcript as its text (or an error naming the audio's problem);
+        ``quality``: also the DNSMOS estimate in the measures (the task scores ``mos``)."""
         if response.audio is None or response.error is not None:
             return response, None
-        return await asyncio.to_thread(self._hear, request, response)
+        return await asyncio.to_thread(self._hear, request, response, quality)
 
     def _keep(self, data: bytes, extension: str) -> tuple[str, str]:
         sha = hashlib.sha256(data).hexdigest()
@@ -114,9 +119,9 @@ class Hearing:
             tmp.replace(path)
         return rel, sha
 
-    def _hear(self, request: Request, response: Response) -> tuple[Response, SpokenAudio]:
+    def _hear(self, request: Request, response: Response, quality: bool) -> tuple[Response, SpokenAudio]:
         from omnieval.backends.tts import spoken_language
-        from omnieval.media.spoken import check_spoken
+        from omnieval.media.spoken import check_spoken, quality_estimate
 
         assert response.audio is not None
         answer = response.audio
@@ -143,6 +148,8 @@ class Hearing:
         if checked.problem is not None or checked.samples is None:
             why = f"spoken answer {checked.problem}: {checked.detail} ({rel})"
             return _failed(response, why), record
+        if quality:
+            measures.update(quality_estimate(checked.samples))
         language = spoken_language(request.language)
         engine = self.engine()
         key = f"{engine.key}-{language}"

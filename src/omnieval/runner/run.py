@@ -26,7 +26,7 @@ from omnieval.runner.config import RunConfig
 from omnieval.runner.context import TaskContext
 from omnieval.runner.costs import RunCosts
 from omnieval.runner.execute import Fetcher, pool_size
-from omnieval.runner.hearing import Hearing
+from omnieval.runner.hearing import QUALITY_KEY, Hearing
 from omnieval.runner.judging import JudgeBackendFactory, JudgeStage, judge_question, reusing_model
 from omnieval.runner.limiter import AdaptiveLimiter
 from omnieval.runner.prepare import Skip, prepare_request
@@ -231,7 +231,8 @@ class _Runner:
             response, audio = await self.episode(ctx, sample, request, repeat), None
         else:
             response = await self.fetcher.fetch(request, fingerprint)
-            response, audio = await self.hearing.hear(request, response)
+            quality = QUALITY_KEY in ctx.scorer.metric_keys
+            response, audio = await self.hearing.hear(request, response, quality=quality)
         result = ctx.scorer.score(
             sample, response, variant=request.variant, fingerprint=fingerprint, repeat=repeat, audio=audio
         )

@@ -86,6 +86,7 @@ class Scorer:
             metadata=sample.metadata,
             judgements={record.key: record.value},
             episode=result.episode,
+            audio=result.audio,
         )
         values = {**plain, record.key: record.value}
         for metric in self.judge_metrics:
@@ -182,6 +183,7 @@ class Scorer:
             choices=sample.choices,
             metadata=sample.metadata,
             episode=base.get("episode"),
+            audio=base.get("audio"),
         )
         values: dict[str, float] = {}
         for metric in self.metrics:

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from omnieval.types._base import Frozen
 from omnieval.types.agent import Episode
+from omnieval.types.audio import SpokenAudio
 
 __all__ = ["ScoringInput"]
 
@@ -26,4 +27,6 @@ class ScoringInput(Frozen):
     judgements: dict[str, float] = Field(default_factory=dict)
     episode: Episode | None = None
     """The agent episode (tasks with ``agent:``): final-state metrics read ``episode.final_state``."""
+    audio: SpokenAudio | None = None
+    """A spoken answer's record (file, measures, transcript): the metric ``mos`` reads its measures."""
     """Judge values by key (e.g. ``{"js": 1.0}``); set for the metrics of ``TaskSpec.judge.metrics``."""

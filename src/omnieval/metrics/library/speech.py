@@ -23,6 +23,7 @@ __all__ = [
     "edit_distance",
     "intelligibility",
     "language_of",
+    "mos",
     "normalize_spoken",
     "spell_number",
     "spoken_wer",
@@ -111,3 +112,14 @@ def spoken_wer(inp: ScoringInput, /, *, language: str | None = None) -> float:
 def intelligibility(inp: ScoringInput, /, *, language: str | None = None) -> float:
     """1 − CER: the share of the reference's characters heard right (the spoken tasks' score)."""
     return 1.0 - _best(inp, metric="intelligibility", language=language, words=False)
+
+
+@register_metric("mos")
+def mos(inp: ScoringInput, /) -> float:
+    """DNSMOS overall quality of the spoken answer, the 1–5 opinion scale mapped onto [0, 1] as
+    ``(MOS − 1) / 4`` (the raw figures stay in the record's ``audio.measures.dnsmos_*``). The hearing
+    measures it when a task scores ``mos`` (extra ``speech-mos``); a text answer has none to measure."""
+    measures = inp.audio.measures if inp.audio is not None else {}
+    if "dnsmos_ovrl" not in measures:
+        raise ValueError("no DNSMOS estimate: 'mos' scores spoken answers heard with the metric requested")
+    return min(1.0, max(0.0, (measures["dnsmos_ovrl"] - 1.0) / 4.0))
