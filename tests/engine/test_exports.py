@@ -74,6 +74,7 @@ def test_types_export_list_is_pinned() -> None:
         "SourceSpec",
         "SpokenAudio",
         "State",
+        "StreamTiming",
         "TaskSpec",
         "TextPart",
         "Usage",

@@ -14,9 +14,11 @@ to Ray, plans the run and writes its manifest.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import errno
+import sys
 import time
 import uuid
 from collections import Counter
@@ -59,12 +61,23 @@ __all__ = [
     "LONE",
     "DriverNodeLost",
     "ExecutorError",
+    "asked_model",
     "connect",
     "describe_model",
     "endpoint_gate",
     "lost_connection",
     "run_on_ray",
 ]
+
+
+def asked_model(config: RunConfig) -> Backend:
+    """The run's backend on the driver, its server asked once (``preflight``) as a local run asks it: a
+    model the server does not serve is refused before any worker starts, the manifest and results record
+    what the server said, and its warnings reach the user once."""
+    backend = describe_model(config)
+    for notice in asyncio.run(backend.preflight()):
+        print(f"[omnieval] warning: {notice}", file=sys.stderr)
+    return backend
 
 
 def describe_model(config: RunConfig) -> Backend:
@@ -144,10 +157,10 @@ def run_on_ray(
     ray = import_ray()
     config = on_driver(config)
     tasks = resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
+    backend = asked_model(config)
     config.output.mkdir(parents=True, exist_ok=True)
     check_resumable(config, tasks)
     check_unique_ids(tasks)
-    backend = describe_model(config)
     local_model = is_local(backend)
     started_here = connect(options)
     try:
