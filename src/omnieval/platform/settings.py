@@ -33,6 +33,12 @@ class Policy:
     """Two answer sets differing in 1..this many answers are near-identical."""
     probe_min_matches: int = 2
     """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    probe_cross_lookback: int = 50
+    """Flag a submission near-identical to any one of the last this many submissions of the benchmark from
+    other accounts, whatever their network (colluding accounts on unrelated networks); 0 turns it off."""
+    probe_cross_min_answers: int = 100
+    """Compare with other accounts only submissions answering at least this many samples: among 100 answers,
+    3 apart is 97 % agreement, rare for two different models; among 12, two good models often agree so."""
     filler_share: float = 0.9
     """Flag a submission where one answer stands for at least this share of a task's samples (10 or more):
     filler around probed samples. Above 1 turns it off."""
