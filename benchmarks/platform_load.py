@@ -9,7 +9,8 @@ Idle and scoring phases alternate for ``--rounds`` rounds (the machine's other l
 alike); each idle phase starts once every earlier upload is scored. Printed per database: requests,
 p50/p95/p99 latency of the pooled phases of each kind, then both databases' p99 ratios scoring/idle side
 by side. Usage: ``python benchmarks/platform_load.py [--readers 50] [--seconds 5] [--rounds 3] [--n 200]
-[--only sqlite]``; ``--memory`` measures one upload's peak memory at the caps instead.
+[--only sqlite]``; ``--memory`` measures one upload's peak memory at the caps instead,
+``--concurrent-memory 4`` a live server's while four accounts upload at the caps at once.
 """
 
 from __future__ import annotations
@@ -274,6 +275,21 @@ def run_memory(root: Path, tasks: dict[str, int]) -> None:
     )
 
 
+def run_concurrent_memory(root: Path, tasks: dict[str, int], uploads: int) -> None:
+    """The RSS of a live server's process tree (server, scoring child, helpers) while ``uploads`` accounts
+    each send an upload at the caps at once, until all are scored (``upload_memory.measure_concurrent``)."""
+    from tests.platform.upload_memory import measure_concurrent
+
+    got = measure_concurrent(root, tasks, uploads=uploads)
+    print(
+        f"memory: {uploads} concurrent honest uploads of {got['zip_mib']:.1f} MiB zipped, "
+        f"{got['json_mib']:.0f} MiB of JSON each (unpacked cap {got['cap_mib']:.0f} MiB), received and "
+        f"scored in {got['seconds']:.0f} s: server + scoring child RSS {got['idle_total_mb']:.0f} MB idle, "
+        f"peak {got['peak_total_mb']:.0f} MB sampled, {got['hwm_total_mb']:.0f} MB as the sum of each "
+        f"process's own peak (limit {uploads * 300} MB)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readers", type=int, default=50)
@@ -288,6 +304,13 @@ def main() -> None:
     parser.add_argument(
         "--memory", action="store_true", help="measure the peak memory of one upload at the caps instead"
     )
+    parser.add_argument(
+        "--concurrent-memory",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure a live server's RSS while N accounts upload at the caps at once instead",
+    )
     args = parser.parse_args()
     from tests.platform.conftest import submission_zip
     from tests.platform.pg import available, postgres_cluster
@@ -299,6 +322,9 @@ def main() -> None:
         root = make_mini(Path(tmp) / "root", n=args.n, with_answers=True, tasks=list(tasks))
         if args.memory:
             run_memory(root, tasks)
+            return
+        if args.concurrent_memory:
+            run_concurrent_memory(root, tasks, args.concurrent_memory)
             return
         data = submission_zip(root, right=tasks)
         print(
