@@ -90,6 +90,11 @@ class Settings:
     """At most N login attempts per username and client within S seconds."""
     login_client_limit: tuple[int, float] = (30, 60.0)
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
+    login_inside: int = 10
+    """Requests that hash a password (logins, registrations) inside the app at once per process; the others
+    wait on the event loop, holding no request thread (``routes/login_gate.py``)."""
+    login_waiting: int = 200
+    """Password requests waiting at that door, at most; past it a new one gets 503 at once."""
     login_account_limit: tuple[int, float] = (10, 300.0)
     """At most N login attempts per username within S seconds from all clients together (a spray from many
     networks at one account backs off without a password hash being computed)."""
