@@ -210,3 +210,16 @@ def test_near_identical_answers_from_unrelated_networks_are_flagged(data_dir: Pa
     assert f"({alpha['id']})" in flagged[bravo["id"]] and "1 other account(s)" in flagged[bravo["id"]]
     assert bravo["results"] == {} and "flagged" in bravo["held"]
     assert alpha["results"]["tasks"] and charlie["results"]["tasks"] and charlie["held"] is None
+
+
+def test_near_identical_counts_differences_per_task() -> None:
+    """A probe changing one sample in each of six tasks (six differences) is near-identical: it reads six
+    task scores at once; four changes in one task are not, nor are identical answers."""
+    from omnieval.platform.services.policy import near_identical
+
+    base = {f"t{t}": {str(i): "A" for i in range(40)} for t in range(6)}
+    one_each = {t: given | {"0": "B"} for t, given in base.items()}
+    four_in_one = base | {"t0": base["t0"] | {str(i): "C" for i in range(4)}}
+    assert near_identical(one_each, base, max_diff=3)
+    assert not near_identical(four_in_one, base, max_diff=3)
+    assert not near_identical(base, base, max_diff=3)
