@@ -11,8 +11,9 @@ then rounded to ``score_digits``). Two strategies, each given the whole budget:
 
 * ``differential``: adaptive queries one answer apart (a base, then the base with one sample changed to
   each other option): exact on an exact oracle, fooled by noise. Each query differs from the base in one
-  place, which the probe detector flags for related accounts; here every query comes from a fresh account
-  and network, the attacker's best case.
+  place of each task; every query comes from a fresh account and network, the attacker's best case, which
+  the probe detector's cross-account rule still flags (``--detector`` models it: a flagged upload shows
+  nothing).
 * ``split``: split search by regression: each upload answers every sample at random; afterwards each
   sample's answer is the option whose uploads scored highest on average (noise only slows it down).
 
@@ -30,10 +31,11 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from omnieval.platform.services.policy import fingerprint, ladder_step, noisy_score
+from omnieval.platform.services.policy import fingerprint, ladder_step, near_identical, noisy_score
 from omnieval.platform.settings import Policy
 
-Oracle = Callable[[list[list[str]]], list[float]]
+Oracle = Callable[[list[list[str]]], list[float] | None]
+"""Per task the score shown for a full upload; None when the probe detector flagged it (nothing shown)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,6 +43,7 @@ class Outcome:
     strategy: str
     noise: float
     ladder: float
+    detector: bool
     uploads: int
     accounts: int
     recovered: int
@@ -52,17 +55,53 @@ class Outcome:
         return self.recovered / self.samples
 
 
+def _by_task(answers: list[list[str]]) -> dict[str, dict[str, str]]:
+    return {f"t{t}": {str(i): a for i, a in enumerate(row)} for t, row in enumerate(answers)}
+
+
+def flagged(
+    answers: list[list[str]], account: int, recent: list[tuple[int, list[list[str]]]], policy: Policy
+) -> bool:
+    """The server's probe detector (``jobs._probe_flag``) on an attacker whose accounts are each on their
+    own network: near-identical to ``probe_min_matches`` of the same account's uploads, or to any one of
+    the last ``probe_cross_lookback`` uploads of other accounts (``recent``: oldest first)."""
+
+    def near(other: list[list[str]]) -> bool:
+        return near_identical(_by_task(answers), _by_task(other), max_diff=policy.probe_max_diff)
+
+    own = [f for a, f in recent if a == account][-100:]
+    if sum(map(near, own)) >= policy.probe_min_matches:
+        return True
+    if policy.probe_cross_lookback <= 0 or sum(map(len, answers)) < policy.probe_cross_min_answers:
+        return False
+    others = [f for a, f in recent if a != account][-policy.probe_cross_lookback :]
+    return any(map(near, others))
+
+
 def platform_oracle(
-    truth: list[list[str]], *, noise: float, ladder: float, digits: int, key: bytes, cap: int
+    truth: list[list[str]],
+    *,
+    noise: float,
+    ladder: float,
+    digits: int,
+    key: bytes,
+    cap: int,
+    detector: Policy | None = None,
 ) -> Oracle:
     """What the platform shows a submitter for a full upload: per task, the released score (noisy, then
-    through the account's ladder, rounded). Uploads are spread over accounts ``cap`` at a time."""
+    through the account's ladder, rounded); with ``detector``, nothing for an upload its probe detector
+    flags. Uploads are spread over accounts ``cap`` at a time."""
     uploads = 0
     best: dict[tuple[int, int], float | None] = {}
+    recent: list[tuple[int, list[list[str]]]] = []
 
-    def shown(answers: list[list[str]]) -> list[float]:
+    def shown(answers: list[list[str]]) -> list[float] | None:
         nonlocal uploads
         account, uploads = uploads // cap, uploads + 1
+        held = detector is not None and flagged(answers, account, recent, detector)
+        recent.append((account, answers))  # a flagged upload's fingerprint is stored and compared too
+        if held:
+            return None
         out = []
         for t, (given, hidden) in enumerate(zip(answers, truth, strict=True)):
             exact = sum(a == h for a, h in zip(given, hidden, strict=True)) / len(hidden)
@@ -83,6 +122,7 @@ def differential(
     """Base upload, then one sample at a time changed to each other option; a rise marks the answer."""
     base = [[rng.choice(options) for _ in range(n)] for _ in range(tasks)]
     base_score = oracle(base)
+    assert base_score is not None, "a first upload is never near-identical to an earlier one"
     guess = [row[:] for row in base]
     best = [[base_score[t]] * n for t in range(tasks)]
     used = 1
@@ -97,6 +137,8 @@ def differential(
                 probe[t][i] = o
             scores = oracle(probe)
             used += 1
+            if scores is None:  # flagged: nothing learnt
+                continue
             for t in range(tasks):
                 if base[t][i] != o and scores[t] > best[t][i]:
                     best[t][i], guess[t][i] = scores[t], o
@@ -111,7 +153,7 @@ def split(
     counts = [[dict.fromkeys(options, 0) for _ in range(n)] for _ in range(tasks)]
     for _ in range(budget):
         answers = [[rng.choice(options) for _ in range(n)] for _ in range(tasks)]
-        for t, score in enumerate(oracle(answers)):
+        for t, score in enumerate(oracle(answers) or []):
             for i, a in enumerate(answers[t]):
                 totals[t][i][a] += score
                 counts[t][i][a] += 1
@@ -153,13 +195,17 @@ def attack(
     cap: int,
     noise: float,
     ladder: float,
+    detector: bool = False,
     digits: int = 3,
     seed: int = 0,
 ) -> Outcome:
     rng = random.Random(seed)
     letters = [chr(ord("A") + k) for k in range(options)]
     truth = [[rng.choice(letters) for _ in range(n)] for _ in range(tasks)]
-    oracle = platform_oracle(truth, noise=noise, ladder=ladder, digits=digits, key=rng.randbytes(32), cap=cap)
+    key, policy = rng.randbytes(32), Policy() if detector else None
+    oracle = platform_oracle(
+        truth, noise=noise, ladder=ladder, digits=digits, key=key, cap=cap, detector=policy
+    )
     budget = accounts * cap
     guess = STRATEGIES[strategy](oracle, tasks=tasks, n=n, options=letters, budget=budget, rng=rng)
     recovered = sum(g == h for gt, ht in zip(guess, truth, strict=True) for g, h in zip(gt, ht, strict=True))
@@ -167,6 +213,7 @@ def attack(
         strategy=strategy,
         noise=noise,
         ladder=ladder,
+        detector=detector,
         uploads=budget,
         accounts=accounts,
         recovered=recovered,
@@ -186,12 +233,16 @@ def main() -> None:
     parser.add_argument("--ladder", type=float, nargs="+", default=[0.0, 1.0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--default-policy", action="store_true", help="only the default policy, as JSON")
+    parser.add_argument(
+        "--detector", action="store_true", help="model the server's probe detector (default Policy) too"
+    )
     args = parser.parse_args()
 
-    def runs(strategy: str, noise: float, ladder: float) -> list[Outcome]:
+    def runs(strategy: str, noise: float, ladder: float, detector: bool | None = None) -> list[Outcome]:
+        detector = args.detector if detector is None else detector
         return [
             attack(strategy, tasks=args.tasks, n=args.n, options=args.options, accounts=args.accounts,
-                   cap=args.cap, noise=noise, ladder=ladder, seed=seed)
+                   cap=args.cap, noise=noise, ladder=ladder, detector=detector, seed=seed)
             for seed in range(args.seeds)
         ]  # fmt: skip
 
@@ -202,7 +253,14 @@ def main() -> None:
         policy = Policy()
         means = {s: mean_accuracy(runs(s, policy.score_noise, policy.score_ladder)) for s in STRATEGIES}
         exact = mean_accuracy(runs("split", 0.0, 0.0))  # the same attacker on exact scores: it works
-        print(json.dumps(means | {"exact_split": exact, "chance": 1 / args.options}))
+        # the differential attacker on exact scores against the probe detector alone
+        detected = mean_accuracy(runs("differential", 0.0, 0.0, detector=True))
+        print(
+            json.dumps(
+                means
+                | {"exact_split": exact, "exact_differential_detected": detected, "chance": 1 / args.options}
+            )
+        )
         return
     print("honest user, 10 uploads each truly better by G standard errors (0.5/sqrt(n)):")
     print("    n  noise  ladder  G    mean |shown - true|  improvements hidden")
@@ -217,7 +275,9 @@ def main() -> None:
                     hid = sum(c["hidden"] for c in costs) / len(costs)
                     print(f"{n:5d}  {noise:5.1f}  {ladder:6.1f}  {gain:3.0f}  {gap:19.4f}  {hid:19.2f}")
     print(f"{args.tasks} tasks x {args.n} samples, {args.options} options;", end=" ")
-    print(f"{args.accounts} accounts x {args.cap} uploads")
+    print(
+        f"{args.accounts} accounts x {args.cap} uploads{'; the probe detector on' if args.detector else ''}"
+    )
     print("strategy      noise  ladder  recovered/samples  accuracy  chance  per upload  per account")
     for strategy in STRATEGIES:
         for noise in args.noise:

@@ -9,7 +9,9 @@ Idle and scoring phases alternate for ``--rounds`` rounds (the machine's other l
 alike); each idle phase starts once every earlier upload is scored. Printed per database: requests,
 p50/p95/p99 latency of the pooled phases of each kind, then both databases' p99 ratios scoring/idle side
 by side. Usage: ``python benchmarks/platform_load.py [--readers 50] [--seconds 5] [--rounds 3] [--n 200]
-[--only sqlite]``; ``--memory`` measures one upload's peak memory at the caps instead.
+[--only sqlite]``; ``--memory`` measures one upload's peak memory at the caps instead,
+``--concurrent-memory 4`` a live server's while four accounts upload at the caps at once; ``--spray 60`` the
+readers' latency idle and under a login spray from 60 addresses.
 """
 
 from __future__ import annotations
@@ -274,6 +276,94 @@ def run_memory(root: Path, tasks: dict[str, int]) -> None:
     )
 
 
+def run_concurrent_memory(root: Path, tasks: dict[str, int], uploads: int) -> None:
+    """The RSS of a live server's process tree (server, scoring child, helpers) while ``uploads`` accounts
+    each send an upload at the caps at once, until all are scored (``upload_memory.measure_concurrent``)."""
+    from tests.platform.upload_memory import measure_concurrent
+
+    got = measure_concurrent(root, tasks, uploads=uploads)
+    print(
+        f"memory: {uploads} concurrent honest uploads of {got['zip_mib']:.1f} MiB zipped, "
+        f"{got['json_mib']:.0f} MiB of JSON each (unpacked cap {got['cap_mib']:.0f} MiB), received and "
+        f"scored in {got['seconds']:.0f} s: server + scoring child RSS {got['idle_total_mb']:.0f} MB idle, "
+        f"peak {got['peak_total_mb']:.0f} MB sampled, {got['hwm_total_mb']:.0f} MB as the sum of each "
+        f"process's own peak (limit {uploads * 300} MB)"
+    )
+
+
+async def _spray(base: str, addresses: int, seconds: float) -> collections.Counter[str]:
+    """Login spraying: from each of ``addresses`` source addresses (127.0.N.2, one /24 each: the server
+    counts networks), two loops of wrong-password logins over 1,000 usernames, as fast as answered."""
+    import random
+
+    import httpx
+
+    answers: collections.Counter[str] = collections.Counter()
+    deadline = time.monotonic() + seconds
+
+    async def address(n: int) -> None:
+        transport = httpx.AsyncHTTPTransport(local_address=f"127.0.{n}.2")
+        async with httpx.AsyncClient(transport=transport, timeout=60) as client:
+
+            async def loop() -> None:
+                while time.monotonic() < deadline:
+                    body = {"username": f"victim{random.randrange(1000)}", "password": "wrong-password"}
+                    try:
+                        r = await client.post(f"{base}/api/v1/auth/token", json=body)
+                        answers[str(r.status_code)] += 1
+                    except httpx.HTTPError as exc:
+                        answers[type(exc).__name__] += 1
+
+            await asyncio.gather(loop(), loop())
+
+    await asyncio.gather(*(address(n) for n in range(1, addresses + 1)))
+    return answers
+
+
+def _spray_process(base: str, addresses: int, seconds: float, out: Any) -> None:
+    out.put(dict(asyncio.run(_spray(base, addresses, seconds))))
+
+
+def run_spray(root: Path, data: bytes, args: argparse.Namespace) -> None:
+    """Another reader's board latency, idle and while ``args.spray`` addresses spray logins (issue 34.6):
+    rounds of an idle and a spray phase alternated; the sprayers run in a process of their own."""
+    import multiprocessing
+
+    import httpx
+
+    idle: list[dict[str, Any]] = []
+    busy: list[dict[str, Any]] = []
+    sprayed: collections.Counter[str] = collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        _prepare(Path(tmp) / "data", None, root)
+        with _server(Path(tmp) / "data", None) as base:
+            with httpx.Client(timeout=60) as client:
+                _seed_board(client, base, data, args.models)
+            for _ in range(args.rounds):
+                idle.append(_phase(base, args, None))
+                queue: Any = multiprocessing.Queue()
+                sprayer = multiprocessing.Process(
+                    target=_spray_process, args=(base, args.spray, args.seconds + 1.0, queue)
+                )
+                sprayer.start()
+                time.sleep(1.0)  # the spray under way before the readers start
+                busy.append(_phase(base, args, None))
+                sprayed.update(queue.get())
+                sprayer.join()
+    print(
+        f"{args.readers} readers of /boards/mera/multi; login spray from {args.spray} addresses (one /24 "
+        f"each, 2 connections each); {args.rounds} rounds of {args.seconds:.0f} s phases"
+    )
+    for kind, phases in (("idle", idle), ("spray", busy)):
+        got = _summary(phases)
+        print(
+            f"{kind:6}: {got['n']:6d} reads  p50 {got['p50']:7.1f} ms  p95 {got['p95']:7.1f} ms  "
+            f"p99 {got['p99']:7.1f} ms  failed {got['errors']} {got['kinds'] or ''}"
+        )
+    ratio = _summary(busy)["p99"] / _summary(idle)["p99"]
+    print(f"spray p99 / idle p99 = {ratio:.2f} (goal <= 2); login answers: {dict(sprayed)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readers", type=int, default=50)
@@ -288,6 +378,20 @@ def main() -> None:
     parser.add_argument(
         "--memory", action="store_true", help="measure the peak memory of one upload at the caps instead"
     )
+    parser.add_argument(
+        "--concurrent-memory",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure a live server's RSS while N accounts upload at the caps at once instead",
+    )
+    parser.add_argument(
+        "--spray",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure the readers' board latency idle and under a login spray from N addresses instead",
+    )
     args = parser.parse_args()
     from tests.platform.conftest import submission_zip
     from tests.platform.pg import available, postgres_cluster
@@ -300,7 +404,13 @@ def main() -> None:
         if args.memory:
             run_memory(root, tasks)
             return
+        if args.concurrent_memory:
+            run_concurrent_memory(root, tasks, args.concurrent_memory)
+            return
         data = submission_zip(root, right=tasks)
+        if args.spray:
+            run_spray(root, data, args)
+            return
         print(
             f"{args.readers} concurrent readers of /boards/mera/multi; {args.rounds} rounds of an idle and a "
             f"scoring phase of {args.seconds:.0f} s each; {args.models} models on the board; "

@@ -177,3 +177,49 @@ def test_daily_cap_is_per_benchmark_policy(app: Any, mera_root: Path) -> None:
     data = submission_zip(mera_root, right={"ruclevr": 6})
     codes = [upload(app, alice, data).status_code for _ in range(3)]
     assert codes == [202, 202, 429]
+
+
+def test_near_identical_answers_from_unrelated_networks_are_flagged(data_dir: Path, mera_root: Path) -> None:
+    """Colluding accounts on different /24s: the second's answers, two samples from the first's, are
+    flagged and not scored back; a third account whose answers are far from both is not. (12 answers: the
+    comparison's floor lowered from the default 100, under which the related-accounts test's second upload,
+    one answer from another account's 12, stays unflagged.)"""
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from omnieval.platform.settings import Policy
+
+    policy = Policy(score_noise=0.0, score_ladder=0.0, probe_cross_min_answers=12)
+    app = create_app(make_settings(data_dir, policy=policy))
+    with TestClient(app, client=("10.1.1.5", 5000)) as first:
+        second = TestClient(app, client=("10.2.2.5", 5000))
+        third = TestClient(app, client=("172.16.3.5", 5000))
+        ids = []
+        for client, name, right in (
+            (first, "alpha", {"ruclevr": 6, "ruslun": 6}),
+            (second, "bravo", {"ruclevr": 4, "ruslun": 6}),  # two answers apart from alpha's
+            (third, "charlie", {"ruclevr": 0, "ruslun": 0}),  # 10 and 12 apart
+        ):
+            headers = register(client, name)
+            sub = upload(client, headers, submission_zip(mera_root, right=right)).json()["id"]
+            ids.append(wait_status(client, headers, sub))
+        queue = first.get("/api/v1/reviews", headers=token(first, "reviewer")).json()["submissions"]
+    flagged = {s["id"]: s["flag"] for s in queue}
+    alpha, bravo, charlie = ids
+    assert set(flagged) == {bravo["id"]}
+    assert f"({alpha['id']})" in flagged[bravo["id"]] and "1 other account(s)" in flagged[bravo["id"]]
+    assert bravo["results"] == {} and "flagged" in bravo["held"]
+    assert alpha["results"]["tasks"] and charlie["results"]["tasks"] and charlie["held"] is None
+
+
+def test_near_identical_counts_differences_per_task() -> None:
+    """A probe changing one sample in each of six tasks (six differences) is near-identical: it reads six
+    task scores at once; four changes in one task are not, nor are identical answers."""
+    from omnieval.platform.services.policy import near_identical
+
+    base = {f"t{t}": {str(i): "A" for i in range(40)} for t in range(6)}
+    one_each = {t: given | {"0": "B"} for t, given in base.items()}
+    four_in_one = base | {"t0": base["t0"] | {str(i): "C" for i in range(4)}}
+    assert near_identical(one_each, base, max_diff=3)
+    assert not near_identical(four_in_one, base, max_diff=3)
+    assert not near_identical(base, base, max_diff=3)

@@ -27,6 +27,8 @@ def test_the_adaptive_attacker_recovers_no_more_than_chance_plus_10_points_under
     assert got["exact_split"] > got["chance"] + 0.3, got  # the attacker works on exact scores
     assert got["split"] <= got["chance"] + 0.10, got
     assert got["differential"] <= got["chance"] + 0.10, got
+    # the probe detector alone (exact scores, one sample changed per task from other accounts' uploads)
+    assert got["exact_differential_detected"] <= got["chance"] + 0.10, got
 
 
 def test_scores_before_approval_are_released_through_noise_and_the_ladder(

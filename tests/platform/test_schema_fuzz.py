@@ -4,6 +4,7 @@ each, about a minute)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +58,42 @@ def test_an_empty_benchmark_field_says_so(platform: Any, mera_root: Path) -> Non
     alice = register(platform, "alice")
     r = upload(platform, alice, submission_zip(mera_root, right={"ruclevr": 6}), benchmark="")
     assert r.status_code == 422 and "benchmark field is empty" in r.json()["detail"], r.text
+
+
+def _concrete(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", "1", path)
+
+
+def test_every_body_parse_failure_is_a_documented_400(platform: Any) -> None:
+    """The operations that read a body answer 400 for one they cannot parse; each documents it."""
+    alice = register(platform, "alice")
+    with_body = [
+        (path, method, op)
+        for path, item in platform.app.openapi()["paths"].items()
+        for method, op in item.items()
+        if "requestBody" in op
+    ]
+    assert len(with_body) == 7
+    for path, method, op in with_body:
+        assert "400" in op["responses"], (method, path)
+        if "application/json" in op["requestBody"]["content"]:
+            body, content_type = b'{"a": "\xff\xfe"}', "application/json"
+        else:
+            body, content_type = b"--x\r\n", "multipart/form-data"  # no boundary
+        r = platform.request(
+            method, _concrete(path), content=body, headers=alice | {"content-type": content_type}
+        )
+        assert r.status_code == 400, (method, path, r.status_code, r.text)
+
+
+def test_a_405_allows_exactly_the_methods_of_its_path(platform: Any) -> None:
+    paths = platform.app.openapi()["paths"]
+    shared = [p for p, item in paths.items() if len(item) > 1]
+    assert "/api/v1/auth/tokens" in shared and "/api/v1/submissions" in shared
+    for path, item in paths.items():
+        r = platform.request("OPTIONS", _concrete(path))
+        assert r.status_code == 405, (path, r.status_code)
+        documented = {m.upper() for m in item}  # FastAPI's GET routes do not take HEAD
+        assert set(r.headers["allow"].split(", ")) == documented, (path, r.headers["allow"])
+    r = platform.request("PUT", "/login")  # the pages too: GET and POST /login are two routes
+    assert set(r.headers["allow"].split(", ")) == {"GET", "POST"}

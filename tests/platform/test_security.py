@@ -522,7 +522,7 @@ def test_password_hashing_runs_in_a_bounded_pool(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(accounts, "_hasher", SlowHasher)
     with ThreadPoolExecutor(16) as pool:
         outcomes = list(pool.map(attempt, ["p"] * 32))
-    assert peak[0] == 2  # 16 threads asked at once; two hashes ever ran together
+    assert peak[0] == accounts.HASH_CONCURRENCY  # 16 threads asked at once; never more hashes together
     # at most 10 requests hash or wait to hash: the others are told "busy" at once, never parked
     assert outcomes.count("h") >= 10 and outcomes.count("busy") >= 1, outcomes
 
@@ -647,3 +647,52 @@ def test_a_sqlite_database_elsewhere_and_its_wal_are_owner_only(tmp_path: Path) 
         os.umask(old)
     assert modes and set(modes.values()) == {0o600}, modes
     assert len(modes) == 3, modes
+
+
+def test_password_requests_wait_at_the_door_holding_no_thread() -> None:
+    """At most ``inside`` logins and registrations are inside the app at once; the rest wait on the event
+    loop (past ``waiting`` of them: 503 at once), while any other request goes straight in."""
+    import asyncio
+
+    from omnieval.platform.routes.login_gate import LoginGate
+
+    async def scenario() -> tuple[int, list[int], int, int]:
+        inside, most, release = 0, 0, asyncio.Event()
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            nonlocal inside, most
+            inside += 1
+            most = max(most, inside)
+            if scope["path"] != "/boards/mera/multi":
+                await release.wait()
+            inside -= 1
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+
+        gate = LoginGate(app, inside=2, waiting=3)
+
+        async def call(method: str, path: str) -> int:
+            scope = {"type": "http", "method": method, "path": path, "headers": [], "query_string": b""}
+            scope |= {"server": ("t", 80), "scheme": "http", "root_path": ""}
+            sent: list[dict[str, Any]] = []
+
+            async def receive() -> dict[str, Any]:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            async def send(message: dict[str, Any]) -> None:
+                sent.append(message)
+
+            await gate(scope, receive, send)
+            return int(sent[0]["status"])
+
+        logins = [asyncio.create_task(call("POST", "/api/v1/auth/token")) for _ in range(5)]
+        await asyncio.sleep(0.05)
+        refused = await asyncio.wait_for(call("POST", "/api/v1/auth/register"), 5)  # 2 in, 3 waiting
+        reader = await asyncio.wait_for(call("GET", "/boards/mera/multi"), 5)
+        assert (inside, gate.waiting) == (2, 3)
+        release.set()
+        return refused, list(await asyncio.gather(*logins)), reader, most
+
+    refused, answers, reader, most = asyncio.run(scenario())
+    assert refused == 503 and reader == 200 and answers == [200] * 5
+    assert most == 3  # two logins and the reader, never more

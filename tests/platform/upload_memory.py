@@ -8,6 +8,8 @@ and the test of the bound.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -193,6 +195,134 @@ def measure_refused(root: Path, data: bytes) -> dict[str, float]:
             raise RuntimeError(out.stderr[-3000:])
         got: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return got
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the scoring child, multiprocessing's helper), from ``/proc``."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for task in Path(f"/proc/{p}/task").glob("*/children"):
+            with contextlib.suppress(FileNotFoundError):  # a thread or process that ended since
+                todo += [int(c) for c in task.read_text().split()]
+    return out
+
+
+def _status_mb(pid: int, field: str) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) * 1024 / 1e6
+    return 0.0
+
+
+def _tree_mb(pid: int, field: str) -> float:
+    """The sum of ``field`` (``VmRSS`` now, ``VmHWM`` peak since the last reset) over the server's tree."""
+    total = 0.0
+    for p in _tree(pid):
+        with contextlib.suppress(FileNotFoundError):  # a process that ended since the listing
+            total += _status_mb(p, field)
+    return total
+
+
+def measure_concurrent(
+    root: Path, tasks: dict[str, int], *, uploads: int = 4, fill: float = 0.97, timeout: float = 600
+) -> dict[str, float]:
+    """``uploads`` honest uploads of ``fill`` of the unpacked cap, sent at once by as many accounts to a live
+    server (``omnieval serve``'s own code, scoring in its child process), until all are scored.
+
+    Reported: the server tree's RSS (server, scoring child, helpers) when idle after a warm-up upload (the
+    child spawned and its imports loaded), its peak while the uploads were received and scored, sampled
+    every 10 ms (``peak_total_mb``), and the sum of each process's own peak (``VmHWM``, reset after the
+    warm-up): a bound on the tree's peak that no sample can miss (``hwm_total_mb``)."""
+    import threading
+    import time
+
+    import httpx
+
+    from omnieval.platform import Settings
+    from tests.platform.conftest import add_mera, create, make_settings, submission_zip
+    from tests.platform.live import live_server
+
+    cap = Settings(data_dir=Path(".")).max_unpacked_bytes
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = make_settings(Path(tmp) / "data")
+        add_mera(settings, root)
+        names = [f"uploader{i}" for i in range(uploads + 1)]
+        for name in names:
+            create(settings, name, "user")
+        data = honest_zip_at_cap(root, tasks, int(cap * fill))
+        small = submission_zip(root, right={name: 1 for name in tasks})
+        with (
+            live_server({"data_dir": str(settings.data_dir)}) as (base, server),
+            httpx.Client(base_url=base, timeout=timeout) as client,
+        ):
+            heads = []
+            for name in names:
+                r = client.post("/api/v1/auth/token", json={"username": name, "password": f"password-{name}"})
+                heads.append({"Authorization": f"Bearer {r.json()['token']}"})
+
+            def send(headers: dict[str, str], body: bytes) -> int:
+                form = {"benchmark": "mera", "model": "m"}
+                r = client.post(
+                    "/api/v1/submissions", headers=headers, data=form, files={"file": ("s.zip", body)}
+                )
+                assert r.status_code == 202, r.text
+                return int(r.json()["id"])
+
+            def scored(headers: dict[str, str], sub: int) -> None:
+                deadline = time.monotonic() + timeout
+                while client.get(f"/api/v1/submissions/{sub}", headers=headers).json()["status"] != "scored":
+                    assert time.monotonic() < deadline, f"submission {sub} not scored"
+                    time.sleep(0.1)
+
+            scored(heads[-1], send(heads[-1], small))  # the scoring child is spawned and warm
+            time.sleep(0.5)
+            for p in _tree(server.pid):
+                Path(f"/proc/{p}/clear_refs").write_text("5")
+            idle = _tree_mb(server.pid, "VmRSS")
+            peak, done = idle, threading.Event()
+
+            def sample() -> None:
+                nonlocal peak
+                while not done.is_set():
+                    peak = max(peak, _tree_mb(server.pid, "VmRSS"))
+                    time.sleep(0.01)
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            started = time.monotonic()
+            ids: list[int | None] = [None] * uploads
+            go = threading.Barrier(uploads)
+
+            def one(i: int) -> None:
+                go.wait()
+                ids[i] = send(heads[i], data)
+
+            senders = [threading.Thread(target=one, args=(i,)) for i in range(uploads)]
+            for t in senders:
+                t.start()
+            for t in senders:
+                t.join()
+            for i, sub in enumerate(ids):
+                assert sub is not None, "an upload failed"
+                scored(heads[i], sub)
+            seconds = time.monotonic() - started
+            done.set()
+            sampler.join()
+            hwm = _tree_mb(server.pid, "VmHWM")
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            unpacked = sum(i.file_size for i in zf.infolist())
+    return {
+        "uploads": uploads,
+        "zip_mib": len(data) / 2**20,
+        "json_mib": unpacked / 2**20,
+        "cap_mib": cap / 2**20,
+        "idle_total_mb": idle,
+        "peak_total_mb": peak,
+        "hwm_total_mb": hwm,
+        "seconds": seconds,
+    }
 
 
 if __name__ == "__main__":

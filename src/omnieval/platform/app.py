@@ -46,6 +46,7 @@ def create_app(settings: Settings) -> Any:
 
     from omnieval.platform.routes import api, api_annotation, pages
     from omnieval.platform.routes.body_limit import BodyLimit
+    from omnieval.platform.routes.login_gate import LoginGate
     from omnieval.platform.routes.page_errors import install_error_handlers
     from omnieval.platform.routes.security_headers import SecurityHeaders
     from omnieval.platform.routes.upload_gate import UploadGate
@@ -89,6 +90,7 @@ def create_app(settings: Settings) -> Any:
     app.add_middleware(
         UploadGate, db=db, settings=settings
     )  # inside the session middleware: reads its cookie
+    app.add_middleware(LoginGate, inside=settings.login_inside, waiting=settings.login_waiting)
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.secret_key(),

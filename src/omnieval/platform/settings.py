@@ -33,6 +33,12 @@ class Policy:
     """Two answer sets differing in 1..this many answers are near-identical."""
     probe_min_matches: int = 2
     """Flag a submission with at least this many near-identical earlier ones from related accounts."""
+    probe_cross_lookback: int = 50
+    """Flag a submission near-identical to any one of the last this many submissions of the benchmark from
+    other accounts, whatever their network (colluding accounts on unrelated networks); 0 turns it off."""
+    probe_cross_min_answers: int = 100
+    """Compare with other accounts only submissions answering at least this many samples: among 100 answers,
+    3 apart is 97 % agreement, rare for two different models; among 12, two good models often agree so."""
     filler_share: float = 0.9
     """Flag a submission where one answer stands for at least this share of a task's samples (10 or more):
     filler around probed samples. Above 1 turns it off."""
@@ -84,6 +90,11 @@ class Settings:
     """At most N login attempts per username and client within S seconds."""
     login_client_limit: tuple[int, float] = (30, 60.0)
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
+    login_inside: int = 10
+    """Requests that hash a password (logins, registrations) inside the app at once per process; the others
+    wait on the event loop, holding no request thread (``routes/login_gate.py``)."""
+    login_waiting: int = 200
+    """Password requests waiting at that door, at most; past it a new one gets 503 at once."""
     login_account_limit: tuple[int, float] = (10, 300.0)
     """At most N login attempts per username within S seconds from all clients together (a spray from many
     networks at one account backs off without a password hash being computed)."""

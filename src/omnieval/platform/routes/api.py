@@ -118,7 +118,7 @@ def client_key(request: Request) -> str:
     return client_network(request.client.host if request.client else "?")
 
 
-@router.post("/auth/register", status_code=201, responses=errors(409, 422, 429, 503))
+@router.post("/auth/register", status_code=201, responses=errors(400, 409, 422, 429, 503))
 def register(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "register", client_key(request))
     approval = request.app.state.settings.registration == "approval"
@@ -133,7 +133,7 @@ def register(body: Credentials, request: Request, session: SessionDep) -> dict[s
     return {"id": user.id, "username": user.username, "role": user.role}
 
 
-@router.post("/auth/token", responses=errors(401, 403, 422, 429, 503))
+@router.post("/auth/token", responses=errors(400, 401, 403, 422, 429, 503))
 def token(body: Credentials, request: Request, session: SessionDep) -> dict[str, Any]:
     _limited(request, "login", f"{body.username}|{client_key(request)}")
     _limited(request, "login_client", client_key(request))  # a spray over many usernames from one client
@@ -185,7 +185,7 @@ def benchmarks(session: SessionDep) -> dict[str, Any]:
     }
 
 
-@router.post("/submissions", status_code=202, responses=errors(401, 408, 409, 411, 413, 422, 429))
+@router.post("/submissions", status_code=202, responses=errors(400, 401, 408, 409, 411, 413, 422, 429))
 def submit(
     request: Request,
     session: SessionDep,
@@ -244,7 +244,7 @@ def get_submission(
 
 
 @router.post(
-    "/submissions/{submission_id}/publish", status_code=202, responses=errors(401, 404, 409, 422, 429)
+    "/submissions/{submission_id}/publish", status_code=202, responses=errors(400, 401, 404, 409, 422, 429)
 )
 def publish(
     submission_id: SubmissionId, body: PublishRequest, request: Request, session: SessionDep, user: UserDep
@@ -269,7 +269,7 @@ def review_queue(request: Request, session: SessionDep, user: UserDep) -> dict[s
     }
 
 
-@router.post("/reviews/{submission_id}", responses=errors(401, 403, 404, 409, 422))
+@router.post("/reviews/{submission_id}", responses=errors(400, 401, 403, 404, 409, 422))
 def review(
     submission_id: SubmissionId, body: ReviewRequest, session: SessionDep, user: UserDep
 ) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def _require(user: User, *roles: str) -> None:
         raise HTTPException(403, f"only {' or '.join(roles)} accounts may do this")
 
 
-@router.post("/items", responses=errors(401, 403, 422))
+@router.post("/items", responses=errors(400, 401, 403, 422))
 def load_items(body: TripleBatch, session: SessionDep, user: UserDep) -> dict[str, int]:
     _require(user, "admin")
     return {"loaded": annotation.load_triples(session, body.items)}
@@ -51,7 +51,7 @@ def next_triple(session: SessionDep, user: UserDep) -> dict[str, Any]:
     return {"item": None if item is None else annotation.item_view(item)}
 
 
-@router.post("/items/{item_pk}/scores", status_code=201, responses=errors(401, 403, 404, 422))
+@router.post("/items/{item_pk}/scores", status_code=201, responses=errors(400, 401, 403, 404, 422))
 def score(item_pk: ItemId, body: ScoreBody, session: SessionDep, user: UserDep) -> dict[str, Any]:
     _require(user, "annotator", "admin")
     try:

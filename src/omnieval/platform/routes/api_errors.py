@@ -34,6 +34,7 @@ class Unprocessable(BaseModel):
 
 
 WHY = {
+    400: "the body could not be parsed (a JSON body that is not UTF-8, a broken multipart form)",
     401: "missing, expired or revoked token",
     403: "the account's role may not do this (or it awaits approval)",
     404: "absent, or not visible to this account",

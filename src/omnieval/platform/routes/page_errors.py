@@ -18,8 +18,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Mount
 
-__all__ = ["error_answer", "install_error_handlers"]
+__all__ = ["allowed_methods", "error_answer", "install_error_handlers"]
 
 log = logging.getLogger("omnieval.platform")
 
@@ -36,6 +37,7 @@ TITLES = {
     429: "Too many requests",
     500: "Something went wrong",
 }
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 _STARLETTE_DETAILS = {
     "Not Found": "there is no such page",
     "Method Not Allowed": "this page does not take that method",
@@ -72,14 +74,31 @@ def _here(request: Request) -> str:
     return request.url.path + (f"?{request.url.query}" if request.url.query else "")
 
 
+def allowed_methods(request: Request) -> str | None:
+    """Every method some route takes at this path (``None`` under a mount: its app answers for itself).
+    Starlette's 405 names only the first route whose path matched (``GET`` for ``/api/v1/auth/tokens``,
+    which ``DELETE`` serves too); ``Allow`` must list all. Each route is asked whether it would take each
+    method, so routes nested in included routers count too."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Mount):
+            continue
+        methods |= {m for m in _METHODS if route.matches({**request.scope, "method": m})[0] == Match.FULL}
+    return ", ".join(sorted(methods)) or None
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 405 and (allow := allowed_methods(request)):
+        exc.headers = {**(exc.headers or {}), "Allow": allow}
     if _is_api(request):
         return await http_exception_handler(request, exc)
     if exc.status_code == 401 and request.method in ("GET", "HEAD"):
         return RedirectResponse(f"/login?next={quote(_here(request))}", status_code=303)
     detail = str(exc.detail) if exc.detail else TITLES.get(exc.status_code, "error")
-    return await run_in_threadpool(_render, request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
+    page = await run_in_threadpool(_render, request, exc.status_code, _STARLETTE_DETAILS.get(detail, detail))
+    page.headers.update(exc.headers or {})  # a 405's Allow, a 401's WWW-Authenticate
+    return page
 
 
 def error_answer(request: Request, status: int, message: str) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import secrets
 import threading
@@ -62,9 +63,11 @@ def _by_name(session: Session, username: str) -> User | None:
     return session.scalar(select(User).where(func.lower(User.username) == username.lower()))
 
 
-HASH_SLOTS = threading.BoundedSemaphore(2)
+HASH_CONCURRENCY = min(2, max(1, (os.cpu_count() or 2) // 2))
 """At most this many argon2 computations at once in a process (each takes ~50 ms of a core and 64 MiB):
-a login flood queues here instead of taking every core from other requests."""
+a login flood queues here instead of taking every core from other requests (2, or half the cores when
+fewer than 4: on 2 cores two hashes took both from the readers)."""
+HASH_SLOTS = threading.BoundedSemaphore(HASH_CONCURRENCY)
 HASH_QUEUE = threading.BoundedSemaphore(10)
 """Requests hashing or waiting to hash, at most: a spray from many addresses gets "busy" at once instead of
 parking every request thread in the queue (a reader then waited for a thread: board p99 6 ms -> 1.97 s)."""

@@ -97,33 +97,51 @@ def _finish(
 
 
 def _probe_flag(session: Session, row: Submission, fp: dict[str, Any], policy: Policy) -> str | None:
-    """Why ``row`` looks like a probe: filler answers, or near-identical answer sets from the same user or
-    client network this week."""
+    """Why ``row`` looks like a probe: filler answers; near-identical answer sets from the same user or
+    client network this week; or one near-identical to another account's recent submission (any network)."""
     filled = filler_tasks(fp, share=policy.filler_share)
     if filled:
         return f"possible answer probing: filler answers (one answer for most samples) in {', '.join(filled)}"
     related = Submission.user_id == row.user_id
     if row.client:
         related = or_(related, Submission.client == row.client)
-    earlier = session.scalars(
-        select(Submission)
-        .where(
-            related,
-            Submission.benchmark_id == row.benchmark_id,
-            Submission.id != row.id,
-            Submission.fingerprint.is_not(None),
-            Submission.created_at > row.created_at - PROBE_WINDOW_S,
-        )
-        .order_by(Submission.id.desc())
-        .limit(PROBE_LOOKBACK)
-    ).all()
+    earlier = _recent(session, row, related, limit=PROBE_LOOKBACK)
     close = [o.id for o in earlier if near_identical(fp, o.fingerprint or {}, max_diff=policy.probe_max_diff)]
-    if len(close) < policy.probe_min_matches:
+    if len(close) >= policy.probe_min_matches:
+        accounts = len({o.user_id for o in earlier if o.id in close} | {row.user_id})
+        return (
+            f"possible answer probing: near-identical to {len(close)} earlier submissions "
+            f"({', '.join(map(str, sorted(close)))}) from {accounts} related account(s)"
+        )
+    if policy.probe_cross_lookback <= 0 or sum(map(len, fp.values())) < policy.probe_cross_min_answers:
         return None
-    accounts = len({o.user_id for o in earlier if o.id in close} | {row.user_id})
+    others = _recent(session, row, Submission.user_id != row.user_id, limit=policy.probe_cross_lookback)
+    crossed = [o for o in others if near_identical(fp, o.fingerprint or {}, max_diff=policy.probe_max_diff)]
+    if not crossed:
+        return None
     return (
-        f"possible answer probing: near-identical to {len(close)} earlier submissions "
-        f"({', '.join(map(str, sorted(close)))}) from {accounts} related account(s)"
+        f"possible answer probing: near-identical to {len(crossed)} recent submission(s) "
+        f"({', '.join(str(o.id) for o in sorted(crossed, key=lambda o: o.id))}) "
+        f"of {len({o.user_id for o in crossed})} other account(s), any network"
+    )
+
+
+def _recent(session: Session, row: Submission, which: Any, *, limit: int) -> list[Submission]:
+    """The newest ``limit`` fingerprinted submissions of ``row``'s benchmark this week matching ``which``
+    (bounded: the detector never reads more fingerprints than that, whatever the benchmark's traffic)."""
+    return list(
+        session.scalars(
+            select(Submission)
+            .where(
+                which,
+                Submission.benchmark_id == row.benchmark_id,
+                Submission.id != row.id,
+                Submission.fingerprint.is_not(None),
+                Submission.created_at > row.created_at - PROBE_WINDOW_S,
+            )
+            .order_by(Submission.id.desc())
+            .limit(limit)
+        ).all()
     )
 
 

@@ -45,12 +45,13 @@ def fingerprint(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]
 
 
 def near_identical(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]], *, max_diff: int) -> bool:
-    """Same tasks and ids, differing in between 1 and ``max_diff`` answers (a probe changes a few at a
-    time)."""
+    """Same tasks and ids, differing somewhere, and in at most ``max_diff`` answers of each task (a probe
+    changes a few at a time; counted per task, since one sample changed in each of six tasks reads six
+    task scores at once: a total of 3 let such a probe through)."""
     if a.keys() != b.keys() or any(a[t].keys() != b[t].keys() for t in a):
         return False
-    diff = sum(a[t][i] != b[t][i] for t in a for i in a[t])
-    return 1 <= diff <= max_diff
+    diffs = [sum(a[t][i] != b[t][i] for i in a[t]) for t in a]
+    return any(diffs) and max(diffs) <= max_diff
 
 
 FILLER_MIN_SAMPLES = 10
