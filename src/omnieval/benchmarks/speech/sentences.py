@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from omnieval.benchmarks.demo._common import write_manifest
 from omnieval.errors import SourceError
 from omnieval.sources.plugins import register_generator
 
@@ -173,6 +174,17 @@ def tts_sentences(out_dir: Path, /, *, language: str = "ru", n: int = 240, seed:
             continue
         seen.add(text)
         rows.append({"id": f"tts-{language}-{len(rows):04d}", "text": text, "kind": kind, "lang": language})
+    manifest = [
+        {
+            "id": r["id"],
+            "task": f"tts_{language}",
+            "question": r["text"],
+            "answer": r["text"],
+            "answer_type": "text",
+        }
+        for r in rows
+    ]
+    write_manifest(out_dir, manifest)
     return _write(Path(out_dir) / f"tts_{language}.jsonl", rows)
 
 
@@ -214,4 +226,15 @@ def spoken_qa(out_dir: Path, /, *, n: int = 60, seed: int = 0) -> Path:
             question, answers = _FACTS[(i // 2) % len(_FACTS)]
             kind = "fact"
         rows.append({"id": f"qa-ru-{i:04d}", "question": question, "answers": list(answers), "kind": kind})
+    manifest = [
+        {
+            "id": r["id"],
+            "task": "spoken_qa_ru",
+            "question": r["question"],
+            "answer": r["answers"][0],
+            "answer_type": "text",  # one type per task: the digits are matched as text
+        }
+        for r in rows
+    ]
+    write_manifest(out_dir, manifest)
     return _write(Path(out_dir) / "spoken_qa_ru.jsonl", rows)
