@@ -25,7 +25,7 @@ from omnieval.types.files import ManifestFile, ResultsFile, TaskResults, load_fi
 if TYPE_CHECKING:
     from omnieval.runner import RunConfig
 
-__all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "run_files", "task_inputs", "write_eee"]
+__all__ = ["EEE_SCHEMA_VERSION", "SCHEMA_DIR", "run_files", "spoken_reference", "task_inputs", "write_eee"]
 
 EEE_SCHEMA_VERSION = "0.3.0"
 SCHEMA_DIR = Path(__file__).parent / "schemas" / "eee"
@@ -116,6 +116,25 @@ def task_inputs(config: RunConfig) -> dict[tuple[str, str], tuple[str, list[str]
     return out
 
 
+def spoken_reference(record: SampleResult) -> dict[str, Any]:
+    """A spoken answer's file as the exports name it (path relative to the run folder, hash, format, rate,
+    duration, problem if any): the transcript is the exported answer, this says which audio it was heard
+    from. Empty for a text answer."""
+    audio = record.audio
+    if audio is None:
+        return {}
+    reference: dict[str, Any] = {
+        "path": audio.path,
+        "sha256": audio.sha256,
+        "format": audio.format,
+        "sample_rate": audio.sample_rate,
+        "duration_s": audio.duration_s,
+    }
+    if audio.problem:
+        reference["problem"] = audio.problem
+    return reference
+
+
 def _instance(
     record: SampleResult, *, evaluation_id: str, model_id: str, inputs: dict[Any, Any]
 ) -> dict[str, Any]:
@@ -157,6 +176,7 @@ def _instance(
             "state": record.state,
             **({"variant": record.variant} if record.variant else {}),
             **({"repeat": str(record.repeat)} if record.repeat is not None else {}),  # K lines a sample
+            **{f"audio_{k}": str(v) for k, v in spoken_reference(record).items()},  # the schema: strings
         },
     }
     if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:

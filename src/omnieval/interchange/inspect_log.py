@@ -1,13 +1,15 @@
 """``omnieval export inspect``: one inspect_ai ``.eval`` log per task, written with inspect_ai's own log types
 and writer, so ``inspect view`` opens it. Each sample: the task's input as the user message, the model's
-response as the assistant message and output, omnieval's score under the scorer ``omnieval``."""
+response as the assistant message and output, omnieval's score under the scorer ``omnieval``; a spoken
+answer's file (path relative to the run folder, hash, format, rate, duration, problem) under the sample's
+metadata ``audio``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from omnieval.interchange.eee import run_files, task_inputs
+from omnieval.interchange.eee import run_files, spoken_reference, task_inputs
 from omnieval.interchange.hf_eval_results import exported_score
 from omnieval.store import typed_records
 from omnieval.types import SampleResult
@@ -41,8 +43,13 @@ def _sample(record: SampleResult, *, model: str, inputs: dict[Any, Any]) -> Any:
                 metadata={"state": record.state},
             )
         },
-        metadata={"state": record.state, "variant": record.variant},
+        metadata={"state": record.state, "variant": record.variant, **_audio(record)},
     )
+
+
+def _audio(record: SampleResult) -> dict[str, Any]:
+    reference = spoken_reference(record)
+    return {"audio": reference} if reference else {}
 
 
 def _log(
