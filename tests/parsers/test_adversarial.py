@@ -55,7 +55,7 @@ def test_every_text_helper_and_parser_is_fast(text: str) -> None:
     calls: list[tuple[str, Callable[[], object]]] = [(n, lambda f=f: f(text)) for n, f in TEXTKIT]  # type: ignore[misc]
     calls += [(n, lambda n=n: parsers.get(n)(text, SAMPLE)) for n in PARSERS]  # type: ignore[misc]
     for name, call in calls:
-        gc.disable()  # time the scan, not a collection of the whole suite's heap that happens to fall inside it
+        gc.disable()  # time the scan, not a collection of the suite's whole heap falling inside it
         try:
             started = time.perf_counter()
             call()
