@@ -172,7 +172,10 @@ def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, node
     assert set(executor["lost"]["nodes_left"]) <= {lost.node_id}, (
         "Ray may mark the node dead after the run ends"
     )
-    assert max(s["attempts"] for s in executor["shards"].values()) == 2, "the lost node's shards ran again"
+    attempts = max(s["attempts"] for s in executor["shards"].values())
+    # the lost node's shards ran again; one may be handed to the dying node once more before Ray marks it
+    # dead (seen in CI: 3), within the attempts a shard is allowed
+    assert 2 <= attempts <= ExecutorOptions().max_shard_attempts, "the lost node's shards ran again"
 
 
 def test_coordinators_forced_onto_the_lost_node_restart_elsewhere_and_no_sample_fails(
