@@ -7,11 +7,13 @@ model's output, and its targets (the ground-truth answers as published).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from omnieval.sources.hub import HubRow, image_ref, reworded
-from omnieval.types import MetricRef, PluginRef, PromptSpec, PromptVariant, Sample, TaskSpec
+from omnieval.metrics.base import MetricDef, metrics
+from omnieval.sources.hub import HubRow, image_ref, prompted_spec, reworded
+from omnieval.types import MetricRef, PromptVariant, Sample, ScoringInput, TaskSpec
 
 __all__ = [
     "IMAGE",
@@ -20,6 +22,7 @@ __all__ = [
     "answer_list",
     "appended_variants",
     "image_sample",
+    "register_scorer",
     "short_answer_spec",
     "suffix_variants",
 ]
@@ -33,6 +36,36 @@ SHORT_ANSWER = {
     "look": "Look carefully at the image and give the answer as briefly as possible.",
 }
 """Our alternative short-answer instructions (prompt variants ``short`` and ``look``; no harness's)."""
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One reading of a two-reading scorer, ``score(inp, strict=strict)`` (an object, not a closure, so a
+    metric pickles by its scorer's name)."""
+
+    score: Callable[..., float]
+    strict: bool
+
+    def __call__(self, inp: ScoringInput, /) -> float:
+        return self.score(inp, strict=self.strict)
+
+
+Scorer = Callable[..., float]
+"""``(inp: ScoringInput, *, strict: bool) -> float``: one answer's score, by the official scorer or fixed."""
+
+
+def register_scorer(name: str, *, strict: str) -> Callable[[Scorer], Scorer]:
+    """Register a scorer twice: as metric ``name``, the official scorer's reading (``strict=False``; its
+    docstring's first line describes it), and as ``name_strict``, the fixed reading ``--strict-metrics``
+    swaps in (described by ``strict``)."""
+
+    def decorate(score: Scorer) -> Scorer:
+        parity = (score.__doc__ or "").strip().splitlines()[0]
+        for metric, reading, description in ((name, False, parity), (f"{name}_strict", True, strict)):
+            metrics.add(metric, MetricDef(metric, _Reading(score, reading), description=description))
+        return score
+
+    return decorate
 
 
 def suffix_variants(suffix: str) -> tuple[PromptVariant, ...]:
@@ -55,7 +88,7 @@ def short_answer_spec(
     metric: str,
     alias: str,
     aggregate: str = "mean",
-    modalities: tuple[str, ...] = ("image", "text"),
+    modality: str = "image",
     language: str = "en",
     breakdowns: tuple[str, ...] = (),
     max_tokens: int = 128,
@@ -64,17 +97,17 @@ def short_answer_spec(
     extra_metrics: tuple[MetricRef, ...] = (),
 ) -> TaskSpec:
     """A generate-and-score task: the rendered ``input`` as the prompt, the raw answer to ``metric``."""
-    return TaskSpec(
-        name=name,
+    return prompted_spec(
+        name,
         description=description,
-        modalities=modalities,  # type: ignore[arg-type]
+        modality=modality,
         language=language,
-        prompt=PromptSpec(template="{{ input }}"),
-        parser=PluginRef(name="strip"),
-        metrics=(MetricRef(name=metric, alias=alias, aggregate=aggregate), *extra_metrics),
+        parser="strip",
+        metric=(MetricRef(name=metric, alias=alias, aggregate=aggregate), *extra_metrics),
         breakdowns=breakdowns,
-        generation={"max_tokens": max_tokens},  # type: ignore[arg-type]
-        metadata={"source": source, "licence": licence},
+        max_tokens=max_tokens,
+        source=source,
+        metadata={"licence": licence},
     )
 
 

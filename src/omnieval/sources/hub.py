@@ -147,14 +147,14 @@ def prompted_spec(
     modality: str,
     language: str,
     parser: str,
-    metric: MetricRef,
+    metric: MetricRef | tuple[MetricRef, ...],
     breakdowns: tuple[str, ...],
     max_tokens: int,
     source: str,
     **more: Any,
 ) -> TaskSpec:
     """A benchmark's task whose samples carry their whole prompt (``Sample.input``, media placed by their
-    ``<name>``): one metric, its breakdowns, the answer budget and the dataset named in the metadata."""
+    ``<name>``): its metric(s), breakdowns, the answer budget and the dataset named in the metadata."""
     return TaskSpec(
         name=name,
         description=description,
@@ -162,7 +162,7 @@ def prompted_spec(
         language=language,
         prompt=PromptSpec(template="{{ input }}"),
         parser=PluginRef(name=parser),
-        metrics=(metric,),
+        metrics=metric if isinstance(metric, tuple) else (metric,),
         breakdowns=breakdowns,
         generation=GenerationConfig(max_tokens=max_tokens),
         metadata={"source": source, **more.pop("metadata", {})},

@@ -5,8 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from omnieval.benchmarks.chartqa.scoring import relaxed_correct
-from omnieval.benchmarks.hub_vqa import IMAGE, STRING, image_sample, short_answer_spec, suffix_variants
-from omnieval.metrics.base import register_metric
+from omnieval.benchmarks.hub_vqa import (
+    IMAGE,
+    STRING,
+    image_sample,
+    register_scorer,
+    short_answer_spec,
+    suffix_variants,
+)
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
 from omnieval.types import Sample, ScoringInput, TaskSpec
 
@@ -18,16 +24,13 @@ PROMPT_SUFFIX = "\nAnswer the question with a single word."
 SPLITS = ("human_test", "augmented_test")
 
 
-@register_metric("chartqa.relaxed")
-def relaxed(inp: ScoringInput) -> float:
+@register_scorer(
+    "chartqa.relaxed",
+    strict="ChartQA relaxed accuracy with whitespace, final periods, thousands commas and zero fixed.",
+)
+def relaxed(inp: ScoringInput, *, strict: bool) -> float:
     """ChartQA relaxed accuracy as lmms-eval scores it (numbers within 5 %, else exact text)."""
-    return float(relaxed_correct(inp.response, str(inp.targets[0])))
-
-
-@register_metric("chartqa.relaxed_strict")
-def relaxed_strict(inp: ScoringInput) -> float:
-    """ChartQA relaxed accuracy with whitespace, final periods, thousands commas and zero fixed."""
-    return float(relaxed_correct(inp.response, str(inp.targets[0]), strict=True))
+    return float(relaxed_correct(inp.response, str(inp.targets[0]), strict=strict))
 
 
 def _sample(row: HubRow) -> Sample:

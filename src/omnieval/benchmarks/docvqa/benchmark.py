@@ -11,10 +11,10 @@ from omnieval.benchmarks.hub_vqa import (
     STRINGS,
     answer_list,
     image_sample,
+    register_scorer,
     short_answer_spec,
     suffix_variants,
 )
-from omnieval.metrics.base import register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
 from omnieval.types import Sample, ScoringInput, TaskSpec
 
@@ -24,16 +24,12 @@ PROMPT_SUFFIX = "\nAnswer the question using a single word or phrase."
 """lmms-eval's default ``post_prompt`` for DocVQA."""
 
 
-@register_metric("docvqa.anls")
-def docvqa_anls(inp: ScoringInput) -> float:
+@register_scorer(
+    "docvqa.anls", strict="ANLS with the distance divided by the normalised (not the raw) lengths."
+)
+def docvqa_anls(inp: ScoringInput, *, strict: bool) -> float:
     """ANLS (threshold 0.5) as the RRC DocVQA script computes it."""
-    return anls(inp.response, [str(t) for t in inp.targets])
-
-
-@register_metric("docvqa.anls_strict")
-def docvqa_anls_strict(inp: ScoringInput) -> float:
-    """ANLS with the distance divided by the normalised (not the raw) lengths."""
-    return anls(inp.response, [str(t) for t in inp.targets], strict=True)
+    return anls(inp.response, [str(t) for t in inp.targets], strict=strict)
 
 
 def _sample(row: HubRow) -> Sample:

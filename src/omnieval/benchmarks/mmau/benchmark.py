@@ -91,7 +91,7 @@ def _spec() -> TaskSpec:
         description="MMAU test-mini: audio multiple choice, the authors' word match (evaluation.py)",
         metric="mmau.match",
         alias="accuracy",
-        modalities=("audio", "text"),
+        modality="audio",
         breakdowns=("task", "difficulty", "sub-category"),
         max_tokens=128,
         source="lmms-lab/mmau (test_mini)",

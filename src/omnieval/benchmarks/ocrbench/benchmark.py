@@ -12,27 +12,22 @@ from omnieval.benchmarks.hub_vqa import (
     answer_list,
     appended_variants,
     image_sample,
+    register_scorer,
     short_answer_spec,
 )
 from omnieval.benchmarks.ocrbench.scoring import QUESTION_TYPES, ocrbench_hit
-from omnieval.metrics.base import register_aggregation, register_metric
+from omnieval.metrics.base import register_aggregation
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
 from omnieval.types import MetricRef, Sample, SampleResult, ScoringInput, TaskSpec
 
 __all__ = ["BENCH"]
 
 
-@register_metric("ocrbench.hit")
-def hit(inp: ScoringInput) -> float:
+@register_scorer("ocrbench.hit", strict="OCRBench's rule with full-width ASCII folded first.")
+def hit(inp: ScoringInput, *, strict: bool) -> float:
     """1 when a ground-truth answer occurs in the answer (OCRBench's own scoring loop)."""
-    return ocrbench_hit(inp.response, [str(t) for t in inp.targets], dataset=str(inp.metadata.get("dataset")))
-
-
-@register_metric("ocrbench.hit_strict")
-def hit_strict(inp: ScoringInput) -> float:
-    """OCRBench's rule with full-width ASCII folded first."""
     return ocrbench_hit(
-        inp.response, [str(t) for t in inp.targets], dataset=str(inp.metadata.get("dataset")), strict=True
+        inp.response, [str(t) for t in inp.targets], dataset=str(inp.metadata.get("dataset")), strict=strict
     )
 
 

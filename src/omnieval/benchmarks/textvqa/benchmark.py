@@ -10,11 +10,11 @@ from omnieval.benchmarks.hub_vqa import (
     STRINGS,
     answer_list,
     image_sample,
+    register_scorer,
     short_answer_spec,
     suffix_variants,
 )
 from omnieval.benchmarks.textvqa.scoring import VQA_ANSWERS, vqa_accuracy
-from omnieval.metrics.base import register_metric
 from omnieval.sources.hub import HubBenchmark, HubRow, register_hub_benchmark
 from omnieval.types import Sample, ScoringInput, TaskSpec
 
@@ -24,16 +24,12 @@ PROMPT_SUFFIX = "\nAnswer the question using a single word or phrase."
 """lmms-eval's default ``post_prompt`` for TextVQA (the question itself is ``str.capitalize``-d)."""
 
 
-@register_metric("textvqa.vqa_accuracy")
-def textvqa_accuracy(inp: ScoringInput) -> float:
+@register_scorer(
+    "textvqa.vqa_accuracy", strict="VQA accuracy with every stray period removed (no 32-replacement cap)."
+)
+def textvqa_accuracy(inp: ScoringInput, *, strict: bool) -> float:
     """VQA accuracy over the ten answers with the EvalAI processor (mmf's TextVQA evaluator)."""
-    return vqa_accuracy(inp.response, [str(t) for t in inp.targets])
-
-
-@register_metric("textvqa.vqa_accuracy_strict")
-def textvqa_accuracy_strict(inp: ScoringInput) -> float:
-    """VQA accuracy with every stray period removed (no 32-replacement cap)."""
-    return vqa_accuracy(inp.response, [str(t) for t in inp.targets], strict=True)
+    return vqa_accuracy(inp.response, [str(t) for t in inp.targets], strict=strict)
 
 
 def _sample(row: HubRow) -> Sample:
