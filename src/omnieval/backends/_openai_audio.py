@@ -14,7 +14,7 @@ from omnieval.errors import BackendError
 from omnieval.types import AudioAnswer
 from omnieval.types._base import Frozen
 
-__all__ = ["PCM16_RATE", "AudioOutput", "audio_of", "read_audio_stream"]
+__all__ = ["PCM16_RATE", "AudioOutput", "AudioStreamReader", "audio_of"]
 
 PCM16_RATE = 24000
 """OpenAI's ``pcm16``: 24 kHz, 16-bit little-endian mono."""
@@ -61,40 +61,55 @@ def _deltas(line: str) -> dict[str, Any] | None:
     return {"delta": choices[0].get("delta") or {}, "finish": choices[0].get("finish_reason")}
 
 
-async def read_audio_stream(lines: Any, *, started: float) -> tuple[AudioAnswer, str, float]:
-    """Join a stream's audio chunks and transcript: (answer, text content, seconds). ``complete`` is
-    False when the stream ended before a ``finish_reason`` or ``[DONE]``: a cut answer."""
-    chunks: list[bytes] = []
-    transcript: list[str] = []
-    content: list[str] = []
-    first: float | None = None
-    finished = False
-    async for line in lines:
-        event = _deltas(line)
+class AudioStreamReader:
+    """Collects one streamed spoken answer (its audio chunks, transcript and text) from the lines the
+    backend's client hands to :meth:`line`; the backend sets ``started`` when it sends the request."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.pieces = 0
+        """Audio chunks so far (named as the text reader's, for the failure message of a cut stream)."""
+        self.chunks: list[bytes] = []
+        self.transcript: list[str] = []
+        self.content: list[str] = []
+        self.first: float | None = None
+        self.finished = False
+        self.done = False
+        """``data: [DONE]`` (or an empty ``data:``) came: later lines are not read."""
+
+    def line(self, raw: bytes) -> None:
+        if self.done:
+            return
+        event = _deltas(raw.decode("utf-8", "replace"))
         if event is None:
-            continue
+            return
         if event.get("done"):
-            finished = True
-            break
+            self.done = self.finished = True
+            return
         delta = event.get("delta") or {}
         audio = delta.get("audio") if isinstance(delta, dict) else None
         if isinstance(audio, dict):
             if isinstance(audio.get("data"), str) and audio["data"]:
-                if first is None:
-                    first = time.perf_counter() - started
-                chunks.append(base64.b64decode(audio["data"]))
+                if self.first is None:
+                    self.first = time.perf_counter() - self.started
+                self.chunks.append(base64.b64decode(audio["data"]))
+                self.pieces += 1
             if isinstance(audio.get("transcript"), str):
-                transcript.append(audio["transcript"])
+                self.transcript.append(audio["transcript"])
         if isinstance(delta, dict) and isinstance(delta.get("content"), str):
-            content.append(delta["content"])
+            self.content.append(delta["content"])
         if event.get("finish"):
-            finished = True
-    answer = AudioAnswer.of(
-        b"".join(chunks),
-        format="pcm16",
-        sample_rate=PCM16_RATE,
-        first_audio_s=first,
-        complete=finished,
-        transcript="".join(transcript) or None,
-    )
-    return answer, "".join(content), time.perf_counter() - started
+            self.finished = True
+
+    def answer(self) -> tuple[AudioAnswer, str]:
+        """The joined spoken answer and the text content; ``complete`` is False when the stream ended
+        before a ``finish_reason`` or ``[DONE]``: a cut answer."""
+        answer = AudioAnswer.of(
+            b"".join(self.chunks),
+            format="pcm16",
+            sample_rate=PCM16_RATE,
+            first_audio_s=self.first,
+            complete=self.finished,
+            transcript="".join(self.transcript) or None,
+        )
+        return answer, "".join(self.content)

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
-from omnieval.backends._openai_audio import AudioOutput, audio_of, read_audio_stream
+from omnieval.backends._openai_audio import AudioOutput, AudioStreamReader, audio_of
 from omnieval.backends._openai_http import make_poster
 from omnieval.backends._openai_parse import (
     LABELS,
@@ -213,7 +213,7 @@ class OpenAIBackend(Backend):
                 limit=self.max_connections(),
                 transport=self._transport,
                 client=self.options.extra.get("http_client"),
-                stream=self.options.stream,
+                stream=self.options.stream or (self._audio is not None and self._audio.stream),
             )
         return self._poster
 
@@ -307,7 +307,11 @@ class OpenAIBackend(Backend):
             raise BackendError(f"{self._where(request, '')}: {exc}", retryable=False) from exc
 
     async def _post(
-        self, request: Request, path: str, payload: dict[str, Any], reader: StreamReader | None = None
+        self,
+        request: Request,
+        path: str,
+        payload: dict[str, Any],
+        reader: StreamReader | AudioStreamReader | None = None,
     ) -> tuple[Any, float]:
         """The parsed answer and its latency; with ``reader`` the answer is streamed into it instead
         (the returned body is then None)."""
@@ -381,30 +385,11 @@ class OpenAIBackend(Backend):
     async def _streamed(
         self, request: Request, path: str, payload: dict[str, Any], media: dict[str, Any]
     ) -> Response:
-        """A streamed spoken answer, read chunk by chunk (time to first audio measured)."""
-        import httpx
-
-        headers = {"content-type": "application/json"}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        where = self._where(request, path)
-        started = time.perf_counter()
-        try:
-            async with (
-                httpx.AsyncClient(transport=self._transport, timeout=self.options.timeout_s) as client,
-                client.stream(
-                    "POST", self.base_url + path, content=request_body(payload), headers=headers
-                ) as reply,
-            ):
-                if not 200 <= reply.status_code < 300:
-                    await reply.aread()
-                    raise BackendError(
-                        f"{where}: HTTP {reply.status_code}: {reply.text[:200]}",
-                        retryable=reply.status_code in (408, 409, 429) or reply.status_code >= 500,
-                    )
-                audio, text, latency = await read_audio_stream(reply.aiter_lines(), started=started)
-        except httpx.TransportError as exc:
-            raise BackendError(f"{where}: stream failed: {exc}", retryable=True) from None
+        """A streamed spoken answer, read chunk by chunk through the shared client (time to first audio
+        measured); a stream cut before its end is an answer marked incomplete."""
+        reader = AudioStreamReader()
+        _, latency = await self._post(request, path, payload, reader)
+        audio, text = reader.answer()
         return Response(text=text, latency_s=latency, media=media, audio=audio)
 
     async def call_body(self, request: Request) -> tuple[str, bool, dict[str, Any], dict[str, Any]]:
