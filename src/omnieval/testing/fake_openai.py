@@ -9,6 +9,8 @@ A misconfigured endpoint is simulated too: ``models`` (any other model name gets
 ``model 'x' not found``), ``api_key`` (HTTP 401 without it) and ``burst_429`` (the first N requests
 get HTTP 429 whatever their prompt).
 
+How the server answers beyond its faults is a :class:`FakeBehaviour`, given as a model (``behaviour=``) or
+as its fields' keywords (``FakeOpenAI(server="llama.cpp", vision=False)``).
 Real servers' dialects (``server``): ``llama.cpp`` answers ``/props`` (``modalities``, ``chat_template``)
 and refuses images with its own HTTP 500 when it has no vision; ``vllm`` puts ``max_model_len`` on its
 model cards; ``ollama`` answers ``/api/show`` with ``capabilities``. And servers that answer oddly:
@@ -35,14 +37,17 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import web
+
+from omnieval.types._base import Frozen
 
 __all__ = [
     "FAULT_KINDS",
     "SERVERS",
     "Arrival",
+    "FakeBehaviour",
     "FakeOpenAI",
     "ToolScript",
     "main",
@@ -53,7 +58,8 @@ __all__ = [
 ToolScript = Callable[[dict[str, Any]], dict[str, Any]]
 """A request body (with ``tools``) → the assistant message to answer with."""
 
-SERVERS = ("openai", "llama.cpp", "vllm", "ollama")
+Server = Literal["openai", "llama.cpp", "vllm", "ollama"]
+SERVERS: tuple[Server, ...] = ("openai", "llama.cpp", "vllm", "ollama")
 """The dialects the fake speaks (``server=``)."""
 
 FAULT_KINDS = ("429", "500", "timeout", "garbage", "reset")
@@ -112,6 +118,34 @@ def _uniform(seed: int, key: str, attempt: int) -> tuple[float, int]:
     return int.from_bytes(digest[:8], "big") / 2**64, digest[8]
 
 
+class FakeBehaviour(Frozen):
+    """How the fake answers, beyond its drawn faults: the real server it imitates, what that server can
+    take and say, and the odd answers some servers give."""
+
+    server: Server = "openai"
+    """The dialect: ``llama.cpp`` answers ``/props``, ``vllm`` has ``max_model_len`` on its model cards,
+    ``ollama`` answers ``/api/show``."""
+    vision: bool = True
+    """Takes images (llama.cpp refuses them with its own HTTP 500 without)."""
+    audio: bool = True
+    """Takes audio input."""
+    chat_template: bool = True
+    """The model has a chat template of its own (llama.cpp's ``/props`` says so)."""
+    list_models: bool = True
+    """Answers ``/v1/models``."""
+    html_errors: bool = False
+    """Error answers are HTML pages (a proxy or a web UI at the URL)."""
+    cut_stream_after: int | None = None
+    """A streamed answer's connection drops after this many pieces."""
+    leak: str | None = None
+    """A chat template's token at the end of every chat answer (a base model behind a default template)."""
+    tool_script: ToolScript | None = None
+    """Answers a request that offers tools: the body → the assistant message (``content`` and
+    ``tool_calls`` as OpenAI writes them), so tests script right, wrong, malformed or endless calls."""
+    audio_fault: str | None = None
+    """A spoken answer's fault (``cut``: the stream stops midway; ``silent``): see fake_speech."""
+
+
 @dataclass(frozen=True)
 class Arrival:
     """One request as the server saw it arrive."""
@@ -126,7 +160,9 @@ class Arrival:
 
 
 class FakeOpenAI:
-    """The server; ``start()``/``close()`` in a running loop, or ``with server.in_thread():``."""
+    """The server; ``start()``/``close()`` in a running loop, or ``with server.in_thread():``.
+
+    ``behaviour`` (or, instead, its fields as keywords: ``flags``) says how it answers beyond its faults."""
 
     def __init__(
         self,
@@ -149,22 +185,12 @@ class FakeOpenAI:
         batch_outcomes: list[str] | None = None,
         batch_polls: int = 0,
         batch_fail_every: int = 0,
-        tool_script: ToolScript | None = None,
-        audio_fault: str | None = None,
-        server: str = "openai",
-        vision: bool = True,
-        audio: bool = True,
-        chat_template: bool = True,
-        list_models: bool = True,
-        html_errors: bool = False,
-        cut_stream_after: int | None = None,
-        leak: str | None = None,
+        behaviour: FakeBehaviour | None = None,
+        **flags: Any,
     ) -> None:
-        if server not in SERVERS:
-            raise ValueError(f"server {server!r} must be one of {', '.join(SERVERS)}")
-        self.server, self.vision, self.audio, self.chat_template = server, vision, audio, chat_template
-        self.list_models, self.html_errors = list_models, html_errors
-        self.cut_stream_after, self.leak = cut_stream_after, leak
+        if behaviour is not None and flags:
+            raise TypeError(f"give the fake's behaviour as a FakeBehaviour or as keywords, not both: {flags}")
+        self.behaviour = behaviour or FakeBehaviour(**flags)
         self.host, self.port = host, port
         self.latency_s = latency_ms / 1000.0
         self.faults = parse_faults(faults) if isinstance(faults, str) or faults is None else dict(faults)
@@ -178,11 +204,6 @@ class FakeOpenAI:
         """Model names served; None serves any name."""
         self.api_key = api_key
         self.burst_429 = burst_429
-        self.tool_script = tool_script
-        """Answers a request that offers tools: the body → the assistant message (``content`` and
-        ``tool_calls`` as OpenAI writes them), so tests script right, wrong, malformed or endless calls."""
-        self.audio_fault = audio_fault
-        """A spoken answer's fault (``cut``: the stream stops midway; ``silent``): see fake_speech."""
         self.arrivals: list[Arrival] = []
         self.in_flight = 0
         self.counts: Counter[str] = Counter()
@@ -274,8 +295,8 @@ class FakeOpenAI:
             prompts = body["prompt"] if isinstance(body["prompt"], list) else [body["prompt"]]
             choices = [self._echo_choice(i, str(p)) for i, p in enumerate(prompts)]
             return {"id": "fake", "object": "text_completion", "model": self.model, "choices": choices}
-        if self.leak is not None and chat:  # a base model behind a default chat template
-            answer += self.leak
+        if self.behaviour.leak is not None and chat:  # a base model behind a default chat template
+            answer += self.behaviour.leak
         words = answer.split(" ") if answer else []
         limit = body.get("max_tokens")
         finish = "stop"
@@ -284,8 +305,8 @@ class FakeOpenAI:
         usage = {"prompt_tokens": 1, "completion_tokens": min(len(words), limit or len(words) or 0)}
         message: dict[str, Any]
         choice: dict[str, Any]
-        if chat and self.tool_script is not None and body.get("tools"):
-            message = {"role": "assistant", **self.tool_script(body)}
+        if chat and self.behaviour.tool_script is not None and body.get("tools"):
+            message = {"role": "assistant", **self.behaviour.tool_script(body)}
             finish = "tool_calls" if message.get("tool_calls") else "stop"
             choice = {"index": 0, "message": message, "finish_reason": finish}
         elif chat:
@@ -314,7 +335,7 @@ class FakeOpenAI:
 
     def _error(self, status: int, message: str) -> web.StreamResponse:
         """An error answer: the OpenAI JSON shape, or an HTML page (``html_errors``) as proxies send."""
-        if self.html_errors:
+        if self.behaviour.html_errors:
             page = (
                 f"<html><head><title>{status} {message}</title></head><body><h1>{message}</h1></body></html>"
             )
@@ -326,7 +347,11 @@ class FakeOpenAI:
         name with its one model), media the server cannot take (llama.cpp's HTTP 500), or a 429 burst."""
         if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
             return self._error(401, "invalid API key")
-        if self.models is not None and body.get("model") not in self.models and self.server != "llama.cpp":
+        if (
+            self.models is not None
+            and body.get("model") not in self.models
+            and self.behaviour.server != "llama.cpp"
+        ):
             return self._error(404, f"model '{body.get('model')}' not found")
         kinds = {
             p.get("type")
@@ -335,13 +360,13 @@ class FakeOpenAI:
             for p in m["content"]
             if isinstance(p, dict)
         }
-        if "image_url" in kinds and not self.vision:
+        if "image_url" in kinds and not self.behaviour.vision:
             return self._error(
                 500,
                 "image input is not supported - hint: if this is unexpected, you may need "
                 "to provide the mmproj",
             )
-        if "input_audio" in kinds and not self.audio:
+        if "input_audio" in kinds and not self.behaviour.audio:
             return self._error(
                 500,
                 "audio input is not supported - hint: if this is unexpected, you may need "
@@ -389,7 +414,9 @@ class FakeOpenAI:
         """The answer spoken (``audio: {voice, format}``), whole or streamed as ``pcm16`` chunks."""
         from omnieval.testing.fake_speech import SpokenReply
 
-        reply = SpokenReply.of(answer, fmt=str(body["audio"].get("format", "wav")), fault=self.audio_fault)
+        reply = SpokenReply.of(
+            answer, fmt=str(body["audio"].get("format", "wav")), fault=self.behaviour.audio_fault
+        )
         if not body.get("stream"):
             payload = self._completion(body, answer, chat=True)
             message = payload["choices"][0]["message"]
@@ -425,7 +452,7 @@ class FakeOpenAI:
 
         pieces = [w if i == 0 else " " + w for i, w in enumerate(text.split(" "))] if text else []
         for i, piece in enumerate(pieces):
-            if self.cut_stream_after is not None and i >= self.cut_stream_after:
+            if self.behaviour.cut_stream_after is not None and i >= self.behaviour.cut_stream_after:
                 if request.transport is not None:
                     request.transport.abort()
                 return resp
@@ -449,20 +476,20 @@ class FakeOpenAI:
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         """The models served: ``models`` (none listed when any name is served), as each server's card."""
-        if not self.list_models:
+        if not self.behaviour.list_models:
             return self._error(404, "Not Found")
         card: dict[str, Any] = {"object": "model", "owned_by": "fake"}
-        if self.server == "llama.cpp":
+        if self.behaviour.server == "llama.cpp":
             card["owned_by"] = "llamacpp"
-        elif self.server == "vllm":
+        elif self.behaviour.server == "vllm":
             card |= {"owned_by": "vllm", "max_model_len": 2048}
-        elif self.server == "ollama":
+        elif self.behaviour.server == "ollama":
             card["owned_by"] = "library"
         return web.json_response({"object": "list", "data": [{"id": m, **card} for m in self.models or ()]})
 
     async def _props(self, request: web.Request) -> web.StreamResponse:
         """llama.cpp's ``/props``; a 404 from the others."""
-        if self.server != "llama.cpp":
+        if self.behaviour.server != "llama.cpp":
             return self._error(404, "Not Found")
         chatml = (
             "{%- for message in messages -%}{{- '<|im_start|>' + message.role + '\\n' + message.content + "
@@ -473,8 +500,12 @@ class FakeOpenAI:
         )
         return web.json_response(  # as llama.cpp: ChatML is its fallback for a GGUF without a template
             {
-                "modalities": {"vision": self.vision, "video": self.vision, "audio": self.audio},
-                "chat_template": template if self.chat_template else chatml,
+                "modalities": {
+                    "vision": self.behaviour.vision,
+                    "video": self.behaviour.vision,
+                    "audio": self.behaviour.audio,
+                },
+                "chat_template": template if self.behaviour.chat_template else chatml,
                 "bos_token": "<bos>",
                 "eos_token": "<eos>",
                 "total_slots": 1,
@@ -483,12 +514,12 @@ class FakeOpenAI:
 
     async def _show(self, request: web.Request) -> web.StreamResponse:
         """Ollama's ``/api/show``; a 404 from the others."""
-        if self.server != "ollama":
+        if self.behaviour.server != "ollama":
             return self._error(404, "Not Found")
         capabilities = [
             "completion",
-            *(["vision"] if self.vision else []),
-            *(["audio"] if self.audio else []),
+            *(["vision"] if self.behaviour.vision else []),
+            *(["audio"] if self.behaviour.audio else []),
         ]
         return web.json_response({"capabilities": capabilities, "details": {"format": "gguf"}})
 
