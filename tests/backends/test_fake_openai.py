@@ -12,12 +12,24 @@ import pytest
 from omnieval.backends import BackendOptions
 from omnieval.backends.openai_compat import OpenAIBackend
 from omnieval.errors import BackendError
-from omnieval.testing.fake_openai import FakeOpenAI, parse_faults, prompt_key
+from omnieval.testing.fake_openai import FakeBehaviour, FakeOpenAI, parse_faults, prompt_key
 from omnieval.types import GenerationConfig, Message, Request
 
 
 def req(text: str, **kwargs: object) -> Request:
     return Request(task="t", sample_id=text, messages=(Message(role="user", content=text),), **kwargs)  # type: ignore[arg-type]
+
+
+def test_behaviour_is_one_model_given_whole_or_as_keywords() -> None:
+    whole = FakeOpenAI(behaviour=FakeBehaviour(server="llama.cpp", vision=False, leak="<|im_end|>"))
+    keywords = FakeOpenAI(server="llama.cpp", vision=False, leak="<|im_end|>")
+    assert whole.behaviour == keywords.behaviour and keywords.behaviour.audio
+    with pytest.raises(ValueError, match="servr"):
+        FakeOpenAI(servr="vllm")
+    with pytest.raises(ValueError, match=r"llama\.cpp"):
+        FakeOpenAI(server="tgi")
+    with pytest.raises(TypeError, match="not both"):
+        FakeOpenAI(behaviour=FakeBehaviour(), vision=False)
 
 
 def test_parse_faults() -> None:
