@@ -16,6 +16,7 @@ import pytest
 import omnieval.benchmarks  # noqa: F401  (registers the suites and the importer)
 from omnieval.errors import SourceError, TaskFileError
 from omnieval.metrics import metrics
+from omnieval.registry import load_plugins, plugin_failures
 from omnieval.sources.importers import importers
 from omnieval.sources.plugins import generators
 from omnieval.types import ScoringInput
@@ -122,7 +123,10 @@ def _smallest_options(name: str) -> dict[str, object]:
 
 def test_every_registered_generator_writes_a_manifest_that_generated_dir_runs(tmp_path: Path) -> None:
     """``omnieval generate SUITE --output DIR`` then ``--tasks generated:DIR`` works for every generator
-    the ``--list`` shows (the demo and MARKER demo ones included), and the oracle scores 1.0 on all."""
+    the ``--list`` shows (the demo and MARKER demo ones included), and the oracle scores 1.0 on all.
+    Every plugin is loaded first, so the generators checked do not depend on what earlier tests loaded."""
+    load_plugins()
+    assert not plugin_failures(), plugin_failures()  # a broken plugin would hide its generators
     specs, rows_total = [], 0
     for name in generators.names():
         folder = tmp_path / name
