@@ -58,7 +58,13 @@ def _descriptor_2_to(log: IO[str]) -> Iterator[IO[str]]:
     except (AttributeError, OSError, ValueError):
         on_2 = False
     sys.stderr.flush()
-    terminal = os.dup(2)
+    try:
+        terminal = os.dup(2)
+    except OSError:  # no descriptor 2 at all (a closed stderr): nothing to divert
+        terminal = -1
+    if terminal < 0:
+        yield sys.stderr
+        return
     try:
         os.dup2(log.fileno(), 2)
         try:
