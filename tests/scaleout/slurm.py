@@ -68,7 +68,13 @@ class SlurmCluster:
         """The jobs' final states once none is pending or running."""
         deadline = time.monotonic() + timeout
         while True:
-            states = self.states(*job_ids)
+            try:
+                states = self.states(*job_ids)
+            except RuntimeError:  # squeue timed out on a loaded machine: ask again until the deadline
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+                continue
             if states and all(
                 s not in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING") for s in states.values()
             ):

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,11 +84,15 @@ def ray_temp() -> Iterator[Path]:
     subprocess.run(["rm", "-rf", str(path)], check=False)
 
 
-def _processes_under(folder: Path) -> list[str]:
+def _processes_under(folder: Path, *, within_s: float = 10) -> list[str]:
     """Command lines of live processes naming ``folder`` (Ray's raylets, GCS and workers name their temp
-    dir)."""
-    proc = subprocess.run(["pgrep", "-af", str(folder)], capture_output=True, text=True, check=False)
-    return proc.stdout.splitlines()
+    dir) once none is left or ``within_s`` seconds passed (a killed process takes a moment to go)."""
+    end = time.monotonic() + within_s
+    while True:
+        proc = subprocess.run(["pgrep", "-af", str(folder)], capture_output=True, text=True, check=False)
+        if not proc.stdout.strip() or time.monotonic() > end:
+            return proc.stdout.splitlines()
+        time.sleep(0.2)
 
 
 def test_ray_sbatch_runs_a_ray_cluster_in_one_node_s_allocation_and_stops_it(
