@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from omnieval.backends import BackendOptions
+from omnieval.cli.ray_logs import ray_output_to_file
 from omnieval.executors import ExecutorOptions
 from omnieval.executors.ray_executor import ExecutorError
 from omnieval.runner import JudgeConfig
@@ -163,8 +164,26 @@ def _judged_run_losing_a_node(tmp_path: Path, nodes: tuple[Any, Any], n: int) ->
     return out, model.peak
 
 
-def test_losing_a_node_mid_run_finishes_on_the_live_workers(tmp_path: Path, nodes: tuple[Any, Any]) -> None:
-    out, _ = _judged_run_losing_a_node(tmp_path, nodes, 48)
+def _await_text(path: Path, text: str, *, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while text not in path.read_text(encoding="utf-8") and time.monotonic() < end:
+        time.sleep(0.2)
+
+
+def test_losing_a_node_mid_run_finishes_on_the_live_workers(
+    tmp_path: Path, nodes: tuple[Any, Any], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Also: under what ``omnieval run --executor ray`` wraps the run in, what Ray prints about the lost
+    node (its ``(raylet)`` report with the raylet's state dump, C++ lines on descriptor 2) goes to
+    ``ray.log``, none of it to the terminal."""
+    capfd.readouterr()  # the cluster's start
+    with ray_output_to_file(tmp_path / "ray") as ray_log:
+        out, _ = _judged_run_losing_a_node(tmp_path, nodes, 48)
+        _await_text(ray_log, "(raylet)", seconds=30)  # Ray may report the loss after the run ends
+    terminal = capfd.readouterr().err
+    for ray_line in ("(raylet)", "[state-dump]", "core_worker", ".cc:"):
+        assert ray_line not in terminal, terminal[-3000:]
+    assert "(raylet)" in ray_log.read_text(encoding="utf-8"), "Ray's report of the lost node is in ray.log"
     lost = nodes[1]
     assert results(out) == results(tmp_path / "local")
     executor = json.loads((out / "manifest.json").read_text())["executor"]

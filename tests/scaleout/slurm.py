@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-__all__ = ["SlurmCluster", "available", "slurm_cluster"]
+__all__ = ["SlurmCluster", "available", "free_ports", "slurm_cluster"]
 
 _DAEMONS = ("munged", "slurmctld", "slurmd")
 _CLIENTS = ("sbatch", "squeue", "sacct", "scontrol", "mungekey")
@@ -30,7 +30,7 @@ def available() -> bool:
     return os.geteuid() == 0 and all(_sbin(n) for n in (*_DAEMONS, *_CLIENTS))
 
 
-def _free_ports(n: int) -> list[int]:
+def free_ports(n: int) -> list[int]:
     sockets = [socket.socket() for _ in range(n)]
     try:
         for s in sockets:
@@ -68,7 +68,13 @@ class SlurmCluster:
         """The jobs' final states once none is pending or running."""
         deadline = time.monotonic() + timeout
         while True:
-            states = self.states(*job_ids)
+            try:
+                states = self.states(*job_ids)
+            except RuntimeError:  # squeue timed out on a loaded machine: ask again until the deadline
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+                continue
             if states and all(
                 s not in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING") for s in states.values()
             ):
@@ -132,7 +138,7 @@ def slurm_cluster(*, cpus: int = 16) -> Iterator[SlurmCluster]:
         (base / folder).mkdir()
     host = socket.gethostname().split(".")[0]
     cluster = SlurmCluster(base)
-    cluster.conf.write_text(_conf(base, host=host, ports=_free_ports(2), cpus=cpus), encoding="utf-8")
+    cluster.conf.write_text(_conf(base, host=host, ports=free_ports(2), cpus=cpus), encoding="utf-8")
     key = base / "munge.key"
     run = {"check": True, "capture_output": True, "timeout": 30}
     subprocess.run([_sbin("mungekey"), "--create", f"--keyfile={key}"], **run)  # type: ignore[call-overload]
