@@ -98,7 +98,7 @@ class Settings:
     (``routes/login_gate.py``)."""
     login_waiting: int = 200
     """Password requests waiting at that door, at most; past it a new one gets 429 at once."""
-    login_waiting_per_network: int = 4
+    login_waiting_per_network: int = 16
     """Password requests of one network (/24, /64) waiting at that door, at most; past it 429 at once."""
     hash_workers: int = HASH_WORKERS
     """Threads computing password hashes per process (1 on fewer than 4 cores, else 2;

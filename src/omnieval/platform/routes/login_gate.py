@@ -261,7 +261,8 @@ async def _answer(
         title, back = TITLES[status], html.escape(scope["path"])
         page = (
             f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f'<body><h1>{title}</h1><p>{html.escape(message)}</p><p><a href="{back}">Back</a></p></body></html>'
+            f"<body><h1>{title}</h1><p>{html.escape(message)}</p>"
+            f'<p><a href="{back}">Back</a></p></body></html>'
         )
         body, kind = page.encode(), b"text/html; charset=utf-8"
     headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]

@@ -69,7 +69,7 @@ HASHING = HashPool()
 
 
 def use_hashing(*, workers: int, nice: int) -> HashPool:
-    """The process's hashing pool with these settings (kept when it already has them: one pool per process)."""
+    """The process's hashing pool with these settings (kept when it has them: one pool per process)."""
     global HASHING
     if (HASHING.workers, HASHING.nice) != (workers, nice):
         HASHING = HashPool(workers=workers, pending=max(10, workers), nice=nice)
