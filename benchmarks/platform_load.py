@@ -310,30 +310,34 @@ def run_concurrent_memory(root: Path, tasks: dict[str, int], uploads: int) -> No
 
 async def _spray(base: str, addresses: int, seconds: float) -> collections.Counter[str]:
     """Login spraying: from each of ``addresses`` source addresses (127.0.N.2, one /24 each: the server
-    counts networks), two loops of wrong-password logins over 1,000 usernames, as fast as answered."""
+    counts networks), two loops of wrong-password logins over 1,000 usernames, as fast as answered, for
+    ``seconds`` from the moment every client is made (making 60 takes seconds on a loaded machine)."""
     import random
 
     import httpx
 
     answers: collections.Counter[str] = collections.Counter()
-    deadline = time.monotonic() + seconds
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(
+                    transport=httpx.AsyncHTTPTransport(local_address=f"127.0.{n}.2"), timeout=60
+                )
+            )
+            for n in range(1, addresses + 1)
+        ]
+        deadline = time.monotonic() + seconds
 
-    async def address(n: int) -> None:
-        transport = httpx.AsyncHTTPTransport(local_address=f"127.0.{n}.2")
-        async with httpx.AsyncClient(transport=transport, timeout=60) as client:
+        async def loop(client: httpx.AsyncClient) -> None:
+            while time.monotonic() < deadline:
+                body = {"username": f"victim{random.randrange(1000)}", "password": "wrong-password"}
+                try:
+                    r = await client.post(f"{base}/api/v1/auth/token", json=body)
+                    answers[str(r.status_code)] += 1
+                except httpx.HTTPError as exc:
+                    answers[type(exc).__name__] += 1
 
-            async def loop() -> None:
-                while time.monotonic() < deadline:
-                    body = {"username": f"victim{random.randrange(1000)}", "password": "wrong-password"}
-                    try:
-                        r = await client.post(f"{base}/api/v1/auth/token", json=body)
-                        answers[str(r.status_code)] += 1
-                    except httpx.HTTPError as exc:
-                        answers[type(exc).__name__] += 1
-
-            await asyncio.gather(loop(), loop())
-
-    await asyncio.gather(*(address(n) for n in range(1, addresses + 1)))
+        await asyncio.gather(*(loop(client) for client in clients for _ in range(2)))
     return answers
 
 

@@ -204,3 +204,19 @@ def test_a_window_keeps_bounded_memory_under_a_spray_over_many_names() -> None:
     now[0] += 61
     window.record("late")
     assert len(window) == 1  # everything else left its window
+
+
+def test_a_request_not_let_in_within_max_wait_is_answered_429_and_leaves_the_queue() -> None:
+    async def scenario() -> tuple[int, dict, int, int]:
+        app = RecordingApp()
+        gate = LoginGate(app, inside=1, waiting=10, max_wait_s=0.05)
+        first = asyncio.create_task(_call(gate, "/api/v1/auth/token", "10.0.1"))
+        await asyncio.sleep(0.01)
+        status, headers = await asyncio.wait_for(_call(gate, "/api/v1/auth/token", "10.0.2"), 5)
+        waiting, entered = gate.waiting, len(app.order)
+        app.release.set()
+        await first
+        return status, headers, waiting, entered
+
+    status, headers, waiting, entered = asyncio.run(scenario())
+    assert status == 429 and b"retry-after" in headers and (waiting, entered) == (0, 1)

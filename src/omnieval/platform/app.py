@@ -111,6 +111,7 @@ def create_app(settings: Settings) -> Any:
         network_limits={"login": settings.login_client_limit, "register": settings.register_limit},
         account_limit=settings.login_account_limit,
         body_timeout_s=settings.body_timeout_s,
+        max_wait_s=settings.login_wait_s,
     )
     app.add_middleware(SecurityHeaders)  # outermost: every answer carries the headers, errors included
     app.include_router(api.router)

@@ -100,6 +100,8 @@ class Settings:
     """Password requests waiting at that door, at most; past it a new one gets 429 at once."""
     login_waiting_per_network: int = 16
     """Password requests of one network (/24, /64) waiting at that door, at most; past it 429 at once."""
+    login_wait_s: float = 10.0
+    """A password request not let in within this is answered 429 (with ``Retry-After``)."""
     hash_workers: int = HASH_WORKERS
     """Threads computing password hashes per process (1 on fewer than 4 cores, else 2;
     ``services/hashing.py``); no other thread computes one."""

@@ -12,7 +12,7 @@ middleware, on the event loop, for each password request in turn:
    queue is full (``waiting`` in all, ``per_network`` of one network);
 3. otherwise lets it wait its turn: at most ``inside`` are inside the app at once per process, and the next
    one in is taken round-robin between the networks that are waiting, so a spray from many addresses
-   cannot make one user wait behind all of it.
+   cannot make one user wait behind all of it; one not let in within ``max_wait_s`` is answered 429.
 
 A refusal is built here, with no thread, database or template; a waiting request is a coroutine, holding
 no thread and no connection. The hashes themselves run in their own niced threads
@@ -92,13 +92,14 @@ class LoginGate:
         network_limits: Mapping[str, tuple[int, float]] | None = None,
         account_limit: tuple[int, float] | None = None,
         body_timeout_s: float = 30.0,
+        max_wait_s: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``network_limits``: ``{"login": (N, S), "register": (N, S)}``, attempts per network within S
         seconds for the login and the registration paths; ``account_limit``: login attempts per account."""
         self.app, self.inside, self.waiting_limit = app, inside, waiting
         self.per_network = waiting if per_network is None else per_network
-        self.body_timeout_s = body_timeout_s
+        self.body_timeout_s, self.max_wait_s = body_timeout_s, max_wait_s
         limits = network_limits or {}
         self._networks = {kind: Window(n, s, clock=clock) for kind, (n, s) in limits.items()}
         self._accounts = Window(*account_limit, clock=clock) if account_limit else None
@@ -124,7 +125,9 @@ class LoginGate:
             await _answer(scope, send, 429, *refusal)
             return
         self._record(network, account, login)
-        await self._enter(network)
+        if not await self._enter(network):
+            await _answer(scope, send, 429, "the server is busy checking passwords", QUEUE_FULL_RETRY_S)
+            return
         try:
             await self.app(scope, _replay(body, receive), send)
         finally:
@@ -154,23 +157,27 @@ class LoginGate:
     def _full(self) -> bool:
         return self.in_app >= self.inside or bool(self._queues)
 
-    async def _enter(self, network: str) -> None:
-        """Return once this request may go in: at once when there is room and nobody waits, else in its
-        network's turn."""
+    async def _enter(self, network: str) -> bool:
+        """True once this request may go in: at once when there is room and nobody waits, else in its
+        network's turn; False when that turn did not come within ``max_wait_s`` (it left the queue)."""
         if not self._full():
             self.in_app += 1
-            return
+            return True
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queues.setdefault(network, collections.deque()).append(turn)
         self.waiting += 1
         try:
-            await turn
+            await asyncio.wait({turn}, timeout=self.max_wait_s)
         except asyncio.CancelledError:
-            if turn.done() and not turn.cancelled():
+            if turn.done():
                 self._leave()  # let in just as it was cancelled: pass the place on
             else:
                 self._forget(network, turn)
             raise
+        if turn.done():
+            return True
+        self._forget(network, turn)
+        return False
 
     def _forget(self, network: str, turn: asyncio.Future[None]) -> None:
         queue = self._queues.get(network)
