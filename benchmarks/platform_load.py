@@ -41,6 +41,22 @@ def _port() -> int:
         return int(s.getsockname()[1])
 
 
+_PIDS: dict[str, int] = {}
+"""Each live server's process id, by its base URL (the spray phases read its CPU time)."""
+
+
+def _cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of process ``pid`` in all and of its main thread (the event loop), from
+    /proc; argon2's lane threads end with each hash, so their time shows only in the total."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def read(path: str) -> float:
+        fields = Path(path).read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick
+
+    return read(f"/proc/{pid}/stat"), read(f"/proc/{pid}/task/{pid}/stat")
+
+
 @contextlib.contextmanager
 def _server(data_dir: Path, url: str | None) -> Iterator[str]:
     port = _port()
@@ -49,6 +65,7 @@ def _server(data_dir: Path, url: str | None) -> Iterator[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
+    _PIDS[base] = proc.pid
     import httpx
 
     try:
@@ -293,30 +310,34 @@ def run_concurrent_memory(root: Path, tasks: dict[str, int], uploads: int) -> No
 
 async def _spray(base: str, addresses: int, seconds: float) -> collections.Counter[str]:
     """Login spraying: from each of ``addresses`` source addresses (127.0.N.2, one /24 each: the server
-    counts networks), two loops of wrong-password logins over 1,000 usernames, as fast as answered."""
+    counts networks), two loops of wrong-password logins over 1,000 usernames, as fast as answered, for
+    ``seconds`` from the moment every client is made (making 60 takes seconds on a loaded machine)."""
     import random
 
     import httpx
 
     answers: collections.Counter[str] = collections.Counter()
-    deadline = time.monotonic() + seconds
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(
+                httpx.AsyncClient(
+                    transport=httpx.AsyncHTTPTransport(local_address=f"127.0.{n}.2"), timeout=60
+                )
+            )
+            for n in range(1, addresses + 1)
+        ]
+        deadline = time.monotonic() + seconds
 
-    async def address(n: int) -> None:
-        transport = httpx.AsyncHTTPTransport(local_address=f"127.0.{n}.2")
-        async with httpx.AsyncClient(transport=transport, timeout=60) as client:
+        async def loop(client: httpx.AsyncClient) -> None:
+            while time.monotonic() < deadline:
+                body = {"username": f"victim{random.randrange(1000)}", "password": "wrong-password"}
+                try:
+                    r = await client.post(f"{base}/api/v1/auth/token", json=body)
+                    answers[str(r.status_code)] += 1
+                except httpx.HTTPError as exc:
+                    answers[type(exc).__name__] += 1
 
-            async def loop() -> None:
-                while time.monotonic() < deadline:
-                    body = {"username": f"victim{random.randrange(1000)}", "password": "wrong-password"}
-                    try:
-                        r = await client.post(f"{base}/api/v1/auth/token", json=body)
-                        answers[str(r.status_code)] += 1
-                    except httpx.HTTPError as exc:
-                        answers[type(exc).__name__] += 1
-
-            await asyncio.gather(loop(), loop())
-
-    await asyncio.gather(*(address(n) for n in range(1, addresses + 1)))
+        await asyncio.gather(*(loop(client) for client in clients for _ in range(2)))
     return answers
 
 
@@ -324,44 +345,72 @@ def _spray_process(base: str, addresses: int, seconds: float, out: Any) -> None:
     out.put(dict(asyncio.run(_spray(base, addresses, seconds))))
 
 
-def run_spray(root: Path, data: bytes, args: argparse.Namespace) -> None:
-    """Another reader's board latency, idle and while ``args.spray`` addresses spray logins (issue 34.6):
-    rounds of an idle and a spray phase alternated; the sprayers run in a process of their own."""
+def _spray_phase(
+    base: str, args: argparse.Namespace, spray: bool, sprayed: collections.Counter[str]
+) -> dict[str, Any]:
+    """One phase of readers, with ``args.spray`` addresses spraying logins when ``spray``; the server's CPU
+    time over it (all threads, and the event loop's thread) is added to the phase."""
     import multiprocessing
 
+    pid = _PIDS[base]
+    sprayer, queue = None, None
+    if spray:
+        queue = multiprocessing.Queue()
+        sprayer = multiprocessing.Process(
+            target=_spray_process, args=(base, args.spray, args.seconds + 1.0, queue)
+        )
+        sprayer.start()
+        time.sleep(1.0)  # the spray under way before the readers start
+    (total0, loop0), start = _cpu_seconds(pid), time.monotonic()
+    phase = _phase(base, args, None)
+    (total1, loop1), took = _cpu_seconds(pid), time.monotonic() - start
+    if sprayer is not None and queue is not None:
+        sprayed.update(queue.get())
+        sprayer.join()
+    return {**phase, "cpu": (total1 - total0) / took, "loop_cpu": (loop1 - loop0) / took}
+
+
+def run_spray(root: Path, data: bytes, args: argparse.Namespace) -> None:
+    """Another reader's board latency, idle and while ``args.spray`` addresses spray logins (issue 34.6):
+    rounds of an idle and a spray phase alternated; the sprayers run in a process of their own. Printed
+    side by side: p50/p95/p99 of each kind, the ratio of the p99s, the server's CPU (cores busy, and the
+    event loop's thread alone), the login answers and the load average."""
     import httpx
 
     idle: list[dict[str, Any]] = []
     busy: list[dict[str, Any]] = []
     sprayed: collections.Counter[str] = collections.Counter()
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         _prepare(Path(tmp) / "data", None, root)
         with _server(Path(tmp) / "data", None) as base:
             with httpx.Client(timeout=60) as client:
                 _seed_board(client, base, data, args.models)
             for _ in range(args.rounds):
-                idle.append(_phase(base, args, None))
-                queue: Any = multiprocessing.Queue()
-                sprayer = multiprocessing.Process(
-                    target=_spray_process, args=(base, args.spray, args.seconds + 1.0, queue)
-                )
-                sprayer.start()
-                time.sleep(1.0)  # the spray under way before the readers start
-                busy.append(_phase(base, args, None))
-                sprayed.update(queue.get())
-                sprayer.join()
+                idle.append(_spray_phase(base, args, False, sprayed))
+                busy.append(_spray_phase(base, args, True, sprayed))
     print(
         f"{args.readers} readers of /boards/mera/multi; login spray from {args.spray} addresses (one /24 "
-        f"each, 2 connections each); {args.rounds} rounds of {args.seconds:.0f} s phases"
+        f"each, 2 connections each); {args.rounds} rounds of {args.seconds:.0f} s phases; load average "
+        f"{load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after ({os.cpu_count()} cores)"
     )
+    summaries = {}
     for kind, phases in (("idle", idle), ("spray", busy)):
-        got = _summary(phases)
+        got = summaries[kind] = _summary(phases)
+        cpu = sum(p["cpu"] for p in phases) / len(phases)
+        loop = sum(p["loop_cpu"] for p in phases) / len(phases)
         print(
             f"{kind:6}: {got['n']:6d} reads  p50 {got['p50']:7.1f} ms  p95 {got['p95']:7.1f} ms  "
-            f"p99 {got['p99']:7.1f} ms  failed {got['errors']} {got['kinds'] or ''}"
+            f"p99 {got['p99']:7.1f} ms  failed {got['errors']} {got['kinds'] or ''}  "
+            f"server CPU {cpu:.2f} cores (event loop thread {loop:.2f})"
         )
-    ratio = _summary(busy)["p99"] / _summary(idle)["p99"]
-    print(f"spray p99 / idle p99 = {ratio:.2f} (goal <= 2); login answers: {dict(sprayed)}")
+    idle_p99, spray_p99 = summaries["idle"]["p99"], summaries["spray"]["p99"]
+    logins = sum(sprayed.values()) / (args.rounds * (args.seconds + 1.0))
+    print("\n| idle p99 | spray p99 | ratio (goal <= 2) | login answers |")
+    print(
+        f"| {idle_p99:.0f} ms | {spray_p99:.0f} ms | {spray_p99 / idle_p99:.2f} | "
+        f"{dict(sprayed)}, {logins:.0f}/s |"
+    )
 
 
 def main() -> None:

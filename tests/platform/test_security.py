@@ -651,7 +651,7 @@ def test_a_sqlite_database_elsewhere_and_its_wal_are_owner_only(tmp_path: Path) 
 
 def test_password_requests_wait_at_the_door_holding_no_thread() -> None:
     """At most ``inside`` logins and registrations are inside the app at once; the rest wait on the event
-    loop (past ``waiting`` of them: 503 at once), while any other request goes straight in."""
+    loop (past ``waiting`` of them: 429 at once), while any other request goes straight in."""
     import asyncio
 
     from omnieval.platform.routes.login_gate import LoginGate
@@ -694,5 +694,5 @@ def test_password_requests_wait_at_the_door_holding_no_thread() -> None:
         return refused, list(await asyncio.gather(*logins)), reader, most
 
     refused, answers, reader, most = asyncio.run(scenario())
-    assert refused == 503 and reader == 200 and answers == [200] * 5
+    assert refused == 429 and reader == 200 and answers == [200] * 5
     assert most == 3  # two logins and the reader, never more

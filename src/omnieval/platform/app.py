@@ -50,6 +50,7 @@ def create_app(settings: Settings) -> Any:
     from omnieval.platform.routes.page_errors import install_error_handlers
     from omnieval.platform.routes.security_headers import SecurityHeaders
     from omnieval.platform.routes.upload_gate import UploadGate
+    from omnieval.platform.services.accounts import use_hashing
     from omnieval.platform.services.jobs import Worker
     from omnieval.platform.services.ratelimit import RateLimiter
     from omnieval.platform.storage.db import Database
@@ -63,6 +64,7 @@ def create_app(settings: Settings) -> Any:
         # complete before the first request is accepted: no request sees a half-loaded registry
         load_plugins()
         _size_request_threads()
+        use_hashing(workers=settings.hash_workers, nice=settings.hash_nice)
         _sweep(db, settings)
         worker = Worker(db, settings) if settings.worker else None
         if worker:
@@ -90,7 +92,6 @@ def create_app(settings: Settings) -> Any:
     app.add_middleware(
         UploadGate, db=db, settings=settings
     )  # inside the session middleware: reads its cookie
-    app.add_middleware(LoginGate, inside=settings.login_inside, waiting=settings.login_waiting)
     app.add_middleware(
         SessionMiddleware,
         secret_key=settings.secret_key(),
@@ -102,6 +103,16 @@ def create_app(settings: Settings) -> Any:
     app.add_middleware(
         BodyLimit, max_bytes=settings.max_upload_bytes
     )  # before the multipart parser reads a byte
+    app.add_middleware(  # outside the sessions and the body limit: a refused login costs no more than this
+        LoginGate,
+        inside=settings.login_inside,
+        waiting=settings.login_waiting,
+        per_network=settings.login_waiting_per_network,
+        network_limits={"login": settings.login_client_limit, "register": settings.register_limit},
+        account_limit=settings.login_account_limit,
+        body_timeout_s=settings.body_timeout_s,
+        max_wait_s=settings.login_wait_s,
+    )
     app.add_middleware(SecurityHeaders)  # outermost: every answer carries the headers, errors included
     app.include_router(api.router)
     app.include_router(api_annotation.router)

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DUPLICATE_MODES", "Policy", "Settings"]
+__all__ = ["DUPLICATE_MODES", "HASH_WORKERS", "Policy", "Settings"]
 
 MiB = 1024 * 1024
+HASH_WORKERS = min(2, max(1, (os.cpu_count() or 2) // 2))
+"""Password hashes at once per process by default: 2, or half the cores below 4 (1 on a 2-core machine)."""
 
 
 DUPLICATE_MODES = ("warn", "refuse")
@@ -90,11 +92,21 @@ class Settings:
     """At most N login attempts per username and client within S seconds."""
     login_client_limit: tuple[int, float] = (30, 60.0)
     """At most N login attempts per client within S seconds, whatever the usernames (password spraying)."""
-    login_inside: int = 10
+    login_inside: int = 2
     """Requests that hash a password (logins, registrations) inside the app at once per process; the others
-    wait on the event loop, holding no request thread (``routes/login_gate.py``)."""
+    wait on the event loop, holding no request thread, and are let in round-robin between networks
+    (``routes/login_gate.py``)."""
     login_waiting: int = 200
-    """Password requests waiting at that door, at most; past it a new one gets 503 at once."""
+    """Password requests waiting at that door, at most; past it a new one gets 429 at once."""
+    login_waiting_per_network: int = 16
+    """Password requests of one network (/24, /64) waiting at that door, at most; past it 429 at once."""
+    login_wait_s: float = 10.0
+    """A password request not let in within this is answered 429 (with ``Retry-After``)."""
+    hash_workers: int = HASH_WORKERS
+    """Threads computing password hashes per process (1 on fewer than 4 cores, else 2;
+    ``services/hashing.py``); no other thread computes one."""
+    hash_nice: int = 10
+    """Added to those threads' niceness (Linux): the readers' requests get the CPU before a login's hash."""
     login_account_limit: tuple[int, float] = (10, 300.0)
     """At most N login attempts per username within S seconds from all clients together (a spray from many
     networks at one account backs off without a password hash being computed)."""

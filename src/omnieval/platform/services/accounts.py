@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import secrets
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from omnieval.platform.errors import AccountError, Busy
+from omnieval.platform.services.hashing import HashPool
+from omnieval.platform.settings import HASH_WORKERS
 from omnieval.platform.storage.models import ROLES, ApiToken, User
 
 __all__ = [
     "USERNAME",
+    "Busy",
     "approve_user",
     "authenticate",
     "create_user",
@@ -63,40 +62,26 @@ def _by_name(session: Session, username: str) -> User | None:
     return session.scalar(select(User).where(func.lower(User.username) == username.lower()))
 
 
-HASH_CONCURRENCY = min(2, max(1, (os.cpu_count() or 2) // 2))
-"""At most this many argon2 computations at once in a process (each takes ~50 ms of a core and 64 MiB):
-a login flood queues here instead of taking every core from other requests (2, or half the cores when
-fewer than 4: on 2 cores two hashes took both from the readers)."""
-HASH_SLOTS = threading.BoundedSemaphore(HASH_CONCURRENCY)
-HASH_QUEUE = threading.BoundedSemaphore(10)
-"""Requests hashing or waiting to hash, at most: a spray from many addresses gets "busy" at once instead of
-parking every request thread in the queue (a reader then waited for a thread: board p99 6 ms -> 1.97 s)."""
-HASH_WAIT_S = 10.0
+HASH_CONCURRENCY = HASH_WORKERS
+"""Hashes at once per process by default (``Settings.hash_workers``)."""
+HASHING = HashPool()
+"""The process's password-hashing threads (``services/hashing.py``); the app sizes it from its settings."""
 
 
-@contextmanager
-def _hash_slot() -> Iterator[None]:
-    if not HASH_QUEUE.acquire(blocking=False):
-        raise Busy("the server is busy checking passwords; try again in a moment")
-    try:
-        if not HASH_SLOTS.acquire(timeout=HASH_WAIT_S):
-            raise Busy("the server is busy checking passwords; try again in a moment")
-        try:
-            yield
-        finally:
-            HASH_SLOTS.release()
-    finally:
-        HASH_QUEUE.release()
+def use_hashing(*, workers: int, nice: int) -> HashPool:
+    """The process's hashing pool with these settings (kept when it has them: one pool per process)."""
+    global HASHING
+    if (HASHING.workers, HASHING.nice) != (workers, nice):
+        HASHING = HashPool(workers=workers, pending=max(10, workers), nice=nice)
+    return HASHING
 
 
 def _hash(password: str) -> str:
-    with _hash_slot():
-        return str(_hasher().hash(password))
+    return HASHING.run(lambda: str(_hasher().hash(password)))
 
 
 def _verify(password_hash: str, password: str) -> None:
-    with _hash_slot():
-        _hasher().verify(password_hash, password)
+    HASHING.run(lambda: _hasher().verify(password_hash, password))
 
 
 def _hasher():  # type: ignore[no-untyped-def]
