@@ -33,11 +33,12 @@ def finalize(
     extra: dict[str, Any] | None = None,
     prompts: PromptSource | None = None,
 ) -> ResultsFile:
-    """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
-    viewer's, rendered while the run waited on the model)."""
-    from omnieval.aggregate import compute_results
+    """Settle and aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the
+    sample viewer's, rendered while the run waited on the model)."""
+    from omnieval.aggregate import compute_results, settle_file
     from omnieval.reports.html import write_report
 
+    settle_file(output / "samples.jsonl", tasks)  # task-level parse steps (MMMU's guesses) come first
     judged = _judged_tasks(output)
     results = compute_results(
         tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
