@@ -79,14 +79,18 @@ def _official_run(tmp_path: Path, root: Path, answers: dict[str, str], ids: list
 
 def _ours(tmp_path: Path, root: Path, answers: dict[str, str], **options: Any) -> tuple[dict, list[dict]]:
     out = tmp_path / "ours"
-    evaluate(model=replay(tmp_path, "mmmu", answers), tasks=[f"mmmu:{root}"], output=out, quiet=True, **options)
+    evaluate(
+        model=replay(tmp_path, "mmmu", answers), tasks=[f"mmmu:{root}"], output=out, quiet=True, **options
+    )
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]["mmmu"]
     records = [json.loads(line) for line in (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     return results, records
 
 
 @pytest.mark.parametrize("limit", [None, 47])
-def test_guesses_per_sample_and_task_score_equal_the_authors_script(tmp_path: Path, limit: int | None) -> None:
+def test_guesses_per_sample_and_task_score_equal_the_authors_script(
+    tmp_path: Path, limit: int | None
+) -> None:
     root = write_hub_copy("mmmu", tmp_path / "MMMU", n=5, edit=_varied_options)  # 150 rows, 30 subjects
     (task,) = resolve_tasks([f"mmmu:{root}"])
     ids = [s.id for s in task.iter_samples()]
@@ -113,8 +117,16 @@ def test_stand_in_guesses_would_differ_from_the_authors(tmp_path: Path) -> None:
     from omnieval.benchmarks.mmmu.scoring import official_draws
 
     records = [
-        (i, {"state": "ok", "metadata": {"guessed_from": "ABCD", "position": i}, "targets": ["A"],
-             "metrics": {"acc": 0.0}, "extracted": random.Random(f"42:{i}").choice("ABCD")})
+        (
+            i,
+            {
+                "state": "ok",
+                "metadata": {"guessed_from": "ABCD", "position": i},
+                "targets": ["A"],
+                "metrics": {"acc": 0.0},
+                "extracted": random.Random(f"42:{i}").choice("ABCD"),
+            },
+        )
         for i in range(40)
     ]
     changes = official_draws(records)
