@@ -13,7 +13,9 @@ flat in the number of rows):
 Rows/s is rows over wall time (for import+score, the in-process seconds after start-up); CPU s is the
 subprocess's user + system time (start-up included), so rows per CPU second is what an idle machine gives
 per core when this one is loaded; peak RSS is the subprocess's own ``VmHWM`` (``ru_maxrss`` would count
-this process's memory, which a child shares until it starts its interpreter). Usage:
+this process's memory, which a child shares until it starts its interpreter); load is the 1-minute load
+average as the line is printed (on a shared machine, rows/s falls as it rises; rows/CPU s much less).
+Usage:
 ``python benchmarks/hub_benchmarks.py [--rows 10000] [--only mmstar,chartqa,...]`` (default: all).
 """
 
@@ -140,7 +142,8 @@ def _pipeline(name: str, root: Path) -> tuple[int, float, float, float]:
 
 def _print(name: str, measure: str, figures: tuple[int, float, float, float]) -> None:
     n, wall, cpu, rss = figures
-    line = f"{n:>8}{wall:>9.2f}{n / wall:>9.0f}{cpu:>8.2f}{n / cpu:>12.0f}{rss:>14.0f}"
+    load = os.getloadavg()[0]
+    line = f"{n:>8}{wall:>9.2f}{n / wall:>9.0f}{cpu:>8.2f}{n / cpu:>12.0f}{rss:>14.0f}{load:>7.1f}"
     print(f"{name:<12}{measure:<14}{line}", flush=True)
 
 
@@ -151,6 +154,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     header = f"{'rows':>8}{'wall s':>9}{'rows/s':>9}{'CPU s':>8}{'rows/CPU s':>12}{'peak RSS MiB':>14}"
+    header += f"{'load':>7}"
     print(f"{'benchmark':<12}{'measure':<14}{header}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

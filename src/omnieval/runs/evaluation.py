@@ -120,6 +120,7 @@ def _evaluate(
                 judges=judges,
                 hooks=hooks,
                 on_first_record=warm,
+                on_sample=warm.observe,
             )
         except CostLimitReached:  # the results so far (with their cost), then the stop
             if (config.output / "samples.jsonl").exists():
@@ -154,7 +155,7 @@ def evaluate_backend(
 
     config = with_folder_tasks(config)
     with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
-        outcome = run(config, backend=backend, on_first_record=warm)
+        outcome = run(config, backend=backend, on_first_record=warm, on_sample=warm.observe)
     extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
     prompts = warm.prompts()
     return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra, prompts=prompts)
