@@ -134,3 +134,28 @@ def test_stand_in_guesses_would_differ_from_the_authors(tmp_path: Path) -> None:
     stream = random.Random(42)
     for index, record in records:
         assert changes.get(index, {}).get("extracted", record["extracted"]) == stream.choice("ABCD")
+
+
+def test_merged_shards_equal_a_single_run(tmp_path: Path) -> None:
+    """Each shard draws over its own samples; ``omnieval merge`` settles the union again."""
+    from omnieval.api import merge
+
+    root = write_hub_copy("mmmu", tmp_path / "MMMU", n=1, edit=_varied_options)
+    (task,) = resolve_tasks([f"mmmu:{root}"])
+    model = replay(tmp_path, "mmmu", _responses([s.id for s in task.iter_samples()]))
+    runs = []
+    for index in (0, 1):
+        runs.append(tmp_path / f"shard{index}")
+        evaluate(model=model, tasks=[f"mmmu:{root}"], output=runs[-1], quiet=True, shard=f"{index}/2")
+    merge(*runs, output=tmp_path / "merged")
+    evaluate(model=model, tasks=[f"mmmu:{root}"], output=tmp_path / "single", quiet=True)
+
+    def scored(out: Path) -> tuple[float, dict[str, tuple[Any, float]]]:
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))["tasks"]["mmmu"]
+        lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines]
+        return results["score"], {r["sample_id"]: (r["extracted"], r["score"]) for r in records}
+
+    shard_draws = {**scored(runs[0])[1], **scored(runs[1])[1]}
+    assert scored(tmp_path / "merged") == scored(tmp_path / "single")
+    assert shard_draws != scored(tmp_path / "single")[1]  # the shards alone drew otherwise
