@@ -49,3 +49,19 @@ def test_a_word_not_ending_in_an_ascii_letter_is_its_own_porter_stem() -> None:
         assert _stem(word) == porter.stem(word), word
     for word in (*CYRILLIC, *LATIN, *OTHER):
         assert _stem(word.lower()) == porter.stem(word.lower()), word
+
+
+def test_a_porter_stem_keeps_its_word_s_first_letter() -> None:
+    """What lets METEOR stem only words whose first letter the other side has: suffix-only words,
+    irregular forms and random words."""
+    porter = PorterStemmer()
+    suffixes = (
+        "ies ied ing ed eed s ss sses ational tional enci anci izer bli alli entli eli ousli ization ation "
+        "ator alism iveness fulness ousness aliti iviti biliti fulli lessli logi icate ative alize iciti ical "
+        "ful ness al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize e ll y"
+    ).split()
+    rng = random.Random(11)
+    words = [*suffixes, *(w + s for w in ("a", "b", "y", "é", "д") for s in suffixes), *porter.pool]
+    words += ["".join(rng.choice("aeiouybcdlnst") for _ in range(rng.randint(1, 10))) for _ in range(5000)]
+    for word in words:
+        assert porter.stem(word)[:1] == word[:1], word

@@ -359,6 +359,7 @@ def _porter() -> Any:
     return PorterStemmer()
 
 
+@functools.lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
     """NLTK's ``PorterStemmer().stem``. A word not ending in an ASCII letter is its own stem (every Porter
     rule and irregular form ends in one), so Cyrillic text never loads NLTK."""
@@ -373,9 +374,13 @@ def meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
     hyp = [(i, w.lower()) for i, w in enumerate(hypothesis)]
     ref = [(j, w.lower()) for j, w in enumerate(reference)]
     matches, hyp_left, ref_left = _match_words(hyp, ref)
-    if hyp_left and ref_left:
+    # A Porter stem keeps its word's first letter: only words whose first letter the other side has too
+    # can pair by stem, so only those are stemmed (the others cannot equal anything over there).
+    shared = {w[0] for _, w in hyp_left} & {w[0] for _, w in ref_left}
+    if shared:
         stemmed, _, _ = _match_words(
-            [(i, _stem(w)) for i, w in hyp_left], [(j, _stem(w)) for j, w in ref_left]
+            [(i, _stem(w) if w[0] in shared else w) for i, w in hyp_left],
+            [(j, _stem(w) if w[0] in shared else w) for j, w in ref_left],
         )
         matches += stemmed
     if not matches or not hyp or not ref:
