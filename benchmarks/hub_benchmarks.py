@@ -100,10 +100,26 @@ class _Children:
 _children = _Children()
 
 
+_ENV = dict(os.environ)
+"""The subprocesses' environment (:func:`_compiled`)."""
+
+
+def _compiled(work: Path) -> None:
+    """Subprocesses start as an installed omnieval does, from compiled bytecode: a source checkout under
+    ``PYTHONDONTWRITEBYTECODE`` (as on the shared machine) compiled ~340 modules in every run, ≈ 0.5 s of
+    each ``omnieval run``'s start-up. The bytecode goes to a cache under ``work``, never into the tree."""
+    import omnieval
+
+    _ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+    _ENV["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    package = str(Path(omnieval.__file__).parent)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=_ENV, check=True)
+
+
 def _measure(command: list[str]) -> tuple[float, float, float, str]:
     """Wall seconds, CPU seconds, peak RSS (MiB) and stdout of one subprocess."""
     start = time.perf_counter()
-    done = subprocess.run(command, env=os.environ, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, env=_ENV, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     cpu = _children.last()
     if done.returncode != 0:
@@ -158,6 +174,7 @@ def main() -> None:
     print(f"{'benchmark':<12}{'measure':<14}{header}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        _compiled(work)
         for name in args.only.split(","):
             for rows in (args.rows // 4, args.rows):
                 root = _copy(name, work / f"{name}-{rows}", rows)
