@@ -81,6 +81,7 @@ class PromptSource:
         self._seen: dict[str, dict[str, Any] | None] = {}
         self._rendered: dict[tuple[str, str], str] = {}
         self._observed = 0
+        self._full = False
         self._unrendered: collections.deque[tuple[Any, Any]] = collections.deque()
         self._single_variant: dict[str, bool] = {}
 
@@ -127,11 +128,19 @@ class PromptSource:
                     yield
 
     def observe(self, task: Any, sample: Any, *, max_samples: int = PRERENDER_MAX_SAMPLES) -> None:
-        """A sample the run read itself: held (up to ``max_samples`` in all), so the report does not read
-        the task data again, and queued for :meth:`render_observed_steps` (one-variant tasks only, as
-        :meth:`prerender_steps`)."""
+        """A sample the run read itself: held, so the report does not read the task data again, and
+        queued for :meth:`render_observed_steps` (one-variant tasks only, as :meth:`prerender_steps`). Past
+        ``max_samples`` in all, the task being read is let go whole (the report reads it, spilled to disk
+        when large) and nothing more is held: memory stays bounded."""
+        if self._full:
+            return
+        if self._observed >= max_samples:
+            self._full = True
+            self.samples.pop(task.name, None)
+            self._unrendered = collections.deque(x for x in self._unrendered if x[0].name != task.name)
+            return
         held = self.samples.setdefault(task.name, {})
-        if self._observed >= max_samples or not isinstance(held, dict) or sample.id in held:
+        if not isinstance(held, dict) or sample.id in held:
             return
         self.tasks.setdefault(task.name, task)
         held[sample.id] = sample
