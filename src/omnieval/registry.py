@@ -11,7 +11,7 @@ Every plugin, built-in or third-party, is an entry point (pyproject.toml ``[proj
   (``megabench.query_score`` → ``megabench``).
 
 A lookup imports only what can provide the name: its kind's entry point of that name (or of its part
-before ``@``, or of its prefix), then the ``omnieval.plugins`` entry point of its prefix, and every
+before ``@``, or of its prefix), then the ``omnieval.plugins`` entry point of the same names, and every
 plugin only for a name still unknown (to list close matches); listing a kind's names loads its group and
 every ``omnieval.plugins`` entry point. Entry points are read from the installed package metadata, so a
 new or renamed one needs a reinstall (``pip install -e .``). A plugin that fails to import is recorded
@@ -106,8 +106,9 @@ class Registry(Generic[T]):
         for candidate in _candidates(name):
             if _load_entry(self.group, candidate) and found():
                 return True
-        if _load_entry(PLUGINS_GROUP, _prefix(name)) and found():
-            return True
+        for candidate in _candidates(name):  # a package named as a whole (``mws_vision``), or by prefix
+            if _load_entry(PLUGINS_GROUP, candidate) and found():
+                return True
         load_plugins()
         return found()
 

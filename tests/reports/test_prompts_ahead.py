@@ -178,3 +178,44 @@ def test_a_limited_run_renders_ahead_only_the_samples_it_takes(
     )
     (prompts,) = handed
     assert prompts is not None and set(prompts.samples["qa"]) == {"q0", "q1", "q2"}
+
+
+def test_samples_the_run_hands_over_make_the_same_report_without_reading_the_data(tmp_path: Path) -> None:
+    """``on_sample``: the run's own samples are kept and rendered on its loop; the report reads the data
+    no second time (a fast model's run read it three times: the run, the warm-up, the report)."""
+    out, tasks = _run(tmp_path, n=70)
+    write_report(out, tasks=tasks)
+    expected = _parts(out)
+    (task,) = tasks
+    samples = list(task.iter_samples())
+    unreadable = [_unreadable(task)]
+    warm = TailWarmUp(enabled=True, report_dir=out)
+
+    async def run() -> None:
+        for sample in samples[:40]:  # read before the first record
+            warm.observe(unreadable[0], sample)
+        warm(unreadable)
+        for sample in samples[40:]:
+            warm.observe(unreadable[0], sample)
+            await asyncio.sleep(0)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(run())
+    warm.join()
+    prompts = warm.prompts()
+    assert prompts is not None and len(prompts._rendered) == 70  # all rendered on the run's loop
+    write_report(out, tasks=unreadable, prompts=prompts)
+    assert _parts(out) == expected
+
+
+def test_held_samples_are_let_go_at_the_cap(tmp_path: Path) -> None:
+    out, (task,) = _run(tmp_path, n=12)
+    write_report(out, tasks=[task])
+    expected = _parts(out)
+    source = PromptSource([task], report_dir=out)
+    for sample in task.iter_samples():
+        source.observe(task, sample, max_samples=5)
+    assert source.samples == {}  # the task past the cap is let go whole: the report reads it
+    write_report(out, tasks=[task], prompts=source)
+    assert _parts(out) == expected

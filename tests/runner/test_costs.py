@@ -170,3 +170,25 @@ def test_dry_run_estimates_the_cost(tmp_path: Path) -> None:
     # 4 requests × 10 max tokens × 1000 USD / 1e6 = 0.04 of output alone: the estimate is above it
     row = next(line for line in output.splitlines() if "max cost usd" in line)
     assert float(row.split("│")[2].strip()) > 0.04
+
+
+def test_a_free_price_reserves_and_costs_zero_without_computing_a_bound() -> None:
+    """``replay/*`` and ``baseline/*`` cost 0: the shortcut gives what the bound and cost would give."""
+    from omnieval.runner.costs import Priced
+    from omnieval.types import Response
+
+    free, paid = ModelPrice(input=0.0, output=0.0), ModelPrice(input=0.0, output=0.0, reasoning=1.0)
+    assert free.free and not paid.free and not ModelPrice(input=1.0, output=0.0).free
+    request = Request(task="t", sample_id="1", messages=(Message(role="user", content="привет"),))
+    assert free.bound(request) == 0.0
+    meter = CostMeter(limit=1.0, spent=0.5)
+    priced = Priced(free, meter, what="model (replay/x)")
+    for usage in (Usage(), Usage(prompt_tokens=10, completion_tokens=5)):
+        reserved = priced.reserve(request)
+        assert reserved == 0.0
+        answered = priced.settle(reserved, Response(text="a", usage=usage))
+        assert answered.cost_usd == 0.0
+        assert free.cost(usage) in (None, 0.0)  # what the computed path gave: 0.0, or the reserved 0.0
+    assert meter.spent == 0.5 and meter.reserved == 0.0
+    with pytest.raises(CostLimitReached):  # a run already past its limit still stops at a free request
+        Priced(free, CostMeter(limit=1.0, spent=1.5), what="model").reserve(request)

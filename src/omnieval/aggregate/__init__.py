@@ -8,6 +8,7 @@ from omnieval.aggregate.results import (
     task_results,
 )
 from omnieval.aggregate.schemes import labelled, register_scheme, schemes
+from omnieval.aggregate.settle import settle_file, settle_records
 
 __all__ = [
     "bootstrap_ci",
@@ -17,5 +18,7 @@ __all__ = [
     "resampled_means",
     "sample_has_score",
     "schemes",
+    "settle_file",
+    "settle_records",
     "task_results",
 ]

@@ -34,6 +34,19 @@ class ModelPrice(Frozen):
     batch_input: float | None = Field(default=None, ge=0)
     batch_output: float | None = Field(default=None, ge=0)
 
+    @property
+    def free(self) -> bool:
+        """Every rate 0 (``replay/*``, ``baseline/*``): every bound and cost is 0.0, nothing to compute."""
+        rates = (
+            self.input,
+            self.output,
+            self.cached_input,
+            self.reasoning,
+            self.batch_input,
+            self.batch_output,
+        )
+        return not any(rates)
+
     def rates(self, *, batch: bool) -> tuple[float, float]:
         if batch:
             return (

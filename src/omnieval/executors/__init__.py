@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from omnieval.runner import RunConfig, RunOutcome
     from omnieval.runner.progress import Progress
     from omnieval.sources import Task
+    from omnieval.types import Sample
 
 __all__ = ["ExecutorOptions", "execute"]
 
@@ -33,6 +34,7 @@ def execute(
     judges: Any = None,
     hooks: HookDispatcher | None = None,
     on_first_record: Callable[[Sequence[Task]], None] | None = None,
+    on_sample: Callable[[Task, Sample], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) ``config`` with the chosen executor; both write the same run directory.
 
@@ -42,13 +44,14 @@ def execute(
     finish.
     ``on_first_record``: called once when this process starts waiting on the model: here, with the tasks,
     as the first sample is recorded; on Ray, with none, before the shards are sent.
+    ``on_sample``: sees each sample a run here reads (never called on Ray: the workers read them).
     """
     from omnieval.hooks import NO_HOOKS
     from omnieval.runner import run
 
     hooks = NO_HOOKS if hooks is None else hooks
     if executor is None or executor.kind == "local":
-        return run(config, hooks=hooks, on_first_record=on_first_record)
+        return run(config, hooks=hooks, on_first_record=on_first_record, on_sample=on_sample)
     if on_first_record is not None:
         on_first_record(())  # the tasks are resolved on the workers
     from omnieval.executors.ray_executor import run_on_ray

@@ -1,5 +1,21 @@
 """Parse stage: response text → ``Parsed | ParseFailure``."""
 
-from omnieval.parsers.base import ParserFn, bind_parser, check_options, parsers, register_parser
+from omnieval.parsers.base import (
+    ParserFn,
+    TaskSettler,
+    bind_parser,
+    check_options,
+    parsers,
+    register_parser,
+    settler_of,
+)
 
-__all__ = ["ParserFn", "bind_parser", "check_options", "parsers", "register_parser"]
+__all__ = [
+    "ParserFn",
+    "TaskSettler",
+    "bind_parser",
+    "check_options",
+    "parsers",
+    "register_parser",
+    "settler_of",
+]

@@ -27,8 +27,9 @@ WARM_UP_THREAD = "omnieval-warm-up"
 class TailWarmUp:
     """Called once, with the run's tasks, on the run's event loop as it records its first sample
     (``on_first_record``): starts the thread that imports the tail's modules, and renders the sample
-    viewer's prompts on that loop between responses (:meth:`PromptSource.prerender_steps`: a thread
-    rendering them competed with the loop for the GIL and cost more than it saved). Without
+    viewer's prompts on that loop between responses (a thread rendering them competed with the loop for
+    the GIL and cost more than it saved): the samples the run handed over (:meth:`observe`, the run's
+    ``on_sample``), else samples it reads itself (:meth:`PromptSource.prerender_steps`). Without
     ``enabled`` a call does nothing (a library call opts in; the CLI does); without ``report_dir`` no
     prompt is rendered ahead."""
 
@@ -46,6 +47,20 @@ class TailWarmUp:
         self._thread: threading.Thread | None = None
         self._prompts: PromptSource | None = None
         self._rendering: asyncio.Task[None] | None = None
+        self._observed: asyncio.Event | None = None
+
+    def observe(self, task: Any, sample: Any) -> None:
+        """``on_sample``: a sample the run read, held for the sample viewer, so the prompts are rendered
+        from the run's own samples and the task data is not read a second (and third) time."""
+        if not self.enabled or self.report_dir is None:
+            return
+        if self._prompts is None:
+            from omnieval.reports.views import PromptSource
+
+            self._prompts = PromptSource((), report_dir=self.report_dir)
+        self._prompts.observe(task, sample)
+        if self._observed is not None:
+            self._observed.set()
 
     def __call__(self, tasks: Sequence[Any] = ()) -> None:
         if not self.enabled or self._thread is not None:
@@ -53,12 +68,19 @@ class TailWarmUp:
         self._thread = threading.Thread(target=_load_on_thread, name=WARM_UP_THREAD)
         self._thread.start()
         if tasks and self.report_dir is not None:
+            if self._prompts is not None:  # the run hands its samples over: nothing is read again
+                for task in tasks:
+                    self._prompts.tasks.setdefault(task.name, task)
             with contextlib.suppress(RuntimeError):  # no loop running here: the report renders them
                 loop = asyncio.get_running_loop()
                 from omnieval.reports.views import PromptSource
 
-                self._prompts = PromptSource(tasks, report_dir=self.report_dir)
-                rendering = _render(self._prompts, samples_of=self.samples_of)
+                if self._prompts is not None:
+                    self._observed = asyncio.Event()
+                    rendering = _render_observed(self._prompts, self._observed)
+                else:
+                    self._prompts = PromptSource(tasks, report_dir=self.report_dir)
+                    rendering = _render(self._prompts, samples_of=self.samples_of)
                 self._rendering = loop.create_task(rendering, name="omnieval-prompts-ahead")
 
     def join(self) -> None:
@@ -67,8 +89,8 @@ class TailWarmUp:
 
     def prompts(self) -> PromptSource | None:
         """The run's prompts as far as they were rendered before its loop ended (``None`` before the
-        run)."""
-        return self._prompts
+        run, or when it recorded nothing: its samples seen then may not cover its tasks)."""
+        return self._prompts if self._thread is not None else None
 
 
 async def _render(prompts: PromptSource, *, samples_of: Callable[[Any], Iterable[Any]] | None) -> None:
@@ -76,6 +98,17 @@ async def _render(prompts: PromptSource, *, samples_of: Callable[[Any], Iterable
     with contextlib.suppress(Exception):  # the report reads and renders what failed here
         for _ in prompts.prerender_steps(samples_of=samples_of):
             await asyncio.sleep(0)
+
+
+async def _render_observed(prompts: PromptSource, observed: asyncio.Event) -> None:
+    """The observed samples' prompts, a step at a time, waiting for more while the run reads on; the run's
+    loop cancels it as it ends."""
+    with contextlib.suppress(Exception):
+        while True:
+            for _ in prompts.render_observed_steps():
+                await asyncio.sleep(0)
+            observed.clear()
+            await observed.wait()
 
 
 def _load_on_thread() -> None:

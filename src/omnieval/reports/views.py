@@ -14,6 +14,7 @@ without any network request and a moved or copied run folder keeps them.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import io
@@ -79,6 +80,10 @@ class PromptSource:
         self.problems: list[str] = []
         self._seen: dict[str, dict[str, Any] | None] = {}
         self._rendered: dict[tuple[str, str], str] = {}
+        self._observed = 0
+        self._full = False
+        self._unrendered: collections.deque[tuple[Any, Any]] = collections.deque()
+        self._single_variant: dict[str, bool] = {}
 
     def prerender(self, *, max_samples: int = PRERENDER_MAX_SAMPLES) -> int:
         """Read every task's samples and render their prompts now, so the report at a run's end does
@@ -121,6 +126,40 @@ class PromptSource:
                     self._rendered[(name, sample_id)] = self._prompt(task.spec, sample, None)
                 if n % step == 0:
                     yield
+
+    def observe(self, task: Any, sample: Any, *, max_samples: int = PRERENDER_MAX_SAMPLES) -> None:
+        """A sample the run read itself: held, so the report does not read the task data again, and
+        queued for :meth:`render_observed_steps` (one-variant tasks only, as :meth:`prerender_steps`). Past
+        ``max_samples`` in all, the task being read is let go whole (the report reads it, spilled to disk
+        when large) and nothing more is held: memory stays bounded."""
+        if self._full:
+            return
+        if self._observed >= max_samples:
+            self._full = True
+            self.samples.pop(task.name, None)
+            self._unrendered = collections.deque(x for x in self._unrendered if x[0].name != task.name)
+            return
+        held = self.samples.setdefault(task.name, {})
+        if not isinstance(held, dict) or sample.id in held:
+            return
+        self.tasks.setdefault(task.name, task)
+        held[sample.id] = sample
+        self._observed += 1
+        single = self._single_variant.get(task.name)
+        if single is None:
+            single = self._single_variant[task.name] = len(task.spec.prompt.all_variants()) == 1
+        if single:
+            self._unrendered.append((task, sample))
+
+    def render_observed_steps(self, *, step: int = 32) -> Iterator[None]:
+        """Render the observed samples' prompts not rendered yet, pausing (a ``yield``) after each
+        ``step``; what is left when it stops is rendered by the report."""
+        while self._unrendered:
+            for _ in range(min(step, len(self._unrendered))):
+                task, sample = self._unrendered.popleft()
+                with contextlib.suppress(Exception):  # the report renders it again and says why
+                    self._rendered[(task.name, sample.id)] = self._prompt(task.spec, sample, None)
+            yield
 
     def load(self, wanted: dict[str, set[str]], *, spill: bool = False) -> None:
         """Read the wanted samples of each task; with ``spill`` (a large run) they go to a temporary

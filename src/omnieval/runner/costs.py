@@ -51,7 +51,11 @@ class Priced:
     def reserve(self, request: Request) -> float:
         if self.price is None:
             return 0.0
-        amount = self.price.bound(request, batch=self.batch, extra_output=_thinking(request))
+        amount = (
+            0.0
+            if self.price.free
+            else self.price.bound(request, batch=self.batch, extra_output=_thinking(request))
+        )
         self.meter.reserve(amount, what=self.what)
         return amount
 
@@ -60,7 +64,8 @@ class Priced:
         if self.price is None:
             self.meter.settle(reserved, 0.0)
             return response
-        cost = self.price.cost(response.usage, batch=self.batch) if response.error is None else 0.0
+        free = self.price.free or response.error is not None
+        cost = 0.0 if free else self.price.cost(response.usage, batch=self.batch)
         actual = cost if cost is not None else reserved
         self.meter.settle(reserved, actual)
         return response.model_copy(update={"cost_usd": actual})

@@ -136,10 +136,13 @@ class _Runner:
         hooks: HookDispatcher = NO_HOOKS,
         costs: RunCosts | None = None,
         on_first_record: Callable[[], None] | None = None,
+        on_sample: Callable[[Task, Sample], None] | None = None,
     ) -> None:
         self.config = config
         self.hooks = hooks
         self.on_first_record = on_first_record
+        self.on_sample = on_sample
+        """Sees each sample the run reads (the report's viewer keeps them instead of reading them again)."""
         self.judges = judges
         self.backend = backend
         self.writer = writer
@@ -184,6 +187,8 @@ class _Runner:
             chains: dict[str, list[tuple[int, Sample]]] = {}
             repeats = ctx.repeat_indices
             for position, sample in _selected(ctx.task, self.config, found=self.found_ids):
+                if self.on_sample is not None:
+                    self.on_sample(ctx.task, sample)
                 if sample.chain is not None:
                     chains.setdefault(sample.chain, []).append((position, sample))
                 else:
@@ -511,6 +516,7 @@ async def run_async(
     cache_session: str | None = None,
     hooks: HookDispatcher = NO_HOOKS,
     on_first_record: Callable[[Sequence[Task]], None] | None = None,
+    on_sample: Callable[[Task, Sample], None] | None = None,
 ) -> RunOutcome:
     """Run (or resume) an evaluation into ``config.output``; ``judge_backend`` builds the judges' backends
     (default: each judge loaded or connected here, as :func:`~omnieval.runner.judging.default_judge_backend`);
@@ -518,7 +524,7 @@ async def run_async(
     a new one), whose own entries are never hits; ``hooks`` receives each finished record (off this loop);
     ``on_first_record`` is called once with the tasks, on this loop, as the first sample is recorded: the
     requests are flowing and the process mostly waits on the model from then on (the api makes the
-    tail ready)."""
+    tail ready); ``on_sample`` is called, on this loop, with each sample the run reads (done or not)."""
     prefetch_environment()  # for the manifest below, while the tasks and the backend are set up
     tasks = tasks if tasks is not None else resolve_tasks(config.tasks, strict_metrics=config.strict_metrics)
     check_repeats(tasks, config)
@@ -555,6 +561,7 @@ async def run_async(
             cache_session=cache_session,
             hooks=hooks,
             on_first_record=on_first_record,
+            on_sample=on_sample,
         )
     except BaseException:
         if not existed:
@@ -573,6 +580,7 @@ async def _run_in_folder(
     cache_session: str | None,
     hooks: HookDispatcher,
     on_first_record: Callable[[Sequence[Task]], None] | None,
+    on_sample: Callable[[Task, Sample], None] | None = None,
 ) -> RunOutcome:
     check_resumable(config, tasks)
     records = config.output / "samples.jsonl"
@@ -609,6 +617,7 @@ async def _run_in_folder(
         hooks=hooks,
         costs=costs,
         on_first_record=functools.partial(on_first_record, tasks) if on_first_record else None,
+        on_sample=on_sample,
     )
     contexts = _contexts(tasks, config, backend, done, judges)
     try:

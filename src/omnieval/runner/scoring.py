@@ -198,6 +198,8 @@ class Scorer:
         base["metrics"] = values
         if parsed.how.startswith("fallback"):
             base["metadata"] = {**base["metadata"], "parse_fallback": parsed.how}
+        if parsed.metadata:
+            base["metadata"] = {**base["metadata"], **_json_safe(parsed.metadata)}
         score = values.get(self.spec.score_key, 0.0)
         return SampleResult(state="ok", score=score, extracted=_json_safe(parsed.value), **base)
 

@@ -33,11 +33,12 @@ def finalize(
     extra: dict[str, Any] | None = None,
     prompts: PromptSource | None = None,
 ) -> ResultsFile:
-    """Aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the sample
-    viewer's, rendered while the run waited on the model)."""
-    from omnieval.aggregate import compute_results
+    """Settle and aggregate ``samples.jsonl`` into ``results.json`` and ``report.html`` (``prompts``: the
+    sample viewer's, rendered while the run waited on the model)."""
+    from omnieval.aggregate import compute_results, settle_file
     from omnieval.reports.html import write_report
 
+    settle_file(output / "samples.jsonl", tasks)  # task-level parse steps (MMMU's guesses) come first
     judged = _judged_tasks(output)
     results = compute_results(
         tasks, iter_records(output / "samples.jsonl"), model=model, extra=extra, judged=judged
@@ -119,6 +120,7 @@ def _evaluate(
                 judges=judges,
                 hooks=hooks,
                 on_first_record=warm,
+                on_sample=warm.observe,
             )
         except CostLimitReached:  # the results so far (with their cost), then the stop
             if (config.output / "samples.jsonl").exists():
@@ -153,7 +155,7 @@ def evaluate_backend(
 
     config = with_folder_tasks(config)
     with warming_up(warm_up, report_dir=config.output, samples_of=taken_samples(config)) as warm:
-        outcome = run(config, backend=backend, on_first_record=warm)
+        outcome = run(config, backend=backend, on_first_record=warm, on_sample=warm.observe)
     extra = {"blind": config.blind, "retries": outcome.retries, "backend": outcome.backend}
     prompts = warm.prompts()
     return outcome, finalize(config.output, outcome.tasks, model=config.model, extra=extra, prompts=prompts)

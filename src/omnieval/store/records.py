@@ -25,6 +25,7 @@ __all__ = [
     "RecordWriter",
     "iter_records",
     "open_records",
+    "patch_records",
     "read_records",
     "record_id",
     "rewrite_lines",
@@ -197,6 +198,25 @@ def rewrite_lines(path: Path, lines: list[bytes]) -> None:
     tmp = path.with_suffix(".jsonl.tmp")
     with tmp.open("wb") as fh:
         fh.writelines(lines)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def patch_records(path: Path, changes: Mapping[int, Mapping[str, Any]]) -> None:
+    """Atomically replace fields of some records, streamed: ``changes`` maps a record's index (its
+    position in :func:`iter_records`) to the fields it gets; every other line is copied byte for byte."""
+    tmp = path.with_suffix(".jsonl.tmp")
+    with path.open("rb") as src, tmp.open("wb") as fh:
+        index = 0
+        for line in src:
+            if not line.strip():
+                continue
+            change = changes.get(index)
+            if change is not None:
+                line = orjson.dumps(orjson.loads(line) | dict(change)) + b"\n"
+            fh.write(line)
+            index += 1
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)

@@ -26,6 +26,9 @@ class Parsed(Frozen):
     ok: Literal[True] = True
     value: Any
     how: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Facts the parser adds to the sample's record metadata: what its task-level settle step reads back
+    (:func:`omnieval.parsers.register_parser`'s ``settle``), e.g. that an answer was guessed at random."""
 
 
 class ParseFailure(Frozen):

@@ -121,6 +121,7 @@ def _sample(row: HubRow) -> Sample:
         choices=tuple(options) if question_type == "multiple-choice" else None,
         media=media,
         metadata={
+            "position": row.position,  # the authors' order, for their random guesses (scoring.official_draws)
             "question_type": question_type,
             "subject": subject,
             "discipline": _DISCIPLINE_OF.get(subject, "unknown"),
@@ -142,6 +143,7 @@ def _spec() -> TaskSpec:
         breakdowns=("discipline", "subject"),
         max_tokens=512,
         source="MMMU/MMMU",
+        truncated="score_text",  # the authors parse whatever text came back
     )
 
 

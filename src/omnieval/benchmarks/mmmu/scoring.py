@@ -2,11 +2,13 @@
 (MMMU-Benchmark/MMMU, Apache-2.0); tests run the original beside it (tests/benchmarks_hub/vendor/mmmu/).
 
 Quirks kept by default (docs/benchmarks/hub/mmmu.md): a multiple-choice response in which no letter
-or option text is found gets a random letter (the authors draw from one process-wide ``Random(42)``, so
-which letter depends on every earlier draw; here each sample draws from its own ``Random`` seeded by 42
-and its id, the same chance of a lucky guess, reproducible per sample); open answers are searched in
-lower-cased text where a sentence split meant for capitals never fires; a one-letter gold answer
-matches only next to a space; numbers are compared rounded to 2 decimals.
+or option text is found gets a random letter, drawn as the authors' ``main_parse_and_eval.py`` draws it:
+from one ``random.seed(42)`` stream, consumed in their order (subjects in ``CAT_SHORT2LONG`` order, rows
+in file order) by exactly the samples that reach the draw. That needs the whole task, so the parse
+draws a stand-in letter per sample (``Random("42:<id>")``) and :func:`official_draws`, the parser's
+settle step, replaces every guess when the run is aggregated. Open answers are searched in lower-cased
+text where a sentence split meant for capitals never fires; a one-letter gold answer matches only next
+to a space; numbers are compared rounded to 2 decimals.
 ``--strict-metrics`` (``mmmu.response_strict``) makes a response with no answer a parse failure.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from omnieval.metrics.base import register_metric
@@ -26,6 +28,7 @@ __all__ = [
     "is_correct",
     "normalize",
     "numbers_in",
+    "official_draws",
     "open_candidates",
     "response",
     "response_strict",
@@ -160,10 +163,54 @@ def _parse(text: str, sample: Sample, *, guess: bool) -> ParseOutcome:
         return Parsed(value=letter, how=how)
     if not guess:
         return ParseFailure(reason="no option letter or option text in the response")
-    return Parsed(value=random.Random(f"42:{sample.id}").choice(list(options)), how="random")
+    stand_in = random.Random(f"42:{sample.id}").choice(list(options))  # until the task is settled
+    return Parsed(value=stand_in, how="random", metadata={GUESSED: "".join(options)})
 
 
-@register_parser("mmmu.response")
+GUESSED = "guessed_from"
+"""Record metadata of a guessed answer: the letters the authors' ``random.choice`` picks from."""
+SEED = 42
+"""``random.seed(42)`` at the top of the authors' ``eval_utils.py`` (the only seeding in the parse-and-eval
+script; ``run_llava.py`` seeds the same 42 through ``set_seed``)."""
+_SETTLED_STATES = ("ok", "truncated")
+
+
+def official_draws(records: Iterable[tuple[int, dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+    """The authors' guesses for every guessed record: one ``Random(42)`` per repeat (an unrepeated run is
+    one stream), consumed in their order (``metadata.position``: subjects in order, rows in file order)
+    by the guessed samples only; a record whose letter changes gets its new letter, metrics and score."""
+    guessed: list[tuple[int, int, int, str, list[Any], list[str], Any]] = []
+    for index, record in records:
+        metadata = record.get("metadata") or {}
+        letters = metadata.get(GUESSED)
+        if not letters or record.get("state") not in _SETTLED_STATES:
+            continue
+        order = metadata.get("position")
+        guessed.append(
+            (
+                int(record.get("repeat") or 0),
+                int(order) if order is not None else index,
+                index,
+                str(letters),
+                list(record.get("targets") or ()),
+                list(record.get("metrics") or ()),
+                record.get("extracted"),
+            )
+        )
+    guessed.sort()
+    changes: dict[int, dict[str, Any]] = {}
+    stream: tuple[int, random.Random] | None = None
+    for repeat, _, index, letters, golds, keys, extracted in guessed:
+        if stream is None or stream[0] != repeat:
+            stream = (repeat, random.Random(SEED))
+        letter = stream[1].choice(list(letters))
+        if letter != extracted:
+            value = float(letter in golds)
+            changes[index] = {"extracted": letter, "score": value, "metrics": dict.fromkeys(keys, value)}
+    return changes
+
+
+@register_parser("mmmu.response", settle=official_draws)
 def response(text: str, sample: Sample, /) -> ParseOutcome:
     """MMMU's parse: a letter (a random one when none is found) or the open answer's candidates."""
     return _parse(text, sample, guess=True)

@@ -17,16 +17,20 @@ type                           score of one answer
 Predictions longer than 18,000 characters are cut there (with `` [TRUNCATED]`` appended) first.
 The overall is the mean of the five type means (``get_score_ru.py``).
 
-Documented deviation: the authors' METEOR is NLTK's, whose second and third matching stages use
-English Porter stems and English WordNet synonyms (a corpus the script downloads at run time); here
-only the exact-word stage runs, which is the whole of METEOR for words that neither stem nor have an
-English synonym — the Cyrillic text of this benchmark. Texts with CJK characters (tokenised with jieba
-by the authors) are split on whitespace here.
+METEOR is NLTK's ``meteor_score`` as the authors call it: the exact-word stage, then the Porter-stem
+stage with NLTK's own stemmer (no download; a word not ending in an ASCII letter, e.g. every Cyrillic
+word, is its own stem, so for Russian text the stage only matches Latin words such as ``services`` /
+``service``). Documented deviation: the third stage, English WordNet synonyms (a corpus the authors'
+script downloads at run time), is not run. It can only pair two words that are both English WordNet
+lemma forms (ASCII; equal words were all paired by the exact stage), so Cyrillic words are never
+affected; a Latin-script synonym pair (``1`` / ``I``, ``car`` / ``auto``) in the text can be. Texts with
+CJK characters (tokenised with jieba by the authors) are split on whitespace here.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 import re
@@ -321,25 +325,67 @@ def bleu4(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
     return penalty * math.exp(math.fsum(logs))
 
 
-def _exact_alignment(hypothesis: Sequence[str], reference: Sequence[str]) -> list[tuple[int, int]]:
+def _match_words(
+    hyp: list[tuple[int, str]], ref: list[tuple[int, str]]
+) -> tuple[list[tuple[int, int]], list[tuple[int, str]], list[tuple[int, str]]]:
+    """NLTK's ``_match_enums``: each hypothesis word, last first, takes the last free equal reference
+    word; the matched index pairs and what is left of each side."""
     positions: defaultdict[str, list[int]] = defaultdict(list)
-    for j, word in enumerate(reference):
+    for j, (_, word) in enumerate(ref):
         positions[word].append(j)
-    matches = []
-    for i in range(len(hypothesis) - 1, -1, -1):
-        free = positions.get(hypothesis[i])
+    matches: list[tuple[int, int]] = []
+    used_hyp: set[int] = set()
+    used_ref: set[int] = set()
+    for i in range(len(hyp) - 1, -1, -1):
+        free = positions.get(hyp[i][1])
         if free:
-            matches.append((i, free.pop()))
-    return sorted(matches)
+            j = free.pop()
+            matches.append((hyp[i][0], ref[j][0]))
+            used_hyp.add(i)
+            used_ref.add(j)
+    left_hyp = [pair for i, pair in enumerate(hyp) if i not in used_hyp]
+    return matches, left_hyp, [pair for j, pair in enumerate(ref) if j not in used_ref]
+
+
+@functools.cache
+def _porter() -> Any:
+    try:
+        from nltk.stem.porter import PorterStemmer
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "MWS-Vision-Bench's METEOR stems Latin words with NLTK's Porter stemmer, as the authors' "
+            "metric does: pip install 'omnieval[mws_vision]'"
+        ) from None
+    return PorterStemmer()
+
+
+@functools.lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    """NLTK's ``PorterStemmer().stem``. A word not ending in an ASCII letter is its own stem (every Porter
+    rule and irregular form ends in one), so Cyrillic text never loads NLTK."""
+    if not "a" <= word[-1:] <= "z":
+        return word
+    return str(_porter().stem(word))
 
 
 def meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
-    """METEOR (alpha 0.9, beta 3, gamma 0.5) with NLTK's exact-word alignment (see the module note)."""
-    hyp = [w.lower() for w in hypothesis]
-    ref = [w.lower() for w in reference]
-    matches = _exact_alignment(hyp, ref)
+    """NLTK's ``meteor_score`` (alpha 0.9, beta 3, gamma 0.5): exact words, then Porter stems; WordNet
+    synonyms are not matched (see the module note)."""
+    hyp = [(i, w.lower()) for i, w in enumerate(hypothesis)]
+    ref = [(j, w.lower()) for j, w in enumerate(reference)]
+    matches, hyp_left, ref_left = _match_words(hyp, ref)
+    # A Porter stem keeps its word's first letter: only words whose first letter the other side has too
+    # can pair by stem, so only those are stemmed (the others cannot equal anything over there).
+    shared = {w[0] for _, w in hyp_left} & {w[0] for _, w in ref_left}
+    if shared:
+        stemmed, _, _ = _match_words(
+            [(i, _stem(w) if w[0] in shared else w) for i, w in hyp_left],
+            [(j, _stem(w) if w[0] in shared else w) for j, w in ref_left],
+        )
+        matches += stemmed
     if not matches or not hyp or not ref:
         return 0.0
+    matches.sort()
     precision, recall = len(matches) / len(hyp), len(matches) / len(ref)
     fmean = precision * recall / (_ALPHA * precision + (1 - _ALPHA) * recall)
     chunks = 1 + sum(1 for (i, j), (k, m) in pairwise(matches) if not (k == i + 1 and m == j + 1))

@@ -81,7 +81,7 @@ def score_submission(
 ) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
     """``results.json``-shaped aggregates for the tasks the submission attempts (others are not attempted),
     and the answers' fingerprint for the probe detector."""
-    from omnieval.aggregate import compute_results
+    from omnieval.aggregate import compute_results, settle_records
     from omnieval.registry import load_plugins
     from omnieval.submission.base import readers
 
@@ -102,6 +102,8 @@ def score_submission(
             "unknown": len(set(given) - known),
         }
         records.extend(task_records)
+    for index, fields in settle_records(tasks, records).items():  # task-level parse steps (MMMU's guesses)
+        records[index] = records[index] | fields
     typed = compute_results(tasks, records, model=model)
     results = typed.document()
     results["breakdowns"] = _task_breakdowns(typed.tasks)
