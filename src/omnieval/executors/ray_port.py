@@ -22,7 +22,17 @@ from omnieval.executors.options import ExecutorOptions
 from omnieval.executors.seat import DriverSeat, SeatError
 from omnieval.executors.worker import ShardWorker
 
-__all__ = ["IN_DRIVER", "Actor", "Failure", "RayPort", "RealRay", "Ref", "connect", "import_ray", "live_nodes"]
+__all__ = [
+    "IN_DRIVER",
+    "Actor",
+    "Failure",
+    "RayPort",
+    "RealRay",
+    "Ref",
+    "connect",
+    "import_ray",
+    "live_nodes",
+]
 
 IN_DRIVER = "in_driver"
 """The actor option that makes :meth:`RealRay.worker` start the driver's seat
