@@ -54,6 +54,45 @@ def test_the_gate_of_several_workers_comes_with_the_first_one_placed_holding_eve
     parts.pool.stop()
 
 
+def test_the_driver_s_seat_runs_shards_only_while_actors_start_and_shares_the_endpoint_s_slots(
+    tmp_path: Path,
+) -> None:
+    port = FakeRay()
+    shards = [plan("s0", "a"), plan("s1", "b"), plan("s2", "c")]
+    parts = assemble(tmp_path, port, shards, workers=1, limit=4, seat=True)
+    seat, actor = port.workers
+    assert seat.args["options"]["in_driver"] and "in_driver" not in actor.args["options"]
+    assert parts.leases.stage is GateStage.DUE, "the seat and one actor: the gate path, never two lone leases"
+    assert [w.args["lease"] for w in port.workers] == [0, 0]
+    seat_start, actor_start = parts.pool.starting
+    parts.pool.started(seat_start)
+    assert port.gates_created == [{seat.name: 4}], "the gate comes with the seat, holding every slot for it"
+    parts.pool.give(shards[0], [], "qa", {})  # type: ignore[arg-type]
+    assert port.said("run_shard")[0][0] == seat.name and port.said("run_shard")[0][1][-1] == 4
+    parts.pool.back(next(r.worker for r in parts.pool.busy.values()))
+    assert parts.pool.seat == seat.name, "an actor is still starting: the seat takes the next shard"
+    parts.pool.started(actor_start)
+    assert parts.pool.seat is None and [w.owner for w in parts.pool.idle] == [actor.name], "retired"
+    assert [who for who, _ in port.said("rest")] == [seat.name] and (
+        "ray",
+        "kill",
+        (seat.name,),
+    ) in port.calls
+    assert ("gate-of-endpoint", "forget", (seat.name,)) in port.calls, "its slots go back to the gate"
+    parts.pool.stop()
+
+
+def test_an_actor_takes_a_shard_before_the_seat(tmp_path: Path) -> None:
+    port = FakeRay()
+    parts = assemble(tmp_path, port, [plan("s0", "a")], workers=2, limit=4, seat=True)
+    seat = port.workers[0]
+    _place_all(parts)
+    assert parts.pool.seat is None, "every actor is up: the seat retired before its first shard"
+    parts.pool.give(plan("s0", "a"), [], "qa", {})  # type: ignore[arg-type]
+    assert port.said("run_shard")[0][0] != seat.name
+    parts.pool.stop()
+
+
 def test_a_gate_another_run_holds_already_is_leased_from(tmp_path: Path) -> None:
     port = FakeRay()
     port.gate("gate-of-endpoint", 4, leases=None)
