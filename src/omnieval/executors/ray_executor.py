@@ -135,7 +135,8 @@ def _start_workers(
 ) -> None:
     """Start the workers; no worker waits for a coordinator to send its first requests (see
     :class:`~omnieval.executors.gate_leases.GateStage`): with ``seat``, the driver's seat
-    (:mod:`~omnieval.executors.seat`) sends them at once, while the actors start; the first actor is
+    (:mod:`~omnieval.executors.seat`) sends them at once, and the actors are started once it has its
+    first shard (each start is a Ray call the seat's first request need not wait for); the first actor is
     placed on the driver's node (where Ray has a process ready); the gate's first answer is checked as
     the run goes."""
     with GATES:
@@ -143,7 +144,7 @@ def _start_workers(
         if seat:
             pool.spawn(lease=lease, in_driver=True)
         for n in range(workers):
-            pool.spawn(lease=lease, near_driver=n == 0)
+            (pool.defer if seat else pool.spawn)(lease=lease, near_driver=n == 0)
     leases.since = time.monotonic()
 
 

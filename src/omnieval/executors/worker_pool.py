@@ -80,6 +80,9 @@ class WorkerPool:
         """Idle workers told to hand back their slots (nothing is left to give them)."""
         self.seat: str | None = None
         """The driver's seat (:mod:`~omnieval.executors.seat`), while it takes shards: its owner name."""
+        self.deferred: list[dict[str, Any]] = []
+        """Actors to start once the seat has its first shard (:meth:`defer`): their start (a Ray call each)
+        then costs the seat's first request nothing."""
 
     def spawn(self, *, lease: int | None, near_driver: bool = False, in_driver: bool = False) -> None:
         """Start a worker; ``lease``: the endpoint's slots it holds without a gate (all of them for a lone
@@ -121,6 +124,10 @@ class WorkerPool:
                 self.port.call(other.actor, "attach", gate)
         self._retire_seat()
 
+    def defer(self, **spawn: Any) -> None:
+        """Start this actor (:meth:`spawn`'s arguments) once the seat has its first shard."""
+        self.deferred.append(spawn)
+
     def back(self, worker: Worker) -> None:
         """A worker's shard ended: it takes the next (the seat only while actors are still starting)."""
         self.idle.append(worker)
@@ -129,7 +136,7 @@ class WorkerPool:
     def _retire_seat(self) -> None:
         """The seat, idle, stops once no actor is starting: the actors take the run from here."""
         seat = next((w for w in self.idle if w.owner == self.seat), None)
-        if seat is None or any(s.worker.owner != self.seat for s in self.starting.values()):
+        if seat is None or self.deferred or any(s.worker.owner != self.seat for s in self.starting.values()):
             return
         self.idle.remove(seat)
         self.seat = None
@@ -157,6 +164,11 @@ class WorkerPool:
         grant = self.leases.grant(worker.owner)
         ref = self.port.call(worker.actor, "run_shard", plan, lines, task, media, grant)
         self.busy[ref] = Running(worker, plan)
+        deferred, self.deferred = self.deferred, []
+        for spawn in deferred:
+            if self.leases.gate is not None:  # it came with the seat: they lease from it
+                spawn = {**spawn, "lease": None}
+            self.spawn(**spawn)
 
     def rest(self) -> None:
         """No shard is left to give: idle workers hand their free slots back to the gate for the busy
@@ -235,10 +247,15 @@ class WorkerPool:
 
     def _close(self, workers: list[Worker]) -> list[Ref]:
         """Close and stop ``workers``; the gate's answers to their slots handed back."""
-        forgotten = []
-        for worker in workers:
+        forgotten, closing = [], []
+        for worker in workers:  # asked all at once: they close side by side
+            with contextlib.suppress(Exception):  # a dead worker: nothing to close
+                closing.append((worker, self.port.call(worker.actor, "close")))
+        deadline = time.monotonic() + 30
+        for _, ref in closing:
             with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
-                self.port.get(self.port.call(worker.actor, "close"), timeout=30)
+                self.port.get(ref, timeout=max(0.0, deadline - time.monotonic()))
+        for worker in workers:
             self.port.kill(worker.actor)
             ref = self.leases.forget_one(worker.owner)
             if ref is not None:
