@@ -37,7 +37,7 @@ __all__ = [
 IN_DRIVER = "in_driver"
 """The actor option that makes :meth:`RealRay.worker` start the driver's seat
 (:class:`~omnieval.executors.seat.DriverSeat`) instead of an actor."""
-SEAT_POLL_S = 0.02
+SEAT_POLL_S = 0.05
 """While the seat runs, how often :meth:`RealRay.wait` looks at its futures between Ray's answers."""
 
 Ref = Any
