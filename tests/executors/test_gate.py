@@ -354,15 +354,3 @@ def test_a_restarted_gate_keeps_exact_counts_whatever_order_a_worker_s_calls_arr
         return seen
 
     assert asyncio.run(scenario()) == [1, 1, 0]
-
-
-def test_a_renamed_reservation_s_slots_are_released_by_their_new_owner() -> None:
-    async def go() -> tuple[int, int]:
-        gate = EndpointGate(4, restarted=False, leases={"lone-s1": 4})
-        await gate.rename("lone-s1", "seat")
-        await gate.release("seat", 3)
-        return gate.in_flight, await gate.acquire("actor", most=4)
-
-    in_flight, got = asyncio.run(go())
-    assert in_flight == 1, "the seat's release counted against the slots renamed to it"
-    assert got == 2, "the next worker gets its fair share of the released slots (4 over 2 holders)"

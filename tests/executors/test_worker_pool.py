@@ -64,11 +64,9 @@ def test_the_driver_s_seat_runs_shards_only_while_actors_start_and_shares_the_en
     assert seat.args["options"]["in_driver"] and seat.args["lease"] == 0
     assert parts.leases.stage is GateStage.DUE, "the seat and one actor: the gate path, never two lone leases"
     parts.pool.started(next(iter(parts.pool.starting)))
-    assert port.gates_created == [] and LONE, "no gate before the seat's first shard; the slots stay reserved"
+    assert port.gates_created == [{seat.name: 4}], "the gate comes with the seat, holding every slot for it"
     parts.pool.give(shards[0], [], "qa", {})  # type: ignore[arg-type]
     assert port.said("run_shard")[0][0] == seat.name and port.said("run_shard")[0][1][-1] == 4
-    assert port.gates_created == [{seat.name: 4}], "the gate comes next, holding every slot for the seat"
-    assert port.said("attach") == [(seat.name, (port.named["gate-of-endpoint"],))] and LONE == {}
     actor = port.workers[-1]
     assert actor is not seat and "in_driver" not in actor.args["options"], (
         "the actor starts after the seat's shard"
@@ -84,22 +82,6 @@ def test_the_driver_s_seat_runs_shards_only_while_actors_start_and_shares_the_en
         (seat.name,),
     ) in port.calls
     assert ("gate-of-endpoint", "forget", (seat.name,)) in port.calls, "its slots go back to the gate"
-    parts.pool.stop()
-
-
-def test_the_seat_s_slots_in_a_gate_another_run_created_meanwhile_become_the_seat_s(tmp_path: Path) -> None:
-    port = FakeRay()
-    parts = assemble(tmp_path, port, [plan("s0", "a")], workers=1, limit=4, seat=True)
-    [seat] = port.workers
-    parts.pool.started(next(iter(parts.pool.starting)))
-    port.gate("gate-of-endpoint", 4, leases={LONE["gate-of-endpoint"]: 4})  # another run of the process came
-    parts.pool.give(plan("s0", "a"), [], "qa", {})  # type: ignore[arg-type]
-    assert port.said("run_shard")[0][1][-1] == 4, "the seat holds every slot from its first shard"
-    assert ("gate-of-endpoint", ("lone-s1", seat.name)) in port.said("rename"), "counted as the seat's there"
-    assert ("gate-of-endpoint", ("lone-s1",)) not in port.said("forget"), (
-        "never freed while the seat holds them"
-    )
-    assert LONE == {} and parts.leases.gate is port.named["gate-of-endpoint"]
     parts.pool.stop()
 
 

@@ -164,11 +164,6 @@ class EndpointGate:
         for _ in range(count - paid):
             self._free.release()
 
-    async def rename(self, old: str, new: str) -> None:
-        """The slots held under ``old`` (a run's reservation) are ``new``'s (the driver's seat, which has
-        held them since its first shard) from now on."""
-        self._held[new] += self._held.pop(old, 0)
-
     async def forget(self, owner: str) -> int:
         """A worker is gone: free every slot it held."""
         self._dead.add(owner)

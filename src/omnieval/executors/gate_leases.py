@@ -121,30 +121,6 @@ class GateLeases:
         self.coordinators, self.since = [self.port.call(self.gate, "stats")], time.monotonic()
         return self.gate
 
-    def seat_first(self, owner: str) -> bool:
-        """In ``DUE``, the driver's seat ``owner`` takes every reserved slot with its first shard, before the
-        gate exists (:meth:`seat_started` creates it after): True when it does. The reservation in
-        :data:`LONE` keeps any other run of this process off those slots meanwhile."""
-        if self.stage is not GateStage.DUE:
-            return False
-        self.grants[owner] = self.limit
-        return True
-
-    def seat_started(self, owner: str) -> Actor:
-        """The seat holds every slot (:meth:`seat_first`): the gate is created holding them for it, or,
-        should another run of this process have created it meanwhile (holding this run's reservation),
-        the reservation's slots become the seat's there; the reservation ends."""
-        with GATES:
-            existed = self.port.named_actor(self.name) is not None
-            self.gate = self.port.gate(self.name, self.limit, leases=None if existed else {owner: self.limit})
-            if existed:  # the seat's releases must find its slots under its own name
-                self.port.call(self.gate, "rename", self.reservation, owner)
-            if LONE.get(self.name) == self.reservation:
-                del LONE[self.name]
-            self.stage = GateStage.OPEN
-        self.coordinators, self.since = [self.port.call(self.gate, "stats")], time.monotonic()
-        return self.gate
-
     def end_reservation(self) -> None:
         """Hand back the slots this run reserved in :data:`LONE`, also from a gate another run of this
         process created holding them meanwhile."""

@@ -80,8 +80,6 @@ class WorkerPool:
         """Idle workers told to hand back their slots (nothing is left to give them)."""
         self.seat: str | None = None
         """The driver's seat (:mod:`~omnieval.executors.seat`), while it takes shards: its owner name."""
-        self._gate_after_seat = False
-        """The seat holds every slot and has no shard yet: the gate is created right after it gets one."""
         self.deferred: list[dict[str, Any]] = []
         """Actors to start once the seat has its first shard (:meth:`defer`): their start (a Ray call each)
         then costs the seat's first request nothing."""
@@ -120,19 +118,11 @@ class WorkerPool:
             self.start_error = f"{type(exc).__name__}: {exc}"[:1000]
             return
         self.idle.append(worker)
-        if worker.owner == self.seat and self.leases.seat_first(worker.owner):
-            self._gate_after_seat = True  # its first shard goes out first: the gate's start costs it nothing
-            return
-        self._attach(self.leases.worker_started(worker.owner))
-        self._retire_seat()
-
-    def _attach(self, gate: Actor | None) -> None:
-        """The gate came now: every worker started before it attaches."""
-        if gate is not None:
-            for other in [*self.idle, *(r.worker for r in self.busy.values())]:
+        gate = self.leases.worker_started(worker.owner)
+        if gate is not None:  # the gate came now: every worker started before it attaches
+            for other in [*self.idle, *(s.worker for s in self.starting.values())]:
                 self.port.call(other.actor, "attach", gate)
-            for starting in self.starting.values():
-                self.port.call(starting.worker.actor, "attach", gate)
+        self._retire_seat()
 
     def defer(self, **spawn: Any) -> None:
         """Start this actor (:meth:`spawn`'s arguments) once the seat has its first shard."""
@@ -174,9 +164,6 @@ class WorkerPool:
         grant = self.leases.grant(worker.owner)
         ref = self.port.call(worker.actor, "run_shard", plan, lines, task, media, grant)
         self.busy[ref] = Running(worker, plan)
-        if self._gate_after_seat:
-            self._gate_after_seat = False
-            self._attach(self.leases.seat_started(worker.owner))
         deferred, self.deferred = self.deferred, []
         for spawn in deferred:
             if self.leases.gate is not None:  # it came with the seat: they lease from it
