@@ -15,6 +15,17 @@ one CPU each, started before the timing, as a cluster that is already up), ray w
 Usage: ``python benchmarks/ray_scaling.py [--samples 3000] [--latency-ms 100] [--concurrency 32]
 [--shard-size N] [--nodes 2 --workers 2] [--cpu]`` (many small shards show the per-shard set-up cost;
 ``--cpu``: each run's CPU seconds per process kind, from ``/proc``, and the load average around it).
+
+Goal (issue 35, ``--ray-start 2``): on a real ``ray start`` cluster on this machine (a head with no CPU, the
+driver's node, and two worker nodes of one CPU each, each with its own TMPDIR, all up before the timing),
+Ray's own fixed cost ≤ 1.0 s and its wall time ≤ 1.2 × a local run's (the same ``--concurrency``), local and
+Ray runs alternating (``--repeats``) against a fresh fake server each. Every run is timed whole, as a user
+runs it: joining the cluster (``ray.init(address)``) and leaving it are inside. Printed per run: the first
+request at the server (seconds after the run began), the work (the server's first to last request) and the
+fixed cost (wall minus work); per pair, the ratio of wall times and Ray's own fixed cost (the Ray run's
+fixed cost minus the local run's: reading the task and writing results and report are both runs')::
+
+    python benchmarks/ray_scaling.py --ray-start 2 --samples 3000 --latency-ms 50 --concurrency 32 --repeats 3
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ from omnieval.runs.evaluation import evaluate_config
 GOAL = 1.3
 NODES_GOAL = 1.2
 JOIN_GOAL_S = 1.0
+FIXED_GOAL_S = 1.0
 
 
 def _task(path: Path, n: int) -> Path:
@@ -168,7 +180,17 @@ def main() -> None:
         "--nodes", type=int, default=0, help="run on a cluster of N nodes started here (0: one local Ray)"
     )
     ap.add_argument("--cpu", action="store_true", help="each run's CPU seconds per process kind (Linux)")
+    ap.add_argument(
+        "--ray-start",
+        type=int,
+        default=0,
+        help="compare local with a `ray start` cluster: a 0-CPU head and N 1-CPU worker nodes",
+    )
+    ap.add_argument("--repeats", type=int, default=1, help="--ray-start: local and Ray runs, alternating")
     args = ap.parse_args()
+    if args.ray_start:
+        _started_cluster_comparison(args)
+        return
     import ray
 
     cluster = _cluster(args.nodes) if args.nodes else None
@@ -265,6 +287,107 @@ def _cluster(nodes: int) -> Any:
         cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
     return cluster
+
+
+def _started_cluster_comparison(args: argparse.Namespace) -> None:
+    """Issue 35's case: local against a `ray start` cluster (see the module's docstring), side by side."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from ray_cluster_check import Cluster, _join, _node_ports, _nodes, _port, _wait_port
+
+    os.environ["RAY_AUTH_MODE"] = "disabled"  # a throwaway cluster; never the machine's ~/.ray/auth_token
+    base = Path(tempfile.mkdtemp(prefix="rsb"))  # short: Ray's socket paths must fit in 107 bytes
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(Path(__file__).resolve().parents[1] / "src"), os.environ.get("PYTHONPATH")) if p
+    )
+    cluster = Cluster(base, env, hide=None)
+    rows: list[tuple[str, dict[str, float]]] = []
+    try:
+        for name in ("t", "head", "tmp-head"):
+            (base / name).mkdir()
+        gcs = _port()
+        head = [str(Path(sys.executable).parent / "ray"), "start", "--head", f"--port={gcs}", "--num-cpus=0"]
+        head += ["--include-dashboard=false", f"--temp-dir={base / 't'}", *_node_ports()]
+        cluster.start(head, base / "head", "head.log", tmpdir=base / "tmp-head")
+        _wait_port(gcs, 90)
+        address = f"127.0.0.1:{gcs}"
+        for n in range(args.ray_start):
+            (base / f"w{n}").mkdir()
+            _join(cluster, address, 1.0, f"w{n}")
+        print(f"cluster up: {len(_nodes(address, env))} nodes at {address}", file=sys.stderr)
+        task = _task(base / "scaling.jsonl", args.samples)
+        executor = ExecutorOptions(kind="ray", ray_address=address, workers=args.ray_start)
+        for repeat in range(args.repeats):
+            for kind, chosen in (("local", None), ("ray", executor)):
+                rows.append((kind, _run_against_a_fresh_server(args, task, base / f"{kind}{repeat}", chosen)))
+    finally:
+        cluster.stop()
+        shutil.rmtree(base, ignore_errors=True)
+    _print_comparison(args, rows)
+
+
+def _run_against_a_fresh_server(
+    args: argparse.Namespace, task: Path, out: Path, executor: ExecutorOptions | None
+) -> dict[str, float]:
+    """One whole run: wall seconds, the server's first request after the start, the work (first to last
+    request at the server) and the fixed cost (wall minus work); the load average as it began."""
+    import urllib.request
+
+    with fake_server(args.latency_ms) as url:
+        options = BackendOptions(base_url=url, concurrency=args.concurrency, timeout_s=60)
+        config = RunConfig(
+            tasks=(f"jsonl:{task}",),
+            model="openai/fake",
+            output=out,
+            backend=options,
+            quiet=True,
+            use_cache=False,
+        )
+        load = os.getloadavg()[0]
+        began = time.monotonic()
+        _, results = evaluate_config(config, executor=executor)
+        wall = time.monotonic() - began
+        assert results.states["ok"] == args.samples, results.states
+        with urllib.request.urlopen(url.removesuffix("/v1") + "/stats") as answer:
+            stats = json.load(answer)
+    assert stats["requests"] == args.samples, stats["requests"]  # each sample asked once
+    work = stats["last_arrival"] - stats["first_arrival"]
+    return {
+        "wall": wall,
+        "first": stats["first_arrival"] - began,
+        "work": work,
+        "fixed": wall - work,
+        "load": load,
+    }
+
+
+def _print_comparison(args: argparse.Namespace, rows: list[tuple[str, dict[str, float]]]) -> None:
+    print(
+        f"{args.samples} samples, server latency {args.latency_ms:g} ms, concurrency {args.concurrency}; "
+        f"local vs Ray on a `ray start` cluster (0-CPU head + {args.ray_start} 1-CPU nodes, "
+        f"--workers {args.ray_start}); {os.cpu_count()} cores"
+    )
+    for kind, r in rows:
+        print(
+            f"{kind:5s} wall {r['wall']:6.2f} s  first request {r['first']:5.2f} s  work {r['work']:6.2f} s  "
+            f"fixed {r['fixed']:5.2f} s  (load {r['load']:.1f})"
+        )
+    local = [r for kind, r in rows if kind == "local"]
+    ray = [r for kind, r in rows if kind == "ray"]
+    for (i, lo), ra in zip(enumerate(local), ray, strict=True):
+        ratio, extra = ra["wall"] / lo["wall"], ra["fixed"] - lo["fixed"]
+        print(
+            f"pair {i}: ray/local wall {ratio:.2f} "
+            f"(goal ≤ {NODES_GOAL}: {'OK' if ratio <= NODES_GOAL else 'over'}); "
+            f"Ray's own fixed cost (ray fixed − local fixed) {extra:.2f} s (goal ≤ {FIXED_GOAL_S:g} s: "
+            f"{'OK' if extra <= FIXED_GOAL_S else 'over'}); first request {ra['first'] - lo['first']:+.2f} s"
+        )
+    pairs = sorted(zip(local, ray, strict=True), key=lambda pair: pair[1]["wall"] / pair[0]["wall"])
+    lo, ra = pairs[len(pairs) // 2]
+    print(
+        f"median pair: ray/local wall {ra['wall'] / lo['wall']:.2f}, Ray's own fixed cost "
+        f"{ra['fixed'] - lo['fixed']:.2f} s (local's fixed cost, wall − work: {lo['fixed']:.2f} s)"
+    )
 
 
 if __name__ == "__main__":

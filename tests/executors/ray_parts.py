@@ -77,6 +77,7 @@ def assemble(
     max_attempts: int = 3,
     local_model: bool = False,
     limit: int = 4,
+    seat: bool = False,
 ) -> Parts:
     """The parts of a run of ``plans`` (none done yet), its ``workers`` started and, when the fake
     answers ``where``, placed. The driver never sleeps."""
@@ -98,5 +99,5 @@ def assemble(
         plans=plans,
         sleep=lambda seconds: None,
     )
-    _start_workers(pool, leases, workers=workers, local_model=local_model)
+    _start_workers(pool, leases, workers=workers, local_model=local_model, seat=seat)
     return Parts(port, leases, pool, queue, driver, judges)

@@ -7,6 +7,7 @@ so a worker that read them from disk (its own, or the driver's) would fail."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -142,12 +143,16 @@ def test_driver_only_files_and_relative_paths(
 
 
 def _check_off_node_writes(out: Path, *, session: str, driver_node: str) -> None:
-    """Every worker ran off the driver's node: each shard folder holds only what the driver wrote (the
-    records, sent back through Ray, and the attempt naming the worker's node; a worker's own attempt
-    would name its pid), and the workers' per-node temp folder is gone."""
+    """Every worker actor ran off the driver's node: each shard folder holds only what the driver wrote
+    (the records, sent back through Ray, and the attempt naming the worker's node; a worker's own attempt
+    would name its pid), and the workers' per-node temp folder is gone. A shard the driver's seat ran (in
+    this process) is the driver's own."""
     for folder in (out / "shards").iterdir():
         if folder.is_dir():
             attempt = json.loads((folder / "attempt.json").read_text())
+            if attempt.get("pid") == os.getpid():
+                assert attempt["node_id"] == driver_node, attempt
+                continue
             assert "pid" not in attempt and attempt["node_id"] != driver_node, attempt
             assert sorted(f.name for f in folder.iterdir()) == ["attempt.json", "samples.jsonl"]
             assert folder.joinpath("samples.jsonl").read_bytes().count(b"\n") > 0

@@ -49,13 +49,22 @@ def test_ray_run_equals_local_run(tmp_path: Path, cluster: Any) -> None:
 
 
 def _kill_when_started(out: Path, *, min_lines: int, deadline_s: float) -> tuple[str, set[str]]:
-    """SIGKILL the worker of the first shard that has written ``min_lines`` records."""
+    """SIGKILL the worker of the first shard that has written ``min_lines`` records (a worker actor: the
+    driver's seat runs in this process)."""
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         for attempt in sorted((out / "shards").glob("*/attempt.json")):
             lines = attempt.parent / "samples.jsonl"
-            if lines.exists() and lines.read_bytes().count(b"\n") >= min_lines:
-                os.kill(json.loads(attempt.read_text())["pid"], signal.SIGKILL)
+            try:
+                pid = json.loads(attempt.read_text()).get("pid")
+            except ValueError:  # being written
+                continue
+            if (
+                pid not in (None, os.getpid())
+                and lines.exists()
+                and lines.read_bytes().count(b"\n") >= min_lines
+            ):
+                os.kill(pid, signal.SIGKILL)
                 done = {json.loads(x)["sample_id"] for x in lines.read_text().splitlines() if x.strip()}
                 return attempt.parent.name, done
         time.sleep(0.02)

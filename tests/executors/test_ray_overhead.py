@@ -4,6 +4,8 @@ the endpoint's limit holds all the same, also when another run of the process co
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -69,16 +71,16 @@ def _counting_gates(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, int] | No
     return created
 
 
-def _local_then_ray(tmp_path: Path, *, n: int, workers: int, latency_ms: float) -> int:
-    """A local run, then a Ray run of ``workers`` on the same task and endpoint (limit 3); returns the
-    most requests the server saw at once during the Ray run."""
+def _local_then_ray(tmp_path: Path, *, n: int, workers: int, latency_ms: float, seat: bool = True) -> int:
+    """A local run, then a Ray run of ``workers`` (and the driver's seat, with ``seat``) on the same task and
+    endpoint (limit 3); returns the most requests the server saw at once during the Ray run."""
     task = f"jsonl:{qa_task(tmp_path, n)}"
     with CountingServer(latency_ms=latency_ms).in_thread() as server:
         evaluate_config(config([task], server.url, tmp_path / "local", concurrency=3))
         server.peak = 0
         evaluate_config(
             config([task], server.url, tmp_path / "ray", concurrency=3),
-            executor=ExecutorOptions(kind="ray", workers=workers, shard_size=8),
+            executor=ExecutorOptions(kind="ray", workers=workers, shard_size=8, driver_seat=seat),
         )
         return server.peak
 
@@ -87,8 +89,8 @@ def test_a_lone_worker_starts_no_gate_and_keeps_the_limit(
     tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gates = _counting_gates(monkeypatch)
-    peak = _local_then_ray(tmp_path, n=40, workers=1, latency_ms=30)
-    assert gates == [], "one worker on an endpoint nobody else uses: no gate actor"
+    peak = _local_then_ray(tmp_path, n=40, workers=1, latency_ms=30, seat=False)
+    assert gates == [], "one worker (no driver's seat) on an endpoint nobody else uses: no gate actor"
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert peak == 3, f"the lone worker keeps its 3 slots full and never more, the server saw {peak}"
     assert LONE == {}, "the lone run is forgotten when it ends"
@@ -108,7 +110,7 @@ def test_two_runs_of_one_process_on_one_endpoint_share_its_limit(
             try:
                 evaluate_config(
                     config([task], server.url, tmp_path / name, concurrency=3),
-                    executor=ExecutorOptions(kind="ray", workers=1, shard_size=8),
+                    executor=ExecutorOptions(kind="ray", workers=1, shard_size=8, driver_seat=False),
                 )
             except BaseException as exc:  # reported below
                 failures.append(exc)
@@ -135,10 +137,14 @@ def test_the_gate_of_several_workers_is_created_when_the_first_starts_holding_ev
 ) -> None:
     """Two workers: the gate comes after the first worker is up and is created holding all 3 slots for
     it (it fills the endpoint alone while the second starts); records equal a local run's and the server
-    never sees more than 3."""
+    never sees more than 3. With the driver's seat (the default) the seat is that first worker: the run's
+    first shard runs in this process."""
     gates = _counting_gates(monkeypatch)
     peak = _local_then_ray(tmp_path, n=48, workers=2, latency_ms=40)
     assert len(gates) == 1 and list((gates[0] or {}).values()) == [3], gates
+    shards = json.loads((tmp_path / "ray" / "manifest.json").read_text())["executor"]["shards"]
+    first = min(shards.values(), key=lambda shard: shard["started"])
+    assert first["pid"] == os.getpid(), "the first shard ran in the driver's seat"
     assert record_set(tmp_path / "ray") == record_set(tmp_path / "local")
     assert 2 <= peak <= 3, f"two workers on a limit of 3, the server saw {peak} at once"
     assert LONE == {}, "the run's reservation ended when its gate was created"

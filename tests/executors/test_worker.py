@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Any, ClassVar
+
+import pytest
 
 from omnieval.backends import BackendOptions, InProcessBackend, backends
 from omnieval.executors.gate import EndpointGate
@@ -165,3 +168,18 @@ def test_an_off_node_worker_keeps_its_own_copy_of_an_explicit_cache_and_sends_it
     assert worker.streams
     assert set(worker.caches) == {"cache_path", "judge_cache_path"}
     assert all(tmp_path / "out" not in p.parents and p != shared for p in worker.caches.values())
+
+
+def test_the_driver_s_seat_answers_on_its_own_loop_and_stops(tmp_path: Path) -> None:
+    from omnieval.executors.seat import DriverSeat, SeatError
+
+    config = RunConfig(tasks=("qa",), model="baseline/oracle", output=tmp_path, quiet=True)
+    seat = DriverSeat(config, owner="o1", session="s1", driver_node=None)
+    assert seat.call("where").result(10)["pid"] == os.getpid()
+    failed = seat.call("attach_nothing")
+    with pytest.raises(SeatError) as raised:
+        failed.result(10)
+    assert isinstance(raised.value.cause, AttributeError), "the cause travels, as Ray's RayTaskError.cause"
+    seat.call("close").result(10)
+    seat.stop()
+    assert not seat.thread.is_alive() and seat.loop.is_closed()

@@ -54,6 +54,52 @@ def test_the_gate_of_several_workers_comes_with_the_first_one_placed_holding_eve
     parts.pool.stop()
 
 
+def test_the_driver_s_seat_runs_shards_only_while_actors_start_and_shares_the_endpoint_s_slots(
+    tmp_path: Path,
+) -> None:
+    port = FakeRay()
+    shards = [plan("s0", "a"), plan("s1", "b"), plan("s2", "c")]
+    parts = assemble(tmp_path, port, shards, workers=1, limit=4, seat=True)
+    [seat] = port.workers
+    assert seat.args["options"]["in_driver"] and seat.args["lease"] == 0
+    assert parts.leases.stage is GateStage.DUE, "the seat and one actor: the gate path, never two lone leases"
+    parts.pool.started(next(iter(parts.pool.starting)))
+    assert port.gates_created == [{seat.name: 4}], "the gate comes with the seat, holding every slot for it"
+    parts.pool.give(shards[0], [], "qa", {})  # type: ignore[arg-type]
+    assert port.said("run_shard")[0][0] == seat.name and port.said("run_shard")[0][1][-1] == 4
+    actor = port.workers[-1]
+    assert actor is not seat and "in_driver" not in actor.args["options"], (
+        "the actor starts after the seat's shard"
+    )
+    assert actor.args["lease"] is None and actor.args["gate"] is port.named["gate-of-endpoint"], "it leases"
+    parts.pool.back(next(r.worker for r in parts.pool.busy.values()))
+    assert parts.pool.seat == seat.name, "an actor is still starting: the seat takes the next shard"
+    parts.pool.started(next(iter(parts.pool.starting)))
+    assert parts.pool.seat is None and [w.owner for w in parts.pool.idle] == [actor.name], "retired"
+    assert [who for who, _ in port.said("rest")] == [seat.name] and (
+        "ray",
+        "kill",
+        (seat.name,),
+    ) in port.calls
+    assert ("gate-of-endpoint", "forget", (seat.name,)) in port.calls, "its slots go back to the gate"
+    parts.pool.stop()
+
+
+def test_the_seat_retires_when_its_shard_ends_and_every_actor_is_up(tmp_path: Path) -> None:
+    port = FakeRay()
+    parts = assemble(tmp_path, port, [plan("s0", "a"), plan("s1", "b")], workers=1, limit=4, seat=True)
+    _place_all(parts)
+    parts.pool.give(plan("s0", "a"), [], "qa", {})  # type: ignore[arg-type]
+    seat, actor = port.workers
+    _place_all(parts)
+    assert parts.pool.seat == seat.name, "busy: the seat finishes its shard"
+    parts.pool.back(next(r.worker for r in parts.pool.busy.values()))
+    assert parts.pool.seat is None, "every actor is up: the seat retired"
+    parts.pool.give(plan("s1", "b"), [], "qa", {})  # type: ignore[arg-type]
+    assert port.said("run_shard")[-1][0] == actor.name
+    parts.pool.stop()
+
+
 def test_a_gate_another_run_holds_already_is_leased_from(tmp_path: Path) -> None:
     port = FakeRay()
     port.gate("gate-of-endpoint", 4, leases=None)

@@ -37,5 +37,9 @@ class ExecutorOptions(Frozen):
     judge calls go to the least busy. API judges need none: they share a gate of ``--judge-concurrency``."""
     judge_gpus_per_replica: float | None = None
     """GPUs each local-judge replica requests. Default: 1 when the cluster has GPUs, else 0."""
+    driver_seat: bool = True
+    """An API model's first shards run in the driver process while the worker actors start (each a new
+    process: 1-2 s before its first request); it stops taking shards once they are up. ``False``: the
+    actors alone run shards (no model request leaves the driver's process)."""
     local_cpus: int | None = None
     """CPUs of a Ray instance started here (no ``ray_address``). Default: the machine's cores."""

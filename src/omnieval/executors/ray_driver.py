@@ -167,7 +167,7 @@ class Driver:
         self.queue.finished(plan, report)
         keep_entries(self.caches, report.get("caches") or {})
         self.polls.seen[plan.key] = {"done": len(self.queue.current[plan.key]), "new": report["new"]}
-        self.pool.idle.append(worker)
+        self.pool.back(worker)
 
     def failed(self, running: Running, failure: Failure, error: BaseException) -> None:
         """A shard's run failed: take the step :func:`shard_step` says."""

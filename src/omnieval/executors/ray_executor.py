@@ -130,14 +130,21 @@ def _previous(config: RunConfig, key: Literal["executor", "judges"]) -> dict[str
     return block if isinstance(block, dict) else {}
 
 
-def _start_workers(pool: WorkerPool, leases: GateLeases, *, workers: int, local_model: bool) -> None:
+def _start_workers(
+    pool: WorkerPool, leases: GateLeases, *, workers: int, local_model: bool, seat: bool = False
+) -> None:
     """Start the workers; no worker waits for a coordinator to send its first requests (see
-    :class:`~omnieval.executors.gate_leases.GateStage`): the first is placed on the driver's node (where
-    Ray has a process ready); the gate's first answer is checked as the run goes."""
+    :class:`~omnieval.executors.gate_leases.GateStage`): with ``seat``, the driver's seat
+    (:mod:`~omnieval.executors.seat`) sends them at once, and the actors are started once it has its
+    first shard (each start is a Ray call the seat's first request need not wait for); the first actor is
+    placed on the driver's node (where Ray has a process ready); the gate's first answer is checked as
+    the run goes."""
     with GATES:
-        lease = leases.begin(local_model=local_model, workers=workers)
+        lease = leases.begin(local_model=local_model, workers=workers + seat)
+        if seat:
+            pool.spawn(lease=lease, in_driver=True)
         for n in range(workers):
-            pool.spawn(lease=lease, near_driver=n == 0)
+            (pool.defer if seat else pool.spawn)(lease=lease, near_driver=n == 0)
     leases.since = time.monotonic()
 
 
@@ -281,7 +288,13 @@ def _run(
                 seeds=cache_seeds(ray, config, driver=node),
             )
             try:
-                _start_workers(pool, leases, workers=min(workers, len(queue)), local_model=local_model)
+                _start_workers(
+                    pool,
+                    leases,
+                    workers=min(workers, len(queue)),
+                    local_model=local_model,
+                    seat=options.driver_seat and not local_model and node is not None and judges is None,
+                )
                 driver = Driver(
                     port,
                     pool,

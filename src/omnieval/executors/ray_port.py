@@ -8,6 +8,7 @@ object references are opaque to them: they are handed back to the port, never lo
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import time
 from collections.abc import Mapping
@@ -18,9 +19,26 @@ from omnieval.executors.actors import pinned
 from omnieval.executors.errors import ExecutorError
 from omnieval.executors.gate import EndpointGate
 from omnieval.executors.options import ExecutorOptions
+from omnieval.executors.seat import DriverSeat, SeatError
 from omnieval.executors.worker import ShardWorker
 
-__all__ = ["Actor", "Failure", "RayPort", "RealRay", "Ref", "connect", "import_ray", "live_nodes"]
+__all__ = [
+    "IN_DRIVER",
+    "Actor",
+    "Failure",
+    "RayPort",
+    "RealRay",
+    "Ref",
+    "connect",
+    "import_ray",
+    "live_nodes",
+]
+
+IN_DRIVER = "in_driver"
+"""The actor option that makes :meth:`RealRay.worker` start the driver's seat
+(:class:`~omnieval.executors.seat.DriverSeat`) instead of an actor."""
+SEAT_POLL_S = 0.05
+"""While the seat runs, how often :meth:`RealRay.wait` looks at its futures between Ray's answers."""
 
 Ref = Any
 """An object reference: an actor call's or ``put``'s answer, to come."""
@@ -148,9 +166,14 @@ class RealRay:
 
     def __init__(self, ray: Any) -> None:
         self.ray = ray
+        self._worker_class: Any = None
 
     def worker(self, options: Mapping[str, Any], *args: Any, **kwargs: Any) -> Actor:
-        return self.ray.remote(ShardWorker).options(**options).remote(*args, **kwargs)
+        if options.get(IN_DRIVER):
+            return DriverSeat(*args, **kwargs)
+        if self._worker_class is None:  # made (and exported to the cluster) once per run, not per worker
+            self._worker_class = self.ray.remote(ShardWorker)
+        return self._worker_class.options(**options).remote(*args, **kwargs)
 
     def gate(self, name: str, limit: int, *, leases: dict[str, int] | None) -> Actor:
         actor = self.ray.remote(EndpointGate).options(
@@ -165,16 +188,50 @@ class RealRay:
             return None
 
     def call(self, actor: Actor, method: str, *args: Any) -> Ref:
+        if isinstance(actor, DriverSeat):
+            return actor.call(method, *args)
         return getattr(actor, method).remote(*args)
 
     def get(self, refs: Any, *, timeout: float | None = None) -> Any:
+        if isinstance(refs, concurrent.futures.Future):  # the seat's answer
+            return refs.result(timeout)
         return self.ray.get(refs, timeout=timeout)
 
     def wait(self, refs: list[Ref], *, num_returns: int, timeout: float) -> list[Ref]:
-        ready, _ = self.ray.wait(refs, num_returns=num_returns, timeout=timeout)
-        return list(ready)
+        seat = [r for r in refs if isinstance(r, concurrent.futures.Future)]
+        if not seat:
+            ready, _ = self.ray.wait(refs, num_returns=num_returns, timeout=timeout)
+            return list(ready)
+        return self._wait_with_seat(refs, seat, num_returns=num_returns, timeout=timeout)
+
+    def _wait_with_seat(
+        self, refs: list[Ref], seat: list[concurrent.futures.Future[Any]], *, num_returns: int, timeout: float
+    ) -> list[Ref]:
+        """:meth:`wait` over Ray's references and the seat's futures: Ray asked in short slices."""
+        others = [r for r in refs if not isinstance(r, concurrent.futures.Future)]
+        deadline = time.monotonic() + timeout
+        while True:
+            ready: list[Ref] = [f for f in seat if f.done()]
+            left = max(0.0, deadline - time.monotonic())
+            if others:
+                slice_s = 0.0 if len(ready) >= num_returns else min(SEAT_POLL_S, left)
+                got, _ = self.ray.wait(others, num_returns=1, timeout=slice_s)
+                if got:  # everything in by now
+                    got, _ = self.ray.wait(others, num_returns=len(others), timeout=0)
+                ready += got
+            elif len(ready) < num_returns and left > 0:
+                pending = [f for f in seat if not f.done()]
+                concurrent.futures.wait(
+                    pending, timeout=min(SEAT_POLL_S, left), return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                continue
+            if len(ready) >= num_returns or time.monotonic() >= deadline:
+                return ready
 
     def kill(self, actor: Actor) -> None:
+        if isinstance(actor, DriverSeat):
+            actor.stop()
+            return
         self.ray.kill(actor, no_restart=True)
 
     def put(self, value: Any) -> Ref:
@@ -208,6 +265,8 @@ class RealRay:
             WorkerCrashedError,
         )
 
+        if isinstance(exc, SeatError):  # the driver's seat raised: its shard failed
+            return Failure.TASK
         if isinstance(exc, RayActorError | WorkerCrashedError):
             if isinstance(exc, RayTaskError):
                 return Failure.CALLEE

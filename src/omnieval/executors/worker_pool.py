@@ -14,7 +14,7 @@ import uuid
 from typing import Any, NamedTuple
 
 from omnieval.executors.gate_leases import GateLeases
-from omnieval.executors.ray_port import Actor, RayPort, Ref
+from omnieval.executors.ray_port import IN_DRIVER, Actor, RayPort, Ref
 from omnieval.executors.shards import ShardPlan, shard_file
 from omnieval.runner import RunConfig
 from omnieval.sources import Task
@@ -78,13 +78,21 @@ class WorkerPool:
         """Why the last worker that failed to start failed (e.g. omnieval not installed on its node)."""
         self.rested: set[str] = set()
         """Idle workers told to hand back their slots (nothing is left to give them)."""
+        self.seat: str | None = None
+        """The driver's seat (:mod:`~omnieval.executors.seat`), while it takes shards: its owner name."""
+        self.deferred: list[dict[str, Any]] = []
+        """Actors to start once the seat has its first shard (:meth:`defer`): their start (a Ray call each)
+        then costs the seat's first request nothing."""
 
-    def spawn(self, *, lease: int | None, near_driver: bool = False) -> None:
+    def spawn(self, *, lease: int | None, near_driver: bool = False, in_driver: bool = False) -> None:
         """Start a worker; ``lease``: the endpoint's slots it holds without a gate (all of them for a lone
         worker; 0 for a worker started before its gate: it gets the gate when the first worker starts);
-        ``None``: it leases from the gate. ``near_driver``: placed on the driver's node if it has room."""
+        ``None``: it leases from the gate. ``near_driver``: placed on the driver's node if it has room.
+        ``in_driver``: the driver's seat, which takes shards only while actors are starting."""
         owner = uuid.uuid4().hex[:12]
         options = {**self.actor_options, **(self.port.near(self.driver_node) if near_driver else {})}
+        if in_driver:
+            options[IN_DRIVER], self.seat = True, owner
         judges = self.leases.judges
         actor = self.port.worker(
             options,
@@ -114,6 +122,26 @@ class WorkerPool:
         if gate is not None:  # the gate came now: every worker started before it attaches
             for other in [*self.idle, *(s.worker for s in self.starting.values())]:
                 self.port.call(other.actor, "attach", gate)
+        self._retire_seat()
+
+    def defer(self, **spawn: Any) -> None:
+        """Start this actor (:meth:`spawn`'s arguments) once the seat has its first shard."""
+        self.deferred.append(spawn)
+
+    def back(self, worker: Worker) -> None:
+        """A worker's shard ended: it takes the next (the seat only while actors are still starting)."""
+        self.idle.append(worker)
+        self._retire_seat()
+
+    def _retire_seat(self) -> None:
+        """The seat, idle, stops once no actor is starting: the actors take the run from here."""
+        seat = next((w for w in self.idle if w.owner == self.seat), None)
+        if seat is None or self.deferred or any(s.worker.owner != self.seat for s in self.starting.values()):
+            return
+        self.idle.remove(seat)
+        self.seat = None
+        self.port.call(seat.actor, "rest")
+        self._close([seat])
 
     def stalled(self) -> bool:
         """Workers were lost, none is running or idle, and none of those starting was placed within
@@ -124,8 +152,11 @@ class WorkerPool:
         return not self.starting or all(now - s.since > STALL_S for s in self.starting.values())
 
     def give(self, plan: ShardPlan, lines: list[bytes], task: Task, media: dict[str, Any]) -> None:
-        """An idle worker runs ``plan`` (resuming after ``lines``, its records so far)."""
-        worker = self.idle.pop()
+        """An idle worker runs ``plan`` (resuming after ``lines``, its records so far); an actor before
+        the seat."""
+        actors = [w for w in self.idle if w.owner != self.seat]
+        worker = actors[-1] if actors else self.idle[-1]
+        self.idle.remove(worker)
         where = {"owner": worker.owner, "node_id": self.nodes.get(worker.owner), "started": time.time()}
         folder = shard_file(self.config.output, plan).parent
         folder.mkdir(parents=True, exist_ok=True)
@@ -133,6 +164,11 @@ class WorkerPool:
         grant = self.leases.grant(worker.owner)
         ref = self.port.call(worker.actor, "run_shard", plan, lines, task, media, grant)
         self.busy[ref] = Running(worker, plan)
+        deferred, self.deferred = self.deferred, []
+        for spawn in deferred:
+            if self.leases.gate is not None:  # it came with the seat: they lease from it
+                spawn = {**spawn, "lease": None}
+            self.spawn(**spawn)
 
     def rest(self) -> None:
         """No shard is left to give: idle workers hand their free slots back to the gate for the busy
@@ -207,12 +243,21 @@ class WorkerPool:
         for starting in self.starting.values():
             self.port.kill(starting.worker.actor)
         workers = self.idle + [running.worker for running in self.busy.values()]
-        forgotten = []
-        for worker in workers:
+        self.leases.close(self._close(workers), owners=[worker.owner for worker in workers])
+
+    def _close(self, workers: list[Worker]) -> list[Ref]:
+        """Close and stop ``workers``; the gate's answers to their slots handed back."""
+        forgotten, closing = [], []
+        for worker in workers:  # asked all at once: they close side by side
+            with contextlib.suppress(Exception):  # a dead worker: nothing to close
+                closing.append((worker, self.port.call(worker.actor, "close")))
+        deadline = time.monotonic() + 30
+        for _, ref in closing:
             with contextlib.suppress(Exception):  # a dead or stuck worker: nothing to close
-                self.port.get(self.port.call(worker.actor, "close"), timeout=30)
+                self.port.get(ref, timeout=max(0.0, deadline - time.monotonic()))
+        for worker in workers:
             self.port.kill(worker.actor)
             ref = self.leases.forget_one(worker.owner)
             if ref is not None:
                 forgotten.append(ref)
-        self.leases.close(forgotten, owners=[worker.owner for worker in workers])
+        return forgotten

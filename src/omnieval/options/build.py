@@ -266,6 +266,7 @@ def executor_options(options: RunOptions) -> ExecutorOptions:
         judge_replicas=judges.judge_replicas,
         judge_gpus_per_replica=judges.judge_gpus_per_replica,
         local_cpus=how.local_cpus,
+        driver_seat=how.driver_seat,
     )
 
 

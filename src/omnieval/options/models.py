@@ -232,6 +232,13 @@ class HowToRun(Frozen):
     local_cpus: int | None = option(
         None, help="CPUs of a Ray started here (default: the machine's cores).", panel=RAY, ge=1, rare=True
     )
+    driver_seat: bool = option(
+        True,
+        help="Run an API model's first shards in the driver while the Ray workers start.",
+        panel=RAY,
+        negatable=True,
+        rare=True,
+    )
 
     _pairs = field_validator("backend_opt", mode="before")(key_values)
     _env = field_validator("ray_runtime_env", mode="before")(runtime_env)

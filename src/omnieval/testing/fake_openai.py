@@ -533,6 +533,9 @@ class FakeOpenAI:
             "counts": dict(self.counts),
             "successes": dict(self.successes),
             "faults": dict(self.faults_served),
+            # time.monotonic() of the first and last arrival (one clock for every process on Linux)
+            "first_arrival": self.arrivals[0].t if self.arrivals else None,
+            "last_arrival": self.arrivals[-1].t if self.arrivals else None,
         }
 
     async def start(self) -> str:
