@@ -312,9 +312,7 @@ def attack(
     )  # fmt: skip
     budget = day_budget(accounts=accounts, cap=cap, networks=networks or accounts)
     guess = STRATEGIES[strategy](oracle, tasks=tasks, n=n, budget=budget, rng=rng)
-    return _outcome(
-        strategy, guess, truth, noise=noise, ladder=ladder, uploads=budget, accounts=accounts
-    )
+    return _outcome(strategy, guess, truth, noise=noise, ladder=ladder, uploads=budget, accounts=accounts)
 
 
 # ---------------------------------------------------------------------------------------------- over HTTP

@@ -132,7 +132,7 @@ def accept_upload(
     bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
     if bench is None:
         raise UploadError(f"unknown benchmark {benchmark!r}")
-    _check_daily_cap(session, settings, user, bench, client)  # early, without a lock: most refusals cost nothing
+    _check_daily_cap(session, settings, user, bench, client)  # early, lock-free: most refusals cost nothing
     path = save_upload(stream, settings)
     try:
         digest = answers_sha256(path)
