@@ -390,12 +390,12 @@ class Client:
         assert r.status_code == 200, r.text
         self.headers = {"Authorization": f"Bearer {r.json()['token']}"}
 
-    def upload(self, data: bytes, *, timeout: float = 120.0) -> dict[str, Any]:
+    def upload(self, data: bytes, *, benchmark: str, timeout: float = 120.0) -> dict[str, Any]:
         """Upload, then read the submission until it is scored (what its submitter sees)."""
         r = self.http.post(
             "/api/v1/submissions",
             headers=self.headers,
-            data={"benchmark": "mera", "model": "m"},
+            data={"benchmark": benchmark, "model": "m"},
             files={"file": ("submission.zip", data, "application/zip")},
         )
         assert r.status_code == 202, r.text
@@ -411,14 +411,17 @@ class Client:
         raise TimeoutError(f"submission {r.json()['id']} not scored within {timeout} s")
 
 
-def http_oracle(bench: Benchmark, clients: list[Client], *, parallel: int = 4) -> tuple[Oracle, list[int]]:
+def http_oracle(
+    bench: Benchmark, clients: list[Client], *, benchmark: str = "mera", parallel: int = 4
+) -> tuple[Oracle, list[int]]:
     """The platform through its API: upload ``j`` goes to ``clients[j % len(clients)]``; what its page shows
     per task (None when held). Also returns a one-item list counting held uploads."""
     uploads, held = [0], [0]
 
     def one(job: tuple[int, Answers]) -> Shown:
         j, answers = job
-        body = clients[j % len(clients)].upload(mera_zip(bench.files, bench.ids, answers))
+        data = mera_zip(bench.files, bench.ids, answers)
+        body = clients[j % len(clients)].upload(data, benchmark=benchmark)
         if body["held"]:
             held[0] += 1
             return None
@@ -508,15 +511,32 @@ def attack_over_http(
         bench = Benchmark.make(Path(tmp) / "mera", tasks=tasks, n=n, seed=seed)
         with served(Path(tmp) / "data", bench, policy=policy) as url:
             clients = http_clients(url, accounts, networks, tag=f"{strategy[:3]}{seed}x")
-            oracle, held = http_oracle(bench, clients)
             budget = day_budget(accounts=accounts, cap=cap, networks=networks)
-            guess = STRATEGIES[strategy](oracle, tasks=tasks, n=n, budget=budget, rng=rng)
+            outcome = attack_through(strategy, clients, bench, budget=budget, rng=rng, policy=policy)
             for c in clients:
                 c.http.close()
+    return outcome
+
+
+def attack_through(
+    strategy: str,
+    clients: list[Client],
+    bench: Benchmark,
+    *,
+    budget: int,
+    rng: random.Random,
+    policy: Policy | None = None,
+    benchmark: str = "mera",
+) -> Outcome:
+    """``strategy`` through the API with logged-in ``clients`` (any HTTP client: a real connection, or a
+    test client bound to an address); ``policy`` names the release the benchmark runs (for the report)."""
+    oracle, held = http_oracle(bench, clients, benchmark=benchmark)
+    tasks, n = len(bench.truth), len(bench.truth[0])
+    guess = STRATEGIES[strategy](oracle, tasks=tasks, n=n, budget=budget, rng=rng)
     release = policy or Policy()
     return _outcome(
         strategy, guess, bench.truth, noise=release.score_noise, ladder=release.score_ladder,
-        uploads=budget, accounts=accounts, held=held[0],
+        uploads=budget, accounts=len(clients), held=held[0],
     )  # fmt: skip
 
 

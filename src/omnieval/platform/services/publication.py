@@ -107,7 +107,7 @@ def _released_scores(session: Session, row: Submission, *, key: bytes, policy: P
     for earlier in [*(r for r in history if r.id != row.id), row]:
         mine = earlier.user_id == row.user_id
         for name, (score, n) in _noisy_tasks(earlier, key=key, noise=policy.score_noise).items():
-            if score is None:
+            if score is None or n < policy.release_min_samples:
                 if earlier is row:
                     shown[name] = None
                 continue
