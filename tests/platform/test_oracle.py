@@ -181,6 +181,28 @@ def test_daily_cap_is_per_benchmark_policy(app: Any, mera_root: Path) -> None:
     assert codes == [202, 202, 429]
 
 
+def test_accounts_on_one_network_share_its_daily_cap(data_dir: Path, mera_root: Path) -> None:
+    """Fresh accounts are cheap (10 an hour per network): the network's cap counts all its accounts'
+    uploads, and another /24 keeps its own; ``set-policy`` takes the float release keys too."""
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from omnieval.platform.services.policy import parse_overrides, set_policy
+
+    overrides = parse_overrides(["network_daily_cap=3", "score_noise=2.5", "score_ladder=0"])
+    assert overrides == {"network_daily_cap": 3, "score_noise": 2.5, "score_ladder": 0.0}
+    app = create_app(make_settings(data_dir))
+    with app.state.db.session() as session:
+        set_policy(session, "mera", overrides)
+    data = submission_zip(mera_root, right={"ruclevr": 6})
+    with TestClient(app, client=("10.1.1.5", 5000)) as here:
+        near = TestClient(app, client=("10.1.1.77", 5000))  # the same /24
+        far = TestClient(app, client=("10.1.2.5", 5000))
+        codes = [upload(c, register(c, f"user{k}"), data) for k, c in enumerate((here, near, here, near, far))]
+    assert [r.status_code for r in codes] == [202, 202, 202, 429, 202], [r.text for r in codes]
+    assert "daily limit of your network" in codes[3].json()["detail"]
+
+
 def test_near_identical_answers_from_unrelated_networks_are_flagged(data_dir: Path, mera_root: Path) -> None:
     """Colluding accounts on different /24s: the second's answers, two samples from the first's, are
     flagged and not scored back; a third account whose answers are far from both is not. (12 answers: the

@@ -94,3 +94,25 @@ def test_scores_before_approval_are_released_through_noise_and_the_ladder(
     assert all(abs(x - round(x / step) * step) < 1e-3 for x in scores), scores
     assert scores[0] <= scores[1] == scores[2], scores
     assert again == shown[2]  # the same submission always shows the same numbers
+
+
+def test_the_ladder_is_shared_by_the_accounts_of_one_network(data_dir: Path, mera_root: Path) -> None:
+    """A fresh account on the network of an account already shown a high score sees no score for a lower
+    one (it would be one more reading for a Sybil); the same answers from another /24 are shown."""
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from omnieval.platform.settings import Policy
+
+    app = create_app(make_settings(data_dir, policy=Policy(score_noise=0.0, release_min_samples=0)))
+    good, poor = (submission_zip(mera_root, right={"ruclevr": k}) for k in (6, 1))
+    shown = []
+    with TestClient(app, client=("10.1.1.5", 5000)) as first:
+        same = TestClient(app, client=("10.1.1.6", 5000))
+        other = TestClient(app, client=("10.9.9.5", 5000))
+        for client, name, data in ((first, "first", good), (same, "same", poor), (other, "other", poor)):
+            headers = register(client, name)
+            body = wait_status(client, headers, upload(client, headers, data).json()["id"])
+            shown.append(body["results"]["tasks"]["ruclevr"]["score"])
+    step = 4 * 0.5 / 6**0.5  # the ladder's step on 6 samples (no noise): 1.0 shows as one step, 1/6 as 0
+    assert shown == [round(step, 3), None, 0.0], shown
