@@ -198,7 +198,8 @@ def test_accounts_on_one_network_share_its_daily_cap(data_dir: Path, mera_root: 
     with TestClient(app, client=("10.1.1.5", 5000)) as here:
         near = TestClient(app, client=("10.1.1.77", 5000))  # the same /24
         far = TestClient(app, client=("10.1.2.5", 5000))
-        codes = [upload(c, register(c, f"user{k}"), data) for k, c in enumerate((here, near, here, near, far))]
+        order = (here, near, here, near, far)
+        codes = [upload(c, register(c, f"user{k}"), data) for k, c in enumerate(order)]
     assert [r.status_code for r in codes] == [202, 202, 202, 429, 202], [r.text for r in codes]
     assert "daily limit of your network" in codes[3].json()["detail"]
 
