@@ -67,8 +67,8 @@ def load_triples(session: Session, triples: list[Triple]) -> int:
     stored: dict[tuple[str, str], AnnotationItem] = {}
     for start in range(0, len(ids), LOOKUP_CHUNK):
         chunk = ids[start : start + LOOKUP_CHUNK]
-        for row in session.scalars(select(AnnotationItem).where(AnnotationItem.item_id.in_(chunk))):
-            stored[(row.item_id, row.criterion)] = row
+        for item in session.scalars(select(AnnotationItem).where(AnnotationItem.item_id.in_(chunk))):
+            stored[(item.item_id, item.criterion)] = item
     with session.no_autoflush:
         for t in triples:
             values = t.model_dump(exclude={"perfect"})
@@ -77,8 +77,9 @@ def load_triples(session: Session, triples: list[Triple]) -> int:
                 rubric["__perfect__"] = str(t.perfect)
             row = stored.get((t.item_id, t.criterion))
             if row is None:  # new (a triple repeated in the batch updates this one: last wins)
-                stored[(t.item_id, t.criterion)] = row = AnnotationItem(**values, rubric=rubric)
-                session.add(row)
+                added = AnnotationItem(**values, rubric=rubric)
+                stored[(t.item_id, t.criterion)] = added
+                session.add(added)
             else:
                 for key, value in values.items():
                     setattr(row, key, value)
