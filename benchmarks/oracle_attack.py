@@ -2,12 +2,13 @@
 recover within a day's caps?
 
 The benchmark is ``--tasks`` tasks of ``--n`` four-option multiple-choice samples with random hidden answers.
-The attacker controls ``--accounts`` accounts, each allowed ``--cap`` uploads a day (the daily cap); upload
-``j`` of an attack goes to account ``j % accounts`` (so the first ``accounts`` uploads are each a fresh
-account's first: the attacker's best case against a per-account ladder). Every upload answers every sample
-(full uploads) and sees what the platform shows its submitter: per task, the released score (noise fixed by
-the answers and the server's key, the account's ladder, rounding), or nothing when the probe detector
-held the upload.
+The attacker controls ``--accounts`` accounts on ``--networks`` /24 networks (account ``k`` on network
+``k % networks``), each account allowed ``--cap`` uploads a day and each network ``Policy.network_daily_cap``
+(a day's budget is the smaller total); upload ``j`` of an attack goes to account ``j % accounts`` (so the
+first ``accounts`` uploads are each a fresh account's first). Every upload answers every sample (full
+uploads) and sees what the platform shows its submitter: per task, the released score (noise fixed by the
+answers' forms and the server's key, the ladder its network shares, rounding; nothing before the ladder
+released one to the account), or nothing at all when the probe detector held the upload.
 
 Two ways to ask the platform:
 
