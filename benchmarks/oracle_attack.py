@@ -572,6 +572,7 @@ def main() -> None:
     parser.add_argument("--noise", type=float, nargs="+", default=[0.0, 1.5])
     parser.add_argument("--ladder", type=float, nargs="+", default=[0.0, 3.0])
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds run from this one on")
     parser.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
     parser.add_argument("--http", action="store_true", help="attack a real `omnieval serve` over HTTP")
     parser.add_argument("--default-policy", action="store_true", help="only the default policy, as JSON")
@@ -585,12 +586,12 @@ def main() -> None:
             return [
                 attack_over_http(strategy, tasks=args.tasks, n=args.n, accounts=args.accounts,
                                  networks=networks, cap=args.cap, seed=seed, policy=policy)
-                for seed in range(args.seeds)
+                for seed in range(args.first_seed, args.first_seed + args.seeds)
             ]  # fmt: skip
         return [
             attack(strategy, tasks=args.tasks, n=args.n, accounts=args.accounts, cap=args.cap,
                    noise=noise, ladder=ladder, networks=networks, seed=seed)
-            for seed in range(args.seeds)
+            for seed in range(args.first_seed, args.first_seed + args.seeds)
         ]  # fmt: skip
 
     def mean_accuracy(outcomes: list[Outcome]) -> float:
