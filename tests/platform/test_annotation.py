@@ -138,3 +138,29 @@ def test_load_triples_cli(data_dir: Path, tmp_path: Path) -> None:
         app, ["platform", "load-triples", "--data-dir", str(data_dir), "--file", str(path)]
     )
     assert r.exit_code == 2 and "triples.jsonl:1: field panel" in r.output
+
+
+def test_loading_thousands_of_triples_takes_a_few_queries_and_repeats_update_one_row(data_dir: Path) -> None:
+    """Schemathesis: 10,000 triples of one id (one query and flush each) held POST /annotation/items over
+    10 s. Now the stored ones are read in chunks; a triple repeated in the batch is one row, the last wins."""
+    from sqlalchemy import event, func, select
+
+    from omnieval.platform.services.annotation import Triple, load_triples
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import AnnotationItem
+
+    db = Database(make_settings(data_dir))
+    with db.session() as session:
+        load_triples(session, [Triple(**triple("x0", "c", "literature"))])  # one stored before
+    batch = [Triple(**triple(f"x{i % 1500}", "c", "literature", overlap=1 + i % 3)) for i in range(3000)]
+    statements: list[str] = []
+    event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    with db.session() as session:
+        assert load_triples(session, batch) == 3000
+    selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(selects) <= 4, len(selects)  # 1,500 ids in chunks of 500
+    with db.session() as session:
+        assert session.scalar(select(func.count(AnnotationItem.id))) == 1500
+        x0 = session.scalar(select(AnnotationItem).where(AnnotationItem.item_id == "x0"))
+        assert x0 is not None and x0.overlap == 1 + 1500 % 3  # the last of its repeats
+    db.dispose()

@@ -85,6 +85,16 @@ def _scored(client: httpx.Client, headers: dict[str, str], data: bytes) -> int:
     return int(sub)
 
 
+def _set_policy(settings: Any, **overrides: Any) -> None:
+    from omnieval.platform.services.policy import set_policy
+    from omnieval.platform.storage.db import Database
+
+    db = Database(settings)
+    with db.session() as session:
+        set_policy(session, "mera", overrides)
+    db.dispose()
+
+
 def storms(settings: Any, mera_root: Path, *, publishes: int) -> None:
     """Re-publishes, anonymous registrations and one account's uploads, each concurrent, while a reader
     reads: no 5xx anywhere, no reader answer slower than ``STALL_S``, and exactly the daily cap accepted."""
@@ -92,6 +102,7 @@ def storms(settings: Any, mera_root: Path, *, publishes: int) -> None:
     for name in names:
         create(settings, name, "user")
     heads = _tokens(settings, names)
+    _set_policy(settings, network_daily_cap=0)  # one account's cap races here; every client is 127.0.0.1
     data = submission_zip(mera_root, right={"ruclevr": 6, "ruslun": 6})
     fields = {k: getattr(settings, k) for k in ("data_dir", "database_url", "poll_s", "scoring_process")}
     fields["publish_limit"] = (10_000, 60.0)  # the lock path itself is under test, not the rate limit

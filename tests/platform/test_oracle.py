@@ -82,8 +82,10 @@ def test_the_oracle_attack_recovers_nothing(app: Any, mera_root: Path) -> None:
     assert confirmed == set()  # no better than guessing: the scores said nothing about any answer
     from omnieval.platform.settings import Policy
 
-    cap = Policy().daily_cap
-    assert tried == 3 * cap * len(TASKS) and refused == [429, 429, 429]  # the daily cap per account
+    # the three accounts share one client network: its daily cap stops them all (each alone may upload 10)
+    cap = Policy().network_daily_cap
+    assert cap < 3 * Policy().daily_cap
+    assert tried == cap * len(TASKS) and refused == [429, 429, 429]
 
 
 def test_a_partly_answered_task_is_not_attempted(app: Any, mera_root: Path) -> None:
@@ -177,6 +179,29 @@ def test_daily_cap_is_per_benchmark_policy(app: Any, mera_root: Path) -> None:
     data = submission_zip(mera_root, right={"ruclevr": 6})
     codes = [upload(app, alice, data).status_code for _ in range(3)]
     assert codes == [202, 202, 429]
+
+
+def test_accounts_on_one_network_share_its_daily_cap(data_dir: Path, mera_root: Path) -> None:
+    """Fresh accounts are cheap (10 an hour per network): the network's cap counts all its accounts'
+    uploads, and another /24 keeps its own; ``set-policy`` takes the float release keys too."""
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from omnieval.platform.services.policy import parse_overrides, set_policy
+
+    overrides = parse_overrides(["network_daily_cap=3", "score_noise=2.5", "score_ladder=0"])
+    assert overrides == {"network_daily_cap": 3, "score_noise": 2.5, "score_ladder": 0.0}
+    app = create_app(make_settings(data_dir))
+    with app.state.db.session() as session:
+        set_policy(session, "mera", overrides)
+    data = submission_zip(mera_root, right={"ruclevr": 6})
+    with TestClient(app, client=("10.1.1.5", 5000)) as here:
+        near = TestClient(app, client=("10.1.1.77", 5000))  # the same /24
+        far = TestClient(app, client=("10.1.2.5", 5000))
+        order = (here, near, here, near, far)
+        codes = [upload(c, register(c, f"user{k}"), data) for k, c in enumerate(order)]
+    assert [r.status_code for r in codes] == [202, 202, 202, 429, 202], [r.text for r in codes]
+    assert "daily limit of your network" in codes[3].json()["detail"]
 
 
 def test_near_identical_answers_from_unrelated_networks_are_flagged(data_dir: Path, mera_root: Path) -> None:

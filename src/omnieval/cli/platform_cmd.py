@@ -232,7 +232,8 @@ def set_policy_command(
         typer.Option(
             "--set",
             help="KEY=VALUE: require_complete, daily_cap, score_digits, probe_max_diff, probe_min_matches, "
-            "probe_cross_lookback, probe_cross_min_answers, duplicate_uploads (warn|refuse).",
+            "probe_cross_lookback, probe_cross_min_answers, filler_share, score_noise, score_ladder (numbers "
+            "of standard errors), network_daily_cap, release_min_samples, duplicate_uploads (warn|refuse).",
         ),
     ],
     database_url: DbUrl = None,

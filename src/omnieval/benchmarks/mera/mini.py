@@ -9,6 +9,7 @@ each with ``data/test-00000-of-00001.parquet``, ``data/shots-00000-of-00001.parq
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,9 @@ def _json_answer(i: int) -> str:
     return json.dumps({"intent": intent, "slots": slots}, ensure_ascii=False)
 
 
-def _answer(task: MeraTask, i: int) -> str:
+def _answer(task: MeraTask, i: int, rng: random.Random | None) -> str:
     if task.answer == "MC":
-        return task.letters[(i * 3 + 1) % task.options]
+        return rng.choice(task.letters) if rng else task.letters[(i * 3 + 1) % task.options]
     if task.answer == "JSON":
         return _json_answer(i)
     return _OE_ANSWERS[i % len(_OE_ANSWERS)]
@@ -88,7 +89,7 @@ def _inputs(task: MeraTask, i: int, seed: int, dataset_dir: Path) -> dict[str, A
 
 
 def _rows(
-    task: MeraTask, ids: list[int], dataset_dir: Path, *, hide: bool
+    task: MeraTask, ids: list[int], dataset_dir: Path, *, hide: bool, rng: random.Random | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     prompt_task = PromptTask.from_task(task)
     config = default_config(prompt_task)
@@ -100,7 +101,7 @@ def _rows(
         inputs = _inputs(task, i, sample_id if not task.group_field else 10_000 + group_seed, dataset_dir)
         context = f"Категория: {meta['categories']['category']}." if task.group_field else None
         instruction = render_prompt(prompt_task, config[f"prompt_{assigned[i] + 1}"], task_context=context)
-        answer = _answer(task, i)
+        answer = _answer(task, i, rng)
         answers[str(sample_id)] = answer
         rows.append(
             {"instruction": instruction, "inputs": inputs, "outputs": "" if hide else answer, "meta": meta}
@@ -126,11 +127,17 @@ def _write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def make_mini(
-    root: Path | str, *, n: int = 6, with_answers: bool = False, tasks: list[str] | None = None
+    root: Path | str,
+    *,
+    n: int = 6,
+    with_answers: bool = False,
+    tasks: list[str] | None = None,
+    seed: int | None = None,
 ) -> Path:
     """Write the miniature datasets under ``root`` (one folder per task); returns ``root``.
 
-    ``with_answers`` keeps the answers of private tasks in ``test`` too (a fully scoreable copy).
+    ``with_answers`` keeps the answers of private tasks in ``test`` too (a fully scoreable copy). ``seed``
+    draws multiple-choice answers at random (the score-oracle attacker must not guess a pattern).
     """
     root = Path(root)
     for task in catalogue().tasks:
@@ -138,7 +145,8 @@ def make_mini(
             continue
         dataset_dir = root / task.hf_name
         hide = not task.public and not with_answers
-        test_rows, answers = _rows(task, _ids(task, n, offset=0), dataset_dir, hide=hide)
+        rng = None if seed is None else random.Random(f"{seed}:{task.name}")
+        test_rows, answers = _rows(task, _ids(task, n, offset=0), dataset_dir, hide=hide, rng=rng)
         shot_rows, _ = _rows(task, _ids(task, 3, offset=100_000), dataset_dir, hide=False)
         _write_parquet(test_rows, dataset_dir / "data" / "test-00000-of-00001.parquet")
         _write_parquet(shot_rows, dataset_dir / "data" / "shots-00000-of-00001.parquet")

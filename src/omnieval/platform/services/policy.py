@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import math
+import re
 from collections import Counter
 from typing import Any
 
@@ -24,6 +25,7 @@ from omnieval.platform.settings import DUPLICATE_MODES, Policy
 from omnieval.platform.storage.models import Benchmark
 
 __all__ = [
+    "answer_form",
     "filler_tasks",
     "fingerprint",
     "ladder_step",
@@ -35,11 +37,21 @@ __all__ = [
 ]
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def answer_form(text: str) -> str:
+    """An answer as the probe detector and the release noise compare it: case, spaces and punctuation
+    dropped. Scorers read ``A``, ``a``, ``(A)`` and `` A.`` alike; hashed as written, each was a new answer,
+    so rewriting every answer hid a one-answer probe from the detector and drew the noise afresh."""
+    return _NOT_WORD.sub("", text.casefold())
+
+
 def fingerprint(answers: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    """Per task, an 8-hex-digit hash of each answer by id: enough to compare submissions, useless as
-    answers."""
+    """Per task, an 8-hex-digit hash of each answer's form (``answer_form``) by id: enough to compare
+    submissions, useless as answers."""
     return {
-        task: {sid: hashlib.sha256(text.encode()).hexdigest()[:8] for sid, text in given.items()}
+        task: {sid: hashlib.sha256(answer_form(text).encode()).hexdigest()[:8] for sid, text in given.items()}
         for task, given in answers.items()
     }
 
@@ -125,11 +137,12 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
                 raise BenchmarkError(f"--set {pair!r}: true or false")
             out[key] = text.lower() == "true"
         else:
+            number, what = (float, "a number") if types[key] in (float, "float") else (int, "a whole number")
             try:
-                out[key] = int(text)
+                out[key] = number(text)
             except ValueError:
-                raise BenchmarkError(f"--set {pair!r}: a whole number") from None
-            if out[key] < 0:
+                raise BenchmarkError(f"--set {pair!r}: {what}") from None
+            if not out[key] >= 0:  # NaN too
                 raise BenchmarkError(f"--set {pair!r}: not negative")
     return out
 

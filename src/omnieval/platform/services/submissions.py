@@ -54,16 +54,27 @@ def _lock_account(session: Session, user: User) -> None:
     )
 
 
-def _check_daily_cap(session: Session, settings: Settings, user: User, bench: Benchmark) -> None:
-    cap = settings.policy.merged(bench.policy).daily_cap
+def _check_daily_cap(
+    session: Session, settings: Settings, user: User, bench: Benchmark, client: str | None
+) -> None:
+    policy = settings.policy.merged(bench.policy)
     since = time.time() - DAY_S
-    used = session.scalar(
-        select(func.count(Submission.id)).where(
-            Submission.user_id == user.id, Submission.benchmark_id == bench.id, Submission.created_at > since
+    recent = (Submission.benchmark_id == bench.id) & (Submission.created_at > since)
+    used = session.scalar(select(func.count(Submission.id)).where(recent, Submission.user_id == user.id))
+    if (used or 0) >= policy.daily_cap:
+        raise QuotaExceeded(
+            f"daily limit reached: at most {policy.daily_cap} submissions to {bench.name!r} per 24 hours"
         )
-    )
-    if (used or 0) >= cap:
-        raise QuotaExceeded(f"daily limit reached: at most {cap} submissions to {bench.name!r} per 24 hours")
+    if client and policy.network_daily_cap > 0:
+        network = session.scalar(
+            select(func.count(Submission.id)).where(recent, Submission.client == client_digest(client))
+        )
+        if (network or 0) >= policy.network_daily_cap:
+            raise QuotaExceeded(
+                f"daily limit of your network reached: at most {policy.network_daily_cap} submissions to "
+                f"{bench.name!r} per 24 hours from one network (an IPv4 /24 or IPv6 /64), all accounts "
+                "together"
+            )
 
 
 def _earlier_identical(session: Session, user: User, bench: Benchmark, digest: str) -> int | None:
@@ -121,7 +132,7 @@ def accept_upload(
     bench = session.scalar(select(Benchmark).where(Benchmark.name == benchmark))
     if bench is None:
         raise UploadError(f"unknown benchmark {benchmark!r}")
-    _check_daily_cap(session, settings, user, bench)  # early, without a lock: most refusals cost nothing
+    _check_daily_cap(session, settings, user, bench, client)  # early, lock-free: most refusals cost nothing
     path = save_upload(stream, settings)
     try:
         digest = answers_sha256(path)
@@ -155,7 +166,7 @@ def _queue(
         raise InvalidSubmission("the submission is not valid; see the per-task report", _short(report))
     report.pop("file", None)
     _lock_account(session, user)  # validated without any lock; counted and inserted under it
-    _check_daily_cap(session, settings, user, bench)
+    _check_daily_cap(session, settings, user, bench, client)
     row = Submission(
         user_id=user.id,
         benchmark_id=bench.id,
