@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.platform.conftest import register, submission_zip, upload, wait_status
+import pytest
+
+from tests.platform.conftest import ENGLISH, make_settings, register, submission_zip, upload, wait_status
 
 
 def test_outputs_nested_2000_deep_are_refused_at_upload(platform: Any, mera_root: Path) -> None:
@@ -40,7 +42,6 @@ def test_refused_uploads_count_toward_a_daily_attempt_limit(data_dir: Path, mera
     from fastapi.testclient import TestClient
 
     from omnieval.platform.app import create_app
-    from tests.platform.conftest import ENGLISH, make_settings
 
     settings = make_settings(data_dir, upload_day_limit=(3, 86400.0))
     with TestClient(create_app(settings), headers=ENGLISH) as client:
@@ -50,19 +51,51 @@ def test_refused_uploads_count_toward_a_daily_attempt_limit(data_dir: Path, mera
     assert codes == [422, 422, 422, 429], codes
 
 
-def test_clients_are_counted_by_network_ipv4_24_and_ipv6_64() -> None:
-    from omnieval.platform.services.submissions import client_network
+def test_clients_are_counted_by_network_ipv4_24_and_ipv6_48_by_default() -> None:
+    """A /64 is one host's and a free tunnel broker hands out /48s: an IPv6 client is its /48 unless the
+    server is told otherwise; IPv4 stays /24."""
+    from omnieval.platform.services.submissions import client_network, settings_network
 
     assert client_network("192.0.2.7") == client_network("192.0.2.250") == "192.0.2.0/24"
     assert client_network("192.0.3.7") != client_network("192.0.2.7")
-    assert client_network("2001:db8:1:2::1") == client_network("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
-    assert client_network("2001:db8:1:3::1") != client_network("2001:db8:1:2::1")
+    assert client_network("2001:db8:1:2::1") == client_network("2001:db8:1:ffff::9") == "2001:db8:1::/48"
+    assert client_network("2001:db8:2::1") != client_network("2001:db8:1::1")
     assert client_network("::ffff:192.0.2.9") == "192.0.2.0/24"
+    narrow = make_settings(Path("unused"), ipv6_network_prefix=64)
+    assert settings_network(narrow, "2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert settings_network(narrow, "2001:db8:1:3::1") != settings_network(narrow, "2001:db8:1:2::1")
+    with pytest.raises(ValueError, match=r"ipv6_network_prefix must be 16\.\.128, got 129"):
+        make_settings(Path("unused"), ipv6_network_prefix=129)
+
+
+def test_ipv6_addresses_in_one_48_share_the_network_cap_and_registrations(
+    data_dir: Path, mera_root: Path
+) -> None:
+    """Two /64s of one /48 are one network: the second's upload meets the first's daily cap and its
+    registration the first's bucket; another /48 keeps its own."""
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from omnieval.platform.services.policy import set_policy
+
+    app = create_app(make_settings(data_dir, register_limit=(2, 3600.0)))
+    with app.state.db.session() as session:
+        set_policy(session, "mera", {"network_daily_cap": 1})
+    data = submission_zip(mera_root, right={"ruclevr": 6})
+    with TestClient(app, client=("2001:db8:1:2::5", 5000), headers=ENGLISH) as one:
+        other_64 = TestClient(app, client=("2001:db8:1:3::9", 5000), headers=ENGLISH)
+        other_48 = TestClient(app, client=("2001:db8:2::5", 5000), headers=ENGLISH)
+        codes = [upload(c, register(c, f"v6user{k}"), data) for k, c in enumerate((one, other_64, other_48))]
+        third = other_64.post(
+            "/api/v1/auth/register", json={"username": "v6extra", "password": "password-v6x"}
+        )
+    assert [r.status_code for r in codes] == [202, 429, 202], [r.text for r in codes]
+    assert "IPv6 /48" in codes[1].json()["detail"]
+    assert third.status_code == 429, third.text
 
 
 def test_x_forwarded_for_is_believed_only_from_configured_proxies(tmp_path: Path) -> None:
     from omnieval.platform.serve import uvicorn_options
-    from tests.platform.conftest import make_settings
 
     plain = uvicorn_options(make_settings(tmp_path))
     assert plain["proxy_headers"] is False  # uvicorn's default believed it from 127.0.0.1

@@ -4,6 +4,8 @@ server stops on SIGTERM, its scoring child with it."""
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import os
 import signal
 import threading
@@ -178,3 +180,68 @@ def test_the_server_and_its_scoring_child_stop_on_a_signal(data_dir: Path, stop:
         assert time.monotonic() - started < 10
         _gone, alive = psutil.wait_procs(children, timeout=5)
         assert alive == [], [p.cmdline() for p in alive]
+
+
+def network_cap_race(settings: Any, data: bytes, *, accounts: int = 20) -> list[str]:
+    """``accounts`` different accounts on one network upload at the same instant (straight into the service,
+    each in its own transaction): what each got, ``accepted`` or the refusal's kind."""
+    from omnieval.platform.errors import QuotaExceeded
+    from omnieval.platform.services.submissions import accept_upload
+    from omnieval.platform.storage.db import Database
+    from omnieval.platform.storage.models import User
+
+    db = Database(settings)
+    with db.session() as session:
+        users = [User(username=f"net{i}", password_hash="-", role="user") for i in range(accounts)]
+        session.add_all(users)
+        session.flush()
+        ids = [u.id for u in users]
+    start = threading.Barrier(accounts)
+
+    def upload(user_id: int) -> str:
+        start.wait()
+        try:
+            with db.session() as session:
+                user = session.get(User, user_id)
+                assert user is not None
+                accept_upload(
+                    session,
+                    settings,
+                    user,
+                    benchmark="mera",
+                    stream=io.BytesIO(data),
+                    model="m",
+                    client="198.51.100.0/24",
+                )
+        except QuotaExceeded:
+            return "refused"
+        return "accepted"
+
+    try:
+        with ThreadPoolExecutor(accounts) as pool:
+            return list(pool.map(upload, ids))
+    finally:
+        db.dispose()
+
+
+def _cap_race_settings(settings: Any) -> Any:
+    from omnieval.platform.settings import Policy
+
+    return dataclasses.replace(settings, policy=Policy(daily_cap=10, network_daily_cap=7))
+
+
+def test_the_network_cap_holds_under_a_race_on_sqlite(data_dir: Path, mera_root: Path) -> None:
+    settings = _cap_race_settings(make_settings(data_dir))
+    got = network_cap_race(settings, submission_zip(mera_root, right={"ruclevr": 6}))
+    assert got.count("accepted") == settings.policy.network_daily_cap, got
+    assert got.count("refused") == len(got) - settings.policy.network_daily_cap
+
+
+def test_the_network_cap_holds_under_a_race_on_postgres(
+    tmp_path: Path, cluster: PgCluster, mera_root: Path
+) -> None:
+    settings = _cap_race_settings(make_settings(tmp_path / "data", database_url=cluster.new_database()))
+    add_mera(settings, mera_root)
+    got = network_cap_race(settings, submission_zip(mera_root, right={"ruclevr": 6}))
+    assert got.count("accepted") == settings.policy.network_daily_cap, got
+    assert got.count("refused") == len(got) - settings.policy.network_daily_cap

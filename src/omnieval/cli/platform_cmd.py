@@ -120,6 +120,15 @@ def serve_command(
             "the header is ignored and the client is the TCP peer."
         ),
     ] = None,
+    ipv6_prefix: Annotated[
+        int,
+        typer.Option(
+            min=16,
+            max=128,
+            help="An IPv6 client's network for the per-network limits, daily cap and release ladder: its "
+            "address's /N (48: a free tunnel broker's /48 holds 65,536 /64s; IPv4 counts /24).",
+        ),
+    ] = 48,
 ) -> None:
     """Start the web platform (API under /api/v1, pages at /); migrations run on start."""
     import dataclasses
@@ -137,6 +146,7 @@ def serve_command(
         register_limit=(registrations_per_hour, 3600.0),
         secure_cookies=secure_cookies,
         trusted_proxies=tuple(trusted_proxy or ()),
+        ipv6_network_prefix=ipv6_prefix,
         policy=Policy(daily_cap=daily_cap, score_digits=score_digits, duplicate_uploads=duplicate_uploads),
     )
     with friendly_errors():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import time
@@ -53,6 +54,7 @@ def create_app(settings: Settings) -> Any:
     from omnieval.platform.services.accounts import use_hashing
     from omnieval.platform.services.jobs import Worker
     from omnieval.platform.services.ratelimit import RateLimiter
+    from omnieval.platform.services.submissions import settings_network
     from omnieval.platform.storage.db import Database
 
     db = Database(settings)
@@ -112,6 +114,7 @@ def create_app(settings: Settings) -> Any:
         account_limit=settings.login_account_limit,
         body_timeout_s=settings.body_timeout_s,
         max_wait_s=settings.login_wait_s,
+        network=functools.partial(settings_network, settings),
     )
     app.add_middleware(SecurityHeaders)  # outermost: every answer carries the headers, errors included
     app.include_router(api.router)

@@ -30,10 +30,11 @@ class Policy:
     daily_cap: int = 10
     """Submissions per user and benchmark within any 24 hours (refused ones do not count)."""
     network_daily_cap: int = 10
-    """Submissions per client network (an IPv4 /24, an IPv6 /64) and benchmark within any 24 hours, all its
-    accounts together: new accounts are cheap (10 an hour per network), so the release's readings are
-    bounded per network, not per account; 0 turns it off. A team behind one address shares it: raise it
-    for such a benchmark (``omnieval platform set-policy``) or use approval mode."""
+    """Submissions per client network (an IPv4 /24, an IPv6 /48: ``Settings.ipv6_network_prefix``) and
+    benchmark within any 24 hours, all its accounts together: new accounts are cheap (10 an hour per
+    network), so the release's readings are bounded per network, not per account; 0 turns it off. A team
+    behind one network shares it: raise it for such a benchmark (``omnieval platform set-policy``) or use
+    approval mode."""
     score_digits: int = 3
     """Decimal places of every score shown to a submitter (and reviewers)."""
     probe_max_diff: int = 3
@@ -111,7 +112,7 @@ class Settings:
     login_waiting: int = 200
     """Password requests waiting at that door, at most; past it a new one gets 429 at once."""
     login_waiting_per_network: int = 16
-    """Password requests of one network (/24, /64) waiting at that door, at most; past it 429 at once."""
+    """Password requests of one network (/24, /48) waiting at that door, at most; past it 429 at once."""
     login_wait_s: float = 10.0
     """A password request not let in within this is answered 429 (with ``Retry-After``)."""
     hash_workers: int = HASH_WORKERS
@@ -140,6 +141,14 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     """Reverse proxies whose ``X-Forwarded-For`` names the client (``serve --trusted-proxy``); from anyone
     else the header is ignored (it was believed from 127.0.0.1, so anything on the host could forge it)."""
+    ipv4_network_prefix: int = 24
+    """An IPv4 client's network is its address's /24: one cheap block of addresses counts as one client."""
+    ipv6_network_prefix: int = 48
+    """An IPv6 client's network is its address's /48 (``serve --ipv6-prefix``). The rate limits, the
+    registration buckets, the network's daily cap, the shared release ladder and the probe detector count one
+    network as one client. A /64 is cheap: one host holds a whole /64, and a free tunnel broker hands out a
+    /48, 65,536 /64s. The cost: a university or company behind one /48 is one bucket (run with
+    ``--registration approval``, or raise its benchmark's ``network_daily_cap`` with ``set-policy``)."""
     registration: str = "open"
     """``open``: a new account may log in at once; ``approval``: only once an admin approves it."""
     policy: Policy = field(default_factory=Policy)
@@ -163,6 +172,12 @@ class Settings:
     a submission waits a little longer for its score (0 keeps the server's priority)."""
     hold_s: float = 0.0
     """Keep each job claimed at least this long before committing (crash and load tests only)."""
+
+    def __post_init__(self) -> None:
+        if not 8 <= self.ipv4_network_prefix <= 32:
+            raise ValueError(f"ipv4_network_prefix must be 8..32, got {self.ipv4_network_prefix}")
+        if not 16 <= self.ipv6_network_prefix <= 128:
+            raise ValueError(f"ipv6_network_prefix must be 16..128, got {self.ipv6_network_prefix}")
 
     @property
     def url(self) -> str:

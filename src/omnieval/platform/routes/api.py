@@ -36,7 +36,7 @@ from omnieval.platform.services.accounts import (
     revoke_token,
     user_for_token,
 )
-from omnieval.platform.services.submissions import accept_upload, client_network
+from omnieval.platform.services.submissions import accept_upload, settings_network
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
 __all__ = ["router"]
@@ -114,8 +114,9 @@ def _limited(request: Request, kind: str, key: str) -> None:
 
 def client_key(request: Request) -> str:
     """The client's network, as the per-client limits and the probe detector count it: an IPv4 address's
-    /24, an IPv6 address's /64 (one host holds a whole /64, and a /24 is one cheap block of addresses)."""
-    return client_network(request.client.host if request.client else "?")
+    /24, an IPv6 address's /48 (``Settings.ipv6_network_prefix``: a /64 is one host's, a /48 a free
+    tunnel's)."""
+    return settings_network(request.app.state.settings, request.client.host if request.client else "?")
 
 
 @router.post("/auth/register", status_code=201, responses=errors(400, 409, 422, 429, 503))

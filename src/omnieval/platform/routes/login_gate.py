@@ -5,7 +5,7 @@ transactions and an argon2 hash, and a spray from 60 addresses kept every one of
 busy: another reader's board request waited in the same queue behind them (p99 6 ms -> seconds). This ASGI
 middleware, on the event loop, for each password request in turn:
 
-1. reads its small body (at most ``MAX_BODY`` bytes) and takes the client's network (/24, /64) and, for a
+1. reads its small body (at most ``MAX_BODY`` bytes) and takes the client's network (/24, /48) and, for a
    login, the account it names;
 2. refuses it at once (429 with ``Retry-After``) when the network or the account has used its attempts
    within the window (in memory: the same limits as the database's, counted before any hash), or when the
@@ -94,10 +94,13 @@ class LoginGate:
         body_timeout_s: float = 30.0,
         max_wait_s: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        network: Callable[[str], str] = client_network,
     ) -> None:
         """``network_limits``: ``{"login": (N, S), "register": (N, S)}``, attempts per network within S
-        seconds for the login and the registration paths; ``account_limit``: login attempts per account."""
+        seconds for the login and the registration paths; ``account_limit``: login attempts per account;
+        ``network``: a client address's network (the server's prefixes)."""
         self.app, self.inside, self.waiting_limit = app, inside, waiting
+        self._network = network
         self.per_network = waiting if per_network is None else per_network
         self.body_timeout_s, self.max_wait_s = body_timeout_s, max_wait_s
         limits = network_limits or {}
@@ -118,7 +121,7 @@ class LoginGate:
             return
         login = scope["path"] in LOGIN_PATHS
         client = scope.get("client")
-        network = client_network(client[0] if client else "?")
+        network = self._network(client[0] if client else "?")
         account = _account(scope, body) if login else None
         refusal = self._refusal(network, account, login)
         if refusal is not None:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from omnieval.platform.errors import DuplicateUpload, InvalidSubmission, QuotaExceeded, UploadError
@@ -17,25 +17,32 @@ from omnieval.platform.settings import Settings
 from omnieval.platform.storage.files import answers_sha256, save_upload
 from omnieval.platform.storage.models import Benchmark, Submission, User
 
-__all__ = ["accept_upload", "client_digest", "client_network"]
+__all__ = ["accept_upload", "client_digest", "client_network", "settings_network"]
 
 DAY_S = 86400.0
 
 
-NETWORK_PREFIX = {4: 24, 6: 64}
-"""Addresses of one network count as one client: an IPv4 /24, an IPv6 /64."""
+NETWORK_LOCK = 0x6E6574  # the high bits of the advisory lock that counts one network's uploads on PostgreSQL
 
 
-def client_network(host: str) -> str:
-    """``host``'s network (``192.0.2.0/24``, ``2001:db8::/64``); a name that is not an address as it is."""
+def client_network(host: str, *, ipv4_prefix: int = 24, ipv6_prefix: int = 48) -> str:
+    """``host``'s network (``192.0.2.0/24``, ``2001:db8::/48``); a name that is not an address as it is.
+    The prefixes are ``Settings.ipv4_network_prefix`` and ``Settings.ipv6_network_prefix``."""
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         return host
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped
-    prefix = NETWORK_PREFIX[address.version]
+    prefix = ipv4_prefix if address.version == 4 else ipv6_prefix
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def settings_network(settings: Settings, host: str) -> str:
+    """``host``'s network as every per-client limit counts it, with the server's prefixes."""
+    return client_network(
+        host, ipv4_prefix=settings.ipv4_network_prefix, ipv6_prefix=settings.ipv6_network_prefix
+    )
 
 
 def client_digest(host: str) -> str:
@@ -52,6 +59,19 @@ def _lock_account(session: Session, user: User) -> None:
         .values(approved=User.approved)
         .execution_options(synchronize_session=False)
     )
+
+
+def _lock_network(session: Session, client: str, bench: Benchmark) -> None:
+    """Hold a lock on (``client``'s network, ``bench``) until the commit, so concurrent uploads of different
+    accounts on one network count and insert one at a time: the network's daily cap cannot be overrun by a
+    race. PostgreSQL: a transaction-scoped advisory lock, taken after the account's row lock (always in that
+    order, so no two uploads wait on each other in a cycle). SQLite: the account lock already took the
+    database's write lock, which serialises every writer."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.sha256(f"network cap\0{client_digest(client)}\0{bench.id}".encode()).digest()
+    low = int.from_bytes(digest[:5], "big")  # 40 bits under the 24 of NETWORK_LOCK: a signed 64-bit key
+    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": (NETWORK_LOCK << 40) | low})
 
 
 def _check_daily_cap(
@@ -72,8 +92,8 @@ def _check_daily_cap(
         if (network or 0) >= policy.network_daily_cap:
             raise QuotaExceeded(
                 f"daily limit of your network reached: at most {policy.network_daily_cap} submissions to "
-                f"{bench.name!r} per 24 hours from one network (an IPv4 /24 or IPv6 /64), all accounts "
-                "together"
+                f"{bench.name!r} per 24 hours from one network (IPv4 /{settings.ipv4_network_prefix}, IPv6 "
+                f"/{settings.ipv6_network_prefix}), all accounts together"
             )
 
 
@@ -166,6 +186,8 @@ def _queue(
         raise InvalidSubmission("the submission is not valid; see the per-task report", _short(report))
     report.pop("file", None)
     _lock_account(session, user)  # validated without any lock; counted and inserted under it
+    if client:
+        _lock_network(session, client, bench)
     _check_daily_cap(session, settings, user, bench, client)
     row = Submission(
         user_id=user.id,
