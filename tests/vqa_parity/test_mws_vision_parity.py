@@ -34,6 +34,11 @@ class _NoSynonyms:
         return []
 
 
+def _no_download() -> Any:
+    """Where the authors' ``ensure_wordnet`` would start its download (only without the corpus)."""
+    raise RuntimeError("NLTK finds no WordNet 3.0: install it with scripts/wordnet_data.py (make install)")
+
+
 def _official() -> Any:
     vqa = functions("mws_vision/vqa_metric.py", "levenshtein_distance", "vqa_evaluation")
     iou = functions("mws_vision/iou_metric.py", "calculate_iou", "extract_coordinates")
@@ -66,6 +71,7 @@ def _official() -> Any:
             "precision": precision,
             "recall": recall,
             "meteor_score": nltk_meteor,
+            "_wordnet_data_root": _no_download,
         },
     )
     return functions(
