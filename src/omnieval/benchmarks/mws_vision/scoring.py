@@ -17,14 +17,13 @@ type                           score of one answer
 Predictions longer than 18,000 characters are cut there (with `` [TRUNCATED]`` appended) first.
 The overall is the mean of the five type means (``get_score_ru.py``).
 
-METEOR is NLTK's ``meteor_score`` as the authors call it: the exact-word stage, then the Porter-stem
-stage with NLTK's own stemmer (no download; a word not ending in an ASCII letter, e.g. every Cyrillic
-word, is its own stem, so for Russian text the stage only matches Latin words such as ``services`` /
-``service``). Documented deviation: the third stage, English WordNet synonyms (a corpus the authors'
-script downloads at run time), is not run. It can only pair two words that are both English WordNet
-lemma forms (ASCII; equal words were all paired by the exact stage), so Cyrillic words are never
-affected; a Latin-script synonym pair (``1`` / ``I``, ``car`` / ``auto``) in the text can be. Texts with
-CJK characters (tokenised with jieba by the authors) are split on whitespace here.
+METEOR is NLTK's ``meteor_score`` as the authors call it, all three stages: exact words, Porter stems
+with NLTK's own stemmer (a word not ending in an ASCII letter, e.g. every Cyrillic word, is its own
+stem), then English WordNet 3.0 synonyms with NLTK's own ``wordnetsyn_match`` and ``nltk.corpus.wordnet``
+(installed by ``scripts/wordnet_data.py``; a missing corpus is an error, never a skipped stage). WordNet
+only knows ASCII lemmas, so the synonym stage, and the loading of WordNet, happens only when an unmatched
+ASCII word is left on both sides; Cyrillic text never loads it. Texts with CJK characters (tokenised with
+jieba by the authors) are split on whitespace here.
 """
 
 from __future__ import annotations
@@ -34,8 +33,9 @@ import functools
 import json
 import math
 import re
+import sys
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise, product
 from typing import Any
 
@@ -368,9 +368,43 @@ def _stem(word: str) -> str:
     return str(_porter().stem(word))
 
 
+_WORDNET_MISSING = (
+    "MWS-Vision-Bench's METEOR matches English WordNet synonyms as NLTK's meteor_score does, and NLTK "
+    "finds no WordNet corpus on nltk.data.path. Install WordNet 3.0 into this environment with "
+    "`make install` or `{python} scripts/wordnet_data.py` from the omnieval repository (or "
+    "`{python} -m nltk.downloader wordnet` where NLTK's download host is reachable)."
+)
+
+Alignment = list[tuple[int, int]]
+
+
+@functools.cache
+def _wordnet_synonyms() -> Callable[[list[str], list[str]], tuple[Alignment, Any, Any]]:
+    """NLTK's ``wordnetsyn_match`` over ``nltk.corpus.wordnet``, loaded on first use."""
+    _porter()  # the same clear error when NLTK itself is missing
+    from nltk.corpus import wordnet
+    from nltk.translate.meteor_score import wordnetsyn_match
+
+    try:
+        wordnet.get_version()  # the lazy corpus loads (or fails) here
+    except LookupError:
+        raise LookupError(_WORDNET_MISSING.format(python=sys.executable)) from None
+    return functools.partial(wordnetsyn_match, wordnet=wordnet)
+
+
+def _synonym_matches(hyp_left: list[tuple[int, str]], ref_left: list[tuple[int, str]]) -> Alignment:
+    """NLTK's third stage on what the stem stage left, as stems (NLTK passes its stems on). WordNet's
+    lemmas are all ASCII, so a non-ASCII stem can neither match nor be matched and is left out."""
+    hyp = [(i, stem) for i, w in hyp_left if (stem := _stem(w)).isascii()]
+    ref = [(j, stem) for j, w in ref_left if (stem := _stem(w)).isascii()]
+    if not hyp or not ref:
+        return []
+    pairs, _, _ = _wordnet_synonyms()([w for _, w in hyp], [w for _, w in ref])
+    return [(hyp[i][0], ref[j][0]) for i, j in pairs]
+
+
 def meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
-    """NLTK's ``meteor_score`` (alpha 0.9, beta 3, gamma 0.5): exact words, then Porter stems; WordNet
-    synonyms are not matched (see the module note)."""
+    """NLTK's ``meteor_score`` (alpha 0.9, beta 3, gamma 0.5): exact words, Porter stems, WordNet synonyms."""
     hyp = [(i, w.lower()) for i, w in enumerate(hypothesis)]
     ref = [(j, w.lower()) for j, w in enumerate(reference)]
     matches, hyp_left, ref_left = _match_words(hyp, ref)
@@ -378,11 +412,15 @@ def meteor(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
     # can pair by stem, so only those are stemmed (the others cannot equal anything over there).
     shared = {w[0] for _, w in hyp_left} & {w[0] for _, w in ref_left}
     if shared:
-        stemmed, _, _ = _match_words(
+        stemmed, hyp_rest, ref_rest = _match_words(
             [(i, _stem(w) if w[0] in shared else w) for i, w in hyp_left],
             [(j, _stem(w) if w[0] in shared else w) for j, w in ref_left],
         )
         matches += stemmed
+        if stemmed:
+            hyp_left = [(i, hyp[i][1]) for i, _ in hyp_rest]
+            ref_left = [(j, ref[j][1]) for j, _ in ref_rest]
+    matches += _synonym_matches(hyp_left, ref_left)
     if not matches or not hyp or not ref:
         return 0.0
     matches.sort()
