@@ -187,6 +187,9 @@ def main() -> None:
         help="compare local with a `ray start` cluster: a 0-CPU head and N 1-CPU worker nodes",
     )
     ap.add_argument("--repeats", type=int, default=1, help="--ray-start: local and Ray runs, alternating")
+    ap.add_argument(
+        "--profile", action="store_true", help="--ray-start: requests in flight over time; Ray's shards"
+    )
     args = ap.parse_args()
     if args.ray_start:
         _started_cluster_comparison(args)
@@ -316,7 +319,9 @@ def _started_cluster_comparison(args: argparse.Namespace) -> None:
             _join(cluster, address, 1.0, f"w{n}")
         print(f"cluster up: {len(_nodes(address, env))} nodes at {address}", file=sys.stderr)
         task = _task(base / "scaling.jsonl", args.samples)
-        executor = ExecutorOptions(kind="ray", ray_address=address, workers=args.ray_start)
+        executor = ExecutorOptions(
+            kind="ray", ray_address=address, workers=args.ray_start, shard_size=args.shard_size
+        )
         for repeat in range(args.repeats):
             for kind, chosen in (("local", None), ("ray", executor)):
                 rows.append((kind, _run_against_a_fresh_server(args, task, base / f"{kind}{repeat}", chosen)))
@@ -350,6 +355,9 @@ def _run_against_a_fresh_server(
         assert results.states["ok"] == args.samples, results.states
         with urllib.request.urlopen(url.removesuffix("/v1") + "/stats") as answer:
             stats = json.load(answer)
+        if args.profile:
+            with urllib.request.urlopen(url.removesuffix("/v1") + "/arrivals") as answer:
+                print(_profile(out, json.load(answer), ray=executor is not None), file=sys.stderr)
     assert stats["requests"] == args.samples, stats["requests"]  # each sample asked once
     work = stats["last_arrival"] - stats["first_arrival"]
     return {
@@ -359,6 +367,28 @@ def _run_against_a_fresh_server(
         "fixed": wall - work,
         "load": load,
     }
+
+
+def _profile(out: Path, arrivals: list[list[float]], *, ray: bool) -> str:
+    """Where the work span went: the requests in flight at the server (the mean at arrivals, per half
+    second from the first request) and, for a Ray run, each shard's start and end on the same clock."""
+    import datetime as dt
+
+    first = arrivals[0][0]
+    windows: dict[int, list[float]] = {}
+    for t, in_flight in arrivals:
+        windows.setdefault(int((t - first) / 0.5), []).append(in_flight)
+    lines = [
+        f"  {out.name}: in flight per 0.5 s: "
+        + " ".join(f"{sum(v) / len(v):.0f}" for _, v in sorted(windows.items()))
+    ]
+    if ray:
+        shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"].values()
+        offset = time.time() - time.monotonic()  # the manifest's wall clock onto the server's monotonic one
+        for s in sorted(shards, key=lambda s: s["started"]):
+            start = dt.datetime.fromisoformat(s["started"]).timestamp() - offset - first
+            lines.append(f"    shard pid {s['pid']}: {start:5.2f} → {start + s['wall_s']:5.2f} s")
+    return "\n".join(lines)
 
 
 def _print_comparison(args: argparse.Namespace, rows: list[tuple[str, dict[str, float]]]) -> None:
