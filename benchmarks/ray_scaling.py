@@ -349,9 +349,12 @@ def _run_against_a_fresh_server(
             use_cache=False,
         )
         load = os.getloadavg()[0]
+        sampler = _ProcessCpu() if args.cpu else None
         began = time.monotonic()
         _, results = evaluate_config(config, executor=executor)
         wall = time.monotonic() - began
+        if sampler is not None:
+            print(f"  {out.name}: {sampler.stop()}", file=sys.stderr)
         assert results.states["ok"] == args.samples, results.states
         with urllib.request.urlopen(url.removesuffix("/v1") + "/stats") as answer:
             stats = json.load(answer)
@@ -383,7 +386,10 @@ def _profile(out: Path, arrivals: list[list[float]], *, ray: bool) -> str:
         + " ".join(f"{sum(v) / len(v):.0f}" for _, v in sorted(windows.items()))
     ]
     if ray:
-        shards = json.loads((out / "manifest.json").read_text())["executor"]["shards"].values()
+        block = json.loads((out / "manifest.json").read_text())["executor"]
+        gate = block.get("gate") or {}
+        lines.append(f"    gate: peak {gate.get('peak')} slots, {gate.get('granted')} granted in all")
+        shards = block["shards"].values()
         offset = time.time() - time.monotonic()  # the manifest's wall clock onto the server's monotonic one
         for s in sorted(shards, key=lambda s: s["started"]):
             start = dt.datetime.fromisoformat(s["started"]).timestamp() - offset - first
