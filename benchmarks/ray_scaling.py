@@ -26,6 +26,11 @@ fixed cost (wall minus work); per pair, the ratio of wall times and Ray's own fi
 fixed cost minus the local run's: reading the task and writing results and report are both runs')::
 
     python benchmarks/ray_scaling.py --ray-start 2 --samples 3000 --latency-ms 50 --concurrency 32 --repeats 3
+
+``--profile`` (with ``--ray-start``): after each run, the requests in flight at the server (the mean at
+arrivals per half second, from the fake server's ``/arrivals``), the gate's grants, and each Ray shard's
+start and end on the server's clock; ``--cpu`` there: CPU seconds per process kind (the ``ray start``
+processes are this process's children).
 """
 
 from __future__ import annotations
