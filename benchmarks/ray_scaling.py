@@ -26,6 +26,11 @@ fixed cost (wall minus work); per pair, the ratio of wall times and Ray's own fi
 fixed cost minus the local run's: reading the task and writing results and report are both runs')::
 
     python benchmarks/ray_scaling.py --ray-start 2 --samples 3000 --latency-ms 50 --concurrency 32 --repeats 3
+
+``--profile`` (with ``--ray-start``): after each run, the requests in flight at the server (the mean at
+arrivals per half second, from the fake server's ``/arrivals``), the gate's grants, and each Ray shard's
+start and end on the server's clock; ``--cpu`` there: CPU seconds per process kind (the ``ray start``
+processes are this process's children).
 """
 
 from __future__ import annotations
@@ -187,6 +192,9 @@ def main() -> None:
         help="compare local with a `ray start` cluster: a 0-CPU head and N 1-CPU worker nodes",
     )
     ap.add_argument("--repeats", type=int, default=1, help="--ray-start: local and Ray runs, alternating")
+    ap.add_argument(
+        "--profile", action="store_true", help="--ray-start: requests in flight over time; Ray's shards"
+    )
     args = ap.parse_args()
     if args.ray_start:
         _started_cluster_comparison(args)
@@ -316,7 +324,9 @@ def _started_cluster_comparison(args: argparse.Namespace) -> None:
             _join(cluster, address, 1.0, f"w{n}")
         print(f"cluster up: {len(_nodes(address, env))} nodes at {address}", file=sys.stderr)
         task = _task(base / "scaling.jsonl", args.samples)
-        executor = ExecutorOptions(kind="ray", ray_address=address, workers=args.ray_start)
+        executor = ExecutorOptions(
+            kind="ray", ray_address=address, workers=args.ray_start, shard_size=args.shard_size
+        )
         for repeat in range(args.repeats):
             for kind, chosen in (("local", None), ("ray", executor)):
                 rows.append((kind, _run_against_a_fresh_server(args, task, base / f"{kind}{repeat}", chosen)))
@@ -344,12 +354,18 @@ def _run_against_a_fresh_server(
             use_cache=False,
         )
         load = os.getloadavg()[0]
+        sampler = _ProcessCpu() if args.cpu else None
         began = time.monotonic()
         _, results = evaluate_config(config, executor=executor)
         wall = time.monotonic() - began
+        if sampler is not None:
+            print(f"  {out.name}: {sampler.stop()}", file=sys.stderr)
         assert results.states["ok"] == args.samples, results.states
         with urllib.request.urlopen(url.removesuffix("/v1") + "/stats") as answer:
             stats = json.load(answer)
+        if args.profile:
+            with urllib.request.urlopen(url.removesuffix("/v1") + "/arrivals") as answer:
+                print(_profile(out, json.load(answer), ray=executor is not None), file=sys.stderr)
     assert stats["requests"] == args.samples, stats["requests"]  # each sample asked once
     work = stats["last_arrival"] - stats["first_arrival"]
     return {
@@ -359,6 +375,31 @@ def _run_against_a_fresh_server(
         "fixed": wall - work,
         "load": load,
     }
+
+
+def _profile(out: Path, arrivals: list[list[float]], *, ray: bool) -> str:
+    """Where the work span went: the requests in flight at the server (the mean at arrivals, per half
+    second from the first request) and, for a Ray run, each shard's start and end on the same clock."""
+    import datetime as dt
+
+    first = arrivals[0][0]
+    windows: dict[int, list[float]] = {}
+    for t, in_flight in arrivals:
+        windows.setdefault(int((t - first) / 0.5), []).append(in_flight)
+    lines = [
+        f"  {out.name}: in flight per 0.5 s: "
+        + " ".join(f"{sum(v) / len(v):.0f}" for _, v in sorted(windows.items()))
+    ]
+    if ray:
+        block = json.loads((out / "manifest.json").read_text())["executor"]
+        gate = block.get("gate") or {}
+        lines.append(f"    gate: peak {gate.get('peak')} slots, {gate.get('granted')} granted in all")
+        shards = block["shards"].values()
+        offset = time.time() - time.monotonic()  # the manifest's wall clock onto the server's monotonic one
+        for s in sorted(shards, key=lambda s: s["started"]):
+            start = dt.datetime.fromisoformat(s["started"]).timestamp() - offset - first
+            lines.append(f"    shard pid {s['pid']}: {start:5.2f} → {start + s['wall_s']:5.2f} s")
+    return "\n".join(lines)
 
 
 def _print_comparison(args: argparse.Namespace, rows: list[tuple[str, dict[str, float]]]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import httpx
@@ -146,6 +147,8 @@ def test_in_thread_and_command_line() -> None:
         resp = httpx.post(f"{url}/completions", json={"model": "fake", "prompt": "p"})
         assert resp.json()["choices"][0]["text"] == "C"
         assert httpx.get(url.removesuffix("/v1") + "/stats").json()["successes"] == {"p": 1}
+        ((at, in_flight),) = httpx.get(url.removesuffix("/v1") + "/arrivals").json()
+        assert in_flight == 1 and at <= time.monotonic()  # the one request, on this machine's clock
     finally:
         proc.terminate()
         proc.wait(10)

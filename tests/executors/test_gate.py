@@ -128,6 +128,30 @@ def test_a_newcomer_gets_its_share_within_a_tick() -> None:
     assert alone == 8 and shared <= 4 and peak <= 8
 
 
+def test_a_busy_worker_leases_the_slots_an_idle_one_gave_back_when_told_not_at_its_tick() -> None:
+    async def main() -> tuple[int, int, int, int]:
+        gate, calls, server = EndpointGate(8), {}, _Server()
+        busy, done = (GateClient(_Remote(gate, calls), w, cap=4) for w in ("busy", "done"))  # a share each
+        done_early = asyncio.ensure_future(_burst(server, done, 8, concurrency=8, seconds=0.01))
+        work = asyncio.ensure_future(_burst(server, busy, 400, concurrency=8, seconds=0.01))
+        await done_early
+        done.give_back()  # its shard ended
+        await asyncio.sleep(0.02)  # the release reaches the gate
+        before = busy.held
+        await busy.reshare()  # what the driver asks of the busy workers then; no tick in this test
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+            if busy.held == 8:
+                break
+        after = busy.held
+        work.cancel()
+        await asyncio.gather(work, return_exceptions=True)
+        return before, after, server.peak, calls["share"]
+
+    before, after, peak, asked = asyncio.run(main())
+    assert (before, after) == (4, 8) and peak <= 8 and asked == 1
+
+
 def test_idle_slots_go_back_after_a_tick_and_cancelled_waiters_lose_nothing() -> None:
     async def main() -> tuple[int, int, int]:
         gate, calls, server = EndpointGate(2), {}, _Server()

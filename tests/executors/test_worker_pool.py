@@ -152,6 +152,21 @@ def test_idle_workers_rest_once_when_nothing_is_left_to_give(tmp_path: Path) -> 
     parts.pool.stop()
 
 
+def test_busy_workers_learn_their_larger_share_when_another_goes_idle(tmp_path: Path) -> None:
+    port = FakeRay()
+    parts = assemble(tmp_path, port, [plan("s0", "a"), plan("s1", "b")], workers=2)
+    _place_all(parts)
+    parts.pool.give(plan("s0", "a"), [], "qa", {})  # type: ignore[arg-type]
+    parts.pool.give(plan("s1", "b"), [], "qa", {})  # type: ignore[arg-type]
+    (first, running), (_, other) = parts.pool.busy.items()
+    parts.pool.busy.pop(first)
+    parts.pool.back(running.worker)  # its shard ended and nothing is left to give
+    parts.pool.rest()
+    parts.pool.rest()
+    assert [who for who, _ in port.said("reshare")] == [other.worker.actor.name], "once, the busy one"
+    parts.pool.stop()
+
+
 def test_a_stopped_pool_hands_back_its_workers_gate_slots(tmp_path: Path) -> None:
     port = FakeRay()
     port.gate("gate-of-endpoint", 4, leases=None)

@@ -259,13 +259,21 @@ class GateClient:
 
     async def tick(self) -> None:
         """Learn the fair share; give back what is above it and what sat unused since the last tick."""
+        if await self.reshare():
+            self._return(min(self.free, max(self.held - self.cap, self._low_water)))
+            self._low_water = self.free
+            self._fetch_if_short()
+
+    async def reshare(self) -> bool:
+        """Learn the fair share now and lease up to it (another worker went idle: without this, a busy
+        worker stays at its old share until its next tick, and the endpoint at part of its limit);
+        ``False`` without a gate."""
         if self.handle is None:
-            return
+            return False
         share = int(await self.handle.share.remote(self.owner, self.held, self.returned))
         self.cap, self.rotate = max(1, share), share == 0
-        self._return(min(self.free, max(self.held - self.cap, self._low_water)))
-        self._low_water = self.free
         self._fetch_if_short()
+        return True
 
     def give_back(self) -> None:
         """Every free slot back to the gate (a shard ended: an idle worker never sits on slots)."""

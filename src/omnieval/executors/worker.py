@@ -169,6 +169,13 @@ class ShardWorker:
         if self.gate is not None:
             self.gate.give_back()
 
+    async def reshare(self) -> None:
+        """Another worker went idle: learn the larger share of the endpoint's slots now, not at the next
+        tick (the run's last shards then go at the whole limit at once)."""
+        if self.gate is not None and self._running:
+            with contextlib.suppress(Exception):  # a gate restarting: the next tick asks again
+                await self.gate.reshare()
+
     def where(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "node": socket.gethostname(), "node_id": _node_id()}
 

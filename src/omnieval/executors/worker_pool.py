@@ -142,6 +142,7 @@ class WorkerPool:
         self.seat = None
         self.port.call(seat.actor, "rest")
         self._close([seat])
+        self._reshare()
 
     def stalled(self) -> bool:
         """Workers were lost, none is running or idle, and none of those starting was placed within
@@ -173,10 +174,18 @@ class WorkerPool:
     def rest(self) -> None:
         """No shard is left to give: idle workers hand their free slots back to the gate for the busy
         ones (a worker started with a granted lease and never given a shard would keep it)."""
-        for worker in self.idle:
-            if worker.owner not in self.rested:
-                self.rested.add(worker.owner)
-                self.port.call(worker.actor, "rest")
+        resting = [worker for worker in self.idle if worker.owner not in self.rested]
+        for worker in resting:
+            self.rested.add(worker.owner)
+            self.port.call(worker.actor, "rest")
+        if resting:
+            self._reshare()
+
+    def _reshare(self) -> None:
+        """Busy workers learn their larger share now: a worker went idle (its slots went back to the
+        gate as its shard ended), and the busy ones would otherwise wait for their next tick."""
+        for running in self.busy.values():
+            self.port.call(running.worker.actor, "reshare")
 
     def lost(self, worker: Worker) -> None:
         """A worker died: hand back its gate slots, stop it for good, and start a replacement only when

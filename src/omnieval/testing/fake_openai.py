@@ -526,6 +526,10 @@ class FakeOpenAI:
     async def _stats(self, request: web.Request) -> web.StreamResponse:
         return web.json_response(self.stats())
 
+    async def _arrivals(self, request: web.Request) -> web.StreamResponse:
+        """Every arrival as ``[time.monotonic(), requests in flight then]`` (a benchmark's load profile)."""
+        return web.json_response([[a.t, a.in_flight] for a in self.arrivals])
+
     def stats(self) -> dict[str, Any]:
         """Counters as plain data (also served at ``GET /stats``)."""
         return {
@@ -547,6 +551,7 @@ class FakeOpenAI:
         app.router.add_get("/props", self._props)
         app.router.add_post("/api/show", self._show)
         app.router.add_get("/stats", self._stats)
+        app.router.add_get("/arrivals", self._arrivals)
         self.batches.routes(app)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
         await self._runner.setup()
