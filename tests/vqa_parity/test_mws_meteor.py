@@ -108,7 +108,7 @@ def test_the_synonym_index_holds_what_nltk_s_reader_finds_for_its_own_words(nltk
     """A sample of the index's words, every WordNet exception form and every 25th lemma name."""
     index = synonyms.open_index()
     rng = random.Random(36)
-    keys = [row[0] for row in index._db.execute("SELECT word FROM synonyms")]
+    keys = index.words()
     assert len(keys) > 150_000
     assert _assert_index_agrees(index, nltk_wordnet, rng.sample(keys, 3000)) == 3000
     forms = list(synonyms.exception_forms(Path(str(nltk_wordnet.root))))

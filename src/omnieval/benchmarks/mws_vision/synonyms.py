@@ -139,6 +139,10 @@ class IndexedWordNet:
         row = self._db.execute("SELECT names FROM synonyms WHERE word = ?", (word,)).fetchone()
         return () if row is None else tuple(_Lemma(name) for name in row[0].split(" "))
 
+    def words(self) -> list[str]:
+        """Every word with synonyms, lower-cased (what the index holds)."""
+        return [row[0] for row in self._db.execute("SELECT word FROM synonyms")]
+
     def synonyms(self, word: str) -> set[str]:
         return {lemma.name() for lemma in self._lookup(word.lower())}
 
