@@ -4,6 +4,7 @@ NLTK's Porter stemmer and English WordNet 3.0 (``scripts/wordnet_data.py``, run 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import random
 import sqlite3
 from collections.abc import Iterable
@@ -228,3 +229,17 @@ def test_a_porter_stem_keeps_its_word_s_first_letter() -> None:
     words += ["".join(rng.choice("aeiouybcdlnst") for _ in range(rng.randint(1, 10))) for _ in range(5000)]
     for word in words:
         assert porter.stem(word)[:1] == word[:1], word
+
+
+def _child_meteors(pairs: list[tuple[list[str], list[str]]]) -> list[float]:
+    return [meteor(reference, hypothesis) for reference, hypothesis in pairs]
+
+
+def test_a_forked_worker_reads_the_synonym_index_itself() -> None:
+    """The parent has the index open; a forked scoring worker opens its own connection and agrees."""
+    pairs = [(["car"], ["auto"]), (["quick", "1"], ["fast", "one"]), (["big"], ["large"])]
+    in_parent = _child_meteors(pairs)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        in_child = pool.apply(_child_meteors, (pairs,))
+    assert in_child == in_parent == [meteor_score([r], h) for r, h in pairs]
+    assert in_parent[0] > 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator
@@ -128,6 +129,8 @@ class IndexedWordNet:
     from the index: one pseudo-synset whose lemmas are ``S(word)`` (the matcher only takes their names)."""
 
     def __init__(self, path: Path) -> None:
+        self._path = path
+        self._pid = os.getpid()
         self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         problem = _stamp_problem(self._db)
         if problem:
@@ -135,13 +138,21 @@ class IndexedWordNet:
             raise LookupError(INDEX_MISSING.format(resource=path, problem=problem, python=sys.executable))
         self._lookup = functools.lru_cache(maxsize=65_536)(self._names)
 
+    def _connection(self) -> sqlite3.Connection:
+        """This process's connection: a forked worker opens its own (SQLite connections must not cross
+        a fork)."""
+        if os.getpid() != self._pid:
+            self._pid = os.getpid()
+            self._db = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
+        return self._db
+
     def _names(self, word: str) -> tuple[_Lemma, ...]:
-        row = self._db.execute("SELECT names FROM synonyms WHERE word = ?", (word,)).fetchone()
+        row = self._connection().execute("SELECT names FROM synonyms WHERE word = ?", (word,)).fetchone()
         return () if row is None else tuple(_Lemma(name) for name in row[0].split(" "))
 
     def words(self) -> list[str]:
         """Every word with synonyms, lower-cased (what the index holds)."""
-        return [row[0] for row in self._db.execute("SELECT word FROM synonyms")]
+        return [row[0] for row in self._connection().execute("SELECT word FROM synonyms")]
 
     def synonyms(self, word: str) -> set[str]:
         return {lemma.name() for lemma in self._lookup(word.lower())}
