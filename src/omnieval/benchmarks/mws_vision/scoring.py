@@ -19,10 +19,11 @@ The overall is the mean of the five type means (``get_score_ru.py``).
 
 METEOR is NLTK's ``meteor_score`` as the authors call it, all three stages: exact words, Porter stems
 with NLTK's own stemmer (a word not ending in an ASCII letter, e.g. every Cyrillic word, is its own
-stem), then English WordNet 3.0 synonyms with NLTK's own ``wordnetsyn_match`` and ``nltk.corpus.wordnet``
-(installed by ``scripts/wordnet_data.py``; a missing corpus is an error, never a skipped stage). WordNet
-only knows ASCII lemmas, so the synonym stage, and the loading of WordNet, happens only when an unmatched
-ASCII word is left on both sides; Cyrillic text never loads it. Texts with CJK characters (tokenised with
+stem), then English WordNet 3.0 synonyms with NLTK's own ``wordnetsyn_match``, asking for each word's
+synonyms not NLTK's WordNet reader but the index ``scripts/wordnet_data.py`` builds with that reader
+(``synonyms.py``; a missing index is an error, never a skipped stage). WordNet only knows ASCII lemmas,
+so the synonym stage, and the opening of the index, happens only when an unmatched ASCII word is left on
+both sides; Cyrillic text never opens it. Texts with CJK characters (tokenised with
 jieba by the authors) are split on whitespace here.
 """
 
@@ -33,7 +34,6 @@ import functools
 import json
 import math
 import re
-import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from itertools import pairwise, product
@@ -368,28 +368,19 @@ def _stem(word: str) -> str:
     return str(_porter().stem(word))
 
 
-_WORDNET_MISSING = (
-    "MWS-Vision-Bench's METEOR matches English WordNet synonyms as NLTK's meteor_score does, and NLTK "
-    "finds no WordNet corpus on nltk.data.path. Install WordNet 3.0 into this environment with "
-    "`make install` or `{python} scripts/wordnet_data.py` from the omnieval repository (or "
-    "`{python} -m nltk.downloader wordnet` where NLTK's download host is reachable)."
-)
-
 Alignment = list[tuple[int, int]]
 
 
 @functools.cache
 def _wordnet_synonyms() -> Callable[[list[str], list[str]], tuple[Alignment, Any, Any]]:
-    """NLTK's ``wordnetsyn_match`` over ``nltk.corpus.wordnet``, loaded on first use."""
+    """NLTK's ``wordnetsyn_match`` over the synonym index ``scripts/wordnet_data.py`` builds with NLTK's
+    WordNet reader (``synonyms.py``: the same synonyms, without loading the reader), opened on first use."""
     _porter()  # the same clear error when NLTK itself is missing
-    from nltk.corpus import wordnet
     from nltk.translate.meteor_score import wordnetsyn_match
 
-    try:
-        wordnet.get_version()  # the lazy corpus loads (or fails) here
-    except LookupError:
-        raise LookupError(_WORDNET_MISSING.format(python=sys.executable)) from None
-    return functools.partial(wordnetsyn_match, wordnet=wordnet)
+    from omnieval.benchmarks.mws_vision.synonyms import open_index
+
+    return functools.partial(wordnetsyn_match, wordnet=open_index())
 
 
 def _synonym_matches(hyp_left: list[tuple[int, str]], ref_left: list[tuple[int, str]]) -> Alignment:
