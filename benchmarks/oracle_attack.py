@@ -148,27 +148,32 @@ def platform_oracle(
     the noisy score through the ladder its network shares (a new score only when it beats the network's
     best released so far; otherwise the account's own best, or nothing), rounded; nothing for an upload
     the probe detector holds. Account ``k`` is on network ``k % networks``."""
-    uploads = 0
+    uploads = released_uploads = 0
     group: dict[tuple[int, int], float | None] = {}
     own: dict[tuple[int, int], float | None] = {}
     recent: list[tuple[int, Answers]] = []
     policy = Policy()
 
     def one(answers: Answers) -> Shown:
-        nonlocal uploads
+        nonlocal uploads, released_uploads
         account, uploads = uploads % accounts, uploads + 1
         network = account % networks
         held = detector and flagged(answers, network, recent, policy)
         recent.append((network, answers))  # a held upload's fingerprint is stored and compared too
         if held:
             return None
+        budget = policy.release_daily_budget  # one day's uploads: the benchmark's budget of new readings
+        off = noise <= 0 and ladder <= 0  # the release policy off: exact scores, no budget
+        within, released_uploads = off or not budget or released_uploads < budget, released_uploads + 1
         out = []
         for t, (given, hidden) in enumerate(zip(answers, truth, strict=True)):
             exact = sum(letter_of(a) == h for a, h in zip(given, hidden, strict=True)) / len(hidden)
             prints = fingerprint({"t": {str(i): a for i, a in enumerate(given)}})["t"]
             score = noisy_score(exact, n=len(hidden), key=key + str(t).encode(), answers=prints, scale=noise)
             step = ladder * 0.5 / len(hidden) ** 0.5
-            if step <= 0:
+            if not within:
+                pass  # beyond the budget: the account's own best again
+            elif step <= 0:
                 own[(account, t)] = score
             elif (released := ladder_step(score, group.get((network, t)), step=step)) != group.get(
                 (network, t)

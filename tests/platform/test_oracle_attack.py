@@ -116,3 +116,29 @@ def test_the_ladder_is_shared_by_the_accounts_of_one_network(data_dir: Path, mer
             shown.append(body["results"]["tasks"]["ruclevr"]["score"])
     step = 4 * 0.5 / 6**0.5  # the ladder's step on 6 samples (no noise): 1.0 shows as one step, 1/6 as 0
     assert shown == [round(step, 3), None, 0.0], shown
+
+
+def test_new_scores_stop_at_the_benchmark_s_daily_release_budget(data_dir: Path, mera_root: Path) -> None:
+    """Networks are cheap, so each network's first reading is bounded for the benchmark as a whole: past the
+    budget of the last 24 hours a fresh account on a fresh network sees no score (nothing is lost: it comes
+    with approval), and an account with an earlier reading sees that one again."""
+    from fastapi.testclient import TestClient
+
+    from omnieval.platform.app import create_app
+    from omnieval.platform.settings import Policy
+
+    policy = Policy(score_noise=0.0, release_min_samples=0, release_daily_budget=2)
+    app = create_app(make_settings(data_dir, policy=policy))
+    poor, good = (submission_zip(mera_root, right={"ruclevr": k}) for k in (1, 6))
+    shown = []
+    with TestClient(app, client=("10.1.1.5", 5000)) as first:
+        clients = [first, *(TestClient(app, client=(f"10.{k}.1.5", 5000)) for k in (2, 3))]
+        accounts = [register(client, f"user{k}") for k, client in enumerate(clients)]
+        for client, headers, data in zip(clients, accounts, (good, good, good), strict=True):
+            body = wait_status(client, headers, upload(client, headers, data).json()["id"])
+            shown.append(body["results"]["tasks"]["ruclevr"]["score"])
+        client, headers = clients[0], accounts[0]  # within its network's ladder, past the budget
+        body = wait_status(client, headers, upload(client, headers, poor).json()["id"])
+        shown.append(body["results"]["tasks"]["ruclevr"]["score"])
+    step = round(4 * 0.5 / 6**0.5, 3)  # the ladder's step on 6 samples (no noise): 1.0 shows as one step
+    assert shown == [step, step, None, step], shown

@@ -65,6 +65,14 @@ class Policy:
     by 1/n, against noise of ``score_noise`` x 0.5/sqrt(n), so small tasks leak most per upload (40 uploads
     of random answers from 9 networks recovered 58 % of a 12-sample task's answers, chance 25 %). 0 turns
     it off."""
+    release_daily_budget: int = 20
+    """New scores released before approval per benchmark within any 24 hours, all submitters together: a
+    scored, unflagged submission beyond the first this many of the last 24 hours moves no ladder and its
+    submitter sees their own best so far (the scores come with approval). Per-network ladders and caps bound
+    the readings per network, and networks are cheap: 200 uploads from 20 /24s recovered 38 % of the
+    answers against 25 % by chance, 400 from 40: 42 % (``benchmarks/oracle_attack.py``); a budget of 20
+    held 34.5 % whatever the networks (30: 37 %). An attacker can spend it, which delays other
+    submitters' scores to approval, never loses them; 0 turns it off."""
     duplicate_uploads: str = "warn"
     """A user's re-upload of the same answer files to the same benchmark: ``warn`` (accepted, the submission
     page links the earlier one) or ``refuse`` (HTTP 409, nothing kept)."""

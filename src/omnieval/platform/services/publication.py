@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import json
 import zipfile
 from typing import Any
@@ -104,9 +106,15 @@ def _released_scores(session: Session, row: Submission, *, key: bytes, policy: P
     group: dict[str, float | None] = {}
     own: dict[str, float | None] = {}
     shown: dict[str, Any] = {}
-    for earlier in [*(r for r in history if r.id != row.id), row]:
+    replay = [*(r for r in history if r.id != row.id), row]
+    budgeted = _within_release_budget(session, replay, budget=policy.release_daily_budget)
+    for earlier in replay:
         mine = earlier.user_id == row.user_id
         for name, (score, n) in _noisy_tasks(earlier, key=key, noise=policy.score_noise).items():
+            if earlier.id not in budgeted:  # beyond the benchmark's daily budget: no new reading
+                if earlier is row:
+                    shown[name] = own.get(name)
+                continue
             if score is None or n < policy.release_min_samples:
                 if earlier is row:
                     shown[name] = None
@@ -121,6 +129,38 @@ def _released_scores(session: Session, row: Submission, *, key: bytes, policy: P
             if earlier is row:
                 shown[name] = own.get(name)
     return shown
+
+
+DAY_S = 24 * 3600.0
+
+
+def _within_release_budget(session: Session, rows: list[Submission], *, budget: int) -> set[int]:
+    """The ids among ``rows`` (one benchmark's) that were among the first ``budget`` scored, unflagged
+    submissions of that benchmark in the 24 hours up to their own upload (``Policy.release_daily_budget``)."""
+    if budget <= 0 or not rows:
+        return {r.id for r in rows}
+    since = min(r.created_at for r in rows) - DAY_S
+    counted = session.execute(
+        select(Submission.id, Submission.created_at)
+        .where(
+            Submission.benchmark_id == rows[0].benchmark_id,
+            Submission.status == "scored",
+            Submission.flag.is_(None),
+            Submission.created_at > since,
+            Submission.id <= max(r.id for r in rows),
+        )
+        .order_by(Submission.id)
+    ).all()
+    ids, ats = [i for i, _ in counted], [at for _, at in counted]
+    in_order = all(a <= b for a, b in itertools.pairwise(ats))  # ids are given in upload order
+
+    def before(row: Submission) -> int:
+        end, since = bisect.bisect_left(ids, row.id), row.created_at - DAY_S
+        if in_order:
+            return end - bisect.bisect_right(ats, since, 0, end)
+        return sum(1 for at in ats[:end] if at > since)
+
+    return {row.id for row in rows if before(row) < budget}
 
 
 def released_results(session: Session, row: Submission, *, key: bytes, policy: Policy) -> dict[str, Any]:
